@@ -1,0 +1,46 @@
+// AttnScope core — single-head scaled attention with every stage kept. GPL-3.0-or-later.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "attn/mask.hpp"
+#include "attn/score.hpp"
+#include "attn/types.hpp"
+
+namespace attn {
+
+/// Temperatures at or below this are treated as the hard (argmax) limit τ → 0.
+inline constexpr float kHardTemperature = 1e-6f;
+
+/// Everything that turns raw scores into weights.
+struct AttentionParams {
+    ScoreParams score;               ///< score function (kind + its matrices)
+    bool scale = true;               ///< multiply dot/general scores by 1/√d_k
+    std::optional<float> scale_dk;   ///< d_k used for scaling; default: Q's width
+    float temperature = 1.f;         ///< τ > 0 divides the scores; ≤ kHardTemperature: argmax
+    MaskSpec mask;                   ///< which keys each query may see
+};
+
+/// Every stage of one head's computation, for "show the math".
+struct HeadResult {
+    Matrix raw;       ///< nq × nk: s(q_i, k_j)
+    Matrix scaled;    ///< raw · (1/√d_k if scaling applies) / τ  (raw / 1 when τ is hard)
+    Matrix masked;    ///< scaled with −inf at masked pairs
+    Matrix weights;   ///< row softmax of masked (hardmax when τ → 0); rows sum to 1 or are all 0
+    Matrix output;    ///< nq × d_v: weights · V (zero rows for fully masked queries)
+    std::vector<std::uint8_t> empty_rows;  ///< 1 where a query had no visible key
+    float scale_factor = 1.f;              ///< the factor applied before τ (1/√d_k or 1)
+};
+
+/// Scaled (masked) attention of one head: Q nq×d_k, K nk×d_k, V nk×d_v. Throws on bad shapes,
+/// NaN/Inf inputs and empty sequences.
+HeadResult attend(const Matrix& Q, const Matrix& K, const Matrix& V, const AttentionParams& params);
+
+/// Applies scaling (with d_k), temperature, mask and softmax to given raw scores (e.g. loaded
+/// from a real model). V may be null, then output is empty.
+HeadResult attend_scores(const Matrix& raw, float d_k, const AttentionParams& params,
+                         const Matrix* V = nullptr);
+
+}  // namespace attn

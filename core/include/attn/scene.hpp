@@ -1,0 +1,85 @@
+// AttnScope core — a scene: everything needed to reproduce one attention computation.
+// GPL-3.0-or-later.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attn/attention.hpp"
+#include "attn/embedding.hpp"
+#include "attn/multihead.hpp"
+#include "attn/progress.hpp"
+#include "attn/stats.hpp"
+
+namespace attn {
+
+/// The sentence of the embedded default scene (the classic alignment example).
+inline constexpr const char* kDefaultSentence =
+    "The agreement on the European Economic Area was signed in August 1992 .";
+
+/// One block of attention matrices from a real model (e.g. BertViz "Encoder" or "Cross").
+struct AttentionComponent {
+    std::string name;                     ///< "Encoder", "Decoder", "Cross", "all", … or ""
+    std::vector<std::string> q_tokens;    ///< Nq labels (rows)
+    std::vector<std::string> k_tokens;    ///< Nk labels (columns)
+    Index layers = 0, heads = 0;
+    std::vector<Matrix> mats;             ///< layers·heads matrices, index l·heads + h, Nq × Nk
+    bool are_scores = false;              ///< raw q·k (controls apply) vs post-softmax weights
+    float d_k = 64.f;                     ///< d_k for scaling raw scores
+    /// Matrix of layer l, head h (bounds-checked; throws ArgumentError).
+    const Matrix& at(Index l, Index h) const;
+};
+
+/// Attention loaded from a file: one or more components.
+struct AttentionData {
+    std::string source;                         ///< file name, for messages and titles
+    std::vector<AttentionComponent> components;
+};
+
+/// Every parameter of a scene. Default-constructed, it is the embedded default scene.
+struct SceneSpec {
+    std::string text = kDefaultSentence;   ///< tokenised unless tokens is non-empty
+    std::vector<std::string> tokens;       ///< explicit tokens (e.g. one per line from a .txt)
+    std::string cross_text;                ///< non-empty: cross-attention, keys from this text
+    Index d_model = 64;
+    Index heads = 4;
+    Index kv_heads = 0;                    ///< 0 = heads (MHA); 1 = MQA; else GQA
+    ScoreKind score = ScoreKind::Dot;
+    float sigma = 1.f;                     ///< RBF bandwidth
+    bool scale = true;
+    float temperature = 1.f;
+    MaskSpec mask;
+    PositionalKind positional = PositionalKind::Sinusoidal;
+    std::uint64_t seed = 1992;
+    std::optional<Matrix> embeddings;            ///< explicit n × d_model embeddings
+    std::optional<MultiHeadWeights> weights;     ///< explicit projections
+    std::shared_ptr<const AttentionData> data;   ///< loaded attention: replaces the computation
+    Index component = 0, layer = 0;              ///< which block of data is shown
+    std::optional<float> data_dk;                ///< override of the component's d_k
+
+    /// The tokens of the query side (explicit tokens, or tokenize(text)).
+    std::vector<std::string> query_tokens() const;
+};
+
+/// The computed scene: every stage of every shown head, with statistics.
+struct SceneResult {
+    std::vector<std::string> q_tokens, k_tokens;
+    std::vector<HeadResult> heads;   ///< the shown layer's heads
+    std::vector<HeadStats> stats;    ///< one per head
+    Index layer = 0, layers = 1;
+    Index d_k = 0;
+    bool has_vectors = false;        ///< Q, K, V, X below are meaningful (computed scenes)
+    bool weights_only = false;       ///< loaded post-softmax weights: controls do not apply
+    Matrix X, Xkv;                   ///< inputs after embedding + positions
+    Matrix Q, K, V;                  ///< projections (see MultiHeadResult)
+    Matrix output;                   ///< nq × d_model
+    Index kv_heads = 0;
+};
+
+/// Computes a scene (or applies its controls to loaded data); deterministic for a given spec.
+SceneResult compute_scene(const SceneSpec& spec, Progress* progress = nullptr);
+
+}  // namespace attn

@@ -1,0 +1,46 @@
+# Shared set-up for scripts/run.sh and scripts/test.sh: install what is missing, configure, build.
+# Sourced, not run. Idempotent: a second call with nothing changed installs nothing and builds
+# nothing.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD_DIR="${ATTN_BUILD_DIR:-$ROOT/build/release}"
+JOBS="${ATTN_JOBS:-$(nproc)}"
+
+# Every Debian 12 package the build, the app and the tests need.
+ATTN_PACKAGES=(
+  cmake ninja-build g++ pkg-config ccache
+  clang-14 libclang-rt-14-dev
+  qt6-base-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6 libgl-dev
+  libeigen3-dev nlohmann-json3-dev libzip-dev
+  googletest libgtest-dev libbenchmark-dev
+  xvfb xauth fonts-dejavu-core poppler-utils
+)
+
+attn_as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+attn_install_missing() {
+  local missing=()
+  for p in "${ATTN_PACKAGES[@]}"; do
+    if [ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" != "installed" ]; then
+      missing+=("$p")
+    fi
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "== installing: ${missing[*]}"
+    attn_as_root apt-get update -qq
+    attn_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      "${missing[@]}"
+  fi
+}
+
+# attn_build DIR [cmake options…]
+attn_build() {
+  local dir="$1"; shift
+  if [ ! -f "$dir/build.ninja" ]; then
+    cmake -S "$ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
+  fi
+  cmake --build "$dir" --parallel "$JOBS"
+}
