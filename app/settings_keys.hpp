@@ -1,0 +1,25 @@
+// AttnScope — every QSettings key in one place. GPL-3.0-or-later.
+#pragma once
+
+#include <QLatin1StringView>
+
+/// Keys of QSettings; grouped by prefix so the settings file stays readable.
+namespace settings_keys {
+
+// Window layout.
+inline constexpr QLatin1StringView kWindowGeometry{"window/geometry"};
+inline constexpr QLatin1StringView kWindowState{"window/state"};
+inline constexpr QLatin1StringView kCurrentTab{"window/currentTab"};
+
+// Files (used by the data/IO module: Open, Save, Recent).
+inline constexpr QLatin1StringView kLastDirectory{"files/lastDirectory"};
+inline constexpr QLatin1StringView kRecentFiles{"files/recent"};
+inline constexpr int kMaxRecentFiles = 10;
+
+// Heatmap display (not part of the scene: no undo, persisted between sessions).
+inline constexpr QLatin1StringView kColorMap{"display/colorMap"};
+inline constexpr QLatin1StringView kLogScale{"display/logScale"};
+inline constexpr QLatin1StringView kSharedRange{"display/sharedRange"};
+inline constexpr QLatin1StringView kAggregation{"display/aggregation"};
+
+}  // namespace settings_keys
