@@ -1,0 +1,104 @@
+// AttnScope core — attention masks. GPL-3.0-or-later.
+#include "attn/mask.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "attn/error.hpp"
+#include "detail.hpp"
+
+namespace attn {
+
+BoolMatrix build_mask(const MaskSpec& spec, Index nq, Index nk) {
+    if (nq < 0 || nk < 0)
+        throw ArgumentError("build_mask: negative size " + detail::shape(nq, nk) + ".");
+    BoolMatrix m(nq, nk);
+    // Bottom-right alignment: the last query sees the last key, as in a decoder with a KV cache.
+    const Index offset = nk - nq;
+    switch (spec.kind) {
+        case MaskKind::None:
+            m.setConstant(true);
+            break;
+        case MaskKind::Causal:
+            for (Index i = 0; i < nq; ++i)
+                for (Index j = 0; j < nk; ++j)
+                    m(i, j) = j <= i + offset;
+            break;
+        case MaskKind::AntiCausal:
+            for (Index i = 0; i < nq; ++i)
+                for (Index j = 0; j < nk; ++j)
+                    m(i, j) = j >= i;
+            break;
+        case MaskKind::Padding: {
+            const Index given = static_cast<Index>(spec.key_valid.size());
+            if (given > nk)
+                throw ShapeError("Padding mask has " + std::to_string(given) +
+                                 " key flags but there are only " + std::to_string(nk) + " keys.");
+            for (Index j = 0; j < nk; ++j)
+                m.col(j).setConstant(j >= given || spec.key_valid[static_cast<std::size_t>(j)]);
+            break;
+        }
+        case MaskKind::SlidingWindow:
+        case MaskKind::GlobalWindow: {
+            if (spec.window < 0)
+                throw ArgumentError("Window radius must be non-negative (got " +
+                                    std::to_string(spec.window) + ").");
+            for (Index i = 0; i < nq; ++i)
+                for (Index j = 0; j < nk; ++j)
+                    m(i, j) = (i > j ? i - j : j - i) <= spec.window;
+            if (spec.kind == MaskKind::GlobalWindow) {
+                const Index n = std::max(nq, nk);
+                for (const Index g : spec.global) {
+                    if (g < 0 || g >= n)
+                        throw ArgumentError("Global token index " + std::to_string(g) +
+                                            " is out of range for " + std::to_string(nq) +
+                                            " queries and " + std::to_string(nk) + " keys.");
+                    // A global token sees every key and is seen by every query.
+                    if (g < nq) m.row(g).setConstant(true);
+                    if (g < nk) m.col(g).setConstant(true);
+                }
+            }
+            break;
+        }
+        case MaskKind::Custom:
+            if (spec.custom.rows() != nq || spec.custom.cols() != nk)
+                throw ShapeError("Custom mask is " +
+                                 detail::shape(spec.custom.rows(), spec.custom.cols()) +
+                                 " but the scores are " + detail::shape(nq, nk) + ".");
+            m = spec.custom;
+            break;
+    }
+    return m;
+}
+
+std::string_view to_string(MaskKind kind) {
+    switch (kind) {
+        case MaskKind::None:
+            return "none";
+        case MaskKind::Causal:
+            return "causal";
+        case MaskKind::AntiCausal:
+            return "anti-causal";
+        case MaskKind::Padding:
+            return "padding";
+        case MaskKind::SlidingWindow:
+            return "window";
+        case MaskKind::GlobalWindow:
+            return "global";
+        case MaskKind::Custom:
+            return "custom";
+    }
+    return "none";
+}
+
+MaskKind mask_kind_from_string(std::string_view name) {
+    for (const MaskKind k :
+         {MaskKind::None, MaskKind::Causal, MaskKind::AntiCausal, MaskKind::Padding,
+          MaskKind::SlidingWindow, MaskKind::GlobalWindow, MaskKind::Custom})
+        if (to_string(k) == name) return k;
+    throw ArgumentError(
+        "Unknown mask kind \"" + std::string(name) +
+        "\"; expected none, causal, anti-causal, padding, window, global or custom.");
+}
+
+}  // namespace attn

@@ -1,0 +1,161 @@
+// AttnScope core — computing a scene (synthetic or loaded attention). GPL-3.0-or-later.
+#include "attn/scene.hpp"
+
+#include <string>
+
+#include "attn/error.hpp"
+#include "attn/random.hpp"
+#include "detail.hpp"
+
+namespace attn {
+
+const Matrix& AttentionComponent::at(Index l, Index h) const {
+    if (l < 0 || l >= layers || h < 0 || h >= heads)
+        throw ArgumentError("Component \"" + name + "\" has " + std::to_string(layers) +
+                            " layers and " + std::to_string(heads) + " heads; layer " +
+                            std::to_string(l) + ", head " + std::to_string(h) + " does not exist.");
+    const auto k = static_cast<std::size_t>(l * heads + h);
+    if (k >= mats.size())
+        throw ShapeError(
+            "Component \"" + name + "\" holds " + std::to_string(mats.size()) +
+            " matrices, fewer than layers x heads = " + std::to_string(layers * heads) + ".");
+    return mats[k];
+}
+
+std::vector<std::string> SceneSpec::query_tokens() const {
+    return tokens.empty() ? tokenize(text) : tokens;
+}
+
+namespace {
+
+AttentionParams attention_params(const SceneSpec& spec) {
+    AttentionParams p;
+    p.score.kind = spec.score;
+    p.score.sigma = spec.sigma;
+    p.scale = spec.scale;
+    p.temperature = spec.temperature;
+    p.mask = spec.mask;
+    return p;
+}
+
+SceneResult compute_loaded(const SceneSpec& spec, Progress* progress) {
+    const AttentionData& data = *spec.data;
+    const auto nc = static_cast<Index>(data.components.size());
+    if (spec.component < 0 || spec.component >= nc)
+        throw ArgumentError("\"" + data.source + "\" has " + std::to_string(nc) +
+                            " components; component " + std::to_string(spec.component) +
+                            " does not exist.");
+    const AttentionComponent& comp = data.components[static_cast<std::size_t>(spec.component)];
+    if (spec.layer < 0 || spec.layer >= comp.layers)
+        throw ArgumentError("\"" + data.source + "\" has " + std::to_string(comp.layers) +
+                            " layers; layer " + std::to_string(spec.layer) + " does not exist.");
+    if (comp.heads <= 0)
+        throw ArgumentError("Component \"" + comp.name + "\" of \"" + data.source +
+                            "\" has no heads.");
+
+    SceneResult r;
+    r.q_tokens = comp.q_tokens;
+    r.k_tokens = comp.k_tokens;
+    r.layer = spec.layer;
+    r.layers = comp.layers;
+    r.kv_heads = comp.heads;
+    r.weights_only = !comp.are_scores;
+    const float dk = spec.data_dk.value_or(comp.d_k);
+    r.d_k = static_cast<Index>(dk);
+    // Loaded raw scores are q·k products whatever score the controls name, so they scale as dot.
+    AttentionParams params = attention_params(spec);
+    params.score = ScoreParams{};
+    report(progress, 0.0);
+    for (Index h = 0; h < comp.heads; ++h) {
+        const Matrix& m = comp.at(spec.layer, h);
+        const auto nq = static_cast<Index>(comp.q_tokens.size());
+        const auto nk = static_cast<Index>(comp.k_tokens.size());
+        if ((nq != 0 && m.rows() != nq) || (nk != 0 && m.cols() != nk))
+            throw ShapeError(
+                "Head " + std::to_string(h) + " of layer " + std::to_string(spec.layer) + " in \"" +
+                data.source + "\" is " + detail::shape(m.rows(), m.cols()) + " but there are " +
+                std::to_string(nq) + " query and " + std::to_string(nk) + " key tokens.");
+        if (comp.are_scores) {
+            r.heads.push_back(attend_scores(m, dk, params));
+            r.stats.push_back(head_stats(r.heads.back()));
+        } else {
+            if (m.rows() == 0 || m.cols() == 0)
+                throw ArgumentError("Head " + std::to_string(h) + " of \"" + data.source +
+                                    "\" is empty.");
+            for (Index i = 0; i < m.rows(); ++i)
+                for (Index j = 0; j < m.cols(); ++j)
+                    if (std::isnan(m(i, j)))
+                        throw NonFiniteError("Attention weights of head " + std::to_string(h) +
+                                             " in \"" + data.source + "\" are NaN at row " +
+                                             std::to_string(i) + ", column " + std::to_string(j) +
+                                             ".");
+            // Post-softmax weights have no score stages: raw/scaled/masked/output stay empty.
+            HeadResult head;
+            head.weights = m;
+            head.empty_rows.resize(static_cast<std::size_t>(m.rows()));
+            for (Index i = 0; i < m.rows(); ++i)
+                head.empty_rows[static_cast<std::size_t>(i)] = m.row(i).sum() > 0.f ? 0 : 1;
+            r.stats.push_back(weights_stats(m));
+            r.heads.push_back(std::move(head));
+        }
+        report(progress, static_cast<double>(h + 1) / static_cast<double>(comp.heads));
+    }
+    return r;
+}
+
+Matrix embed(const std::vector<std::string>& tokens, const SceneSpec& spec) {
+    return hashed_embeddings(tokens, spec.d_model, spec.seed) +
+           positional_encoding(spec.positional, static_cast<Index>(tokens.size()), spec.d_model,
+                               spec.seed);
+}
+
+}  // namespace
+
+SceneResult compute_scene(const SceneSpec& spec, Progress* progress) {
+    if (spec.data) return compute_loaded(spec, progress);
+
+    MultiHeadConfig config{spec.d_model, spec.heads, spec.kv_heads};
+    config.validate();
+    SceneResult r;
+    r.q_tokens = spec.query_tokens();
+    if (r.q_tokens.empty())
+        throw ArgumentError("The scene has no tokens: the text is empty or only whitespace.");
+    const bool cross = !spec.cross_text.empty();
+    r.k_tokens = cross ? tokenize(spec.cross_text) : r.q_tokens;
+    if (r.k_tokens.empty()) throw ArgumentError("The cross-attention text has no tokens.");
+    const auto nq = static_cast<Index>(r.q_tokens.size());
+
+    if (spec.embeddings) {
+        const Matrix& E = *spec.embeddings;
+        if (E.rows() != nq || E.cols() != spec.d_model)
+            throw ShapeError("Explicit embeddings must be tokens x d_model = " +
+                             detail::shape(nq, spec.d_model) + ", got " +
+                             detail::shape(E.rows(), E.cols()) + ".");
+        detail::require_finite(E, "Embeddings");
+        r.X = E + positional_encoding(spec.positional, nq, spec.d_model, spec.seed);
+    } else {
+        r.X = embed(r.q_tokens, spec);
+    }
+    r.Xkv = cross ? embed(r.k_tokens, spec) : r.X;
+
+    const MultiHeadWeights weights =
+        spec.weights
+            ? *spec.weights
+            : MultiHeadWeights::xavier(config, spec.score, derive_seed(spec.seed, 7), spec.sigma);
+    MultiHeadResult m = multi_head(r.X, r.Xkv, weights, config, attention_params(spec), progress);
+    r.heads = std::move(m.heads);
+    for (const HeadResult& h : r.heads)
+        r.stats.push_back(head_stats(h));
+    r.Q = std::move(m.Q);
+    r.K = std::move(m.K);
+    r.V = std::move(m.V);
+    r.output = std::move(m.output);
+    r.d_k = m.d_k;
+    r.kv_heads = config.kv();
+    r.has_vectors = true;
+    r.layer = 0;
+    r.layers = 1;
+    return r;
+}
+
+}  // namespace attn

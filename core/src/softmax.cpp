@@ -1,0 +1,125 @@
+// AttnScope core — numerically stable row softmax. GPL-3.0-or-later.
+#include "attn/softmax.hpp"
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "attn/error.hpp"
+#include "detail.hpp"
+
+namespace attn {
+
+namespace {
+
+template <class T>
+using RowArr = Eigen::Array<T, 1, Eigen::Dynamic>;
+
+template <class T>
+[[noreturn]] void throw_nan(Index row, Index col) {
+    throw NonFiniteError("Softmax input is NaN at row " + std::to_string(row) + ", column " +
+                         std::to_string(col) + ".");
+}
+
+template <class T>
+void check_nan(const Eigen::Map<const RowArr<T>>& x, Index row) {
+    for (Index j = 0; j < x.size(); ++j)
+        if (std::isnan(x(j))) throw_nan<T>(row, j);
+}
+
+// Careful path for rows the fast path cannot settle: NaN, +inf, or every entry −inf.
+template <class T>
+bool softmax_row_slow(const Eigen::Map<const RowArr<T>>& x, Eigen::Map<RowArr<T>>& y, Index row) {
+    check_nan<T>(x, row);
+    const T inf = std::numeric_limits<T>::infinity();
+    const Index n_inf = (x == inf).count();
+    if (n_inf > 0) {
+        // The limit of softmax as some logits → +inf: their weight is split equally.
+        y = (x == inf).template cast<T>() / static_cast<T>(n_inf);
+        return false;
+    }
+    const T m = x.maxCoeff();
+    if (m == -inf) {
+        y.setZero();
+        return true;
+    }
+    y = (x - m).exp();
+    y /= y.sum();
+    return false;
+}
+
+template <class T>
+bool softmax_row_t(const T* in, T* out, Index n, Index row) {
+    const Eigen::Map<const RowArr<T>> x(in, n);
+    Eigen::Map<RowArr<T>> y(out, n);
+    if (n == 0) return true;
+    const T m = x.maxCoeff();
+    if (std::isfinite(m)) {
+        y = (x - m).exp();
+        // With a finite max the sum lies in [1, n]; anything else means a NaN was present.
+        const T s = y.sum();
+        if (std::isfinite(s)) {
+            y *= T(1) / s;
+            return false;
+        }
+    }
+    return softmax_row_slow<T>(x, y, row);
+}
+
+template <class M>
+M softmax_rows_t(const M& logits, std::vector<std::uint8_t>* empty_rows) {
+    M out(logits.rows(), logits.cols());
+    if (empty_rows) empty_rows->assign(static_cast<std::size_t>(logits.rows()), 0);
+    for (Index i = 0; i < logits.rows(); ++i) {
+        const bool empty = softmax_row_t(logits.row(i).data(), out.row(i).data(), logits.cols(), i);
+        if (empty_rows) (*empty_rows)[static_cast<std::size_t>(i)] = empty ? 1 : 0;
+    }
+    return out;
+}
+
+}  // namespace
+
+namespace detail {
+
+bool softmax_row(const float* in, float* out, Index n, Index row) {
+    return softmax_row_t<float>(in, out, n, row);
+}
+
+bool hardmax_row(const float* in, float* out, Index n, Index row) {
+    const Eigen::Map<const RowArr<float>> x(in, n);
+    Eigen::Map<RowArr<float>> y(out, n);
+    check_nan<float>(x, row);
+    if (n == 0) return true;
+    const float m = x.maxCoeff();
+    if (m == -std::numeric_limits<float>::infinity()) {
+        y.setZero();
+        return true;
+    }
+    // Ties split the weight equally, so the limit τ → 0 stays symmetric and NaN-free.
+    const Index ties = (x == m).count();
+    y = (x == m).cast<float>() / static_cast<float>(ties);
+    return false;
+}
+
+}  // namespace detail
+
+Matrix softmax_rows(const Matrix& logits, std::vector<std::uint8_t>* empty_rows) {
+    return softmax_rows_t(logits, empty_rows);
+}
+
+MatrixD softmax_rows(const MatrixD& logits, std::vector<std::uint8_t>* empty_rows) {
+    return softmax_rows_t(logits, empty_rows);
+}
+
+Matrix hardmax_rows(const Matrix& logits, std::vector<std::uint8_t>* empty_rows) {
+    Matrix out(logits.rows(), logits.cols());
+    if (empty_rows) empty_rows->assign(static_cast<std::size_t>(logits.rows()), 0);
+    for (Index i = 0; i < logits.rows(); ++i) {
+        const bool empty =
+            detail::hardmax_row(logits.row(i).data(), out.row(i).data(), logits.cols(), i);
+        if (empty_rows) (*empty_rows)[static_cast<std::size_t>(i)] = empty ? 1 : 0;
+    }
+    return out;
+}
+
+}  // namespace attn
