@@ -1,0 +1,29 @@
+// AttnScope core — attention payloads in JSON: BertViz (every form) and CircuitsVis.
+// GPL-3.0-or-later.
+//
+// Accepted layouts (extra keys are ignored everywhere):
+//  - BertViz list form: {"attention": [{"name": "Encoder"|"Decoder"|"Cross"|null,
+//    "attn": [L][H][Nq][Nk], "left_text": [Nq], "right_text": [Nk]}, …]} — one component each;
+//  - BertViz filter-keyed form: {"attention": {"all"|"aa"|"ab"|"ba"|"bb": {"attn", "left_text",
+//    "right_text"}}, …} — one component per key, named after it;
+//  - CircuitsVis: {"attention": [H][dest][src] (or [dest][src]), "tokens": [n]}.
+// All are post-softmax weights. Errors name the file and the JSON path, e.g.
+// "x.json: attention[0].attn[3][1][7] has 9 entries, expected 10".
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "attn/progress.hpp"
+#include "attn/scene.hpp"
+
+namespace attn::io {
+
+/// Parses a BertViz or CircuitsVis payload (UTF-8, optional BOM); name is used in messages.
+AttentionData parse_attention_json(std::string_view text, const std::string& name,
+                                   Progress* progress = nullptr);
+
+/// Loads a BertViz or CircuitsVis payload from a file.
+AttentionData load_attention_json(const std::string& path, Progress* progress = nullptr);
+
+}  // namespace attn::io

@@ -1,0 +1,37 @@
+// AttnScope core — a read-only memory-mapped file. GPL-3.0-or-later.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace attn::io {
+
+/// A whole file mapped read-only (an empty file maps to an empty span). Move-only.
+class MappedFile {
+  public:
+    /// Maps path; throws FormatError naming the file when it cannot be opened or mapped.
+    explicit MappedFile(const std::string& path);
+    ~MappedFile();
+    MappedFile(MappedFile&& other) noexcept;
+    MappedFile& operator=(MappedFile&& other) noexcept;
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
+
+    /// The file's bytes.
+    std::span<const std::byte> bytes() const { return {data_, size_}; }
+    /// The file's size in bytes.
+    std::size_t size() const { return size_; }
+    /// Tells the kernel a byte range was consumed, so its pages leave resident memory
+    /// (keeps a load's peak RSS near one copy of the data).
+    void release(std::size_t offset, std::size_t length) const;
+    /// Asks the kernel to read ahead sequentially.
+    void advise_sequential() const;
+
+  private:
+    const std::byte* data_ = nullptr;
+    std::size_t size_ = 0;
+};
+
+}  // namespace attn::io

@@ -1,0 +1,58 @@
+// AttnScope core — attention tensors from NumPy .npy and .npz files; .npz writer.
+// GPL-3.0-or-later.
+//
+// Shapes: 2-D [Nq,Nk], 3-D [H,Nq,Nk] or 4-D [L,H,Nq,Nk].
+// .npy: one component; it counts as post-softmax weights ("attention") when every entry is ≥ 0
+//       and every row sums to 1 (±1e-3) or 0 (a fully masked row), otherwise as raw scores
+//       ("scores"), to which the live controls apply.
+// .npz: members `scores` (raw q·k before scaling and masking) and/or `attention` (weights).
+//       With both, component 0 is "scores" (live) and component 1 is "attention" (the model's
+//       weights, for comparison); their shapes must agree. Tokens come from `tokens`, or from
+//       `query_tokens` + `key_tokens` (NumPy unicode arrays); without them positions are
+//       labelled 0…n−1. d_k is 64 unless a numeric member `d_k` (one element) says otherwise.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "attn/io/npy.hpp"
+#include "attn/progress.hpp"
+#include "attn/scene.hpp"
+
+namespace attn::io {
+
+/// d_k assumed for loaded raw scores when the file does not say (GPT-2/BERT base heads).
+inline constexpr float kDefaultDataDk = 64.f;
+
+/// Builds a component (layers × heads matrices) from a numeric 2/3/4-D array; NaN/Inf rejected
+/// with their index. When `mapping` is given, consumed pages are released as the copy proceeds.
+AttentionComponent component_from_npy(const NpyView& view, std::string component_name,
+                                      bool are_scores, Progress* progress = nullptr,
+                                      const MappedFile* mapping = nullptr);
+
+/// Whether matrices look like post-softmax weights (entries ≥ 0, rows summing to 1 or 0).
+bool looks_like_weights(const std::vector<Matrix>& mats);
+
+/// Loads attention from a .npy file (memory-mapped); throws FormatError naming the file.
+AttentionData load_npy_attention(const std::string& path, Progress* progress = nullptr);
+/// Parses attention from .npy bytes (name used in messages).
+AttentionData parse_npy_attention(std::span<const std::byte> bytes, const std::string& name,
+                                  Progress* progress = nullptr);
+
+/// Loads attention from a .npz archive (stored or deflated members).
+AttentionData load_npz_attention(const std::string& path, Progress* progress = nullptr);
+/// Parses attention from .npz bytes (name used in messages).
+AttentionData parse_npz_attention(std::span<const std::byte> bytes, const std::string& name,
+                                  Progress* progress = nullptr);
+
+/// Named .npy payloads of an archive, in order ("raw" becomes member "raw.npy").
+using NpzMembers = std::vector<std::pair<std::string, std::vector<std::byte>>>;
+/// Serialises members as an uncompressed (stored) .npz archive.
+std::vector<std::byte> npz_bytes(const NpzMembers& members);
+/// Writes members to path as an uncompressed (stored) .npz archive.
+void write_npz(const std::string& path, const NpzMembers& members);
+
+}  // namespace attn::io

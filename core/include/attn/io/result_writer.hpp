@@ -1,0 +1,35 @@
+// AttnScope core — writing every stage of a computed scene (`attnscope compute`).
+// GPL-3.0-or-later.
+//
+// .npz (stored) arrays, float32 C order; H heads, Nq queries, Nk keys, d_v value width:
+//   raw, scaled, masked, weights [H,Nq,Nk]  (masked holds −inf at masked pairs)
+//   output [H,Nq,d_v]; empty_rows [H,Nq] (1 = every key masked); scale_factor [H]
+//   q_tokens [Nq], k_tokens [Nk] (unicode); d_k [1]; layer [1]
+//   computed scenes also: X [Nq,d_model], X_kv [Nk,d_model], Q, K, V (projections),
+//   layer_output [Nq,d_model]
+// With several layers (one SceneResult each) the per-head arrays gain a leading L axis
+// ([L,H,Nq,Nk]) and `layer` lists the layer indices. A stage that is empty in every head (loaded
+// post-softmax weights have no raw scores) is left out.
+// .json: {"format": "attnscope-compute", "version": 1, "q_tokens": […], "k_tokens": […],
+//   "d_k": …, "layers": [{"layer": l, "heads": [{"raw": [[…]], "scaled", "masked", "weights",
+//   "output", "empty_rows": [0|1…], "scale_factor": …}, …]}, …]}; −inf (masked) is written null.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "attn/io/numpy_attention.hpp"
+#include "attn/scene.hpp"
+
+namespace attn::io {
+
+/// The arrays of one or more layers' results (see the layout above).
+NpzMembers result_members(const std::vector<SceneResult>& layers);
+/// The JSON document of one or more layers' results (see the layout above).
+std::string result_json(const std::vector<SceneResult>& layers);
+/// Writes results to path as .npz or .json, chosen by the extension; others throw ArgumentError.
+void write_result(const std::string& path, const std::vector<SceneResult>& layers);
+/// Writes one result (per-head arrays without the L axis).
+void write_result(const std::string& path, const SceneResult& result);
+
+}  // namespace attn::io

@@ -1,0 +1,41 @@
+// AttnScope core — the session file: a versioned JSON document holding a whole scene.
+// GPL-3.0-or-later. The format is documented in docs/session-format.md.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "attn/scene.hpp"
+
+namespace attn::io {
+
+/// Value of the "format" key of every session file.
+inline constexpr const char* kSessionFormat = "attnscope-session";
+/// The session version this build writes and the newest it reads.
+inline constexpr int kSessionVersion = 1;
+
+/// A session: the scene, where its loaded data came from, and the app's own state.
+struct Session {
+    SceneSpec spec;            ///< every parameter; spec.data is never filled by a load
+    std::string data_path;     ///< attention file to reload ("" = none; default spec.data->source)
+    std::string views = "{}";  ///< opaque JSON object of the app (views, playground, selection)
+};
+
+/// Serialises a session as pretty-printed JSON with a fixed key order; floats round-trip
+/// exactly. Throws FormatError when `views` is not a JSON object.
+std::string session_to_json(const Session& session);
+
+/// Parses a session; a broken file, a wrong "format" or a newer "version" throws FormatError
+/// naming the file and the JSON path.
+Session parse_session(std::string_view text, const std::string& name);
+
+/// Whether JSON text declares itself a session ("format": "attnscope-session"); never throws.
+bool looks_like_session(std::string_view text);
+
+/// Writes a session atomically (temporary file + rename).
+void save_session(const std::string& path, const Session& session);
+
+/// Loads a session file.
+Session load_session(const std::string& path);
+
+}  // namespace attn::io

@@ -1,0 +1,156 @@
+// AttnScope core — helpers shared by the file-format readers. GPL-3.0-or-later.
+#include "io_util.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+namespace attn::io::detail {
+
+void fail(std::string_view name, std::string_view what) {
+    std::string msg(name);
+    msg += ": ";
+    msg += what;
+    throw FormatError(msg);
+}
+
+std::string human_bytes(std::uint64_t bytes) {
+    static const char* units[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
+    double v = static_cast<double>(bytes);
+    int u = 0;
+    while (v >= 1000.0 && u < 6) {
+        v /= 1000.0;
+        ++u;
+    }
+    char buf[64];
+    if (u == 0)
+        std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
+    else if (v < 10.0)
+        std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
+    else
+        std::snprintf(buf, sizeof buf, "%.0f %s", v, units[u]);
+    return buf;
+}
+
+std::string shape_string(std::span<const std::uint64_t> shape) {
+    if (shape.empty()) return "a scalar";
+    std::string s;
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+        if (i) s += "×";
+        s += std::to_string(shape[i]);
+    }
+    return s;
+}
+
+std::string index_string(std::span<const std::uint64_t> index) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < index.size(); ++i) {
+        if (i) s += ", ";
+        s += std::to_string(index[i]);
+    }
+    return s + "]";
+}
+
+std::size_t invalid_utf8_offset(std::string_view text) {
+    const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+    const std::size_t n = text.size();
+    std::size_t i = 0;
+    while (i < n) {
+        const unsigned char c = p[i];
+        if (c < 0x80) {
+            ++i;
+            continue;
+        }
+        std::size_t len = 0;
+        char32_t cp = 0, min = 0;
+        if ((c & 0xE0) == 0xC0) {
+            len = 2, cp = c & 0x1F, min = 0x80;
+        } else if ((c & 0xF0) == 0xE0) {
+            len = 3, cp = c & 0x0F, min = 0x800;
+        } else if ((c & 0xF8) == 0xF0) {
+            len = 4, cp = c & 0x07, min = 0x10000;
+        } else {
+            return i;
+        }
+        if (i + len > n) return i;
+        for (std::size_t k = 1; k < len; ++k) {
+            if ((p[i + k] & 0xC0) != 0x80) return i;
+            cp = (cp << 6) | (p[i + k] & 0x3F);
+        }
+        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+        i += len;
+    }
+    return std::string_view::npos;
+}
+
+void append_utf8(std::string& out, char32_t cp) {
+    if (cp < 0x80) {
+        out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+        out += static_cast<char>(0xC0 | (cp >> 6));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        out += static_cast<char>(0xE0 | (cp >> 12));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+        out += static_cast<char>(0xF0 | (cp >> 18));
+        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+}
+
+std::string base_name(std::string_view path) {
+    const auto slash = path.find_last_of('/');
+    return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
+std::string extension(std::string_view path) {
+    const std::string base = base_name(path);
+    const auto dot = base.find_last_of('.');
+    if (dot == std::string::npos || dot == 0) return "";
+    std::string ext = base.substr(dot);
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return ext;
+}
+
+std::vector<std::byte> read_whole_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) fail(base_name(path), std::string("cannot open: ") + std::strerror(errno));
+    in.seekg(0, std::ios::end);
+    const auto size = in.tellg();
+    if (size < 0) fail(base_name(path), "cannot determine the file size");
+    in.seekg(0);
+    std::vector<std::byte> bytes(static_cast<std::size_t>(size));
+    if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size))
+        fail(base_name(path), "read error");
+    return bytes;
+}
+
+void write_whole_file(const std::string& path, std::span<const std::byte> bytes) {
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) throw Error(path + ": cannot write: " + std::strerror(errno));
+        out.write(reinterpret_cast<const char*>(bytes.data()),
+                  static_cast<std::streamsize>(bytes.size()));
+        out.flush();
+        if (!out) {
+            std::remove(tmp.c_str());
+            throw Error(path + ": write error");
+        }
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        const std::string why = std::strerror(errno);
+        std::remove(tmp.c_str());
+        throw Error(path + ": cannot replace: " + why);
+    }
+}
+
+}  // namespace attn::io::detail

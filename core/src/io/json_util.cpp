@@ -1,0 +1,62 @@
+// AttnScope core — nlohmann-json parsing with file-and-byte error messages. GPL-3.0-or-later.
+#include "json_util.hpp"
+
+#include "io_util.hpp"
+
+namespace attn::io::detail {
+
+namespace {
+
+template <class J>
+J parse_as(std::string_view text, std::string_view name) {
+    std::size_t skip = 0;
+    if (text.substr(0, 3) == "\xEF\xBB\xBF") skip = 3;
+    try {
+        return J::parse(text.substr(skip));
+    } catch (const nlohmann::json::parse_error& e) {
+        std::string what = e.what();
+        // Drop nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 2: ".
+        if (auto p = what.find(": "); p != std::string::npos) what = what.substr(p + 2);
+        const std::size_t at = e.byte > 0 ? e.byte - 1 + skip : skip;
+        std::string hint;
+        const std::string_view near = text.substr(std::min(at, text.size()), 9);
+        if (near.starts_with("NaN") || near.starts_with("Infinity") ||
+            near.starts_with("-Infinity") || what.find("'NaN") != std::string::npos ||
+            what.find("'Inf") != std::string::npos || what.find("'-Inf") != std::string::npos)
+            hint = " (NaN and Infinity are not JSON numbers)";
+        fail(name, "not valid JSON at byte " + std::to_string(at) + hint + ": " + what);
+    }
+}
+
+}  // namespace
+
+nlohmann::json parse_json(std::string_view text, std::string_view name) {
+    return parse_as<nlohmann::json>(text, name);
+}
+
+nlohmann::ordered_json parse_ordered_json(std::string_view text, std::string_view name) {
+    return parse_as<nlohmann::ordered_json>(text, name);
+}
+
+std::string json_kind(nlohmann::json::value_t type) {
+    switch (type) {
+        case nlohmann::json::value_t::null:
+            return "null";
+        case nlohmann::json::value_t::object:
+            return "an object";
+        case nlohmann::json::value_t::array:
+            return "a list";
+        case nlohmann::json::value_t::string:
+            return "a string";
+        case nlohmann::json::value_t::boolean:
+            return "a boolean";
+        case nlohmann::json::value_t::binary:
+            return "binary data";
+        case nlohmann::json::value_t::discarded:
+            return "nothing";
+        default:
+            return "a number";
+    }
+}
+
+}  // namespace attn::io::detail

@@ -1,0 +1,114 @@
+// AttnScope core — writing session files. GPL-3.0-or-later.
+#include "attn/io/session.hpp"
+#include "attn/mask.hpp"
+#include "attn/score.hpp"
+#include "io_util.hpp"
+#include "json_util.hpp"
+#include "session_json.hpp"
+
+namespace attn::io {
+
+namespace {
+
+using detail::float_value;
+using detail::matrix_json;
+using detail::ojson;
+
+ojson mask_json(const MaskSpec& m) {
+    ojson j;
+    j["kind"] = std::string(to_string(m.kind));
+    j["window"] = m.window;
+    j["global"] = m.global;
+    ojson valid = ojson::array();
+    for (bool b : m.key_valid)
+        valid.push_back(b);
+    j["key_valid"] = std::move(valid);
+    ojson custom = ojson::array();
+    for (Index i = 0; i < m.custom.rows(); ++i) {
+        ojson row = ojson::array();
+        for (Index k = 0; k < m.custom.cols(); ++k)
+            row.push_back(static_cast<bool>(m.custom(i, k)));
+        custom.push_back(std::move(row));
+    }
+    j["custom"] = std::move(custom);
+    return j;
+}
+
+ojson weights_json(const MultiHeadWeights& w) {
+    ojson j;
+    j["W_Q"] = matrix_json(w.Wq);
+    j["W_K"] = matrix_json(w.Wk);
+    j["W_V"] = matrix_json(w.Wv);
+    j["W_O"] = matrix_json(w.Wo);
+    ojson heads = ojson::array();
+    for (const ScoreParams& p : w.head_scores) {
+        ojson h;
+        h["kind"] = std::string(to_string(p.kind));
+        h["W"] = matrix_json(p.W);
+        h["W_a"] = matrix_json(p.Wa);
+        h["U_a"] = matrix_json(p.Ua);
+        h["v_a"] = detail::vector_json(p.va);
+        h["sigma"] = float_value(p.sigma);
+        heads.push_back(std::move(h));
+    }
+    j["head_scores"] = std::move(heads);
+    return j;
+}
+
+}  // namespace
+
+std::string session_to_json(const Session& session) {
+    const SceneSpec& s = session.spec;
+    ojson root;
+    root["format"] = kSessionFormat;
+    root["version"] = kSessionVersion;
+    ojson scene;
+    scene["text"] = s.text;
+    scene["tokens"] = s.tokens;
+    scene["cross_text"] = s.cross_text;
+    scene["d_model"] = s.d_model;
+    scene["heads"] = s.heads;
+    scene["kv_heads"] = s.kv_heads;
+    scene["score"] = std::string(to_string(s.score));
+    scene["sigma"] = float_value(s.sigma);
+    scene["scale"] = s.scale;
+    scene["temperature"] = float_value(s.temperature);
+    scene["mask"] = mask_json(s.mask);
+    scene["positional"] = std::string(to_string(s.positional));
+    scene["seed"] = s.seed;
+    scene["embeddings"] = s.embeddings ? matrix_json(*s.embeddings) : ojson();
+    scene["weights"] = s.weights ? weights_json(*s.weights) : ojson();
+    root["scene"] = std::move(scene);
+
+    const std::string path = !session.data_path.empty() ? session.data_path
+                             : s.data                   ? s.data->source
+                                                        : std::string();
+    if (path.empty()) {
+        root["data"] = ojson();
+    } else {
+        ojson data;
+        data["path"] = path;
+        data["component"] = s.component;
+        data["layer"] = s.layer;
+        data["d_k"] = s.data_dk ? ojson(float_value(*s.data_dk)) : ojson();
+        root["data"] = std::move(data);
+    }
+    ojson views;
+    try {
+        views = ojson::parse(session.views.empty() ? std::string("{}") : session.views);
+    } catch (const nlohmann::json::exception& e) {
+        throw FormatError(std::string("session: the views state is not valid JSON: ") + e.what());
+    }
+    if (!views.is_object()) throw FormatError("session: the views state is not a JSON object");
+    root["views"] = std::move(views);
+    std::string text = root.dump(1, '\t', false);
+    text += '\n';
+    return text;
+}
+
+void save_session(const std::string& path, const Session& session) {
+    const std::string text = session_to_json(session);
+    detail::write_whole_file(path, detail::as_bytes(text));
+}
+
+}  // namespace attn::io
