@@ -70,6 +70,7 @@ bool is_digit(char32_t c) {
 // Outside ASCII, everything that is not a known punctuation or symbol block counts as part of
 // a word: letters of every script, combining marks, CJK ideographs.
 bool is_word(char32_t c) {
+    if (is_space(c)) return false;
     if (c < 0x80)
         return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
     if (c >= 0xA1 && c <= 0xBF)
