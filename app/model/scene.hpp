@@ -21,7 +21,7 @@ struct Selection {
 /// views never talk to each other, they follow Scene's signals.
 class Scene : public QObject {
     Q_OBJECT
-public:
+  public:
     explicit Scene(QObject* parent = nullptr);
 
     const attn::SceneSpec& spec() const { return spec_; }
@@ -33,16 +33,24 @@ public:
 
     const Selection& selection() const { return selection_; }
     void setSelection(const Selection& selection);
+    /// Keeps the selection inside a result of the given size (after n or h changed).
+    void clampSelection(int queries, int keys, int heads);
+
+    /// Edits with the same merge key merge only while they follow each other within this many
+    /// milliseconds (one slider drag = one undo step; a later drag is a new step). 0: never merge.
+    void setMergeWindow(int milliseconds) { mergeWindowMs_ = milliseconds; }
+    int mergeWindow() const { return mergeWindowMs_; }
 
     QUndoStack* undoStack() const { return undo_; }
 
-Q_SIGNALS:
+  Q_SIGNALS:
     /// The spec changed (by an edit, undo or redo): recompute.
     void specChanged();
     void selectionChanged();
 
-private:
+  private:
     attn::SceneSpec spec_;
     Selection selection_;
     QUndoStack* undo_ = nullptr;
+    int mergeWindowMs_ = 1500;
 };

@@ -1,0 +1,145 @@
+// AttnScope — the main window: wiring. Menus and settings are in main_window_menus.cpp.
+// GPL-3.0-or-later.
+#include "main_window.hpp"
+
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QLabel>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+
+#include "model/scene.hpp"
+#include "views/heatmap_grid.hpp"
+#include "views/math_panel.hpp"
+#include "views/weights_bar.hpp"
+#include "widgets/controls_dock.hpp"
+#include "widgets/token_editor.hpp"
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+    setWindowTitle(tr("AttnScope"));
+    setWindowIcon(QIcon(QStringLiteral(":/icons/attnscope.svg")));
+    scene_ = new Scene(this);
+    compute_ = new ComputeService(this);
+
+    tabs_ = new QTabWidget(this);
+    tabs_->setDocumentMode(true);
+    grid_ = new HeatmapGrid;
+    tabs_->addTab(grid_, tr("Heads"));
+    setCentralWidget(tabs_);
+
+    buildDocks();
+    buildMenus();
+    buildStatusBar();
+
+    connect(scene_, &Scene::specChanged, this, &MainWindow::onSpecChanged);
+    connect(scene_, &Scene::selectionChanged, this, &MainWindow::onSelectionChanged);
+    connect(compute_, &ComputeService::resultReady, this, &MainWindow::onResult);
+    connect(compute_, &ComputeService::failed, this, &MainWindow::onFailed);
+    connect(compute_, &ComputeService::busyChanged, busyLabel_, &QLabel::setVisible);
+    connect(grid_, &HeatmapGrid::selectionRequested, scene_, &Scene::setSelection);
+    connect(weights_, &WeightsBar::keyClicked, this, [this](int key) {
+        Selection s = scene_->selection();
+        s.key = key;
+        scene_->setSelection(s);
+    });
+    connect(controls_, &ControlsDock::styleChanged, grid_, &HeatmapGrid::setStyle);
+
+    restoreSettings();
+    onSpecChanged();  // the default scene (or the restored one) is computed at once
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::addView(QWidget* view, const QString& title) {
+    tabs_->addTab(view, title);
+}
+
+void MainWindow::buildDocks() {
+    tokens_ = new TokenEditor(scene_);
+    sentenceDock_ = new QDockWidget(tr("Sentence"), this);
+    sentenceDock_->setObjectName(QStringLiteral("sentenceDock"));
+    sentenceDock_->setWidget(tokens_);
+    addDockWidget(Qt::TopDockWidgetArea, sentenceDock_);
+
+    controls_ = new ControlsDock(scene_, this);
+    addDockWidget(Qt::LeftDockWidgetArea, controls_);
+
+    weights_ = new WeightsBar;
+    math_ = new MathPanel;
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(weights_);
+    split->addWidget(math_);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 3);
+    queryDock_ = new QDockWidget(tr("Selected query"), this);
+    queryDock_->setObjectName(QStringLiteral("queryDock"));
+    queryDock_->setWidget(split);
+    queryDock_->setMinimumWidth(330);
+    addDockWidget(Qt::RightDockWidgetArea, queryDock_);
+    resizeDocks({controls_, queryDock_}, {280, 380}, Qt::Horizontal);
+}
+
+void MainWindow::buildStatusBar() {
+    sizeLabel_ = new QLabel;
+    timeLabel_ = new QLabel;
+    busyLabel_ = new QLabel(tr("computing…"));
+    busyLabel_->setVisible(false);
+    sizeLabel_->setToolTip(tr("Tokens n, model width d_model, heads h and head width d_k"));
+    timeLabel_->setToolTip(tr("Time of the last computation of the scene"));
+    statusBar()->addPermanentWidget(busyLabel_);
+    statusBar()->addPermanentWidget(sizeLabel_);
+    statusBar()->addPermanentWidget(timeLabel_);
+}
+
+void MainWindow::onSpecChanged() {
+    const attn::SceneSpec& s = scene_->spec();
+    math_->setContext(MathContext{s.score, s.temperature});
+    compute_->request(s);
+}
+
+void MainWindow::onResult(SceneResultPtr result, quint64, double ms) {
+    const int n = int(result->q_tokens.size()), m = int(result->k_tokens.size());
+    const int h = int(result->heads.size());
+    grid_->setMessage(QString());
+    grid_->setResult(result);
+    weights_->setResult(result);
+    math_->setResult(result);
+    if (firstResult_ && scene_->selection().query < 0 && n > 1) {
+        // Open on a worked example rather than an empty math panel.
+        scene_->setSelection(Selection{1, -1, 0});
+    }
+    firstResult_ = false;
+    scene_->clampSelection(n, m, h);
+    const attn::SceneSpec& s = scene_->spec();
+    sizeLabel_->setText(s.data ? tr("n = %1 × %2 · h = %3 · layer %4/%5")
+                                     .arg(n)
+                                     .arg(m)
+                                     .arg(h)
+                                     .arg(result->layer + 1)
+                                     .arg(result->layers)
+                               : tr("n = %1 · d_model = %2 · h = %3 · d_k = %4")
+                                     .arg(n)
+                                     .arg(s.d_model)
+                                     .arg(h)
+                                     .arg(result->d_k));
+    timeLabel_->setText(tr("computed in %1 ms").arg(ms, 0, 'f', ms < 10 ? 2 : 0));
+    Q_EMIT resultChanged(result);
+}
+
+void MainWindow::onFailed(const QString& message) {
+    grid_->setMessage(tr("Cannot compute this scene: %1").arg(message));
+    statusBar()->showMessage(message, 8000);
+}
+
+void MainWindow::onSelectionChanged() {
+    const Selection& s = scene_->selection();
+    grid_->setSelection(s);
+    weights_->setSelection(s);
+    math_->setSelection(s);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    saveSettings();
+    event->accept();
+}

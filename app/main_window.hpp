@@ -1,0 +1,94 @@
+// AttnScope — the main window: wires Scene, ComputeService, views and docks together.
+// GPL-3.0-or-later.
+#pragma once
+
+#include <QMainWindow>
+
+#include "model/compute_service.hpp"
+
+class Scene;
+class HeatmapGrid;
+class WeightsBar;
+class MathPanel;
+class ControlsDock;
+class TokenEditor;
+class QLabel;
+class QTabWidget;
+class QMenu;
+class QAction;
+class QDockWidget;
+
+/// Only wiring: the Scene changes → ComputeService → views; views' requests → Scene. Other
+/// modules add tabs with addView() and fill the File menu through fileMenu() and the actions.
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+  public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    /// Adds a tab to the central tab widget (the "Heads" tab is the first).
+    void addView(QWidget* view, const QString& title);
+
+    Scene* scene() const { return scene_; }
+    ComputeService* computeService() const { return compute_; }
+    SceneResultPtr result() const { return compute_->result(); }
+    HeatmapGrid* heatmapGrid() const { return grid_; }
+    WeightsBar* weightsBar() const { return weights_; }
+    MathPanel* mathPanel() const { return math_; }
+    ControlsDock* controlsDock() const { return controls_; }
+    TokenEditor* tokenEditor() const { return tokens_; }
+    QTabWidget* tabs() const { return tabs_; }
+
+    // Hooks for the data/IO module: these actions start disabled until it connects them.
+    QMenu* fileMenu() const { return fileMenu_; }
+    QMenu* viewMenu() const { return viewMenu_; }
+    QMenu* recentMenu() const { return recentMenu_; }
+    QAction* openAction() const { return openAction_; }
+    QAction* saveAction() const { return saveAction_; }
+    QAction* exportAction() const { return exportAction_; }
+    /// Puts path first in the recent files (QSettings) and rebuilds the Recent menu.
+    void addRecentFile(const QString& path);
+
+  Q_SIGNALS:
+    /// A new result is shown (for views added with addView that follow the scene).
+    void resultChanged(SceneResultPtr result);
+    /// The user picked a file from File ▸ Recent.
+    void recentFileRequested(const QString& path);
+
+  protected:
+    void closeEvent(QCloseEvent* event) override;
+
+  private:
+    void buildDocks();
+    void buildMenus();
+    void buildStatusBar();
+    void rebuildRecentMenu();
+    void restoreSettings();
+    void saveSettings();
+    void onSpecChanged();
+    void onResult(SceneResultPtr result, quint64 id, double ms);
+    void onFailed(const QString& message);
+    void onSelectionChanged();
+    void showAbout();
+
+    Scene* scene_ = nullptr;
+    ComputeService* compute_ = nullptr;
+    QTabWidget* tabs_ = nullptr;
+    HeatmapGrid* grid_ = nullptr;
+    WeightsBar* weights_ = nullptr;
+    MathPanel* math_ = nullptr;
+    ControlsDock* controls_ = nullptr;
+    TokenEditor* tokens_ = nullptr;
+    QDockWidget* sentenceDock_ = nullptr;
+    QDockWidget* queryDock_ = nullptr;
+    QMenu* fileMenu_ = nullptr;
+    QMenu* viewMenu_ = nullptr;
+    QMenu* recentMenu_ = nullptr;
+    QAction* openAction_ = nullptr;
+    QAction* saveAction_ = nullptr;
+    QAction* exportAction_ = nullptr;
+    QLabel* sizeLabel_ = nullptr;
+    QLabel* timeLabel_ = nullptr;
+    QLabel* busyLabel_ = nullptr;
+    bool firstResult_ = true;
+};

@@ -1,0 +1,147 @@
+// AttnScope — the main window's menus, About box and persisted settings. GPL-3.0-or-later.
+#include <QAction>
+#include <QApplication>
+#include <QDockWidget>
+#include <QFileInfo>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QTabWidget>
+#include <QUndoStack>
+
+#include "main_window.hpp"
+#include "model/scene.hpp"
+#include "settings_keys.hpp"
+#include "views/heatmap_grid.hpp"
+#include "widgets/controls_dock.hpp"
+
+void MainWindow::buildMenus() {
+    fileMenu_ = menuBar()->addMenu(tr("&File"));
+    openAction_ = fileMenu_->addAction(tr("&Open…"));
+    openAction_->setObjectName(QStringLiteral("actionOpen"));
+    openAction_->setShortcut(QKeySequence::Open);
+    openAction_->setToolTip(tr("Open a scene or attention weights from a file"));
+    saveAction_ = fileMenu_->addAction(tr("&Save…"));
+    saveAction_->setObjectName(QStringLiteral("actionSave"));
+    saveAction_->setShortcut(QKeySequence::Save);
+    saveAction_->setToolTip(tr("Save the scene to a file"));
+    exportAction_ = fileMenu_->addAction(tr("&Export…"));
+    exportAction_->setObjectName(QStringLiteral("actionExport"));
+    exportAction_->setShortcut(QKeySequence(tr("Ctrl+E")));
+    exportAction_->setToolTip(tr("Export the current view as PNG, SVG or PDF"));
+    // The data/IO module connects these and enables them; until then they are visibly inactive.
+    for (QAction* a : {openAction_, saveAction_, exportAction_})
+        a->setEnabled(false);
+    recentMenu_ = fileMenu_->addMenu(tr("Open &Recent"));
+    rebuildRecentMenu();
+    fileMenu_->addSeparator();
+    QAction* quit = fileMenu_->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = scene_->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = scene_->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
+
+    viewMenu_ = menuBar()->addMenu(tr("&View"));
+    QAction* all =
+        viewMenu_->addAction(tr("Show &all heads"), this, [this] { grid_->setFocusedHead(-1); });
+    all->setShortcut(QKeySequence(tr("Ctrl+0")));
+    all->setToolTip(tr("Return from a focused head to the grid (Esc in the grid)"));
+    QAction* focus = viewMenu_->addAction(tr("&Focus selected head"), this, [this] {
+        grid_->setFocusedHead(scene_->selection().head);
+    });
+    focus->setShortcut(QKeySequence(tr("Ctrl+F")));
+    QAction* next = viewMenu_->addAction(tr("&Next head"), this, [this] {
+        const int count = grid_->headCount();
+        if (count == 0) return;
+        Selection s = scene_->selection();
+        s.head = (s.head + 1) % count;
+        scene_->setSelection(s);
+        if (grid_->focusedHead() >= 0) grid_->setFocusedHead(s.head);
+    });
+    next->setShortcut(QKeySequence(tr("Ctrl+]")));
+    QAction* prev = viewMenu_->addAction(tr("&Previous head"), this, [this] {
+        const int count = grid_->headCount();
+        if (count == 0) return;
+        Selection s = scene_->selection();
+        s.head = (s.head + count - 1) % count;
+        scene_->setSelection(s);
+        if (grid_->focusedHead() >= 0) grid_->setFocusedHead(s.head);
+    });
+    prev->setShortcut(QKeySequence(tr("Ctrl+[")));
+    viewMenu_->addSeparator();
+    for (QDockWidget* dock : {sentenceDock_, static_cast<QDockWidget*>(controls_), queryDock_})
+        viewMenu_->addAction(dock->toggleViewAction());
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About AttnScope"), this, &MainWindow::showAbout);
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::rebuildRecentMenu() {
+    recentMenu_->clear();
+    const QStringList files = QSettings().value(settings_keys::kRecentFiles).toStringList();
+    for (const QString& path : files) {
+        QAction* a = recentMenu_->addAction(QFileInfo(path).fileName());
+        a->setToolTip(path);
+        connect(a, &QAction::triggered, this, [this, path] { Q_EMIT recentFileRequested(path); });
+    }
+    recentMenu_->setEnabled(!files.isEmpty());
+}
+
+void MainWindow::addRecentFile(const QString& path) {
+    QSettings settings;
+    QStringList files = settings.value(settings_keys::kRecentFiles).toStringList();
+    files.removeAll(path);
+    files.prepend(path);
+    while (files.size() > settings_keys::kMaxRecentFiles)
+        files.removeLast();
+    settings.setValue(settings_keys::kRecentFiles, files);
+    settings.setValue(settings_keys::kLastDirectory, QFileInfo(path).absolutePath());
+    rebuildRecentMenu();
+}
+
+void MainWindow::restoreSettings() {
+    QSettings settings;
+    if (!restoreGeometry(settings.value(settings_keys::kWindowGeometry).toByteArray()))
+        resize(1280, 800);
+    restoreState(settings.value(settings_keys::kWindowState).toByteArray());
+    HeatmapStyle style;
+    style.colorMap = colorMapFromId(settings.value(settings_keys::kColorMap).toString());
+    style.logScale = settings.value(settings_keys::kLogScale, false).toBool();
+    style.sharedRange = settings.value(settings_keys::kSharedRange, true).toBool();
+    style.aggregation =
+        settings.value(settings_keys::kAggregation).toString() == QLatin1StringView("mean")
+            ? Aggregation::Mean
+            : Aggregation::Max;
+    controls_->setStyle(style);
+    grid_->setStyle(style);
+    tabs_->setCurrentIndex(settings.value(settings_keys::kCurrentTab, 0).toInt());
+}
+
+void MainWindow::saveSettings() {
+    QSettings settings;
+    settings.setValue(settings_keys::kWindowGeometry, saveGeometry());
+    settings.setValue(settings_keys::kWindowState, saveState());
+    settings.setValue(settings_keys::kCurrentTab, tabs_->currentIndex());
+    const HeatmapStyle style = controls_->style();
+    settings.setValue(settings_keys::kColorMap, colorMapId(style.colorMap));
+    settings.setValue(settings_keys::kLogScale, style.logScale);
+    settings.setValue(settings_keys::kSharedRange, style.sharedRange);
+    settings.setValue(settings_keys::kAggregation, style.aggregation == Aggregation::Mean
+                                                       ? QStringLiteral("mean")
+                                                       : QStringLiteral("max"));
+}
+
+void MainWindow::showAbout() {
+    QMessageBox::about(
+        this, tr("About AttnScope"),
+        tr("<h3>AttnScope %1</h3><p>See and understand attention, the mechanism at the heart of "
+           "Transformers: every head's weights, live controls, and the math worked out.</p>"
+           "<p>GPL-3.0-or-later.</p>")
+            .arg(QStringLiteral(ATTNSCOPE_VERSION)));
+}

@@ -1,0 +1,76 @@
+// AttnScope — computes scenes off the GUI thread; the newest request wins. GPL-3.0-or-later.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "attn/scene.hpp"
+
+/// A computed scene, shared read-only by every view.
+using SceneResultPtr = std::shared_ptr<const attn::SceneResult>;
+
+/// Turns SceneSpecs into SceneResults. Small scenes (cheaper than a frame) are computed at once
+/// on the calling thread; larger ones on one worker thread. Every request gets an increasing
+/// id: a running computation is cancelled as soon as a newer request arrives, requests queued
+/// behind it are skipped except the newest, and a result is only delivered when it is newer than
+/// the last delivered one — an older result is never drawn over a newer one.
+class ComputeService : public QObject {
+    Q_OBJECT
+  public:
+    explicit ComputeService(QObject* parent = nullptr);
+    ~ComputeService() override;
+
+    /// Asks for spec to be computed; returns the request id.
+    quint64 request(const attn::SceneSpec& spec);
+
+    /// Work (≈ multiply-adds) below which request() computes synchronously; 0: always async.
+    void setSyncThreshold(double work) { syncThreshold_ = work; }
+    double syncThreshold() const { return syncThreshold_; }
+    /// Rough cost of computing spec (multiply-adds), used to choose sync or async.
+    static double estimateWork(const attn::SceneSpec& spec);
+
+    /// The last delivered result (null before the first).
+    SceneResultPtr result() const { return result_; }
+    quint64 lastRequested() const { return requested_.load(); }
+    quint64 lastDelivered() const { return delivered_; }
+    /// Milliseconds the last delivered result took to compute.
+    double lastComputeMs() const { return lastMs_; }
+    /// True while a request newer than the delivered result is outstanding.
+    bool busy() const { return delivered_ < requested_.load(); }
+
+  Q_SIGNALS:
+    /// A result newer than every result delivered before.
+    void resultReady(SceneResultPtr result, quint64 id, double milliseconds);
+    /// The computation of request id failed (e.g. an empty sentence); message is for the user.
+    void failed(const QString& message, quint64 id);
+    void busyChanged(bool busy);
+
+  private:
+    struct Job {
+        attn::SceneSpec spec;
+        quint64 id = 0;
+    };
+    void workerLoop();
+    void run(const Job& job);
+    void deliver(quint64 id, SceneResultPtr result, double ms);
+    void fail(quint64 id, const QString& message);
+
+    std::atomic<quint64> requested_{0};
+    quint64 delivered_ = 0;
+    SceneResultPtr result_;
+    double lastMs_ = 0;
+    double syncThreshold_ = 4e6;
+    bool wasBusy_ = false;
+
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::optional<Job> pending_;  ///< newest job not yet started (older ones were replaced)
+    bool stop_ = false;
+    std::thread worker_;
+};

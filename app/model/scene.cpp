@@ -1,0 +1,36 @@
+// AttnScope — the Scene: parameters, undo, selection. GPL-3.0-or-later.
+#include "model/scene.hpp"
+
+#include <QUndoStack>
+#include <algorithm>
+
+#include "model/scene_commands.hpp"
+#include "model/spec_equal.hpp"
+
+Scene::Scene(QObject* parent) : QObject(parent), undo_(new QUndoStack(this)) {}
+
+void Scene::setSpec(const attn::SceneSpec& spec, const QString& what, int mergeKey) {
+    // No-op edits (e.g. a spin box re-emitting its value) must not create undo steps.
+    if (specsEqual(spec, spec_)) return;
+    const int id = mergeKey < 0 || mergeWindowMs_ <= 0 ? -1 : mergeKey;
+    undo_->push(new SetSpecCommand(this, spec_, spec, what, id, mergeWindowMs_));
+}
+
+void Scene::resetSpec(const attn::SceneSpec& spec) {
+    spec_ = spec;
+    Q_EMIT specChanged();
+}
+
+void Scene::setSelection(const Selection& selection) {
+    if (selection == selection_) return;
+    selection_ = selection;
+    Q_EMIT selectionChanged();
+}
+
+void Scene::clampSelection(int queries, int keys, int heads) {
+    Selection s = selection_;
+    if (s.query >= queries) s.query = queries > 0 ? queries - 1 : -1;
+    if (s.key >= keys) s.key = keys > 0 ? keys - 1 : -1;
+    s.head = std::clamp(s.head, 0, std::max(0, heads - 1));
+    setSelection(s);
+}

@@ -1,0 +1,63 @@
+// AttnScope — block aggregation of attention matrices. GPL-3.0-or-later.
+#include "views/aggregate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+int blockFactor(attn::Index n, int budget) {
+    budget = std::max(1, budget);
+    return int(std::max<attn::Index>(1, (n + budget - 1) / budget));
+}
+
+AggregatedGrid aggregate(const attn::Matrix& values, const attn::Matrix* masked_scores, int maxRows,
+                         int maxCols, Aggregation mode) {
+    AggregatedGrid g;
+    const attn::Index n = values.rows(), m = values.cols();
+    g.rowFactor = blockFactor(n, maxRows);
+    g.colFactor = blockFactor(m, maxCols);
+    g.rows = int((n + g.rowFactor - 1) / g.rowFactor);
+    g.cols = int((m + g.colFactor - 1) / g.colFactor);
+    const std::size_t cells = std::size_t(g.rows) * std::size_t(g.cols);
+    const bool isMax = mode == Aggregation::Max;
+    const double lowest = -std::numeric_limits<double>::infinity();
+    // Accumulate row by row in source order: cache-friendly for the row-major matrices.
+    std::vector<double> acc(cells, isMax ? lowest : 0.0);
+    std::vector<int> visible(cells, 0);
+    for (attn::Index i = 0; i < n; ++i) {
+        const std::size_t base = std::size_t(i / g.rowFactor) * std::size_t(g.cols);
+        const float* v = values.data() + i * m;
+        const float* s = masked_scores ? masked_scores->data() + i * m : nullptr;
+        for (int c = 0; c < g.cols; ++c) {
+            const attn::Index j0 = attn::Index(c) * g.colFactor;
+            const attn::Index j1 = std::min<attn::Index>(m, j0 + g.colFactor);
+            double a = acc[base + c];
+            int seen = 0;
+            for (attn::Index j = j0; j < j1; ++j) {
+                const bool hidden = s && s[j] == -std::numeric_limits<float>::infinity();
+                seen += hidden ? 0 : 1;
+                if (isMax)
+                    a = hidden ? a : std::max(a, double(v[j]));
+                else
+                    a += double(v[j]);
+            }
+            acc[base + c] = a;
+            visible[base + c] += seen;
+        }
+    }
+    g.values.resize(cells);
+    g.masked.resize(cells);
+    for (int r = 0; r < g.rows; ++r) {
+        const int h = int(std::min<attn::Index>(g.rowFactor, n - attn::Index(r) * g.rowFactor));
+        for (int c = 0; c < g.cols; ++c) {
+            const int w = int(std::min<attn::Index>(g.colFactor, m - attn::Index(c) * g.colFactor));
+            const std::size_t k = std::size_t(r) * std::size_t(g.cols) + c;
+            g.masked[k] = visible[k] == 0;
+            if (isMax)
+                g.values[k] = visible[k] == 0 ? 0.0 : acc[k];
+            else
+                g.values[k] = acc[k] / double(h * w);
+        }
+    }
+    return g;
+}

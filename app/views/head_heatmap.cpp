@@ -1,0 +1,368 @@
+// AttnScope — one head's attention weights as a QCustomPlot colour map. GPL-3.0-or-later.
+#include "views/head_heatmap.hpp"
+
+#include <QMouseEvent>
+#include <QToolTip>
+#include <algorithm>
+#include <cmath>
+
+#include "views/plot_theme.hpp"
+#include "views/token_labels.hpp"
+
+namespace {
+
+QString number(double v) {
+    if (std::isinf(v)) return v < 0 ? QStringLiteral("−∞") : QStringLiteral("+∞");
+    return QString::number(v, 'f', 4);
+}
+
+const std::string& tokenAt(const std::vector<std::string>& tokens, int i) {
+    static const std::string none;
+    return i >= 0 && i < int(tokens.size()) ? tokens[std::size_t(i)] : none;
+}
+
+}  // namespace
+
+HeadHeatmap::HeadHeatmap(QWidget* parent) : QCustomPlot(parent) {
+    setMinimumSize(120, 120);
+    setMouseTracking(true);
+    setToolTip(QString());
+    setPlottingHint(QCP::phCacheLabels, true);
+    setAntialiasedElement(QCP::aeItems, false);
+
+    plotLayout()->insertRow(0);
+    title_ = new QCPTextElement(this, QString(),
+                                QFont(font().family(), font().pointSize(), QFont::DemiBold));
+    plotLayout()->addElement(0, 0, title_);
+
+    QCPAxisRect* rect = axisRect();
+    rect->setupFullAxesBox(false);
+    for (QCPAxis* a : {xAxis2, yAxis2}) {
+        a->setVisible(false);
+    }
+    xTicks_.reset(new QCPAxisTickerText);
+    yTicks_.reset(new QCPAxisTickerText);
+    xAxis->setTicker(xTicks_);
+    yAxis->setTicker(yTicks_);
+    for (QCPAxis* a : {xAxis, yAxis}) {
+        a->setSubTicks(false);
+        a->setTickLength(0, 3);
+        a->grid()->setVisible(false);
+        QFont f = font();
+        f.setPointSizeF(std::max(7.0, f.pointSizeF() * 0.85));
+        a->setTickLabelFont(f);
+    }
+    // Keys read along the bottom, rotated so long tokens do not overlap.
+    xAxis->setTickLabelRotation(-55);
+    yAxis->setRangeReversed(true);  // query 0 on top, like a matrix
+    xAxis->setLabel(tr("keys"));
+    yAxis->setLabel(tr("queries"));
+
+    map_ = new QCPColorMap(xAxis, yAxis);
+    map_->setInterpolate(false);
+    map_->setTightBoundary(false);
+
+    rowItem_ = new QCPItemRect(this);
+    cellItem_ = new QCPItemRect(this);
+    for (QCPItemRect* item : {rowItem_, cellItem_}) {
+        item->setClipToAxisRect(true);
+        item->setBrush(Qt::NoBrush);
+        item->setSelectable(false);
+        item->setVisible(false);
+    }
+    applyTheme();
+    setStyle(style_);
+}
+
+void HeadHeatmap::setResult(SceneResultPtr result, int head) {
+    result_ = std::move(result);
+    head_ = head;
+    cellsDirty_ = true;
+}
+
+void HeadHeatmap::setStyle(const HeatmapStyle& style) {
+    if (style.aggregation != style_.aggregation) cellsDirty_ = true;
+    style_ = style;
+    map_->setGradient(makeGradient(style.colorMap));
+    map_->setDataScaleType(style.logScale ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    if (scale_) scale_->setDataScaleType(map_->dataScaleType());
+    mapDirty_ = true;
+}
+
+void HeadHeatmap::setColorRange(const QCPRange& range) {
+    range_ = range;
+    map_->setDataRange(range);
+}
+
+void HeadHeatmap::setSelection(const Selection& selection) {
+    selection_ = selection;
+    updateSelectionItems();
+}
+
+void HeadHeatmap::setOwnColorScale(bool on) {
+    if (on == (scale_ != nullptr)) return;
+    if (on) {
+        scale_ = new QCPColorScale(this);
+        scale_->setBarWidth(10);
+        plotLayout()->addElement(1, 1, scale_);
+        map_->setColorScale(scale_);
+        scale_->setDataScaleType(map_->dataScaleType());
+        scale_->setDataRange(range_);
+        auto* group = new QCPMarginGroup(this);
+        axisRect()->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+        scale_->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+    } else {
+        map_->setColorScale(nullptr);
+        plotLayout()->remove(scale_);
+        plotLayout()->simplify();
+        scale_ = nullptr;
+    }
+    applyTheme();
+}
+
+QSize HeadHeatmap::cellBudget() const {
+    // Before the first layout the axis rect has no size: estimate it from the widget.
+    QRect r = axisRect()->rect();
+    if (r.width() < 8 || r.height() < 8) r = QRect(0, 0, width() - 90, height() - 110);
+    const double dpr = devicePixelRatioF();
+    return {std::max(8, int(r.width() * dpr)), std::max(8, int(r.height() * dpr))};
+}
+
+void HeadHeatmap::prepare(const QSize& budget) {
+    if (!result_ || head_ >= int(result_->heads.size())) {
+        cells_ = AggregatedGrid{};
+        cellsDirty_ = false;
+        return;
+    }
+    const attn::HeadResult& h = result_->heads[std::size_t(head_)];
+    // Only a change of block factor needs new cells; small resizes keep them.
+    const int rf = blockFactor(h.weights.rows(), budget.height());
+    const int cf = blockFactor(h.weights.cols(), budget.width());
+    if (!cellsDirty_ && rf == cells_.rowFactor && cf == cells_.colFactor) return;
+    const bool hasMask = h.masked.rows() == h.weights.rows() && h.masked.cols() == h.weights.cols();
+    cells_ = aggregate(h.weights, hasMask ? &h.masked : nullptr, budget.height(), budget.width(),
+                       style_.aggregation);
+    budget_ = budget;
+    cellsDirty_ = false;
+    mapDirty_ = true;
+}
+
+QCPRange HeadHeatmap::valueRange(bool logScale) const {
+    double hi = 0, lowPositive = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < cells_.values.size(); ++i) {
+        if (cells_.masked[i]) continue;
+        const double v = cells_.values[i];
+        hi = std::max(hi, v);
+        if (v > 0) lowPositive = std::min(lowPositive, v);
+    }
+    if (hi <= 0) hi = 1;
+    if (!logScale) return {0, hi};
+    const double lo = std::max(std::isfinite(lowPositive) ? lowPositive : hi * 1e-4, hi * 1e-4);
+    return {lo, lo < hi ? hi : lo * 10};
+}
+
+void HeadHeatmap::fillMap() {
+    const int rows = cells_.rows, cols = cells_.cols;
+    auto* data =
+        new QCPColorMapData(std::max(1, cols), std::max(1, rows), QCPRange(0, 1), QCPRange(0, 1));
+    // Cell centres sit on source indices: block b covers [b·f, (b+1)·f) → centre b·f + (f−1)/2.
+    const double cx = (cells_.colFactor - 1) / 2.0, cy = (cells_.rowFactor - 1) / 2.0;
+    data->setRange(QCPRange(cx, cx + std::max(0, cols - 1) * double(cells_.colFactor)),
+                   QCPRange(cy, cy + std::max(0, rows - 1) * double(cells_.rowFactor)));
+    if (rows == 0 || cols == 0) {
+        data->fill(0);
+        data->fillAlpha(0);
+    }
+    // Log colour scales cannot place 0: clamp (only the drawing, cells_ keeps the exact values).
+    const double floor = style_.logScale ? std::max(range_.lower, 1e-12) : -1e300;
+    bool anyMasked = false;
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) {
+            data->setCell(c, r, std::max(cells_.at(r, c), floor));
+            anyMasked = anyMasked || cells_.isMasked(r, c);
+        }
+    if (anyMasked)
+        for (int r = 0; r < rows; ++r)
+            for (int c = 0; c < cols; ++c)
+                if (cells_.isMasked(r, c)) data->setAlpha(c, r, 0);  // shows the hatching
+    map_->setData(data, false);
+    map_->setDataRange(range_);
+    mapDirty_ = false;
+}
+
+void HeadHeatmap::refresh() {
+    // Lay out first so the cell budget and label spacing use this size, not the previous one.
+    updateLayout();
+    if (cellsDirty_) prepare(cellBudget());
+    if (mapDirty_) fillMap();
+    const int n = result_ ? int(result_->q_tokens.size()) : 0;
+    const int m = result_ ? int(result_->k_tokens.size()) : 0;
+    xAxis->setRange(-0.5, std::max(0, m) - 0.5);
+    yAxis->setRange(-0.5, std::max(0, n) - 0.5);
+    map_->setDataRange(range_);
+    title_->setText(titleText());
+    rebuildTicks();
+    updateSelectionItems();
+    replot(rpQueuedRefresh);
+}
+
+QString HeadHeatmap::titleText() const {
+    if (!result_ || head_ >= int(result_->heads.size())) return tr("Head %1").arg(head_ + 1);
+    QString text = tr("Head %1").arg(head_ + 1);
+    if (head_ < int(result_->stats.size())) {
+        const attn::HeadStats& s = result_->stats[std::size_t(head_)];
+        text += tr("  ·  H %1  ·  max %2  ·  dist %3")
+                    .arg(s.entropy, 0, 'f', 2)
+                    .arg(s.max_weight, 0, 'f', 2)
+                    .arg(s.mean_distance, 0, 'f', 1);
+    }
+    if (cells_.rowFactor > 1 || cells_.colFactor > 1)
+        text += tr("  ·  %1 %2×%3")
+                    .arg(style_.aggregation == Aggregation::Max ? tr("max of") : tr("mean of"))
+                    .arg(cells_.rowFactor)
+                    .arg(cells_.colFactor);
+    return text;
+}
+
+void HeadHeatmap::rebuildTicks() {
+    static const std::vector<std::string> none;
+    const QRect r = axisRect()->rect();
+    const double w = r.width() > 8 ? r.width() : width() - 90;
+    const double h = r.height() > 8 ? r.height() : height() - 110;
+    const QFontMetrics fm(xAxis->tickLabelFont());
+    // Rotated key labels need less horizontal room than their width.
+    setTokenTicks(*xTicks_, result_ ? result_->k_tokens : none, w, fm.height() * 1.25);
+    setTokenTicks(*yTicks_, result_ ? result_->q_tokens : none, h, fm.height() * 1.1);
+}
+
+void HeadHeatmap::updateSelectionItems() {
+    const QColor color =
+        style_.colorMap == ColorMapKind::Magma ? QColor(0, 229, 255) : selectionColor(palette());
+    const int n = result_ ? int(result_->q_tokens.size()) : 0;
+    const int m = result_ ? int(result_->k_tokens.size()) : 0;
+    const int q = selection_.query, k = selection_.key;
+    rowItem_->setVisible(q >= 0 && q < n);
+    cellItem_->setVisible(q >= 0 && q < n && k >= 0 && k < m);
+    rowItem_->setPen(QPen(color, 1.5));
+    cellItem_->setPen(QPen(color, 2.5));
+    if (rowItem_->visible()) {
+        rowItem_->topLeft->setCoords(-0.5, q - 0.5);
+        rowItem_->bottomRight->setCoords(m - 0.5, q + 0.5);
+    }
+    if (cellItem_->visible()) {
+        cellItem_->topLeft->setCoords(k - 0.5, q - 0.5);
+        cellItem_->bottomRight->setCoords(k + 0.5, q + 0.5);
+    }
+}
+
+QPoint HeadHeatmap::cellAt(const QPoint& pos) const {
+    if (!result_) return {-1, -1};
+    const QRect r = axisRect()->rect();
+    const int n = int(result_->q_tokens.size()), m = int(result_->k_tokens.size());
+    const int k = int(std::lround(xAxis->pixelToCoord(pos.x())));
+    const int q = int(std::lround(yAxis->pixelToCoord(pos.y())));
+    const bool inRows = pos.y() >= r.top() && pos.y() <= r.bottom() && q >= 0 && q < n;
+    const bool inCols = pos.x() >= r.left() && pos.x() <= r.right() && k >= 0 && k < m;
+    if (inRows && inCols) return {k, q};
+    if (inRows && pos.x() < r.left()) return {-1, q};    // a row (query) label
+    if (inCols && pos.y() > r.bottom()) return {k, -1};  // a column (key) label
+    return {-1, -1};
+}
+
+QString HeadHeatmap::cellDescription(int q, int k) const {
+    if (!result_ || head_ >= int(result_->heads.size())) return {};
+    const attn::HeadResult& h = result_->heads[std::size_t(head_)];
+    if (q < 0 || k < 0 || q >= h.weights.rows() || k >= h.weights.cols()) return {};
+    const QString qt = tokenText(tokenAt(result_->q_tokens, q));
+    const QString kt = tokenText(tokenAt(result_->k_tokens, k));
+    QString text = tr("<b>%1</b> (query %2) → <b>%3</b> (key %4)<br/>")
+                       .arg(qt.toHtmlEscaped())
+                       .arg(q)
+                       .arg(kt.toHtmlEscaped())
+                       .arg(k);
+    const bool masked =
+        h.masked.size() == h.weights.size() && std::isinf(h.masked(q, k)) && h.masked(q, k) < 0;
+    if (!result_->weights_only && h.raw.size() == h.weights.size())
+        text += tr("raw score %1<br/>scaled score %2<br/>")
+                    .arg(number(h.raw(q, k)))
+                    .arg(number(h.scaled(q, k)));
+    text += masked ? tr("<i>masked</i> — weight 0")
+                   : tr("weight <b>%1</b>").arg(number(h.weights(q, k)));
+    if (cells_.rowFactor > 1 || cells_.colFactor > 1) {
+        const int r = q / cells_.rowFactor, c = k / cells_.colFactor;
+        if (r < cells_.rows && c < cells_.cols)
+            text += tr("<br/>drawn cell: %1 of queries %2–%3 × keys %4–%5 = %6")
+                        .arg(style_.aggregation == Aggregation::Max ? tr("max") : tr("mean"))
+                        .arg(r * cells_.rowFactor)
+                        .arg(std::min(int(h.weights.rows()), (r + 1) * cells_.rowFactor) - 1)
+                        .arg(c * cells_.colFactor)
+                        .arg(std::min(int(h.weights.cols()), (c + 1) * cells_.colFactor) - 1)
+                        .arg(number(cells_.at(r, c)));
+    }
+    return text;
+}
+
+void HeadHeatmap::resizeEvent(QResizeEvent* event) {
+    // Not QCustomPlot::resizeEvent: it replots, and refresh() below replots anyway.
+    QWidget::resizeEvent(event);
+    setViewport(rect());
+    const QSize b = cellBudget();
+    if (result_ && !result_->heads.empty() && head_ < int(result_->heads.size())) {
+        const auto& w = result_->heads[std::size_t(head_)].weights;
+        if (blockFactor(w.rows(), b.height()) != cells_.rowFactor ||
+            blockFactor(w.cols(), b.width()) != cells_.colFactor)
+            cellsDirty_ = true;
+    }
+    refresh();
+}
+
+void HeadHeatmap::mouseMoveEvent(QMouseEvent* event) {
+    QCustomPlot::mouseMoveEvent(event);
+    const QPoint cell = cellAt(event->pos());
+    QString text;
+    if (cell.x() >= 0 && cell.y() >= 0)
+        text = cellDescription(cell.y(), cell.x());
+    else if (cell.y() >= 0 && result_)
+        text = tr("query %1: %2 — click to select")
+                   .arg(cell.y())
+                   .arg(tokenText(tokenAt(result_->q_tokens, cell.y())).toHtmlEscaped());
+    else if (cell.x() >= 0 && result_)
+        text = tr("key %1: %2")
+                   .arg(cell.x())
+                   .arg(tokenText(tokenAt(result_->k_tokens, cell.x())).toHtmlEscaped());
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(event->globalPosition().toPoint(), text, this);
+}
+
+void HeadHeatmap::mousePressEvent(QMouseEvent* event) {
+    QCustomPlot::mousePressEvent(event);
+    if (event->button() != Qt::LeftButton) return;
+    const QPoint cell = cellAt(event->pos());
+    if (cell.x() >= 0 || cell.y() >= 0) Q_EMIT cellClicked(head_, cell.y(), cell.x());
+}
+
+void HeadHeatmap::mouseDoubleClickEvent(QMouseEvent* event) {
+    QCustomPlot::mouseDoubleClickEvent(event);
+    if (event->button() == Qt::LeftButton) Q_EMIT headDoubleClicked(head_);
+}
+
+void HeadHeatmap::changeEvent(QEvent* event) {
+    QCustomPlot::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) {
+        applyTheme();
+        updateSelectionItems();
+        replot(rpQueuedRefresh);
+    }
+}
+
+void HeadHeatmap::applyTheme() {
+    applyPlotTheme(this, palette());
+    axisRect()->setBackground(QBrush(maskedCellColor(palette()), Qt::BDiagPattern));
+    if (scale_) {
+        scale_->axis()->setTickLabelColor(palette().color(QPalette::WindowText));
+        scale_->axis()->setBasePen(QPen(palette().color(QPalette::WindowText)));
+        scale_->axis()->setTickPen(QPen(palette().color(QPalette::WindowText)));
+    }
+}

@@ -1,0 +1,89 @@
+// AttnScope — one head's attention weights as a QCustomPlot colour map. GPL-3.0-or-later.
+#pragma once
+
+#include <memory>
+
+#include "model/compute_service.hpp"
+#include "model/scene.hpp"
+#include "views/heatmap_style.hpp"
+#include "views/qcp.hpp"
+
+/// Queries on rows (top to bottom), keys on columns, token labels on both axes, a title with the
+/// head's statistics. Draws only: it is given a result, a head index, a style and the selection.
+/// When the matrix has more rows/columns than the plot has pixels it shows blocks (max or mean).
+class HeadHeatmap : public QCustomPlot {
+    Q_OBJECT
+  public:
+    explicit HeadHeatmap(QWidget* parent = nullptr);
+
+    /// Shows head `head` of result (null clears). Call refresh() to draw.
+    void setResult(SceneResultPtr result, int head);
+    void setStyle(const HeatmapStyle& style);
+    /// The colour range (shared by the grid, or this head's own from valueRange()).
+    void setColorRange(const QCPRange& range);
+    void setSelection(const Selection& selection);
+    /// Shows a colour scale next to this head (per-head ranges) or not (the grid shows one).
+    void setOwnColorScale(bool on);
+
+    /// Recomputes the drawn cells for at most budget cells when needed (data, style or block
+    /// factor changed). Touches no widget state, so the grid runs it for several heads in
+    /// parallel before refresh().
+    void prepare(const QSize& budget);
+    /// Lays the plot out for its current size (so cellBudget() is exact) without drawing.
+    void updateLayoutNow() { updateLayout(); }
+    /// Rebuilds the plot from the prepared cells and replots (queued widget update).
+    void refresh();
+
+    int head() const { return head_; }
+    const SceneResultPtr& result() const { return result_; }
+    QCPColorMap* colorMap() const { return map_; }
+    QCPColorScale* colorScale() const { return scale_; }
+    /// The cells as drawn (after aggregation).
+    const AggregatedGrid& cells() const { return cells_; }
+    /// Range of the drawn values: [0, max] linear, [smallest positive ≥ max·1e-4, max] log.
+    QCPRange valueRange(bool logScale) const;
+    /// Hover text for query q, key k: tokens, raw and scaled score, weight.
+    QString cellDescription(int query, int key) const;
+    /// The title text (head number and statistics).
+    QString titleText() const;
+    /// Query/key under a widget position: {-1,-1} outside; key -1 left of the plot (row label),
+    /// query -1 below it (column label).
+    QPoint cellAt(const QPoint& pos) const;
+    /// Maximum number of cells per axis for the current size (pixels of the colour map area).
+    QSize cellBudget() const;
+
+  Q_SIGNALS:
+    /// A cell (or a row/column label: the other index is −1) was clicked.
+    void cellClicked(int head, int query, int key);
+    void headDoubleClicked(int head);
+
+  protected:
+    void resizeEvent(QResizeEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void changeEvent(QEvent* event) override;
+
+  private:
+    void applyTheme();
+    void rebuildTicks();
+    void updateSelectionItems();
+    void fillMap();
+
+    SceneResultPtr result_;
+    int head_ = 0;
+    HeatmapStyle style_;
+    Selection selection_;
+    QCPRange range_{0, 1};
+    QSize budget_;  ///< budget the cells were prepared for
+    bool cellsDirty_ = true;
+    bool mapDirty_ = true;
+    AggregatedGrid cells_;
+
+    QCPColorMap* map_ = nullptr;
+    QCPColorScale* scale_ = nullptr;
+    QCPTextElement* title_ = nullptr;
+    QCPItemRect* rowItem_ = nullptr;
+    QCPItemRect* cellItem_ = nullptr;
+    QSharedPointer<QCPAxisTickerText> xTicks_, yTicks_;
+};

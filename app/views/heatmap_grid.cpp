@@ -1,0 +1,273 @@
+// AttnScope — every head of a result as a grid of heatmaps with one colour scale.
+// GPL-3.0-or-later.
+#include "views/heatmap_grid.hpp"
+
+#include <QGridLayout>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QtConcurrent/QtConcurrentMap>
+#include <algorithm>
+#include <cmath>
+
+#include "views/head_heatmap.hpp"
+#include "views/plot_theme.hpp"
+#include "views/qcp.hpp"
+
+HeatmapGrid::HeatmapGrid(QWidget* parent) : QWidget(parent) {
+    setFocusPolicy(Qt::StrongFocus);
+    setToolTip(
+        tr("Attention weights per head: queries on rows, keys on columns.\n"
+           "Click a cell or a row label to select; double-click a head to focus it, Esc "
+           "to return; arrow keys move the selection."));
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(4, 4, 4, 4);
+    message_ = new QLabel(this);
+    message_->setWordWrap(true);
+    message_->setAlignment(Qt::AlignCenter);
+    message_->setVisible(false);
+    outer->addWidget(message_);
+
+    auto* row = new QHBoxLayout;
+    row->setSpacing(2);
+    outer->addLayout(row, 1);
+    headsArea_ = new QWidget(this);
+    layout_ = new QGridLayout(headsArea_);
+    layout_->setContentsMargins(0, 0, 0, 0);
+    layout_->setSpacing(6);
+    row->addWidget(headsArea_, 1);
+
+    scalePlot_ = new QCustomPlot(this);
+    scalePlot_->setFixedWidth(78);
+    scalePlot_->plotLayout()->clear();
+    scale_ = new QCPColorScale(scalePlot_);
+    scale_->setBarWidth(12);
+    scale_->axis()->setLabel(tr("weight"));
+    scalePlot_->plotLayout()->addElement(0, 0, scale_);
+    scalePlot_->setToolTip(tr("Colour scale shared by every head"));
+    row->addWidget(scalePlot_);
+    applyPlotTheme(scalePlot_, palette());
+    setStyle(style_);
+}
+
+void HeatmapGrid::setResult(SceneResultPtr result) {
+    result_ = std::move(result);
+    const int count = result_ ? int(result_->heads.size()) : 0;
+    if (focused_ >= count) focused_ = -1;
+    ensureHeads(count);
+    for (int h = 0; h < count; ++h)
+        heads_[std::size_t(h)]->setResult(result_, h);
+    relayout();
+    redraw();
+}
+
+void HeatmapGrid::setStyle(const HeatmapStyle& style) {
+    style_ = style;
+    scale_->setGradient(makeGradient(style.colorMap));
+    scale_->setDataScaleType(style.logScale ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    for (HeadHeatmap* h : heads_)
+        h->setStyle(style);
+    scalePlot_->setVisible(style.sharedRange);
+    redraw();
+}
+
+void HeatmapGrid::setSelection(const Selection& selection) {
+    selection_ = selection;
+    for (HeadHeatmap* h : heads_) {
+        h->setSelection(selection);
+        if (h->isVisible()) h->replot(QCustomPlot::rpQueuedRefresh);
+    }
+}
+
+void HeatmapGrid::setFocusedHead(int head) {
+    if (head >= headCount()) head = -1;
+    if (head == focused_) return;
+    focused_ = head;
+    relayout();
+    redraw();
+    Q_EMIT focusedHeadChanged(focused_);
+}
+
+void HeatmapGrid::setMessage(const QString& message) {
+    message_->setText(message);
+    message_->setVisible(!message.isEmpty());
+}
+
+QCPRange HeatmapGrid::sharedRange() const {
+    return scale_->dataRange();
+}
+
+void HeatmapGrid::ensureHeads(int count) {
+    while (int(heads_.size()) > count) {
+        delete heads_.back();
+        heads_.pop_back();
+    }
+    while (int(heads_.size()) < count) {
+        auto* h = new HeadHeatmap(headsArea_);
+        h->setStyle(style_);
+        h->setSelection(selection_);
+        connect(h, &HeadHeatmap::cellClicked, this, &HeatmapGrid::onCellClicked);
+        connect(h, &HeadHeatmap::headDoubleClicked, this, [this](int head) {
+            setFocusedHead(focused_ == head ? -1 : head);
+            Selection s = selection_;
+            s.head = head;
+            Q_EMIT selectionRequested(s);
+        });
+        heads_.push_back(h);
+    }
+}
+
+int HeatmapGrid::columnsFor(int count) const {
+    if (count <= 1) return 1;
+    const double w = std::max(100, headsArea_->width()), h = std::max(100, headsArea_->height());
+    // The column count that gives each (roughly square) heatmap the largest side.
+    int best = 1;
+    double bestSide = 0;
+    for (int c = 1; c <= count; ++c) {
+        const int r = (count + c - 1) / c;
+        const double side = std::min(w / c, h / r);
+        if (side > bestSide + 1e-9) {
+            bestSide = side;
+            best = c;
+        }
+    }
+    return best;
+}
+
+void HeatmapGrid::relayout() {
+    const int count = headCount();
+    const int cols = focused_ >= 0 ? 1 : columnsFor(count);
+    for (HeadHeatmap* h : heads_)
+        layout_->removeWidget(h);
+    int slot = 0;
+    for (int i = 0; i < count; ++i) {
+        HeadHeatmap* h = heads_[std::size_t(i)];
+        const bool show = focused_ < 0 || focused_ == i;
+        h->setVisible(show);
+        if (!show) continue;
+        layout_->addWidget(h, slot / cols, slot % cols);
+        ++slot;
+    }
+    // Equal stretch so every head gets the same size.
+    for (int c = 0; c < layout_->columnCount(); ++c)
+        layout_->setColumnStretch(c, c < cols ? 1 : 0);
+    const int rows = cols > 0 ? (slot + cols - 1) / cols : 0;
+    for (int r = 0; r < layout_->rowCount(); ++r)
+        layout_->setRowStretch(r, r < rows ? 1 : 0);
+    columns_ = cols;
+    layout_->activate();
+}
+
+void HeatmapGrid::redraw() {
+    std::vector<HeadHeatmap*> visible;
+    for (HeadHeatmap* h : heads_)
+        if (focused_ < 0 || h->head() == focused_) visible.push_back(h);
+    // Aggregation touches every weight: run heads in parallel when it is worth it.
+    const attn::Index n = result_ ? attn::Index(result_->q_tokens.size()) : 0;
+    std::vector<std::pair<HeadHeatmap*, QSize>> jobs;
+    for (HeadHeatmap* h : visible) {
+        h->updateLayoutNow();
+        jobs.emplace_back(h, h->cellBudget());
+    }
+    const auto prepare = [](const std::pair<HeadHeatmap*, QSize>& j) {
+        j.first->prepare(j.second);
+    };
+    if (jobs.size() > 1 && n * n * attn::Index(jobs.size()) > 1'000'000)
+        QtConcurrent::blockingMap(jobs, prepare);
+    else
+        for (const auto& j : jobs)
+            prepare(j);
+
+    QCPRange shared(0, 0);
+    bool first = true;
+    for (HeadHeatmap* h : visible) {
+        const QCPRange r = h->valueRange(style_.logScale);
+        shared =
+            first ? r : QCPRange(std::min(shared.lower, r.lower), std::max(shared.upper, r.upper));
+        first = false;
+    }
+    if (first) shared = style_.logScale ? QCPRange(1e-3, 1) : QCPRange(0, 1);
+    scale_->setDataRange(shared);
+    for (HeadHeatmap* h : visible) {
+        h->setOwnColorScale(!style_.sharedRange);
+        h->setColorRange(style_.sharedRange ? shared : h->valueRange(style_.logScale));
+        h->refresh();
+    }
+    scalePlot_->replot(QCustomPlot::rpQueuedRefresh);
+    ++renders_;
+    Q_EMIT rendered();
+}
+
+void HeatmapGrid::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    if (focused_ < 0 && columnsFor(headCount()) != columns_) relayout();
+}
+
+void HeatmapGrid::onCellClicked(int head, int query, int key) {
+    Selection s = selection_;
+    s.head = head;
+    if (query >= 0) s.query = query;
+    if (key >= 0) s.key = key;
+    if (query >= 0 && key < 0 && s.key < 0) s.key = query;  // a row label: start on the diagonal
+    setFocus(Qt::MouseFocusReason);
+    Q_EMIT selectionRequested(s);
+}
+
+void HeatmapGrid::keyPressEvent(QKeyEvent* event) {
+    const int n = result_ ? int(result_->q_tokens.size()) : 0;
+    const int m = result_ ? int(result_->k_tokens.size()) : 0;
+    Selection s = selection_;
+    switch (event->key()) {
+        case Qt::Key_Escape:
+            if (focused_ >= 0) {
+                setFocusedHead(-1);
+                return;
+            }
+            break;
+        case Qt::Key_Return:
+        case Qt::Key_Enter:
+            setFocusedHead(focused_ >= 0 ? -1 : s.head);
+            return;
+        case Qt::Key_Up:
+            s.query = std::max(0, s.query - 1);
+            break;
+        case Qt::Key_Down:
+            s.query = std::min(n - 1, s.query + 1);
+            break;
+        case Qt::Key_Left:
+            s.key = std::max(0, s.key - 1);
+            break;
+        case Qt::Key_Right:
+            s.key = std::min(m - 1, s.key + 1);
+            break;
+        default:
+            QWidget::keyPressEvent(event);
+            return;
+    }
+    if (s.query >= 0 && s.key < 0) s.key = s.query;
+    if (s != selection_ && n > 0)
+        Q_EMIT selectionRequested(s);
+    else
+        QWidget::keyPressEvent(event);
+}
+
+void HeatmapGrid::paintTo(QPaintDevice* device, const QRect& target) {
+    QCPPainter painter(device);
+    painter.setRenderHint(QPainter::Antialiasing);
+    const QSize own = size();
+    if (own.isEmpty()) return;
+    const double sx = double(target.width()) / own.width(),
+                 sy = double(target.height()) / own.height();
+    std::vector<QCustomPlot*> plots;
+    for (HeadHeatmap* h : heads_)
+        if (h->isVisible() || (focused_ < 0 || h->head() == focused_)) plots.push_back(h);
+    if (style_.sharedRange) plots.push_back(scalePlot_);
+    for (QCustomPlot* p : plots) {
+        const QPoint at = p->mapTo(this, QPoint(0, 0));
+        painter.save();
+        painter.translate(target.topLeft());
+        painter.scale(sx, sy);
+        painter.translate(at);
+        p->toPainter(&painter, p->width(), p->height());
+        painter.restore();
+    }
+}

@@ -1,0 +1,80 @@
+// AttnScope — every head of a result as a grid of heatmaps with one colour scale.
+// GPL-3.0-or-later.
+#pragma once
+
+#include <QWidget>
+#include <vector>
+
+#include "model/compute_service.hpp"
+#include "model/scene.hpp"
+#include "views/heatmap_style.hpp"
+
+class HeadHeatmap;
+class QCustomPlot;
+class QCPColorScale;
+class QGridLayout;
+class QLabel;
+class QPaintDevice;
+
+/// Lays out 1–16 (or more) heads readably for its size; double-click focuses one head, Esc
+/// returns. Draws only: give it a result, a style and the selection. Usable without a
+/// MainWindow (the CLI renders it offscreen with render()/paintTo()).
+class HeatmapGrid : public QWidget {
+    Q_OBJECT
+  public:
+    explicit HeatmapGrid(QWidget* parent = nullptr);
+
+    /// Shows every head of result and repaints (null shows an empty grid).
+    void setResult(SceneResultPtr result);
+    void setStyle(const HeatmapStyle& style);
+    void setSelection(const Selection& selection);
+    /// Shows only head h (h < 0: all heads).
+    void setFocusedHead(int head);
+    int focusedHead() const { return focused_; }
+    /// A message shown instead of the heads (e.g. a computation error); empty hides it.
+    void setMessage(const QString& message);
+
+    const SceneResultPtr& result() const { return result_; }
+    const HeatmapStyle& style() const { return style_; }
+    int headCount() const { return int(heads_.size()); }
+    HeadHeatmap* head(int h) const { return heads_.at(std::size_t(h)); }
+    /// The shared colour range (when style().sharedRange).
+    QCPRange sharedRange() const;
+    /// How many times every visible head was redrawn since construction (for tests/benches).
+    quint64 renderCount() const { return renders_; }
+
+    /// Paints the visible heads and the colour scale onto device at their on-screen layout,
+    /// scaled into target: vectors on SVG/PDF devices (QWidget::render would give pixels).
+    void paintTo(QPaintDevice* device, const QRect& target);
+
+  Q_SIGNALS:
+    /// The user clicked a cell or a label (−1: unchanged), or moved with the keyboard.
+    void selectionRequested(const Selection& selection);
+    void focusedHeadChanged(int head);
+    /// Every visible head has been redrawn.
+    void rendered();
+
+  protected:
+    void resizeEvent(QResizeEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+
+  private:
+    void ensureHeads(int count);
+    void relayout();
+    void redraw();
+    int columnsFor(int count) const;
+    void onCellClicked(int head, int query, int key);
+
+    SceneResultPtr result_;
+    HeatmapStyle style_;
+    Selection selection_;
+    int focused_ = -1;
+    int columns_ = 0;
+    quint64 renders_ = 0;
+    std::vector<HeadHeatmap*> heads_;
+    QGridLayout* layout_ = nullptr;
+    QWidget* headsArea_ = nullptr;
+    QCustomPlot* scalePlot_ = nullptr;  ///< holds the shared colour scale
+    QCPColorScale* scale_ = nullptr;
+    QLabel* message_ = nullptr;
+};

@@ -1,0 +1,161 @@
+// AttnScope — the model view: a layers × heads grid of thumbnails with layer/head selectors.
+// GPL-3.0-or-later.
+#include "views/model_grid.hpp"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "attn/error.hpp"
+#include "model/scene.hpp"
+#include "views/model_grid_canvas.hpp"
+
+namespace {
+// Thumbnails never need more cells than a typical cell has pixels.
+constexpr int kThumbSide = 96;
+}  // namespace
+
+ModelGrid::ModelGrid(Scene* scene, QWidget* parent)
+    : QWidget(parent),
+      scene_(scene),
+      canvas_(new ModelGridCanvas(this)),
+      layerBox_(new QSpinBox(this)),
+      headBox_(new QSpinBox(this)),
+      note_(new QLabel(this)),
+      watcher_(new QFutureWatcher<model_grid::Thumbnails>(this)) {
+    setWindowTitle(tr("Model"));
+    auto* bar = new QHBoxLayout;
+    auto* layerLabel = new QLabel(tr("&Layer"), this);
+    layerLabel->setBuddy(layerBox_);
+    auto* headLabel = new QLabel(tr("&Head"), this);
+    headLabel->setBuddy(headBox_);
+    layerBox_->setToolTip(tr("The layer the heatmap grid shows"));
+    headBox_->setToolTip(tr("The focused head (selection) in every view"));
+    note_->setToolTip(tr("Click a thumbnail to open that layer and head in the heatmap grid"));
+    bar->addWidget(layerLabel);
+    bar->addWidget(layerBox_);
+    bar->addSpacing(12);
+    bar->addWidget(headLabel);
+    bar->addWidget(headBox_);
+    bar->addSpacing(12);
+    bar->addWidget(note_, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(6, 6, 6, 6);
+    layout->addLayout(bar);
+    layout->addWidget(canvas_, 1);
+
+    connect(scene_, &Scene::specChanged, this, &ModelGrid::onSpecChanged);
+    connect(scene_, &Scene::selectionChanged, this, &ModelGrid::onSelectionChanged);
+    connect(canvas_, &ModelGridCanvas::cellClicked, this, &ModelGrid::openHead);
+    connect(watcher_, &QFutureWatcher<model_grid::Thumbnails>::finished, this,
+            &ModelGrid::onComputed);
+    connect(layerBox_, &QSpinBox::valueChanged, this,
+            [this](int layer) { openHead(layer, scene_->selection().head); });
+    connect(headBox_, &QSpinBox::valueChanged, this, [this](int head) {
+        Selection s = scene_->selection();
+        s.head = head;
+        scene_->setSelection(s);
+    });
+    syncSelectors();
+}
+
+ModelGrid::~ModelGrid() {
+    watcher_->waitForFinished();
+}
+
+const model_grid::Thumbnails& ModelGrid::thumbnails() const {
+    return canvas_->thumbnails();
+}
+
+void ModelGrid::openHead(int layer, int head) {
+    const attn::SceneSpec& spec = scene_->spec();
+    if (spec.data && spec.layer != layer) {
+        attn::SceneSpec next = spec;
+        next.layer = layer;
+        scene_->setSpec(next, tr("Show layer %1").arg(layer));
+    }
+    Selection s = scene_->selection();
+    s.head = head;
+    scene_->setSelection(s);
+    Q_EMIT headActivated(layer, head);
+}
+
+void ModelGrid::refreshNow() {
+    watcher_->waitForFinished();
+    try {
+        canvas_->setThumbnails(model_grid::computeThumbnails(scene_->spec(), kThumbSide));
+    } catch (const attn::Error& e) {
+        canvas_->setMessage(QString::fromStdString(e.what()));
+    }
+    dirty_ = false;
+    syncSelectors();
+}
+
+void ModelGrid::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (dirty_) startCompute();
+}
+
+void ModelGrid::onSpecChanged() {
+    dirty_ = true;
+    syncSelectors();
+    if (isVisible()) startCompute();
+}
+
+void ModelGrid::onSelectionChanged() {
+    syncSelectors();
+}
+
+void ModelGrid::startCompute() {
+    if (watcher_->isRunning()) {
+        rerun_ = true;  // the newest spec is computed when this one ends
+        return;
+    }
+    dirty_ = false;
+    if (canvas_->thumbnails().images.empty()) canvas_->setMessage(tr("Computing…"));
+    const attn::SceneSpec spec = scene_->spec();
+    // Errors travel inside the result: QtConcurrent would wrap them in QUnhandledException.
+    watcher_->setFuture(QtConcurrent::run([spec] {
+        try {
+            return model_grid::computeThumbnails(spec, kThumbSide);
+        } catch (const std::exception& e) {
+            model_grid::Thumbnails failed;
+            failed.error = QString::fromUtf8(e.what());
+            return failed;
+        }
+    }));
+}
+
+void ModelGrid::onComputed() {
+    if (rerun_) {
+        rerun_ = false;
+        dirty_ = true;
+        startCompute();  // the result is already stale: skip drawing it
+        return;
+    }
+    model_grid::Thumbnails result = watcher_->result();
+    if (result.error.isEmpty())
+        canvas_->setThumbnails(std::move(result));
+    else
+        canvas_->setMessage(result.error);
+    syncSelectors();
+}
+
+void ModelGrid::syncSelectors() {
+    const attn::SceneSpec& spec = scene_->spec();
+    const int layers = model_grid::layerCount(spec);
+    const int heads = std::max(1, canvas_->thumbnails().heads > 0 ? canvas_->thumbnails().heads
+                                                                  : static_cast<int>(spec.heads));
+    const QSignalBlocker b1(layerBox_), b2(headBox_);
+    layerBox_->setRange(0, layers - 1);
+    layerBox_->setValue(static_cast<int>(spec.layer));
+    layerBox_->setEnabled(layers > 1);
+    headBox_->setRange(0, heads - 1);
+    headBox_->setValue(scene_->selection().head);
+    note_->setText(layers > 1 ? tr("Click a thumbnail to open it in the heatmap grid")
+                              : tr("One layer: computed scene, or a single-layer file"));
+    canvas_->setCurrent(spec.data ? static_cast<int>(spec.layer) : 0, scene_->selection().head);
+}

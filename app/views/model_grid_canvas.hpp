@@ -1,0 +1,47 @@
+// AttnScope — paints the layers × heads thumbnails of the model view. GPL-3.0-or-later.
+#pragma once
+
+#include <QWidget>
+
+#include "views/model_grid_data.hpp"
+
+/// The grid itself: row labels (layers), column labels (heads), one thumbnail per cell, a
+/// frame on the current (layer, head), and a colour legend. Paints with QPainter only, so an
+/// SVG/PDF export keeps its text and lines as vectors.
+class ModelGridCanvas : public QWidget {
+    Q_OBJECT
+  public:
+    explicit ModelGridCanvas(QWidget* parent = nullptr);
+
+    void setThumbnails(model_grid::Thumbnails thumbnails);
+    const model_grid::Thumbnails& thumbnails() const { return thumbs_; }
+    void setCurrent(int layer, int head);
+    /// Shown instead of the grid (e.g. "Computing…" or an error).
+    void setMessage(const QString& message);
+
+    QSize sizeHint() const override { return {900, 700}; }
+    QSize minimumSizeHint() const override { return {240, 200}; }
+
+  Q_SIGNALS:
+    void cellClicked(int layer, int head);
+
+  protected:
+    void paintEvent(QPaintEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    bool event(QEvent* event) override;  // tooltips
+
+  private:
+    struct Geometry {
+        QRectF area;  ///< where the cells are
+        double cell = 0;
+        double side = 0;  ///< thumbnail side inside a cell
+        QRectF thumb(int layer, int head) const;
+    };
+    Geometry geometry() const;
+    bool cellAt(QPointF pos, int* layer, int* head) const;
+    void paintLegend(QPainter& p, const QRectF& rect) const;
+
+    model_grid::Thumbnails thumbs_;
+    int layer_ = 0, head_ = 0;
+    QString message_;
+};

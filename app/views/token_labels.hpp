@@ -1,0 +1,23 @@
+// AttnScope — token labels on plot axes: elided, thinned out to fit. GPL-3.0-or-later.
+#pragma once
+
+#include <QFont>
+#include <QString>
+#include <string>
+#include <vector>
+
+#include "views/qcp.hpp"
+
+/// The token as shown on an axis: at most maxChars characters, elided with "…".
+QString elideToken(const std::string& token, int maxChars = 10);
+
+/// Fills ticker with labels of tokens at positions 0…n−1, keeping every k-th label so that
+/// labels are at least minSpacingPx apart on an axis of axisPixels (the first label is always
+/// shown). Labels get their index when thinned out ("1992 ·12") so positions stay readable.
+void setTokenTicks(QCPAxisTickerText& ticker, const std::vector<std::string>& tokens,
+                   double axisPixels, double minSpacingPx);
+
+/// Converts a UTF-8 token to QString.
+inline QString tokenText(const std::string& token) {
+    return QString::fromStdString(token);
+}

@@ -1,0 +1,92 @@
+// AttnScope — the dock with every scene control, all live (no Apply button). GPL-3.0-or-later.
+#pragma once
+
+#include <QDockWidget>
+
+#include "views/heatmap_style.hpp"
+
+class Scene;
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLineEdit;
+class QSlider;
+class QSpinBox;
+class QToolButton;
+class QGroupBox;
+
+/// Edits the Scene through undoable commands and the heatmap display style; follows the Scene
+/// (undo, loading) without echoing edits back.
+class ControlsDock : public QDockWidget {
+    Q_OBJECT
+  public:
+    explicit ControlsDock(Scene* scene, QWidget* parent = nullptr);
+
+    /// Sets the display controls (e.g. from QSettings) without emitting styleChanged.
+    void setStyle(const HeatmapStyle& style);
+    HeatmapStyle style() const;
+
+    // The controls, for tests and for shortcuts.
+    QComboBox* scoreBox() const { return score_; }
+    QCheckBox* scaleBox() const { return scale_; }
+    QDoubleSpinBox* sigmaBox() const { return sigma_; }
+    QDoubleSpinBox* temperatureBox() const { return temperature_; }
+    QSlider* temperatureSlider() const { return temperatureSlider_; }
+    QComboBox* maskBox() const { return mask_; }
+    QSpinBox* windowBox() const { return window_; }
+    QSpinBox* paddingBox() const { return padding_; }
+    QLineEdit* globalBox() const { return global_; }
+    QComboBox* headsBox() const { return heads_; }
+    QSpinBox* dModelBox() const { return dModel_; }
+    QComboBox* positionalBox() const { return positional_; }
+    QSpinBox* seedBox() const { return seed_; }
+    QComboBox* colorMapBox() const { return colorMap_; }
+    QCheckBox* logScaleBox() const { return logScale_; }
+    QCheckBox* sharedRangeBox() const { return sharedRange_; }
+    QComboBox* aggregationBox() const { return aggregation_; }
+
+  Q_SIGNALS:
+    void styleChanged(const HeatmapStyle& style);
+
+  private:
+    QWidget* buildScoreGroup();
+    QWidget* buildMaskGroup();
+    QWidget* buildModelGroup();
+    QWidget* buildDisplayGroup();
+    void syncFromScene();
+    void onScore(int index);
+    void onScale(bool on);
+    void onSigma(double sigma);
+    void onTemperature(double tau);
+    void onTemperatureSlider(int position);
+    void onMask(int index);
+    void onWindow(int window);
+    void onPadding(int count);
+    void onGlobal();
+    void onHeads(int index);
+    void onDModel(int d);
+    void onPositional(int index);
+    void onSeed(int seed);
+    void onStyleEdited();
+
+    Scene* scene_;
+    QComboBox* score_ = nullptr;
+    QCheckBox* scale_ = nullptr;
+    QDoubleSpinBox* sigma_ = nullptr;
+    QDoubleSpinBox* temperature_ = nullptr;
+    QSlider* temperatureSlider_ = nullptr;
+    QComboBox* mask_ = nullptr;
+    QSpinBox* window_ = nullptr;
+    QSpinBox* padding_ = nullptr;
+    QLineEdit* global_ = nullptr;
+    QComboBox* heads_ = nullptr;
+    QSpinBox* dModel_ = nullptr;
+    QComboBox* positional_ = nullptr;
+    QSpinBox* seed_ = nullptr;
+    QToolButton* newSeed_ = nullptr;
+    QComboBox* colorMap_ = nullptr;
+    QCheckBox* logScale_ = nullptr;
+    QCheckBox* sharedRange_ = nullptr;
+    QComboBox* aggregation_ = nullptr;
+    QGroupBox* modelGroup_ = nullptr;
+};

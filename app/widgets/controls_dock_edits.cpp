@@ -1,0 +1,218 @@
+// AttnScope — the dock's edits of the Scene and its synchronisation from the Scene.
+// GPL-3.0-or-later.
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QGroupBox>
+#include <QLineEdit>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <QSpinBox>
+#include <cmath>
+
+#include "model/scene.hpp"
+#include "model/spec_edit.hpp"
+#include "widgets/control_ids.hpp"
+#include "widgets/controls_dock.hpp"
+
+namespace {
+
+// The temperature slider spans 10^−1.5 … 10^1.5 logarithmically.
+constexpr double kLogTauMin = -1.5, kLogTauMax = 1.5;
+
+int sliderFromTau(double tau) {
+    if (tau <= 0) return 0;
+    const double t = (std::log10(tau) - kLogTauMin) / (kLogTauMax - kLogTauMin);
+    return int(std::lround(std::clamp(t, 0.0, 1.0) * 1000));
+}
+
+double tauFromSlider(int pos) {
+    const double e = kLogTauMin + (kLogTauMax - kLogTauMin) * pos / 1000.0;
+    return std::round(std::pow(10.0, e) * 1000) / 1000;  // the spin box's 3 decimals
+}
+
+int scoreIndex(const attn::SceneSpec& s) {
+    switch (s.score) {
+        case attn::ScoreKind::Dot:
+            return s.scale ? 1 : 0;
+        case attn::ScoreKind::General:
+            return 2;
+        case attn::ScoreKind::Additive:
+            return 3;
+        case attn::ScoreKind::Rbf:
+            return 4;
+    }
+    return 1;
+}
+
+QString globalText(const std::vector<attn::Index>& global) {
+    QStringList parts;
+    for (attn::Index g : global)
+        parts << QString::number(g);
+    return parts.join(QStringLiteral(", "));
+}
+
+}  // namespace
+
+void ControlsDock::syncFromScene() {
+    const attn::SceneSpec& s = scene_->spec();
+    const QSignalBlocker b1(score_), b2(scale_), b3(sigma_), b4(temperature_),
+        b5(temperatureSlider_), b6(mask_), b7(window_), b8(padding_), b9(global_), b10(heads_),
+        b11(dModel_), b12(positional_), b13(seed_);
+    score_->setCurrentIndex(scoreIndex(s));
+    const bool scalable = attn::score_is_scalable(s.score);
+    scale_->setChecked(s.scale);
+    scale_->setEnabled(scalable);
+    attn::Index dk = s.heads > 0 ? s.d_model / s.heads : 0;
+    scale_->setText(tr("Scale by 1/√d_k  (d_k = %1)").arg(dk));
+    sigma_->setValue(s.sigma);
+    sigma_->setEnabled(s.score == attn::ScoreKind::Rbf);
+    temperature_->setValue(s.temperature);
+    temperatureSlider_->setValue(sliderFromTau(s.temperature));
+
+    int maskIndex = mask_->findData(int(s.mask.kind));
+    if (maskIndex < 0) {
+        mask_->addItem(tr("Custom (from file)"), int(s.mask.kind));
+        maskIndex = mask_->count() - 1;
+    }
+    mask_->setCurrentIndex(maskIndex);
+    const bool windowed =
+        s.mask.kind == attn::MaskKind::SlidingWindow || s.mask.kind == attn::MaskKind::GlobalWindow;
+    window_->setValue(int(s.mask.window));
+    window_->setEnabled(windowed);
+    global_->setText(globalText(s.mask.global));
+    global_->setEnabled(s.mask.kind == attn::MaskKind::GlobalWindow);
+    padding_->setValue(trailingPadding(s));
+    padding_->setEnabled(s.mask.kind == attn::MaskKind::Padding);
+
+    dModel_->setValue(int(s.d_model));
+    heads_->clear();
+    for (int h : headChoices(s.d_model))
+        heads_->addItem(QString::number(h), h);
+    if (heads_->findData(int(s.heads)) < 0) heads_->addItem(QString::number(s.heads), int(s.heads));
+    heads_->setCurrentIndex(heads_->findData(int(s.heads)));
+    positional_->setCurrentIndex(positional_->findData(int(s.positional)));
+    seed_->setValue(int(s.seed % std::uint64_t(std::numeric_limits<int>::max())));
+    // Loaded attention replaces the model: its controls do not apply.
+    modelGroup_->setEnabled(!s.data);
+}
+
+void ControlsDock::onScore(int index) {
+    attn::SceneSpec s = scene_->spec();
+    switch (index) {
+        case 0:
+            s.score = attn::ScoreKind::Dot, s.scale = false;
+            break;
+        case 1:
+            s.score = attn::ScoreKind::Dot, s.scale = true;
+            break;
+        case 2:
+            s.score = attn::ScoreKind::General;
+            break;
+        case 3:
+            s.score = attn::ScoreKind::Additive;
+            break;
+        default:
+            s.score = attn::ScoreKind::Rbf;
+            break;
+    }
+    scene_->setSpec(s, tr("Change score to %1").arg(score_->itemText(index)));
+}
+
+void ControlsDock::onScale(bool on) {
+    attn::SceneSpec s = scene_->spec();
+    s.scale = on;
+    scene_->setSpec(s, on ? tr("Scale scores by 1/√d_k") : tr("Do not scale scores"));
+}
+
+void ControlsDock::onSigma(double sigma) {
+    attn::SceneSpec s = scene_->spec();
+    s.sigma = float(sigma);
+    scene_->setSpec(s, tr("Change RBF σ"), kSigmaControl);
+}
+
+void ControlsDock::onTemperature(double tau) {
+    attn::SceneSpec s = scene_->spec();
+    s.temperature = float(tau);
+    scene_->setSpec(s, tr("Change temperature"), kTemperatureControl);
+}
+
+void ControlsDock::onTemperatureSlider(int position) {
+    temperature_->setValue(tauFromSlider(position));
+}
+
+void ControlsDock::onMask(int index) {
+    attn::SceneSpec s = scene_->spec();
+    s.mask.kind = attn::MaskKind(mask_->itemData(index).toInt());
+    if (s.mask.kind == attn::MaskKind::Padding && trailingPadding(s) == 0)
+        s = withPadding(std::move(s), std::max(1, padding_->value()));
+    if (s.mask.kind == attn::MaskKind::GlobalWindow && s.mask.global.empty()) s.mask.global = {0};
+    scene_->setSpec(s, tr("Mask: %1").arg(mask_->itemText(index)));
+}
+
+void ControlsDock::onWindow(int window) {
+    attn::SceneSpec s = scene_->spec();
+    s.mask.window = window;
+    scene_->setSpec(s, tr("Change window"), kWindowControl);
+}
+
+void ControlsDock::onPadding(int count) {
+    scene_->setSpec(withPadding(scene_->spec(), count), tr("Change padding"), kPaddingControl);
+}
+
+void ControlsDock::onGlobal() {
+    attn::SceneSpec s = scene_->spec();
+    s.mask.global.clear();
+    const int n = keyCount(s);
+    for (const QString& part : global_->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        bool ok = false;
+        const int i = part.trimmed().toInt(&ok);
+        if (ok && i >= 0 && i < n) s.mask.global.push_back(i);
+    }
+    scene_->setSpec(s, tr("Change global tokens"), kGlobalControl);
+}
+
+void ControlsDock::onHeads(int index) {
+    if (index < 0) return;
+    attn::SceneSpec s = scene_->spec();
+    s.heads = heads_->itemData(index).toInt();
+    if (s.kv_heads > 0 && s.heads % s.kv_heads != 0) s.kv_heads = 0;
+    scene_->setSpec(s, tr("%n head(s)", nullptr, int(s.heads)));
+}
+
+void ControlsDock::onDModel(int d) {
+    scene_->setSpec(withDModel(scene_->spec(), d), tr("Change d_model"), kDModelControl);
+}
+
+void ControlsDock::onPositional(int index) {
+    attn::SceneSpec s = scene_->spec();
+    s.positional = attn::PositionalKind(positional_->itemData(index).toInt());
+    scene_->setSpec(s, tr("Positions: %1").arg(positional_->itemText(index)));
+}
+
+void ControlsDock::onSeed(int seed) {
+    attn::SceneSpec s = scene_->spec();
+    s.seed = std::uint64_t(seed);
+    scene_->setSpec(s, tr("Change seed"), kSeedControl);
+}
+
+void ControlsDock::setStyle(const HeatmapStyle& style) {
+    const QSignalBlocker b1(colorMap_), b2(logScale_), b3(sharedRange_), b4(aggregation_);
+    colorMap_->setCurrentIndex(colorMap_->findData(int(style.colorMap)));
+    logScale_->setChecked(style.logScale);
+    sharedRange_->setChecked(style.sharedRange);
+    aggregation_->setCurrentIndex(aggregation_->findData(int(style.aggregation)));
+}
+
+HeatmapStyle ControlsDock::style() const {
+    HeatmapStyle s;
+    s.colorMap = ColorMapKind(colorMap_->currentData().toInt());
+    s.logScale = logScale_->isChecked();
+    s.sharedRange = sharedRange_->isChecked();
+    s.aggregation = Aggregation(aggregation_->currentData().toInt());
+    return s;
+}
+
+void ControlsDock::onStyleEdited() {
+    Q_EMIT styleChanged(style());
+}

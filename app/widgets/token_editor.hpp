@@ -1,0 +1,34 @@
+// AttnScope — the sentence being attended over; the scene follows as you type.
+// GPL-3.0-or-later.
+#pragma once
+
+#include <QWidget>
+
+class Scene;
+class QLabel;
+class QPlainTextEdit;
+class QTimer;
+
+/// A text box for the sentence (typed or pasted) with a preview of its tokens. Edits reach the
+/// Scene after a short pause (debounced) as one undo step per burst of typing.
+class TokenEditor : public QWidget {
+    Q_OBJECT
+  public:
+    explicit TokenEditor(Scene* scene, QWidget* parent = nullptr);
+
+    QPlainTextEdit* editor() const { return edit_; }
+    /// Milliseconds of quiet typing before the scene follows.
+    void setDebounce(int milliseconds);
+    /// Applies pending typing now (tests, and before saving).
+    void flush();
+
+  private:
+    void syncFromScene();
+    void apply();
+    void updatePreview();
+
+    Scene* scene_;
+    QPlainTextEdit* edit_ = nullptr;
+    QLabel* preview_ = nullptr;
+    QTimer* debounce_ = nullptr;
+};
