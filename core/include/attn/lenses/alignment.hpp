@@ -1,0 +1,27 @@
+// AttnScope core — the "alignment" lens: cross-attention between two sentences.
+// GPL-3.0-or-later.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "attn/scene.hpp"
+#include "attn/types.hpp"
+
+namespace attn::lenses {
+
+/// The alignment matrix of a target sentence (queries) over a source sentence (keys).
+struct Alignment {
+    std::vector<std::string> source, target;
+    Matrix weights;             ///< target × source, rows sum to 1
+    std::vector<Index> argmax;  ///< per target token, its most attended source token
+    ScoreKind kind = ScoreKind::Dot;
+};
+
+/// Cross-attention of `target` over `source` with the scene's model settings (d_model, heads,
+/// seed, positions, scaling, temperature) and the given score; no mask, explicit embeddings
+/// and loaded data dropped. head ≥ 0 picks a head; −1 averages the heads' weights.
+Alignment cross_alignment(const SceneSpec& base, const std::string& source,
+                          const std::string& target, ScoreKind kind, Index head = -1);
+
+}  // namespace attn::lenses

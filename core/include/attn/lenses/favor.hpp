@@ -1,0 +1,37 @@
+// AttnScope core — linear attention with positive random features (Performer's FAVOR+).
+// GPL-3.0-or-later.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "attn/types.hpp"
+
+namespace attn::lenses {
+
+/// m × d Gaussian projection ω₁ … ω_m; orthogonal = true draws them in blocks of d mutually
+/// orthogonal rows (QR of a Gaussian matrix) with chi-distributed norms, as FAVOR+ suggests.
+MatrixD random_projection(Index m, Index d, bool orthogonal, std::uint64_t seed);
+
+/// Logarithms of the positive features of each row of X (n × d): Ωx − ‖x‖²/2, so that
+/// φ(x) = exp(Ωx − ‖x‖²/2)/√m has E[φ(q)·φ(k)] = exp(q·k). Kept in log form so the caller can
+/// shift before exponentiating (see favor_attention).
+MatrixD positive_features(const MatrixD& X, const MatrixD& omega);
+
+/// Linear-time estimate of softmax(QKᵀ/√d)V: φ(Q')(φ(K')ᵀV) / φ(Q')(φ(K')ᵀ1) with
+/// Q' = Q/d^¼, K' = K/d^¼ and m random features (non-causal).
+MatrixD favor_attention(const MatrixD& Q, const MatrixD& K, const MatrixD& V, Index features,
+                        bool orthogonal, std::uint64_t seed);
+
+/// Error ‖O_favor − O_exact‖_F/‖O_exact‖_F at one feature count, averaged over seeds.
+struct FavorPoint {
+    Index features = 0;
+    double mean_error = 0, min_error = 0, max_error = 0;
+};
+
+/// Averages the FAVOR+ error over `seeds` draws for each feature count.
+std::vector<FavorPoint> favor_error_curve(const MatrixD& Q, const MatrixD& K, const MatrixD& V,
+                                          const std::vector<Index>& features, Index seeds,
+                                          bool orthogonal, std::uint64_t seed);
+
+}  // namespace attn::lenses

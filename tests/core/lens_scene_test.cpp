@@ -1,0 +1,62 @@
+// Tests of the lenses that run whole scenes: entropy vs n and the alignment lens.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "attn/error.hpp"
+#include "attn/lenses/alignment.hpp"
+#include "attn/lenses/entropy.hpp"
+
+namespace {
+
+using namespace attn;
+using namespace attn::lenses;
+
+TEST(LensSceneEntropy, SceneAtLengthCyclesAndTruncatesTokens) {
+    SceneSpec spec;
+    spec.tokens = {"a", "b", "c"};
+    EXPECT_EQ(scene_at_length(spec, 2).tokens, (std::vector<std::string>{"a", "b"}));
+    EXPECT_EQ(scene_at_length(spec, 5).tokens, (std::vector<std::string>{"a", "b", "c", "a", "b"}));
+    spec.mask.kind = MaskKind::Custom;
+    EXPECT_EQ(scene_at_length(spec, 4).mask.kind, MaskKind::None);
+}
+
+TEST(LensSceneEntropy, HeadsStayBelowCeilingLogN) {
+    SceneSpec spec;  // the default scene, 4 heads, no mask
+    const SceneEntropy e = scene_entropy(spec, {1, 2, 8, 32});
+    ASSERT_EQ(e.heads.size(), 4u);
+    for (std::size_t i = 0; i < e.ns.size(); ++i) {
+        EXPECT_NEAR(e.ceiling[i], std::log(double(e.ns[i])), 1e-12);
+        for (const auto& h : e.heads)
+            EXPECT_LE(h[i], e.ceiling[i] + 1e-6);
+    }
+    for (const auto& h : e.heads)
+        EXPECT_NEAR(h[0], 0.0, 1e-9);
+
+    spec.mask.kind = MaskKind::Causal;  // row i sees i + 1 keys: ceiling = mean log(i + 1)
+    const SceneEntropy c = scene_entropy(spec, {4});
+    EXPECT_NEAR(c.ceiling[0], (std::log(1.0) + std::log(2.0) + std::log(3.0) + std::log(4.0)) / 4,
+                1e-12);
+}
+
+TEST(LensAlignment, CrossAttentionRowsAreDistributionsOverSource) {
+    SceneSpec spec;
+    for (ScoreKind k : {ScoreKind::Additive, ScoreKind::General, ScoreKind::Dot}) {
+        const Alignment a = cross_alignment(spec, "the cat sat", "le chat assis là", k);
+        EXPECT_EQ(a.source.size(), 3u);
+        EXPECT_EQ(a.target.size(), 4u);
+        ASSERT_EQ(a.weights.rows(), 4);
+        ASSERT_EQ(a.weights.cols(), 3);
+        for (Index i = 0; i < 4; ++i)
+            EXPECT_NEAR(a.weights.row(i).sum(), 1.0f, 1e-5f);
+        EXPECT_EQ(a.argmax.size(), 4u);
+    }
+    // One head equals that head of compute_scene on the same cross-attention scene.
+    const Alignment h1 = cross_alignment(spec, "the cat sat", "le chat", ScoreKind::Dot, 1);
+    SceneSpec s = spec;
+    s.text = "le chat";
+    s.cross_text = "the cat sat";
+    EXPECT_TRUE(h1.weights.isApprox(compute_scene(s).heads[1].weights));
+}
+
+}  // namespace
