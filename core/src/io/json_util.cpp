@@ -25,6 +25,11 @@ J parse_as(std::string_view text, std::string_view name) {
             what.find("'Inf") != std::string::npos || what.find("'-Inf") != std::string::npos)
             hint = " (NaN and Infinity are not JSON numbers)";
         fail(name, "not valid JSON at byte " + std::to_string(at) + hint + ": " + what);
+    } catch (const nlohmann::json::exception& e) {
+        // e.g. out_of_range.406 "number overflow parsing '1e999'": no position is known.
+        std::string what = e.what();
+        if (auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
+        fail(name, "not valid JSON: " + what);
     }
 }
 

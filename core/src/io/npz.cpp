@@ -96,7 +96,7 @@ void check_tokens(const std::vector<std::string>& tokens, Index expected, const 
     if (static_cast<Index>(tokens.size()) != expected)
         fail(name, what + " holds " + std::to_string(tokens.size()) +
                        " tokens but the matrices have " + std::to_string(expected) +
-                       (what.find("query") != std::string::npos ? " rows" : " columns"));
+                       (what == "key_tokens" ? " columns" : " rows"));
 }
 
 }  // namespace
@@ -177,6 +177,26 @@ AttentionData load_npz_attention(const std::string& path, Progress* progress) {
     AttentionData data = parse_npz_attention(file.bytes(), detail::base_name(path), progress);
     data.source = path;
     return data;
+}
+
+NpzMembers parse_npz(std::span<const std::byte> bytes, const std::string& name) {
+    ZipPtr z = open_zip(bytes, name);
+    const zip_int64_t n = zip_get_num_entries(z.get(), 0);
+    NpzMembers out;
+    for (zip_int64_t i = 0; i < n; ++i) {
+        const char* raw = zip_get_name(z.get(), static_cast<zip_uint64_t>(i), 0);
+        if (!raw) fail(name, "member " + std::to_string(i) + " has no readable name");
+        const std::string member = raw;
+        if (!member.ends_with(".npy")) continue;
+        out.emplace_back(member.substr(0, member.size() - 4),
+                         read_member(z.get(), static_cast<zip_uint64_t>(i), name + ": " + member));
+    }
+    return out;
+}
+
+NpzMembers read_npz(const std::string& path) {
+    MappedFile file(path);
+    return parse_npz(file.bytes(), detail::base_name(path));
 }
 
 std::vector<std::byte> npz_bytes(const NpzMembers& members) {

@@ -6,12 +6,16 @@
 #include <cstdlib>
 #include <limits>
 
+#include "attn/error.hpp"
 #include "io_util.hpp"
 #include "json_util.hpp"
 
 namespace attn::io::detail {
 
 double float_value(float f) {
+    if (!std::isfinite(f))
+        throw ArgumentError("session: cannot store a non-finite number (" + std::to_string(f) +
+                            ") in JSON");
     char buf[64];
     const auto r = std::to_chars(buf, buf + sizeof buf - 1, f);
     *r.ptr = '\0';
@@ -79,7 +83,7 @@ std::uint64_t JsonReader::uint64(const ojson& j, const std::string& path) const 
 float JsonReader::number(const ojson& j, const std::string& path) const {
     if (!j.is_number()) fail(path, "is " + json_kind(j) + ", expected a number");
     const double d = j.get<double>();
-    if (!std::isfinite(d) || std::abs(d) > std::numeric_limits<float>::max())
+    if (!std::isfinite(static_cast<float>(d)))
         fail(path, "is " + j.dump() + ", outside the range of a float");
     return static_cast<float>(d);
 }

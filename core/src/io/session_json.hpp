@@ -12,7 +12,7 @@ namespace attn::io::detail {
 using ojson = nlohmann::ordered_json;
 
 /// A float as the double nearest its shortest decimal form, so it prints briefly and reads
-/// back to the same float.
+/// back to the same float; NaN/Inf (which JSON cannot hold) throw ArgumentError.
 double float_value(float f);
 /// A matrix as nested lists (rows); an empty matrix as [].
 ojson matrix_json(const Matrix& m);

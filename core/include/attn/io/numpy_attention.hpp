@@ -50,6 +50,10 @@ AttentionData parse_npz_attention(std::span<const std::byte> bytes, const std::s
 
 /// Named .npy payloads of an archive, in order ("raw" becomes member "raw.npy").
 using NpzMembers = std::vector<std::pair<std::string, std::vector<std::byte>>>;
+/// Reads every .npy member of an .npz held in memory (names without ".npy"), in archive order.
+NpzMembers parse_npz(std::span<const std::byte> bytes, const std::string& name);
+/// Reads every .npy member of an .npz file.
+NpzMembers read_npz(const std::string& path);
 /// Serialises members as an uncompressed (stored) .npz archive.
 std::vector<std::byte> npz_bytes(const NpzMembers& members);
 /// Writes members to path as an uncompressed (stored) .npz archive.

@@ -1,0 +1,52 @@
+// Helpers shared by the io tests.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace io_test {
+
+/// A file under tests/core/data.
+inline std::string data(const std::string& rel) {
+    return std::string(ATTN_TEST_DATA_DIR) + "/" + rel;
+}
+/// A file under ../shared/fixtures/real.
+inline std::string real(const std::string& rel) {
+    return std::string(ATTN_FIXTURES_DIR) + "/" + rel;
+}
+
+/// A fresh temporary directory removed at scope exit.
+struct TempDir {
+    std::filesystem::path path;
+    TempDir() {
+        path =
+            std::filesystem::temp_directory_path() /
+            ("attn_io_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+             "_" + std::to_string(reinterpret_cast<std::uintptr_t>(this)));
+        std::filesystem::create_directories(path);
+    }
+    ~TempDir() { std::filesystem::remove_all(path); }
+    std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+/// Writes text to a file.
+inline void write_text(const std::string& path, const std::string& text) {
+    std::ofstream(path, std::ios::binary) << text;
+}
+
+/// Runs f and returns the FormatError message ("" and a test failure when nothing is thrown).
+template <typename F>
+std::string error_of(F&& f) {
+    try {
+        f();
+    } catch (const attn::FormatError& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "no FormatError thrown";
+    return "";
+}
+
+}  // namespace io_test
