@@ -52,11 +52,12 @@ ModelGrid::ModelGrid(Scene* scene, QWidget* parent)
     connect(canvas_, &ModelGridCanvas::cellClicked, this, &ModelGrid::openHead);
     connect(watcher_, &QFutureWatcher<model_grid::Thumbnails>::finished, this,
             &ModelGrid::onComputed);
+    // The selectors count from 1, as every label does.
     connect(layerBox_, &QSpinBox::valueChanged, this,
-            [this](int layer) { openHead(layer, scene_->selection().head); });
+            [this](int layer) { openHead(layer - 1, scene_->selection().head); });
     connect(headBox_, &QSpinBox::valueChanged, this, [this](int head) {
         Selection s = scene_->selection();
-        s.head = head;
+        s.head = head - 1;
         scene_->setSelection(s);
     });
     syncSelectors();
@@ -150,11 +151,11 @@ void ModelGrid::syncSelectors() {
     const int heads = std::max(1, canvas_->thumbnails().heads > 0 ? canvas_->thumbnails().heads
                                                                   : static_cast<int>(spec.heads));
     const QSignalBlocker b1(layerBox_), b2(headBox_);
-    layerBox_->setRange(0, layers - 1);
-    layerBox_->setValue(static_cast<int>(spec.layer));
+    layerBox_->setRange(1, layers);
+    layerBox_->setValue(static_cast<int>(spec.layer) + 1);
     layerBox_->setEnabled(layers > 1);
-    headBox_->setRange(0, heads - 1);
-    headBox_->setValue(scene_->selection().head);
+    headBox_->setRange(1, heads);
+    headBox_->setValue(scene_->selection().head + 1);
     note_->setText(layers > 1 ? tr("Click a thumbnail to open it in the heatmap grid")
                               : tr("One layer: computed scene, or a single-layer file"));
     canvas_->setCurrent(spec.data ? static_cast<int>(spec.layer) : 0, scene_->selection().head);

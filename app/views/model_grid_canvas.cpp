@@ -89,6 +89,7 @@ void ModelGridCanvas::paintEvent(QPaintEvent*) {
     // Column and row labels; when cells are too small for every label, label every k-th.
     const int colStep = std::max(
         1, static_cast<int>(std::ceil(fm.horizontalAdvance(QStringLiteral("H00")) * 1.3 / g.cell)));
+    // Labels count from 1, like the heatmap grid's titles (indices in files count from 0).
     for (int h = 0; h < thumbs_.heads; h += colStep) {
         const QRectF r(g.area.left() + h * g.cell, kTop - 20, g.cell * colStep, 18);
         p.drawText(
@@ -100,7 +101,7 @@ void ModelGridCanvas::paintEvent(QPaintEvent*) {
     for (int l = 0; l < thumbs_.layers; l += rowStep) {
         const QRectF r(0, g.area.top() + l * g.cell, kLeft - 8, g.cell);
         p.drawText(r, Qt::AlignRight | Qt::AlignVCenter,
-                   thumbs_.layers == 1 ? tr("Heads") : tr("Layer %1").arg(l));
+                   thumbs_.layers == 1 ? tr("Heads") : tr("Layer %1").arg(l + 1));
     }
     for (int l = 0; l < thumbs_.layers; ++l)
         for (int h = 0; h < thumbs_.heads; ++h)
@@ -147,8 +148,8 @@ bool ModelGridCanvas::event(QEvent* event) {
             QToolTip::showText(help->globalPos(),
                                tr("Layer %1, head %2\nmean entropy %3 nats, max weight %4\n"
                                   "Click to open it in the heatmap grid")
-                                   .arg(layer)
-                                   .arg(head)
+                                   .arg(layer + 1)
+                                   .arg(head + 1)
                                    .arg(thumbs_.entropy[i], 0, 'f', 2)
                                    .arg(thumbs_.maxWeight[i], 0, 'f', 3),
                                this);

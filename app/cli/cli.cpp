@@ -1,0 +1,77 @@
+// AttnScope — the headless command line: `attnscope render|compute …`. GPL-3.0-or-later.
+#include "cli/cli.hpp"
+
+#include <QApplication>
+#include <QTextStream>
+#include <cstdio>
+
+#include "cli/cli_request.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/render_command.hpp"
+
+namespace cli {
+namespace {
+
+/// The offscreen platform reports, as warnings, things a headless run cannot have (no runtime
+/// directory, no window manager to take size hints); they are noise on a command line's stderr.
+QtMessageHandler previousHandler = nullptr;
+void quietHandler(QtMsgType type, const QMessageLogContext& context, const QString& message) {
+    if (type == QtWarningMsg && (message.contains(QLatin1StringView("propagateSizeHints")) ||
+                                 message.contains(QLatin1StringView("XDG_RUNTIME_DIR"))))
+        return;
+    if (previousHandler) previousHandler(type, context, message);
+}
+
+bool isSubcommand(const char* arg) {
+    const QByteArray a(arg);
+    return a == "render" || a == "compute" || a == "help" || a == "--help" || a == "-h" ||
+           a == "--version" || a == "-v";
+}
+
+}  // namespace
+
+int run(const QStringList& arguments, QTextStream& out, QTextStream& err) {
+    QString error;
+    const std::optional<Request> request = parseRequest(arguments, &error);
+    if (!request) {
+        err << "attnscope: " << error << "\n"
+            << "Try 'attnscope --help'.\n";
+        err.flush();
+        return kExitUsage;
+    }
+    int code = kExitOk;
+    switch (request->command) {
+        case Request::Command::Help:
+            out << helpText();
+            break;
+        case Request::Command::Version:
+            out << "attnscope " << QStringLiteral(ATTNSCOPE_VERSION) << "\n";
+            break;
+        case Request::Command::Render:
+            code = runRender(*request, &error);
+            break;
+        case Request::Command::Compute:
+            code = runCompute(*request, &error);
+            break;
+    }
+    out.flush();
+    if (code != kExitOk) {
+        err << "attnscope: " << error << "\n";
+        err.flush();
+    }
+    return code;
+}
+
+std::optional<int> dispatch(int argc, char** argv) {
+    if (argc < 2 || !isSubcommand(argv[1])) return std::nullopt;
+    // Headless by design: render and compute never need a display. An explicit
+    // QT_QPA_PLATFORM (e.g. xcb for debugging) is respected.
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", QByteArrayLiteral("offscreen"));
+    previousHandler = qInstallMessageHandler(quietHandler);
+    QApplication app(argc, argv);
+    QTextStream out(stdout), err(stderr);
+    return run(QCoreApplication::arguments(), out, err);
+}
+
+}  // namespace cli

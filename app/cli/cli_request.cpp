@@ -1,0 +1,205 @@
+// AttnScope — a parsed `attnscope render|compute …` command line. GPL-3.0-or-later.
+#include "cli/cli_request.hpp"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QRegularExpression>
+
+#include "cli/scene_options.hpp"
+#include "export/export_options.hpp"
+
+namespace cli {
+namespace {
+
+QString tr(const char* text) {
+    return QCoreApplication::translate("cli", text);
+}
+
+void addCommonOptions(QCommandLineParser& p) {
+    p.setOptionsAfterPositionalArgumentsMode(QCommandLineParser::ParseAsOptions);
+    p.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
+    p.addOption({{QStringLiteral("o"), QStringLiteral("output")},
+                 tr("output file"),
+                 QStringLiteral("OUT")});
+    p.addOption({QStringLiteral("view"), tr("view"), QStringLiteral("NAME")});
+    p.addOption({QStringLiteral("layer"), tr("layer"), QStringLiteral("L")});
+    p.addOption({QStringLiteral("head"), tr("head"), QStringLiteral("H")});
+    p.addOption({QStringLiteral("component"), tr("component"), QStringLiteral("NAME")});
+    p.addOption({QStringLiteral("size"), tr("size"), QStringLiteral("WxH")});
+    p.addOption({QStringLiteral("dpi"), tr("dpi"), QStringLiteral("N")});
+    p.addOption({QStringLiteral("colormap"), tr("colour map"), QStringLiteral("NAME")});
+    p.addOption({{QStringLiteral("h"), QStringLiteral("help")}, tr("help")});
+    p.addOption({{QStringLiteral("v"), QStringLiteral("version")}, tr("version")});
+    addSceneOptions(p);
+}
+
+bool parseInt(const QString& text, int min, int* out) {
+    bool ok = false;
+    const int v = text.toInt(&ok);
+    if (!ok || v < min) return false;
+    *out = v;
+    return true;
+}
+
+}  // namespace
+
+QString helpText() {
+    return tr("Usage:\n"
+              "  attnscope [FILE]                      open the graphical application\n"
+              "  attnscope render [FILE] [options] -o OUT.png|svg|pdf\n"
+              "  attnscope compute [FILE] [options] -o OUT.npz|json\n"
+              "  attnscope --help | --version\n"
+              "\n"
+              "FILE: .txt tokens, .npy/.npz attention, BertViz or CircuitsVis .json, or an\n"
+              "AttnScope session (.attnscope.json). Without FILE: the default scene.\n"
+              "\n"
+              "render options:\n"
+              "  --view NAME              heads (default) | model | playground | lens:NAME\n"
+              "  --layer L                layer of multi-layer data, from 0 (default 0)\n"
+              "  --head H                 show head H (from 0) alone, or frame it (model)\n"
+              "  --component NAME         Encoder / Decoder / Cross / … or its index\n"
+              "  --size WxH               figure size in logical pixels (default 1200x900)\n"
+              "  --dpi N                  PNG resolution: WxH × N/96 pixels (default 96)\n"
+              "  --colormap NAME          viridis | magma | cividis | greys\n"
+              "  -o, --output OUT         .png, .svg or .pdf (render); .npz or .json (compute)\n"
+              "\n"
+              "scene options (as the controls dock):\n") +
+           sceneOptionsHelp() +
+           tr("\n"
+              "Exit codes: 0 ok, 1 usage error, 2 input file error, 3 output error.\n"
+              "Without a display the offscreen platform is used automatically.\n");
+}
+
+std::optional<Request> parseRequest(const QStringList& arguments, QString* error) {
+    Request r;
+    QStringList args = arguments;
+    const QString sub = args.size() > 1 ? args.at(1) : QString();
+    if (sub == QLatin1StringView("render")) {
+        r.command = Request::Command::Render;
+    } else if (sub == QLatin1StringView("compute")) {
+        r.command = Request::Command::Compute;
+    } else if (sub == QLatin1StringView("--help") || sub == QLatin1StringView("-h") ||
+               sub == QLatin1StringView("help")) {
+        r.command = Request::Command::Help;
+        return r;
+    } else if (sub == QLatin1StringView("--version") || sub == QLatin1StringView("-v")) {
+        r.command = Request::Command::Version;
+        return r;
+    } else {
+        *error = tr("unknown command '%1' (expected render or compute; see --help)").arg(sub);
+        return std::nullopt;
+    }
+    args.removeAt(1);  // the parser sees "attnscope [FILE] options…"
+
+    QCommandLineParser p;
+    addCommonOptions(p);
+    if (!p.parse(args)) {
+        *error = p.errorText();
+        return std::nullopt;
+    }
+    if (p.isSet(QStringLiteral("help"))) {
+        r.command = Request::Command::Help;
+        return r;
+    }
+    if (p.isSet(QStringLiteral("version"))) {
+        r.command = Request::Command::Version;
+        return r;
+    }
+    const QStringList positional = p.positionalArguments();
+    if (positional.size() > 1) {
+        *error = tr("more than one input file: %1").arg(positional.join(QStringLiteral(", ")));
+        return std::nullopt;
+    }
+    if (!positional.isEmpty()) r.file = positional.first();
+    r.output = p.value(QStringLiteral("output"));
+    if (r.output.isEmpty()) {
+        *error = tr("no output file: give -o OUT");
+        return std::nullopt;
+    }
+    exporting::Format format{};
+    const bool known = exporting::formatFromPath(r.output, &format);
+    const QString ext = r.output.section(QLatin1Char('.'), -1).toLower();
+    if (r.command == Request::Command::Render && (!known || !exporting::isFigure(format))) {
+        *error = tr("%1: render writes .png, .svg or .pdf").arg(r.output);
+        return std::nullopt;
+    }
+    if (r.command == Request::Command::Compute && ext != QLatin1StringView("npz") &&
+        ext != QLatin1StringView("json")) {
+        *error = tr("%1: compute writes .npz or .json").arg(r.output);
+        return std::nullopt;
+    }
+    if (p.isSet(QStringLiteral("view"))) {
+        r.view = p.value(QStringLiteral("view"));
+        const bool ok = r.view == QLatin1StringView("heads") ||
+                        r.view == QLatin1StringView("model") ||
+                        r.view == QLatin1StringView("playground") ||
+                        (r.view.startsWith(QLatin1StringView("lens:")) && r.view.size() > 5);
+        if (!ok) {
+            *error = tr("--view: '%1' is not heads, model, playground or lens:NAME").arg(r.view);
+            return std::nullopt;
+        }
+    }
+    int value = 0;
+    if (p.isSet(QStringLiteral("layer"))) {
+        if (!parseInt(p.value(QStringLiteral("layer")), 0, &value)) {
+            *error = tr("--layer: '%1' is not a layer index").arg(p.value(QStringLiteral("layer")));
+            return std::nullopt;
+        }
+        r.layer = value;
+    }
+    if (p.isSet(QStringLiteral("head"))) {
+        if (!parseInt(p.value(QStringLiteral("head")), 0, &value)) {
+            *error = tr("--head: '%1' is not a head index").arg(p.value(QStringLiteral("head")));
+            return std::nullopt;
+        }
+        r.head = value;
+    }
+    r.component = p.value(QStringLiteral("component"));
+    if (p.isSet(QStringLiteral("size"))) {
+        static const QRegularExpression re(QStringLiteral("^(\\d{1,5})[xX×](\\d{1,5})$"));
+        const auto m = re.match(p.value(QStringLiteral("size")));
+        if (!m.hasMatch() || m.captured(1).toInt() < 16 || m.captured(2).toInt() < 16 ||
+            m.captured(1).toInt() > 20000 || m.captured(2).toInt() > 20000) {
+            *error = tr("--size: '%1' is not WxH with 16…20000 pixels a side (e.g. 1200x900)")
+                         .arg(p.value(QStringLiteral("size")));
+            return std::nullopt;
+        }
+        r.size = QSize(m.captured(1).toInt(), m.captured(2).toInt());
+    }
+    if (p.isSet(QStringLiteral("dpi"))) {
+        bool ok = false;
+        r.dpi = p.value(QStringLiteral("dpi")).toDouble(&ok);
+        if (!ok || r.dpi < 10 || r.dpi > 2400) {
+            *error = tr("--dpi: '%1' is not a resolution in 10…2400")
+                         .arg(p.value(QStringLiteral("dpi")));
+            return std::nullopt;
+        }
+    }
+    if (p.isSet(QStringLiteral("colormap"))) {
+        r.colorMap = p.value(QStringLiteral("colormap")).toLower();
+        static const QStringList maps{QStringLiteral("viridis"), QStringLiteral("magma"),
+                                      QStringLiteral("cividis"), QStringLiteral("greys")};
+        if (!maps.contains(r.colorMap)) {
+            *error = tr("--colormap: '%1' is not viridis, magma, cividis or greys").arg(r.colorMap);
+            return std::nullopt;
+        }
+    }
+    // Validate the scene options now (on the default scene) so a typo is a usage error even
+    // before the input file is read; they are applied again on top of the loaded file.
+    const QString sceneError = applySceneOptions(p, r.spec);
+    if (!sceneError.isEmpty()) {
+        *error = sceneError;
+        return std::nullopt;
+    }
+    r.sceneArgs = args;
+    return r;
+}
+
+QString reapplySceneOptions(const Request& request, attn::SceneSpec& spec) {
+    QCommandLineParser p;
+    addCommonOptions(p);
+    p.parse(request.sceneArgs);
+    return applySceneOptions(p, spec);
+}
+
+}  // namespace cli

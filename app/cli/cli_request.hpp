@@ -1,0 +1,38 @@
+// AttnScope — a parsed `attnscope render|compute …` command line. GPL-3.0-or-later.
+#pragma once
+
+#include <QSize>
+#include <QString>
+#include <QStringList>
+#include <optional>
+
+#include "attn/scene.hpp"
+
+namespace cli {
+
+/// Everything a subcommand needs, fully validated except what depends on the input file.
+struct Request {
+    enum class Command { Render, Compute, Help, Version } command = Command::Help;
+    QString file;                            ///< input file; empty: the default scene
+    QString output;                          ///< -o
+    QString view = QStringLiteral("heads");  ///< heads | model | playground | lens:NAME
+    std::optional<int> layer, head;
+    QString component;  ///< by name, or by index
+    QSize size{1200, 900};
+    double dpi = 96;
+    QString colorMap;       ///< viridis | magma | cividis | greys (empty: default)
+    attn::SceneSpec spec;   ///< the scene options, applied on the default scene
+    QStringList sceneArgs;  ///< the scene options again, re-applied after loading a file
+};
+
+/// Parses argv (argv[0] is the program, argv[1] the subcommand). On a usage error returns
+/// nullopt and sets *error to a one-line message.
+std::optional<Request> parseRequest(const QStringList& arguments, QString* error);
+
+/// Applies the scene options of `request` (as typed) on top of `spec`; empty string when fine.
+QString reapplySceneOptions(const Request& request, attn::SceneSpec& spec);
+
+/// Full --help text.
+QString helpText();
+
+}  // namespace cli

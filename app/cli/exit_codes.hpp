@@ -1,0 +1,12 @@
+// AttnScope — exit codes of the command line, as documented in README "Command line".
+// GPL-3.0-or-later.
+#pragma once
+
+namespace cli {
+
+inline constexpr int kExitOk = 0;      ///< done
+inline constexpr int kExitUsage = 1;   ///< bad arguments or option values
+inline constexpr int kExitInput = 2;   ///< the input file is missing, unreadable or malformed
+inline constexpr int kExitOutput = 3;  ///< the output could not be rendered or written
+
+}  // namespace cli

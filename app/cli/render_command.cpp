@@ -1,0 +1,99 @@
+// AttnScope — `attnscope render` and `attnscope compute`. GPL-3.0-or-later.
+#include "cli/render_command.hpp"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QWidget>
+#include <memory>
+#include <new>
+#include <vector>
+
+#include "attn/error.hpp"
+#include "attn/io/result_writer.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/scene_input.hpp"
+#include "cli/view_factory.hpp"
+#include "export/figure_export.hpp"
+#include "model/scene.hpp"
+#include "views/model_grid_data.hpp"
+
+namespace cli {
+namespace {
+
+QString tr(const char* text) {
+    return QCoreApplication::translate("cli", text);
+}
+
+/// Options that do not fit the scene (h not dividing d_model, a window on no tokens…) are usage
+/// errors; anything else going wrong while computing loaded data is the input's fault.
+int computeErrorCode(const std::exception& e) {
+    if (dynamic_cast<const attn::ArgumentError*>(&e) || dynamic_cast<const attn::ShapeError*>(&e))
+        return kExitUsage;
+    return kExitInput;
+}
+
+bool outputDirectoryExists(const QString& path, QString* error) {
+    const QFileInfo info(path);
+    if (info.absoluteDir().exists()) return true;
+    *error = tr("%1: the folder %2 does not exist").arg(path, info.absolutePath());
+    return false;
+}
+
+}  // namespace
+
+int runRender(const Request& request, QString* error) {
+    SceneInput input;
+    if (const int code = prepareScene(request, &input, error); code != kExitOk) return code;
+    if (!outputDirectoryExists(request.output, error)) return kExitOutput;
+    Scene scene;
+    scene.resetSpec(input.spec);
+    if (request.head) {
+        Selection s = scene.selection();
+        s.head = *request.head;
+        scene.setSelection(s);
+    }
+    SceneResultPtr result;
+    try {
+        result = std::make_shared<const attn::SceneResult>(attn::compute_scene(scene.spec()));
+    } catch (const std::exception& e) {
+        *error = QString::fromUtf8(e.what());
+        return computeErrorCode(e);
+    }
+    int code = kExitOk;
+    std::unique_ptr<QWidget> view =
+        createView(request, &scene, result, input.viewsJson, error, &code);
+    if (!view) return code;
+    exporting::Options options;
+    exporting::formatFromPath(request.output, &options.format);
+    options.size = request.size;
+    options.dpi = request.dpi;
+    *error = exporting::exportFigure(view.get(), request.output, options);
+    return error->isEmpty() ? kExitOk : kExitOutput;
+}
+
+int runCompute(const Request& request, QString* error) {
+    SceneInput input;
+    if (const int code = prepareScene(request, &input, error); code != kExitOk) return code;
+    if (!outputDirectoryExists(request.output, error)) return kExitOutput;
+    std::vector<attn::SceneResult> layers;
+    try {
+        model_grid::forEachLayer(input.spec,
+                                 [&](int, const attn::SceneResult& r) { layers.push_back(r); });
+    } catch (const std::exception& e) {
+        *error = QString::fromUtf8(e.what());
+        return computeErrorCode(e);
+    }
+    try {
+        attn::io::write_result(QFile::encodeName(request.output).toStdString(), layers);
+    } catch (const std::bad_alloc&) {
+        *error = tr("%1: not enough memory to write the result").arg(request.output);
+        return kExitOutput;
+    } catch (const std::exception& e) {
+        *error = QString::fromUtf8(e.what());
+        return kExitOutput;
+    }
+    return kExitOk;
+}
+
+}  // namespace cli

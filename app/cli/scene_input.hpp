@@ -1,0 +1,22 @@
+// AttnScope — the scene a command line describes: input file, component, layer, options.
+// GPL-3.0-or-later.
+#pragma once
+
+#include <QString>
+
+#include "attn/scene.hpp"
+#include "cli/cli_request.hpp"
+
+namespace cli {
+
+/// The scene to render or compute, and the session's app part when the input was a session.
+struct SceneInput {
+    attn::SceneSpec spec;
+    QString viewsJson = QStringLiteral("{}");
+};
+
+/// Loads the request's file (if any) and applies --component, --layer and the scene options.
+/// Returns an exit code (kExitOk on success) and writes a message to *error otherwise.
+int prepareScene(const Request& request, SceneInput* input, QString* error);
+
+}  // namespace cli

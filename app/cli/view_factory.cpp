@@ -1,0 +1,72 @@
+// AttnScope — builds the view a `render --view NAME` asks for, offscreen. GPL-3.0-or-later.
+#include "cli/view_factory.hpp"
+
+#include <QCoreApplication>
+#include <QWidget>
+
+#include "cli/exit_codes.hpp"
+#include "export/widget_painter.hpp"
+#include "model/scene.hpp"
+#include "views/heatmap_grid.hpp"
+#include "views/model_grid.hpp"
+
+namespace cli {
+namespace {
+
+QString tr(const char* text) {
+    return QCoreApplication::translate("cli", text);
+}
+
+/// Gives a fresh top-level view its export size and lays it out, so views that size their
+/// contents from their own geometry (the heatmap grid's columns) see the final size.
+void place(QWidget* view, const Request& request) {
+    view->resize(request.size);
+    exporting::settleLayout(view);
+}
+
+std::unique_ptr<QWidget> headsView(const Request& request, Scene* scene, SceneResultPtr result,
+                                   QString* error, int* code) {
+    const int heads = static_cast<int>(result->heads.size());
+    if (request.head && *request.head >= heads) {
+        *error = tr("--head: %1 is out of range (the scene has %2 heads: 0…%3)")
+                     .arg(*request.head)
+                     .arg(heads)
+                     .arg(heads - 1);
+        *code = kExitUsage;
+        return nullptr;
+    }
+    auto grid = std::make_unique<HeatmapGrid>();
+    grid->setWindowTitle(tr("Heads"));
+    place(grid.get(), request);
+    HeatmapStyle style;
+    if (!request.colorMap.isEmpty()) style.colorMap = colorMapFromId(request.colorMap);
+    grid->setStyle(style);
+    grid->setResult(std::move(result));
+    grid->setSelection(scene->selection());
+    if (request.head) grid->setFocusedHead(*request.head);
+    exporting::settleLayout(grid.get());
+    return grid;
+}
+
+std::unique_ptr<QWidget> modelView(const Request& request, Scene* scene) {
+    auto view = std::make_unique<ModelGrid>(scene);
+    place(view.get(), request);
+    view->refreshNow();
+    exporting::settleLayout(view.get());
+    return view;
+}
+
+}  // namespace
+
+std::unique_ptr<QWidget> createView(const Request& request, Scene* scene, SceneResultPtr result,
+                                    const QString& viewsJson, QString* error, int* code) {
+    Q_UNUSED(viewsJson);
+    if (request.view == QLatin1StringView("heads"))
+        return headsView(request, scene, std::move(result), error, code);
+    if (request.view == QLatin1StringView("model")) return modelView(request, scene);
+    *error = tr("--view: '%1' is not available in this build").arg(request.view);
+    *code = kExitUsage;
+    return nullptr;
+}
+
+}  // namespace cli

@@ -1,0 +1,149 @@
+// AttnScope — writes any view as a PNG, SVG or PDF figure. GPL-3.0-or-later.
+#include "export/figure_export.hpp"
+
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <QImage>
+#include <QImageWriter>
+#include <QPageSize>
+#include <QPdfWriter>
+#include <QSaveFile>
+#include <QSvgGenerator>
+#include <QWidget>
+#include "views/qcp.hpp"
+
+#include "export/widget_painter.hpp"
+
+namespace exporting {
+namespace {
+
+QString tr(const char* text) {
+    return QCoreApplication::translate("exporting", text);
+}
+
+QString failure(const QString& path, const QString& why) {
+    return tr("%1: %2").arg(QFileInfo(path).fileName(), why);
+}
+
+/// Temporarily gives the view the export size; restores the old geometry on destruction.
+class SizeOverride {
+  public:
+    SizeOverride(QWidget* view, QSize size) : view_(view), old_(view->size()) {
+        if (view_->size() != size) view_->resize(size);
+        settleLayout(view_);
+    }
+    ~SizeOverride() {
+        if (view_->size() != old_) {
+            view_->resize(old_);
+            settleLayout(view_);
+        }
+    }
+    SizeOverride(const SizeOverride&) = delete;
+    SizeOverride& operator=(const SizeOverride&) = delete;
+
+  private:
+    QWidget* view_;
+    QSize old_;
+};
+
+QString writePng(QWidget* view, const QString& path, const Options& o) {
+    const double scale = o.dpi / kLogicalDpi;
+    const QSize pixels(qRound(o.size.width() * scale), qRound(o.size.height() * scale));
+    QImage image(pixels, QImage::Format_ARGB32_Premultiplied);
+    if (image.isNull()) return failure(path, tr("the image is too large to allocate"));
+    image.fill(view->palette().color(QPalette::Window));
+    const int dotsPerMeter = qRound(o.dpi / 0.0254);
+    image.setDotsPerMeterX(dotsPerMeter);
+    image.setDotsPerMeterY(dotsPerMeter);
+    {
+        QCPPainter painter(&image);
+        painter.setMode(QCPPainter::pmNoCaching);
+        // Above 1× cosmetic (1-device-pixel) pens would look hairline-thin: scale them too,
+        // exactly as QCustomPlot::savePng does.
+        if (scale > 1.0) painter.setMode(QCPPainter::pmNonCosmetic);
+        painter.scale(scale, scale);
+        paintWidgetTree(&painter, view);
+    }
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) return failure(path, file.errorString());
+    QImageWriter writer(&file, "png");
+    // Light compression: the figure is mostly flat colour, and level 9 costs several times the
+    // rendering time for a few percent of size.
+    writer.setQuality(80);
+    if (!writer.write(image)) return failure(path, writer.errorString());
+    if (!file.commit()) return failure(path, file.errorString());
+    return {};
+}
+
+QString writeSvg(QWidget* view, const QString& path, const Options& o) {
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) return failure(path, file.errorString());
+    QSvgGenerator svg;
+    svg.setOutputDevice(&file);
+    svg.setSize(o.size);
+    svg.setViewBox(QRect(QPoint(), o.size));
+    svg.setResolution(qRound(kLogicalDpi));
+    svg.setTitle(view->windowTitle().isEmpty() ? QStringLiteral("AttnScope") : view->windowTitle());
+    svg.setDescription(tr("Exported by AttnScope"));
+    {
+        QCPPainter painter;
+        if (!painter.begin(&svg)) return failure(path, tr("cannot start the SVG painter"));
+        painter.setMode(QCPPainter::pmVectorized);
+        painter.setMode(QCPPainter::pmNoCaching);
+        paintWidgetTree(&painter, view);
+        painter.end();
+    }
+    if (!file.commit()) return failure(path, file.errorString());
+    return {};
+}
+
+QString writePdf(QWidget* view, const QString& path, const Options& o) {
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) return failure(path, file.errorString());
+    {
+        QPdfWriter pdf(&file);
+        pdf.setCreator(QStringLiteral("AttnScope"));
+        pdf.setTitle(view->windowTitle());
+        // One page exactly the figure's size: logical pixels are 1/96 inch, points 1/72.
+        const QSizeF points = QSizeF(o.size) * (72.0 / kLogicalDpi);
+        pdf.setPageSize(QPageSize(points, QPageSize::Point, QString(), QPageSize::ExactMatch));
+        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+        pdf.setResolution(qRound(kLogicalDpi));
+        QCPPainter painter;
+        if (!painter.begin(&pdf)) return failure(path, tr("cannot start the PDF painter"));
+        painter.setMode(QCPPainter::pmVectorized);
+        painter.setMode(QCPPainter::pmNoCaching);
+        paintWidgetTree(&painter, view);
+        painter.end();
+    }
+    if (!file.commit()) return failure(path, file.errorString());
+    return {};
+}
+
+}  // namespace
+
+QString exportFigure(QWidget* view, const QString& path, const Options& options) {
+    if (!view) return failure(path, tr("there is no view to export"));
+    if (options.size.width() < 16 || options.size.height() < 16 || options.size.width() > 20000 ||
+        options.size.height() > 20000)
+        return failure(path, tr("size %1×%2 is outside 16…20000 pixels")
+                                 .arg(options.size.width())
+                                 .arg(options.size.height()));
+    if (options.dpi < 10 || options.dpi > 2400)
+        return failure(path, tr("%1 dpi is outside 10…2400").arg(options.dpi));
+    SizeOverride sized(view, options.size);
+    switch (options.format) {
+        case Format::Png:
+            return writePng(view, path, options);
+        case Format::Svg:
+            return writeSvg(view, path, options);
+        case Format::Pdf:
+            return writePdf(view, path, options);
+        case Format::Npy:
+        case Format::Csv:
+            break;
+    }
+    return failure(path, tr("a view's figure is written as PNG, SVG or PDF"));
+}
+
+}  // namespace exporting

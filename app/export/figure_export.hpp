@@ -1,0 +1,17 @@
+// AttnScope — writes any view as a PNG, SVG or PDF figure. GPL-3.0-or-later.
+#pragma once
+
+#include <QString>
+
+#include "export/export_options.hpp"
+
+class QWidget;
+
+namespace exporting {
+
+/// Renders `view` at options.size (logical pixels) into `path` in options.format (PNG, SVG or
+/// PDF). The view is resized for the duration of the export and restored afterwards. Returns an
+/// empty string on success, else a sentence naming the file and the problem.
+QString exportFigure(QWidget* view, const QString& path, const Options& options);
+
+}  // namespace exporting

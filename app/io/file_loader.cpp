@@ -1,0 +1,108 @@
+// AttnScope — turns any supported file into the scene spec that shows it. GPL-3.0-or-later.
+#include "io/file_loader.hpp"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QStringList>
+#include <memory>
+#include <variant>
+
+#include "attn/io/load.hpp"
+#include "attn/io/tokens.hpp"
+
+namespace fileio {
+namespace {
+
+QString tr(const char* text) {
+    return QCoreApplication::translate("fileio", text);
+}
+
+std::string localPath(const QString& path) {
+    return QFile::encodeName(path).toStdString();
+}
+
+/// Controls keyed to the old sequence (padding flags, global tokens, a custom matrix) would not
+/// fit a new one; everything else is kept so a user's settings survive opening a file.
+void dropSequenceBoundState(attn::SceneSpec& spec) {
+    spec.mask.key_valid.clear();
+    spec.mask.global.clear();
+    spec.mask.custom.resize(0, 0);
+    if (spec.mask.kind == attn::MaskKind::Custom) spec.mask.kind = attn::MaskKind::None;
+    spec.embeddings.reset();
+}
+
+}  // namespace
+
+Opened readFile(const QString& path, const attn::SceneSpec& current, attn::Progress* progress) {
+    Opened out;
+    out.viewsJson = QStringLiteral("{}");
+    out.undoText = tr("Open %1").arg(QFileInfo(path).fileName());
+    attn::io::Loaded loaded = attn::io::load_any(localPath(path), progress);
+    if (auto* data = std::get_if<attn::AttentionData>(&loaded)) {
+        out.spec = current;
+        dropSequenceBoundState(out.spec);
+        out.spec.data = std::make_shared<const attn::AttentionData>(std::move(*data));
+        out.spec.component = 0;
+        out.spec.layer = 0;
+        out.spec.data_dk.reset();
+    } else if (auto* tokens = std::get_if<attn::io::TokenText>(&loaded)) {
+        out.spec = current;
+        dropSequenceBoundState(out.spec);
+        out.spec.data.reset();
+        out.spec.component = out.spec.layer = 0;
+        out.spec.text = tokens->text;
+        out.spec.tokens = tokens->tokens;
+    } else {
+        auto& session = std::get<attn::io::Session>(loaded);
+        out.isSession = true;
+        out.spec = std::move(session.spec);
+        out.viewsJson = QString::fromStdString(session.views);
+        if (!session.data_path.empty()) {
+            // A relative data path is relative to the session file, so a folder can move.
+            QString dataPath = QString::fromStdString(session.data_path);
+            if (QFileInfo(dataPath).isRelative())
+                dataPath = QFileInfo(path).dir().filePath(dataPath);
+            auto data = attn::io::load_attention(localPath(dataPath), progress);
+            const attn::Index component = out.spec.component, layer = out.spec.layer;
+            out.spec.data = std::make_shared<const attn::AttentionData>(std::move(data));
+            out.spec.component = component;
+            out.spec.layer = layer;
+        }
+    }
+    return out;
+}
+
+attn::SceneSpec withEmbeddings(const QString& path, const attn::SceneSpec& current) {
+    attn::Matrix e = attn::io::load_embeddings(localPath(path));
+    attn::io::check_embeddings(e, current.query_tokens().size(), localPath(path));
+    attn::SceneSpec spec = current;
+    spec.d_model = e.cols();
+    spec.embeddings = std::move(e);
+    spec.weights.reset();  // projections of the old width would not fit
+    return spec;
+}
+
+int findComponent(const attn::SceneSpec& spec, const QString& name) {
+    if (!spec.data) return name == QLatin1StringView("0") ? 0 : -1;
+    const auto& comps = spec.data->components;
+    for (std::size_t i = 0; i < comps.size(); ++i)
+        if (QString::fromStdString(comps[i].name).compare(name, Qt::CaseInsensitive) == 0)
+            return static_cast<int>(i);
+    bool ok = false;
+    const int index = name.toInt(&ok);
+    return ok && index >= 0 && static_cast<std::size_t>(index) < comps.size() ? index : -1;
+}
+
+QString componentList(const attn::SceneSpec& spec) {
+    QStringList names;
+    if (spec.data) {
+        for (std::size_t i = 0; i < spec.data->components.size(); ++i) {
+            const auto& n = spec.data->components[i].name;
+            names << (n.empty() ? tr("%1 (unnamed)").arg(i) : QString::fromStdString(n));
+        }
+    }
+    return names.isEmpty() ? tr("none (not loaded data)") : names.join(QStringLiteral(", "));
+}
+
+}  // namespace fileio

@@ -1,0 +1,35 @@
+// AttnScope — turns any supported file into the scene spec that shows it. GPL-3.0-or-later.
+#pragma once
+
+#include <QString>
+
+#include "attn/progress.hpp"
+#include "attn/scene.hpp"
+
+namespace fileio {
+
+/// The outcome of reading a file: the spec to show, and for sessions the app's own state.
+struct Opened {
+    attn::SceneSpec spec;
+    bool isSession = false;
+    QString viewsJson;  ///< a session's opaque app part (views, playground); "{}" otherwise
+    QString undoText;   ///< e.g. "Open gpt2.npz"
+};
+
+/// Reads `path` with core's loaders and builds the spec that shows it, keeping the controls of
+/// `current` (scaling, temperature, mask kind, …) for attention and token files; a session
+/// replaces everything. Nothing is changed anywhere: the caller applies the result. Throws
+/// attn::Error (FormatError naming the file) or attn::Cancelled.
+Opened readFile(const QString& path, const attn::SceneSpec& current,
+                attn::Progress* progress = nullptr);
+
+/// Loads explicit embeddings (.npy [n×d] or .csv) for the tokens of `current`; the new spec
+/// uses them and their width as d_model. Throws attn::Error.
+attn::SceneSpec withEmbeddings(const QString& path, const attn::SceneSpec& current);
+
+/// The component index named `name` (case-insensitive) or given as a number; -1 when none.
+int findComponent(const attn::SceneSpec& spec, const QString& name);
+/// Names of the loaded components ("0 (unnamed)" when empty), for messages and menus.
+QString componentList(const attn::SceneSpec& spec);
+
+}  // namespace fileio
