@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <fstream>
+#include <iterator>
 
 #include "attn/error.hpp"
 #include "attn/io/load.hpp"
@@ -138,7 +140,7 @@ TEST(Session, DefaultSceneFileStartsWithFormatAndVersionAndSavesAtomically) {
     EXPECT_FALSE(b.spec.weights);
     EXPECT_TRUE(b.data_path.empty());
     const std::string text = io::session_to_json(s);
-    EXPECT_EQ(text.rfind("{\n\t\"format\": \"attnscope-session\",\n\t\"version\": 1,\n", 0), 0u)
+    EXPECT_EQ(text.rfind("{\n  \"format\": \"attnscope-session\",\n  \"version\": 1,\n", 0), 0u)
         << text.substr(0, 80);
     EXPECT_TRUE(io::looks_like_session(text));
     // Also recognised with a .json extension.
@@ -167,6 +169,35 @@ TEST(Session, BadViewsAndNewerVersionsExplainThemselves) {
               }),
               "n.attnscope: session version 7 is newer than this AttnScope reads (up to version "
               "1); please update AttnScope");
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Session, CommittedVersionOneFilesReadAndWriteByteIdentically) {
+    for (const char* f :
+         {"default.attnscope", "explicit_weights.attnscope", "loaded_gpt2.attnscope"}) {
+        const std::string path = io_test::data(std::string("sessions/") + f);
+        std::ifstream in(path, std::ios::binary);
+        const std::string text((std::istreambuf_iterator<char>(in)),
+                               std::istreambuf_iterator<char>());
+        EXPECT_EQ(attn::io::session_to_json(attn::io::load_session(path)), text) << f;
+    }
+}
+
+TEST(Session, RelativeDataPathsFollowTheSessionFileAndLoad) {
+    const std::string path = io_test::data("sessions/loaded_gpt2.attnscope");
+    const attn::io::Session s = attn::io::load_session(path);
+    EXPECT_EQ(s.spec.layer, 11);
+    EXPECT_FALSE(s.spec.scale);
+    const std::string data = attn::io::resolved_data_path(path, s);
+    EXPECT_EQ(data.rfind(ATTN_TEST_DATA_DIR, 0), 0u);
+    const attn::AttentionData d = attn::io::load_attention(data);
+    EXPECT_EQ(d.components.size(), 2u);
+    attn::io::Session abs;
+    abs.data_path = "/abs.npy";
+    EXPECT_EQ(attn::io::resolved_data_path("/x/s.attnscope", abs), "/abs.npy");
 }
 
 }  // namespace

@@ -7,10 +7,38 @@ namespace attn::io::detail {
 
 namespace {
 
+/// Deepest nesting AttnScope reads; BertViz needs 6, sessions 5 plus the app's views.
+constexpr int kMaxDepth = 64;
+
+/// Rejects nesting deeper than kMaxDepth before parsing, since printing and walking nested
+/// values recurse.
+void check_depth(std::string_view text, std::string_view name) {
+    int depth = 0;
+    bool in_string = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (in_string) {
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > kMaxDepth)
+                fail(name, "JSON nested deeper than " + std::to_string(kMaxDepth) +
+                               " levels at byte " + std::to_string(i));
+        } else if (c == ']' || c == '}') {
+            --depth;
+        }
+    }
+}
+
 template <class J>
 J parse_as(std::string_view text, std::string_view name) {
     std::size_t skip = 0;
     if (text.substr(0, 3) == "\xEF\xBB\xBF") skip = 3;
+    check_depth(text, name);
     try {
         return J::parse(text.substr(skip));
     } catch (const nlohmann::json::parse_error& e) {

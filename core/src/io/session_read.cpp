@@ -167,6 +167,13 @@ bool looks_like_session(std::string_view text) {
     return head.find("\"attnscope-session\"") != std::string_view::npos;
 }
 
+std::string resolved_data_path(const std::string& session_path, const Session& session) {
+    const std::string& d = session.data_path;
+    if (d.empty() || d.front() == '/') return d;
+    const auto slash = session_path.find_last_of('/');
+    return slash == std::string::npos ? d : session_path.substr(0, slash + 1) + d;
+}
+
 Session load_session(const std::string& path) {
     const auto bytes = detail::read_whole_file(path);
     return parse_session(detail::as_chars(bytes), detail::base_name(path));

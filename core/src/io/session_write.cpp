@@ -55,6 +55,45 @@ ojson weights_json(const MultiHeadWeights& w) {
     return j;
 }
 
+/// Pretty-prints with two-space indents, but keeps lists of scalars (a matrix row, a token
+/// list) on one line so a matrix reads as one row per line.
+void print(const ojson& j, std::string& out, int indent) {
+    const auto pad = [&](int n) { out.append(static_cast<std::size_t>(2 * n), ' '); };
+    if (j.is_object() && !j.empty()) {
+        out += "{\n";
+        std::size_t k = 0;
+        for (const auto& [key, value] : j.items()) {
+            pad(indent + 1);
+            out += ojson(key).dump() + ": ";
+            print(value, out, indent + 1);
+            out += ++k < j.size() ? ",\n" : "\n";
+        }
+        pad(indent);
+        out += "}";
+    } else if (j.is_array() && !j.empty()) {
+        bool flat = true;
+        for (const auto& e : j)
+            flat = flat && !e.is_structured();
+        if (flat) {
+            out += "[";
+            for (std::size_t i = 0; i < j.size(); ++i)
+                out += (i ? ", " : "") + j[i].dump();
+            out += "]";
+            return;
+        }
+        out += "[\n";
+        for (std::size_t i = 0; i < j.size(); ++i) {
+            pad(indent + 1);
+            print(j[i], out, indent + 1);
+            out += i + 1 < j.size() ? ",\n" : "\n";
+        }
+        pad(indent);
+        out += "]";
+    } else {
+        out += j.dump();
+    }
+}
+
 }  // namespace
 
 std::string session_to_json(const Session& session) {
@@ -101,7 +140,8 @@ std::string session_to_json(const Session& session) {
     }
     if (!views.is_object()) throw FormatError("session: the views state is not a JSON object");
     root["views"] = std::move(views);
-    std::string text = root.dump(1, '\t', false);
+    std::string text;
+    print(root, text, 0);
     text += '\n';
     return text;
 }

@@ -32,6 +32,10 @@ Session parse_session(std::string_view text, const std::string& name);
 /// Whether JSON text declares itself a session ("format": "attnscope-session"); never throws.
 bool looks_like_session(std::string_view text);
 
+/// The data file of a session loaded from session_path: a relative data_path is taken relative
+/// to the session file's directory; "" when the session has no data.
+std::string resolved_data_path(const std::string& session_path, const Session& session);
+
 /// Writes a session atomically (temporary file + rename).
 void save_session(const std::string& path, const Session& session);
 
