@@ -75,6 +75,14 @@ void check_weight(const Matrix& W, const char* name, Index rows, Index cols) {
 MultiHeadResult multi_head(const Matrix& Xq, const Matrix& Xkv, const MultiHeadWeights& weights,
                            const MultiHeadConfig& config, const AttentionParams& params,
                            Progress* progress) {
+    MultiHeadResult r;
+    multi_head_into(Xq, Xkv, weights, config, params, r, progress);
+    return r;
+}
+
+void multi_head_into(const Matrix& Xq, const Matrix& Xkv, const MultiHeadWeights& weights,
+                     const MultiHeadConfig& config, const AttentionParams& params,
+                     MultiHeadResult& r, Progress* progress) {
     config.validate();
     const Index d = config.d_model, h = config.heads, kv = config.kv(), dk = config.d_k();
     const Index nq = Xq.rows(), nk = Xkv.rows();
@@ -96,7 +104,6 @@ MultiHeadResult multi_head(const Matrix& Xq, const Matrix& Xkv, const MultiHeadW
                          " entries but there are " + std::to_string(h) + " heads.");
     report(progress, 0.0);
 
-    MultiHeadResult r;
     r.d_k = dk;
     r.Q.resize(nq, d);
     r.K.resize(nk, kv * dk);
@@ -136,7 +143,6 @@ MultiHeadResult multi_head(const Matrix& Xq, const Matrix& Xkv, const MultiHeadW
         r.output.middleRows(b, count).noalias() = r.concat.middleRows(b, count) * weights.Wo;
     });
     report(progress, 1.0);
-    return r;
 }
 
 }  // namespace attn

@@ -56,10 +56,12 @@ bool softmax_row_t(const T* in, T* out, Index n, Index row) {
     const T m = x.maxCoeff();
     if (std::isfinite(m)) {
         y = (x - m).exp();
+        // Sum and normalisation in double: float weights then stay within about an ulp of the
+        // exact softmax (a float sum and division add two more roundings).
         // With a finite max the sum lies in [1, n]; anything else means a NaN was present.
-        const T s = y.sum();
+        const double s = y.template cast<double>().sum();
         if (std::isfinite(s)) {
-            y *= T(1) / s;
+            y = (y.template cast<double>() * (1.0 / s)).template cast<T>();
             return false;
         }
     }

@@ -174,6 +174,25 @@ TEST(MultiHead, DeterministicAcrossRuns) {
     EXPECT_EQ(std::memcmp(a.output.data(), b.output.data(), sizeof(float) * a.output.size()), 0);
 }
 
+TEST(MultiHead, IntoReusedResultEqualsFreshResult) {
+    attn::Rng rng(9);
+    const MultiHeadConfig c{32, 4, 2};
+    const MultiHeadWeights w = MultiHeadWeights::xavier(c, attn::ScoreKind::Dot, 2);
+    attn::MultiHeadResult reused;
+    for (Index n : {6, 6, 11, 3}) {
+        const Matrix X = rng.normal_matrix(n, 32);
+        attn::AttentionParams p;
+        p.mask.kind = attn::MaskKind::Causal;
+        attn::multi_head_into(X, X, w, c, p, reused);
+        const attn::MultiHeadResult fresh = attn::multi_head(X, X, w, c, p);
+        EXPECT_EQ(reused.output, fresh.output);
+        ASSERT_EQ(reused.heads.size(), 4u);
+        EXPECT_EQ(reused.heads[3].weights, fresh.heads[3].weights);
+        EXPECT_EQ(reused.heads[3].empty_rows, fresh.heads[3].empty_rows);
+        EXPECT_EQ(reused.K, fresh.K);
+    }
+}
+
 struct Recorder : attn::Progress {
     std::vector<double> seen;
     int cancel_after = -1;

@@ -25,15 +25,15 @@ struct MultiHeadConfig {
 
 /// Projection weights, row-vector convention: Q = X_q · W_q, K = X_kv · W_k, out = concat · W_o.
 struct MultiHeadWeights {
-    Matrix Wq;  ///< d_model × d_model
-    Matrix Wk;  ///< d_model × (kv_heads · d_k)
-    Matrix Wv;  ///< d_model × (kv_heads · d_k)
-    Matrix Wo;  ///< d_model × d_model
+    Matrix Wq;                             ///< d_model × d_model
+    Matrix Wk;                             ///< d_model × (kv_heads · d_k)
+    Matrix Wv;                             ///< d_model × (kv_heads · d_k)
+    Matrix Wo;                             ///< d_model × d_model
     std::vector<ScoreParams> head_scores;  ///< per-head score parameters (W, W_a, U_a, v_a, σ)
 
     /// Deterministic Xavier-uniform weights and per-head score parameters from a seed.
-    static MultiHeadWeights xavier(const MultiHeadConfig& config, ScoreKind kind, std::uint64_t seed,
-                                   float sigma = 1.f);
+    static MultiHeadWeights xavier(const MultiHeadConfig& config, ScoreKind kind,
+                                   std::uint64_t seed, float sigma = 1.f);
 };
 
 /// Result of a multi-head layer: every stage per head plus the projections.
@@ -51,6 +51,12 @@ struct MultiHeadResult {
 MultiHeadResult multi_head(const Matrix& Xq, const Matrix& Xkv, const MultiHeadWeights& weights,
                            const MultiHeadConfig& config, const AttentionParams& params,
                            Progress* progress = nullptr);
+
+/// As multi_head, but writes into `result`, reusing its buffers: repeated calls with unchanged
+/// shapes allocate nothing. On an exception `result` is left partially updated.
+void multi_head_into(const Matrix& Xq, const Matrix& Xkv, const MultiHeadWeights& weights,
+                     const MultiHeadConfig& config, const AttentionParams& params,
+                     MultiHeadResult& result, Progress* progress = nullptr);
 
 /// Query head h's key/value head under grouped-query attention.
 Index kv_head_of(Index head, Index heads, Index kv_heads);
