@@ -54,7 +54,8 @@ struct SceneSpec {
     MaskSpec mask;
     PositionalKind positional = PositionalKind::Sinusoidal;
     std::uint64_t seed = 1992;
-    std::optional<Matrix> embeddings;            ///< explicit n × d_model embeddings
+    std::optional<Matrix> embeddings;            ///< explicit n × d_model token embeddings
+                                                 ///< (query side; `positional` is still added)
     std::optional<MultiHeadWeights> weights;     ///< explicit projections
     std::shared_ptr<const AttentionData> data;   ///< loaded attention: replaces the computation
     Index component = 0, layer = 0;              ///< which block of data is shown
@@ -72,7 +73,9 @@ struct SceneResult {
     Index layer = 0, layers = 1;
     Index d_k = 0;
     bool has_vectors = false;        ///< Q, K, V, X below are meaningful (computed scenes)
-    bool weights_only = false;       ///< loaded post-softmax weights: controls do not apply
+    bool weights_only = false;       ///< loaded post-softmax weights: controls do not apply;
+                                     ///< heads then hold only weights and empty_rows (raw,
+                                     ///< scaled, masked, output are empty matrices)
     Matrix X, Xkv;                   ///< inputs after embedding + positions
     Matrix Q, K, V;                  ///< projections (see MultiHeadResult)
     Matrix output;                   ///< nq × d_model
