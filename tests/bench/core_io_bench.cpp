@@ -1,0 +1,129 @@
+// Loading a large attention tensor: a float32 [12,12,1024,1024] .npy (604 MB) written to a
+// temporary directory. Reports the time to the first head's matrix (lazy NpyFile and the eager
+// load_npy_attention the app uses) and the peak resident memory of a process that does only
+// the load, as a multiple of the file size. Targets: first heatmap data within 2 s, peak RSS
+// below 1.3× the file size. The file is freshly written, so it is read from the page cache.
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+#include "attn/io/npy.hpp"
+#include "attn/io/numpy_attention.hpp"
+
+namespace {
+
+constexpr std::uint64_t kL = 12, kH = 12, kN = 1024;
+
+/// Writes the tensor once per process (rows are softmax-like weights) and removes it at exit.
+struct BigFile {
+    std::filesystem::path path;
+    std::uint64_t bytes = 0;
+    BigFile() {
+        path = std::filesystem::temp_directory_path() /
+               ("attn_io_bench_" + std::to_string(::getpid()) + ".npy");
+        std::string header =
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (12, 12, 1024, 1024), }";
+        const std::size_t total = (10 + header.size() + 1 + 63) / 64 * 64;
+        header.append(total - 10 - header.size() - 1, ' ');
+        header += '\n';
+        std::ofstream out(path, std::ios::binary);
+        out.write("\x93NUMPY\x01\x00", 8);
+        const char len[2] = {static_cast<char>(header.size() & 0xFF),
+                             static_cast<char>(header.size() >> 8)};
+        out.write(len, 2);
+        out << header;
+        std::vector<float> row(kN);
+        for (std::uint64_t m = 0; m < kL * kH; ++m)
+            for (std::uint64_t i = 0; i < kN; ++i) {
+                float sum = 0;
+                for (std::uint64_t j = 0; j < kN; ++j)
+                    sum += row[j] = 1.f + static_cast<float>((i * 31 + j * 17 + m) % 97);
+                for (auto& v : row)
+                    v /= sum;
+                out.write(reinterpret_cast<const char*>(row.data()), kN * 4);
+            }
+        out.close();
+        bytes = std::filesystem::file_size(path);
+    }
+    ~BigFile() { std::filesystem::remove(path); }
+};
+
+BigFile& big() {
+    static BigFile f;
+    return f;
+}
+
+struct ChildResult {
+    double seconds = 0;
+    long peak_kb = 0;
+};
+
+/// Runs fn in a forked child so its peak RSS (ru_maxrss via wait4) belongs to the load alone.
+template <typename F>
+ChildResult in_child(F fn) {
+    int fds[2];
+    if (::pipe(fds) != 0) return {};
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::close(fds[0]);
+        const auto t0 = std::chrono::steady_clock::now();
+        fn();
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (::write(fds[1], &s, sizeof s) != sizeof s) ::_exit(2);
+        ::_exit(0);
+    }
+    ::close(fds[1]);
+    ChildResult r;
+    if (::read(fds[0], &r.seconds, sizeof r.seconds) != sizeof r.seconds) r.seconds = -1;
+    ::close(fds[0]);
+    int status = 0;
+    struct rusage ru {};
+    ::wait4(pid, &status, 0, &ru);
+    r.peak_kb = ru.ru_maxrss;
+    return r;
+}
+
+void report(benchmark::State& state, const ChildResult& r) {
+    state.SetIterationTime(r.seconds);
+    const double file_mb = static_cast<double>(big().bytes) / 1e6;
+    state.counters["file_MB"] = file_mb;
+    state.counters["peak_RSS_MB"] = static_cast<double>(r.peak_kb) * 1024 / 1e6;
+    state.counters["RSS_over_file"] = static_cast<double>(r.peak_kb) * 1024 / 1e6 / file_mb;
+}
+
+/// Lazy: map the file, check the header, convert head (0, 0) only.
+void BM_FirstHeadLazy(benchmark::State& state) {
+    const std::string path = big().path.string();
+    for (auto _ : state) {
+        report(state, in_child([&] {
+                   attn::io::NpyFile f(path);
+                   attn::Matrix m = f.matrix(0);
+                   benchmark::DoNotOptimize(m.data());
+               }));
+    }
+}
+BENCHMARK(BM_FirstHeadLazy)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
+
+/// Eager: load every layer and head into AttentionData, then take the first head.
+void BM_LoadAllThenFirstHead(benchmark::State& state) {
+    const std::string path = big().path.string();
+    for (auto _ : state) {
+        report(state, in_child([&] {
+                   const attn::AttentionData d = attn::io::load_npy_attention(path);
+                   benchmark::DoNotOptimize(d.components[0].at(0, 0).data());
+               }));
+    }
+}
+BENCHMARK(BM_LoadAllThenFirstHead)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
+
+}  // namespace
+
+BENCHMARK_MAIN();
