@@ -1,0 +1,119 @@
+// AttnScope — the 2-D playground tab. GPL-3.0-or-later.
+#include "playground/playground_widget.hpp"
+
+#include <QApplication>
+#include <QHBoxLayout>
+#include <QLayout>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include "playground/controls_panel.hpp"
+#include "playground/playground_model.hpp"
+#include "playground/point_plane.hpp"
+#include "playground/readout_panel.hpp"
+#include "playground/regression_panel.hpp"
+#include "playground/weights_chart.hpp"
+
+PlaygroundWidget::PlaygroundWidget(QUndoStack* undo, QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("playground"));
+    model_ = new PlaygroundModel(undo, this);
+    qk_ = new PointPlane(model_, PointPlane::Role::QueryKey);
+    values_ = new PointPlane(model_, PointPlane::Role::Value);
+    weights_ = new WeightsChart(model_);
+    readout_ = new ReadoutPanel(model_);
+    controls_ = new ControlsPanel(model_);
+    regression_ = new RegressionPanel(model_);
+
+    auto* planes = new QSplitter(Qt::Horizontal);
+    planes->addWidget(qk_);
+    planes->addWidget(values_);
+    planes->setChildrenCollapsible(false);
+
+    auto* scroll = new QScrollArea;
+    scroll->setWidget(controls_);
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setMinimumWidth(controls_->sizeHint().width() + 20);
+    scroll->setFrameShape(QFrame::NoFrame);
+
+    auto* top = new QSplitter(Qt::Horizontal);
+    top->addWidget(planes);
+    top->addWidget(scroll);
+    top->setStretchFactor(0, 1);
+    top->setStretchFactor(1, 0);
+
+    auto* bottom = new QSplitter(Qt::Horizontal);
+    bottom->addWidget(weights_);
+    bottom->addWidget(readout_);
+    bottom->addWidget(regression_);
+    bottom->setSizes({300, 380, 380});
+
+    auto* main = new QSplitter(Qt::Vertical);
+    main->addWidget(top);
+    main->addWidget(bottom);
+    main->setStretchFactor(0, 3);
+    main->setStretchFactor(1, 2);
+    main->setChildrenCollapsible(false);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addWidget(main);
+
+    connect(controls_, &ControlsPanel::fitRequested, this, &PlaygroundWidget::fitViews);
+    connect(model_, &PlaygroundModel::changed, this, &PlaygroundWidget::applyLayoutMode);
+    applyLayoutMode();
+}
+
+const attn::PlaygroundState& PlaygroundWidget::state() const {
+    return model_->state();
+}
+
+void PlaygroundWidget::setState(const attn::PlaygroundState& state) {
+    model_->setSelection({});
+    model_->resetState(state);
+    fitViews();
+}
+
+void PlaygroundWidget::applyLayoutMode() {
+    const bool overlay = model_->state().overlay;
+    values_->setVisible(!overlay);
+    if (overlay != overlay_) {
+        overlay_ = overlay;
+        // The overlaid plane now holds values and outputs too: refit so none is off-screen.
+        qk_->refresh();
+        qk_->fitView();
+        qk_->replot(QCustomPlot::rpQueuedReplot);
+    }
+}
+
+void PlaygroundWidget::fitViews() {
+    for (PointPlane* p : {qk_, values_}) {
+        p->fitView();
+        p->replot(QCustomPlot::rpQueuedReplot);
+    }
+}
+
+void PlaygroundWidget::replotNow() {
+    for (QCustomPlot* p : std::initializer_list<QCustomPlot*>{qk_, values_, weights_, regression_})
+        if (p->isVisibleTo(this)) p->replot(QCustomPlot::rpImmediateRefresh);
+}
+
+QImage PlaygroundWidget::renderImage(const QSize& size) {
+    const QSize old = this->size();
+    resize(size);
+    // Without a window on screen, layouts and resize events are still pending: run them so every
+    // child has its final geometry before drawing.
+    if (!isVisible()) {
+        setAttribute(Qt::WA_DontShowOnScreen, true);
+        show();
+    }
+    if (layout()) layout()->activate();
+    QCoreApplication::sendPostedEvents();
+    fitViews();
+    replotNow();
+    const QImage image = grab().toImage();
+    if (old.isValid() && old != size && isVisible() && !testAttribute(Qt::WA_DontShowOnScreen))
+        resize(old);
+    return image;
+}
