@@ -60,17 +60,20 @@ class TensorReader {
               std::size_t cols, std::size_t total) {
         if (level == outer) {
             check_list(j, path, rows);
+            // Every row's length is checked before allocating rows × cols: a long first row
+            // followed by empty ones must not make a tiny file allocate gigabytes.
+            for (std::size_t i = 0; i < rows; ++i)
+                check_list(j[i], path + "[" + std::to_string(i) + "]", cols);
             Matrix m(static_cast<Index>(rows), static_cast<Index>(cols));
             for (std::size_t i = 0; i < rows; ++i) {
                 const json& row = j[i];
                 const std::string rp = path + "[" + std::to_string(i) + "]";
-                check_list(row, rp, cols);
                 for (std::size_t k = 0; k < cols; ++k) {
                     const json& v = row[k];
                     if (!v.is_number())
                         fail(name_, rp + "[" + std::to_string(k) + "] is " + detail::json_kind(v) +
                                         ", expected a number");
-                    const float f = v.get<float>();
+                    const float f = detail::narrow(v.get<double>());
                     if (!std::isfinite(f))
                         fail(name_, rp + "[" + std::to_string(k) + "] is not a finite float (" +
                                         v.dump() + ")");

@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <limits>
 
 namespace attn::io::detail {
 
@@ -85,6 +87,18 @@ std::size_t invalid_utf8_offset(std::string_view text) {
         i += len;
     }
     return std::string_view::npos;
+}
+
+float narrow(double v) {
+    constexpr double kMax = std::numeric_limits<float>::max();
+    // Doubles up to half an ulp above FLT_MAX round down to it; beyond, the cast would be UB.
+    constexpr double kRoundsToMax = kMax + 0x1p103;
+    if (std::isnan(v)) return std::numeric_limits<float>::quiet_NaN();
+    if (v >= kRoundsToMax) return std::numeric_limits<float>::infinity();
+    if (v <= -kRoundsToMax) return -std::numeric_limits<float>::infinity();
+    if (v > kMax) return std::numeric_limits<float>::max();
+    if (v < -kMax) return -std::numeric_limits<float>::max();
+    return static_cast<float>(v);
 }
 
 void append_utf8(std::string& out, char32_t cp) {

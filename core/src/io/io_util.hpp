@@ -29,6 +29,10 @@ std::string index_string(std::span<const std::uint64_t> index);
 /// (rejects overlong forms, surrogates and code points beyond U+10FFFF).
 std::size_t invalid_utf8_offset(std::string_view text);
 
+/// A double rounded to float without undefined behaviour: values beyond the float range (after
+/// rounding) become ±inf, NaN stays NaN.
+float narrow(double v);
+
 /// Appends the UTF-8 encoding of a code point (assumed valid).
 void append_utf8(std::string& out, char32_t cp);
 

@@ -145,7 +145,7 @@ void NpyView::copy_matrix(std::uint64_t slice, Matrix& out, bool require_finite)
     } else {
         for (Index i = 0; i < rows; ++i)
             for (Index j = 0; j < cols; ++j)
-                out(i, j) = static_cast<float>(
+                out(i, j) = detail::narrow(
                     value_at(static_cast<std::size_t>((base + static_cast<std::uint64_t>(i) * rs +
                                                        static_cast<std::uint64_t>(j) * cs) *
                                                       item)));
@@ -170,8 +170,7 @@ std::vector<float> NpyView::to_floats(bool require_finite) const {
         std::uint64_t off = 0;
         for (std::size_t k = 0; k < idx.size(); ++k)
             off += idx[k] * st[k];
-        const float v =
-            static_cast<float>(value_at(static_cast<std::size_t>(off * header_.item_size)));
+        const float v = detail::narrow(value_at(static_cast<std::size_t>(off * header_.item_size)));
         if (require_finite && !std::isfinite(v)) non_finite(name_, v, idx);
         out[static_cast<std::size_t>(f)] = v;
         for (std::size_t k = idx.size(); k-- > 0;) {  // next C-order index

@@ -83,9 +83,9 @@ std::uint64_t JsonReader::uint64(const ojson& j, const std::string& path) const 
 float JsonReader::number(const ojson& j, const std::string& path) const {
     if (!j.is_number()) fail(path, "is " + json_kind(j) + ", expected a number");
     const double d = j.get<double>();
-    if (!std::isfinite(static_cast<float>(d)))
-        fail(path, "is " + j.dump() + ", outside the range of a float");
-    return static_cast<float>(d);
+    const float f = narrow(d);
+    if (!std::isfinite(f)) fail(path, "is " + j.dump() + ", outside the range of a float");
+    return f;
 }
 
 Matrix JsonReader::matrix(const ojson& j, const std::string& path) const {
@@ -94,6 +94,13 @@ Matrix JsonReader::matrix(const ojson& j, const std::string& path) const {
     const std::string p0 = path + "[0]";
     if (!j[0].is_array()) fail(p0, "is " + json_kind(j[0]) + ", expected a list of numbers");
     const std::size_t cols = j[0].size();
+    for (std::size_t i = 0; i < j.size(); ++i) {  // all rows checked before allocating
+        const std::string rp = path + "[" + std::to_string(i) + "]";
+        if (!j[i].is_array()) fail(rp, "is " + json_kind(j[i]) + ", expected a list of numbers");
+        if (j[i].size() != cols)
+            fail(rp, "has " + std::to_string(j[i].size()) + " entries, expected " +
+                         std::to_string(cols));
+    }
     Matrix m(static_cast<Index>(j.size()), static_cast<Index>(cols));
     for (std::size_t i = 0; i < j.size(); ++i) {
         const std::string rp = path + "[" + std::to_string(i) + "]";

@@ -55,14 +55,18 @@ MaskSpec read_mask(const JsonReader& r, const ojson& j, const std::string& path)
         const std::string cp = path + ".custom";
         if (!c->is_array()) r.fail(cp, "is " + detail::json_kind(*c) + ", expected a list of rows");
         const std::size_t cols = c->empty() ? 0 : ((*c)[0].is_array() ? (*c)[0].size() : 0);
-        m.custom.resize(static_cast<Index>(c->size()), static_cast<Index>(cols));
-        for (std::size_t i = 0; i < c->size(); ++i) {
+        for (std::size_t i = 0; i < c->size(); ++i) {  // all rows checked before allocating
             const std::string rp = cp + "[" + std::to_string(i) + "]";
             const ojson& row = (*c)[i];
             if (!row.is_array()) r.fail(rp, "is " + detail::json_kind(row) + ", expected a list");
             if (row.size() != cols)
                 r.fail(rp, "has " + std::to_string(row.size()) + " entries, expected " +
                                std::to_string(cols));
+        }
+        m.custom.resize(static_cast<Index>(c->size()), static_cast<Index>(cols));
+        for (std::size_t i = 0; i < c->size(); ++i) {
+            const std::string rp = cp + "[" + std::to_string(i) + "]";
+            const ojson& row = (*c)[i];
             for (std::size_t k = 0; k < cols; ++k)
                 m.custom(static_cast<Index>(i), static_cast<Index>(k)) =
                     r.boolean(row[k], rp + "[" + std::to_string(k) + "]");

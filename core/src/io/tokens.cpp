@@ -89,6 +89,8 @@ Matrix parse_embeddings_csv(std::string_view text, const std::string& name) {
             const auto [ptr, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), v);
             const std::string where =
                 "line " + std::to_string(line_no) + ", column " + std::to_string(col);
+            if (ec == std::errc::result_out_of_range && ptr == cell.data() + cell.size())
+                fail(name, where + ": " + std::string(cell) + " is outside the range of a float");
             if (cell.empty() || ec != std::errc() || ptr != cell.data() + cell.size()) {
                 std::string shown(cell.substr(0, 40));
                 if (detail::invalid_utf8_offset(shown) != std::string::npos) shown = "…";
