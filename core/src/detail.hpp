@@ -35,7 +35,7 @@ void finish_scores(float d_k, const AttentionParams& params, HeadResult& out);
 
 namespace attn::detail {
 
-/// Softmax of one row of n logits from in to out (may alias); returns true when the row is
+/// Softmax of one row of n logits from in to out (must not alias); returns true when the row is
 /// entirely −inf (then out is all zeros). Throws NonFiniteError on NaN, naming row.
 bool softmax_row(const float* in, float* out, Index n, Index row);
 /// Hard (argmax) row: equal split among the maximal entries; same return and errors.

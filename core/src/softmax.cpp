@@ -27,6 +27,16 @@ void check_nan(const Eigen::Map<const RowArr<T>>& x, Index row) {
         if (std::isnan(x(j))) throw_nan<T>(row, j);
 }
 
+// Eigen's vectorised exp clamps its argument near −88 on SSE/AVX2, so exp(−inf) comes out as
+// ~3e−39 rather than 0; a masked key must get exactly zero weight.
+template <class T>
+void zero_where_minus_inf(const Eigen::Map<const RowArr<T>>& x, Eigen::Map<RowArr<T>>& y) {
+    constexpr T ninf = -std::numeric_limits<T>::infinity();
+    if (x.minCoeff() != ninf) return;
+    for (Index j = 0; j < x.size(); ++j)
+        if (x(j) == ninf) y(j) = 0;
+}
+
 // Careful path for rows the fast path cannot settle: NaN, +inf, or every entry −inf.
 template <class T>
 bool softmax_row_slow(const Eigen::Map<const RowArr<T>>& x, Eigen::Map<RowArr<T>>& y, Index row) {
@@ -44,6 +54,7 @@ bool softmax_row_slow(const Eigen::Map<const RowArr<T>>& x, Eigen::Map<RowArr<T>
         return true;
     }
     y = (x - m).exp();
+    zero_where_minus_inf<T>(x, y);
     y /= y.sum();
     return false;
 }
@@ -56,6 +67,7 @@ bool softmax_row_t(const T* in, T* out, Index n, Index row) {
     const T m = x.maxCoeff();
     if (std::isfinite(m)) {
         y = (x - m).exp();
+        zero_where_minus_inf<T>(x, y);
         // Sum and normalisation in double: float weights then stay within about an ulp of the
         // exact softmax (a float sum and division add two more roundings).
         // With a finite max the sum lies in [1, n]; anything else means a NaN was present.
