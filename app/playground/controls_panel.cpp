@@ -165,7 +165,7 @@ ControlsPanel::ControlsPanel(PlaygroundModel* model, QWidget* parent)
            "\u00b7 <b>Alt-click</b> a key: mask \u00b7 <b>Del</b>: delete \u00b7 "
            "<b>arrows</b>: nudge \u00b7 <b>wheel</b>: zoom \u00b7 drag the background: pan"));
     help->setWordWrap(true);
-    help->setStyleSheet(QStringLiteral("color: palette(mid);"));
+    help->setStyleSheet(QStringLiteral("color: palette(dark);"));
     top->addWidget(help);
     top->addStretch(1);
 

@@ -2,9 +2,14 @@
 #include "playground/readout_panel.hpp"
 
 #include <QScrollBar>
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace {
+
+/// Rows of the weights listing; more keys than this are shown heaviest first.
+constexpr std::size_t kMaxRows = 12;
 
 QString num(double x, int prec = 4) {
     return QString::number(x, 'f', prec);
@@ -64,34 +69,49 @@ QString playgroundReadoutHtml(const attn::PlaygroundState& s, const attn::Playgr
              .arg(point(s.queries[ii]), scoreFormula(s));
     const bool scalable = attn::score_is_scalable(s.score);
     const bool hard = s.temperature <= attn::kHardTemperature;
-    QString factor;
+    QStringList factor;  // the steps from s to the logit, in order
     if (scalable)
-        factor += QObject::tr("\u00d7\u221a(N/2) = \u00d7%1 (as if d<sub>k</sub> = %2)")
+        factor << QObject::tr("\u00d7\u221a(N/2) = \u00d7%1 (as if d<sub>k</sub> = %2)")
                       .arg(num(r.multiplier, 3))
                       .arg(s.as_if_dk);
     if (scalable && s.scale)
-        factor +=
-            QObject::tr(", \u00f7\u221aN = \u00f7%1").arg(num(std::sqrt(double(s.as_if_dk)), 3));
-    factor += hard ? QObject::tr(", \u03c4 \u2192 0: argmax")
-                   : QObject::tr(", \u00f7\u03c4 (\u03c4 = %1)").arg(num(s.temperature, 2));
-    h += QStringLiteral("<p style='color:gray'>%1</p>").arg(factor);
-    h += QStringLiteral(
-        "<table cellspacing='0' cellpadding='2'><tr><th>key</th><th>s</th>"
-        "<th>logit</th><th>\u03b1</th><th>v</th></tr>");
-    for (std::size_t j = 0; j < s.keys.size() && r.head.weights.cols() > 0; ++j) {
+        factor
+            << QObject::tr("\u00f7\u221aN = \u00f7%1").arg(num(std::sqrt(double(s.as_if_dk)), 3));
+    factor << (hard ? QObject::tr("\u03c4 \u2192 0: argmax")
+                    : QObject::tr("\u00f7\u03c4 (\u03c4 = %1)").arg(num(s.temperature, 2)));
+    h += QObject::tr("<p style='color:gray'>logit = s %1</p>")
+             .arg(factor.join(QStringLiteral(", ")));
+    // A monospace block, not an HTML table: QTextDocument lays tables out an order of magnitude
+    // slower, and this panel refreshes at drag rate. With many keys only the heaviest are listed.
+    std::vector<std::size_t> rows(s.keys.size());
+    std::iota(rows.begin(), rows.end(), 0);
+    const std::size_t shown = std::min<std::size_t>(rows.size(), kMaxRows);
+    if (r.head.weights.cols() == static_cast<Eigen::Index>(rows.size()) && rows.size() > kMaxRows) {
+        std::partial_sort(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(shown),
+                          rows.end(), [&](std::size_t a, std::size_t b) {
+                              return r.head.weights(i, static_cast<Eigen::Index>(a)) >
+                                     r.head.weights(i, static_cast<Eigen::Index>(b));
+                          });
+        rows.resize(shown);
+        std::sort(rows.begin(), rows.end());
+    }
+    QString pre = QStringLiteral("key         s    logit       \u03b1  v\n");
+    for (std::size_t j : rows) {
+        if (r.head.weights.cols() == 0) break;
         const auto jj = static_cast<Eigen::Index>(j);
         const bool masked = s.is_masked(j);
-        h += QStringLiteral(
-                 "<tr><td>k%1%2</td><td align='right'>%3</td><td align='right'>%4</td>"
-                 "<td align='right'><b>%5</b></td><td>%6</td></tr>")
-                 .arg(j + 1)
-                 .arg(masked ? QObject::tr(" (masked)") : QString())
-                 .arg(num(r.raw2d(i, jj), 3))
-                 .arg(masked ? QStringLiteral("\u2212\u221e") : num(r.head.masked(i, jj), 3))
-                 .arg(num(r.head.weights(i, jj)))
-                 .arg(point(s.values[j], 2));
+        pre += QStringLiteral("%1 %2 %3 %4  %5\n")
+                   .arg(QStringLiteral("k%1%2").arg(j + 1).arg(masked ? QStringLiteral("\u00d7")
+                                                                      : QString()),
+                        -5)
+                   .arg(num(r.raw2d(i, jj), 3), 8)
+                   .arg(masked ? QStringLiteral("\u2212\u221e") : num(r.head.masked(i, jj), 3), 8)
+                   .arg(num(r.head.weights(i, jj)), 7)
+                   .arg(point(s.values[j], 2));
     }
-    h += QStringLiteral("</table>");
+    if (rows.size() < s.keys.size())
+        pre += QObject::tr("\u2026 %1 lighter keys not listed\n").arg(s.keys.size() - rows.size());
+    h += QStringLiteral("<pre>%1</pre>").arg(pre.toHtmlEscaped());
     if (r.empty[ii]) {
         h += QObject::tr(
             "<p><b>Every key is masked for this query:</b> its weights are all 0 and its "

@@ -36,7 +36,7 @@ RegressionPanel::RegressionPanel(PlaygroundModel* model, QWidget* parent)
     keys_->setLineStyle(QCPGraph::lsNone);
     keys_->setScatterStyle(
         QCPScatterStyle(QCPScatterStyle::ssDiamond, QColor(55, 71, 79), QColor(55, 71, 79), 10));
-    keys_->setName(tr("keys (k\u2c7c\u2081, v\u2c7c\u2081)"));
+    keys_->setName(tr("keys"));
     marks_ = addGraph();
     marks_->setLineStyle(QCPGraph::lsNone);
     marks_->setScatterStyle(
@@ -46,11 +46,18 @@ RegressionPanel::RegressionPanel(PlaygroundModel* model, QWidget* parent)
     queryLine_->setSelectable(false);
     xAxis->setLabel(tr("q (first coordinate)"));
     yAxis->setLabel(tr("y = value's first coordinate"));
+    // The legend sits in its own row under the title, never over the curves.
     legend->setVisible(true);
     legend->setFont(QFont(font().family(), 8));
-    axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    legend->setFillOrder(QCPLegend::foColumnsFirst);
+    legend->setBorderPen(Qt::NoPen);
+    legend->setBrush(Qt::NoBrush);
+    legend->setTextColor(palette().color(QPalette::WindowText));
+    axisRect()->insetLayout()->take(legend);
+    plotLayout()->insertRow(1);
+    plotLayout()->addElement(1, 0, legend);
+    plotLayout()->setRowStretchFactor(1, 0.001);
     applyPlotTheme(this, palette());
-    legend->setBrush(QColor(255, 255, 255, 200));
     connect(model_, &PlaygroundModel::changed, this, &RegressionPanel::refresh);
     refresh();
 }
