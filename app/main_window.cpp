@@ -10,6 +10,7 @@
 #include <QTabWidget>
 
 #include "model/scene.hpp"
+#include "playground/playground_widget.hpp"
 #include "views/heatmap_grid.hpp"
 #include "views/math_panel.hpp"
 #include "views/weights_bar.hpp"
@@ -27,6 +28,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     grid_ = new HeatmapGrid;
     tabs_->addTab(grid_, tr("Heads"));
     setCentralWidget(tabs_);
+    addView(new PlaygroundWidget(scene_->undoStack(), this), tr("Playground"));
 
     buildDocks();
     buildMenus();
