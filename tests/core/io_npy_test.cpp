@@ -158,3 +158,26 @@ TEST(Npy, MatrixOutOfRangeAndUnicodeAsNumbersAreErrors) {
 }
 
 }  // namespace
+
+namespace {
+
+struct Recorder : attn::Progress {
+    std::vector<double> seen;
+    double cancel_after = 2.0;
+    void update(double f) override { seen.push_back(f); }
+    bool cancelled() const override { return !seen.empty() && seen.back() >= cancel_after; }
+};
+
+TEST(NpyProgress, ReportsEveryMatrixAndCancels) {
+    Recorder r;
+    attn::io::load_npy_attention(io_test::data("npy/ref_f4_le_c.npy"), &r);
+    ASSERT_EQ(r.seen.size(), 6u);
+    EXPECT_DOUBLE_EQ(r.seen.back(), 1.0);
+    Recorder stop;
+    stop.cancel_after = 0.5;
+    EXPECT_THROW(attn::io::load_npy_attention(io_test::data("npy/ref_f4_le_c.npy"), &stop),
+                 attn::Cancelled);
+    EXPECT_EQ(stop.seen.size(), 3u);
+}
+
+}  // namespace

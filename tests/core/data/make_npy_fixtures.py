@@ -195,6 +195,13 @@ buf = io.BytesIO()
 npz(buf, {"attention": np.full((2, 3), 1 / 3, "<f4"), "tokens": np.array(list("abc"))})
 bad("rectangular_tokens.npz", buf.getvalue(), "use query_tokens and key_tokens")
 
+# a member whose entries (local and central) claim 2 GB uncompressed from a few stored bytes
+claim = bytearray(ok_npz)
+for sig, off in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):
+    at = claim.find(sig)
+    claim[at + off:at + off + 4] = struct.pack("<I", 0x7FFFFFFF)
+bad("size_claim.npz", bytes(claim), "attention.npy: claims 2.1 GB uncompressed from 272 B")
+
 # JSON
 def bertviz_list(attn, left, right, name="Encoder"):
     return {"attention": [{"name": name, "attn": attn, "left_text": left, "right_text": right}]}
