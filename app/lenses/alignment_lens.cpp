@@ -1,0 +1,107 @@
+// AttnScope — the "alignment" lens. GPL-3.0-or-later.
+#include "lenses/alignment_lens.hpp"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QLineEdit>
+
+#include "attn/error.hpp"
+#include "attn/lenses/alignment.hpp"
+#include "model/scene.hpp"
+#include "views/qcp.hpp"
+#include "views/token_labels.hpp"
+
+namespace {
+// A translation of the default sentence: the classic English–French alignment example.
+const char* const kFrench =
+    "L' accord sur la zone économique européenne a été signé en août 1992 .";
+}  // namespace
+
+AlignmentLens::AlignmentLens(Scene* scene, QWidget* parent)
+    : LensPanel(scene, QStringLiteral("alignment"), parent) {
+    setExplanation(
+        tr("<b>Alignment.</b> In a translation model each target word (query) attends over "
+           "the source words (keys); the weights form a soft alignment matrix, the picture "
+           "that made attention famous (Bahdanau et al. 2015, Luong et al. 2015). The score "
+           "function decides what counts as a match. Here the model is untrained (hashed "
+           "embeddings, seeded projections), so identical tokens and nearby positions are "
+           "what align."),
+        tr("additive: v<sub>a</sub><sup>T</sup>tanh(W<sub>a</sub>q + U<sub>a</sub>k)<br>"
+           "general: q<sup>T</sup>Wk &nbsp; dot: q·k<br>"
+           "α<sub>ij</sub> = softmax<sub>j</sub>(s(q<sub>i</sub>, k<sub>j</sub>)), "
+           "c<sub>i</sub> = Σ<sub>j</sub> α<sub>ij</sub> v<sub>j</sub>"));
+    const attn::SceneSpec spec = scene ? scene->spec() : attn::SceneSpec{};
+    source_ = new QLineEdit(
+        QString::fromStdString(spec.cross_text.empty() ? spec.text : spec.cross_text));
+    target_ = new QLineEdit(spec.cross_text.empty() ? QString::fromUtf8(kFrench)
+                                                    : QString::fromStdString(spec.text));
+    controls()->addRow(tr("source (keys)"), source_);
+    controls()->addRow(tr("target (queries)"), target_);
+    connect(source_, &QLineEdit::editingFinished, this, &LensPanel::requestRefresh);
+    connect(target_, &QLineEdit::editingFinished, this, &LensPanel::requestRefresh);
+    score_ = addCombo(
+        tr("score"),
+        {tr("additive (Bahdanau)"), tr("general (Luong)"), tr("dot"), tr("scaled dot")}, 0);
+    QStringList heads{tr("mean of the heads")};
+    for (int h = 1; h <= int(spec.heads); ++h)
+        heads << tr("head %1").arg(h);
+    head_ = addCombo(tr("head"), heads, 0);
+    plot_ = addPlot(0, 0, tr("Alignment: target (rows) over source (columns)"));
+    plot_->xAxis->setLabel(tr("source token (key)"));
+    plot_->yAxis->setLabel(tr("target token (query)"));
+    map_ = LensHeatmap::create(plot_, tr("weight α"), false);
+    plot_->xAxis->setTickLabelRotation(-50);
+    argmax_ = addGraph(plot_, tr("argmax"), QColor(230, 30, 30), Qt::NoPen, 0);
+    argmax_->setLineStyle(QCPGraph::lsNone);
+    argmax_->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::red, 2), Qt::NoBrush, 8));
+    refresh();
+}
+
+void AlignmentLens::recompute() {
+    using namespace attn::lenses;
+    attn::SceneSpec spec = scene() ? scene()->spec() : attn::SceneSpec{};
+    const int si = score_->currentIndex();
+    const attn::ScoreKind kind = si == 0   ? attn::ScoreKind::Additive
+                                 : si == 1 ? attn::ScoreKind::General
+                                           : attn::ScoreKind::Dot;
+    spec.scale = si == 3 || si == 1;  // "dot" unscaled shows the sharper, saturated matrix
+    Alignment a;
+    try {
+        a = cross_alignment(spec, source_->text().toStdString(), target_->text().toStdString(),
+                            kind, head_->currentIndex() - 1);
+    } catch (const attn::Error& e) {
+        setReadout(tr("<i>%1</i>").arg(QString::fromUtf8(e.what())));
+        return;
+    }
+    map_.setMatrix(a.weights.cast<double>(), 0, a.weights.maxCoeff());
+    QSharedPointer<QCPAxisTickerText> xt(new QCPAxisTickerText), yt(new QCPAxisTickerText);
+    for (std::size_t j = 0; j < a.source.size(); ++j)
+        xt->addTick(double(j), elideToken(a.source[j], 12));
+    for (std::size_t i = 0; i < a.target.size(); ++i)
+        yt->addTick(double(i), elideToken(a.target[i], 12));
+    plot_->xAxis->setTicker(xt);
+    plot_->yAxis->setTicker(yt);
+    plot_->xAxis->setSubTicks(false);
+    plot_->yAxis->setSubTicks(false);
+    QVector<double> ax, ay;
+    QString pairs;
+    for (std::size_t i = 0; i < a.argmax.size(); ++i) {
+        ax.push_back(double(a.argmax[i]));
+        ay.push_back(double(i));
+        if (i < 8)
+            pairs += tr("%1 → %2<br>")
+                         .arg(elideToken(a.target[i], 12),
+                              elideToken(a.source[std::size_t(a.argmax[i])], 12));
+    }
+    argmax_->setData(ax, ay);
+    setReadout(
+        tr("<b>%1 × %2</b> target × source tokens, score: %3%4<br>"
+           "<b>Hard alignment</b> (argmax, ○):<br>%5%6")
+            .arg(a.target.size())
+            .arg(a.source.size())
+            .arg(score_->currentText())
+            .arg(head_->currentIndex() == 0 ? tr(", mean of %1 heads").arg(spec.heads) : QString())
+            .arg(pairs)
+            .arg(a.argmax.size() > 8 ? tr("…") : QString()));
+}

@@ -1,0 +1,27 @@
+// AttnScope — the "alignment" lens: cross-attention between a source and a target sentence.
+// GPL-3.0-or-later.
+#pragma once
+
+#include "lenses/lens_heatmap.hpp"
+#include "lenses/lens_panel.hpp"
+
+class QLineEdit;
+
+/// The seq2seq alignment matrix (Bahdanau, Luong) with a selectable score function.
+class AlignmentLens : public LensPanel {
+    Q_OBJECT
+  public:
+    explicit AlignmentLens(Scene* scene, QWidget* parent = nullptr);
+
+  protected:
+    void recompute() override;
+
+  private:
+    QLineEdit* source_ = nullptr;
+    QLineEdit* target_ = nullptr;
+    QComboBox* score_ = nullptr;
+    QComboBox* head_ = nullptr;
+    QCustomPlot* plot_ = nullptr;
+    LensHeatmap map_;
+    QCPGraph* argmax_ = nullptr;
+};

@@ -1,0 +1,222 @@
+// AttnScope — the common frame of a theory lens. GPL-3.0-or-later.
+#include "lenses/lens_panel.hpp"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QScrollArea>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTextDocument>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include "model/scene.hpp"
+#include "views/plot_theme.hpp"
+#include "views/qcp.hpp"
+
+LensPanel::LensPanel(Scene* scene, const QString& name, QWidget* parent)
+    : QWidget(parent), scene_(scene), name_(name) {
+    setObjectName(QStringLiteral("lens_") + name);
+    auto* outer = new QHBoxLayout(this);
+    outer->setContentsMargins(6, 6, 6, 6);
+    outer->setSpacing(8);
+    grid_ = new QGridLayout;
+    grid_->setSpacing(6);
+    outer->addLayout(grid_, 1);
+
+    auto* side = new QWidget;
+    auto* col = new QVBoxLayout(side);
+    col->setContentsMargins(4, 0, 4, 0);
+    idea_ = new QLabel;
+    idea_->setWordWrap(true);
+    idea_->setTextFormat(Qt::RichText);
+    formula_ = new QLabel;
+    formula_->setWordWrap(true);
+    formula_->setTextFormat(Qt::RichText);
+    formula_->setFrameShape(QFrame::StyledPanel);
+    formula_->setMargin(6);
+    formula_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    form_ = new QFormLayout;
+    form_->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    readout_ = new QLabel;
+    readout_->setWordWrap(true);
+    readout_->setTextFormat(Qt::RichText);
+    readout_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    col->addWidget(idea_);
+    col->addWidget(formula_);
+    col->addSpacing(4);
+    col->addLayout(form_);
+    col->addSpacing(4);
+    col->addWidget(readout_);
+    col->addStretch(1);
+    // The text column scrolls on small windows instead of squeezing the plots.
+    auto* scroll = new QScrollArea;
+    scroll->setWidget(side);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setFixedWidth(310);
+    outer->addWidget(scroll);
+
+    if (scene_) {
+        connect(scene_, &Scene::specChanged, this, [this] {
+            if (isVisible())
+                requestRefresh();
+            else
+                dirty_ = true;
+        });
+    }
+}
+
+void LensPanel::refresh() {
+    dirty_ = false;
+    pending_ = false;
+    recompute();
+    for (QCustomPlot* p : plots_)
+        p->replot();
+}
+
+void LensPanel::requestRefresh() {
+    if (pending_) return;
+    pending_ = true;
+    QTimer::singleShot(0, this, &LensPanel::refresh);
+}
+
+void LensPanel::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (dirty_) refresh();
+}
+
+QString LensPanel::readoutText() const {
+    QTextDocument doc;
+    doc.setHtml(readout_->text());
+    return doc.toPlainText();
+}
+
+QCustomPlot* LensPanel::addPlot(int row, int col, const QString& title, int rowSpan, int colSpan) {
+    auto* plot = new QCustomPlot;
+    plot->setMinimumSize(220, 180);
+    plot->plotLayout()->insertRow(0);
+    QFont tf = font();
+    tf.setWeight(QFont::DemiBold);
+    plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, title, tf));
+    plot->legend->setVisible(true);
+    QFont lf = font();
+    lf.setPointSizeF(std::max(7.0, lf.pointSizeF() * 0.85));
+    plot->legend->setFont(lf);
+    plot->legend->setRowSpacing(0);
+    QColor legendBg = palette().color(QPalette::Base);
+    legendBg.setAlpha(215);
+    plot->legend->setBrush(legendBg);
+    plot->legend->setTextColor(palette().color(QPalette::Text));
+    plot->legend->setBorderPen(QPen(palette().color(QPalette::Mid)));
+    applyPlotTheme(plot, palette());
+    grid_->addWidget(plot, row, col, rowSpan, colSpan);
+    plots_.push_back(plot);
+    return plot;
+}
+
+void LensPanel::setPlotTitle(QCustomPlot* plot, const QString& title) {
+    if (auto* t = qobject_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0)))
+        t->setText(title);
+}
+
+void LensPanel::setExplanation(const QString& idea, const QString& formula) {
+    idea_->setText(idea);
+    formula_->setText(formula);
+}
+
+void LensPanel::setReadout(const QString& html) {
+    readout_->setText(html);
+}
+
+QCPGraph* LensPanel::addGraph(QCustomPlot* plot, const QString& name, const QColor& color,
+                              Qt::PenStyle style, double width) {
+    QCPGraph* g = plot->addGraph();
+    g->setName(name);
+    g->setPen(QPen(color, width, style));
+    return g;
+}
+
+void LensPanel::setLogAxis(QCPAxis* axis) {
+    axis->setScaleType(QCPAxis::stLogarithmic);
+    QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
+    ticker->setLogBase(10);
+    ticker->setSubTickCount(8);
+    axis->setTicker(ticker);
+    axis->setNumberFormat(QStringLiteral("eb"));
+    axis->setNumberPrecision(0);
+}
+
+QColor LensPanel::seriesColor(int i) {
+    // Okabe–Ito: distinguishable for colour-blind readers.
+    static const QColor colors[] = {
+        QColor(0, 114, 178), QColor(213, 94, 0),   QColor(0, 158, 115),   QColor(204, 121, 167),
+        QColor(230, 159, 0), QColor(86, 180, 233), QColor(120, 120, 120), QColor(240, 228, 66)};
+    return colors[i % 8];
+}
+
+QSlider* LensPanel::addSlider(const QString& label, int min, int max, int value,
+                              std::function<QString(int)> text) {
+    auto* row = new QWidget;
+    auto* h = new QHBoxLayout(row);
+    h->setContentsMargins(0, 0, 0, 0);
+    auto* slider = new QSlider(Qt::Horizontal);
+    slider->setRange(min, max);
+    slider->setValue(value);
+    auto* shown = new QLabel(text(value));
+    shown->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral("0000.00")));
+    shown->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    h->addWidget(slider, 1);
+    h->addWidget(shown);
+    form_->addRow(label, row);
+    connect(slider, &QSlider::valueChanged, this, [this, shown, text](int v) {
+        shown->setText(text(v));
+        requestRefresh();
+    });
+    return slider;
+}
+
+QSpinBox* LensPanel::addSpin(const QString& label, int min, int max, int value, int step) {
+    auto* spin = new QSpinBox;
+    spin->setRange(min, max);
+    spin->setValue(value);
+    spin->setSingleStep(step);
+    form_->addRow(label, spin);
+    connect(spin, &QSpinBox::valueChanged, this, &LensPanel::requestRefresh);
+    return spin;
+}
+
+QDoubleSpinBox* LensPanel::addDoubleSpin(const QString& label, double min, double max, double value,
+                                         double step, int decimals) {
+    auto* spin = new QDoubleSpinBox;
+    spin->setRange(min, max);
+    spin->setDecimals(decimals);
+    spin->setSingleStep(step);
+    spin->setValue(value);
+    form_->addRow(label, spin);
+    connect(spin, &QDoubleSpinBox::valueChanged, this, &LensPanel::requestRefresh);
+    return spin;
+}
+
+QComboBox* LensPanel::addCombo(const QString& label, const QStringList& items, int current) {
+    auto* combo = new QComboBox;
+    combo->addItems(items);
+    combo->setCurrentIndex(current);
+    form_->addRow(label, combo);
+    connect(combo, &QComboBox::currentIndexChanged, this, &LensPanel::requestRefresh);
+    return combo;
+}
+
+QCheckBox* LensPanel::addCheck(const QString& text, bool on) {
+    auto* box = new QCheckBox(text);
+    box->setChecked(on);
+    form_->addRow(box);
+    connect(box, &QCheckBox::toggled, this, &LensPanel::requestRefresh);
+    return box;
+}

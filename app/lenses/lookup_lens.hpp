@@ -1,0 +1,32 @@
+// AttnScope — the "lookup" lens: attention as a soft dictionary lookup. GPL-3.0-or-later.
+#pragma once
+
+#include "lenses/lens_panel.hpp"
+
+class QCPBars;
+class QCPItemStraightLine;
+
+/// α of one query as a categorical distribution, sampled hard lookups against the exact
+/// expectation αᵀV, and the temperature sweep from uniform to argmax.
+class LookupLens : public LensPanel {
+    Q_OBJECT
+  public:
+    explicit LookupLens(Scene* scene, QWidget* parent = nullptr);
+    /// The temperature chosen with the slider.
+    double temperature() const;
+
+  protected:
+    void recompute() override;
+
+  private:
+    QSpinBox* query_ = nullptr;
+    QSpinBox* head_ = nullptr;
+    QSlider* tau_ = nullptr;
+    QSlider* samples_ = nullptr;
+    QCustomPlot* dist_ = nullptr;
+    QCustomPlot* conv_ = nullptr;
+    QCustomPlot* sweep_ = nullptr;
+    QCPBars* alphaBars_ = nullptr;
+    QCPBars* freqBars_ = nullptr;
+    QCPItemStraightLine* tauMarker_ = nullptr;
+};

@@ -1,0 +1,133 @@
+// Every theory lens renders offscreen to a non-empty, non-uniform image; plotted numbers
+// equal core's. Set ATTN_LENS_SHOTS=dir to also save the 1200×800 renders as PNG.
+#include <QComboBox>
+#include <QDir>
+#include <QImage>
+#include <QSlider>
+#include <QSpinBox>
+#include <QtTest>
+#include <memory>
+
+#include "attn/lenses/cost.hpp"
+#include "attn/lenses/rank_collapse.hpp"
+#include "attn/lenses/scaling.hpp"
+#include "lenses/cost_lens.hpp"
+#include "lenses/lens_panel.hpp"
+#include "lenses/lens_registry.hpp"
+#include "lenses/rank_collapse_lens.hpp"
+#include "lenses/scaling_lens.hpp"
+#include "model/scene.hpp"
+#include "views/qcp.hpp"
+
+namespace {
+
+int distinctColors(const QImage& img) {
+    QSet<QRgb> seen;
+    for (int y = 0; y < img.height(); y += 3)
+        for (int x = 0; x < img.width(); x += 3)
+            seen.insert(img.pixel(x, y));
+    return int(seen.size());
+}
+
+}  // namespace
+
+class LensRenderTest : public QObject {
+    Q_OBJECT
+  private Q_SLOTS:
+    void registryKnowsEveryLens() {
+        Scene scene;
+        QCOMPARE(lensNames().size(), 8);
+        for (const QString& name : lensNames()) {
+            QVERIFY(!lensTitle(name).isEmpty());
+            std::unique_ptr<QWidget> w(createLens(name, &scene, nullptr));
+            QVERIFY2(w, qPrintable(name));
+        }
+        QVERIFY(createLens(QStringLiteral("nope"), &scene, nullptr) == nullptr);
+    }
+
+    void everyLensRendersNonUniform() {
+        Scene scene;
+        const QString dir = qEnvironmentVariable("ATTN_LENS_SHOTS");
+        for (const QString& name : lensNames()) {
+            std::unique_ptr<QWidget> w(createLens(name, &scene, nullptr));
+            w->setAttribute(Qt::WA_DontShowOnScreen);
+            w->resize(1200, 800);
+            w->show();
+            auto* panel = qobject_cast<LensPanel*>(w.get());
+            QVERIFY(panel);
+            panel->refresh();
+            QVERIFY2(!panel->plots().isEmpty(), qPrintable(name));
+            for (QCustomPlot* p : panel->plots())
+                QVERIFY(p->plottableCount() > 0);
+            QVERIFY2(!panel->readoutText().trimmed().isEmpty(), qPrintable(name));
+            const QImage img = w->grab().toImage();
+            QVERIFY(!img.isNull());
+            QCOMPARE(img.size(), QSize(1200, 800));
+            QVERIFY2(distinctColors(img) > 20, qPrintable(name));
+            if (!dir.isEmpty()) {
+                QDir().mkpath(dir);
+                QVERIFY(img.save(dir + QStringLiteral("/lens-") + name + QStringLiteral(".png")));
+            }
+        }
+    }
+
+    void scalingPlotEqualsCore() {
+        Scene scene;
+        ScalingLens lens(&scene);
+        lens.refresh();
+        attn::lenses::ScalingConfig c;
+        c.keys = 32;
+        c.seed = 20240;
+        const auto pts = attn::lenses::scaling_sweep(c);
+        QCustomPlot* var = lens.plots().at(1);
+        QCOMPARE(var->graph(0)->dataCount(), int(pts.size()));
+        for (int i = 0; i < int(pts.size()); ++i) {
+            QCOMPARE(var->graph(0)->data()->at(i)->key, double(pts[std::size_t(i)].d_k));
+            QCOMPARE(var->graph(0)->data()->at(i)->value, pts[std::size_t(i)].var_unscaled);
+        }
+    }
+
+    void costPlotEqualsHandCounts() {
+        Scene scene;
+        CostLens lens(&scene);
+        lens.refresh();
+        QCustomPlot* flops = lens.plots().at(0);
+        const auto first = flops->graph(0)->data()->at(0);
+        const auto n = attn::Index(std::llround(first->key));
+        // d_model 768, 12 heads (defaults): projections 8·n·d².
+        QCOMPARE(first->value, 8.0 * double(n) * 768 * 768);
+        QCOMPARE(flops->graph(1)->data()->at(0)->value, 4.0 * double(n) * double(n) * 768);
+        QVERIFY(lens.readoutText().contains(QStringLiteral("1536")));
+    }
+
+    void rankCollapseFollowsControls() {
+        Scene scene;
+        RankCollapseLens lens(&scene);
+        auto spins = lens.findChildren<QSpinBox*>();
+        QVERIFY(!spins.isEmpty());
+        spins.front()->setValue(5);  // depth
+        lens.refresh();
+        attn::lenses::RankCollapseConfig c;
+        c.depth = 5;
+        const auto curve = attn::lenses::rank_collapse(c);
+        QCustomPlot* p = lens.plots().front();
+        QCOMPARE(p->graph(0)->dataCount(), 6);
+        QCOMPARE(p->graph(1)->data()->at(5)->value, curve.residual[5]);
+    }
+
+    void followsSceneChanges() {
+        Scene scene;
+        std::unique_ptr<QWidget> w(createLens(QStringLiteral("entropy"), &scene, nullptr));
+        auto* panel = qobject_cast<LensPanel*>(w.get());
+        const int before = panel->plots().front()->graphCount();
+        attn::SceneSpec s = scene.spec();
+        s.heads = 2;
+        scene.setSpec(s, QStringLiteral("heads"));
+        w->setAttribute(Qt::WA_DontShowOnScreen);
+        w->show();  // hidden panels defer the recompute to their next show
+        QTRY_COMPARE(panel->plots().front()->graphCount(), before - 2);
+    }
+};
+
+QTEST_MAIN(LensRenderTest)
+#include "lens_render_test.moc"
