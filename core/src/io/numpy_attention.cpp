@@ -50,13 +50,18 @@ AttentionComponent component_from_npy(const NpyView& view, std::string component
 }
 
 bool looks_like_weights(const std::vector<Matrix>& mats) {
-    for (const Matrix& m : mats) {
-        if ((m.array() < 0.f).any()) return false;
+    // One pass over each row (this runs over every byte of a loaded tensor).
+    for (const Matrix& m : mats)
         for (Index i = 0; i < m.rows(); ++i) {
-            const double sum = m.row(i).cast<double>().sum();
-            if (std::abs(sum - 1.0) > 1e-3 && std::abs(sum) > 1e-6) return false;
+            const float* row = m.data() + i * m.cols();
+            double sum = 0;
+            bool negative = false;
+            for (Index j = 0; j < m.cols(); ++j) {
+                negative |= row[j] < 0.f;
+                sum += row[j];
+            }
+            if (negative || (std::abs(sum - 1.0) > 1e-3 && std::abs(sum) > 1e-6)) return false;
         }
-    }
     return true;
 }
 
