@@ -42,10 +42,11 @@ void PlaygroundModel::updateLive(const attn::PlaygroundState& state) {
 void PlaygroundModel::commitLive(const QString& what) {
     if (!live_) return;
     live_ = false;
-    if (liveStart_ == state_) return;
-    if (!undo_) return;
     // The model already shows the final state: the command's first redo is a no-op.
-    undo_->push(new PlaygroundStateCommand(this, liveStart_, state_, what));
+    if (!(liveStart_ == state_) && undo_)
+        undo_->push(new PlaygroundStateCommand(this, liveStart_, state_, what));
+    // Views that hold still during a drag (axis ranges) catch up now.
+    Q_EMIT changed();
 }
 
 void PlaygroundModel::setSelection(const std::vector<PointRef>& selection) {

@@ -95,8 +95,9 @@ void RegressionPanel::rescale() {
 
 void RegressionPanel::refresh() {
     const auto& s = model_->state();
-    // Keep the axes still while a key is dragged here; otherwise follow the data.
-    if (dragKey_ < 0) rescale();
+    // Keep the axes still during a drag (here or in a plane): a moving frame would make the
+    // dragged point appear to stand still. They follow the data when the drag ends.
+    if (dragKey_ < 0 && !model_->isLive()) rescale();
     QVector<double> kx, ky;
     for (std::size_t j = 0; j < s.keys.size(); ++j) {
         if (s.is_masked(j)) continue;
@@ -188,7 +189,6 @@ void RegressionPanel::mouseReleaseEvent(QMouseEvent* event) {
     }
     dragKey_ = -1;
     model_->commitLive(tr("Move key and value"));
-    refresh();
     event->accept();
 }
 
