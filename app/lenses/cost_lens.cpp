@@ -32,7 +32,7 @@ CostLens::CostLens(Scene* scene, QWidget* parent)
     const attn::SceneSpec spec = scene ? scene->spec() : attn::SceneSpec{};
     dModel_ = addSpin(tr("d<sub>model</sub>"), 8, 16384, 768, 64);
     heads_ = addSpin(tr("heads h"), 1, 256, 12);
-    kvHeads_ = addSpin(tr("kv-heads (h = MHA, 1 = MQA)"), 1, 256, 12);
+    kvHeads_ = addSpin(tr("kv-heads (h = MHA, 1 = MQA)"), 1, 256, 4);
     layers_ = addSpin(tr("layers L"), 1, 256, 12);
     n_ = addSpin(tr("context n (cache)"), 1, 1 << 20, 4096, 256);
     bytes_ =
@@ -45,6 +45,7 @@ CostLens::CostLens(Scene* scene, QWidget* parent)
     flops_->yAxis->setLabel(tr("FLOPs per layer"));
     setLogAxis(flops_->xAxis);
     flops_->xAxis->setNumberFormat(QStringLiteral("g"));
+    flops_->xAxis->setNumberPrecision(7);
     setLogAxis(flops_->yAxis);
     addGraph(flops_, tr("projections Q, K, V, O"), seriesColor(0), Qt::SolidLine, 2.5);
     addGraph(flops_, tr("QKᵀ + AV (attention)"), seriesColor(1), Qt::SolidLine, 2.5);
@@ -69,14 +70,16 @@ CostLens::CostLens(Scene* scene, QWidget* parent)
     attn_bars_->setBrush(seriesColor(1));
     attn_bars_->setPen(Qt::NoPen);
     attn_bars_->moveAbove(proj_bars_);
-    heads_plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+    heads_plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
 
     cache_->xAxis->setLabel(tr("context length n (tokens)"));
     cache_->yAxis->setLabel(tr("KV cache, MiB (log scale)"));
     setLogAxis(cache_->xAxis);
     cache_->xAxis->setNumberFormat(QStringLiteral("g"));
+    cache_->xAxis->setNumberPrecision(7);
     setLogAxis(cache_->yAxis);
     cache_->yAxis->setNumberFormat(QStringLiteral("g"));
+    cache_->yAxis->setNumberPrecision(7);
     addGraph(cache_, tr("MHA (kv = h)"), seriesColor(1), Qt::SolidLine, 2);
     addGraph(cache_, tr("GQA (chosen kv)"), seriesColor(0), Qt::SolidLine, 2.5);
     addGraph(cache_, tr("MQA (kv = 1)"), seriesColor(2), Qt::SolidLine, 2);
@@ -140,7 +143,7 @@ void CostLens::recompute() {
     attn_bars_->setData(hx, ha);
     heads_plot_->xAxis->setTicker(ticks);
     heads_plot_->xAxis->setRange(-0.7, idx - 0.3);
-    heads_plot_->yAxis->setRange(0, (hp.front() + ha.front()) * 1.3);
+    heads_plot_->yAxis->setRange(0, (hp.front() + ha.front()) * 1.45);
     setPlotTitle(heads_plot_, tr("Matrix-product FLOPs vs head count (n = %1)").arg(n));
 
     const int bytesPerValue = bytes_->currentIndex() == 0 ? 2 : bytes_->currentIndex() == 1 ? 4 : 1;

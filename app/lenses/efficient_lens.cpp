@@ -2,6 +2,7 @@
 #include "lenses/efficient_lens.hpp"
 
 #include <QCheckBox>
+#include <QDoubleSpinBox>
 #include <QLocale>
 #include <QSpinBox>
 #include <cmath>
@@ -18,6 +19,7 @@ namespace {
 constexpr std::uint64_t kSeed = 31;
 constexpr double kFloor = 1e-17;
 constexpr attn::Index kBytes = 4;  // fp32, as on a GPU
+constexpr double kContent = 0.7;   // std of the content part of q and k
 
 QString bytesText(double b) {
     return QLocale::c().formattedDataSize(qint64(b), 1, QLocale::DataSizeTraditionalFormat);
@@ -31,13 +33,16 @@ EfficientLens::EfficientLens(Scene* scene, QWidget* parent)
            "tokens (Longformer) and random keys (BigBird): O(n·w) work, but an approximation. "
            "Performer's FAVOR+ replaces exp(q·k) by a product of positive random features: "
            "linear in n, error ~1/√m. FlashAttention is exact: it walks over tiles of keys "
-           "with an online softmax, so the n×n score matrix never exists."),
+           "with an online softmax, so the n×n score matrix never exists. Sparse patterns suit "
+           "local attention, FAVOR+ diffuse attention: move the locality to see."),
         tr("exp(q·k) = E<sub>ω~N(0,I)</sub>[φ(q)·φ(k)], φ(x) = e<sup>ωx − ‖x‖²/2</sup>/√m"
            "<br>online softmax per tile: m' = max(m, max s), ℓ' = e<sup>m−m'</sup>ℓ + Σ"
            "e<sup>s−m'</sup>, o' = e<sup>m−m'</sup>o + Σ e<sup>s−m'</sup>v<br>"
-           "error = ‖O − O<sub>exact</sub>‖<sub>F</sub>/‖O<sub>exact</sub>‖<sub>F</sub>"));
+           "error = ‖O − O<sub>exact</sub>‖<sub>F</sub>/‖V‖<sub>F</sub> (on the values' scale: "
+           "diffuse attention makes O<sub>exact</sub> itself small)"));
     n_ = addSpin(tr("tokens n"), 4, 512, 64);
-    d_ = addSpin(tr("width d"), 2, 128, 16);
+    d_ = addSpin(tr("width d"), 4, 128, 16);
+    locality_ = addDoubleSpin(tr("locality of the scores"), 0, 8, 2, 0.5, 1);
     window_ = addSpin(tr("window radius w"), 0, 256, 4);
     random_ = addSpin(tr("BigBird random keys / row"), 0, 64, 2);
     features_ = addSpin(tr("FAVOR+ features m"), 1, 4096, 64, 16);
@@ -48,7 +53,7 @@ EfficientLens::EfficientLens(Scene* scene, QWidget* parent)
     mask_ = addPlot(1, 0, tr("BigBird pattern"));
     memory_ = addPlot(1, 1, tr("Peak working memory of the scores"));
 
-    errors_->yAxis->setLabel(tr("relative error of the output (log)"));
+    errors_->yAxis->setLabel(tr("‖O − O_exact‖_F / ‖V‖_F (log)"));
     setLogAxis(errors_->yAxis);
     bars_ = new QCPBars(errors_->xAxis, errors_->yAxis);
     bars_->setBrush(seriesColor(0));
@@ -57,14 +62,16 @@ EfficientLens::EfficientLens(Scene* scene, QWidget* parent)
     bars_->setName(tr("error (tiled: rounding)"));
     errors_->xAxis->setTickLabelRotation(-20);
     errors_->xAxis->grid()->setVisible(false);
-    errors_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    errors_->legend->setVisible(false);  // one series: the axis label says it all
 
     favor_->xAxis->setLabel(tr("random features m"));
-    favor_->yAxis->setLabel(tr("relative error (log)"));
+    favor_->yAxis->setLabel(tr("‖O − O_exact‖_F / ‖V‖_F (log)"));
     setLogAxis(favor_->xAxis);
     favor_->xAxis->setNumberFormat(QStringLiteral("g"));
+    favor_->xAxis->setNumberPrecision(7);
     setLogAxis(favor_->yAxis);
     favor_->yAxis->setNumberFormat(QStringLiteral("g"));
+    favor_->yAxis->setNumberPrecision(7);
     addGraph(favor_, tr("i.i.d. features (mean of 4 seeds)"), seriesColor(1))
         ->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
     addGraph(favor_, tr("orthogonal features (mean of 4)"), seriesColor(0))
@@ -80,6 +87,7 @@ EfficientLens::EfficientLens(Scene* scene, QWidget* parent)
     memory_->yAxis->setLabel(tr("bytes (fp32, log)"));
     setLogAxis(memory_->xAxis);
     memory_->xAxis->setNumberFormat(QStringLiteral("g"));
+    memory_->xAxis->setNumberPrecision(7);
     setLogAxis(memory_->yAxis);
     addGraph(memory_, tr("dense: n² scores"), seriesColor(1), Qt::SolidLine, 2.5);
     addGraph(memory_, tr("tiled: one B×B tile + m, ℓ, o"), seriesColor(2), Qt::SolidLine, 2.5);
@@ -90,11 +98,11 @@ EfficientLens::EfficientLens(Scene* scene, QWidget* parent)
 void EfficientLens::recompute() {
     using namespace attn::lenses;
     const attn::Index n = n_->value(), d = d_->value();
-    attn::Rng rng(kSeed);
-    const attn::MatrixD Q = rng.normal_matrix(n, d).cast<double>();
-    const attn::MatrixD K = rng.normal_matrix(n, d).cast<double>();
-    const attn::MatrixD V = rng.normal_matrix(n, d).cast<double>();
+    const QkvSample qkv = local_qkv(n, d, locality_->value(), kContent, kSeed);
+    const attn::MatrixD &Q = qkv.Q, &K = qkv.K, &V = qkv.V;
     const attn::MatrixD exact = exact_attention(Q, K, V);
+    const double vnorm = std::max(1e-300, V.norm());
+    const auto valueError = [&](const attn::MatrixD& O) { return (O - exact).norm() / vnorm; };
 
     SparseConfig sc;
     sc.window = window_->value();
@@ -104,19 +112,20 @@ void EfficientLens::recompute() {
     const auto sparse = compare_sparse(Q, K, V, sc);
     const attn::Index m = features_->value();
     const double favorErr =
-        relative_error(favor_attention(Q, K, V, m, orthogonal_->isChecked(), kSeed), exact);
+        valueError(favor_attention(Q, K, V, m, orthogonal_->isChecked(), kSeed));
     TiledConfig tc;
     tc.block_q = tc.block_k = block_->value();
     tc.bytes_per_value = kBytes;
     const TiledResult tiled = tiled_attention(Q, K, V, nullptr, true, tc);
-    const double tiledErr = relative_error(tiled.output, exact);
+    const double tiledErr = valueError(tiled.output);
     const double tiledMax = (tiled.output - exact).cwiseAbs().maxCoeff();
 
     QVector<double> bx, by;
     QSharedPointer<QCPAxisTickerText> ticks(new QCPAxisTickerText);
     const QStringList names = {tr("window"), tr("global+window"), tr("BigBird"),
                                tr("FAVOR+ m=%1").arg(m), tr("tiled (exact)")};
-    const double errs[] = {sparse[0].error, sparse[1].error, sparse[2].error, favorErr, tiledErr};
+    const double errs[] = {sparse[0].value_error, sparse[1].value_error, sparse[2].value_error,
+                           favorErr, tiledErr};
     for (int i = 0; i < 5; ++i) {
         bx.push_back(i);
         by.push_back(std::max(kFloor * 10, errs[i]));
@@ -133,9 +142,9 @@ void EfficientLens::recompute() {
     QVector<double> fx, fi, fo, guide;
     for (std::size_t i = 0; i < ms.size(); ++i) {
         fx.push_back(double(ms[i]));
-        fi.push_back(iid[i].mean_error);
-        fo.push_back(orth[i].mean_error);
-        guide.push_back(iid[0].mean_error * std::sqrt(double(ms[0]) / double(ms[i])));
+        fi.push_back(iid[i].mean_value_error);
+        fo.push_back(orth[i].mean_value_error);
+        guide.push_back(iid[0].mean_value_error * std::sqrt(double(ms[0]) / double(ms[i])));
     }
     favor_->graph(0)->setData(fx, fi);
     favor_->graph(1)->setData(fx, fo);
@@ -165,7 +174,7 @@ void EfficientLens::recompute() {
     memory_->xAxis->setRange(nx.front(), nx.back());
     memory_->yAxis->setRange(std::min(tile.front(), dense.front()) / 4, dense.back() * 4);
 
-    setReadout(tr("<b>n = %1, d = %2</b> (seeded Gaussian Q, K, V)<br>"
+    setReadout(tr("<b>n = %1, d = %2</b>  (seeded; scores = content + locality · position bump)<br>"
                   "window: %3% of pairs, error %4<br>global+window: %5%, error %6<br>"
                   "BigBird: %7%, error %8<br>FAVOR+ (m = %9): error %10<br>"
                   "tiled B = %11: max |Δ| = %12<br>"
@@ -173,11 +182,11 @@ void EfficientLens::recompute() {
                    .arg(n)
                    .arg(d)
                    .arg(100 * sparse[0].density, 0, 'f', 1)
-                   .arg(sparse[0].error, 0, 'g', 3)
+                   .arg(sparse[0].value_error, 0, 'g', 3)
                    .arg(100 * sparse[1].density, 0, 'f', 1)
-                   .arg(sparse[1].error, 0, 'g', 3)
+                   .arg(sparse[1].value_error, 0, 'g', 3)
                    .arg(100 * sparse[2].density, 0, 'f', 1)
-                   .arg(sparse[2].error, 0, 'g', 3)
+                   .arg(sparse[2].value_error, 0, 'g', 3)
                    .arg(m)
                    .arg(favorErr, 0, 'g', 3)
                    .arg(tc.block_q)

@@ -20,6 +20,7 @@ class EfficientLens : public LensPanel {
   private:
     QSpinBox* n_ = nullptr;
     QSpinBox* d_ = nullptr;
+    QDoubleSpinBox* locality_ = nullptr;
     QSpinBox* window_ = nullptr;
     QSpinBox* random_ = nullptr;
     QSpinBox* features_ = nullptr;

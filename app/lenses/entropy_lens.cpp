@@ -22,15 +22,17 @@ EntropyLens::EntropyLens(Scene* scene, QWidget* parent)
            "effective keys = e<sup>H</sup>; ceiling = mean over rows of log(#visible keys)"));
     maxN_ = addSpin(tr("longest n"), 8, 2048, 256);
     dk_ = addSpin(tr("d<sub>k</sub> (random keys)"), 1, 512, 16);
-    scale_ = addCheck(tr("scale random scores by 1/√d<sub>k</sub>"), true);
+    scale_ = addCheck(tr("scale random scores by 1/√dₖ"), true);
     abs_ = addPlot(0, 0, tr("Mean row entropy vs sequence length"));
     rel_ = addPlot(1, 0, tr("Entropy as a fraction of its ceiling"));
     for (QCustomPlot* p : {abs_, rel_}) {
         p->xAxis->setLabel(tr("sequence length n (tokens)"));
         setLogAxis(p->xAxis);
         p->xAxis->setNumberFormat(QStringLiteral("g"));
-        p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+        p->xAxis->setNumberPrecision(7);
     }
+    abs_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    rel_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
     abs_->yAxis->setLabel(tr("entropy H, nats"));
     rel_->yAxis->setLabel(tr("H / ceiling"));
     refresh();

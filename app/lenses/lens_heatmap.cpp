@@ -29,6 +29,13 @@ LensHeatmap LensHeatmap::create(QCustomPlot* plot, const QString& label, bool di
     }
     h.map->setInterpolate(false);
     plot->yAxis->setRangeReversed(true);
+    // Integer ticks: cells are tokens.
+    for (QCPAxis* axis : {plot->xAxis, plot->yAxis}) {
+        QSharedPointer<QCPAxisTickerFixed> t(new QCPAxisTickerFixed);
+        t->setTickStep(1);
+        t->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+        axis->setTicker(t);
+    }
     plot->xAxis->grid()->setVisible(false);
     plot->yAxis->grid()->setVisible(false);
     plot->legend->setVisible(false);

@@ -60,14 +60,16 @@ LookupLens::LookupLens(Scene* scene, QWidget* parent)
     freqBars_->setPen(Qt::NoPen);
     freqBars_->setWidth(0.4);
     freqBars_->setBarsGroup(group);
-    dist_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    dist_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
 
     conv_->xAxis->setLabel(tr("number of hard lookups N"));
     conv_->yAxis->setLabel(tr("‖mean of v_j − αᵀV‖ / ‖αᵀV‖"));
     setLogAxis(conv_->xAxis);
     conv_->xAxis->setNumberFormat(QStringLiteral("g"));
+    conv_->xAxis->setNumberPrecision(7);
     setLogAxis(conv_->yAxis);
     conv_->yAxis->setNumberFormat(QStringLiteral("g"));
+    conv_->yAxis->setNumberPrecision(7);
     addGraph(conv_, tr("sampled mean"), seriesColor(1), Qt::SolidLine, 2);
     addGraph(conv_, tr("∝ 1/√N"), seriesColor(6), Qt::DashLine, 1.2);
     conv_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignLeft);
@@ -76,6 +78,7 @@ LookupLens::LookupLens(Scene* scene, QWidget* parent)
     sweep_->yAxis->setLabel(tr("entropy H(α), nats"));
     setLogAxis(sweep_->xAxis);
     sweep_->xAxis->setNumberFormat(QStringLiteral("g"));
+    sweep_->xAxis->setNumberPrecision(7);
     sweep_->yAxis2->setVisible(true);
     sweep_->yAxis2->setLabel(tr("max weight max α"));
     sweep_->yAxis2->setRange(0, 1.05);
@@ -160,7 +163,7 @@ void LookupLens::recompute() {
     dist_->xAxis->setTicker(ticks);
     dist_->xAxis->setRange(-0.6, double(n) - 0.4);
     dist_->yAxis->setRange(
-        0, std::max(alpha.maxCoeff(), *std::max_element(kf.begin(), kf.end())) * 1.15);
+        0, std::max(alpha.maxCoeff(), *std::max_element(kf.begin(), kf.end())) * 1.35);
     const QString qtok = std::size_t(i) < r.q_tokens.size()
                              ? elideToken(r.q_tokens[std::size_t(i)], 14)
                              : QString::number(i);

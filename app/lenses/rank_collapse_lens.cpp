@@ -33,6 +33,10 @@ RankCollapseLens::RankCollapseLens(Scene* scene, QWidget* parent)
     plot_->xAxis->setLabel(tr("layer l (0 = input)"));
     plot_->yAxis->setLabel(tr("‖X − 1x̄ᵀ‖_F / ‖X‖_F  (log scale)"));
     setLogAxis(plot_->yAxis);
+    QSharedPointer<QCPAxisTickerFixed> layers(new QCPAxisTickerFixed);
+    layers->setTickStep(1);
+    layers->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    plot_->xAxis->setTicker(layers);
     addGraph(plot_, tr("pure attention"), seriesColor(1), Qt::SolidLine, 2.5)
         ->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 6));
     addGraph(plot_, tr("residual, β = 1/√L"), seriesColor(0), Qt::SolidLine, 2.5)

@@ -50,6 +50,7 @@ ScalingLens::ScalingLens(Scene* scene, QWidget* parent)
         p->xAxis->setLabel(tr("key/query width d_k"));
         setLogAxis(p->xAxis);
         p->xAxis->setNumberFormat(QStringLiteral("g"));
+        p->xAxis->setNumberPrecision(7);
         auto* m = new QCPItemStraightLine(p);
         m->setPen(QPen(seriesColor(6), 1, Qt::DotLine));
         markers_.push_back(m);
@@ -76,7 +77,7 @@ ScalingLens::ScalingLens(Scene* scene, QWidget* parent)
         g->setName(name);
         g->setPen(QPen(color, 2, Qt::DashLine));
     }
-    sat_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignVCenter | Qt::AlignLeft);
+    sat_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignVCenter | Qt::AlignRight);
 
     jac_->yAxis->setLabel(tr("mean ‖diag(α) − ααᵀ‖_F"));
     setLogAxis(jac_->yAxis);

@@ -94,10 +94,14 @@ class LensRenderTest : public QObject {
         QCustomPlot* flops = lens.plots().at(0);
         const auto first = flops->graph(0)->data()->at(0);
         const auto n = attn::Index(std::llround(first->key));
-        // d_model 768, 12 heads (defaults): projections 8·n·d².
-        QCOMPARE(first->value, 8.0 * double(n) * 768 * 768);
-        QCOMPARE(flops->graph(1)->data()->at(0)->value, 4.0 * double(n) * double(n) * 768);
-        QVERIFY(lens.readoutText().contains(QStringLiteral("1536")));
+        // Defaults: d_model 768, 12 heads, 4 kv-heads (GQA). Hand count of the projections:
+        // Q and O 2·n·d² each, K and V 2·n·d·(kv·d_k) each; QKᵀ + AV = 4·n²·d.
+        const double N = double(n), d = 768, kvdk = 4 * 64;
+        QCOMPARE(first->value, 4 * N * d * d + 4 * N * d * kvdk);
+        QCOMPARE(first->value, attn::lenses::attention_flops(n, 768, 12, 4).projections());
+        QCOMPARE(flops->graph(1)->data()->at(0)->value, 4 * N * N * d);
+        QCOMPARE(attn::lenses::crossover_length(768, 12, 4), 768.0 + 256.0);
+        QVERIFY(lens.readoutText().contains(QStringLiteral("n* = 1024")));
     }
 
     void rankCollapseFollowsControls() {

@@ -72,12 +72,15 @@ std::vector<FavorPoint> favor_error_curve(const MatrixD& Q, const MatrixD& K, co
         p.min_error = INFINITY;
         for (Index t = 0; t < seeds; ++t) {
             const auto sd = derive_seed(seed, static_cast<std::uint64_t>(m * 1000 + t));
-            const double e = relative_error(favor_attention(Q, K, V, m, orthogonal, sd), exact);
+            const MatrixD approx = favor_attention(Q, K, V, m, orthogonal, sd);
+            const double e = relative_error(approx, exact);
+            p.mean_value_error += (approx - exact).norm() / std::max(1e-300, V.norm());
             p.mean_error += e;
             p.min_error = std::min(p.min_error, e);
             p.max_error = std::max(p.max_error, e);
         }
         p.mean_error /= static_cast<double>(seeds);
+        p.mean_value_error /= static_cast<double>(seeds);
         out.push_back(p);
     }
     return out;

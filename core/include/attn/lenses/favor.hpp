@@ -27,6 +27,7 @@ MatrixD favor_attention(const MatrixD& Q, const MatrixD& K, const MatrixD& V, In
 struct FavorPoint {
     Index features = 0;
     double mean_error = 0, min_error = 0, max_error = 0;
+    double mean_value_error = 0;  ///< mean of ‖O_favor − O_exact‖_F / ‖V‖_F
 };
 
 /// Averages the FAVOR+ error over `seeds` draws for each feature count.

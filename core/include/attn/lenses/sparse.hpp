@@ -28,12 +28,30 @@ struct SparseResult {
     BoolMatrix mask;
     double density = 0;  ///< visible pairs / n²
     double error = 0;    ///< ‖O − O_exact‖_F / ‖O_exact‖_F
-    MatrixD weights;     ///< its attention weights
+    /// ‖O − O_exact‖_F / ‖V‖_F: the error on the values' scale, meaningful also when diffuse
+    /// attention makes O_exact (an average of many values) nearly zero.
+    double value_error = 0;
+    MatrixD weights;  ///< its attention weights
 };
 
 /// Sliding-window, global+window and BigBird masks applied to self-attention Q, K, V (n rows
 /// each, scaled dot), each compared with the exact dense output.
 std::vector<SparseResult> compare_sparse(const MatrixD& Q, const MatrixD& K, const MatrixD& V,
                                          const SparseConfig& config);
+
+}  // namespace attn::lenses
+
+namespace attn::lenses {
+
+/// Seeded self-attention inputs with tunable locality.
+struct QkvSample {
+    MatrixD Q, K, V;
+};
+
+/// n tokens of width d (d ≥ 4): Q and K hold N(0, content²) entries in the first d/2 columns
+/// and, in the other d/2, sinusoids of the position scaled so that the positional part of the
+/// scaled score q·k/√d is locality·mean_f cos(ω_f (i − j)): near tokens score higher, as the
+/// sparse patterns assume. V is N(0, 1).
+QkvSample local_qkv(Index n, Index d, double locality, double content, std::uint64_t seed);
 
 }  // namespace attn::lenses
