@@ -9,6 +9,7 @@
 #include <QStatusBar>
 #include <QTabWidget>
 
+#include "lenses/lens_registry.hpp"
 #include "model/scene.hpp"
 #include "playground/playground_widget.hpp"
 #include "views/heatmap_grid.hpp"
@@ -29,6 +30,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     tabs_->addTab(grid_, tr("Heads"));
     setCentralWidget(tabs_);
     addView(new PlaygroundWidget(scene_->undoStack(), this), tr("Playground"));
+    // Theory lenses: one tab holding a tab per lens; hidden lenses recompute on first show.
+    auto* theory = new QTabWidget;
+    theory->setDocumentMode(true);
+    for (const QString& name : lensNames())
+        theory->addTab(createLens(name, scene_, theory), lensTitle(name));
+    addView(theory, tr("Theory"));
 
     buildDocks();
     buildMenus();
