@@ -78,6 +78,7 @@ class LensRenderTest : public QObject {
         attn::lenses::ScalingConfig c;
         c.keys = 32;
         c.seed = 20240;
+        c.trials = 32;
         const auto pts = attn::lenses::scaling_sweep(c);
         QCustomPlot* var = lens.plots().at(1);
         QCOMPARE(var->graph(0)->dataCount(), int(pts.size()));

@@ -1,6 +1,7 @@
 // Tests of the "efficient" lens: tiled online softmax, FAVOR+, sparse masks.
 #include <gtest/gtest.h>
 
+#include "attn/error.hpp"
 #include "attn/lenses/common.hpp"
 #include "attn/lenses/favor.hpp"
 #include "attn/lenses/reference.hpp"
@@ -103,6 +104,21 @@ TEST(LensSparse, MasksAndErrors) {
     }
     c.window = 24;  // the full band is exact
     EXPECT_NEAR(compare_sparse(Q, K, V, c)[0].error, 0.0, 1e-12);
+}
+
+TEST(LensSparse, LocalityHelpsTheWindowPattern) {
+    SparseConfig c;
+    c.window = 4;
+    const QkvSample flat = local_qkv(64, 16, 0.0, 0.7, 31);
+    const QkvSample local = local_qkv(64, 16, 6.0, 0.7, 31);
+    ASSERT_EQ(flat.Q.rows(), 64);
+    ASSERT_EQ(flat.Q.cols(), 16);
+    // Positional parts are shared by Q and K: the score bump sits on the diagonal.
+    EXPECT_EQ(local.Q.rightCols(8), local.K.rightCols(8));
+    const double eFlat = compare_sparse(flat.Q, flat.K, flat.V, c)[0].value_error;
+    const double eLocal = compare_sparse(local.Q, local.K, local.V, c)[0].value_error;
+    EXPECT_LT(eLocal, eFlat);
+    EXPECT_THROW(local_qkv(8, 3, 1, 1, 1), ArgumentError);
 }
 
 }  // namespace
