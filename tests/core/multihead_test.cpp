@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 
 #include "attn/error.hpp"
 #include "attn/multihead.hpp"
@@ -237,6 +238,11 @@ TEST(MultiHead, Errors) {
     bad.Wo(0, 0) = std::numeric_limits<float>::quiet_NaN();
     EXPECT_THROW_MSG(attn::multi_head(X, X, bad, c, p), attn::NonFiniteError, "W_O");
     EXPECT_THROW(attn::multi_head(X, X, w, MultiHeadConfig{16, 3, 0}, p), attn::ArgumentError);
+    // Thrown inside the head tasks (worker threads included) and rethrown to the caller.
+    attn::AttentionParams wrong;
+    wrong.mask.kind = attn::MaskKind::Custom;
+    wrong.mask.custom = attn::BoolMatrix::Constant(2, 2, true);
+    EXPECT_THROW_MSG(attn::multi_head(X, X, w, c, wrong), attn::ShapeError, "Custom mask", "4 x 4");
     Matrix Xn = X;
     Xn(3, 3) = std::numeric_limits<float>::infinity();
     EXPECT_THROW_MSG(attn::multi_head(Xn, Xn, w, c, p), attn::NonFiniteError, "X_q", "row 3");

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 
 #include "attn/error.hpp"
 #include "attn/random.hpp"
@@ -104,6 +105,8 @@ TEST(Scene, ExplicitEmbeddingsAndWeightsAreHonoured) {
     EXPECT_LT((r.Q - *s.embeddings * s.weights->Wq).cwiseAbs().maxCoeff(), 1e-5f);
     s.positional = attn::PositionalKind::Sinusoidal;  // positions are added to given embeddings
     EXPECT_NE(attn::compute_scene(s).X, *s.embeddings);
+    s.embeddings->coeffRef(2, 5) = std::numeric_limits<float>::quiet_NaN();
+    EXPECT_THROW_MSG(attn::compute_scene(s), attn::NonFiniteError, "Embeddings", "row 2");
     s.embeddings = rng.normal_matrix(4, 8);
     EXPECT_THROW_MSG(attn::compute_scene(s), attn::ShapeError, "3 x 8", "4 x 8");
     s.embeddings.reset();
