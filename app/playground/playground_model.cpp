@@ -75,6 +75,11 @@ QColor PlaygroundModel::queryColor(int i) {
     return colors[static_cast<std::size_t>(std::max(i, 0)) % 8];
 }
 
+QColor PlaygroundModel::keyColor(const QPalette& palette) {
+    const bool dark = palette.color(QPalette::Window).lightness() < 128;
+    return dark ? QColor(200, 210, 215) : QColor(55, 71, 79);
+}
+
 void PlaygroundModel::recompute() {
     try {
         result_ = attn::compute_playground(state_);

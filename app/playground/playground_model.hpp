@@ -2,7 +2,9 @@
 // GPL-3.0-or-later.
 #pragma once
 
+#include <QColor>
 #include <QObject>
+#include <QPalette>
 #include <QString>
 #include <vector>
 
@@ -50,6 +52,8 @@ class PlaygroundModel : public QObject {
 
     /// The colour of query i (a fixed qualitative palette, cycled).
     static QColor queryColor(int i);
+    /// The neutral ink of keys: contrasts with the background of `palette`.
+    static QColor keyColor(const QPalette& palette);
 
     /// The error of the last computation ("" when it succeeded).
     const QString& error() const { return error_; }

@@ -8,7 +8,9 @@
 
 namespace {
 
-const QColor kKeyColor(55, 71, 79);
+QColor keyColor(const QPalette& palette) {
+    return PlaygroundModel::keyColor(palette);
+}
 const QColor kValueColor(0, 121, 107);
 const QColor kMaskedColor(150, 150, 150);
 
@@ -52,11 +54,12 @@ PointPlane::PointPlane(PlaygroundModel* model, Role role, QWidget* parent)
     hull_->setName(tr("convex hull of the values"));
     values_ = scatter(QCPScatterStyle(QCPScatterStyle::ssSquare, kValueColor, kValueColor, 9),
                       tr("values"));
-    keys_ =
-        scatter(QCPScatterStyle(QCPScatterStyle::ssDiamond, kKeyColor, kKeyColor, 11), tr("keys"));
-    maskedKeys_ = scatter(
-        QCPScatterStyle(QCPScatterStyle::ssCrossCircle, QPen(kMaskedColor, 1.5), Qt::white, 12),
-        tr("masked keys"));
+    keys_ = scatter(
+        QCPScatterStyle(QCPScatterStyle::ssDiamond, keyColor(palette()), keyColor(palette()), 11),
+        tr("keys"));
+    maskedKeys_ = scatter(QCPScatterStyle(QCPScatterStyle::ssCrossCircle, QPen(kMaskedColor, 1.5),
+                                          palette().color(QPalette::Base), 12),
+                          tr("masked keys"));
     sample_ =
         scatter(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::black, 2.5), Qt::NoBrush, 22),
                 tr("hard sample"));
@@ -171,9 +174,9 @@ void PointPlane::refresh() {
         const QColor c = PlaygroundModel::queryColor(static_cast<int>(queries_.size()));
         queries_.push_back(
             scatter(QCPScatterStyle(QCPScatterStyle::ssDisc, c, c, 11), tr("query")));
-        outputs_.push_back(
-            scatter(QCPScatterStyle(QCPScatterStyle::ssPlusCircle, QPen(c, 2.2), Qt::white, 15),
-                    tr("output")));
+        outputs_.push_back(scatter(QCPScatterStyle(QCPScatterStyle::ssPlusCircle, QPen(c, 2.2),
+                                                   palette().color(QPalette::Base), 15),
+                                   tr("output")));
     }
     for (std::size_t i = 0; i < queries_.size(); ++i) {
         const bool q = showQK && i < nq;
@@ -236,8 +239,11 @@ void PointPlane::drawLines() {
     std::vector<double> alpha;
     if (haveRow) {
         const auto row = static_cast<std::size_t>(sel);
+        // With many keys, near-zero lines are only clutter (and cost drawing time): skip them.
+        const double minAlpha = s.keys.size() > 16 ? 0.01 : -1.0;
         for (std::size_t j = 0; j < s.keys.size(); ++j) {
             const double a = r.head.weights(sel, static_cast<Eigen::Index>(j));
+            if (a < minAlpha) continue;
             if (role_ == Role::QueryKey) {
                 segs.emplace_back(s.queries[row], s.keys[j]);
                 alpha.push_back(a);
@@ -281,7 +287,7 @@ void PointPlane::drawLabels() {
             const QString n = QString::number(j + 1);
             if (role_ == Role::QueryKey)
                 want.push_back({s.keys[j], QStringLiteral("k") + n,
-                                s.is_masked(j) ? kMaskedColor : kKeyColor});
+                                s.is_masked(j) ? kMaskedColor : keyColor(palette())});
             if (shows(PointRef::Kind::Value))
                 want.push_back({s.values[j], QStringLiteral("v") + n, kValueColor});
         }
@@ -325,6 +331,8 @@ void PointPlane::changeEvent(QEvent* event) {
     QCustomPlot::changeEvent(event);
     if (event->type() == QEvent::PaletteChange) {
         applyPlotTheme(this, palette());
-        replot(QCustomPlot::rpQueuedReplot);
+        keys_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, keyColor(palette()),
+                                               keyColor(palette()), 11));
+        refresh();
     }
 }

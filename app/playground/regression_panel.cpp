@@ -34,13 +34,14 @@ RegressionPanel::RegressionPanel(PlaygroundModel* model, QWidget* parent)
     expDot_->setName(tr("exp-dot kernel"));
     keys_ = addGraph();
     keys_->setLineStyle(QCPGraph::lsNone);
-    keys_->setScatterStyle(
-        QCPScatterStyle(QCPScatterStyle::ssDiamond, QColor(55, 71, 79), QColor(55, 71, 79), 10));
+    keys_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond,
+                                           PlaygroundModel::keyColor(palette()),
+                                           PlaygroundModel::keyColor(palette()), 10));
     keys_->setName(tr("keys"));
     marks_ = addGraph();
     marks_->setLineStyle(QCPGraph::lsNone);
-    marks_->setScatterStyle(
-        QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::black, 2), Qt::white, 9));
+    marks_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::black, 2),
+                                            palette().color(QPalette::Base), 9));
     marks_->removeFromLegend();
     queryLine_ = new QCPItemStraightLine(this);
     queryLine_->setSelectable(false);
@@ -196,6 +197,10 @@ void RegressionPanel::changeEvent(QEvent* event) {
     QCustomPlot::changeEvent(event);
     if (event->type() == QEvent::PaletteChange) {
         applyPlotTheme(this, palette());
+        legend->setTextColor(palette().color(QPalette::WindowText));
+        keys_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond,
+                                               PlaygroundModel::keyColor(palette()),
+                                               PlaygroundModel::keyColor(palette()), 10));
         replot(QCustomPlot::rpQueuedReplot);
     }
 }
