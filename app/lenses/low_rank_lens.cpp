@@ -47,7 +47,7 @@ LowRankLens::LowRankLens(Scene* scene, QWidget* parent)
     auto* kept = addGraph(sv_, tr("kept (i ≤ r)"), seriesColor(1), Qt::SolidLine, 1);
     kept->setLineStyle(QCPGraph::lsNone);
     kept->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 7));
-    sv_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignLeft);
+    sv_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
 
     err_->xAxis->setLabel(tr("rank r"));
     err_->yAxis->setLabel(tr("relative error (Frobenius)"));

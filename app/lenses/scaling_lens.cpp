@@ -11,7 +11,7 @@
 
 namespace {
 constexpr std::uint64_t kSeed = 20240;
-constexpr attn::Index kTrials = 32;  // rows per d_k in the sweep: keeps the lens < 100 ms
+constexpr attn::Index kTrials = 32;     // rows per d_k in the sweep: keeps the lens < 100 ms
 constexpr attn::Index kSamples = 8000;  // enough for a smooth 81-bin histogram
 
 }  // namespace
@@ -81,7 +81,6 @@ ScalingLens::ScalingLens(Scene* scene, QWidget* parent)
     sat_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignVCenter | Qt::AlignRight);
 
     jac_->yAxis->setLabel(tr("mean ‖diag(α) − ααᵀ‖_F"));
-    setLogAxis(jac_->yAxis);
     addGraph(jac_, tr("unscaled"), unscaled);
     addGraph(jac_, tr("scaled"), scaled);
     jac_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignLeft);
@@ -135,8 +134,8 @@ void ScalingLens::recompute() {
         ms.push_back(p.max_scaled);
         eu.push_back(p.entropy_unscaled);
         es.push_back(p.entropy_scaled);
-        ju.push_back(std::max(1e-12, p.jacobian_unscaled));
-        js.push_back(std::max(1e-12, p.jacobian_scaled));
+        ju.push_back(p.jacobian_unscaled);
+        js.push_back(p.jacobian_scaled);
     }
     var_->graph(0)->setData(dks, vu);
     var_->graph(1)->setData(dks, theory);
@@ -152,7 +151,7 @@ void ScalingLens::recompute() {
     jac_->graph(0)->setData(dks, ju);
     jac_->graph(1)->setData(dks, js);
     jac_->yAxis->rescale();
-    jac_->yAxis->setRange(jac_->yAxis->range().lower / 2, jac_->yAxis->range().upper * 2);
+    jac_->yAxis->setRange(0, jac_->yAxis->range().upper * 1.15);
     for (QCustomPlot* p : {var_, sat_, jac_})
         p->xAxis->setRange(0.8, dks.back() * 1.25);
     for (QCPItemStraightLine* m : markers_) {

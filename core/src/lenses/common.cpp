@@ -16,8 +16,9 @@ Histogram histogram(const std::vector<double>& values, int bins, double lo, doub
     h.width = (hi - lo) / bins;
     h.counts.assign(static_cast<std::size_t>(bins), 0.0);
     for (double v : values) {
-        int b = static_cast<int>(std::floor((v - lo) / h.width));
-        b = std::clamp(b, 0, bins - 1);
+        // Clamp in double first: casting a huge or NaN value to int would be undefined.
+        const double pos = std::clamp((v - lo) / h.width, 0.0, double(bins - 1));
+        const int b = std::isnan(pos) ? 0 : static_cast<int>(pos);
         h.counts[static_cast<std::size_t>(b)] += 1.0;
     }
     if (density && !values.empty()) {
