@@ -19,6 +19,7 @@
 #include "widgets/token_editor.hpp"
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+    Q_INIT_RESOURCE(attnscope);  // the resources live in a static library
     setWindowTitle(tr("AttnScope"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/attnscope.svg")));
     scene_ = new Scene(this);
@@ -26,6 +27,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
     tabs_ = new QTabWidget(this);
     tabs_->setDocumentMode(true);
+    // A tab's large minimum size must not push the docks off a 1280-pixel screen.
+    tabs_->setMinimumSize(360, 300);
     grid_ = new HeatmapGrid;
     tabs_->addTab(grid_, tr("Heads"));
     setCentralWidget(tabs_);
@@ -84,9 +87,9 @@ void MainWindow::buildDocks() {
     queryDock_ = new QDockWidget(tr("Selected query"), this);
     queryDock_->setObjectName(QStringLiteral("queryDock"));
     queryDock_->setWidget(split);
-    queryDock_->setMinimumWidth(330);
+    queryDock_->setMinimumWidth(300);
     addDockWidget(Qt::RightDockWidgetArea, queryDock_);
-    resizeDocks({controls_, queryDock_}, {280, 380}, Qt::Horizontal);
+    resizeDocks({controls_, queryDock_}, {255, 345}, Qt::Horizontal);
 }
 
 void MainWindow::buildStatusBar() {

@@ -3,11 +3,13 @@
 
 #include <QApplication>
 
+#include "io/data_io.hpp"
 #include "main_window.hpp"
 
 int runGui(int argc, char** argv) {
     QApplication app(argc, argv);
     MainWindow window;
+    fileio::attachDataIo(&window, QCoreApplication::arguments().mid(1));  // `attnscope FILE`
     window.show();
     return app.exec();
 }

@@ -1,6 +1,7 @@
 // AttnScope — computes scenes off the GUI thread; the newest request wins. GPL-3.0-or-later.
 #include "model/compute_service.hpp"
 
+#include <QCoreApplication>
 #include <QMetaObject>
 #include <QPointer>
 #include <chrono>
@@ -94,10 +95,24 @@ void ComputeService::workerLoop() {
             if (stop_) return;
             job = std::move(*pending_);
             pending_.reset();
+            running_ = true;
         }
-        if (job.id < requested_.load()) continue;  // superseded while queued
-        run(job);
+        if (job.id >= requested_.load()) run(job);  // else superseded while queued
+        {
+            std::lock_guard lock(mutex_);
+            running_ = false;
+        }
+        idle_.notify_all();
     }
+}
+
+void ComputeService::waitForIdle() {
+    {
+        std::unique_lock lock(mutex_);
+        idle_.wait(lock, [this] { return !running_ && !pending_.has_value(); });
+    }
+    // Deliveries were posted to this thread's event queue.
+    QCoreApplication::sendPostedEvents(this, QEvent::MetaCall);
 }
 
 void ComputeService::run(const Job& job) {

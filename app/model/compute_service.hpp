@@ -43,6 +43,9 @@ class ComputeService : public QObject {
     double lastComputeMs() const { return lastMs_; }
     /// True while a request newer than the delivered result is outstanding.
     bool busy() const { return delivered_ < requested_.load(); }
+    /// Blocks until the worker has nothing left to do, then delivers what it posted (tests,
+    /// benchmarks and the command line use it; the GUI never blocks).
+    void waitForIdle();
 
   Q_SIGNALS:
     /// A result newer than every result delivered before.
@@ -71,6 +74,8 @@ class ComputeService : public QObject {
     std::mutex mutex_;
     std::condition_variable wake_;
     std::optional<Job> pending_;  ///< newest job not yet started (older ones were replaced)
+    bool running_ = false;        ///< the worker is computing
+    std::condition_variable idle_;
     bool stop_ = false;
     std::thread worker_;
 };

@@ -7,7 +7,10 @@
 #include "model/scene_commands.hpp"
 #include "model/spec_equal.hpp"
 
-Scene::Scene(QObject* parent) : QObject(parent), undo_(new QUndoStack(this)) {}
+Scene::Scene(QObject* parent) : QObject(parent), undo_(new QUndoStack(this)) {
+    // Specs are small unless they hold explicit matrices; a bound keeps long sessions flat.
+    undo_->setUndoLimit(1000);
+}
 
 void Scene::setSpec(const attn::SceneSpec& spec, const QString& what, int mergeKey) {
     // No-op edits (e.g. a spin box re-emitting its value) must not create undo steps.

@@ -31,8 +31,9 @@ HeadHeatmap::HeadHeatmap(QWidget* parent) : QCustomPlot(parent) {
     setAntialiasedElement(QCP::aeItems, false);
 
     plotLayout()->insertRow(0);
-    title_ = new QCPTextElement(this, QString(),
-                                QFont(font().family(), font().pointSize(), QFont::DemiBold));
+    QFont titleFont = font();
+    titleFont.setPointSizeF(titleFont.pointSizeF() * 0.92);
+    title_ = new QCPTextElement(this, QString(), titleFont);
     plotLayout()->addElement(0, 0, title_);
 
     QCPAxisRect* rect = axisRect();
@@ -53,10 +54,9 @@ HeadHeatmap::HeadHeatmap(QWidget* parent) : QCustomPlot(parent) {
         a->setTickLabelFont(f);
     }
     // Keys read along the bottom, rotated so long tokens do not overlap.
-    xAxis->setTickLabelRotation(-55);
+    xAxis->setTickLabelRotation(-65);
     yAxis->setRangeReversed(true);  // query 0 on top, like a matrix
-    xAxis->setLabel(tr("keys"));
-    yAxis->setLabel(tr("queries"));
+    // No axis titles: the token labels say what the axes are, and every pixel counts in a grid.
 
     map_ = new QCPColorMap(xAxis, yAxis);
     map_->setInterpolate(false);
@@ -192,7 +192,7 @@ void HeadHeatmap::fillMap() {
 
 void HeadHeatmap::refresh() {
     // Lay out first so the cell budget and label spacing use this size, not the previous one.
-    updateLayout();
+    updateLayoutNow();
     if (cellsDirty_) prepare(cellBudget());
     if (mapDirty_) fillMap();
     const int n = result_ ? int(result_->q_tokens.size()) : 0;
@@ -211,13 +211,13 @@ QString HeadHeatmap::titleText() const {
     QString text = tr("Head %1").arg(head_ + 1);
     if (head_ < int(result_->stats.size())) {
         const attn::HeadStats& s = result_->stats[std::size_t(head_)];
-        text += tr("  ·  H %1  ·  max %2  ·  dist %3")
+        text += tr("\nH %1 · max %2 · dist %3")
                     .arg(s.entropy, 0, 'f', 2)
                     .arg(s.max_weight, 0, 'f', 2)
                     .arg(s.mean_distance, 0, 'f', 1);
     }
     if (cells_.rowFactor > 1 || cells_.colFactor > 1)
-        text += tr("  ·  %1 %2×%3")
+        text += tr(" · %1 %2×%3")
                     .arg(style_.aggregation == Aggregation::Max ? tr("max of") : tr("mean of"))
                     .arg(cells_.rowFactor)
                     .arg(cells_.colFactor);
@@ -231,8 +231,8 @@ void HeadHeatmap::rebuildTicks() {
     const double h = r.height() > 8 ? r.height() : height() - 110;
     const QFontMetrics fm(xAxis->tickLabelFont());
     // Rotated key labels need less horizontal room than their width.
-    setTokenTicks(*xTicks_, result_ ? result_->k_tokens : none, w, fm.height() * 1.25);
-    setTokenTicks(*yTicks_, result_ ? result_->q_tokens : none, h, fm.height() * 1.1);
+    setTokenTicks(*xTicks_, result_ ? result_->k_tokens : none, w, fm.height() * 1.05);
+    setTokenTicks(*yTicks_, result_ ? result_->q_tokens : none, h, fm.height() * 1.0);
 }
 
 void HeadHeatmap::updateSelectionItems() {

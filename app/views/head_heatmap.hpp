@@ -30,11 +30,19 @@ class HeadHeatmap : public QCustomPlot {
     /// parallel before refresh().
     void prepare(const QSize& budget);
     /// Lays the plot out for its current size (so cellBudget() is exact) without drawing.
-    void updateLayoutNow() { updateLayout(); }
+    void updateLayoutNow() {
+        setViewport(rect());  // a hidden widget (offscreen rendering) gets no resize events
+        updateLayout();
+    }
     /// Rebuilds the plot from the prepared cells and replots (queued widget update).
     void refresh();
 
     int head() const { return head_; }
+    const Selection& selection() const { return selection_; }
+    /// The outline of the selected cell (visible when a query and a key are selected).
+    QCPItemRect* selectedCellItem() const { return cellItem_; }
+    /// The outline of the selected query's row.
+    QCPItemRect* selectedRowItem() const { return rowItem_; }
     const SceneResultPtr& result() const { return result_; }
     QCPColorMap* colorMap() const { return map_; }
     QCPColorScale* colorScale() const { return scale_; }

@@ -154,6 +154,9 @@ void HeatmapGrid::relayout() {
     for (int r = 0; r < layout_->rowCount(); ++r)
         layout_->setRowStretch(r, r < rows ? 1 : 0);
     columns_ = cols;
+    // Place the heads now, even when hidden (offscreen rendering): the outer layout sizes the
+    // heads area, then the grid layout sizes the heads.
+    layout()->activate();
     layout_->activate();
 }
 

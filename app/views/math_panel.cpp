@@ -101,32 +101,38 @@ QString mathHtml(const attn::SceneResult& r, const Selection& sel, const MathCon
                 .arg(m > maxKeys ? QObject::tr(" — the %1 largest of %2 keys").arg(maxKeys).arg(m)
                                  : QString());
     html += QStringLiteral(
-        "<table cellspacing='0' cellpadding='3' border='1' style='border-collapse:collapse'>");
+        "<table cellspacing='0' cellpadding='3' border='1' "
+        "style='border-collapse:collapse; white-space:nowrap'>");
     html += QStringLiteral("<tr><th>j</th><th>key</th>");
-    if (r.has_vectors) html += QStringLiteral("<th>k<sub>j</sub></th>");
     if (hasStages) html += QObject::tr("<th>s(q,k<sub>j</sub>)</th><th>scaled</th><th>masked</th>");
-    html += QObject::tr("<th>α<sub>j</sub> = softmax</th></tr>");
+    html += QObject::tr("<th>weight α<sub>j</sub></th></tr>");
     for (int k : keys) {
         const bool selected = k == sel.key;
         html += selected ? QStringLiteral("<tr style='background-color:rgba(230,30,30,60)'>")
                          : QStringLiteral("<tr>");
-        html += QStringLiteral("<td align='right'>%1</td><td>%2</td>")
+        html += QStringLiteral("<td align='right' nowrap>%1</td><td>%2</td>")
                     .arg(k)
                     .arg(tokenText(r.k_tokens[std::size_t(k)]).toHtmlEscaped());
-        if (r.has_vectors)
-            html += QStringLiteral("<td><tt>%1</tt></td>").arg(vectorText(r.K, k, kvh * dk, dk, 3));
         if (hasStages)
             html +=
                 QStringLiteral(
-                    "<td align='right'>%1</td><td align='right'>%2</td>"
-                    "<td align='right'>%3</td>")
+                    "<td align='right' nowrap>%1</td><td align='right' nowrap>%2</td>"
+                    "<td align='right' nowrap>%3</td>")
                     .arg(mathNumber(head.raw(q, k)))
                     .arg(mathNumber(head.scaled(q, k)))
                     .arg(hasMask ? mathNumber(head.masked(q, k)) : mathNumber(head.scaled(q, k)));
-        html += QStringLiteral("<td align='right'><b>%1</b></td></tr>")
+        html += QStringLiteral("<td align='right' nowrap><b>%1</b></td></tr>")
                     .arg(mathNumber(head.weights(q, k)));
     }
     html += QStringLiteral("</table>");
+    if (r.has_vectors && sel.key >= 0 && sel.key < m)
+        html += QObject::tr(
+                    "<p>Key %1 “%2”: k<sub>%1</sub> = <tt>%3</tt><br/>value "
+                    "v<sub>%1</sub> = <tt>%4</tt></p>")
+                    .arg(sel.key)
+                    .arg(tokenText(r.k_tokens[std::size_t(sel.key)]).toHtmlEscaped())
+                    .arg(vectorText(r.K, sel.key, kvh * dk, dk))
+                    .arg(vectorText(r.V, sel.key, kvh * dk, dk));
 
     if (hasStages && hasMask) {
         double top = -std::numeric_limits<double>::infinity(), sum = 0;
@@ -157,6 +163,9 @@ QString mathHtml(const attn::SceneResult& r, const Selection& sel, const MathCon
 
 MathPanel::MathPanel(QWidget* parent) : QTextBrowser(parent) {
     setOpenLinks(false);
+    QFont f = font();
+    f.setPointSizeF(f.pointSizeF() * 0.92);
+    setFont(f);
     setToolTip(tr("The selected query's attention, step by step, with the numbers"));
     rebuild();
 }

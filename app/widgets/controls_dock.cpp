@@ -11,6 +11,7 @@
 #include <QLineEdit>
 #include <QRegularExpressionValidator>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QShortcut>
 #include <QSlider>
 #include <QSpinBox>
@@ -50,7 +51,9 @@ ControlsDock::ControlsDock(Scene* scene, QWidget* parent)
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     setWidget(scroll);
-    setMinimumWidth(270);
+    // Wide enough for every control: the scroll area only scrolls vertically.
+    setMinimumWidth(content->minimumSizeHint().width() +
+                    scroll->verticalScrollBar()->sizeHint().width() + 6);
     connect(scene_, &Scene::specChanged, this, &ControlsDock::syncFromScene);
     syncFromScene();
 }
@@ -99,7 +102,7 @@ QWidget* ControlsDock::buildScoreGroup() {
     auto* tauRow = new QHBoxLayout;
     tauRow->addWidget(temperatureSlider_, 1);
     tauRow->addWidget(temperature_);
-    form->addRow(tr("&Temperature τ:"), tauRow);
+    form->addRow(tr("Temperature τ:"), tauRow);
     connect(temperature_, &QDoubleSpinBox::valueChanged, this, &ControlsDock::onTemperature);
     connect(temperatureSlider_, &QSlider::valueChanged, this, &ControlsDock::onTemperatureSlider);
     return box;
@@ -191,7 +194,7 @@ QWidget* ControlsDock::buildModelGroup() {
     auto* seedRow = new QHBoxLayout;
     seedRow->addWidget(seed_, 1);
     seedRow->addWidget(newSeed_);
-    form->addRow(tr("S&eed:"), seedRow);
+    form->addRow(tr("Seed:"), seedRow);
     connect(seed_, &QSpinBox::valueChanged, this, &ControlsDock::onSeed);
     connect(newSeed_, &QToolButton::clicked, this,
             [this] { seed_->setValue(int((seed_->value() * 2654435761u + 12345u) % 100000u)); });
@@ -206,11 +209,11 @@ QWidget* ControlsDock::buildDisplayGroup() {
         colorMap_->addItem(colorMapLabel(k), int(k));
     colorMap_->setToolTip(tr("Perceptually uniform colour map of the weights"));
     form->addRow(tr("&Colours:"), colorMap_);
-    logScale_ = new QCheckBox(tr("&Logarithmic colour scale"));
+    logScale_ = new QCheckBox(tr("&Log colour scale"));
     logScale_->setToolTip(tr("Show weights spanning several decades (Ctrl+L)"));
     logScale_->setShortcut(QKeySequence(tr("Ctrl+L")));
     form->addRow(QString(), logScale_);
-    sharedRange_ = new QCheckBox(tr("Same colour range for all &heads"));
+    sharedRange_ = new QCheckBox(tr("Shared colour range"));
     sharedRange_->setToolTip(
         tr("On: colours are comparable across heads. Off: each head uses its "
            "own range and shows its own colour scale"));

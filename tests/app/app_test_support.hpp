@@ -1,0 +1,112 @@
+// AttnScope — helpers shared by the app tests (not a test itself). GPL-3.0-or-later.
+#pragma once
+
+#include <QCoreApplication>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <cmath>
+#include <vector>
+
+#include "attn/scene.hpp"
+#include "main_window.hpp"
+#include "model/compute_service.hpp"
+#include "model/scene.hpp"
+#include "views/head_heatmap.hpp"
+#include "views/heatmap_grid.hpp"
+
+namespace test_support {
+
+/// Isolates QSettings in a temporary directory so tests never read or write the user's.
+inline void isolateSettings() {
+    static QTemporaryDir dir;
+    QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeTests"));
+    QCoreApplication::setApplicationName(QStringLiteral("AttnScopeTests"));
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir.path());
+    QSettings().clear();
+}
+
+/// Waits until the newest request has been delivered (no time limit beyond ctest's).
+inline void settle(ComputeService* service) {
+    while (service->busy()) {
+        service->waitForIdle();
+        QCoreApplication::processEvents();
+    }
+    QCoreApplication::processEvents();
+}
+
+/// The weights drawn by a head, as (rows × cols) doubles; masked cells as NaN.
+inline std::vector<double> drawn(HeadHeatmap* head) {
+    QCPColorMapData* d = head->colorMap()->data();
+    std::vector<double> out;
+    for (int r = 0; r < d->valueSize(); ++r)
+        for (int c = 0; c < d->keySize(); ++c)
+            out.push_back(d->alpha(c, r) == 0 ? std::nan("") : d->cell(c, r));
+    return out;
+}
+
+/// Every head's drawn values concatenated.
+inline std::vector<double> drawnAll(HeatmapGrid* grid) {
+    std::vector<double> all;
+    for (int h = 0; h < grid->headCount(); ++h) {
+        const auto v = drawn(grid->head(h));
+        all.insert(all.end(), v.begin(), v.end());
+    }
+    return all;
+}
+
+inline bool sameValues(const std::vector<double>& a, const std::vector<double>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (std::isnan(a[i]) != std::isnan(b[i])) return false;
+        if (!std::isnan(a[i]) && a[i] != b[i]) return false;
+    }
+    return true;
+}
+
+/// Compares what the grid draws with core's weights for spec (no aggregation expected):
+/// every value within 1e-6, masked cells transparent. Returns an empty string on success.
+inline QString compareWithCore(HeatmapGrid* grid, const attn::SceneSpec& spec) {
+    const attn::SceneResult expected = attn::compute_scene(spec);
+    if (grid->headCount() != int(expected.heads.size()))
+        return QStringLiteral("head count %1 ≠ %2")
+            .arg(grid->headCount())
+            .arg(expected.heads.size());
+    for (int h = 0; h < grid->headCount(); ++h) {
+        const attn::HeadResult& e = expected.heads[std::size_t(h)];
+        QCPColorMapData* d = grid->head(h)->colorMap()->data();
+        if (d->keySize() != e.weights.cols() || d->valueSize() != e.weights.rows())
+            return QStringLiteral("head %1: drawn %2×%3, expected %4×%5")
+                .arg(h)
+                .arg(d->valueSize())
+                .arg(d->keySize())
+                .arg(e.weights.rows())
+                .arg(e.weights.cols());
+        for (int q = 0; q < e.weights.rows(); ++q)
+            for (int k = 0; k < e.weights.cols(); ++k) {
+                const bool masked = std::isinf(e.masked(q, k)) && e.masked(q, k) < 0;
+                if (masked != (d->alpha(k, q) == 0))
+                    return QStringLiteral("head %1 (%2,%3): mask differs").arg(h).arg(q).arg(k);
+                if (!masked && std::abs(d->cell(k, q) - e.weights(q, k)) > 1e-6)
+                    return QStringLiteral("head %1 (%2,%3): drawn %4, core %5")
+                        .arg(h)
+                        .arg(q)
+                        .arg(k)
+                        .arg(d->cell(k, q))
+                        .arg(e.weights(q, k));
+            }
+    }
+    return {};
+}
+
+/// A shown main window at 1280×800 with the default scene computed.
+inline void showWindow(MainWindow& w) {
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    settle(w.computeService());
+}
+
+}  // namespace test_support

@@ -1,0 +1,164 @@
+// The heatmap grid on its own (as the CLI uses it): results, aggregation of long sequences,
+// masked cells, layout of 1–16 heads, rendering to images and SVG.
+#include <QBuffer>
+#include <QImage>
+#include <QSvgGenerator>
+#include <QTest>
+
+#include "app_test_support.hpp"
+#include "views/aggregate.hpp"
+#include "views/head_heatmap.hpp"
+#include "views/heatmap_grid.hpp"
+
+namespace {
+
+SceneResultPtr computeShared(const attn::SceneSpec& s) {
+    return std::make_shared<const attn::SceneResult>(attn::compute_scene(s));
+}
+
+attn::SceneSpec longSpec(int n, int heads) {
+    attn::SceneSpec s;
+    std::string text;
+    for (int i = 0; i < n; ++i) {
+        (text += "t") += std::to_string(i % 251);
+        text += ' ';
+    }
+    s.text = text;
+    s.heads = heads;
+    return s;
+}
+
+}  // namespace
+
+class HeatmapGridTest : public QObject {
+    Q_OBJECT
+  private Q_SLOTS:
+    void drawsEveryHeadWithoutAWindow() {
+        HeatmapGrid grid;
+        grid.resize(900, 700);
+        const attn::SceneSpec spec;
+        grid.setResult(computeShared(spec));
+        QCOMPARE(grid.headCount(), 4);
+        const QString diff = test_support::compareWithCore(&grid, spec);
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        QVERIFY(grid.head(0)->titleText().contains(QStringLiteral("Head 1")));
+        QVERIFY(grid.head(0)->titleText().contains(QStringLiteral("H ")));
+    }
+
+    void maskedCellsAreTransparentOverHatching() {
+        HeatmapGrid grid;
+        grid.resize(900, 700);
+        attn::SceneSpec spec;
+        spec.mask.kind = attn::MaskKind::Causal;
+        grid.setResult(computeShared(spec));
+        QCPColorMapData* d = grid.head(0)->colorMap()->data();
+        QCOMPARE(int(d->alpha(5, 2)), 0);    // key 5 > query 2: masked
+        QCOMPARE(int(d->alpha(2, 5)), 255);  // visible
+        QCOMPARE(grid.head(0)->axisRect()->backgroundBrush().style(), Qt::BDiagPattern);
+    }
+
+    void longSequencesAreAggregatedToThePixels_data() {
+        QTest::addColumn<int>("mode");
+        QTest::newRow("max") << int(Aggregation::Max);
+        QTest::newRow("mean") << int(Aggregation::Mean);
+    }
+
+    void longSequencesAreAggregatedToThePixels() {
+        QFETCH(int, mode);
+        HeatmapGrid grid;
+        grid.resize(800, 600);
+        grid.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&grid));
+        HeatmapStyle style;
+        style.aggregation = Aggregation(mode);
+        grid.setStyle(style);
+        attn::SceneSpec spec = longSpec(700, 4);
+        spec.mask.kind = attn::MaskKind::Causal;
+        const SceneResultPtr result = computeShared(spec);
+        grid.setResult(result);
+        for (int h = 0; h < 4; ++h) {
+            HeadHeatmap* hm = grid.head(h);
+            QCPColorMapData* d = hm->colorMap()->data();
+            const QSize budget = hm->cellBudget();
+            QVERIFY2(d->keySize() <= budget.width() && d->valueSize() <= budget.height(),
+                     qPrintable(QStringLiteral("%1×%2 cells for %3×%4 pixels")
+                                    .arg(d->keySize())
+                                    .arg(d->valueSize())
+                                    .arg(budget.width())
+                                    .arg(budget.height())));
+            QVERIFY(d->keySize() < 700);
+            const attn::HeadResult& hr = result->heads[std::size_t(h)];
+            const AggregatedGrid ref = aggregate(hr.weights, &hr.masked, budget.height(),
+                                                 budget.width(), Aggregation(mode));
+            QCOMPARE(d->keySize(), ref.cols);
+            for (int r = 0; r < ref.rows; r += 7)
+                for (int c = 0; c < ref.cols; c += 5) {
+                    QCOMPARE(d->alpha(c, r) == 0, ref.isMasked(r, c));
+                    if (!ref.isMasked(r, c)) QCOMPARE(d->cell(c, r), ref.at(r, c));
+                }
+            QVERIFY(hm->titleText().contains(Aggregation(mode) == Aggregation::Max
+                                                 ? QStringLiteral("max of")
+                                                 : QStringLiteral("mean of")));
+        }
+    }
+
+    void layoutIsReadableForOneToSixteenHeads() {
+        HeatmapGrid grid;
+        grid.resize(1000, 700);
+        grid.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&grid));
+        for (int heads : {1, 2, 3, 4, 6, 8, 12, 16}) {
+            attn::SceneSpec spec = longSpec(12, heads);
+            spec.d_model = 96;  // divisible by every head count tried
+            grid.setResult(computeShared(spec));
+            QCoreApplication::processEvents();
+            QCOMPARE(grid.headCount(), heads);
+            for (int h = 0; h < heads; ++h) {
+                const QSize s = grid.head(h)->size();
+                QVERIFY2(s.width() >= 120 && s.height() >= 120,
+                         qPrintable(QStringLiteral("%1 heads: %2×%3")
+                                        .arg(heads)
+                                        .arg(s.width())
+                                        .arg(s.height())));
+            }
+        }
+    }
+
+    void rendersToImageAndSvg() {
+        HeatmapGrid grid;
+        grid.resize(800, 600);
+        grid.setResult(computeShared(attn::SceneSpec{}));
+        QImage image(800, 600, QImage::Format_ARGB32);
+        image.fill(Qt::white);
+        grid.paintTo(&image, image.rect());
+        // Some pixel must carry a viridis colour (not white/grey).
+        int coloured = 0;
+        for (int y = 0; y < image.height(); y += 4)
+            for (int x = 0; x < image.width(); x += 4) {
+                const QColor c = image.pixelColor(x, y);
+                if (std::abs(c.red() - c.blue()) > 40) ++coloured;
+            }
+        QVERIFY(coloured > 100);
+
+        QBuffer svg;
+        svg.open(QIODevice::WriteOnly);
+        QSvgGenerator gen;
+        gen.setOutputDevice(&svg);
+        gen.setSize(QSize(800, 600));
+        gen.setViewBox(QRect(0, 0, 800, 600));
+        grid.paintTo(&gen, QRect(0, 0, 800, 600));
+        QVERIFY(svg.data().size() > 1000);
+        QVERIFY(svg.data().contains("<svg"));
+    }
+
+    void emptyResultIsHarmless() {
+        HeatmapGrid grid;
+        grid.setResult(nullptr);
+        QCOMPARE(grid.headCount(), 0);
+        grid.setSelection(Selection{1, 1, 0});
+        grid.setMessage(QStringLiteral("nothing"));
+    }
+};
+
+QTEST_MAIN(HeatmapGridTest)
+#include "heatmap_grid_test.moc"

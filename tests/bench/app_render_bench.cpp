@@ -1,0 +1,107 @@
+// From a control change to all heatmaps repainted, driving the real main window offscreen.
+// Scene controls include the computation; display controls measure drawing alone.
+#include <benchmark/benchmark.h>
+
+#include <QApplication>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <memory>
+
+#include "main_window.hpp"
+#include "model/scene.hpp"
+#include "views/heatmap_grid.hpp"
+#include "widgets/controls_dock.hpp"
+
+namespace {
+
+std::unique_ptr<MainWindow> makeWindow(int n, int d_model, int heads) {
+    auto w = std::make_unique<MainWindow>();
+    attn::SceneSpec s;
+    if (n != 13) {
+        std::string text;
+        for (int i = 0; i < n; ++i) {
+            (text += "tok") += std::to_string(i % 509);
+            text += ' ';
+        }
+        s.text = text;
+    }
+    s.d_model = d_model;
+    s.heads = heads;
+    w->scene()->resetSpec(s);
+    w->resize(1280, 800);
+    w->show();
+    QCoreApplication::processEvents();
+    return w;
+}
+
+/// Waits for the newest request to be drawn, then lets the queued widget repaints run.
+void waitDrawn(MainWindow& w, quint64 rendersBefore) {
+    ComputeService* c = w.computeService();
+    while (c->busy() || w.heatmapGrid()->renderCount() == rendersBefore) {
+        c->waitForIdle();
+        QCoreApplication::processEvents();
+    }
+    QCoreApplication::processEvents();  // paint events of the replotted heads
+}
+
+void sceneControl(benchmark::State& state) {
+    auto w = makeWindow(int(state.range(0)), int(state.range(1)), int(state.range(2)));
+    waitDrawn(*w, 0);
+    QDoubleSpinBox* tau = w->controlsDock()->temperatureBox();
+    bool flip = false;
+    for (auto _ : state) {
+        const quint64 before = w->heatmapGrid()->renderCount();
+        tau->setValue((flip = !flip) ? 1.1 : 1.0);
+        waitDrawn(*w, before);
+    }
+    state.counters["heads"] = double(w->heatmapGrid()->headCount());
+}
+
+void displayControl(benchmark::State& state) {
+    auto w = makeWindow(int(state.range(0)), int(state.range(1)), int(state.range(2)));
+    waitDrawn(*w, 0);
+    QComboBox* agg = w->controlsDock()->aggregationBox();
+    int i = 0;
+    for (auto _ : state) {
+        const quint64 before = w->heatmapGrid()->renderCount();
+        agg->setCurrentIndex(++i % 2);  // max ↔ mean: every block recomputed and redrawn
+        waitDrawn(*w, before);
+    }
+}
+
+}  // namespace
+
+BENCHMARK(sceneControl)
+    ->Args({13, 64, 4})
+    ->Args({64, 64, 4})
+    ->Args({512, 768, 12})
+    ->Args({4096, 512, 8})
+    ->ArgNames({"n", "d", "h"})
+    ->Unit(benchmark::kMillisecond)
+    ->Repetitions(5)
+    ->ReportAggregatesOnly(true)
+    ->UseRealTime();
+BENCHMARK(displayControl)
+    ->Args({64, 64, 4})
+    ->Args({512, 768, 12})
+    ->Args({4096, 512, 8})
+    ->ArgNames({"n", "d", "h"})
+    ->Unit(benchmark::kMillisecond)
+    ->Repetitions(5)
+    ->ReportAggregatesOnly(true)
+    ->UseRealTime();
+
+int main(int argc, char** argv) {
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    QTemporaryDir settingsDir;
+    QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeBench"));
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());
+    benchmark::Initialize(&argc, argv);
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}
