@@ -1,0 +1,63 @@
+// AttnScope — File ▸ Export: the current tab as a figure or as numbers. GPL-3.0-or-later.
+#include "export/export_controller.hpp"
+
+#include <QAction>
+#include <QDir>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+
+#include "export/export_dialog.hpp"
+#include "export/figure_export.hpp"
+#include "export/numbers_export.hpp"
+#include "main_window.hpp"
+#include "model/scene.hpp"
+#include "settings_keys.hpp"
+#include "views/model_grid.hpp"
+
+namespace exporting {
+
+ExportController::ExportController(MainWindow* window) : QObject(window), window_(window) {
+    connect(window_->exportAction(), &QAction::triggered, this,
+            &ExportController::exportCurrentView);
+    window_->exportAction()->setEnabled(true);
+    window_->exportAction()->setToolTip(
+        tr("Export the current view as PNG, SVG or PDF, or its numbers as .npy or .csv"));
+}
+
+QString ExportController::exportView(QWidget* view, const QString& path, const Options& options) {
+    if (isFigure(options.format)) return exportFigure(view, path, options);
+    try {
+        // The model view's numbers are every layer; every other view shows the current result.
+        if (qobject_cast<ModelGrid*>(view))
+            return writeNumbers(numbersOfAllLayers(window_->scene()->spec()), path);
+        if (!window_->result()) return tr("%1: nothing has been computed yet").arg(path);
+        return writeNumbers(numbersOf(*window_->result()), path);
+    } catch (const std::exception& e) {
+        return QString::fromUtf8(e.what());
+    }
+}
+
+void ExportController::exportCurrentView() {
+    QWidget* view = window_->tabs()->currentWidget();
+    if (!view) return;
+    const QString tab =
+        window_->tabs()->tabText(window_->tabs()->currentIndex()).remove(QLatin1Char('&'));
+    const QString dir =
+        QSettings().value(settings_keys::kLastDirectory, QDir::homePath()).toString();
+    const QString base = tab.toLower().replace(QLatin1Char(' '), QLatin1Char('-'));
+    ExportDialog dialog(tab, view->size(), QDir(dir).filePath(base + QStringLiteral(".png")),
+                        window_);
+    if (dialog.exec() != QDialog::Accepted || dialog.path().isEmpty()) return;
+    const QString error = exportView(view, dialog.path(), dialog.options());
+    if (!error.isEmpty()) {
+        QMessageBox::warning(window_, tr("Export"), tr("The export failed:\n\n%1").arg(error));
+        return;
+    }
+    QSettings().setValue(settings_keys::kLastDirectory, QFileInfo(dialog.path()).absolutePath());
+    window_->statusBar()->showMessage(tr("Exported %1").arg(dialog.path()), 5000);
+}
+
+}  // namespace exporting

@@ -1,0 +1,29 @@
+// AttnScope — File ▸ Export: the current tab as a figure or as numbers. GPL-3.0-or-later.
+#pragma once
+
+#include <QObject>
+
+#include "export/export_options.hpp"
+
+class MainWindow;
+class QWidget;
+
+namespace exporting {
+
+/// Connects the window's Export action: asks with ExportDialog, then writes the current tab.
+class ExportController : public QObject {
+    Q_OBJECT
+  public:
+    explicit ExportController(MainWindow* window);
+
+    /// Exports the current tab through the dialog.
+    void exportCurrentView();
+    /// Exports `view` to path without asking (figures or numbers by extension); returns an
+    /// empty string or the error.
+    QString exportView(QWidget* view, const QString& path, const Options& options);
+
+  private:
+    MainWindow* window_;
+};
+
+}  // namespace exporting

@@ -1,0 +1,97 @@
+// AttnScope — the numbers behind a view as .npy or .csv. GPL-3.0-or-later.
+#include "export/numbers_export.hpp"
+
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <QSaveFile>
+
+#include "attn/io/npy.hpp"
+#include "views/model_grid_data.hpp"
+
+namespace exporting {
+namespace {
+
+QString tr(const char* text) {
+    return QCoreApplication::translate("exporting", text);
+}
+
+void append(Numbers& n, const attn::SceneResult& r, int layer) {
+    const auto heads = static_cast<std::uint64_t>(r.heads.size());
+    const auto nq = static_cast<std::uint64_t>(r.q_tokens.size());
+    const auto nk = static_cast<std::uint64_t>(r.k_tokens.size());
+    if (n.shape.empty()) {
+        n.shape = {0, heads, nq, nk};
+        n.qTokens = r.q_tokens;
+        n.kTokens = r.k_tokens;
+    }
+    for (const attn::HeadResult& h : r.heads)
+        n.values.insert(n.values.end(), h.weights.data(), h.weights.data() + h.weights.size());
+    n.shape[0] += 1;
+    n.layerIndex.push_back(layer);
+}
+
+/// CSV needs quotes around tokens holding commas, quotes or line breaks (RFC 4180).
+QByteArray csvField(const std::string& text) {
+    QByteArray field = QByteArray::fromStdString(text);
+    if (field.contains(',') || field.contains('"') || field.contains('\n') ||
+        field.contains('\r')) {
+        field.replace("\"", "\"\"");
+        field = '"' + field + '"';
+    }
+    return field;
+}
+
+QString writeCsv(const Numbers& n, const QString& path) {
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) return tr("%1: %2").arg(path, file.errorString());
+    file.write("layer,head,query,query_token,key,key_token,weight\n");
+    const std::uint64_t L = n.shape[0], H = n.shape[1], Q = n.shape[2], K = n.shape[3];
+    QByteArray line;
+    std::size_t i = 0;
+    for (std::uint64_t l = 0; l < L; ++l)
+        for (std::uint64_t h = 0; h < H; ++h)
+            for (std::uint64_t q = 0; q < Q; ++q)
+                for (std::uint64_t k = 0; k < K; ++k, ++i) {
+                    line.clear();
+                    line += QByteArray::number(n.layerIndex[l]) + ',' + QByteArray::number(h) +
+                            ',' + QByteArray::number(q) + ',' + csvField(n.qTokens[q]) + ',' +
+                            QByteArray::number(k) + ',' + csvField(n.kTokens[k]) + ',' +
+                            QByteArray::number(n.values[i], 'g', 9) + '\n';
+                    file.write(line);
+                }
+    if (!file.commit()) return tr("%1: %2").arg(path, file.errorString());
+    return {};
+}
+
+}  // namespace
+
+Numbers numbersOf(const attn::SceneResult& result) {
+    Numbers n;
+    append(n, result, static_cast<int>(result.layer));
+    return n;
+}
+
+Numbers numbersOfAllLayers(const attn::SceneSpec& spec) {
+    Numbers n;
+    model_grid::forEachLayer(spec, [&](int l, const attn::SceneResult& r) { append(n, r, l); });
+    return n;
+}
+
+QString writeNumbers(const Numbers& n, const QString& path) {
+    if (n.shape.size() != 4 || n.values.empty())
+        return tr("%1: there are no numbers to write").arg(path);
+    const QString ext = QFileInfo(path).suffix().toLower();
+    if (ext == QLatin1StringView("csv")) return writeCsv(n, path);
+    if (ext != QLatin1StringView("npy"))
+        return tr("%1: numbers are written as .npy or .csv").arg(path);
+    std::vector<std::uint64_t> shape = n.shape;
+    if (shape[0] == 1) shape.erase(shape.begin());
+    try {
+        attn::io::write_npy(QFile::encodeName(path).toStdString(), n.values, shape);
+    } catch (const std::exception& e) {
+        return QString::fromUtf8(e.what());
+    }
+    return {};
+}
+
+}  // namespace exporting

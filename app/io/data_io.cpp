@@ -1,0 +1,34 @@
+// AttnScope — plugs data in/out (files, sessions, export, model view) into the main window.
+// GPL-3.0-or-later.
+#include "io/data_io.hpp"
+
+#include <QTabWidget>
+#include <QTimer>
+
+#include "export/export_controller.hpp"
+#include "io/file_controller.hpp"
+#include "main_window.hpp"
+#include "views/heatmap_grid.hpp"
+#include "views/model_grid.hpp"
+
+namespace fileio {
+
+void attachDataIo(MainWindow* window, const QStringList& files) {
+    auto* files_ = new FileController(window);
+    new exporting::ExportController(window);
+    auto* model = new ModelGrid(window->scene());
+    model->setObjectName(QStringLiteral("modelGrid"));
+    window->addView(model, QObject::tr("Model"));
+    QObject::connect(model, &ModelGrid::headActivated, window, [window](int, int head) {
+        window->tabs()->setCurrentWidget(window->heatmapGrid());
+        window->heatmapGrid()->setFocusedHead(head);
+    });
+    // After the window is up: recovery first (it may replace the scene), then the command line.
+    QTimer::singleShot(0, files_, [files_, files] {
+        files_->offerRecovery();
+        for (const QString& f : files)
+            if (!f.startsWith(QLatin1Char('-'))) files_->openFile(f);
+    });
+}
+
+}  // namespace fileio

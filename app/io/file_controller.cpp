@@ -1,0 +1,298 @@
+// AttnScope — File ▸ Open / Save / Save As / Recent, drag and drop, unsaved-changes prompt,
+// autosave and crash recovery. GPL-3.0-or-later.
+#include "io/file_controller.hpp"
+
+#include <QAction>
+#include <QCloseEvent>
+#include <QDateTime>
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QMenu>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSaveFile>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTimer>
+#include <QUndoStack>
+
+#include "attn/error.hpp"
+#include "attn/io/session.hpp"
+#include "io/file_loader.hpp"
+#include "io/progress_runner.hpp"
+#include "io/session_state.hpp"
+#include "main_window.hpp"
+#include "model/scene.hpp"
+#include "settings_keys.hpp"
+
+namespace fileio {
+namespace {
+
+constexpr int kAutosaveMs = 60'000;
+
+QString openFilter() {
+    return QObject::tr(
+        "Everything AttnScope opens (*.attnscope *.json *.npy *.npz *.txt);;"
+        "AttnScope sessions (*.attnscope *.json);;NumPy attention (*.npy *.npz);;"
+        "BertViz / CircuitsVis JSON (*.json);;Token text (*.txt);;All files (*)");
+}
+
+/// The session's data path: relative to the session file when the data sits beside it (or
+/// below), so a folder holding both can move; absolute otherwise.
+std::string dataPathFor(const attn::SceneSpec& spec, const QString& sessionPath) {
+    if (!spec.data || spec.data->source.empty()) return {};
+    const QString data = QFileInfo(QString::fromStdString(spec.data->source)).absoluteFilePath();
+    const QString rel = QFileInfo(sessionPath).absoluteDir().relativeFilePath(data);
+    return (rel.startsWith(QLatin1StringView("..")) ? data : rel).toStdString();
+}
+
+}  // namespace
+
+FileController::FileController(MainWindow* window) : QObject(window), window_(window) {
+    connect(window_->openAction(), &QAction::triggered, this, &FileController::openWithDialog);
+    connect(window_->saveAction(), &QAction::triggered, this, &FileController::save);
+    window_->openAction()->setEnabled(true);
+    window_->saveAction()->setEnabled(true);
+    window_->saveAction()->setText(tr("&Save"));
+    saveAsAction_ = new QAction(tr("Save &As…"), this);
+    saveAsAction_->setObjectName(QStringLiteral("actionSaveAs"));
+    saveAsAction_->setShortcut(QKeySequence::SaveAs);
+    saveAsAction_->setToolTip(tr("Save the scene to a new session file"));
+    connect(saveAsAction_, &QAction::triggered, this, &FileController::saveAs);
+    embeddingsAction_ = new QAction(tr("Load &Embeddings…"), this);
+    embeddingsAction_->setObjectName(QStringLiteral("actionLoadEmbeddings"));
+    embeddingsAction_->setToolTip(
+        tr("Use explicit token embeddings (.npy or .csv, one row per token) instead of the "
+           "hashed ones"));
+    connect(embeddingsAction_, &QAction::triggered, this,
+            &FileController::loadEmbeddingsWithDialog);
+    QMenu* file = window_->fileMenu();
+    QAction* exportAction = window_->exportAction();
+    file->insertAction(exportAction, saveAsAction_);
+    file->insertAction(exportAction, embeddingsAction_);
+    connect(window_, &MainWindow::recentFileRequested, this, &FileController::openFile);
+
+    window_->setAcceptDrops(true);
+    window_->installEventFilter(this);
+    connect(window_->scene()->undoStack(), &QUndoStack::cleanChanged, this,
+            &FileController::updateTitle);
+    autosaveTimer_ = new QTimer(this);
+    autosaveTimer_->setInterval(kAutosaveMs);
+    connect(autosaveTimer_, &QTimer::timeout, this, &FileController::autosave);
+    autosaveTimer_->start();
+    updateTitle();
+}
+
+FileController::~FileController() = default;
+
+QString FileController::startDirectory() const {
+    const QString last = QSettings().value(settings_keys::kLastDirectory).toString();
+    return last.isEmpty() ? QDir::homePath() : last;
+}
+
+void FileController::fail(const QString& message) {
+    lastError_ = message;
+    if (!quiet_) QMessageBox::warning(window_, tr("AttnScope"), message);
+}
+
+bool FileController::openFile(const QString& path) {
+    if (busy_) return false;
+    busy_ = true;
+    lastError_.clear();
+    Scene* scene = window_->scene();
+    const QString name = QFileInfo(path).fileName();
+    Opened opened;
+    try {
+        if (!QFileInfo(path).isFile())
+            throw attn::FormatError(path.toStdString() + ": no such file");
+        const attn::SceneSpec current = scene->spec();
+        runWithProgress(window_, tr("Loading %1…").arg(name),
+                        [&](attn::Progress* p) { opened = readFile(path, current, p); });
+    } catch (const attn::Cancelled&) {
+        busy_ = false;
+        lastError_ = tr("Loading %1 was cancelled.").arg(name);
+        window_->statusBar()->showMessage(lastError_, 5000);
+        return false;
+    } catch (const std::bad_alloc&) {
+        busy_ = false;
+        fail(tr("Cannot open %1: there is not enough memory to load it.\n\n"
+                "The current scene is unchanged.")
+                 .arg(path));
+        return false;
+    } catch (const std::exception& e) {
+        busy_ = false;
+        fail(tr("Cannot open %1:\n\n%2\n\nThe current scene is unchanged.")
+                 .arg(path, QString::fromUtf8(e.what())));
+        return false;
+    }
+    busy_ = false;
+    // Only now, with everything read and checked, does the scene change: one undo step.
+    scene->setSpec(opened.spec, opened.undoText);
+    if (opened.isSession) {
+        restoreViewState(*window_, QJsonDocument::fromJson(opened.viewsJson.toUtf8()).object());
+        currentFile_ = QFileInfo(path).absoluteFilePath();
+        scene->undoStack()->setClean();
+    }
+    window_->addRecentFile(QFileInfo(path).absoluteFilePath());
+    window_->statusBar()->showMessage(tr("Opened %1").arg(name), 5000);
+    updateTitle();
+    return true;
+}
+
+void FileController::openWithDialog() {
+    const QString path =
+        QFileDialog::getOpenFileName(window_, tr("Open"), startDirectory(), openFilter());
+    if (!path.isEmpty()) openFile(path);
+}
+
+void FileController::loadEmbeddingsWithDialog() {
+    const QString path =
+        QFileDialog::getOpenFileName(window_, tr("Load Embeddings"), startDirectory(),
+                                     tr("Embeddings (*.npy *.csv);;All files (*)"));
+    if (path.isEmpty()) return;
+    try {
+        const attn::SceneSpec spec = withEmbeddings(path, window_->scene()->spec());
+        window_->scene()->setSpec(spec, tr("Load embeddings %1").arg(QFileInfo(path).fileName()));
+    } catch (const std::exception& e) {
+        fail(tr("Cannot use %1 as embeddings:\n\n%2\n\nThe current scene is unchanged.")
+                 .arg(path, QString::fromUtf8(e.what())));
+    }
+}
+
+bool FileController::saveTo(const QString& path, QString* error) {
+    try {
+        attn::io::Session session;
+        session.spec = window_->scene()->spec();
+        session.data_path = dataPathFor(session.spec, path);
+        session.spec.data.reset();  // the data file is referenced, not copied
+        session.views =
+            QJsonDocument(captureViewState(*window_)).toJson(QJsonDocument::Compact).toStdString();
+        const std::string json = attn::io::session_to_json(session);
+        QSaveFile file(path);
+        if (!file.open(QIODevice::WriteOnly) ||
+            file.write(json.data(), static_cast<qint64>(json.size())) !=
+                static_cast<qint64>(json.size()) ||
+            !file.commit()) {
+            *error = tr("Cannot write %1: %2").arg(path, file.errorString());
+            return false;
+        }
+    } catch (const std::exception& e) {
+        *error = tr("Cannot save %1: %2").arg(path, QString::fromUtf8(e.what()));
+        return false;
+    }
+    return true;
+}
+
+bool FileController::save() {
+    if (currentFile_.isEmpty()) return saveAs();
+    QString error;
+    if (!saveTo(currentFile_, &error)) {
+        fail(error);
+        return false;
+    }
+    window_->scene()->undoStack()->setClean();
+    window_->statusBar()->showMessage(tr("Saved %1").arg(currentFile_), 5000);
+    updateTitle();
+    return true;
+}
+
+bool FileController::saveAs() {
+    QString path = QFileDialog::getSaveFileName(
+        window_, tr("Save Session"),
+        currentFile_.isEmpty() ? startDirectory() + QStringLiteral("/untitled.attnscope")
+                               : currentFile_,
+        tr("AttnScope sessions (*.attnscope)"));
+    if (path.isEmpty()) return false;
+    if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".attnscope");
+    currentFile_ = QFileInfo(path).absoluteFilePath();
+    window_->addRecentFile(currentFile_);
+    return save();
+}
+
+bool FileController::maybeSave() {
+    if (window_->scene()->undoStack()->isClean()) return true;
+    const auto answer = QMessageBox::warning(
+        window_, tr("AttnScope"), tr("The scene has unsaved changes.\nDo you want to save them?"),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Cancel) return false;
+    if (answer == QMessageBox::Save) return save();
+    return true;
+}
+
+QString FileController::autosavePath() {
+    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
+           QStringLiteral("/autosave.attnscope");
+}
+
+void FileController::autosave() {
+    if (window_->scene()->undoStack()->isClean()) return;
+    QDir().mkpath(QFileInfo(autosavePath()).absolutePath());
+    QString error;
+    if (!saveTo(autosavePath(), &error))
+        window_->statusBar()->showMessage(tr("Autosave failed: %1").arg(error), 5000);
+}
+
+void FileController::offerRecovery() {
+    const QFileInfo info(autosavePath());
+    if (!info.exists()) return;
+    const auto answer = QMessageBox::question(
+        window_, tr("AttnScope"),
+        tr("AttnScope did not close normally. Restore the unsaved scene autosaved at %1?")
+            .arg(QLocale().toString(info.lastModified(), QLocale::ShortFormat)),
+        QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+    if (answer == QMessageBox::Yes && openFile(info.absoluteFilePath())) {
+        // Restored work is not saved anywhere yet: keep it dirty and unnamed.
+        currentFile_.clear();
+        window_->scene()->undoStack()->resetClean();
+        updateTitle();
+    }
+    QFile::remove(info.absoluteFilePath());
+}
+
+void FileController::updateTitle() {
+    const QString name =
+        currentFile_.isEmpty() ? tr("untitled") : QFileInfo(currentFile_).fileName();
+    window_->setWindowFilePath(currentFile_);
+    window_->setWindowTitle(tr("%1[*] — AttnScope").arg(name));
+    window_->setWindowModified(!window_->scene()->undoStack()->isClean());
+}
+
+bool FileController::eventFilter(QObject* watched, QEvent* event) {
+    if (watched != window_) return QObject::eventFilter(watched, event);
+    switch (event->type()) {
+        case QEvent::DragEnter: {
+            auto* e = static_cast<QDragEnterEvent*>(event);
+            if (e->mimeData()->hasUrls() && e->mimeData()->urls().first().isLocalFile())
+                e->acceptProposedAction();
+            return true;
+        }
+        case QEvent::Drop: {
+            auto* e = static_cast<QDropEvent*>(event);
+            const auto urls = e->mimeData()->urls();
+            if (!urls.isEmpty() && urls.first().isLocalFile()) {
+                e->acceptProposedAction();
+                // Open after the drop returns: a message box inside a drop handler would
+                // block the drag source.
+                const QString path = urls.first().toLocalFile();
+                QTimer::singleShot(0, this, [this, path] { openFile(path); });
+            }
+            return true;
+        }
+        case QEvent::Close:
+            if (!maybeSave()) {
+                event->ignore();
+                return true;
+            }
+            QFile::remove(autosavePath());  // a clean exit: nothing to recover
+            return false;
+        default:
+            return QObject::eventFilter(watched, event);
+    }
+}
+
+}  // namespace fileio

@@ -1,0 +1,72 @@
+// AttnScope — File ▸ Open / Save / Save As / Recent, drag and drop, unsaved-changes prompt,
+// autosave and crash recovery. GPL-3.0-or-later.
+#pragma once
+
+#include <QObject>
+#include <QString>
+
+class MainWindow;
+class QAction;
+class QTimer;
+
+namespace fileio {
+
+/// Every way a file enters or leaves the window goes through openFile / saveTo. Opening is
+/// all-or-nothing: a file that fails to load leaves the scene untouched and explains itself in
+/// a message box naming the file; a good one becomes one undo step.
+class FileController : public QObject {
+    Q_OBJECT
+  public:
+    /// Connects the window's File actions, Recent menu, drops and close prompt.
+    explicit FileController(MainWindow* window);
+    ~FileController() override;
+
+    /// Loads path (any supported kind) into the scene; false (and a message box unless
+    /// quiet) when it cannot be read.
+    bool openFile(const QString& path);
+    /// Shows a file dialog, then openFile.
+    void openWithDialog();
+    /// Loads explicit embeddings (.npy / .csv) for the current tokens.
+    void loadEmbeddingsWithDialog();
+    /// Writes the session to its file, asking for one the first time.
+    bool save();
+    bool saveAs();
+    /// Writes the session to path atomically (QSaveFile); marks the scene clean on success.
+    bool saveTo(const QString& path, QString* error);
+    /// Asks what to do with unsaved changes; false when the user cancels.
+    bool maybeSave();
+
+    /// The session file the window shows ("" when unsaved).
+    const QString& currentFile() const { return currentFile_; }
+    /// No message boxes: failures only return false (tests).
+    void setQuiet(bool quiet) { quiet_ = quiet; }
+    /// The last error message (for tests and the status bar).
+    const QString& lastError() const { return lastError_; }
+
+    /// Where the autosave file lives (QStandardPaths::AppDataLocation).
+    static QString autosavePath();
+    /// Writes the autosave file now when there are unsaved changes.
+    void autosave();
+    /// When an autosave file is left over from a session that did not close cleanly, offers to
+    /// restore it (called once, after the window is shown).
+    void offerRecovery();
+
+  protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+  private:
+    void fail(const QString& message);
+    void updateTitle();
+    QString startDirectory() const;
+
+    MainWindow* window_;
+    QAction* saveAsAction_ = nullptr;
+    QAction* embeddingsAction_ = nullptr;
+    QTimer* autosaveTimer_ = nullptr;
+    QString currentFile_;
+    QString lastError_;
+    bool quiet_ = false;
+    bool busy_ = false;  ///< a load is running (its event loop must not start another)
+};
+
+}  // namespace fileio

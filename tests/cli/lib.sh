@@ -1,0 +1,60 @@
+# Shared helpers of the CLI tests (sourced). Usage of every test: bash X_test.sh ATTNSCOPE FIXTURES
+set -uo pipefail
+BIN="${1:?usage: $0 ATTNSCOPE FIXTURES_DIR}"
+FIX="${2:?usage: $0 ATTNSCOPE FIXTURES_DIR}"
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+TMP="$(mktemp -d)"
+trap 'rm -rf "$TMP"' EXIT
+FAILS=0
+CHECKS=0
+
+fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
+pass() { CHECKS=$((CHECKS + 1)); }
+
+# expect_rc CODE DESCRIPTION -- command…: runs the command, checks its exit code.
+# Leaves stdout in $TMP/out and stderr in $TMP/err.
+expect_rc() {
+  local want="$1" what="$2"; shift 3
+  "$@" >"$TMP/out" 2>"$TMP/err"
+  local rc=$?
+  if [ "$rc" -ne "$want" ]; then
+    fail "$what: exit $rc, expected $want; stderr: $(head -c 400 "$TMP/err")"
+    return 1
+  fi
+  pass
+}
+
+expect_err() {  # expect_err SUBSTRING DESCRIPTION
+  if ! grep -qF -- "$1" "$TMP/err"; then
+    fail "$2: stderr lacks '$1': $(head -c 400 "$TMP/err")"
+    return 1
+  fi
+  pass
+}
+
+# png_size FILE → "W x H" from file(1)
+png_size() { file -b "$1" | sed -n 's/^PNG image data, \([0-9]*\) x \([0-9]*\),.*/\1x\2/p'; }
+
+check_png() {  # check_png FILE WxH
+  local got; got="$(png_size "$1")"
+  if [ "$got" != "$2" ]; then fail "$1: PNG size '$got', expected $2"; return 1; fi
+  pass
+}
+
+check_pdf() {  # check_pdf FILE PAGES
+  local pages; pages="$(pdfinfo "$1" 2>/dev/null | sed -n 's/^Pages: *//p')"
+  if [ "$pages" != "$2" ]; then fail "$1: $pages PDF pages, expected $2"; return 1; fi
+  pass
+}
+
+check_svg() {  # check_svg FILE
+  if ! xmllint --noout "$1" 2>"$TMP/xml"; then fail "$1: SVG does not parse: $(head -c 300 "$TMP/xml")"; return 1; fi
+  if ! grep -q "<svg" "$1"; then fail "$1: no <svg> element"; return 1; fi
+  pass
+}
+
+finish() {
+  echo "$CHECKS checks passed, $FAILS failed"
+  [ "$FAILS" -eq 0 ]
+  exit $?
+}

@@ -1,0 +1,14 @@
+# Every file of the malformed corpus gives its message on stderr and exit code 2 (input error).
+source "$(dirname "$0")/lib.sh"
+CORPUS="$HERE/../core/data/malformed"
+[ -f "$CORPUS/expected.tsv" ] || { echo "no malformed corpus yet"; finish; }
+
+while IFS=$'\t' read -r name expected; do
+  case "$name" in ''|'#'*) continue ;; *.csv) continue ;; esac  # .csv: embeddings, not a scene
+  expect_rc 2 "$name" -- "$BIN" compute "$CORPUS/$name" -o "$TMP/out.npz" || continue
+  expect_err "$expected" "$name"
+  expect_err "$name" "$name names the file"
+  [ -e "$TMP/out.npz" ] && { fail "$name: an output was written"; rm -f "$TMP/out.npz"; }
+done <"$CORPUS/expected.tsv"
+
+finish
