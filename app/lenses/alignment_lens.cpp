@@ -4,6 +4,7 @@
 #include <QComboBox>
 #include <QFormLayout>
 #include <QLineEdit>
+#include <QSignalBlocker>
 
 #include "attn/error.hpp"
 #include "attn/lenses/alignment.hpp"
@@ -31,6 +32,8 @@ AlignmentLens::AlignmentLens(Scene* scene, QWidget* parent)
            "α<sub>ij</sub> = softmax<sub>j</sub>(s(q<sub>i</sub>, k<sub>j</sub>)), "
            "c<sub>i</sub> = Σ<sub>j</sub> α<sub>ij</sub> v<sub>j</sub>"));
     const attn::SceneSpec spec = scene ? scene->spec() : attn::SceneSpec{};
+    sceneText_ = spec.text;
+    sceneCross_ = spec.cross_text;
     source_ = new QLineEdit(
         QString::fromStdString(spec.cross_text.empty() ? spec.text : spec.cross_text));
     target_ = new QLineEdit(spec.cross_text.empty() ? QString::fromUtf8(kFrench)
@@ -55,7 +58,31 @@ AlignmentLens::AlignmentLens(Scene* scene, QWidget* parent)
     argmax_->setLineStyle(QCPGraph::lsNone);
     argmax_->setScatterStyle(
         QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::red, 2), Qt::NoBrush, 8));
+    if (scene) connect(scene, &Scene::specChanged, this, &AlignmentLens::syncWithScene);
     refresh();
+}
+
+void AlignmentLens::syncWithScene() {
+    const attn::SceneSpec& spec = scene()->spec();
+    if (spec.text != sceneText_ || spec.cross_text != sceneCross_) {
+        sceneText_ = spec.text;
+        sceneCross_ = spec.cross_text;
+        if (spec.cross_text.empty()) {
+            source_->setText(QString::fromStdString(spec.text));
+        } else {
+            source_->setText(QString::fromStdString(spec.cross_text));
+            target_->setText(QString::fromStdString(spec.text));
+        }
+    }
+    if (head_->count() != int(spec.heads) + 1) {
+        const QSignalBlocker block(head_);
+        const int current = head_->currentIndex();
+        while (head_->count() > 1)
+            head_->removeItem(head_->count() - 1);
+        for (int h = 1; h <= int(spec.heads); ++h)
+            head_->addItem(tr("head %1").arg(h));
+        head_->setCurrentIndex(current < head_->count() ? current : 0);
+    }
 }
 
 void AlignmentLens::recompute() {

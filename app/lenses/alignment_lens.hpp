@@ -2,6 +2,8 @@
 // GPL-3.0-or-later.
 #pragma once
 
+#include <string>
+
 #include "lenses/lens_heatmap.hpp"
 #include "lenses/lens_panel.hpp"
 
@@ -17,6 +19,11 @@ class AlignmentLens : public LensPanel {
     void recompute() override;
 
   private:
+    /// Follows the scene's sentences and head count when they change (keeps user edits
+    /// otherwise).
+    void syncWithScene();
+
+    std::string sceneText_, sceneCross_;
     QLineEdit* source_ = nullptr;
     QLineEdit* target_ = nullptr;
     QComboBox* score_ = nullptr;

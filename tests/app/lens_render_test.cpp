@@ -3,6 +3,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QImage>
+#include <QLineEdit>
 #include <QSlider>
 #include <QSpinBox>
 #include <QtTest>
@@ -131,6 +132,25 @@ class LensRenderTest : public QObject {
         w->setAttribute(Qt::WA_DontShowOnScreen);
         w->show();  // hidden panels defer the recompute to their next show
         QTRY_COMPARE(panel->plots().front()->graphCount(), before - 2);
+    }
+
+    void alignmentFollowsSceneSentenceAndHeads() {
+        Scene scene;
+        std::unique_ptr<QWidget> w(createLens(QStringLiteral("alignment"), &scene, nullptr));
+        auto* head = w->findChild<QComboBox*>(QString(), Qt::FindChildrenRecursively);
+        QVERIFY(head);
+        attn::SceneSpec s = scene.spec();
+        s.heads = 2;
+        s.text = "the cat sat";
+        scene.setSpec(s, QStringLiteral("edit"));
+        const auto edits = w->findChildren<QLineEdit*>();
+        QVERIFY(edits.size() >= 2);
+        QCOMPARE(edits.front()->text(), QStringLiteral("the cat sat"));
+        const auto combos = w->findChildren<QComboBox*>();
+        QCOMPARE(combos.back()->count(), 3);  // mean + 2 heads
+        auto* panel = qobject_cast<LensPanel*>(w.get());
+        panel->refresh();
+        QVERIFY(panel->readoutText().contains(QStringLiteral("× 3")));
     }
 };
 
