@@ -101,10 +101,12 @@ void PlaygroundWidget::replotNow() {
 
 QImage PlaygroundWidget::renderImage(const QSize& size) {
     const QSize old = this->size();
+    const bool embedded = !isWindow();
     resize(size);
-    // Without a window on screen, layouts and resize events are still pending: run them so every
-    // child has its final geometry before drawing.
-    if (!isVisible()) {
+    // A top-level widget that was never shown has no laid-out children: show it off-screen once.
+    // An embedded one (a hidden tab) must not be shown, or it would cover the current tab;
+    // QWidget::grab delivers its pending resize events itself.
+    if (!isVisible() && !embedded) {
         setAttribute(Qt::WA_DontShowOnScreen, true);
         show();
     }
@@ -113,7 +115,9 @@ QImage PlaygroundWidget::renderImage(const QSize& size) {
     fitViews();
     replotNow();
     const QImage image = grab().toImage();
-    if (old.isValid() && old != size && isVisible() && !testAttribute(Qt::WA_DontShowOnScreen))
+    if (embedded && old.isValid() && old != size) {
         resize(old);
+        fitViews();
+    }
     return image;
 }

@@ -121,7 +121,7 @@ void PointPlane::fitView() {
         hi = hi.cwiseMax(p);
     }
     const Eigen::Vector2d centre = (lo + hi) / 2;
-    const Eigen::Vector2d size = ((hi - lo) * 1.25).cwiseMax(Eigen::Vector2d(2, 2));
+    const Eigen::Vector2d size = ((hi - lo) * 1.4).cwiseMax(Eigen::Vector2d(2, 2));
     // Equal aspect ratio: angles and dot products must look like what they are.
     updateLayout();  // the axis rect's size is only known once the layout ran
     const QRect r = axisRect()->rect();

@@ -45,8 +45,8 @@ RegressionPanel::RegressionPanel(PlaygroundModel* model, QWidget* parent)
     marks_->removeFromLegend();
     queryLine_ = new QCPItemStraightLine(this);
     queryLine_->setSelectable(false);
-    xAxis->setLabel(tr("q (first coordinate)"));
-    yAxis->setLabel(tr("y = value's first coordinate"));
+    xAxis->setLabel(tr("q, k (1st coordinate)"));
+    yAxis->setLabel(tr("y = v (1st coord.)"));
     // The legend sits in its own row under the title, never over the curves.
     legend->setVisible(true);
     legend->setFont(QFont(font().family(), 8));
@@ -131,8 +131,8 @@ void RegressionPanel::refresh() {
         } else {
             queryLine_->setVisible(false);
         }
-        expDot_->setName(tr("exp-dot kernel, exp(%1\u00b7qk)").arg(c.exp_dot_factor, 0, 'g', 3));
-        rbf_->setName(tr("RBF kernel, \u03c3 = %1")
+        expDot_->setName(tr("exp(%1\u00b7qk)").arg(c.exp_dot_factor, 0, 'g', 3));
+        rbf_->setName(tr("RBF, \u03c3 = %1")
                           .arg(s.sigma * std::sqrt(std::max(s.temperature, 1e-6)), 0, 'g', 3));
     } catch (const std::exception&) {
         queryLine_->setVisible(false);

@@ -1,6 +1,7 @@
 // QtTest of the 2-D playground: drags, hull theorem, undo, masking, presets, editing, rendering.
 #include <QComboBox>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTest>
 #include <QUndoStack>
 #include <random>
@@ -296,6 +297,37 @@ class PlaygroundWidgetTest : public QObject {
             w_->model()->resetState(attn::playground_preset(attn::PlaygroundPreset::HullCorners));
             w_->renderImage(QSize(1400, 900)).save(out);
         }
+    }
+
+    void renderHiddenTabOrStandalone() {
+        // In a hidden tab: rendering must not show it over the current tab.
+        QTabWidget tabs;
+        tabs.addTab(new QWidget, QStringLiteral("first"));
+        auto* pg = new PlaygroundWidget(nullptr);
+        tabs.addTab(pg, QStringLiteral("Playground"));
+        tabs.resize(800, 600);
+        tabs.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tabs));
+        const QImage a = pg->renderImage(QSize(1000, 700));
+        QCOMPARE(a.size(), QSize(1000, 700));
+        QCOMPARE(tabs.currentIndex(), 0);
+        QVERIFY(!pg->isVisible());
+        // Standalone and never shown (the command line's case).
+        PlaygroundWidget standalone(nullptr);
+        const QImage b = standalone.renderImage(QSize(900, 600));
+        QCOMPARE(b.size(), QSize(900, 600));
+        for (const QImage& img : {a, b}) {
+            QSet<QRgb> colors;
+            for (int y = 0; y < img.height(); y += 5)
+                for (int x = 0; x < img.width(); x += 5)
+                    colors.insert(img.pixel(x, y));
+            QVERIFY(colors.size() > 20);
+        }
+        // Without an undo stack edits still apply.
+        auto s = standalone.state();
+        s.temperature = 2;
+        standalone.model()->setState(s, QStringLiteral("t"));
+        QCOMPARE(standalone.state().temperature, 2.0);
     }
 };
 
