@@ -2,11 +2,17 @@
 #include "cli/view_factory.hpp"
 
 #include <QCoreApplication>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QWidget>
 
 #include "cli/exit_codes.hpp"
 #include "export/widget_painter.hpp"
+#include "io/playground_json.hpp"
+#include "lenses/lens_panel.hpp"
+#include "lenses/lens_registry.hpp"
 #include "model/scene.hpp"
+#include "playground/playground_widget.hpp"
 #include "views/heatmap_grid.hpp"
 #include "views/model_grid.hpp"
 
@@ -56,14 +62,47 @@ std::unique_ptr<QWidget> modelView(const Request& request, Scene* scene) {
     return view;
 }
 
+std::unique_ptr<QWidget> playgroundView(const Request& request, Scene* scene,
+                                        const QString& viewsJson) {
+    auto view = std::make_unique<PlaygroundWidget>(scene->undoStack());
+    // A session carries the playground's points; otherwise the playground's own default.
+    const QJsonObject views = QJsonDocument::fromJson(viewsJson.toUtf8()).object();
+    attn::PlaygroundState state = view->state();
+    if (views.value(QStringLiteral("playground")).isObject() &&
+        fileio::playgroundFromJson(views.value(QStringLiteral("playground")).toObject(), &state))
+        view->setState(state);
+    place(view.get(), request);
+    view->fitViews();
+    view->replotNow();
+    return view;
+}
+
+std::unique_ptr<QWidget> lensView(const Request& request, Scene* scene, QString* error, int* code) {
+    const QString name = request.view.mid(5);  // after "lens:"
+    std::unique_ptr<QWidget> view(createLens(name, scene));
+    if (!view) {
+        *error = tr("--view: no lens '%1' (available: %2)")
+                     .arg(name, lensNames().join(QStringLiteral(", ")));
+        *code = kExitUsage;
+        return nullptr;
+    }
+    place(view.get(), request);
+    if (auto* panel = qobject_cast<LensPanel*>(view.get())) panel->refresh();
+    exporting::settleLayout(view.get());
+    return view;
+}
+
 }  // namespace
 
 std::unique_ptr<QWidget> createView(const Request& request, Scene* scene, SceneResultPtr result,
                                     const QString& viewsJson, QString* error, int* code) {
-    Q_UNUSED(viewsJson);
     if (request.view == QLatin1StringView("heads"))
         return headsView(request, scene, std::move(result), error, code);
     if (request.view == QLatin1StringView("model")) return modelView(request, scene);
+    if (request.view == QLatin1StringView("playground"))
+        return playgroundView(request, scene, viewsJson);
+    if (request.view.startsWith(QLatin1StringView("lens:")))
+        return lensView(request, scene, error, code);
     *error = tr("--view: '%1' is not available in this build").arg(request.view);
     *code = kExitUsage;
     return nullptr;

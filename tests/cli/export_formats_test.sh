@@ -18,6 +18,15 @@ for view in heads model; do
   done
   check_png "$TMP/v-$view.png" 1200x900; check_svg "$TMP/v-$view.svg"; check_pdf "$TMP/v-$view.pdf" 1
 done
+# The playground and every lens render too (lens:NAME), as PNG and PDF.
+expect_rc 0 "playground png" -- "$BIN" render --view playground --size 1000x700 -o "$TMP/pg.png" && check_png "$TMP/pg.png" 1000x700
+expect_rc 0 "playground pdf" -- "$BIN" render --view playground -o "$TMP/pg.pdf" && check_pdf "$TMP/pg.pdf" 1
+for lens in scaling entropy rank-collapse cost low-rank efficient alignment lookup; do
+  expect_rc 0 "lens $lens" -- "$BIN" render --view "lens:$lens" --size 900x600 -o "$TMP/lens-$lens.png" \
+    && check_png "$TMP/lens-$lens.png" 900x600
+done
+expect_rc 1 "unknown lens" -- "$BIN" render --view lens:nope -o "$TMP/nope.png" && expect_err "available" "unknown lens"
+
 # --text and scene options reach the figure (different sentence, different bytes).
 expect_rc 0 "text" -- "$BIN" render --text "A cat sat on the mat ." --size 640x480 -o "$TMP/t.png"
 cmp -s "$TMP/t.png" "$TMP/b.png" && fail "--text did not change the figure" || pass
