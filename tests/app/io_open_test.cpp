@@ -1,0 +1,143 @@
+// QtTest: opening files through the window's one openFile path. A bad file leaves the scene
+// exactly as it was (spec, undo stack, selection); a good one is one undo step.
+#include <QFile>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTextStream>
+#include <QUndoStack>
+#include <QtTest>
+
+#include "app_test_support.hpp"
+#include "io/file_controller.hpp"
+#include "main_window.hpp"
+#include "model/scene.hpp"
+#include "model/spec_equal.hpp"
+#include "views/model_grid.hpp"
+
+namespace {
+QString fixture(const char* name) {
+    return QStringLiteral(ATTN_FIXTURES_DIR "/") + QString::fromLatin1(name);
+}
+// CMake compiles with absolute source paths, so the corpus is found beside this file.
+QString malformedDir() {
+    return QFileInfo(QString::fromUtf8(__FILE__))
+        .dir()
+        .filePath(QStringLiteral("../core/data/malformed"));
+}
+}  // namespace
+
+class IoOpenTest : public QObject {
+    Q_OBJECT
+  private Q_SLOTS:
+    void initTestCase() { test_support::isolateSettings(); }
+
+    void badFileLeavesSceneUntouched() {
+        MainWindow w;
+        fileio::FileController files(&w);
+        files.setQuiet(true);
+        attn::SceneSpec edited = w.scene()->spec();
+        edited.heads = 8;
+        w.scene()->setSpec(edited, QStringLiteral("edit"));
+        const attn::SceneSpec before = w.scene()->spec();
+        const int undoCount = w.scene()->undoStack()->count();
+        QTemporaryDir dir;
+        const QString junk = dir.filePath(QStringLiteral("junk.npy"));
+        QFile f(junk);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("\x93NUMPY but not really");
+        f.close();
+        for (const QString& path : {junk, dir.filePath(QStringLiteral("missing.npz"))}) {
+            QVERIFY(!files.openFile(path));
+            QVERIFY2(files.lastError().contains(QFileInfo(path).fileName()),
+                     qPrintable(files.lastError()));
+            QVERIFY(specsEqual(w.scene()->spec(), before));
+            QCOMPARE(w.scene()->undoStack()->count(), undoCount);
+        }
+    }
+
+    void malformedCorpusLeavesSceneUntouched() {
+        QDir corpus(malformedDir());
+        const QStringList names = corpus.entryList(QDir::Files);
+        if (names.isEmpty()) QSKIP("no malformed corpus");
+        MainWindow w;
+        fileio::FileController files(&w);
+        files.setQuiet(true);
+        const attn::SceneSpec before = w.scene()->spec();
+        int rejected = 0;
+        for (const QString& name : names) {
+            if (name.endsWith(QLatin1StringView(".tsv")) ||
+                name.endsWith(QLatin1StringView(".csv")))
+                continue;
+            QVERIFY2(!files.openFile(corpus.filePath(name)), qPrintable(name));
+            QVERIFY2(specsEqual(w.scene()->spec(), before), qPrintable(name));
+            ++rejected;
+        }
+        QVERIFY(rejected >= 30);
+        QCOMPARE(w.scene()->undoStack()->count(), 0);
+    }
+
+    void goodFileIsOneUndoStep() {
+        MainWindow w;
+        fileio::FileController files(&w);
+        files.setQuiet(true);
+        const attn::SceneSpec before = w.scene()->spec();
+        QVERIFY2(files.openFile(fixture("gpt2_small_ex0.npz")), qPrintable(files.lastError()));
+        QVERIFY(w.scene()->spec().data);
+        QCOMPARE(w.scene()->spec().data->components.size(), std::size_t(2));
+        QCOMPARE(w.scene()->undoStack()->count(), 1);
+        test_support::settle(w.computeService());
+        QVERIFY(w.result());
+        QCOMPARE(w.result()->q_tokens.size(), std::size_t(6));
+        QCOMPARE(w.result()->heads.size(), std::size_t(12));
+        QVERIFY(!w.result()->weights_only);  // raw scores: the controls act on them
+        w.scene()->undoStack()->undo();
+        QVERIFY(specsEqual(w.scene()->spec(), before));
+    }
+
+    void weightsFileIsWeightsOnly() {
+        MainWindow w;
+        fileio::FileController files(&w);
+        files.setQuiet(true);
+        QVERIFY(files.openFile(fixture("bertviz_distilbert_headview.json")));
+        test_support::settle(w.computeService());
+        QVERIFY(w.result()->weights_only);
+        QCOMPARE(w.result()->layers, attn::Index(6));
+    }
+
+    void tokenFileSetsTokens() {
+        MainWindow w;
+        fileio::FileController files(&w);
+        files.setQuiet(true);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("tokens.txt"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("\xEF\xBB\xBFthe\r\ncat\r\nsat\r\n");
+        f.close();
+        QVERIFY2(files.openFile(path), qPrintable(files.lastError()));
+        QCOMPARE(w.scene()->spec().tokens, (std::vector<std::string>{"the", "cat", "sat"}));
+        QVERIFY(!w.scene()->spec().data);
+    }
+
+    void modelGridOpensLayerAndHead() {
+        MainWindow w;
+        fileio::FileController files(&w);
+        files.setQuiet(true);
+        QVERIFY(files.openFile(fixture("bertviz_gpt2_headview.json")));
+        ModelGrid grid(w.scene());
+        grid.resize(900, 700);
+        grid.refreshNow();
+        QCOMPARE(grid.thumbnails().layers, 12);
+        QCOMPARE(grid.thumbnails().heads, 12);
+        QSignalSpy activated(&grid, &ModelGrid::headActivated);
+        grid.openHead(7, 3);
+        QCOMPARE(activated.count(), 1);
+        QCOMPARE(w.scene()->spec().layer, attn::Index(7));
+        QCOMPARE(w.scene()->selection().head, 3);
+        w.scene()->undoStack()->undo();  // the layer change is undoable
+        QCOMPARE(w.scene()->spec().layer, attn::Index(0));
+    }
+};
+
+QTEST_MAIN(IoOpenTest)
+#include "io_open_test.moc"
