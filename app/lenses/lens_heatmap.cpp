@@ -3,6 +3,7 @@
 
 #include "views/color_maps.hpp"
 #include "views/qcp.hpp"
+#include "views/token_labels.hpp"
 
 LensHeatmap LensHeatmap::create(QCustomPlot* plot, const QString& label, bool diverging) {
     LensHeatmap h;
@@ -56,4 +57,27 @@ void LensHeatmap::setMatrix(const attn::MatrixD& M, double lo, double hi) {
     map->setDataRange(QCPRange(lo, hi > lo ? hi : lo + 1));
     map->keyAxis()->setRange(-0.5, cols - 0.5);
     map->valueAxis()->setRange(-0.5, rows - 0.5);
+}
+
+void LensHeatmap::setTokens(const std::vector<std::string>& cols,
+                            const std::vector<std::string>& rows) {
+    const auto apply = [](QCPAxis* axis, const std::vector<std::string>& tokens) {
+        if (tokens.empty()) {
+            QSharedPointer<QCPAxisTickerFixed> t(new QCPAxisTickerFixed);
+            t->setTickStep(1);
+            t->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+            axis->setTicker(t);
+            return;
+        }
+        QSharedPointer<QCPAxisTickerText> t(new QCPAxisTickerText);
+        // Thin out long sentences so labels never overlap (every k-th token).
+        const std::size_t step = std::max<std::size_t>(1, tokens.size() / 16 + 1);
+        for (std::size_t i = 0; i < tokens.size(); i += step)
+            t->addTick(double(i), elideToken(tokens[i], 9));
+        axis->setTicker(t);
+        axis->setSubTicks(false);
+    };
+    apply(map->keyAxis(), cols);
+    apply(map->valueAxis(), rows);
+    map->keyAxis()->setTickLabelRotation(cols.empty() ? 0 : -50);
 }

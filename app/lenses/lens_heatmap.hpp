@@ -3,6 +3,8 @@
 #pragma once
 
 #include <QString>
+#include <string>
+#include <vector>
 
 #include "attn/types.hpp"
 
@@ -18,4 +20,6 @@ struct LensHeatmap {
     static LensHeatmap create(QCustomPlot* plot, const QString& label, bool diverging);
     /// Shows M (rows × cols): cell (i, j) at x = j, y = i, y axis reversed; range [lo, hi].
     void setMatrix(const attn::MatrixD& M, double lo, double hi);
+    /// Labels columns and rows with tokens (elided); empty lists keep integer ticks.
+    void setTokens(const std::vector<std::string>& cols, const std::vector<std::string>& rows);
 };

@@ -76,13 +76,17 @@ void LowRankLens::recompute() {
     using namespace attn::lenses;
     const attn::SceneSpec spec = scene() ? scene()->spec() : attn::SceneSpec{};
     attn::MatrixD W, X;
+    std::vector<std::string> tokens;
     QString what, note;
     const bool sceneSource = source_->currentIndex() == 0;
     head_->setMaximum(int(std::max<attn::Index>(1, spec.heads)));
     const attn::Index h = head_->value() - 1;
     try {
         const attn::SceneResult r = attn::compute_scene(spec);
-        if (r.has_vectors) X = r.X.cast<double>();
+        if (r.has_vectors) {
+            X = r.X.cast<double>();
+            tokens = r.q_tokens;
+        }
     } catch (const attn::Error& e) {
         note = tr("<br><i>%1</i>").arg(QString::fromUtf8(e.what()));
     }
@@ -103,6 +107,7 @@ void LowRankLens::recompute() {
     if (X.rows() == 0 || X.cols() != d) {
         attn::Rng rng(spec.seed);
         X = rng.normal_matrix(12, d).cast<double>();
+        tokens.clear();
         note += tr("<br>Tokens: 12 seeded random vectors (the scene has no embeddings).");
     }
     rank_->setMaximum(int(d));
@@ -140,6 +145,8 @@ void LowRankLens::recompute() {
 
     const double lim = std::max(1e-12, v.full_scores.cwiseAbs().maxCoeff());
     fullMap_.setMatrix(v.full_scores, -lim, lim);
+    fullMap_.setTokens(tokens, tokens);
+    approxMap_.setTokens(tokens, tokens);
     approxMap_.setMatrix(v.rank_scores, -lim, lim);
     setPlotTitle(approx_, tr("Rank-%1 scores (W_Q x)·(W_K y)").arg(v.rank));
     const double err = v.errors[std::size_t(v.rank)];
