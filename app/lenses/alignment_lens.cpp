@@ -24,9 +24,9 @@ AlignmentLens::AlignmentLens(Scene* scene, QWidget* parent)
         tr("<b>Alignment.</b> In a translation model each target word (query) attends over "
            "the source words (keys); the weights form a soft alignment matrix, the picture "
            "that made attention famous (Bahdanau et al. 2015, Luong et al. 2015). The score "
-           "function decides what counts as a match. Here the model is untrained (hashed "
-           "embeddings, seeded projections), so identical tokens and nearby positions are "
-           "what align."),
+           "function decides what counts as a match. This model is untrained (hashed embeddings, "
+           "seeded projections): the matrix shows how sharp or diffuse each score makes the "
+           "weights, not a learned translation."),
         tr("additive: v<sub>a</sub><sup>T</sup>tanh(W<sub>a</sub>q + U<sub>a</sub>k)<br>"
            "general: q<sup>T</sup>Wk &nbsp; dot: q·k<br>"
            "α<sub>ij</sub> = softmax<sub>j</sub>(s(q<sub>i</sub>, k<sub>j</sub>)), "
