@@ -6,16 +6,21 @@
 #include <QTimer>
 
 #include "export/export_controller.hpp"
+#include "io/data_dock.hpp"
 #include "io/file_controller.hpp"
 #include "main_window.hpp"
 #include "views/heatmap_grid.hpp"
 #include "views/model_grid.hpp"
+#include "widgets/controls_dock.hpp"
 
 namespace fileio {
 
 void attachDataIo(MainWindow* window, const QStringList& files) {
     auto* files_ = new FileController(window);
     new exporting::ExportController(window);
+    auto* data = new DataDock(window->scene(), window->controlsDock(), window);
+    window->addDockWidget(Qt::RightDockWidgetArea, data);
+    window->viewMenu()->addAction(data->toggleViewAction());
     auto* model = new ModelGrid(window->scene());
     model->setObjectName(QStringLiteral("modelGrid"));
     window->addView(model, QObject::tr("Model"));

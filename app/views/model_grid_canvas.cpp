@@ -92,10 +92,10 @@ void ModelGridCanvas::paintEvent(QPaintEvent*) {
     // Labels count from 1, like the heatmap grid's titles (indices in files count from 0).
     for (int h = 0; h < thumbs_.heads; h += colStep) {
         const QRectF r(g.area.left() + h * g.cell, kTop - 20, g.cell * colStep, 18);
-        p.drawText(
-            QRectF(r.left(), r.top(), g.cell, r.height()), Qt::AlignCenter,
-            (g.cell > fm.horizontalAdvance(QStringLiteral("Head 00")) ? tr("Head %1") : tr("H%1"))
-                .arg(h));
+        p.drawText(QRectF(r.left(), r.top(), g.cell, r.height()), Qt::AlignCenter,
+                   (g.cell > fm.horizontalAdvance(QStringLiteral("Head 00")) * 1.25 ? tr("Head %1")
+                                                                                    : tr("H%1"))
+                       .arg(h + 1));
     }
     const int rowStep = std::max(1, static_cast<int>(std::ceil(fm.height() * 1.1 / g.cell)));
     for (int l = 0; l < thumbs_.layers; l += rowStep) {

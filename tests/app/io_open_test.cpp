@@ -1,5 +1,8 @@
 // QtTest: opening files through the window's one openFile path. A bad file leaves the scene
 // exactly as it was (spec, undo stack, selection); a good one is one undo step.
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -8,11 +11,14 @@
 #include <QtTest>
 
 #include "app_test_support.hpp"
+#include "io/data_dock.hpp"
+#include "io/data_io.hpp"
 #include "io/file_controller.hpp"
 #include "main_window.hpp"
 #include "model/scene.hpp"
 #include "model/spec_equal.hpp"
 #include "views/model_grid.hpp"
+#include "widgets/controls_dock.hpp"
 
 namespace {
 QString fixture(const char* name) {
@@ -136,6 +142,55 @@ class IoOpenTest : public QObject {
         QCOMPARE(w.scene()->selection().head, 3);
         w.scene()->undoStack()->undo();  // the layer change is undoable
         QCOMPARE(w.scene()->spec().layer, attn::Index(0));
+    }
+
+    // The assembled window: weights disable every scene control with the reason in the
+    // tooltip; raw scores keep scaling, mask and temperature live. ATTN_IO_SHOTS=dir saves
+    // screenshots of the Heads and Model tabs.
+    void controlsFollowTheKindOfData() {
+        MainWindow w;
+        fileio::attachDataIo(&w, {});
+        auto* files = w.findChild<fileio::FileController*>();
+        QVERIFY(files);
+        files->setQuiet(true);
+        w.resize(1400, 900);
+        w.setAttribute(Qt::WA_DontShowOnScreen);
+        w.show();
+        ControlsDock* c = w.controlsDock();
+        QVERIFY(files->openFile(fixture("bertviz_distilbert_headview.json")));
+        QTest::qWait(50);  // the dock applies its state after the controls' own sync
+        QVERIFY(!c->temperatureBox()->isEnabled());
+        QVERIFY(!c->maskBox()->isEnabled());
+        QVERIFY(c->temperatureBox()->toolTip().contains(QStringLiteral("post-softmax")));
+        auto* dock = w.findChild<fileio::DataDock*>();
+        QVERIFY(dock && dock->isVisible());
+        QCOMPARE(dock->layerBox()->maximum(), 6);
+        const QString shots = qEnvironmentVariable("ATTN_IO_SHOTS");
+        test_support::settle(w.computeService());
+        if (!shots.isEmpty()) w.grab().save(shots + QStringLiteral("/gui-distilbert-heads.png"));
+
+        QVERIFY(files->openFile(fixture("gpt2_small_ex0.npz")));
+        QTest::qWait(50);
+        QVERIFY(c->temperatureBox()->isEnabled());
+        QVERIFY(c->maskBox()->isEnabled());
+        QVERIFY(c->scaleBox()->isEnabled());
+        QVERIFY(!c->headsBox()->isEnabled());
+        QVERIFY(!c->temperatureBox()->toolTip().contains(QStringLiteral("Disabled")));
+        QVERIFY(dock->dkBox()->isEnabled());
+        QCOMPARE(dock->dkBox()->value(), 64.0);
+        dock->layerBox()->setValue(5);  // shown from 1
+        QCOMPARE(w.scene()->spec().layer, attn::Index(4));
+        if (!shots.isEmpty()) {
+            test_support::settle(w.computeService());
+            w.grab().save(shots + QStringLiteral("/gui-gpt2-heads.png"));
+            for (int i = 0; i < w.tabs()->count(); ++i)
+                if (w.tabs()->tabText(i) == QStringLiteral("Model")) w.tabs()->setCurrentIndex(i);
+            auto* model = w.findChild<ModelGrid*>();
+            QVERIFY(model);
+            model->refreshNow();
+            w.grab().save(shots + QStringLiteral("/gui-gpt2-model.png"));
+        }
+        w.scene()->undoStack()->setClean();  // no unsaved-changes prompt on close
     }
 };
 

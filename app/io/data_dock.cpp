@@ -1,0 +1,148 @@
+// AttnScope — the "Loaded data" dock: component, layer and d_k of loaded attention, and which
+// controls apply to it. GPL-3.0-or-later.
+#include "io/data_dock.hpp"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTimer>
+
+#include "model/scene.hpp"
+#include "widgets/controls_dock.hpp"
+
+namespace fileio {
+
+DataDock::DataDock(Scene* scene, ControlsDock* controls, QWidget* parent)
+    : QDockWidget(tr("Loaded data"), parent),
+      scene_(scene),
+      controls_(controls),
+      component_(new QComboBox),
+      layer_(new QSpinBox),
+      dk_(new QDoubleSpinBox),
+      note_(new QLabel) {
+    setObjectName(QStringLiteral("dataDock"));
+    component_->setToolTip(
+        tr("Which block of the file is shown (e.g. Encoder, Decoder, Cross; "
+           "scores or the model's attention)"));
+    layer_->setToolTip(tr("The layer shown in the heatmap grid (the Model tab shows them all)"));
+    dk_->setRange(1, 65536);
+    dk_->setDecimals(0);
+    dk_->setToolTip(tr("d_k used to scale the loaded raw scores by 1/√d_k"));
+    note_->setWordWrap(true);
+    auto* body = new QWidget;
+    auto* form = new QFormLayout(body);
+    form->addRow(tr("&Component:"), component_);
+    form->addRow(tr("&Layer:"), layer_);
+    form->addRow(tr("&d_k:"), dk_);
+    form->addRow(note_);
+    setWidget(body);
+
+    if (controls_)
+        managedByDock_ = {controls_->scaleBox(), controls_->sigmaBox(), controls_->windowBox(),
+                          controls_->paddingBox(), controls_->globalBox()};
+    connect(component_, &QComboBox::currentIndexChanged, this, &DataDock::onComponent);
+    connect(layer_, &QSpinBox::valueChanged, this, &DataDock::onLayer);
+    connect(dk_, &QDoubleSpinBox::valueChanged, this, &DataDock::onDk);
+    connect(scene_, &Scene::specChanged, this, &DataDock::sync);
+    sync();
+}
+
+void DataDock::onComponent(int index) {
+    if (index < 0 || index == scene_->spec().component) return;
+    attn::SceneSpec spec = scene_->spec();
+    spec.component = index;
+    spec.layer = 0;
+    scene_->setSpec(spec, tr("Show %1").arg(component_->itemText(index)));
+}
+
+void DataDock::onLayer(int layer) {
+    // Displayed from 1, like every label; stored from 0, like the file.
+    if (layer - 1 == scene_->spec().layer) return;
+    attn::SceneSpec spec = scene_->spec();
+    spec.layer = layer - 1;
+    scene_->setSpec(spec, tr("Show layer %1").arg(layer));
+}
+
+void DataDock::onDk(double dk) {
+    attn::SceneSpec spec = scene_->spec();
+    if (spec.data_dk && *spec.data_dk == float(dk)) return;
+    spec.data_dk = float(dk);
+    scene_->setSpec(spec, tr("Change d_k"), 0x444b);
+}
+
+void DataDock::sync() {
+    const attn::SceneSpec& spec = scene_->spec();
+    const bool hasData = spec.data && !spec.data->components.empty();
+    setVisible(hasData);
+    if (hasData) {
+        const QSignalBlocker b1(component_), b2(layer_), b3(dk_);
+        component_->clear();
+        for (std::size_t i = 0; i < spec.data->components.size(); ++i) {
+            const auto& c = spec.data->components[i];
+            component_->addItem(c.name.empty() ? tr("%1 (unnamed)").arg(i)
+                                               : QString::fromStdString(c.name));
+        }
+        component_->setCurrentIndex(int(spec.component));
+        const auto& c = spec.data->components.at(std::size_t(spec.component));
+        layer_->setRange(1, int(std::max<attn::Index>(1, c.layers)));
+        layer_->setValue(int(spec.layer) + 1);
+        layer_->setEnabled(c.layers > 1);
+        dk_->setValue(spec.data_dk ? *spec.data_dk : c.d_k);
+        dk_->setEnabled(c.are_scores);
+        note_->setText(
+            c.are_scores
+                ? tr("%1: raw scores; scaling, mask and temperature apply.")
+                      .arg(QFileInfo(QString::fromStdString(spec.data->source)).fileName())
+                : tr("%1: post-softmax weights, shown as they are.")
+                      .arg(QFileInfo(QString::fromStdString(spec.data->source)).fileName()));
+    }
+    // After the controls dock's own sync (connected earlier, and it may re-enable controls).
+    QTimer::singleShot(0, this, &DataDock::applyControlState);
+}
+
+void DataDock::restrict(QWidget* control, bool allowed, const QString& reason) {
+    if (!originalTips_.contains(control)) originalTips_.insert(control, control->toolTip());
+    if (allowed) {
+        control->setToolTip(originalTips_.value(control));
+        // Re-enable what this dock disabled, except controls whose state the controls dock
+        // decides itself on every sync (e.g. the window width only with a window mask).
+        if (disabledHere_.remove(control) && !managedByDock_.contains(control))
+            control->setEnabled(true);
+        return;
+    }
+    disabledHere_.insert(control);
+    control->setEnabled(false);
+    control->setToolTip(originalTips_.value(control) + QStringLiteral("\n\n") + reason);
+}
+
+void DataDock::applyControlState() {
+    if (!controls_) return;
+    const attn::SceneSpec& spec = scene_->spec();
+    const bool hasData = spec.data && !spec.data->components.empty();
+    const bool scores = hasData && spec.data->components.at(std::size_t(spec.component)).are_scores;
+    const QString weightsReason =
+        tr("Disabled: the loaded file holds post-softmax weights, which are shown as they are. "
+           "Load raw scores (an .npz with 'scores') to use this control.");
+    const QString modelReason =
+        tr("Disabled: the loaded scores come from the model, which fixed this.");
+    // Controls that act on raw scores; with weights nothing can be re-applied.
+    for (QWidget* w : std::initializer_list<QWidget*>{
+             controls_->scaleBox(), controls_->temperatureBox(), controls_->temperatureSlider(),
+             controls_->maskBox(), controls_->windowBox(), controls_->paddingBox(),
+             controls_->globalBox()})
+        restrict(w, !hasData || scores, weightsReason);
+    // Controls of the computed model: the file decided them.
+    for (QWidget* w : std::initializer_list<QWidget*>{
+             controls_->scoreBox(), controls_->sigmaBox(), controls_->headsBox(),
+             controls_->dModelBox(), controls_->positionalBox(), controls_->seedBox()})
+        restrict(w, !hasData, scores ? modelReason : weightsReason);
+}
+
+}  // namespace fileio
