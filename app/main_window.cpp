@@ -24,6 +24,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setWindowIcon(QIcon(QStringLiteral(":/icons/attnscope.svg")));
     scene_ = new Scene(this);
     compute_ = new ComputeService(this);
+    // Connected before any view exists: the heatmaps are computed and drawn first when the
+    // scene changes, whatever other tabs also do with the change.
+    connect(scene_, &Scene::specChanged, this, &MainWindow::onSpecChanged);
 
     tabs_ = new QTabWidget(this);
     tabs_->setDocumentMode(true);
@@ -44,7 +47,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     buildMenus();
     buildStatusBar();
 
-    connect(scene_, &Scene::specChanged, this, &MainWindow::onSpecChanged);
     connect(scene_, &Scene::selectionChanged, this, &MainWindow::onSelectionChanged);
     connect(compute_, &ComputeService::resultReady, this, &MainWindow::onResult);
     connect(compute_, &ComputeService::failed, this, &MainWindow::onFailed);
@@ -105,6 +107,7 @@ void MainWindow::buildStatusBar() {
 }
 
 void MainWindow::onSpecChanged() {
+    if (!math_) return;  // still constructing: the constructor computes at its end
     const attn::SceneSpec& s = scene_->spec();
     math_->setContext(MathContext{s.score, s.temperature});
     compute_->request(s);

@@ -122,8 +122,8 @@ void ComputeService::run(const Job& job) {
     QString error;
     try {
         SupersededProgress progress(requested_, job.id);
-        result =
-            std::make_shared<const attn::SceneResult>(attn::compute_scene(job.spec, &progress));
+        result = std::make_shared<const attn::SceneResult>(
+            attn::compute_scene(inputs_.prepare(job.spec), &progress));
     } catch (const attn::Cancelled&) {
         return;  // a newer request exists; it will deliver
     } catch (const std::exception& e) {

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "attn/scene.hpp"
+#include "model/input_cache.hpp"
 
 /// A computed scene, shared read-only by every view.
 using SceneResultPtr = std::shared_ptr<const attn::SceneResult>;
@@ -71,6 +72,7 @@ class ComputeService : public QObject {
     double syncThreshold_ = 4e6;
     bool wasBusy_ = false;
 
+    InputCache inputs_;
     std::mutex mutex_;
     std::condition_variable wake_;
     std::optional<Job> pending_;  ///< newest job not yet started (older ones were replaced)

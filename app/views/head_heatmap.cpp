@@ -190,6 +190,28 @@ void HeadHeatmap::fillMap() {
     mapDirty_ = false;
 }
 
+void HeadHeatmap::updateLayoutNow() {
+    setViewport(rect());  // a hidden widget (offscreen rendering) gets no resize events
+    // A little room on the right keeps neighbouring heads' labels apart.
+    const QMargins base(0, 4, 12, 0);
+    axisRect()->setMinimumMargins(base);
+    updateLayout();
+    const int n = result_ ? int(result_->q_tokens.size()) : 0;
+    const int m = result_ ? int(result_->k_tokens.size()) : 0;
+    if (n == 0 || m == 0) return;
+    // Square cells: a 6-token matrix in a wide slot should not be drawn as flat stripes.
+    const QRect r = axisRect()->rect();
+    const double cell = std::min(r.width() / double(m), r.height() / double(n));
+    const int padX = std::max(0, int(r.width() - cell * m));
+    const int padY = std::max(0, int(r.height() - cell * n));
+    if (padX < 2 && padY < 2) return;
+    const QMargins now = axisRect()->margins();
+    axisRect()->setMinimumMargins(QMargins(now.left() + padX / 2, now.top() + padY / 2,
+                                           now.right() + padX - padX / 2,
+                                           now.bottom() + padY - padY / 2));
+    updateLayout();
+}
+
 void HeadHeatmap::refresh() {
     // Lay out first so the cell budget and label spacing use this size, not the previous one.
     updateLayoutNow();

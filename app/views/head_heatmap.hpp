@@ -29,11 +29,9 @@ class HeadHeatmap : public QCustomPlot {
     /// factor changed). Touches no widget state, so the grid runs it for several heads in
     /// parallel before refresh().
     void prepare(const QSize& budget);
-    /// Lays the plot out for its current size (so cellBudget() is exact) without drawing.
-    void updateLayoutNow() {
-        setViewport(rect());  // a hidden widget (offscreen rendering) gets no resize events
-        updateLayout();
-    }
+    /// Lays the plot out for its current size (so cellBudget() is exact) without drawing;
+    /// the colour map area is shrunk and centred so that cells are square.
+    void updateLayoutNow();
     /// Rebuilds the plot from the prepared cells and replots (queued widget update).
     void refresh();
 

@@ -100,31 +100,34 @@ QString mathHtml(const attn::SceneResult& r, const Selection& sel, const MathCon
     html += QObject::tr("<p><b>2. Scores and weights</b>%1</p>")
                 .arg(m > maxKeys ? QObject::tr(" — the %1 largest of %2 keys").arg(maxKeys).arg(m)
                                  : QString());
-    html += QStringLiteral(
-        "<table cellspacing='0' cellpadding='3' border='1' "
-        "style='border-collapse:collapse; white-space:nowrap'>");
-    html += QStringLiteral("<tr><th>j</th><th>key</th>");
-    if (hasStages) html += QObject::tr("<th>s(q,k<sub>j</sub>)</th><th>scaled</th><th>masked</th>");
-    html += QObject::tr("<th>weight α<sub>j</sub></th></tr>");
+    // Aligned monospace rows rather than an HTML table: QTextDocument lays tables out an order
+    // of magnitude slower, and the panel follows every control change.
+    const auto cell = [](const QString& text, int width) {
+        return text.rightJustified(width, QLatin1Char(' ')).toHtmlEscaped();
+    };
+    html += QStringLiteral("<pre>");
+    QString header = cell(QStringLiteral("j"), 2) + QLatin1Char(' ') +
+                     QStringLiteral("key").leftJustified(10, QLatin1Char(' '));
+    if (hasStages)
+        header += cell(QStringLiteral("s(q,k)"), 8) + cell(QObject::tr("scaled"), 8) +
+                  cell(QObject::tr("masked"), 8);
+    header += cell(QObject::tr("weight"), 8);
+    html += QStringLiteral("<b>%1</b>\n").arg(header);
     for (int k : keys) {
-        const bool selected = k == sel.key;
-        html += selected ? QStringLiteral("<tr style='background-color:rgba(230,30,30,60)'>")
-                         : QStringLiteral("<tr>");
-        html += QStringLiteral("<td align='right' nowrap>%1</td><td>%2</td>")
-                    .arg(k)
-                    .arg(tokenText(r.k_tokens[std::size_t(k)]).toHtmlEscaped());
+        QString row = cell(QString::number(k), 2) + QLatin1Char(' ') +
+                      elideToken(r.k_tokens[std::size_t(k)], 9)
+                          .leftJustified(10, QLatin1Char(' '))
+                          .toHtmlEscaped();
         if (hasStages)
-            html +=
-                QStringLiteral(
-                    "<td align='right' nowrap>%1</td><td align='right' nowrap>%2</td>"
-                    "<td align='right' nowrap>%3</td>")
-                    .arg(mathNumber(head.raw(q, k)))
-                    .arg(mathNumber(head.scaled(q, k)))
-                    .arg(hasMask ? mathNumber(head.masked(q, k)) : mathNumber(head.scaled(q, k)));
-        html += QStringLiteral("<td align='right' nowrap><b>%1</b></td></tr>")
-                    .arg(mathNumber(head.weights(q, k)));
+            row += cell(mathNumber(head.raw(q, k)), 8) + cell(mathNumber(head.scaled(q, k)), 8) +
+                   cell(hasMask ? mathNumber(head.masked(q, k)) : mathNumber(head.scaled(q, k)), 8);
+        row += QStringLiteral("<b>%1</b>").arg(cell(mathNumber(head.weights(q, k)), 8));
+        if (k == sel.key)
+            row = QStringLiteral("<span style='background-color:rgba(230,30,30,70)'>%1</span>")
+                      .arg(row);
+        html += row + QLatin1Char('\n');
     }
-    html += QStringLiteral("</table>");
+    html += QStringLiteral("</pre>");
     if (r.has_vectors && sel.key >= 0 && sel.key < m)
         html += QObject::tr(
                     "<p>Key %1 “%2”: k<sub>%1</sub> = <tt>%3</tt><br/>value "
@@ -181,8 +184,8 @@ void MathPanel::setSelection(const Selection& selection) {
 }
 
 void MathPanel::setContext(const MathContext& context) {
+    // No rebuild: a new context always comes with a new result, which rebuilds.
     context_ = context;
-    rebuild();
 }
 
 void MathPanel::rebuild() {

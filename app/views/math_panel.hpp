@@ -38,4 +38,5 @@ class MathPanel : public QTextBrowser {
     SceneResultPtr result_;
     Selection selection_;
     MathContext context_;
+    QString html_;  ///< what is shown
 };

@@ -7,6 +7,7 @@
 #include <QDoubleSpinBox>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <memory>
 
@@ -17,8 +18,11 @@
 
 namespace {
 
-std::unique_ptr<MainWindow> makeWindow(int n, int d_model, int heads) {
+std::unique_ptr<MainWindow> makeWindow(int n, int d_model, int heads, bool headsOnly = false) {
     auto w = std::make_unique<MainWindow>();
+    // Heads only: without the other tabs (playground, lenses), which also follow the scene.
+    while (headsOnly && w->tabs()->count() > 1)
+        delete w->tabs()->widget(1);
     attn::SceneSpec s;
     if (n != 13) {
         std::string text;
@@ -47,8 +51,8 @@ void waitDrawn(MainWindow& w, quint64 rendersBefore) {
     QCoreApplication::processEvents();  // paint events of the replotted heads
 }
 
-void sceneControl(benchmark::State& state) {
-    auto w = makeWindow(int(state.range(0)), int(state.range(1)), int(state.range(2)));
+void sceneControl(benchmark::State& state, bool headsOnly) {
+    auto w = makeWindow(int(state.range(0)), int(state.range(1)), int(state.range(2)), headsOnly);
     waitDrawn(*w, 0);
     QDoubleSpinBox* tau = w->controlsDock()->temperatureBox();
     bool flip = false;
@@ -74,7 +78,17 @@ void displayControl(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(sceneControl)
+BENCHMARK_CAPTURE(sceneControl, window, false)
+    ->Args({13, 64, 4})
+    ->Args({64, 64, 4})
+    ->Args({512, 768, 12})
+    ->Args({4096, 512, 8})
+    ->ArgNames({"n", "d", "h"})
+    ->Unit(benchmark::kMillisecond)
+    ->Repetitions(5)
+    ->ReportAggregatesOnly(true)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(sceneControl, headsOnly, true)
     ->Args({13, 64, 4})
     ->Args({64, 64, 4})
     ->Args({512, 768, 12})
