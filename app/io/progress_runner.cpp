@@ -48,7 +48,8 @@ void runWithProgress(QWidget* parent, const QString& label,
 
     QProgressDialog dialog(label, QObject::tr("Cancel"), 0, 1000, parent);
     dialog.setWindowModality(Qt::WindowModal);
-    dialog.setMinimumDuration(0);
+    // Also arms QProgressDialog's own force-show timer: 0 here would show it at once.
+    dialog.setMinimumDuration(kShowAfterMs);
     dialog.setAutoClose(false);
     dialog.setAutoReset(false);
     dialog.hide();
@@ -59,8 +60,11 @@ void runWithProgress(QWidget* parent, const QString& label,
         if (watcher.isRunning()) dialog.show();
     });
     QTimer poll;
-    QObject::connect(&poll, &QTimer::timeout, &dialog,
-                     [&] { dialog.setValue(static_cast<int>(progress.fraction() * 1000)); });
+    QObject::connect(&poll, &QTimer::timeout, &dialog, [&] {
+        // QProgressDialog::cancel() (Esc, or a programmatic cancel) does not emit canceled.
+        if (dialog.wasCanceled()) progress.cancel();
+        if (dialog.isVisible()) dialog.setValue(static_cast<int>(progress.fraction() * 1000));
+    });
     show.start(kShowAfterMs);
     poll.start(kPollMs);
     // User input stays on so Cancel can be clicked; callers guard against re-entry.

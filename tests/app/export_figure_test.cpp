@@ -10,6 +10,7 @@
 #include "app_test_support.hpp"
 #include "attn/io/load.hpp"
 #include "attn/io/npy.hpp"
+#include "export/export_dialog.hpp"
 #include "export/figure_export.hpp"
 #include "export/numbers_export.hpp"
 #include "model/scene.hpp"
@@ -131,6 +132,19 @@ class ExportFigureTest : public QObject {
         QCOMPARE(lines.size(), qsizetype(1 + heads * nq * nk));
         QCOMPARE(lines.front(), QByteArray("layer,head,query,query_token,key,key_token,weight"));
         QVERIFY(lines.at(1).startsWith("0,0,0,The,0,The,"));
+    }
+
+    void dialogFollowsTheExtension() {
+        ExportDialog dialog(QStringLiteral("Heads"), QSize(900, 600),
+                            dir_.filePath(QStringLiteral("heads.svg")));
+        QCOMPARE(dialog.options().format, exporting::Format::Svg);
+        QCOMPARE(dialog.options().size, QSize(900, 600));
+        const QString shots = qEnvironmentVariable("ATTN_IO_SHOTS");
+        if (!shots.isEmpty()) {
+            dialog.setAttribute(Qt::WA_DontShowOnScreen);
+            dialog.show();
+            dialog.grab().save(shots + QStringLiteral("/export-dialog.png"));
+        }
     }
 
     void allLayersNumbers() {

@@ -4,16 +4,22 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QProgressDialog>
+#include <QPushButton>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTextStream>
 #include <QUndoStack>
 #include <QtTest>
+#include <thread>
+
+#include "attn/error.hpp"
 
 #include "app_test_support.hpp"
 #include "io/data_dock.hpp"
 #include "io/data_io.hpp"
 #include "io/file_controller.hpp"
+#include "io/progress_runner.hpp"
 #include "main_window.hpp"
 #include "model/scene.hpp"
 #include "model/spec_equal.hpp"
@@ -142,6 +148,41 @@ class IoOpenTest : public QObject {
         QCOMPARE(w.scene()->selection().head, 3);
         w.scene()->undoStack()->undo();  // the layer change is undoable
         QCOMPARE(w.scene()->spec().layer, attn::Index(0));
+    }
+
+    // A slow load shows a progress dialog whose Cancel makes core's Progress throw Cancelled.
+    void slowWorkCanBeCancelled() {
+        QWidget parent;
+        QTimer poll;
+        bool sawDialog = false;
+        connect(&poll, &QTimer::timeout, &parent, [&] {
+            auto* dialog = parent.findChild<QProgressDialog*>();
+            if (dialog && dialog->isVisible()) {
+                sawDialog = true;
+                auto* button = dialog->findChild<QPushButton*>();
+                QVERIFY(button);
+                button->click();  // as the user would
+            }
+        });
+        poll.start(20);
+        bool cancelled = false;
+        try {
+            fileio::runWithProgress(&parent, QStringLiteral("Loading…"), [](attn::Progress* p) {
+                for (int i = 0;; ++i) {  // ends only through Cancel
+                    attn::report(p, (i % 1000) / 1000.0);
+                    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                }
+            });
+        } catch (const attn::Cancelled&) {
+            cancelled = true;
+        }
+        QVERIFY(sawDialog);
+        QVERIFY(cancelled);
+        // Fast work shows nothing and returns its exceptions on the caller's thread.
+        QVERIFY_THROWS_EXCEPTION(attn::FormatError,
+                                 fileio::runWithProgress(&parent, QString(), [](attn::Progress*) {
+                                     throw attn::FormatError("x.npy: broken");
+                                 }));
     }
 
     // The assembled window: weights disable every scene control with the reason in the
