@@ -25,6 +25,7 @@ ExportDialog::ExportDialog(const QString& viewName, QSize viewSize, const QStrin
       dpi_(new QDoubleSpinBox(this)),
       pixels_(new QLabel(this)) {
     setWindowTitle(tr("Export %1").arg(viewName));
+    setMinimumWidth(520);
     format_->addItem(tr("PNG image"), int(Format::Png));
     format_->addItem(tr("SVG vector drawing"), int(Format::Svg));
     format_->addItem(tr("PDF document"), int(Format::Pdf));
@@ -54,9 +55,14 @@ ExportDialog::ExportDialog(const QString& viewName, QSize viewSize, const QStrin
     sizeRow->addWidget(height_);
     sizeRow->addStretch();
     auto* form = new QFormLayout;
-    form->addRow(tr("&File:"), pathRow);
+    // Rows holding a layout get an explicit label with a buddy, so their mnemonic works.
+    auto* fileLabel = new QLabel(tr("&File:"), this);
+    fileLabel->setBuddy(path_);
+    auto* sizeLabel = new QLabel(tr("&Size:"), this);
+    sizeLabel->setBuddy(width_);
+    form->addRow(fileLabel, pathRow);
     form->addRow(tr("F&ormat:"), format_);
-    form->addRow(tr("&Size:"), sizeRow);
+    form->addRow(sizeLabel, sizeRow);
     form->addRow(tr("&Resolution:"), dpi_);
     form->addRow(QString(), pixels_);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
