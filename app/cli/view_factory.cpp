@@ -43,14 +43,16 @@ std::unique_ptr<QWidget> headsView(const Request& request, Scene* scene, SceneRe
     }
     auto grid = std::make_unique<HeatmapGrid>();
     grid->setWindowTitle(tr("Heads"));
-    place(grid.get(), request);
+    // Fill the grid while hidden and lay it out once: laid out first, every head would be
+    // aggregated and replotted again on each resize of the layout passes (twice the time).
+    grid->resize(request.size);
     HeatmapStyle style;
     if (!request.colorMap.isEmpty()) style.colorMap = colorMapFromId(request.colorMap);
     grid->setStyle(style);
     grid->setResult(std::move(result));
     grid->setSelection(scene->selection());
     if (request.head) grid->setFocusedHead(*request.head);
-    exporting::settleLayout(grid.get());
+    place(grid.get(), request);
     return grid;
 }
 

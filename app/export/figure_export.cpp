@@ -49,7 +49,8 @@ class SizeOverride {
 QString writePng(QWidget* view, const QString& path, const Options& o) {
     const double scale = o.dpi / kLogicalDpi;
     const QSize pixels(qRound(o.size.width() * scale), qRound(o.size.height() * scale));
-    QImage image(pixels, QImage::Format_ARGB32_Premultiplied);
+    // Opaque RGB: a figure has no transparency, and PNG then stores 3 bytes a pixel, not 4.
+    QImage image(pixels, QImage::Format_RGB32);
     if (image.isNull()) return failure(path, tr("the image is too large to allocate"));
     image.fill(view->palette().color(QPalette::Window));
     const int dotsPerMeter = qRound(o.dpi / 0.0254);
