@@ -205,6 +205,17 @@ void HeatmapGrid::resizeEvent(QResizeEvent* event) {
     if (focused_ < 0 && columnsFor(headCount()) != columns_) relayout();
 }
 
+void HeatmapGrid::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    // Light/dark switches reach the heads themselves; the shared scale is themed here.
+    if (event->type() == QEvent::PaletteChange) {
+        applyPlotTheme(scalePlot_, palette());
+        scale_->axis()->setTickLabelColor(palette().color(QPalette::WindowText));
+        scale_->axis()->setLabelColor(palette().color(QPalette::WindowText));
+        scalePlot_->replot(QCustomPlot::rpQueuedRefresh);
+    }
+}
+
 void HeatmapGrid::onCellClicked(int head, int query, int key) {
     Selection s = selection_;
     s.head = head;

@@ -57,6 +57,7 @@ class HeatmapGrid : public QWidget {
   protected:
     void resizeEvent(QResizeEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
   private:
     void ensureHeads(int count);

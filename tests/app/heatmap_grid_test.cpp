@@ -151,6 +151,22 @@ class HeatmapGridTest : public QObject {
         QVERIFY(svg.data().contains("<svg"));
     }
 
+    void followsADarkPalette() {
+        HeatmapGrid grid;
+        grid.resize(800, 600);
+        grid.setResult(computeShared(attn::SceneSpec{}));
+        QPalette dark;
+        dark.setColor(QPalette::Window, QColor(30, 30, 34));
+        dark.setColor(QPalette::Base, QColor(20, 20, 24));
+        dark.setColor(QPalette::WindowText, QColor(230, 230, 230));
+        grid.setPalette(dark);
+        QCoreApplication::processEvents();
+        HeadHeatmap* h = grid.head(0);
+        QCOMPARE(h->xAxis->tickLabelColor(), QColor(230, 230, 230));
+        const QImage image = h->toPixmap(300, 300).toImage();
+        QVERIFY(image.pixelColor(2, 2).lightnessF() < 0.3);  // dark background, not white
+    }
+
     void emptyResultIsHarmless() {
         HeatmapGrid grid;
         grid.setResult(nullptr);
