@@ -239,7 +239,7 @@ void FileController::autosave() {
 
 void FileController::offerRecovery() {
     const QFileInfo info(autosavePath());
-    if (!info.exists()) return;
+    if (quiet_ || !info.exists()) return;  // quiet: nobody could answer the question
     const auto answer = QMessageBox::question(
         window_, tr("AttnScope"),
         tr("AttnScope did not close normally. Restore the unsaved scene autosaved at %1?")
