@@ -134,6 +134,27 @@ class ExportFigureTest : public QObject {
         QVERIFY(lines.at(1).startsWith("0,0,0,The,0,The,"));
     }
 
+    // In the window, a view laid out by the tab widget exports at another size and gets its
+    // place back afterwards.
+    void viewInsideTheWindowExportsAtAnySize() {
+        MainWindow w;
+        w.resize(1300, 850);
+        w.setAttribute(Qt::WA_DontShowOnScreen);
+        w.show();
+        test_support::settle(w.computeService());
+        QWidget* view = w.heatmapGrid();
+        const QSize before = view->size();
+        exporting::Options o;
+        o.size = QSize(500, 400);
+        const QString path = dir_.filePath(QStringLiteral("window.png"));
+        QCOMPARE(exporting::exportFigure(view, path, o), QString());
+        QCOMPARE(QImage(path).size(), QSize(500, 400));
+        QCOMPARE(view->size(), before);
+        o.format = exporting::Format::Pdf;
+        QCOMPARE(exporting::exportFigure(view, dir_.filePath(QStringLiteral("window.pdf")), o),
+                 QString());
+    }
+
     void dialogFollowsTheExtension() {
         ExportDialog dialog(QStringLiteral("Heads"), QSize(900, 600),
                             dir_.filePath(QStringLiteral("heads.svg")));
