@@ -51,7 +51,7 @@ QString helpText() {
               "  attnscope --help | --version\n"
               "\n"
               "FILE: .txt tokens, .npy/.npz attention, BertViz or CircuitsVis .json, or an\n"
-              "AttnScope session (.attnscope.json). Without FILE: the default scene.\n"
+              "AttnScope session (.attnscope). Without FILE: the default scene.\n"
               "\n"
               "render options:\n"
               "  --view NAME              heads (default) | model | playground | lens:NAME\n"

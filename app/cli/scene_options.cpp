@@ -77,7 +77,7 @@ QString sceneOptionsHelp() {
     for (const OptionDoc& o : kSceneOptions) {
         QString head = QStringLiteral("  --") + QString::fromLatin1(o.name);
         if (o.value) head += QLatin1Char(' ') + QString::fromLatin1(o.value);
-        text += head.leftJustified(24) + QLatin1Char(' ') + QString::fromUtf8(o.help) +
+        text += head.leftJustified(26) + QLatin1Char(' ') + QString::fromUtf8(o.help) +
                 QLatin1Char('\n');
     }
     return text;
