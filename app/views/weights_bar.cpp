@@ -67,7 +67,8 @@ void WeightsBar::rebuild() {
         for (int k = 0; k < m; ++k) {
             keys.push_back(k);
             values.push_back(head.weights(q, k));
-            if (hasMask && std::isinf(head.masked(q, k)) && head.masked(q, k) < 0) {
+            // Markers for masked keys help on short sequences; on long ones they are a smear.
+            if (hasMask && m <= 128 && std::isinf(head.masked(q, k)) && head.masked(q, k) < 0) {
                 maskedKeys.push_back(k);
                 zeros.push_back(0);
             }

@@ -58,6 +58,25 @@ class ScreenshotTest : public QObject {
         QVERIFY(distinctColours(image) > 200);
         save(image, "causal-focused-head.png");
     }
+
+    void longSequenceIsAggregated() {
+        MainWindow w;
+        test_support::showWindow(w);
+        attn::SceneSpec spec = w.scene()->spec();
+        std::string text;
+        for (int i = 0; i < 40; ++i)
+            text += std::string(attn::kDefaultSentence) + ' ';
+        spec.text = text;  // 520 tokens
+        spec.mask.kind = attn::MaskKind::SlidingWindow;
+        spec.mask.window = 24;
+        w.scene()->setSpec(spec, QStringLiteral("long"));
+        test_support::settle(w.computeService());
+        QCoreApplication::processEvents();
+        QVERIFY(w.heatmapGrid()->head(0)->cells().colFactor > 1);
+        const QImage image = w.grab().toImage();
+        QVERIFY(distinctColours(image) > 200);
+        save(image, "long-sequence-aggregated.png");
+    }
 };
 
 QTEST_MAIN(ScreenshotTest)
