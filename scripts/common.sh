@@ -9,7 +9,7 @@ JOBS="${ATTN_JOBS:-$(nproc)}"
 
 # Every Debian 12 package the build, the app and the tests need.
 ATTN_PACKAGES=(
-  cmake ninja-build g++ pkg-config ccache
+  cmake ninja-build g++ pkg-config ccache git clang-format
   clang-14 libclang-rt-14-dev
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6 libgl-dev
   libeigen3-dev nlohmann-json3-dev libzip-dev

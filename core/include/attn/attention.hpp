@@ -16,20 +16,20 @@ inline constexpr float kHardTemperature = 1e-6f;
 
 /// Everything that turns raw scores into weights.
 struct AttentionParams {
-    ScoreParams score;               ///< score function (kind + its matrices)
-    bool scale = true;               ///< multiply dot/general scores by 1/√d_k
-    std::optional<float> scale_dk;   ///< d_k used for scaling; default: Q's width
-    float temperature = 1.f;         ///< τ > 0 divides the scores; ≤ kHardTemperature: argmax
-    MaskSpec mask;                   ///< which keys each query may see
+    ScoreParams score;              ///< score function (kind + its matrices)
+    bool scale = true;              ///< multiply dot/general scores by 1/√d_k
+    std::optional<float> scale_dk;  ///< d_k used for scaling; default: Q's width
+    float temperature = 1.f;        ///< τ > 0 divides the scores; ≤ kHardTemperature: argmax
+    MaskSpec mask;                  ///< which keys each query may see
 };
 
 /// Every stage of one head's computation, for "show the math".
 struct HeadResult {
-    Matrix raw;       ///< nq × nk: s(q_i, k_j)
-    Matrix scaled;    ///< raw · (1/√d_k if scaling applies) / τ  (raw / 1 when τ is hard)
-    Matrix masked;    ///< scaled with −inf at masked pairs
-    Matrix weights;   ///< row softmax of masked (hardmax when τ → 0); rows sum to 1 or are all 0
-    Matrix output;    ///< nq × d_v: weights · V (zero rows for fully masked queries)
+    Matrix raw;      ///< nq × nk: s(q_i, k_j)
+    Matrix scaled;   ///< raw · (1/√d_k if scaling applies) / τ  (raw / 1 when τ is hard)
+    Matrix masked;   ///< scaled with −inf at masked pairs
+    Matrix weights;  ///< row softmax of masked (hardmax when τ → 0); rows sum to 1 or are all 0
+    Matrix output;   ///< nq × d_v: weights · V (zero rows for fully masked queries)
     std::vector<std::uint8_t> empty_rows;  ///< 1 where a query had no visible key
     float scale_factor = 1.f;              ///< the factor applied before τ (1/√d_k or 1)
 };

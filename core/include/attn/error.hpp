@@ -8,37 +8,37 @@ namespace attn {
 
 /// Base of every error core throws; what() is a complete, user-readable sentence.
 class Error : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
 /// Matrix shapes that do not fit together (e.g. Q has 4 columns, K has 3).
 class ShapeError : public Error {
-public:
+  public:
     using Error::Error;
 };
 
 /// An argument outside its domain (h not dividing d_model, negative temperature, empty input…).
 class ArgumentError : public Error {
-public:
+  public:
     using Error::Error;
 };
 
 /// NaN or infinite values where finite numbers are required.
 class NonFiniteError : public Error {
-public:
+  public:
     using Error::Error;
 };
 
 /// A file or payload that does not follow its format; the message names the file and the place.
 class FormatError : public Error {
-public:
+  public:
     using Error::Error;
 };
 
 /// The operation was cancelled through a Progress callback.
 class Cancelled : public Error {
-public:
+  public:
     Cancelled() : Error("cancelled") {}
 };
 

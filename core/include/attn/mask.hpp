@@ -10,8 +10,8 @@ namespace attn {
 
 /// Which keys each query may see.
 enum class MaskKind {
-    None,           ///< every key
-    Causal,         ///< key j ≤ i (+ nk − nq for rectangular, bottom-right aligned as in a KV cache)
+    None,    ///< every key
+    Causal,  ///< key j ≤ i (+ nk − nq for rectangular, bottom-right aligned as in a KV cache)
     AntiCausal,     ///< key j ≥ i: the "wrong direction" pitfall, for teaching
     Padding,        ///< keys flagged invalid in key_valid are hidden from every query
     SlidingWindow,  ///< |i − j| ≤ window
@@ -22,10 +22,10 @@ enum class MaskKind {
 /// A mask description, resolved to a matrix by build_mask.
 struct MaskSpec {
     MaskKind kind = MaskKind::None;
-    Index window = 2;                ///< SlidingWindow/GlobalWindow: radius w (|i−j| ≤ w).
-    std::vector<Index> global;       ///< GlobalWindow: indices of global tokens.
-    std::vector<bool> key_valid;     ///< Padding: one flag per key (missing entries are valid).
-    BoolMatrix custom;               ///< Custom: nq × nk, true = allowed.
+    Index window = 2;             ///< SlidingWindow/GlobalWindow: radius w (|i−j| ≤ w).
+    std::vector<Index> global;    ///< GlobalWindow: indices of global tokens.
+    std::vector<bool> key_valid;  ///< Padding: one flag per key (missing entries are valid).
+    BoolMatrix custom;            ///< Custom: nq × nk, true = allowed.
 };
 
 /// The nq × nk matrix of allowed (true) pairs; throws ShapeError/ArgumentError on bad specs.

@@ -5,7 +5,7 @@ namespace attn {
 
 /// Progress sink implemented by the application (a progress dialog, a status bar…).
 class Progress {
-public:
+  public:
     virtual ~Progress() = default;
     /// Reports the completed fraction in [0, 1].
     virtual void update(double fraction) = 0;

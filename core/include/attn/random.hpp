@@ -10,7 +10,7 @@ namespace attn {
 /// Deterministic RNG (splitmix64 + xoshiro256**, Box–Muller normals): the same seed gives the
 /// same numbers on every platform and standard library, so scenes are reproducible from a seed.
 class Rng {
-public:
+  public:
     /// Seeds the generator.
     explicit Rng(std::uint64_t seed);
     /// Next raw 64-bit value.
@@ -24,7 +24,7 @@ public:
     /// Xavier/Glorot-uniform matrix for a layer with fan_in × fan_out weights.
     Matrix xavier(Index fan_in, Index fan_out);
 
-private:
+  private:
     std::uint64_t s_[4];
     bool has_spare_ = false;
     double spare_ = 0.0;

@@ -22,44 +22,44 @@ inline constexpr const char* kDefaultSentence =
 
 /// One block of attention matrices from a real model (e.g. BertViz "Encoder" or "Cross").
 struct AttentionComponent {
-    std::string name;                     ///< "Encoder", "Decoder", "Cross", "all", … or ""
-    std::vector<std::string> q_tokens;    ///< Nq labels (rows)
-    std::vector<std::string> k_tokens;    ///< Nk labels (columns)
+    std::string name;                   ///< "Encoder", "Decoder", "Cross", "all", … or ""
+    std::vector<std::string> q_tokens;  ///< Nq labels (rows)
+    std::vector<std::string> k_tokens;  ///< Nk labels (columns)
     Index layers = 0, heads = 0;
-    std::vector<Matrix> mats;             ///< layers·heads matrices, index l·heads + h, Nq × Nk
-    bool are_scores = false;              ///< raw q·k (controls apply) vs post-softmax weights
-    float d_k = 64.f;                     ///< d_k for scaling raw scores
+    std::vector<Matrix> mats;  ///< layers·heads matrices, index l·heads + h, Nq × Nk
+    bool are_scores = false;   ///< raw q·k (controls apply) vs post-softmax weights
+    float d_k = 64.f;          ///< d_k for scaling raw scores
     /// Matrix of layer l, head h (bounds-checked; throws ArgumentError).
     const Matrix& at(Index l, Index h) const;
 };
 
 /// Attention loaded from a file: one or more components.
 struct AttentionData {
-    std::string source;                         ///< file name, for messages and titles
+    std::string source;  ///< file name, for messages and titles
     std::vector<AttentionComponent> components;
 };
 
 /// Every parameter of a scene. Default-constructed, it is the embedded default scene.
 struct SceneSpec {
-    std::string text = kDefaultSentence;   ///< tokenised unless tokens is non-empty
-    std::vector<std::string> tokens;       ///< explicit tokens (e.g. one per line from a .txt)
-    std::string cross_text;                ///< non-empty: cross-attention, keys from this text
+    std::string text = kDefaultSentence;  ///< tokenised unless tokens is non-empty
+    std::vector<std::string> tokens;      ///< explicit tokens (e.g. one per line from a .txt)
+    std::string cross_text;               ///< non-empty: cross-attention, keys from this text
     Index d_model = 64;
     Index heads = 4;
-    Index kv_heads = 0;                    ///< 0 = heads (MHA); 1 = MQA; else GQA
+    Index kv_heads = 0;  ///< 0 = heads (MHA); 1 = MQA; else GQA
     ScoreKind score = ScoreKind::Dot;
-    float sigma = 1.f;                     ///< RBF bandwidth
+    float sigma = 1.f;  ///< RBF bandwidth
     bool scale = true;
     float temperature = 1.f;
     MaskSpec mask;
     PositionalKind positional = PositionalKind::Sinusoidal;
     std::uint64_t seed = 1992;
-    std::optional<Matrix> embeddings;            ///< explicit n × d_model token embeddings
-                                                 ///< (query side; `positional` is still added)
-    std::optional<MultiHeadWeights> weights;     ///< explicit projections
-    std::shared_ptr<const AttentionData> data;   ///< loaded attention: replaces the computation
-    Index component = 0, layer = 0;              ///< which block of data is shown
-    std::optional<float> data_dk;                ///< override of the component's d_k
+    std::optional<Matrix> embeddings;           ///< explicit n × d_model token embeddings
+                                                ///< (query side; `positional` is still added)
+    std::optional<MultiHeadWeights> weights;    ///< explicit projections
+    std::shared_ptr<const AttentionData> data;  ///< loaded attention: replaces the computation
+    Index component = 0, layer = 0;             ///< which block of data is shown
+    std::optional<float> data_dk;               ///< override of the component's d_k
 
     /// The tokens of the query side (explicit tokens, or tokenize(text)).
     std::vector<std::string> query_tokens() const;
@@ -68,17 +68,17 @@ struct SceneSpec {
 /// The computed scene: every stage of every shown head, with statistics.
 struct SceneResult {
     std::vector<std::string> q_tokens, k_tokens;
-    std::vector<HeadResult> heads;   ///< the shown layer's heads
-    std::vector<HeadStats> stats;    ///< one per head
+    std::vector<HeadResult> heads;  ///< the shown layer's heads
+    std::vector<HeadStats> stats;   ///< one per head
     Index layer = 0, layers = 1;
     Index d_k = 0;
-    bool has_vectors = false;        ///< Q, K, V, X below are meaningful (computed scenes)
-    bool weights_only = false;       ///< loaded post-softmax weights: controls do not apply;
-                                     ///< heads then hold only weights and empty_rows (raw,
-                                     ///< scaled, masked, output are empty matrices)
-    Matrix X, Xkv;                   ///< inputs after embedding + positions
-    Matrix Q, K, V;                  ///< projections (see MultiHeadResult)
-    Matrix output;                   ///< nq × d_model
+    bool has_vectors = false;   ///< Q, K, V, X below are meaningful (computed scenes)
+    bool weights_only = false;  ///< loaded post-softmax weights: controls do not apply;
+                                ///< heads then hold only weights and empty_rows (raw,
+                                ///< scaled, masked, output are empty matrices)
+    Matrix X, Xkv;              ///< inputs after embedding + positions
+    Matrix Q, K, V;             ///< projections (see MultiHeadResult)
+    Matrix output;              ///< nq × d_model
     Index kv_heads = 0;
 };
 
