@@ -76,6 +76,18 @@ QString writePng(QWidget* view, const QString& path, const Options& o) {
     return {};
 }
 
+// SVG and PDF alike: text, lines and axes stay vectors; heatmaps go in as embedded images.
+QString paintVectors(QPaintDevice* device, QWidget* view, const QString& path,
+                     const QString& cannotStart) {
+    QCPPainter painter;
+    if (!painter.begin(device)) return failure(path, cannotStart);
+    painter.setMode(QCPPainter::pmVectorized);
+    painter.setMode(QCPPainter::pmNoCaching);
+    paintWidgetTree(&painter, view);
+    painter.end();
+    return {};
+}
+
 QString writeSvg(QWidget* view, const QString& path, const Options& o) {
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) return failure(path, file.errorString());
@@ -86,14 +98,9 @@ QString writeSvg(QWidget* view, const QString& path, const Options& o) {
     svg.setResolution(qRound(kLogicalDpi));
     svg.setTitle(view->windowTitle().isEmpty() ? QStringLiteral("AttnScope") : view->windowTitle());
     svg.setDescription(tr("Exported by AttnScope"));
-    {
-        QCPPainter painter;
-        if (!painter.begin(&svg)) return failure(path, tr("cannot start the SVG painter"));
-        painter.setMode(QCPPainter::pmVectorized);
-        painter.setMode(QCPPainter::pmNoCaching);
-        paintWidgetTree(&painter, view);
-        painter.end();
-    }
+    if (QString error = paintVectors(&svg, view, path, tr("cannot start the SVG painter"));
+        !error.isEmpty())
+        return error;
     if (!file.commit()) return failure(path, file.errorString());
     return {};
 }
@@ -110,12 +117,9 @@ QString writePdf(QWidget* view, const QString& path, const Options& o) {
         pdf.setPageSize(QPageSize(points, QPageSize::Point, QString(), QPageSize::ExactMatch));
         pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
         pdf.setResolution(qRound(kLogicalDpi));
-        QCPPainter painter;
-        if (!painter.begin(&pdf)) return failure(path, tr("cannot start the PDF painter"));
-        painter.setMode(QCPPainter::pmVectorized);
-        painter.setMode(QCPPainter::pmNoCaching);
-        paintWidgetTree(&painter, view);
-        painter.end();
+        if (QString error = paintVectors(&pdf, view, path, tr("cannot start the PDF painter"));
+            !error.isEmpty())
+            return error;
     }
     if (!file.commit()) return failure(path, file.errorString());
     return {};
