@@ -78,26 +78,21 @@ void displayControl(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK_CAPTURE(sceneControl, window, false)
-    ->Args({13, 64, 4})
-    ->Args({64, 64, 4})
-    ->Args({512, 768, 12})
-    ->Args({4096, 512, 8})
-    ->ArgNames({"n", "d", "h"})
-    ->Unit(benchmark::kMillisecond)
-    ->Repetitions(5)
-    ->ReportAggregatesOnly(true)
-    ->UseRealTime();
-BENCHMARK_CAPTURE(sceneControl, headsOnly, true)
-    ->Args({13, 64, 4})
-    ->Args({64, 64, 4})
-    ->Args({512, 768, 12})
-    ->Args({4096, 512, 8})
-    ->ArgNames({"n", "d", "h"})
-    ->Unit(benchmark::kMillisecond)
-    ->Repetitions(5)
-    ->ReportAggregatesOnly(true)
-    ->UseRealTime();
+// The three sizes (and the default scene), five repetitions each, wall time.
+void sceneSizes(benchmark::internal::Benchmark* b) {
+    b->Args({13, 64, 4})
+        ->Args({64, 64, 4})
+        ->Args({512, 768, 12})
+        ->Args({4096, 512, 8})
+        ->ArgNames({"n", "d", "h"})
+        ->Unit(benchmark::kMillisecond)
+        ->Repetitions(5)
+        ->ReportAggregatesOnly(true)
+        ->UseRealTime();
+}
+
+BENCHMARK_CAPTURE(sceneControl, window, false)->Apply(sceneSizes);
+BENCHMARK_CAPTURE(sceneControl, headsOnly, true)->Apply(sceneSizes);
 BENCHMARK(displayControl)
     ->Args({64, 64, 4})
     ->Args({512, 768, 12})
