@@ -12,6 +12,7 @@
 #include "export/export_dialog.hpp"
 #include "export/figure_export.hpp"
 #include "export/numbers_export.hpp"
+#include "export/view_numbers.hpp"
 #include "main_window.hpp"
 #include "model/scene.hpp"
 #include "settings_keys.hpp"
@@ -30,7 +31,10 @@ ExportController::ExportController(MainWindow* window) : QObject(window), window
 QString ExportController::exportView(QWidget* view, const QString& path, const Options& options) {
     if (isFigure(options.format)) return exportFigure(view, path, options);
     try {
-        // The model view's numbers are every layer; every other view shows the current result.
+        // A lens or the playground: the numbers it plots, never the scene's weights.
+        if (PlotNumbers plotted; plotNumbersOfView(view, &plotted))
+            return writePlotNumbers(plotted, path);
+        // The model view's numbers are every layer; the heads view shows the current result.
         if (qobject_cast<ModelGrid*>(view))
             return writeNumbers(numbersOfAllLayers(window_->scene()->spec()), path);
         if (!window_->result()) return tr("%1: nothing has been computed yet").arg(path);

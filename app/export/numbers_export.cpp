@@ -4,6 +4,8 @@
 #include <QCoreApplication>
 #include <QFileInfo>
 #include <QSaveFile>
+#include <charconv>
+#include <cmath>
 
 #include "attn/io/npy.hpp"
 #include "views/model_grid_data.hpp"
@@ -63,6 +65,39 @@ QString writeCsv(const Numbers& n, const QString& path) {
     return {};
 }
 
+/// The shortest decimal that reads back to exactly v (so a re-read CSV equals what was drawn).
+QByteArray decimal(double v) {
+    char buf[32];
+    const auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
+    return QByteArray(buf, static_cast<qsizetype>(end - buf));
+}
+
+QByteArray label(const QStringList& labels, std::size_t i) {
+    return i < std::size_t(labels.size()) ? csvField(labels[qsizetype(i)].toStdString())
+                                          : QByteArray();
+}
+
+QString writePlotCsv(const PlotNumbers& n, const QString& path) {
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) return tr("%1: %2").arg(path, file.errorString());
+    file.write("series_index,plot,series,x,y,z,x_label,y_label\n");
+    QByteArray line;
+    for (std::size_t s = 0; s < n.series.size(); ++s) {
+        const Series& series = n.series[s];
+        const QByteArray head = QByteArray::number(qulonglong(s)) + ',' +
+                                csvField(series.plot.toStdString()) + ',' +
+                                csvField(series.name.toStdString()) + ',';
+        for (std::size_t i = 0; i < series.x.size(); ++i) {
+            line = head + decimal(series.x[i]) + ',' + decimal(series.y[i]) + ',';
+            if (i < series.z.size()) line += decimal(series.z[i]);
+            line += ',' + label(series.xLabels, i) + ',' + label(series.yLabels, i) + '\n';
+            file.write(line);
+        }
+    }
+    if (!file.commit()) return tr("%1: %2").arg(path, file.errorString());
+    return {};
+}
+
 }  // namespace
 
 Numbers numbersOf(const attn::SceneResult& result) {
@@ -88,6 +123,38 @@ QString writeNumbers(const Numbers& n, const QString& path) {
     if (shape[0] == 1) shape.erase(shape.begin());
     try {
         attn::io::write_npy(QFile::encodeName(path).toStdString(), n.values, shape);
+    } catch (const std::exception& e) {
+        return QString::fromUtf8(e.what());
+    }
+    return {};
+}
+
+QString writePlotNumbers(const PlotNumbers& n, const QString& path) {
+    std::size_t rows = 0;
+    for (const Series& s : n.series) {
+        if (s.y.size() != s.x.size() || (!s.z.empty() && s.z.size() != s.x.size()))
+            return tr("%1: series \"%2\" has columns of different lengths").arg(path, s.name);
+        rows += s.x.size();
+    }
+    if (rows == 0) return tr("%1: there are no numbers to write").arg(path);
+    const QString ext = QFileInfo(path).suffix().toLower();
+    if (ext == QLatin1StringView("csv")) return writePlotCsv(n, path);
+    if (ext != QLatin1StringView("npy"))
+        return tr("%1: numbers are written as .npy or .csv").arg(path);
+    std::vector<float> table;
+    table.reserve(rows * 4);
+    for (std::size_t s = 0; s < n.series.size(); ++s) {
+        const Series& series = n.series[s];
+        for (std::size_t i = 0; i < series.x.size(); ++i) {
+            table.push_back(float(s));
+            table.push_back(float(series.x[i]));
+            table.push_back(float(series.y[i]));
+            table.push_back(i < series.z.size() ? float(series.z[i]) : std::nanf(""));
+        }
+    }
+    const std::uint64_t shape[] = {rows, 4};
+    try {
+        attn::io::write_npy(QFile::encodeName(path).toStdString(), table, shape);
     } catch (const std::exception& e) {
         return QString::fromUtf8(e.what());
     }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -28,5 +29,26 @@ Numbers numbersOfAllLayers(const attn::SceneSpec& spec);
 /// `layer,head,query,query_token,key,key_token,weight` (easy to load in pandas or R).
 /// The format comes from the extension. Returns an empty string or the error.
 QString writeNumbers(const Numbers& numbers, const QString& path);
+
+/// One series a view draws. Curves, bars and points are (x, y) pairs; a colour map is a matrix
+/// whose value z sits at column x, row y (z is empty for everything but colour maps).
+struct Series {
+    QString plot;  ///< the title of the plot it is drawn on
+    QString name;  ///< its legend name (a colour map: its colour scale's label)
+    std::vector<double> x, y, z;
+    QStringList xLabels, yLabels;  ///< the axis text at each x / y (tokens, categories) or empty
+};
+
+/// The numbers behind a plot-based view (a lens, the playground): every series it draws.
+struct PlotNumbers {
+    std::vector<Series> series;
+};
+
+/// Writes plot numbers as .csv in long form, one row per point or cell, with the header
+/// `series_index,plot,series,x,y,z,x_label,y_label` (z and the labels empty when they do not
+/// apply; shortest decimals that read back to the same double), or as .npy: a float32 array
+/// [N, 4] of the same rows' (series_index, x, y, z), z NaN for curves, bars and points.
+/// The format comes from the extension. Returns an empty string or the error.
+QString writePlotNumbers(const PlotNumbers& numbers, const QString& path);
 
 }  // namespace exporting

@@ -15,6 +15,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "export/view_numbers.hpp"
 #include "model/scene.hpp"
 #include "views/plot_theme.hpp"
 #include "views/qcp.hpp"
@@ -90,6 +91,11 @@ void LensPanel::requestRefresh() {
 void LensPanel::showEvent(QShowEvent* event) {
     QWidget::showEvent(event);
     if (dirty_) refresh();
+}
+
+exporting::PlotNumbers LensPanel::numbers() {
+    if (dirty_ || pending_) refresh();
+    return exporting::numbersOfPlots(plots_);
 }
 
 QString LensPanel::readoutText() const {

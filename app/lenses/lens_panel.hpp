@@ -8,6 +8,8 @@
 #include <QWidget>
 #include <functional>
 
+#include "export/numbers_export.hpp"
+
 class QCheckBox;
 class QComboBox;
 class QCustomPlot;
@@ -41,6 +43,9 @@ class LensPanel : public QWidget {
     const QList<QCustomPlot*>& plots() const { return plots_; }
     /// The plain text of the readout (numbers shown beside the plots).
     QString readoutText() const;
+    /// The numbers the lens plots (every curve, bar chart and matrix, as drawn), brought up to
+    /// date first if the scene changed while the lens was hidden: File ▸ Export numbers.
+    exporting::PlotNumbers numbers();
 
   protected:
     /// Computes the lens's numbers and fills the plots; called by refresh().
