@@ -101,6 +101,10 @@ void FileController::fail(const QString& message) {
 }
 
 bool FileController::openFile(const QString& path) {
+    return open(path, true);
+}
+
+bool FileController::open(const QString& path, bool remember) {
     if (busy_) return false;
     busy_ = true;
     lastError_.clear();
@@ -138,7 +142,7 @@ bool FileController::openFile(const QString& path) {
         currentFile_ = QFileInfo(path).absoluteFilePath();
         scene->undoStack()->setClean();
     }
-    window_->addRecentFile(QFileInfo(path).absoluteFilePath());
+    if (remember) window_->addRecentFile(QFileInfo(path).absoluteFilePath());
     window_->statusBar()->showMessage(tr("Opened %1").arg(name), 5000);
     updateTitle();
     return true;
@@ -239,17 +243,24 @@ void FileController::autosave() {
 
 void FileController::offerRecovery() {
     const QFileInfo info(autosavePath());
-    if (quiet_ || !info.exists()) return;  // quiet: nobody could answer the question
-    const auto answer = QMessageBox::question(
-        window_, tr("AttnScope"),
-        tr("AttnScope did not close normally. Restore the unsaved scene autosaved at %1?")
-            .arg(QLocale().toString(info.lastModified(), QLocale::ShortFormat)),
-        QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
-    if (answer == QMessageBox::Yes && openFile(info.absoluteFilePath())) {
+    if (!info.exists()) return;
+    // Quiet without a prompt: nobody could answer the question.
+    if (quiet_ && !recoveryPrompt_) return;
+    const bool restore =
+        recoveryPrompt_
+            ? recoveryPrompt_(info.lastModified())
+            : QMessageBox::question(
+                  window_, tr("AttnScope"),
+                  tr("AttnScope did not close normally. Restore the unsaved scene autosaved at "
+                     "%1?")
+                      .arg(QLocale().toString(info.lastModified(), QLocale::ShortFormat)),
+                  QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes) == QMessageBox::Yes;
+    if (restore && open(info.absoluteFilePath(), false)) {
         // Restored work is not saved anywhere yet: keep it dirty and unnamed.
         currentFile_.clear();
         window_->scene()->undoStack()->resetClean();
         updateTitle();
+        window_->statusBar()->showMessage(tr("Restored the autosaved scene"), 5000);
     }
     QFile::remove(info.absoluteFilePath());
 }

@@ -2,8 +2,10 @@
 // autosave and crash recovery. GPL-3.0-or-later.
 #pragma once
 
+#include <QDateTime>
 #include <QObject>
 #include <QString>
+#include <functional>
 
 class MainWindow;
 class QAction;
@@ -48,13 +50,20 @@ class FileController : public QObject {
     /// Writes the autosave file now when there are unsaved changes.
     void autosave();
     /// When an autosave file is left over from a session that did not close cleanly, offers to
-    /// restore it (called once, after the window is shown).
+    /// restore it (called once, after the window is shown). Either way the file is removed.
     void offerRecovery();
+    /// Answers the recovery question for the autosave written at `savedAt`: true restores it.
+    using RecoveryPrompt = std::function<bool(const QDateTime& savedAt)>;
+    /// Replaces the message box that asks (tests answer without a modal dialog; a prompt is
+    /// asked even when quiet). An empty function restores the message box.
+    void setRecoveryPrompt(RecoveryPrompt prompt) { recoveryPrompt_ = std::move(prompt); }
 
   protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
   private:
+    /// openFile; `remember` puts the file in File ▸ Recent (not the autosave file, which goes).
+    bool open(const QString& path, bool remember);
     void fail(const QString& message);
     void updateTitle();
     QString startDirectory() const;
@@ -65,6 +74,7 @@ class FileController : public QObject {
     QTimer* autosaveTimer_ = nullptr;
     QString currentFile_;
     QString lastError_;
+    RecoveryPrompt recoveryPrompt_;
     bool quiet_ = false;
     bool busy_ = false;  ///< a load is running (its event loop must not start another)
 };
