@@ -25,6 +25,7 @@ DataDock::DataDock(Scene* scene, ControlsDock* controls, QWidget* parent)
       controls_(controls),
       component_(new QComboBox),
       layer_(new QSpinBox),
+      head_(new QSpinBox),
       dk_(new QDoubleSpinBox),
       note_(new QLabel) {
     setObjectName(QStringLiteral("dataDock"));
@@ -32,6 +33,9 @@ DataDock::DataDock(Scene* scene, ControlsDock* controls, QWidget* parent)
         tr("Which block of the file is shown (e.g. Encoder, Decoder, Cross; "
            "scores or the model's attention)"));
     layer_->setToolTip(tr("The layer shown in the heatmap grid (the Model tab shows them all)"));
+    // Beside the layer, so both selectors are at hand whichever tab is on show.
+    head_->setToolTip(
+        tr("The selected head: the weights bar, the math panel and the lenses follow it"));
     dk_->setRange(1, 65536);
     dk_->setDecimals(0);
     dk_->setToolTip(tr("d_k used to scale the loaded raw scores by 1/√d_k"));
@@ -40,6 +44,7 @@ DataDock::DataDock(Scene* scene, ControlsDock* controls, QWidget* parent)
     auto* form = new QFormLayout(body);
     form->addRow(tr("&Component:"), component_);
     form->addRow(tr("&Layer:"), layer_);
+    form->addRow(tr("&Head:"), head_);
     form->addRow(tr("&d_k:"), dk_);
     form->addRow(note_);
     setWidget(body);
@@ -49,7 +54,9 @@ DataDock::DataDock(Scene* scene, ControlsDock* controls, QWidget* parent)
                           controls_->paddingBox(), controls_->globalBox()};
     connect(component_, &QComboBox::currentIndexChanged, this, &DataDock::onComponent);
     connect(layer_, &QSpinBox::valueChanged, this, &DataDock::onLayer);
+    connect(head_, &QSpinBox::valueChanged, this, &DataDock::onHead);
     connect(dk_, &QDoubleSpinBox::valueChanged, this, &DataDock::onDk);
+    connect(scene_, &Scene::selectionChanged, this, &DataDock::syncHead);
     connect(scene_, &Scene::specChanged, this, &DataDock::sync);
     sync();
 }
@@ -68,6 +75,19 @@ void DataDock::onLayer(int layer) {
     attn::SceneSpec spec = scene_->spec();
     spec.layer = layer - 1;
     scene_->setSpec(spec, tr("Show layer %1").arg(layer));
+}
+
+void DataDock::onHead(int head) {
+    // Displayed from 1; the selection keeps its query and key (the scene clamps them).
+    Selection s = scene_->selection();
+    if (s.head == head - 1) return;
+    s.head = head - 1;
+    scene_->setSelection(s);
+}
+
+void DataDock::syncHead() {
+    const QSignalBlocker block(head_);
+    head_->setValue(scene_->selection().head + 1);
 }
 
 void DataDock::onDk(double dk) {
@@ -94,6 +114,12 @@ void DataDock::sync() {
         layer_->setRange(1, int(std::max<attn::Index>(1, c.layers)));
         layer_->setValue(int(spec.layer) + 1);
         layer_->setEnabled(c.layers > 1);
+        {
+            const QSignalBlocker b4(head_);
+            head_->setRange(1, int(std::max<attn::Index>(1, c.heads)));
+            head_->setEnabled(c.heads > 1);
+        }
+        syncHead();
         dk_->setValue(spec.data_dk ? *spec.data_dk : c.d_k);
         dk_->setEnabled(c.are_scores);
         note_->setText(

@@ -26,6 +26,7 @@ class DataDock : public QDockWidget {
 
     QComboBox* componentBox() const { return component_; }
     QSpinBox* layerBox() const { return layer_; }
+    QSpinBox* headBox() const { return head_; }
     QDoubleSpinBox* dkBox() const { return dk_; }
 
   private:
@@ -35,12 +36,15 @@ class DataDock : public QDockWidget {
 
     void onComponent(int index);
     void onLayer(int layer);
+    void onHead(int head);
+    void syncHead();
     void onDk(double dk);
 
     Scene* scene_;
     ControlsDock* controls_;
     QComboBox* component_;
     QSpinBox* layer_;
+    QSpinBox* head_;
     QDoubleSpinBox* dk_;
     QLabel* note_;
     QHash<QWidget*, QString> originalTips_;

@@ -63,7 +63,15 @@ void ControlsDock::syncFromScene() {
     const bool scalable = attn::score_is_scalable(s.score);
     scale_->setChecked(s.scale);
     scale_->setEnabled(scalable);
-    attn::Index dk = s.heads > 0 ? s.d_model / s.heads : 0;
+    // Loaded attention has its own d_k and head count (the Loaded data dock sets d_k); showing
+    // the computed scene's values beside it would contradict the math panel.
+    const attn::AttentionComponent* loaded =
+        s.data && s.component >= 0 && std::size_t(s.component) < s.data->components.size()
+            ? &s.data->components[std::size_t(s.component)]
+            : nullptr;
+    const attn::Index heads = loaded ? loaded->heads : s.heads;
+    const double dk = loaded ? double(s.data_dk.value_or(loaded->d_k))
+                             : double(s.heads > 0 ? s.d_model / s.heads : 0);
     scale_->setText(tr("Scale by 1/√d_k  (d_k = %1)").arg(dk));
     sigma_->setValue(s.sigma);
     sigma_->setEnabled(s.score == attn::ScoreKind::Rbf);
@@ -89,8 +97,8 @@ void ControlsDock::syncFromScene() {
     heads_->clear();
     for (int h : headChoices(s.d_model))
         heads_->addItem(QString::number(h), h);
-    if (heads_->findData(int(s.heads)) < 0) heads_->addItem(QString::number(s.heads), int(s.heads));
-    heads_->setCurrentIndex(heads_->findData(int(s.heads)));
+    if (heads_->findData(int(heads)) < 0) heads_->addItem(QString::number(heads), int(heads));
+    heads_->setCurrentIndex(heads_->findData(int(heads)));
     positional_->setCurrentIndex(positional_->findData(int(s.positional)));
     seed_->setValue(int(s.seed % std::uint64_t(std::numeric_limits<int>::max())));
     // Loaded attention replaces the model: its controls do not apply.

@@ -2,6 +2,7 @@
 // GPL-3.0-or-later.
 #include "widgets/token_editor.hpp"
 
+#include <QFileInfo>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QTimer>
@@ -21,6 +22,20 @@ QString specText(const attn::SceneSpec& s) {
     return parts.join(QLatin1Char(' '));
 }
 
+/// The component of loaded attention the scene shows, or null for a computed scene.
+const attn::AttentionComponent* loadedComponent(const attn::SceneSpec& s) {
+    if (!s.data || s.component < 0 || std::size_t(s.component) >= s.data->components.size())
+        return nullptr;
+    return &s.data->components[std::size_t(s.component)];
+}
+
+QStringList qtTokens(const std::vector<std::string>& tokens) {
+    QStringList out;
+    for (const std::string& t : tokens)
+        out << QString::fromStdString(t);
+    return out;
+}
+
 }  // namespace
 
 TokenEditor::TokenEditor(Scene* scene, QWidget* parent) : QWidget(parent), scene_(scene) {
@@ -30,9 +45,7 @@ TokenEditor::TokenEditor(Scene* scene, QWidget* parent) : QWidget(parent), scene
     edit_ = new QPlainTextEdit;
     edit_->setObjectName(QStringLiteral("sentenceEdit"));
     edit_->setPlaceholderText(tr("Type or paste a sentence…"));
-    edit_->setToolTip(
-        tr("The sentence attended over; the heatmaps follow as you type. Words and "
-           "punctuation marks become tokens."));
+    edit_->setToolTip(editableTip());
     edit_->setTabChangesFocus(true);
     const int line = edit_->fontMetrics().lineSpacing();
     edit_->setFixedHeight(line * 2 + 14);
@@ -71,10 +84,26 @@ void TokenEditor::apply() {
     scene_->setSpec(withText(s, text), tr("Edit sentence"), kTextControl);
 }
 
+QString TokenEditor::editableTip() {
+    return tr(
+        "The sentence attended over; the heatmaps follow as you type. Words and "
+        "punctuation marks become tokens.");
+}
+
 void TokenEditor::syncFromScene() {
     // Never overwrite what the user is typing; their text reaches the scene shortly.
     if (debounce_->isActive()) return;
-    const QString text = specText(scene_->spec());
+    const attn::SceneSpec& spec = scene_->spec();
+    if (const attn::AttentionComponent* c = loadedComponent(spec)) {
+        showLoadedTokens(*c, QString::fromStdString(spec.data->source));
+        return;
+    }
+    if (edit_->isReadOnly()) {
+        edit_->setReadOnly(false);
+        edit_->setToolTip(editableTip());
+        edit_->setPlaceholderText(tr("Type or paste a sentence…"));
+    }
+    const QString text = specText(spec);
     if (edit_->toPlainText() == text) return;
     const QSignalBlocker block(edit_);
     edit_->setPlainText(text);
@@ -82,7 +111,34 @@ void TokenEditor::syncFromScene() {
     updatePreview();
 }
 
+void TokenEditor::showLoadedTokens(const attn::AttentionComponent& c, const QString& source) {
+    // The loaded file's attention ignores the sentence, so the box shows the file's own tokens
+    // and cannot be typed in (typing would change nothing on screen).
+    const QString file = QFileInfo(source).fileName();
+    const QStringList q = qtTokens(c.q_tokens), k = qtTokens(c.k_tokens);
+    QStringList words;
+    for (const QString& t : q)
+        words << t.trimmed();
+    const QSignalBlocker block(edit_);
+    edit_->setReadOnly(true);
+    edit_->setPlainText(words.join(QLatin1Char(' ')));
+    edit_->setToolTip(tr("The tokens of %1, as loaded: its attention comes from the file, so "
+                         "the sentence cannot change it. Undo or open another file to leave it.")
+                          .arg(file));
+    const QString full = q == k
+                             ? tr("%n token(s) from %1: ", nullptr, int(q.size())).arg(file) +
+                                   q.join(QStringLiteral(" · "))
+                             : tr("%n query token(s) from %1: ", nullptr, int(q.size())).arg(file) +
+                                   q.join(QStringLiteral(" · ")) +
+                                   tr(";  %n key token(s): ", nullptr, int(k.size())) +
+                                   k.join(QStringLiteral(" · "));
+    preview_->setText(
+        preview_->fontMetrics().elidedText(full, Qt::ElideRight, std::max(50, preview_->width())));
+    preview_->setToolTip(full);
+}
+
 void TokenEditor::updatePreview() {
+    if (edit_->isReadOnly()) return;  // loaded tokens: showLoadedTokens wrote the preview
     std::vector<std::string> tokens;
     try {
         tokens = attn::tokenize(edit_->toPlainText().toStdString());

@@ -5,12 +5,16 @@
 #include <QWidget>
 
 class Scene;
+namespace attn {
+struct AttentionComponent;
+}
 class QLabel;
 class QPlainTextEdit;
 class QTimer;
 
 /// A text box for the sentence (typed or pasted) with a preview of its tokens. Edits reach the
-/// Scene after a short pause (debounced) as one undo step per burst of typing.
+/// Scene after a short pause (debounced) as one undo step per burst of typing. While loaded
+/// attention is shown, it shows the file's tokens instead, read-only.
 class TokenEditor : public QWidget {
     Q_OBJECT
   public:
@@ -23,7 +27,9 @@ class TokenEditor : public QWidget {
     void flush();
 
   private:
+    static QString editableTip();
     void syncFromScene();
+    void showLoadedTokens(const attn::AttentionComponent& component, const QString& source);
     void apply();
     void updatePreview();
 

@@ -1,0 +1,81 @@
+// QtTest: what the window says about loaded attention. The sentence box shows the file's own
+// tokens, read-only (typing could not change loaded attention), and becomes editable again on
+// undo; the controls show the file's d_k and head count, not the computed scene's; the Loaded
+// data dock has a head selector beside the layer selector, tied to the scene's selection.
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QSpinBox>
+#include <QUndoStack>
+#include <QtTest>
+
+#include "app_test_support.hpp"
+#include "io/data_dock.hpp"
+#include "io/file_controller.hpp"
+#include "widgets/controls_dock.hpp"
+#include "widgets/token_editor.hpp"
+
+namespace {
+QString fixture(const char* name) {
+    return QStringLiteral(ATTN_FIXTURES_DIR "/") + QString::fromLatin1(name);
+}
+}  // namespace
+
+class IoLoadedDataTest : public QObject {
+    Q_OBJECT
+  private Q_SLOTS:
+    void initTestCase() { test_support::isolateSettings(); }
+
+    void sentenceShowsTheFileTokensReadOnly() {
+        MainWindow w;
+        fileio::FileController files(&w);
+        files.setQuiet(true);
+        QPlainTextEdit* edit = w.tokenEditor()->editor();
+        const QString typed = edit->toPlainText();
+        QVERIFY(!edit->isReadOnly());
+        QVERIFY(files.openFile(fixture("gpt2_small_ex0.npz")));
+        QVERIFY(edit->isReadOnly());
+        QCOMPARE(edit->toPlainText(), QStringLiteral("Data visualization em powers users to"));
+        QVERIFY2(edit->toolTip().contains(QStringLiteral("gpt2_small_ex0.npz")),
+                 qPrintable(edit->toolTip()));
+        auto* preview = w.tokenEditor()->findChild<QLabel*>();
+        QVERIFY(preview);
+        QVERIFY2(
+            preview->toolTip().startsWith(QStringLiteral("6 token(s) from gpt2_small_ex0.npz")),
+            qPrintable(preview->toolTip()));
+        w.scene()->undoStack()->undo();  // back to the computed scene and its sentence
+        QVERIFY(!edit->isReadOnly());
+        QCOMPARE(edit->toPlainText(), typed);
+    }
+
+    void controlsShowTheFileDkAndHeads() {
+        MainWindow w;
+        fileio::FileController files(&w);
+        files.setQuiet(true);
+        QVERIFY(files.openFile(fixture("gpt2_small_ex0.npz")));
+        QVERIFY2(w.controlsDock()->scaleBox()->text().contains(QStringLiteral("d_k = 64")),
+                 qPrintable(w.controlsDock()->scaleBox()->text()));
+        QCOMPARE(w.controlsDock()->headsBox()->currentText(), QStringLiteral("12"));
+    }
+
+    void dataDockSelectsTheHead() {
+        MainWindow w;
+        fileio::FileController files(&w);
+        files.setQuiet(true);
+        fileio::DataDock dock(w.scene(), w.controlsDock(), &w);
+        QVERIFY(files.openFile(fixture("gpt2_small_ex0.npz")));
+        test_support::settle(w.computeService());
+        QCOMPARE(dock.headBox()->maximum(), 12);
+        QVERIFY(dock.headBox()->isEnabled());
+        dock.headBox()->setValue(5);  // shown from 1
+        QCOMPARE(w.scene()->selection().head, 4);
+        Selection s = w.scene()->selection();
+        s.head = 10;
+        w.scene()->setSelection(s);  // e.g. a click in the heatmap grid
+        QCOMPARE(dock.headBox()->value(), 11);
+    }
+};
+
+QTEST_MAIN(IoLoadedDataTest)
+#include "io_loaded_data_test.moc"
