@@ -61,7 +61,11 @@ LensPanel::LensPanel(Scene* scene, const QString& name, QWidget* parent)
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setFixedWidth(310);
+    // 310 px when there is room; narrower (it scrolls) before the plots overlap in a window
+    // whose docks leave the tab little width.
+    scroll->setMinimumWidth(200);
+    scroll->setMaximumWidth(310);
+    scroll->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Expanding);
     outer->addWidget(scroll);
 
     if (scene_) {
@@ -106,7 +110,7 @@ QString LensPanel::readoutText() const {
 
 QCustomPlot* LensPanel::addPlot(int row, int col, const QString& title, int rowSpan, int colSpan) {
     auto* plot = new QCustomPlot;
-    plot->setMinimumSize(220, 180);
+    plot->setMinimumSize(170, 160);
     plot->plotLayout()->insertRow(0);
     QFont tf = font();
     tf.setWeight(QFont::DemiBold);
