@@ -6,13 +6,18 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QSignalSpy>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QUndoStack>
 #include <QtTest>
 
 #include "app_test_support.hpp"
 #include "io/data_dock.hpp"
+#include "io/data_io.hpp"
 #include "io/file_controller.hpp"
+#include "views/model_grid.hpp"
+#include "views/model_grid_canvas.hpp"
 #include "widgets/controls_dock.hpp"
 #include "widgets/token_editor.hpp"
 
@@ -25,7 +30,11 @@ QString fixture(const char* name) {
 class IoLoadedDataTest : public QObject {
     Q_OBJECT
   private Q_SLOTS:
-    void initTestCase() { test_support::isolateSettings(); }
+    void initTestCase() {
+        test_support::isolateSettings();
+        // attachDataIo offers recovery of an autosave: use a path no other test writes.
+        QCoreApplication::setApplicationName(QStringLiteral("AttnScopeLoadedDataTest"));
+    }
 
     void sentenceShowsTheFileTokensReadOnly() {
         MainWindow w;
@@ -74,6 +83,36 @@ class IoLoadedDataTest : public QObject {
         s.head = 10;
         w.scene()->setSelection(s);  // e.g. a click in the heatmap grid
         QCOMPARE(dock.headBox()->value(), 11);
+    }
+
+    void modelViewClickOpensTheHeatmapGrid() {
+        // Twelve layers: a real click on a thumbnail of the Model tab makes that layer the
+        // scene's, selects and focuses that head, and shows the Heads tab.
+        MainWindow w;
+        fileio::attachDataIo(&w, {fixture("gpt2_small_ex0.npz")});
+        test_support::showWindow(w);
+        QTRY_VERIFY(w.scene()->spec().data);
+        auto* model = w.findChild<ModelGrid*>(QStringLiteral("modelGrid"));
+        QVERIFY(model);
+        w.tabs()->setCurrentWidget(model);
+        QTRY_COMPARE(model->thumbnails().layers, 12);
+        QCOMPARE(model->thumbnails().heads, 12);
+        auto* canvas = model->findChild<ModelGridCanvas*>();
+        QVERIFY(canvas);
+        QSignalSpy clicked(canvas, &ModelGridCanvas::cellClicked);
+        // Lower right of the middle, away from the labels; step until a thumbnail is hit.
+        for (double f = 0.62; clicked.isEmpty() && f < 0.9; f += 0.013)
+            QTest::mouseClick(canvas, Qt::LeftButton, {},
+                              QPoint(int(canvas->width() * f), int(canvas->height() * f)));
+        QCOMPARE(clicked.size(), 1);
+        const int layer = clicked.first().at(0).toInt(), head = clicked.first().at(1).toInt();
+        QVERIFY(layer > 0 && head > 0);  // not the default layer 0, head 0
+        QCOMPARE(w.scene()->spec().layer, attn::Index(layer));
+        QCOMPARE(w.scene()->selection().head, head);
+        QCOMPARE(w.tabs()->currentWidget(), static_cast<QWidget*>(w.heatmapGrid()));
+        QCOMPARE(w.heatmapGrid()->focusedHead(), head);
+        test_support::settle(w.computeService());
+        QCOMPARE(w.result()->layer, attn::Index(layer));
     }
 };
 

@@ -69,7 +69,12 @@ int startAnswering(MainWindow& w, bool answer, QDateTime* askedAbout = nullptr) 
 class IoRecoveryTest : public QObject {
     Q_OBJECT
   private Q_SLOTS:
-    void initTestCase() { test_support::isolateSettings(); }
+    void initTestCase() {
+        test_support::isolateSettings();
+        // An autosave path of its own: other test programs (run in parallel) write theirs.
+        QCoreApplication::setApplicationName(QStringLiteral("AttnScopeRecoveryTest"));
+        QFile::remove(autosave());
+    }
     void cleanup() { QFile::remove(autosave()); }
 
     void acceptRestoresTheSceneExactly() {
