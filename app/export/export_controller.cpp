@@ -16,6 +16,7 @@
 #include "main_window.hpp"
 #include "model/scene.hpp"
 #include "settings_keys.hpp"
+#include "views/heatmap_grid.hpp"
 #include "views/model_grid.hpp"
 
 namespace exporting {
@@ -38,6 +39,9 @@ QString ExportController::exportView(QWidget* view, const QString& path, const O
         if (qobject_cast<ModelGrid*>(view))
             return writeNumbers(numbersOfAllLayers(window_->scene()->spec()), path);
         if (!window_->result()) return tr("%1: nothing has been computed yet").arg(path);
+        // A focused head is a single-head view: its numbers are that head's only.
+        if (auto* grid = qobject_cast<HeatmapGrid*>(view); grid && grid->focusedHead() >= 0)
+            return writeNumbers(numbersOfHead(*window_->result(), grid->focusedHead()), path);
         return writeNumbers(numbersOf(*window_->result()), path);
     } catch (const std::exception& e) {
         return QString::fromUtf8(e.what());

@@ -55,7 +55,8 @@ QString writeCsv(const Numbers& n, const QString& path) {
             for (std::uint64_t q = 0; q < Q; ++q)
                 for (std::uint64_t k = 0; k < K; ++k, ++i) {
                     line.clear();
-                    line += QByteArray::number(n.layerIndex[l]) + ',' + QByteArray::number(h) +
+                    const int head = h < n.headIndex.size() ? n.headIndex[h] : int(h);
+                    line += QByteArray::number(n.layerIndex[l]) + ',' + QByteArray::number(head) +
                             ',' + QByteArray::number(q) + ',' + csvField(n.qTokens[q]) + ',' +
                             QByteArray::number(k) + ',' + csvField(n.kTokens[k]) + ',' +
                             QByteArray::number(n.values[i], 'g', 9) + '\n';
@@ -106,6 +107,18 @@ Numbers numbersOf(const attn::SceneResult& result) {
     return n;
 }
 
+Numbers numbersOfHead(const attn::SceneResult& result, int head) {
+    if (head < 0 || std::size_t(head) >= result.heads.size()) return numbersOf(result);
+    attn::SceneResult one;
+    one.q_tokens = result.q_tokens;
+    one.k_tokens = result.k_tokens;
+    one.heads.push_back(result.heads[std::size_t(head)]);
+    Numbers n;
+    append(n, one, static_cast<int>(result.layer));
+    n.headIndex = {head};
+    return n;
+}
+
 Numbers numbersOfAllLayers(const attn::SceneSpec& spec) {
     Numbers n;
     model_grid::forEachLayer(spec, [&](int l, const attn::SceneResult& r) { append(n, r, l); });
@@ -120,6 +133,8 @@ QString writeNumbers(const Numbers& n, const QString& path) {
     if (ext != QLatin1StringView("npy"))
         return tr("%1: numbers are written as .npy or .csv").arg(path);
     std::vector<std::uint64_t> shape = n.shape;
+    // One layer is [H, Nq, Nk]; one focused head is the matrix [Nq, Nk] it shows.
+    if (n.headIndex.size() == 1 && shape[1] == 1) shape.erase(shape.begin() + 1);
     if (shape[0] == 1) shape.erase(shape.begin());
     try {
         attn::io::write_npy(QFile::encodeName(path).toStdString(), n.values, shape);

@@ -17,15 +17,19 @@ struct Numbers {
     std::vector<float> values;
     std::vector<std::string> qTokens, kTokens;
     std::vector<int> layerIndex;  ///< the file's layer number of each L entry
+    std::vector<int> headIndex;   ///< the head number of each H entry (empty: 0 … H−1)
 };
 
 /// The weights of one result (the heatmap grid's numbers): [1, H, Nq, Nk].
 Numbers numbersOf(const attn::SceneResult& result);
+/// The weights of one head (the heatmap grid with a focused head): [1, 1, Nq, Nk], written
+/// as [Nq, Nk] to .npy; the CSV names the head.
+Numbers numbersOfHead(const attn::SceneResult& result, int head);
 /// The weights of every layer of spec (the model view's numbers): [L, H, Nq, Nk].
 Numbers numbersOfAllLayers(const attn::SceneSpec& spec);
 
-/// Writes numbers as .npy (float32; leading axes of size 1 dropped, so one layer is
-/// [H, Nq, Nk]) through core's writer, or as .csv in long form with a header
+/// Writes numbers as .npy (float32; one layer is [H, Nq, Nk], one focused head [Nq, Nk])
+/// through core's writer, or as .csv in long form with a header
 /// `layer,head,query,query_token,key,key_token,weight` (easy to load in pandas or R).
 /// The format comes from the extension. Returns an empty string or the error.
 QString writeNumbers(const Numbers& numbers, const QString& path);

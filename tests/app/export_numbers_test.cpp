@@ -273,6 +273,32 @@ class ExportNumbersTest : public QObject {
                  QStringLiteral("layer,head,query,query_token,key,key_token,weight"));
     }
 
+    void focusedHeadExportsThatHeadOnly() {
+        MainWindow w;
+        exporting::ExportController exporter(&w);
+        test_support::showWindow(w);
+        const int head = 2;
+        w.heatmapGrid()->setFocusedHead(head);
+        const attn::Matrix& expected = w.result()->heads[std::size_t(head)].weights;
+        const QString csv = dir_.filePath(QStringLiteral("head.csv"));
+        const QString npy = dir_.filePath(QStringLiteral("head.npy"));
+        QCOMPARE(exporter.exportView(w.heatmapGrid(), csv, numbersFormat(exporting::Format::Csv)),
+                 QString());
+        QCOMPARE(exporter.exportView(w.heatmapGrid(), npy, numbersFormat(exporting::Format::Npy)),
+                 QString());
+        const QStringList lines = readLines(csv);
+        QCOMPARE(lines.size() - 1, qsizetype(expected.size()));
+        for (qsizetype i = 1; i < lines.size(); ++i) {
+            const QStringList f = csvFields(lines[i]);
+            QCOMPARE(f.value(1).toInt(), head);
+            QCOMPARE(f.value(6).toFloat(), expected(f.value(2).toInt(), f.value(4).toInt()));
+        }
+        const attn::io::NpyArray a = attn::io::read_npy(QFile::encodeName(npy).toStdString());
+        QCOMPARE(a.shape, (std::vector<std::uint64_t>{std::uint64_t(expected.rows()),
+                                                      std::uint64_t(expected.cols())}));
+        QVERIFY(std::equal(a.values.begin(), a.values.end(), expected.data()));
+    }
+
   private:
     QTemporaryDir dir_;
 };
