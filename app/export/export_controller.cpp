@@ -51,15 +51,22 @@ QString ExportController::exportView(QWidget* view, const QString& path, const O
 void ExportController::exportCurrentView() {
     QWidget* view = window_->tabs()->currentWidget();
     if (!view) return;
-    const QString tab =
+    QString tab =
         window_->tabs()->tabText(window_->tabs()->currentIndex()).remove(QLatin1Char('&'));
+    // Theory holds a tab per lens: name the file and the dialog after the lens on show.
+    if (auto* inner = qobject_cast<QTabWidget*>(view); inner && inner->currentIndex() >= 0)
+        tab += QStringLiteral(" ") + inner->tabText(inner->currentIndex()).remove(QLatin1Char('&'));
     const QString dir =
         QSettings().value(settings_keys::kLastDirectory, QDir::homePath()).toString();
     const QString base = tab.toLower().replace(QLatin1Char(' '), QLatin1Char('-'));
     ExportDialog dialog(tab, view->size(), QDir(dir).filePath(base + QStringLiteral(".png")),
                         window_);
     if (dialog.exec() != QDialog::Accepted || dialog.path().isEmpty()) return;
-    const QString error = exportView(view, dialog.path(), dialog.options());
+    // The extension has the last word: a path typed without leaving the field has not
+    // switched the dialog's format yet.
+    Options options = dialog.options();
+    if (Format typed{}; formatFromPath(dialog.path(), &typed)) options.format = typed;
+    const QString error = exportView(view, dialog.path(), options);
     if (!error.isEmpty()) {
         QMessageBox::warning(window_, tr("Export"), tr("The export failed:\n\n%1").arg(error));
         return;

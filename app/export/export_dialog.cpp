@@ -25,6 +25,7 @@ ExportDialog::ExportDialog(const QString& viewName, QSize viewSize, const QStrin
       dpi_(new QDoubleSpinBox(this)),
       pixels_(new QLabel(this)) {
     setWindowTitle(tr("Export %1").arg(viewName));
+    path_->setObjectName(QStringLiteral("exportPath"));
     setMinimumWidth(520);
     format_->addItem(tr("PNG image"), int(Format::Png));
     format_->addItem(tr("SVG vector drawing"), int(Format::Svg));
@@ -133,5 +134,5 @@ void ExportDialog::updatePixels() {
     else if (exporting::isFigure(o.format))
         pixels_->setText(tr("Vector: text and axes stay sharp at any zoom"));
     else
-        pixels_->setText(tr("The attention weights shown by the view"));
+        pixels_->setText(tr("The numbers the view shows: attention weights, or a lens's series"));
 }

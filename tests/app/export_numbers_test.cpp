@@ -1,9 +1,12 @@
 // QtTest: File ▸ Export numbers writes the numbers the active view plots. Every lens (inside the
 // Theory tab, as the menu sees it) and the playground export their own series and matrices, as
 // .csv and .npy, equal to what their plots hold, and never the scene's attention weights.
+#include <QApplication>
 #include <QFile>
+#include <QLineEdit>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QtTest>
 #include <cmath>
 #include <vector>
@@ -11,6 +14,7 @@
 #include "app_test_support.hpp"
 #include "attn/io/npy.hpp"
 #include "export/export_controller.hpp"
+#include "export/export_dialog.hpp"
 #include "lenses/lens_panel.hpp"
 #include "lenses/lens_registry.hpp"
 #include "playground/playground_model.hpp"
@@ -297,6 +301,35 @@ class ExportNumbersTest : public QObject {
         QCOMPARE(a.shape, (std::vector<std::uint64_t>{std::uint64_t(expected.rows()),
                                                       std::uint64_t(expected.cols())}));
         QVERIFY(std::equal(a.values.begin(), a.values.end(), expected.data()));
+    }
+
+    void menuExportWritesTheLensOnShow() {
+        // File ▸ Export as the user runs it: the dialog proposes a file named after the lens,
+        // and a .csv path typed into it gets the lens's numbers.
+        MainWindow w;
+        exporting::ExportController exporter(&w);
+        test_support::showWindow(w);
+        auto* theory = qobject_cast<QTabWidget*>(w.tabs()->widget(2));
+        w.tabs()->setCurrentWidget(theory);
+        theory->setCurrentIndex(int(lensNames().indexOf(QStringLiteral("rank-collapse"))));
+        auto* lens = qobject_cast<LensPanel*>(theory->currentWidget());
+        QVERIFY(lens);
+        const QString target = dir_.filePath(QStringLiteral("from-menu.csv"));
+        QString proposed;
+        QTimer answer;
+        answer.setInterval(20);
+        connect(&answer, &QTimer::timeout, this, [&] {
+            auto* dialog = qobject_cast<ExportDialog*>(QApplication::activeModalWidget());
+            if (!dialog) return;
+            proposed = dialog->path();
+            dialog->findChild<QLineEdit*>(QStringLiteral("exportPath"))->setText(target);
+            dialog->accept();
+        });
+        answer.start();
+        w.exportAction()->trigger();
+        answer.stop();
+        QCOMPARE(QFileInfo(proposed).fileName(), QStringLiteral("theory-rank-collapse.png"));
+        QCOMPARE(compareCsv(target, plotted(*lens)), QString());
     }
 
   private:
