@@ -35,6 +35,12 @@ class ComputeService : public QObject {
     double syncThreshold() const { return syncThreshold_; }
     /// Rough cost of computing spec (multiply-adds), used to choose sync or async.
     static double estimateWork(const attn::SceneSpec& spec);
+    /// Whether a computed scene keeps its raw/scaled/masked matrices: only while they are small.
+    /// Long sequences keep weights alone (a quarter of the memory, one fused pass) and the views
+    /// recompute a selected row's scores on demand.
+    static bool keepsStages(const attn::SceneSpec& spec);
+    /// Score cells (queries × keys × heads) above which stages are not kept.
+    static constexpr double kStageCellLimit = 8.0 * 1024 * 1024;
 
     /// The last delivered result (null before the first).
     SceneResultPtr result() const { return result_; }
@@ -56,6 +62,17 @@ class ComputeService : public QObject {
     void busyChanged(bool busy);
 
   private:
+    /// Holds the last result nobody uses any more, for compute_scene to reuse its buffers.
+    /// Shared with the deleters of delivered results, which may outlive the service.
+    class Recycler {
+      public:
+        void put(attn::SceneResult* r);
+        std::unique_ptr<attn::SceneResult> take();
+
+      private:
+        std::mutex mutex_;
+        std::unique_ptr<attn::SceneResult> held_;
+    };
     struct Job {
         attn::SceneSpec spec;
         quint64 id = 0;
@@ -73,6 +90,7 @@ class ComputeService : public QObject {
     bool wasBusy_ = false;
 
     InputCache inputs_;
+    std::shared_ptr<Recycler> recycler_ = std::make_shared<Recycler>();
     std::mutex mutex_;
     std::condition_variable wake_;
     std::optional<Job> pending_;  ///< newest job not yet started (older ones were replaced)

@@ -10,8 +10,12 @@ int blockFactor(attn::Index n, int budget) {
     return int(std::max<attn::Index>(1, (n + budget - 1) / budget));
 }
 
-AggregatedGrid aggregate(const attn::Matrix& values, const attn::Matrix* masked_scores, int maxRows,
-                         int maxCols, Aggregation mode) {
+namespace {
+
+/// hiddenRow(i) gives row i's mask data (or nullptr: nothing hidden); hidden(p, j) tests key j.
+template <class HiddenRow, class Hidden>
+AggregatedGrid aggregateWith(const attn::Matrix& values, HiddenRow&& hiddenRow, Hidden&& hidden,
+                             int maxRows, int maxCols, Aggregation mode) {
     AggregatedGrid g;
     const attn::Index n = values.rows(), m = values.cols();
     g.rowFactor = blockFactor(n, maxRows);
@@ -27,17 +31,17 @@ AggregatedGrid aggregate(const attn::Matrix& values, const attn::Matrix* masked_
     for (attn::Index i = 0; i < n; ++i) {
         const std::size_t base = std::size_t(i / g.rowFactor) * std::size_t(g.cols);
         const float* v = values.data() + i * m;
-        const float* s = masked_scores ? masked_scores->data() + i * m : nullptr;
+        const auto* s = hiddenRow(i);
         for (int c = 0; c < g.cols; ++c) {
             const attn::Index j0 = attn::Index(c) * g.colFactor;
             const attn::Index j1 = std::min<attn::Index>(m, j0 + g.colFactor);
             double a = acc[base + c];
             int seen = 0;
             for (attn::Index j = j0; j < j1; ++j) {
-                const bool hidden = s && s[j] == -std::numeric_limits<float>::infinity();
-                seen += hidden ? 0 : 1;
+                const bool off = s && hidden(s, j);
+                seen += off ? 0 : 1;
                 if (isMax)
-                    a = hidden ? a : std::max(a, double(v[j]));
+                    a = off ? a : std::max(a, double(v[j]));
                 else
                     a += double(v[j]);
             }
@@ -60,4 +64,27 @@ AggregatedGrid aggregate(const attn::Matrix& values, const attn::Matrix* masked_
         }
     }
     return g;
+}
+
+}  // namespace
+
+AggregatedGrid aggregate(const attn::Matrix& values, const attn::Matrix* masked_scores, int maxRows,
+                         int maxCols, Aggregation mode) {
+    const attn::Index m = values.cols();
+    return aggregateWith(
+        values,
+        [&](attn::Index i) { return masked_scores ? masked_scores->data() + i * m : nullptr; },
+        [](const float* s, attn::Index j) {
+            return s[j] == -std::numeric_limits<float>::infinity();
+        },
+        maxRows, maxCols, mode);
+}
+
+AggregatedGrid aggregate(const attn::Matrix& values, const attn::BoolMatrix& visible, int maxRows,
+                         int maxCols, Aggregation mode) {
+    const attn::Index m = values.cols();
+    const bool use = visible.rows() == values.rows() && visible.cols() == m;
+    return aggregateWith(
+        values, [&](attn::Index i) { return use ? visible.data() + i * m : nullptr; },
+        [](const bool* v, attn::Index j) { return !v[j]; }, maxRows, maxCols, mode);
 }

@@ -31,3 +31,8 @@ int blockFactor(attn::Index n, int budget);
 /// budgets at least the matrix size, the result is the matrix itself.
 AggregatedGrid aggregate(const attn::Matrix& values, const attn::Matrix* masked_scores, int maxRows,
                          int maxCols, Aggregation mode);
+
+/// The same with the mask given as allowed pairs (false = masked); an empty `visible` (or one of
+/// another shape) masks nothing.
+AggregatedGrid aggregate(const attn::Matrix& values, const attn::BoolMatrix& visible, int maxRows,
+                         int maxCols, Aggregation mode);

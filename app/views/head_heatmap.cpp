@@ -139,9 +139,11 @@ void HeadHeatmap::prepare(const QSize& budget) {
     const int rf = blockFactor(h.weights.rows(), budget.height());
     const int cf = blockFactor(h.weights.cols(), budget.width());
     if (!cellsDirty_ && rf == cells_.rowFactor && cf == cells_.colFactor) return;
-    const bool hasMask = h.masked.rows() == h.weights.rows() && h.masked.cols() == h.weights.cols();
-    cells_ = aggregate(h.weights, hasMask ? &h.masked : nullptr, budget.height(), budget.width(),
-                       style_.aggregation);
+    // Scenes computed without their score stages carry the mask as allowed pairs instead.
+    cells_ = h.has_stages() ? aggregate(h.weights, &h.masked, budget.height(), budget.width(),
+                                        style_.aggregation)
+                            : aggregate(h.weights, result_->visible, budget.height(),
+                                        budget.width(), style_.aggregation);
     budget_ = budget;
     cellsDirty_ = false;
     mapDirty_ = true;
@@ -302,12 +304,14 @@ QString HeadHeatmap::cellDescription(int q, int k) const {
                        .arg(q)
                        .arg(kt.toHtmlEscaped())
                        .arg(k);
-    const bool masked =
-        h.masked.size() == h.weights.size() && std::isinf(h.masked(q, k)) && h.masked(q, k) < 0;
-    if (!result_->weights_only && h.raw.size() == h.weights.size())
+    const bool masked = result_->is_masked(head_, q, k);
+    if (!result_->weights_only && (h.has_stages() || result_->has_vectors)) {
+        // Without stored stages the row is recomputed: d_k multiply-adds per key, microseconds.
+        const Eigen::RowVectorXf raw = result_->raw_row(head_, q);
         text += tr("raw score %1<br/>scaled score %2<br/>")
-                    .arg(number(h.raw(q, k)))
-                    .arg(number(h.scaled(q, k)));
+                    .arg(number(raw(k)))
+                    .arg(number(raw(k) * h.multiplier));
+    }
     text += masked ? tr("<i>masked</i> — weight 0")
                    : tr("weight <b>%1</b>").arg(number(h.weights(q, k)));
     if (cells_.rowFactor > 1 || cells_.colFactor > 1) {

@@ -54,8 +54,14 @@ QString mathHtml(const attn::SceneResult& r, const Selection& sel, const MathCon
             "query is worked out here, number by number.</p>");
     const attn::HeadResult& head = r.heads[std::size_t(h)];
     const int m = int(head.weights.cols());
-    const bool hasStages = !r.weights_only && head.raw.size() == head.weights.size();
-    const bool hasMask = head.masked.size() == head.weights.size();
+    const bool hasStages = !r.weights_only && (head.has_stages() || r.has_vectors);
+    // One query's rows, stored or recomputed from Q and K (long sequences keep no stages).
+    Eigen::RowVectorXf raw, scaled, masked;
+    if (hasStages) {
+        raw = r.raw_row(h, q);
+        scaled = r.scaled_row(h, q);
+        masked = r.masked_row(h, q);
+    }
     const attn::Index dk = r.d_k;
     const int heads = int(r.heads.size());
     const attn::Index kvh = attn::kv_head_of(h, heads, r.kv_heads > 0 ? r.kv_heads : heads);
@@ -119,8 +125,8 @@ QString mathHtml(const attn::SceneResult& r, const Selection& sel, const MathCon
                           .leftJustified(10, QLatin1Char(' '))
                           .toHtmlEscaped();
         if (hasStages)
-            row += cell(mathNumber(head.raw(q, k)), 8) + cell(mathNumber(head.scaled(q, k)), 8) +
-                   cell(hasMask ? mathNumber(head.masked(q, k)) : mathNumber(head.scaled(q, k)), 8);
+            row += cell(mathNumber(raw(k)), 8) + cell(mathNumber(scaled(k)), 8) +
+                   cell(mathNumber(masked(k)), 8);
         row += QStringLiteral("<b>%1</b>").arg(cell(mathNumber(head.weights(q, k)), 8));
         if (k == sel.key)
             row = QStringLiteral("<span style='background-color:rgba(230,30,30,70)'>%1</span>")
@@ -137,13 +143,13 @@ QString mathHtml(const attn::SceneResult& r, const Selection& sel, const MathCon
                     .arg(vectorText(r.K, sel.key, kvh * dk, dk))
                     .arg(vectorText(r.V, sel.key, kvh * dk, dk));
 
-    if (hasStages && hasMask) {
+    if (hasStages) {
         double top = -std::numeric_limits<double>::infinity(), sum = 0;
         for (int k = 0; k < m; ++k)
-            top = std::max(top, double(head.masked(q, k)));
+            top = std::max(top, double(masked(k)));
         if (std::isfinite(top))
             for (int k = 0; k < m; ++k)
-                sum += std::exp(double(head.masked(q, k)) - top);
+                sum += std::exp(double(masked(k)) - top);
         html += QObject::tr(
                     "<p><b>3. Softmax</b> α<sub>j</sub> = exp(m<sub>j</sub> − %1) / %2, "
                     "where m<sub>j</sub> is the masked score and %1 its maximum; "
@@ -157,10 +163,12 @@ QString mathHtml(const attn::SceneResult& r, const Selection& sel, const MathCon
                 .arg(q < int(head.empty_rows.size()) && head.empty_rows[std::size_t(q)]
                          ? QObject::tr(" — every key is masked: this query attends to nothing")
                          : QString());
-    if (head.output.rows() > q && head.output.cols() > 0)
+    if (head.output.rows() > q || (!r.weights_only && r.has_vectors)) {
+        const attn::Matrix o = r.output_row(h, q);  // stored, or α · V for this query
         html +=
             QObject::tr("<p><b>4. Output</b> o = Σ α<sub>j</sub> v<sub>j</sub> = <tt>%1</tt></p>")
-                .arg(vectorText(head.output, q, 0, head.output.cols()));
+                .arg(vectorText(o, 0, 0, o.cols()));
+    }
     return html;
 }
 

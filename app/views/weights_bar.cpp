@@ -63,12 +63,11 @@ void WeightsBar::rebuild() {
     if (ok) {
         const attn::HeadResult& head = result_->heads[std::size_t(h)];
         const int m = int(head.weights.cols());
-        const bool hasMask = head.masked.size() == head.weights.size();
         for (int k = 0; k < m; ++k) {
             keys.push_back(k);
             values.push_back(head.weights(q, k));
             // Markers for masked keys help on short sequences; on long ones they are a smear.
-            if (hasMask && m <= 128 && std::isinf(head.masked(q, k)) && head.masked(q, k) < 0) {
+            if (m <= 128 && result_->is_masked(h, q, k)) {
                 maskedKeys.push_back(k);
                 zeros.push_back(0);
             }

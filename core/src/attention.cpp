@@ -4,16 +4,22 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "attn/error.hpp"
 #include "attn/softmax.hpp"
+#include "attn/stats.hpp"
 #include "detail.hpp"
 
 namespace attn {
 
 namespace detail {
 
-void finish_scores(float d_k, const AttentionParams& params, HeadResult& out) {
+namespace {
+
+/// Validates τ and d_k and records the factor from raw to scaled scores in out.
+bool set_multiplier(float d_k, const AttentionParams& params, HeadResult& out) {
     const float tau = params.temperature;
     if (!(tau >= 0.f) || !std::isfinite(tau))
         throw ArgumentError("Temperature must be a finite number >= 0 (got " + std::to_string(tau) +
@@ -24,8 +30,71 @@ void finish_scores(float d_k, const AttentionParams& params, HeadResult& out) {
     out.scale_factor = scaled ? 1.f / std::sqrt(d_k) : 1.f;
     const bool hard = tau <= kHardTemperature;
     // In the hard limit τ only picks the argmax, which the scale cannot change: do not divide.
-    const float c = hard ? out.scale_factor : out.scale_factor / tau;
+    out.multiplier = hard ? out.scale_factor : out.scale_factor / tau;
+    return hard;
+}
 
+/// Scales and masks one row of scores in place, then writes its weights; true if all masked.
+/// mask may be null (nothing masked); its row mask_row belongs to this query.
+template <class Row>
+bool weigh_row(Row&& row, const BoolMatrix* mask, Index mask_row, float c, bool hard, float* w,
+               Index i, double* log_sum_exp = nullptr) {
+    constexpr float ninf = -std::numeric_limits<float>::infinity();
+    if (c != 1.f) row *= c;
+    if (mask) row = mask->row(mask_row).select(row, ninf);
+    const Index nk = row.size();
+    if (hard) {
+        if (log_sum_exp) *log_sum_exp = std::numeric_limits<double>::quiet_NaN();
+        return hardmax_row(row.data(), w, nk, i);
+    }
+    return softmax_row(row.data(), w, nk, i, log_sum_exp);
+}
+
+// Queries per tile of the compact pass: a 64 × 4096 float tile is 1 MiB, about L2; larger
+// tiles repack K less often.
+constexpr Index kTileRows = 64;
+
+/// Weights and (optionally) statistics tile by tile, without keeping the score stages or the
+/// output: memory O(tile · nk) besides the weights, and each tile's scores are still in cache
+/// when they are scaled, masked, normalised and summarised.
+void attend_tiled(const ConstRef& Q, const ConstRef& K, const ConstRef& V, float d_k,
+                  const AttentionParams& params, HeadResult& out, HeadStats* stats) {
+    const bool hard = set_multiplier(d_k, params, out);
+    const Index nq = Q.rows(), nk = K.rows();
+    const bool masking = params.mask.kind != MaskKind::None;
+    out.raw.resize(0, 0);
+    out.scaled.resize(0, 0);
+    out.masked.resize(0, 0);
+    out.weights.resize(nq, nk);
+    out.output.resize(0, V.cols());
+    out.empty_rows.assign(static_cast<std::size_t>(nq), 0);
+    std::vector<RowStats> rows(stats ? static_cast<std::size_t>(nq) : 0);
+    // General and additive scores transform Q by a per-head matrix; tiles of Q share it.
+    Matrix tile;
+    BoolMatrix mask;
+    for (Index b = 0; b < nq; b += kTileRows) {
+        const Index len = std::min(kTileRows, nq - b);
+        scores_into(Q.middleRows(b, len), K, params.score, tile);
+        if (masking) mask = build_mask_rows(params.mask, nq, nk, b, len);
+        for (Index r = 0; r < len; ++r) {
+            const Index i = b + r;
+            double lse = 0;
+            const bool empty = weigh_row(tile.row(r), masking ? &mask : nullptr, r, out.multiplier,
+                                         hard, out.weights.row(i).data(), i, &lse);
+            out.empty_rows[static_cast<std::size_t>(i)] = empty ? 1 : 0;
+            if (stats)
+                rows[static_cast<std::size_t>(i)] =
+                    row_stats_softmax(out.weights.row(i), tile.row(r), i, lse);
+        }
+    }
+    if (stats) *stats = summarize_rows(std::move(rows));
+}
+
+}  // namespace
+
+void finish_scores(float d_k, const AttentionParams& params, HeadResult& out) {
+    const bool hard = set_multiplier(d_k, params, out);
+    const float c = out.multiplier;
     const Index nq = out.raw.rows(), nk = out.raw.cols();
     const bool masking = params.mask.kind != MaskKind::None;
     BoolMatrix mask;
@@ -35,36 +104,34 @@ void finish_scores(float d_k, const AttentionParams& params, HeadResult& out) {
     out.masked.resize(nq, nk);
     out.weights.resize(nq, nk);
     out.empty_rows.assign(static_cast<std::size_t>(nq), 0);
-    constexpr float ninf = -std::numeric_limits<float>::infinity();
     // One pass per row keeps the row in cache across the four stages.
     for (Index i = 0; i < nq; ++i) {
-        if (c == 1.f)
-            out.scaled.row(i) = out.raw.row(i);
-        else
-            out.scaled.row(i) = out.raw.row(i) * c;
-        if (masking)
-            out.masked.row(i) = mask.row(i).select(out.scaled.row(i), ninf);
-        else
-            out.masked.row(i) = out.scaled.row(i);
-        const float* in = out.masked.row(i).data();
-        float* w = out.weights.row(i).data();
-        const bool empty = hard ? hardmax_row(in, w, nk, i) : softmax_row(in, w, nk, i);
+        out.scaled.row(i) = out.raw.row(i) * c;
+        out.masked.row(i) = out.scaled.row(i);
+        const bool empty = weigh_row(out.masked.row(i), masking ? &mask : nullptr, i, 1.f, hard,
+                                     out.weights.row(i).data(), i);
         out.empty_rows[static_cast<std::size_t>(i)] = empty ? 1 : 0;
     }
 }
 
 void attend_into(const ConstRef& Q, const ConstRef& K, const ConstRef& V,
-                 const AttentionParams& params, HeadResult& out) {
+                 const AttentionParams& params, HeadResult& out, HeadStats* stats) {
     check_score_inputs(Q, K, params.score);
     if (V.rows() != K.rows())
         throw ShapeError("V must have one row per key: K is " + shape(K.rows(), K.cols()) +
                          ", V is " + shape(V.rows(), V.cols()) + ".");
     if (V.cols() == 0) throw ArgumentError("V has zero width (" + shape(V.rows(), V.cols()) + ").");
     require_finite(V, "V");
+    const float d_k = params.scale_dk.value_or(static_cast<float>(Q.cols()));
+    if (!params.keep_stages) {
+        attend_tiled(Q, K, V, d_k, params, out, stats);
+        return;
+    }
     scores_into(Q, K, params.score, out.raw);
-    finish_scores(params.scale_dk.value_or(static_cast<float>(Q.cols())), params, out);
+    finish_scores(d_k, params, out);
     out.output.resize(Q.rows(), V.cols());
     out.output.noalias() = out.weights * V;
+    if (stats) *stats = head_stats(out);
 }
 
 }  // namespace detail

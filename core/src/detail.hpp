@@ -6,6 +6,10 @@
 #include "attn/attention.hpp"
 #include "attn/types.hpp"
 
+namespace attn {
+struct HeadStats;
+}
+
 namespace attn::detail {
 
 /// A read-only view of a row-major matrix or of a column block of one (e.g. one head's slice).
@@ -23,9 +27,11 @@ void scores_into(const ConstRef& Q, const ConstRef& K, const ScoreParams& params
 /// Validates shapes and values of a score computation; throws ShapeError/ArgumentError.
 void check_score_inputs(const ConstRef& Q, const ConstRef& K, const ScoreParams& params);
 
-/// attend on views, writing every stage into out; validates everything first.
+/// attend on views, writing every stage into out (only weights, output and empty_rows when
+/// params.keep_stages is false); validates everything first. With stats, also fills the head's
+/// statistics (in the same pass when stages are not kept).
 void attend_into(const ConstRef& Q, const ConstRef& K, const ConstRef& V,
-                 const AttentionParams& params, HeadResult& out);
+                 const AttentionParams& params, HeadResult& out, HeadStats* stats = nullptr);
 
 /// Scaling, temperature, mask and softmax of out.raw (already filled); fills the later stages
 /// except output. d_k is the width used for 1/√d_k.
@@ -36,8 +42,9 @@ void finish_scores(float d_k, const AttentionParams& params, HeadResult& out);
 namespace attn::detail {
 
 /// Softmax of one row of n logits from in to out (must not alias); returns true when the row is
-/// entirely −inf (then out is all zeros). Throws NonFiniteError on NaN, naming row.
-bool softmax_row(const float* in, float* out, Index n, Index row);
+/// entirely −inf (then out is all zeros). Throws NonFiniteError on NaN, naming row. When given,
+/// log_sum_exp receives log Σ exp(in) (NaN for rows the fast path did not settle).
+bool softmax_row(const float* in, float* out, Index n, Index row, double* log_sum_exp = nullptr);
 /// Hard (argmax) row: equal split among the maximal entries; same return and errors.
 bool hardmax_row(const float* in, float* out, Index n, Index row);
 

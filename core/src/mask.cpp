@@ -9,10 +9,14 @@
 
 namespace attn {
 
-BoolMatrix build_mask(const MaskSpec& spec, Index nq, Index nk) {
+BoolMatrix build_mask_rows(const MaskSpec& spec, Index nq, Index nk, Index first, Index count) {
     if (nq < 0 || nk < 0)
         throw ArgumentError("build_mask: negative size " + detail::shape(nq, nk) + ".");
-    BoolMatrix m(nq, nk);
+    if (first < 0 || count < 0 || first + count > nq)
+        throw ArgumentError("build_mask: rows " + std::to_string(first) + ".." +
+                            std::to_string(first + count) + " are outside the " +
+                            std::to_string(nq) + " queries.");
+    BoolMatrix m(count, nk);
     // Bottom-right alignment: the last query sees the last key, as in a decoder with a KV cache.
     const Index offset = nk - nq;
     switch (spec.kind) {
@@ -20,14 +24,14 @@ BoolMatrix build_mask(const MaskSpec& spec, Index nq, Index nk) {
             m.setConstant(true);
             break;
         case MaskKind::Causal:
-            for (Index i = 0; i < nq; ++i)
+            for (Index r = 0; r < count; ++r)
                 for (Index j = 0; j < nk; ++j)
-                    m(i, j) = j <= i + offset;
+                    m(r, j) = j <= first + r + offset;
             break;
         case MaskKind::AntiCausal:
-            for (Index i = 0; i < nq; ++i)
+            for (Index r = 0; r < count; ++r)
                 for (Index j = 0; j < nk; ++j)
-                    m(i, j) = j >= i;
+                    m(r, j) = j >= first + r;
             break;
         case MaskKind::Padding: {
             const Index given = static_cast<Index>(spec.key_valid.size());
@@ -43,9 +47,11 @@ BoolMatrix build_mask(const MaskSpec& spec, Index nq, Index nk) {
             if (spec.window < 0)
                 throw ArgumentError("Window radius must be non-negative (got " +
                                     std::to_string(spec.window) + ").");
-            for (Index i = 0; i < nq; ++i)
+            for (Index r = 0; r < count; ++r) {
+                const Index i = first + r;
                 for (Index j = 0; j < nk; ++j)
-                    m(i, j) = (i > j ? i - j : j - i) <= spec.window;
+                    m(r, j) = (i > j ? i - j : j - i) <= spec.window;
+            }
             if (spec.kind == MaskKind::GlobalWindow) {
                 const Index n = std::max(nq, nk);
                 for (const Index g : spec.global) {
@@ -54,7 +60,7 @@ BoolMatrix build_mask(const MaskSpec& spec, Index nq, Index nk) {
                                             " is out of range for " + std::to_string(nq) +
                                             " queries and " + std::to_string(nk) + " keys.");
                     // A global token sees every key and is seen by every query.
-                    if (g < nq) m.row(g).setConstant(true);
+                    if (g >= first && g < first + count) m.row(g - first).setConstant(true);
                     if (g < nk) m.col(g).setConstant(true);
                 }
             }
@@ -65,10 +71,14 @@ BoolMatrix build_mask(const MaskSpec& spec, Index nq, Index nk) {
                 throw ShapeError("Custom mask is " +
                                  detail::shape(spec.custom.rows(), spec.custom.cols()) +
                                  " but the scores are " + detail::shape(nq, nk) + ".");
-            m = spec.custom;
+            m = spec.custom.middleRows(first, count);
             break;
     }
     return m;
+}
+
+BoolMatrix build_mask(const MaskSpec& spec, Index nq, Index nk) {
+    return build_mask_rows(spec, nq, nk, 0, std::max<Index>(nq, 0));
 }
 
 std::string_view to_string(MaskKind kind) {

@@ -82,7 +82,7 @@ MultiHeadResult multi_head(const Matrix& Xq, const Matrix& Xkv, const MultiHeadW
 
 void multi_head_into(const Matrix& Xq, const Matrix& Xkv, const MultiHeadWeights& weights,
                      const MultiHeadConfig& config, const AttentionParams& params,
-                     MultiHeadResult& r, Progress* progress) {
+                     MultiHeadResult& r, Progress* progress, bool with_stats) {
     config.validate();
     const Index d = config.d_model, h = config.heads, kv = config.kv(), dk = config.d_k();
     const Index nq = Xq.rows(), nk = Xkv.rows();
@@ -121,7 +121,8 @@ void multi_head_into(const Matrix& Xq, const Matrix& Xkv, const MultiHeadWeights
     });
 
     r.heads.resize(static_cast<std::size_t>(h));
-    r.concat.resize(nq, d);
+    r.stats.resize(with_stats ? static_cast<std::size_t>(h) : 0);
+    r.concat.resize(params.keep_stages ? nq : 0, d);
     detail::run_tasks(
         h,
         [&](Index k) {
@@ -133,11 +134,19 @@ void multi_head_into(const Matrix& Xq, const Matrix& Xkv, const MultiHeadWeights
             const Index g = kv_head_of(k, h, kv);
             HeadResult& head = r.heads[static_cast<std::size_t>(k)];
             detail::attend_into(r.Q.middleCols(k * dk, dk), r.K.middleCols(g * dk, dk),
-                                r.V.middleCols(g * dk, dk), p, head);
-            r.concat.middleCols(k * dk, dk) = head.output;
+                                r.V.middleCols(g * dk, dk), p, head,
+                                with_stats ? &r.stats[static_cast<std::size_t>(k)] : nullptr);
+            if (params.keep_stages) r.concat.middleCols(k * dk, dk) = head.output;
         },
         [&](Index done) { report(progress, 0.05 + 0.9 * static_cast<double>(done) / h); });
 
+    if (!params.keep_stages) {
+        // Weights only: outputs are recomputed per query on demand (SceneResult::output_row).
+        r.concat.resize(0, 0);
+        r.output.resize(0, 0);
+        report(progress, 1.0);
+        return;
+    }
     r.output.resize(nq, d);
     detail::parallel_rows(nq, 2.0 * d * d, [&](Index b, Index count) {
         r.output.middleRows(b, count).noalias() = r.concat.middleRows(b, count) * weights.Wo;

@@ -111,7 +111,8 @@ Matrix embed(const std::vector<std::string>& tokens, const SceneSpec& spec) {
 
 }  // namespace
 
-SceneResult compute_scene(const SceneSpec& spec, Progress* progress) {
+SceneResult compute_scene(const SceneSpec& spec, Progress* progress, bool keep_stages,
+                          SceneResult* recycle) {
     if (spec.data) return compute_loaded(spec, progress);
 
     MultiHeadConfig config{spec.d_model, spec.heads, spec.kv_heads};
@@ -142,10 +143,21 @@ SceneResult compute_scene(const SceneSpec& spec, Progress* progress) {
         spec.weights
             ? *spec.weights
             : MultiHeadWeights::xavier(config, spec.score, derive_seed(spec.seed, 7), spec.sigma);
-    MultiHeadResult m = multi_head(r.X, r.Xkv, weights, config, attention_params(spec), progress);
+    AttentionParams params = attention_params(spec);
+    params.keep_stages = keep_stages;
+    MultiHeadResult m;
+    if (recycle) m.heads = std::move(recycle->heads);
+    multi_head_into(r.X, r.Xkv, weights, config, params, m, progress, true);
     r.heads = std::move(m.heads);
-    for (const HeadResult& h : r.heads)
-        r.stats.push_back(head_stats(h));
+    r.stats = std::move(m.stats);
+    r.stages_kept = keep_stages;
+    r.head_scores = weights.head_scores;
+    if (r.head_scores.empty())
+        r.head_scores.assign(static_cast<std::size_t>(spec.heads), params.score);
+    for (ScoreParams& p : r.head_scores)
+        p.kind = spec.score;
+    if (!keep_stages && spec.mask.kind != MaskKind::None)
+        r.visible = build_mask(spec.mask, nq, static_cast<Index>(r.k_tokens.size()));
     r.Q = std::move(m.Q);
     r.K = std::move(m.K);
     r.V = std::move(m.V);

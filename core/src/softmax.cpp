@@ -60,9 +60,10 @@ bool softmax_row_slow(const Eigen::Map<const RowArr<T>>& x, Eigen::Map<RowArr<T>
 }
 
 template <class T>
-bool softmax_row_t(const T* in, T* out, Index n, Index row) {
+bool softmax_row_t(const T* in, T* out, Index n, Index row, double* log_sum_exp = nullptr) {
     const Eigen::Map<const RowArr<T>> x(in, n);
     Eigen::Map<RowArr<T>> y(out, n);
+    if (log_sum_exp) *log_sum_exp = std::numeric_limits<double>::quiet_NaN();
     if (n == 0) return true;
     const T m = x.maxCoeff();
     if (std::isfinite(m)) {
@@ -74,6 +75,7 @@ bool softmax_row_t(const T* in, T* out, Index n, Index row) {
         const double s = y.template cast<double>().sum();
         if (std::isfinite(s)) {
             y = (y.template cast<double>() * (1.0 / s)).template cast<T>();
+            if (log_sum_exp) *log_sum_exp = static_cast<double>(m) + std::log(s);
             return false;
         }
     }
@@ -95,8 +97,8 @@ M softmax_rows_t(const M& logits, std::vector<std::uint8_t>* empty_rows) {
 
 namespace detail {
 
-bool softmax_row(const float* in, float* out, Index n, Index row) {
-    return softmax_row_t<float>(in, out, n, row);
+bool softmax_row(const float* in, float* out, Index n, Index row, double* log_sum_exp) {
+    return softmax_row_t<float>(in, out, n, row, log_sum_exp);
 }
 
 bool hardmax_row(const float* in, float* out, Index n, Index row) {

@@ -1,71 +1,180 @@
 // AttnScope core — statistics of attention rows and heads. GPL-3.0-or-later.
 #include "attn/stats.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
+#include <utility>
+#include <vector>
 
 #include "attn/error.hpp"
 #include "detail.hpp"
 
 namespace attn {
 
+namespace {
+
+constexpr float kBig = std::numeric_limits<float>::max();
+// Work in blocks of kBlock = 64 · kLanes entries: independent float lanes the compiler turns into
+// one vector register each (it may not reorder a single floating-point sum by itself), flushed
+// into doubles after every block so long rows keep double accuracy.
+constexpr Index kLanes = 16, kBlock = 64 * kLanes;
+
+/// Count, Σ (x − shift) and Σ (x − shift)² over the finite entries of x.
+struct Moments {
+    double count = 0, sum = 0, sumsq = 0;
+};
+
+Moments finite_moments(const float* x, Index n, float shift) {
+    Moments m;
+    Index j = 0;
+    for (; j + kLanes <= n;) {
+        float c[kLanes] = {}, s[kLanes] = {}, q[kLanes] = {};
+        const Index end = j + std::min(kBlock, (n - j) / kLanes * kLanes);
+        for (; j < end; j += kLanes)
+            for (Index l = 0; l < kLanes; ++l) {
+                const float v = x[j + l];
+                const float w = std::fabs(v) <= kBig ? v - shift : 0.f;
+                c[l] += std::fabs(v) <= kBig ? 1.f : 0.f;
+                s[l] += w;
+                q[l] += w * w;
+            }
+        for (Index l = 0; l < kLanes; ++l)
+            m.count += c[l], m.sum += s[l], m.sumsq += q[l];
+    }
+    for (; j < n; ++j)
+        if (std::fabs(x[j]) <= kBig) {
+            const double w = static_cast<double>(x[j]) - shift;
+            m.count += 1, m.sum += w, m.sumsq += w * w;
+        }
+    return m;
+}
+
+/// Σ a_j |j − q| and Σ a_j z_j over finite z_j (z may be null: the second sum is 0).
+std::pair<double, double> weighted_sums(const float* a, const float* z, Index n, Index q) {
+    double distance = 0, az = 0;
+    Index j = 0;
+    for (; j + kLanes <= n;) {
+        float d[kLanes] = {}, p[kLanes] = {};
+        const Index end = j + std::min(kBlock, (n - j) / kLanes * kLanes);
+        for (; j < end; j += kLanes)
+            for (Index l = 0; l < kLanes; ++l) {
+                const Index k = j + l;
+                d[l] += a[k] * static_cast<float>(k > q ? k - q : q - k);
+                if (z) p[l] += std::fabs(z[k]) <= kBig ? a[k] * z[k] : 0.f;
+            }
+        for (Index l = 0; l < kLanes; ++l)
+            distance += d[l], az += p[l];
+    }
+    for (; j < n; ++j) {
+        distance += static_cast<double>(a[j]) * static_cast<double>(j > q ? j - q : q - j);
+        if (z && std::fabs(z[j]) <= kBig) az += static_cast<double>(a[j]) * z[j];
+    }
+    return {distance, az};
+}
+
+void check_sizes(Index weights, Index scores) {
+    if (scores != 0 && scores != weights)
+        throw ShapeError("row_stats: " + std::to_string(weights) + " weights but " +
+                         std::to_string(scores) + " scores.");
+}
+
+/// Σ weights, throwing NonFiniteError at the first NaN weight.
+float checked_total(const Eigen::Ref<const Eigen::RowVectorXf>& weights) {
+    const float total = weights.sum();  // vectorised; a NaN anywhere makes it NaN
+    if (std::isnan(total))
+        for (Index j = 0; j < weights.size(); ++j)
+            if (std::isnan(weights(j)))
+                throw NonFiniteError("row_stats: weight " + std::to_string(j) + " is NaN.");
+    return total;
+}
+
+/// Everything but the entropy: max weight, mean distance, mean and variance of finite scores.
+RowStats common_stats(const Eigen::Ref<const Eigen::RowVectorXf>& weights,
+                      const Eigen::Ref<const Eigen::RowVectorXf>& masked_scores, Index query_pos) {
+    RowStats s;
+    s.max_weight = weights.maxCoeff();
+    s.mean_distance = weighted_sums(weights.data(), nullptr, weights.size(), query_pos).first;
+    // Masked (−inf) scores are not seen and +inf ones have no mean: only finite scores count.
+    // Population variance (divide by the count), about the first finite score so that
+    // E[(x − c)²] − E[x − c]² does not cancel for scores far from 0.
+    const float* x = masked_scores.data();
+    const Index m = masked_scores.size();
+    float shift = 0;
+    for (Index j = 0; j < m; ++j)
+        if (std::fabs(x[j]) <= kBig) {
+            shift = x[j];
+            break;
+        }
+    const Moments mo = finite_moments(x, m, shift);
+    if (mo.count > 0) {
+        const double mean = mo.sum / mo.count;
+        s.score_mean = mean + shift;
+        s.score_var = std::max(0.0, mo.sumsq / mo.count - mean * mean);
+    }
+    return s;
+}
+
+RowStats empty_row() {
+    RowStats e;
+    e.empty = true;
+    return e;
+}
+
+void set_entropy(RowStats& s, double entropy) {
+    // A tiny negative entropy from rounding would give fewer than one effective key.
+    s.entropy = std::max(0.0, entropy);
+    s.effective_keys = std::exp(s.entropy);
+}
+
+}  // namespace
+
 RowStats row_stats(const Eigen::Ref<const Eigen::RowVectorXf>& weights,
                    const Eigen::Ref<const Eigen::RowVectorXf>& masked_scores, Index query_pos) {
-    if (masked_scores.size() != 0 && masked_scores.size() != weights.size())
-        throw ShapeError("row_stats: " + std::to_string(weights.size()) + " weights but " +
-                         std::to_string(masked_scores.size()) + " scores.");
-    RowStats s;
-    double total = 0;
-    for (Index j = 0; j < weights.size(); ++j) {
-        const double a = weights(j);
-        if (std::isnan(a))
-            throw NonFiniteError("row_stats: weight " + std::to_string(j) + " is NaN.");
-        total += a;
-        if (a > 0) s.entropy -= a * std::log(a);
-        s.max_weight = std::max(s.max_weight, a);
-        s.mean_distance += a * static_cast<double>(std::abs(query_pos - j));
-    }
-    s.empty = !(total > 0);
-    if (s.empty) {
-        RowStats e;
-        e.empty = true;
-        return e;
-    }
-    // A tiny negative entropy from rounding would give fewer than one effective key.
-    s.entropy = std::max(0.0, s.entropy);
-    s.effective_keys = std::exp(s.entropy);
-    // Masked (−inf) scores are not seen and +inf ones have no mean: only finite scores count.
-    // Population variance (divide by the count).
-    double sum = 0, sum2 = 0;
-    Index count = 0;
-    for (Index j = 0; j < masked_scores.size(); ++j) {
-        const double x = masked_scores(j);
-        if (!std::isfinite(x)) continue;
-        sum += x;
-        ++count;
-    }
-    if (count > 0) {
-        s.score_mean = sum / static_cast<double>(count);
-        for (Index j = 0; j < masked_scores.size(); ++j) {
-            const double x = masked_scores(j);
-            if (std::isfinite(x)) sum2 += (x - s.score_mean) * (x - s.score_mean);
-        }
-        s.score_var = sum2 / static_cast<double>(count);
-    }
+    check_sizes(weights.size(), masked_scores.size());
+    if (!(checked_total(weights) > 0)) return empty_row();
+    RowStats s = common_stats(weights, masked_scores, query_pos);
+    // 0 · log(tiny) is the 0 · log 0 = 0 convention without a branch; Eigen vectorises log.
+    const auto w = weights.array();
+    set_entropy(s, -static_cast<double>((w * w.max(1e-38f).log()).sum()));
+    return s;
+}
+
+RowStats row_stats_softmax(const Eigen::Ref<const Eigen::RowVectorXf>& weights,
+                           const Eigen::Ref<const Eigen::RowVectorXf>& masked_scores,
+                           Index query_pos, double log_sum_exp) {
+    check_sizes(weights.size(), masked_scores.size());
+    if (masked_scores.size() == 0 || !std::isfinite(log_sum_exp))
+        return row_stats(weights, masked_scores, query_pos);
+    if (!(checked_total(weights) > 0)) return empty_row();
+    RowStats s = common_stats(weights, masked_scores, query_pos);
+    // With α_j = exp(z_j − L), −Σ α log α = L − Σ α_j z_j over the visible keys: one
+    // multiply-add per key instead of a logarithm.
+    const double expected =
+        weighted_sums(weights.data(), masked_scores.data(), weights.size(), query_pos).second;
+    set_entropy(s, log_sum_exp - expected);
     return s;
 }
 
 namespace {
 
 HeadStats aggregate(const Matrix& weights, const Matrix* masked) {
-    HeadStats h;
-    h.rows.reserve(static_cast<std::size_t>(weights.rows()));
+    std::vector<RowStats> rows;
+    rows.reserve(static_cast<std::size_t>(weights.rows()));
     const Eigen::RowVectorXf none(0);
+    for (Index i = 0; i < weights.rows(); ++i)
+        rows.push_back(masked ? row_stats(weights.row(i), masked->row(i), i)
+                              : row_stats(weights.row(i), none, i));
+    return summarize_rows(std::move(rows));
+}
+
+}  // namespace
+
+HeadStats summarize_rows(std::vector<RowStats> rows) {
+    HeadStats h;
     Index counted = 0;
-    for (Index i = 0; i < weights.rows(); ++i) {
-        const RowStats r = masked ? row_stats(weights.row(i), masked->row(i), i)
-                                  : row_stats(weights.row(i), none, i);
-        h.rows.push_back(r);
+    for (const RowStats& r : rows) {
         if (r.empty) continue;
         ++counted;
         h.entropy += r.entropy;
@@ -80,10 +189,9 @@ HeadStats aggregate(const Matrix& weights, const Matrix* masked) {
         h.entropy /= c, h.effective_keys /= c, h.max_weight /= c, h.mean_distance /= c;
         h.score_mean /= c, h.score_var /= c;
     }
+    h.rows = std::move(rows);
     return h;
 }
-
-}  // namespace
 
 HeadStats head_stats(const HeadResult& head) {
     const bool has_scores = head.masked.size() != 0;

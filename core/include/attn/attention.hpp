@@ -21,6 +21,9 @@ struct AttentionParams {
     std::optional<float> scale_dk;  ///< d_k used for scaling; default: Q's width
     float temperature = 1.f;        ///< τ > 0 divides the scores; ≤ kHardTemperature: argmax
     MaskSpec mask;                  ///< which keys each query may see
+    /// false: only weights and empty_rows are stored (one row-tiled pass); raw, scaled, masked
+    /// and output stay empty and a SceneResult recomputes their rows on demand.
+    bool keep_stages = true;
 };
 
 /// Every stage of one head's computation, for "show the math".
@@ -32,6 +35,9 @@ struct HeadResult {
     Matrix output;   ///< nq × d_v: weights · V (zero rows for fully masked queries)
     std::vector<std::uint8_t> empty_rows;  ///< 1 where a query had no visible key
     float scale_factor = 1.f;              ///< the factor applied before τ (1/√d_k or 1)
+    float multiplier = 1.f;                ///< scaled = raw · multiplier (scale_factor / τ)
+    /// True when raw, scaled and masked hold every stage (AttentionParams::keep_stages).
+    bool has_stages() const { return raw.size() != 0 && raw.size() == weights.size(); }
 };
 
 /// Scaled (masked) attention of one head: Q nq×d_k, K nk×d_k, V nk×d_v. Throws on bad shapes,

@@ -31,6 +31,9 @@ struct MaskSpec {
 /// The nq × nk matrix of allowed (true) pairs; throws ShapeError/ArgumentError on bad specs.
 BoolMatrix build_mask(const MaskSpec& spec, Index nq, Index nk);
 
+/// Rows [first, first + count) of build_mask(spec, nq, nk), without building the rest.
+BoolMatrix build_mask_rows(const MaskSpec& spec, Index nq, Index nk, Index first, Index count);
+
 /// Stable identifier ("none", "causal", "anti-causal", "padding", "window", "global", "custom").
 std::string_view to_string(MaskKind kind);
 /// Parses an identifier of to_string; throws ArgumentError.

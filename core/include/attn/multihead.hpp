@@ -6,6 +6,7 @@
 
 #include "attn/attention.hpp"
 #include "attn/progress.hpp"
+#include "attn/stats.hpp"
 #include "attn/types.hpp"
 
 namespace attn {
@@ -40,8 +41,10 @@ struct MultiHeadWeights {
 struct MultiHeadResult {
     std::vector<HeadResult> heads;  ///< one per query head
     Matrix Q, K, V;                 ///< projected (nq × d_model, nk × kv·d_k, nk × kv·d_k)
-    Matrix concat;                  ///< nq × d_model: head outputs side by side
+    Matrix concat;                  ///< nq × d_model: head outputs side by side (empty when
+                                    ///< params.keep_stages is false, as is output)
     Matrix output;                  ///< nq × d_model: concat · W_o
+    std::vector<HeadStats> stats;   ///< one per head when asked for (with_stats), else empty
     Index d_k = 0;
 };
 
@@ -53,10 +56,12 @@ MultiHeadResult multi_head(const Matrix& Xq, const Matrix& Xkv, const MultiHeadW
                            Progress* progress = nullptr);
 
 /// As multi_head, but writes into `result`, reusing its buffers: repeated calls with unchanged
-/// shapes allocate nothing. On an exception `result` is left partially updated.
+/// shapes allocate nothing. with_stats also fills result.stats, computed by the head's thread.
+/// On an exception `result` is left partially updated.
 void multi_head_into(const Matrix& Xq, const Matrix& Xkv, const MultiHeadWeights& weights,
                      const MultiHeadConfig& config, const AttentionParams& params,
-                     MultiHeadResult& result, Progress* progress = nullptr);
+                     MultiHeadResult& result, Progress* progress = nullptr,
+                     bool with_stats = false);
 
 /// Query head h's key/value head under grouped-query attention.
 Index kv_head_of(Index head, Index heads, Index kv_heads);

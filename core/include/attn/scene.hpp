@@ -78,11 +78,32 @@ struct SceneResult {
                                 ///< scaled, masked, output are empty matrices)
     Matrix X, Xkv;              ///< inputs after embedding + positions
     Matrix Q, K, V;             ///< projections (see MultiHeadResult)
-    Matrix output;              ///< nq × d_model
+    Matrix output;              ///< nq × d_model (empty when stages were not kept)
     Index kv_heads = 0;
+    /// False when the heads hold only weights, output and empty_rows (compute_scene with
+    /// keep_stages = false); the *_row accessors below then recompute the score stages.
+    bool stages_kept = true;
+    std::vector<ScoreParams> head_scores;  ///< per head, to recompute raw rows from Q and K
+    BoolMatrix visible;  ///< nq × nk allowed pairs when stages were not kept and a mask applies
+
+    /// Raw scores of query i in head h (stored or recomputed); throws for post-softmax data.
+    Eigen::RowVectorXf raw_row(Index h, Index i) const;
+    /// raw_row · multiplier (1/√d_k and temperature).
+    Eigen::RowVectorXf scaled_row(Index h, Index i) const;
+    /// scaled_row with −inf at the keys hidden from query i.
+    Eigen::RowVectorXf masked_row(Index h, Index i) const;
+    /// Output of head h for query i (α · V, stored or recomputed); throws for post-softmax data.
+    Eigen::RowVectorXf output_row(Index h, Index i) const;
+    /// True when key j is hidden from query i in head h (false for post-softmax data).
+    bool is_masked(Index h, Index i, Index j) const;
 };
 
 /// Computes a scene (or applies its controls to loaded data); deterministic for a given spec.
-SceneResult compute_scene(const SceneSpec& spec, Progress* progress = nullptr);
+/// keep_stages = false stores only weights and outputs of computed scenes (loaded data always
+/// keeps every stage): memory O(heads · n²) floats instead of four times that.
+/// recycle, when given, is a result no longer needed whose per-head buffers are reused: a new
+/// n² allocation would be page-faulted in afresh on every computation.
+SceneResult compute_scene(const SceneSpec& spec, Progress* progress = nullptr,
+                          bool keep_stages = true, SceneResult* recycle = nullptr);
 
 }  // namespace attn

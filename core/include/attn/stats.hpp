@@ -30,6 +30,15 @@ struct HeadStats {
 RowStats row_stats(const Eigen::Ref<const Eigen::RowVectorXf>& weights,
                    const Eigen::Ref<const Eigen::RowVectorXf>& masked_scores, Index query_pos);
 
+/// row_stats of a softmax row given log Σ exp(masked_scores): the entropy is L − Σ α z instead
+/// of n logarithms (falls back to row_stats when the scores are missing or L is not finite).
+RowStats row_stats_softmax(const Eigen::Ref<const Eigen::RowVectorXf>& weights,
+                           const Eigen::Ref<const Eigen::RowVectorXf>& masked_scores,
+                           Index query_pos, double log_sum_exp);
+
+/// A head's statistics from its rows: the averages are over non-empty rows.
+HeadStats summarize_rows(std::vector<RowStats> rows);
+
 /// Statistics of a head, from its weights and masked scores.
 HeadStats head_stats(const HeadResult& head);
 

@@ -1,0 +1,74 @@
+// AttnScope core — one row of a head's score stages, stored or recomputed. GPL-3.0-or-later.
+#include <limits>
+#include <string>
+
+#include "attn/error.hpp"
+#include "attn/multihead.hpp"
+#include "attn/scene.hpp"
+#include "detail.hpp"
+
+namespace attn {
+
+namespace {
+
+const HeadResult& checked_head(const SceneResult& r, Index h, Index i) {
+    if (h < 0 || h >= static_cast<Index>(r.heads.size()))
+        throw ArgumentError("Head " + std::to_string(h) + " does not exist (the scene has " +
+                            std::to_string(r.heads.size()) + ").");
+    const HeadResult& head = r.heads[static_cast<std::size_t>(h)];
+    if (i < 0 || i >= head.weights.rows())
+        throw ArgumentError("Query " + std::to_string(i) + " does not exist (the head has " +
+                            std::to_string(head.weights.rows()) + ").");
+    if (r.weights_only) throw ArgumentError("Post-softmax attention has no scores to show.");
+    return head;
+}
+
+}  // namespace
+
+Eigen::RowVectorXf SceneResult::raw_row(Index h, Index i) const {
+    const HeadResult& head = checked_head(*this, h, i);
+    if (head.has_stages()) return head.raw.row(i);
+    if (!has_vectors || head_scores.size() != heads.size() || d_k <= 0)
+        throw ArgumentError("The scores of this scene were not kept and cannot be recomputed.");
+    // The same call the full computation made, on one query: identical numbers.
+    const Index g = kv_head_of(h, static_cast<Index>(heads.size()), kv_heads);
+    const detail::ConstRef q = Q.block(i, h * d_k, 1, d_k);
+    const detail::ConstRef k = K.middleCols(g * d_k, d_k);
+    Matrix out;
+    detail::scores_into(q, k, head_scores[static_cast<std::size_t>(h)], out);
+    return out.row(0);
+}
+
+Eigen::RowVectorXf SceneResult::scaled_row(Index h, Index i) const {
+    const HeadResult& head = checked_head(*this, h, i);
+    if (head.has_stages()) return head.scaled.row(i);
+    return raw_row(h, i) * head.multiplier;
+}
+
+Eigen::RowVectorXf SceneResult::masked_row(Index h, Index i) const {
+    const HeadResult& head = checked_head(*this, h, i);
+    if (head.has_stages()) return head.masked.row(i);
+    Eigen::RowVectorXf row = scaled_row(h, i);
+    if (visible.rows() > i && visible.cols() == row.size())
+        row = visible.row(i).select(row, -std::numeric_limits<float>::infinity());
+    return row;
+}
+
+Eigen::RowVectorXf SceneResult::output_row(Index h, Index i) const {
+    const HeadResult& head = checked_head(*this, h, i);
+    if (head.output.rows() == head.weights.rows()) return head.output.row(i);
+    if (!has_vectors || d_k <= 0)
+        throw ArgumentError("The outputs of this scene were not kept and cannot be recomputed.");
+    const Index g = kv_head_of(h, static_cast<Index>(heads.size()), kv_heads);
+    return head.weights.row(i) * V.middleCols(g * d_k, d_k);
+}
+
+bool SceneResult::is_masked(Index h, Index i, Index j) const {
+    if (weights_only || h < 0 || h >= static_cast<Index>(heads.size())) return false;
+    const HeadResult& head = heads[static_cast<std::size_t>(h)];
+    if (i < 0 || j < 0 || i >= head.weights.rows() || j >= head.weights.cols()) return false;
+    if (head.has_stages()) return head.masked(i, j) == -std::numeric_limits<float>::infinity();
+    return visible.size() != 0 && !visible(i, j);
+}
+
+}  // namespace attn
