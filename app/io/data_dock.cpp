@@ -40,6 +40,9 @@ DataDock::DataDock(Scene* scene, ControlsDock* controls, QWidget* parent)
     dk_->setDecimals(0);
     dk_->setToolTip(tr("d_k used to scale the loaded raw scores by 1/√d_k"));
     note_->setWordWrap(true);
+    // Room for the two lines the note wraps to in a narrow dock: a word-wrapped label's
+    // height is not part of the dock's minimum, so a crowded dock column cut it off.
+    note_->setMinimumHeight(note_->fontMetrics().lineSpacing() * 2 + 4);
     auto* body = new QWidget;
     auto* form = new QFormLayout(body);
     form->addRow(tr("&Component:"), component_);
