@@ -181,3 +181,58 @@ TEST(NpyProgress, ReportsEveryMatrixAndCancels) {
 }
 
 }  // namespace
+
+namespace {
+
+/// A rows × cols matrix whose every row is the uniform distribution.
+Matrix uniform_rows(Index rows, Index cols) {
+    return Matrix::Constant(rows, cols, 1.f / static_cast<float>(cols));
+}
+
+}  // namespace
+
+TEST(NpyWeights, RowsSumToOneOrZeroWithoutNegatives) {
+    // Widths around the eight-lane loop: whole lanes, a remainder, shorter than one lane.
+    for (const Index cols : {Index{1}, Index{3}, Index{8}, Index{13}, Index{512}}) {
+        Matrix m = uniform_rows(5, cols);
+        EXPECT_TRUE(io::looks_like_weights({m})) << cols;
+        m.row(2).setZero();  // a fully masked row
+        EXPECT_TRUE(io::looks_like_weights({m})) << cols;
+        m(4, cols - 1) += 0.9e-3f;  // inside the tolerance
+        EXPECT_TRUE(io::looks_like_weights({m})) << cols;
+        m(4, cols - 1) += 0.2e-3f;  // outside it
+        EXPECT_FALSE(io::looks_like_weights({m})) << cols;
+    }
+    Matrix negative = uniform_rows(3, 11);
+    negative(1, 10) = -1e-7f;  // a negative entry in the remainder, sum still ~1
+    EXPECT_FALSE(io::looks_like_weights({negative}));
+    negative = uniform_rows(3, 11);
+    negative(2, 0) = -1e-7f;  // and inside the lanes
+    EXPECT_FALSE(io::looks_like_weights({negative}));
+    EXPECT_FALSE(io::looks_like_weights({uniform_rows(2, 16), Matrix::Constant(2, 16, 2.f)}));
+}
+
+TEST(NpyWeights, NonFiniteFoundPastTheFirstCopyChunk) {
+    // 3 × 1000 little-endian float32 takes the copy-and-check path in chunks of 2048 values.
+    io_test::TempDir dir;
+    const std::string path = (dir.path / "big.npy").string();
+    for (const float bad :
+         {std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+          std::numeric_limits<float>::quiet_NaN()}) {
+        std::vector<float> v(3000, 0.25f);
+        v[2500] = bad;
+        const std::uint64_t shape[] = {3, 1000};
+        io::write_npy(path, v, shape);
+        try {
+            io::load_npy_attention(path);
+            ADD_FAILURE() << "accepted " << bad;
+        } catch (const FormatError& e) {
+            const std::string what = std::isnan(bad) ? "NaN" : bad > 0 ? "+Inf" : "-Inf";
+            EXPECT_NE(std::string(e.what()).find(what + " at [2, 500]"), std::string::npos)
+                << e.what();
+        }
+        v[2500] = std::numeric_limits<float>::max();  // finite, however large
+        io::write_npy(path, v, shape);
+        EXPECT_TRUE(io::load_npy_attention(path).components[0].are_scores);
+    }
+}
