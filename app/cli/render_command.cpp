@@ -7,7 +7,7 @@
 #include <QWidget>
 #include <memory>
 #include <new>
-#include <vector>
+#include <optional>
 
 #include "attn/error.hpp"
 #include "attn/io/result_writer.hpp"
@@ -76,22 +76,46 @@ int runCompute(const Request& request, QString* error) {
     SceneInput input;
     if (const int code = prepareScene(request, &input, error); code != kExitOk) return code;
     if (!outputDirectoryExists(request.output, error)) return kExitOutput;
-    std::vector<attn::SceneResult> layers;
+    // Layer by layer: each layer's stages are written and freed before the next is computed, so
+    // a 12-layer [12,12,1024,1024] tensor needs one layer's stages in memory, not twelve.
+    std::optional<attn::io::ResultStream> out;
+    const auto outputFailed = [&](const std::exception* e) {
+        *error = e ? QString::fromUtf8(e->what())
+                   : tr("%1: not enough memory to write the result").arg(request.output);
+        return kExitOutput;
+    };
     try {
-        model_grid::forEachLayer(input.spec,
-                                 [&](int, const attn::SceneResult& r) { layers.push_back(r); });
+        out.emplace(QFile::encodeName(request.output).toStdString(),
+                    static_cast<std::size_t>(model_grid::layerCount(input.spec)));
+    } catch (const std::exception& e) {
+        return outputFailed(&e);
+    }
+    struct WriteFailed {};  // unwinds forEachLayer when the output, not the input, failed
+    int code = kExitOk;
+    try {
+        model_grid::forEachLayer(input.spec, [&](int, const attn::SceneResult& r) {
+            try {
+                out->add(r);
+            } catch (const std::bad_alloc&) {
+                code = outputFailed(nullptr);
+                throw WriteFailed{};
+            } catch (const std::exception& e) {
+                code = outputFailed(&e);
+                throw WriteFailed{};
+            }
+        });
+    } catch (const WriteFailed&) {
+        return code;
     } catch (const std::exception& e) {
         *error = QString::fromUtf8(e.what());
         return computeErrorCode(e);
     }
     try {
-        attn::io::write_result(QFile::encodeName(request.output).toStdString(), layers);
+        out->finish();
     } catch (const std::bad_alloc&) {
-        *error = tr("%1: not enough memory to write the result").arg(request.output);
-        return kExitOutput;
+        return outputFailed(nullptr);
     } catch (const std::exception& e) {
-        *error = QString::fromUtf8(e.what());
-        return kExitOutput;
+        return outputFailed(&e);
     }
     return kExitOk;
 }

@@ -1,6 +1,8 @@
 // Tests of the compute output writer (.npz and .json of every stage of every head).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -67,6 +69,106 @@ TEST(ResultWriter, SeveralLayersGainALeadingAxisAndJsonWritesNullForMasked) {
                     r.heads[1].weights(2, 0));
     io_test::TempDir dir;
     EXPECT_THROW(io::write_result(dir.file("out.txt"), r), ArgumentError);
+}
+
+/// Three layers that differ (a seed each), as `attnscope compute` streams them.
+std::vector<SceneResult> three_layers() {
+    std::vector<SceneResult> layers;
+    for (int l = 0; l < 3; ++l) {
+        SceneSpec spec;
+        spec.mask.kind = MaskKind::Causal;
+        spec.seed = 7 + static_cast<std::uint64_t>(l);
+        layers.push_back(compute_scene(spec));
+        layers.back().layer = l;
+    }
+    return layers;
+}
+
+std::string as_string(const std::vector<std::byte>& bytes) {
+    return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+std::string file_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::uint32_t le(const std::string& b, std::size_t at, int n) {
+    std::uint32_t v = 0;
+    for (int i = n; i-- > 0;)
+        v = (v << 8) | static_cast<unsigned char>(b[at + static_cast<std::size_t>(i)]);
+    return v;
+}
+
+/// A stored zip archive with the modification times and dates of its entries zeroed.
+std::string without_times(std::string b) {
+    std::size_t at = 0;
+    while (at + 30 <= b.size() && le(b, at, 4) == 0x04034b50) {  // local headers and data
+        std::fill_n(b.begin() + static_cast<std::ptrdiff_t>(at + 10), 4, '\0');
+        at += 30 + le(b, at + 26, 2) + le(b, at + 28, 2) + le(b, at + 18, 4);
+    }
+    while (at + 46 <= b.size() && le(b, at, 4) == 0x02014b50) {  // central directory
+        std::fill_n(b.begin() + static_cast<std::ptrdiff_t>(at + 12), 4, '\0');
+        at += 46 + le(b, at + 28, 2) + le(b, at + 30, 2) + le(b, at + 32, 2);
+    }
+    EXPECT_EQ(le(b, at, 4), 0x06054b50u);  // straight to the end record
+    return b;
+}
+
+TEST(ResultStream, LayerByLayerNpzHoldsTheSameBytesAsTheInMemoryWriter) {
+    const std::vector<SceneResult> layers = three_layers();
+    const io::NpzMembers expected = io::result_members(layers);
+    io_test::TempDir dir;
+    // Also with every size and offset forced into zip64 fields.
+    for (const std::uint64_t zip64 : {io::ZipWriter::kZip64Limit, std::uint64_t{0}}) {
+        {
+            io::ResultStream out(dir.file("out.npz"), layers.size(), zip64);
+            for (const auto& r : layers)
+                out.add(r);
+            out.finish();
+        }
+        const io::NpzMembers got = io::read_npz(dir.file("out.npz"));
+        ASSERT_EQ(got.size(), expected.size());
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            EXPECT_EQ(got[i].first, expected[i].first);
+            EXPECT_TRUE(got[i].second == expected[i].second) << expected[i].first;
+        }
+        if (zip64 != 0) {  // and the archive is byte for byte what libzip writes, but the clock
+            EXPECT_EQ(without_times(file_text(dir.file("out.npz"))),
+                      without_times(as_string(io::npz_bytes(expected))));
+        }
+    }
+    io::write_result(dir.file("out.json"), layers);
+    EXPECT_EQ(file_text(dir.file("out.json")), io::result_json(layers));
+}
+
+TEST(ResultStream, MismatchedOrMissingLayersLeaveNoFile) {
+    std::vector<SceneResult> layers = three_layers();
+    io_test::TempDir dir;
+    for (const char* name : {"a.npz", "a.json"}) {
+        const std::string path = dir.file(name);
+        {
+            io::ResultStream out(path, 3);
+            out.add(layers[0]);
+            out.add(layers[1]);
+            EXPECT_THROW(out.finish(), ArgumentError);  // one layer short
+        }
+        EXPECT_FALSE(std::filesystem::exists(path)) << name;
+        EXPECT_TRUE(std::filesystem::is_empty(dir.path)) << name;
+    }
+    SceneResult fewer = layers[1];
+    fewer.heads.pop_back();
+    io::ResultStream heads(dir.file("b.npz"), 2);
+    heads.add(layers[0]);
+    EXPECT_THROW(heads.add(fewer), ShapeError);
+    SceneResult wider = layers[1];
+    wider.heads[1].weights.conservativeResize(Eigen::NoChange, wider.heads[1].weights.cols() + 1);
+    io::ResultStream shapes(dir.file("c.npz"), 2);
+    shapes.add(layers[0]);
+    EXPECT_THROW(shapes.add(wider), ShapeError);
+    EXPECT_THROW(io::ResultStream(dir.file("no/such/dir/d.npz"), 1), Error);
 }
 
 }  // namespace

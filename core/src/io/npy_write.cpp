@@ -48,6 +48,10 @@ void put_le32(std::byte* p, std::uint32_t v) {
 
 }  // namespace
 
+std::vector<std::byte> npy_f4_header(std::span<const std::uint64_t> shape) {
+    return npy_preamble("<f4", shape);
+}
+
 std::vector<std::byte> npy_bytes(std::span<const float> values,
                                  std::span<const std::uint64_t> shape) {
     std::uint64_t n = 1;

@@ -2,18 +2,16 @@
 #include "attn/io/result_writer.hpp"
 
 #include <cmath>
-#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "attn/error.hpp"
 #include "io_util.hpp"
+#include "result_layout.hpp"
 #include "session_json.hpp"
 
 namespace attn::io {
 
-namespace {
-
-using Stage = std::function<const Matrix&(const HeadResult&)>;
+namespace detail {
 
 const std::vector<std::pair<const char*, Stage>>& stages() {
     static const std::vector<std::pair<const char*, Stage>> s = {
@@ -25,6 +23,13 @@ const std::vector<std::pair<const char*, Stage>>& stages() {
     };
     return s;
 }
+
+}  // namespace detail
+
+namespace {
+
+using detail::Stage;
+using detail::stages;
 
 void check(const std::vector<SceneResult>& layers) {
     if (layers.empty()) throw ArgumentError("write_result: no results to write");
@@ -113,56 +118,62 @@ NpzMembers result_members(const std::vector<SceneResult>& layers) {
     return out;
 }
 
-std::string result_json(const std::vector<SceneResult>& layers) {
-    check(layers);
-    using detail::ojson;
+namespace detail {
+
+ojson compute_json_head(const SceneResult& first) {
+    ojson root;
+    root["format"] = "attnscope-compute";
+    root["version"] = 1;
+    root["q_tokens"] = first.q_tokens;
+    root["k_tokens"] = first.k_tokens;
+    root["d_k"] = first.d_k;
+    return root;
+}
+
+ojson compute_json_layer(const SceneResult& r) {
     const auto stage_json = [](const Matrix& m) {
         ojson rows = ojson::array();
         for (Index i = 0; i < m.rows(); ++i) {
             ojson row = ojson::array();
             for (Index j = 0; j < m.cols(); ++j)
-                row.push_back(std::isfinite(m(i, j)) ? ojson(detail::float_value(m(i, j)))
-                                                     : ojson());
+                row.push_back(std::isfinite(m(i, j)) ? ojson(float_value(m(i, j))) : ojson());
             rows.push_back(std::move(row));
         }
         return rows;
     };
-    ojson root;
-    root["format"] = "attnscope-compute";
-    root["version"] = 1;
-    root["q_tokens"] = layers[0].q_tokens;
-    root["k_tokens"] = layers[0].k_tokens;
-    root["d_k"] = layers[0].d_k;
-    ojson ls = ojson::array();
-    for (const auto& r : layers) {
-        ojson l;
-        l["layer"] = r.layer;
-        ojson heads = ojson::array();
-        for (const auto& h : r.heads) {
-            ojson hj;
-            for (const auto& [name, get] : stages())
-                if (get(h).size() > 0) hj[name] = stage_json(get(h));
-            hj["empty_rows"] = h.empty_rows;
-            hj["scale_factor"] = detail::float_value(h.scale_factor);
-            heads.push_back(std::move(hj));
-        }
-        l["heads"] = std::move(heads);
-        ls.push_back(std::move(l));
+    ojson l;
+    l["layer"] = r.layer;
+    ojson heads = ojson::array();
+    for (const auto& h : r.heads) {
+        ojson hj;
+        for (const auto& [name, get] : stages())
+            if (get(h).size() > 0) hj[name] = stage_json(get(h));
+        hj["empty_rows"] = h.empty_rows;
+        hj["scale_factor"] = float_value(h.scale_factor);
+        heads.push_back(std::move(hj));
     }
+    l["heads"] = std::move(heads);
+    return l;
+}
+
+}  // namespace detail
+
+std::string result_json(const std::vector<SceneResult>& layers) {
+    check(layers);
+    detail::ojson root = detail::compute_json_head(layers[0]);
+    detail::ojson ls = detail::ojson::array();
+    for (const auto& r : layers)
+        ls.push_back(detail::compute_json_layer(r));
     root["layers"] = std::move(ls);
     return root.dump() + "\n";
 }
 
 void write_result(const std::string& path, const std::vector<SceneResult>& layers) {
-    const std::string ext = detail::extension(path);
-    if (ext == ".npz") {
-        detail::write_whole_file(path, npz_bytes(result_members(layers)));
-    } else if (ext == ".json") {
-        const std::string text = result_json(layers);
-        detail::write_whole_file(path, detail::as_bytes(text));
-    } else {
-        throw ArgumentError(path + ": compute output must end in .npz or .json");
-    }
+    check(layers);
+    ResultStream out(path, layers.size());
+    for (const auto& r : layers)
+        out.add(r);
+    out.finish();
 }
 
 void write_result(const std::string& path, const SceneResult& result) {

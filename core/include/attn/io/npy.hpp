@@ -98,6 +98,8 @@ class NpyFile {
     NpyView view_;
 };
 
+/// The preamble and header of a float32 C-order .npy of the given shape (data follows it).
+std::vector<std::byte> npy_f4_header(std::span<const std::uint64_t> shape);
 /// Serialises float32 data of the given shape (C order) as a version 1.0 .npy.
 std::vector<std::byte> npy_bytes(std::span<const float> values,
                                  std::span<const std::uint64_t> shape);

@@ -15,13 +15,38 @@
 //   "output", "empty_rows": [0|1…], "scale_factor": …}, …]}, …]}; −inf (masked) is written null.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "attn/io/numpy_attention.hpp"
+#include "attn/io/zip_writer.hpp"
 #include "attn/scene.hpp"
 
 namespace attn::io {
+
+/// Writes results to path one layer at a time, in exactly the layout above (.npz or .json by
+/// the extension; others throw ArgumentError): a layer's arrays can be freed once add() returns,
+/// so peak memory is one layer's, not every layer's. Unfinished, it leaves no file behind.
+class ResultStream {
+  public:
+    /// Opens the output for `layers` results; throws Error when it cannot be created.
+    ResultStream(const std::string& path, std::size_t layers,
+                 std::uint64_t zip64_limit = ZipWriter::kZip64Limit);
+    ~ResultStream();
+    ResultStream(const ResultStream&) = delete;
+    ResultStream& operator=(const ResultStream&) = delete;
+    /// Writes the next layer; throws ShapeError when it does not match the first layer's shapes.
+    void add(const SceneResult& layer);
+    /// Completes the file once every announced layer was added.
+    void finish();
+
+    struct Sink;  ///< the .npz or .json writer
+
+  private:
+    std::unique_ptr<Sink> sink_;
+};
 
 /// The arrays of one or more layers' results (see the layout above).
 NpzMembers result_members(const std::vector<SceneResult>& layers);

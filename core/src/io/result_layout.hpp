@@ -1,0 +1,23 @@
+// AttnScope core — pieces of the compute output layout shared by the in-memory writer and the
+// layer-by-layer stream (result_writer.hpp describes the layout). GPL-3.0-or-later.
+#pragma once
+
+#include <functional>
+#include <utility>
+#include <vector>
+
+#include "attn/scene.hpp"
+#include "session_json.hpp"
+
+namespace attn::io::detail {
+
+/// One per-head stage of a HeadResult.
+using Stage = std::function<const Matrix&(const HeadResult&)>;
+/// The per-head stages in output order: raw, scaled, masked, weights, output.
+const std::vector<std::pair<const char*, Stage>>& stages();
+/// The JSON document's members before "layers" (taken from the first layer).
+ojson compute_json_head(const SceneResult& first);
+/// One element of the JSON document's "layers".
+ojson compute_json_layer(const SceneResult& layer);
+
+}  // namespace attn::io::detail

@@ -1,0 +1,221 @@
+// AttnScope core — the compute output written one layer at a time. GPL-3.0-or-later.
+#include <bit>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "attn/error.hpp"
+#include "attn/io/npy.hpp"
+#include "attn/io/result_writer.hpp"
+#include "io_util.hpp"
+#include "result_layout.hpp"
+
+namespace attn::io {
+
+/// Either writer; the layer count is announced so the [L,H,…] arrays can be laid out up front.
+struct ResultStream::Sink {
+    virtual ~Sink() = default;
+    virtual void add(const SceneResult& layer) = 0;
+    virtual void finish() = 0;
+    std::size_t layers = 0, added = 0, heads = 0;
+};
+
+namespace {
+
+/// float32 little-endian bytes of a matrix (row-major, as the in-memory writer lays it out).
+std::span<const std::byte> le_bytes(const Matrix& m, std::vector<std::byte>& scratch) {
+    const auto n = static_cast<std::size_t>(m.size());
+    if constexpr (std::endian::native == std::endian::little) {
+        return std::as_bytes(std::span<const float>(m.data(), n));
+    } else {
+        scratch.resize(n * 4);
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto bits = std::bit_cast<std::uint32_t>(m.data()[i]);
+            for (int b = 0; b < 4; ++b)
+                scratch[4 * i + b] = static_cast<std::byte>((bits >> (8 * b)) & 0xFF);
+        }
+        return scratch;
+    }
+}
+
+/// The stages go straight to their place in the archive, each [L,H,Nq,Nk] array filled one
+/// layer at a time; the small arrays are gathered and written after the last layer.
+class NpzSink final : public ResultStream::Sink {
+  public:
+    NpzSink(const std::string& path, std::uint64_t zip64_limit) : zip_(path, zip64_limit) {}
+
+    void add(const SceneResult& r) override {
+        if (added == 0) lay_out(r);
+        const auto& all = detail::stages();
+        for (const Slot& slot : slots_)
+            for (const auto& h : r.heads) {
+                const Matrix& m = all[slot.stage].second(h);
+                if (m.rows() != slot.rows || m.cols() != slot.cols)
+                    throw ShapeError("write_result: heads have different matrix shapes");
+                zip_.write(slot.member, le_bytes(m, scratch_));
+            }
+        layer_ids_.push_back(static_cast<float>(r.layer));
+        for (const auto& h : r.heads) {
+            nq_ = h.empty_rows.size();
+            for (auto e : h.empty_rows)
+                empty_.push_back(static_cast<float>(e));
+            scale_.push_back(h.scale_factor);
+        }
+        if (layers == 1 && r.has_vectors) {
+            const std::pair<const char*, const Matrix*> vectors[] = {
+                {"X", &r.X}, {"X_kv", &r.Xkv}, {"Q", &r.Q},
+                {"K", &r.K}, {"V", &r.V},      {"layer_output", &r.output}};
+            for (const auto& [name, m] : vectors) {
+                const std::uint64_t shape[] = {static_cast<std::uint64_t>(m->rows()),
+                                               static_cast<std::uint64_t>(m->cols())};
+                const auto n = static_cast<std::size_t>(m->size());
+                vectors_.emplace_back(name, npy_bytes(std::span(m->data(), n), shape));
+            }
+        }
+    }
+
+    void finish() override {
+        const std::uint64_t H = heads_, L = layers;
+        std::vector<std::uint64_t> es, ss;
+        if (L > 1) es.push_back(L), ss.push_back(L);
+        es.push_back(H), es.push_back(nq_), ss.push_back(H);
+        if (empty_.size() == L * H * nq_) put("empty_rows", npy_bytes(empty_, es));
+        put("scale_factor", npy_bytes(scale_, ss));
+        put("q_tokens", npy_string_bytes(q_tokens_));
+        put("k_tokens", npy_string_bytes(k_tokens_));
+        const std::uint64_t one[] = {1}, nl[] = {L};
+        put("d_k", npy_bytes(std::span<const float>(&dk_, 1), one));
+        put("layer", npy_bytes(layer_ids_, nl));
+        for (const auto& [name, bytes] : vectors_)
+            put(name, bytes);
+        zip_.finish();
+    }
+
+  private:
+    struct Slot {
+        std::size_t stage = 0, member = 0;
+        Index rows = 0, cols = 0;
+    };
+
+    /// Every layer is shaped like the first: its stages fix the members' sizes.
+    void lay_out(const SceneResult& first) {
+        heads_ = first.heads.size();
+        q_tokens_ = first.q_tokens;
+        k_tokens_ = first.k_tokens;
+        dk_ = static_cast<float>(first.d_k);
+        const auto& all = detail::stages();
+        for (std::size_t s = 0; s < all.size() && heads_ > 0; ++s) {
+            const Matrix& m = all[s].second(first.heads[0]);
+            if (m.size() == 0) continue;  // left out, as when empty in every head
+            std::vector<std::uint64_t> shape;
+            if (layers > 1) shape.push_back(layers);
+            shape.push_back(heads_);
+            shape.push_back(static_cast<std::uint64_t>(m.rows()));
+            shape.push_back(static_cast<std::uint64_t>(m.cols()));
+            const std::vector<std::byte> header = npy_f4_header(shape);
+            const std::uint64_t data = layers * heads_ * static_cast<std::uint64_t>(m.size()) * 4;
+            const std::size_t member =
+                zip_.reserve(std::string(all[s].first) + ".npy", header.size() + data);
+            zip_.write(member, header);
+            slots_.push_back({s, member, m.rows(), m.cols()});
+        }
+    }
+
+    void put(const std::string& name, const std::vector<std::byte>& bytes) {
+        zip_.add(name + ".npy", bytes);
+    }
+
+    ZipWriter zip_;
+    std::size_t heads_ = 0;
+    std::vector<Slot> slots_;
+    std::vector<std::byte> scratch_;
+    std::vector<float> empty_, scale_, layer_ids_;
+    std::uint64_t nq_ = 0;
+    std::vector<std::string> q_tokens_, k_tokens_;
+    float dk_ = 0;
+    NpzMembers vectors_;
+};
+
+/// The document's head, then each layer's object as it comes, then the closing brackets: the
+/// same bytes as dumping the whole document at once.
+class JsonSink final : public ResultStream::Sink {
+  public:
+    explicit JsonSink(const std::string& path)
+        : path_(path), tmp_(path + ".tmp"), out_(tmp_, std::ios::binary | std::ios::trunc) {
+        if (!out_) throw Error(path_ + ": cannot write: " + std::strerror(errno));
+    }
+    ~JsonSink() override {
+        if (!done_) {
+            out_.close();
+            std::remove(tmp_.c_str());
+        }
+    }
+
+    void add(const SceneResult& r) override {
+        if (added == 0) {
+            std::string head = detail::compute_json_head(r).dump();
+            head.pop_back();  // the closing brace: "layers" follows
+            out_ << head << ",\"layers\":[";
+        } else {
+            out_ << ',';
+        }
+        out_ << detail::compute_json_layer(r).dump();
+        check();
+    }
+
+    void finish() override {
+        out_ << "]}\n";
+        out_.close();
+        check();
+        done_ = true;
+        if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
+            const std::string why = std::strerror(errno);
+            std::remove(tmp_.c_str());
+            throw Error(path_ + ": cannot replace: " + why);
+        }
+    }
+
+  private:
+    void check() {
+        if (!out_) throw Error(path_ + ": write error");
+    }
+    std::string path_, tmp_;
+    std::ofstream out_;
+    bool done_ = false;
+};
+
+}  // namespace
+
+ResultStream::ResultStream(const std::string& path, std::size_t layers, std::uint64_t zip64_limit) {
+    if (layers == 0) throw ArgumentError("write_result: no results to write");
+    const std::string ext = detail::extension(path);
+    if (ext == ".npz")
+        sink_ = std::make_unique<NpzSink>(path, zip64_limit);
+    else if (ext == ".json")
+        sink_ = std::make_unique<JsonSink>(path);
+    else
+        throw ArgumentError(path + ": compute output must end in .npz or .json");
+    sink_->layers = layers;
+}
+
+ResultStream::~ResultStream() = default;
+
+void ResultStream::add(const SceneResult& layer) {
+    if (sink_->added == sink_->layers)
+        throw ArgumentError("write_result: more layers than the " + std::to_string(sink_->layers) +
+                            " announced");
+    if (sink_->added == 0) sink_->heads = layer.heads.size();
+    if (layer.heads.size() != sink_->heads)
+        throw ShapeError("write_result: layers have different head counts");
+    sink_->add(layer);
+    ++sink_->added;
+}
+
+void ResultStream::finish() {
+    if (sink_->added != sink_->layers)
+        throw ArgumentError("write_result: " + std::to_string(sink_->added) + " of " +
+                            std::to_string(sink_->layers) + " layers were written");
+    sink_->finish();
+}
+
+}  // namespace attn::io

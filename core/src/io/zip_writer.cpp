@@ -1,0 +1,231 @@
+// AttnScope core — a stored zip archive streamed to disk. GPL-3.0-or-later.
+#include "attn/io/zip_writer.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <utility>
+
+#include "attn/error.hpp"
+#include "crc32.hpp"
+
+namespace attn::io {
+
+namespace {
+
+constexpr std::uint32_t kLocalSig = 0x04034b50, kCentralSig = 0x02014b50;
+constexpr std::uint32_t kEndSig = 0x06054b50, kEnd64Sig = 0x06064b50, kLocator64Sig = 0x07064b50;
+constexpr std::uint16_t kMadeBy = (3 << 8) | 63;  // Unix, zip specification 6.3 (as libzip)
+constexpr std::uint16_t kNeeds = 10, kNeeds64 = 45;
+constexpr std::uint32_t kUnixRw = 0100666u << 16;  // regular file, rw-rw-rw- (as libzip)
+constexpr std::uint32_t kMax32 = 0xFFFFFFFFu;
+
+/// Little-endian field appender.
+struct Bytes {
+    std::vector<std::byte> b;
+    void u16(std::uint64_t v) { put(v, 2); }
+    void u32(std::uint64_t v) { put(v, 4); }
+    void u64(std::uint64_t v) { put(v, 8); }
+    void text(const std::string& s) {
+        for (char c : s)
+            b.push_back(static_cast<std::byte>(c));
+    }
+    void put(std::uint64_t v, int n) {
+        for (int i = 0; i < n; ++i)
+            b.push_back(static_cast<std::byte>((v >> (8 * i)) & 0xFF));
+    }
+};
+
+/// Bit 11 (names are UTF-8) only when a name is not plain ASCII, as libzip does.
+std::uint16_t flags_for(const std::string& name) {
+    for (char c : name)
+        if (static_cast<unsigned char>(c) >= 0x80) return 1u << 11;
+    return 0;
+}
+
+}  // namespace
+
+ZipWriter::ZipWriter(std::string path, std::uint64_t zip64_limit)
+    : path_(std::move(path)), tmp_(path_ + ".tmp"), zip64_limit_(zip64_limit) {
+    fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd_ < 0) throw Error(path_ + ": cannot write: " + std::strerror(errno));
+    const std::time_t now = std::time(nullptr);
+    std::tm t{};
+    localtime_r(&now, &t);
+    dos_time_ = static_cast<std::uint16_t>((t.tm_hour << 11) | (t.tm_min << 5) | (t.tm_sec / 2));
+    dos_date_ =
+        static_cast<std::uint16_t>(((t.tm_year - 80) << 9) | ((t.tm_mon + 1) << 5) | t.tm_mday);
+}
+
+ZipWriter::~ZipWriter() {
+    if (fd_ >= 0) {
+        ::close(fd_);
+        std::remove(tmp_.c_str());
+    }
+}
+
+ZipWriter::ZipWriter(ZipWriter&& other) noexcept
+    : path_(std::move(other.path_)),
+      tmp_(std::move(other.tmp_)),
+      zip64_limit_(other.zip64_limit_),
+      fd_(std::exchange(other.fd_, -1)),
+      end_(other.end_),
+      dos_time_(other.dos_time_),
+      dos_date_(other.dos_date_),
+      members_(std::move(other.members_)) {}
+
+std::uint64_t ZipWriter::local_header_size(const Member& m) const {
+    return 30 + m.name.size() + (m.size >= zip64_limit_ ? 20 : 0);
+}
+
+std::size_t ZipWriter::reserve(const std::string& name, std::uint64_t size) {
+    if (name.empty() || name.size() > 0xFFFF) throw Error(path_ + ": bad member name");
+    Member m;
+    m.name = name;
+    m.size = size;
+    m.header_offset = end_;
+    end_ += local_header_size(m) + size;
+    members_.push_back(std::move(m));
+    return members_.size() - 1;
+}
+
+void ZipWriter::write(std::size_t index, std::span<const std::byte> bytes) {
+    Member& m = members_.at(index);
+    if (bytes.size() > m.size - m.written)
+        throw Error(path_ + ": " + m.name + " is given more than its " + std::to_string(m.size) +
+                    " bytes");
+    put(m.header_offset + local_header_size(m) + m.written, bytes);
+    m.crc = detail::crc32(m.crc, bytes);
+    m.written += bytes.size();
+}
+
+void ZipWriter::add(const std::string& name, std::span<const std::byte> bytes) {
+    write(reserve(name, bytes.size()), bytes);
+}
+
+std::vector<std::byte> ZipWriter::local_header(const Member& m) const {
+    const bool z64 = m.size >= zip64_limit_;
+    Bytes h;
+    h.u32(kLocalSig);
+    h.u16(z64 ? kNeeds64 : kNeeds);
+    h.u16(flags_for(m.name));
+    h.u16(0);  // stored
+    h.u16(dos_time_);
+    h.u16(dos_date_);
+    h.u32(m.crc);
+    h.u32(z64 ? kMax32 : m.size);
+    h.u32(z64 ? kMax32 : m.size);
+    h.u16(m.name.size());
+    h.u16(z64 ? 20 : 0);
+    h.text(m.name);
+    if (z64) {  // zip64 extra field: both sizes
+        h.u16(1);
+        h.u16(16);
+        h.u64(m.size);
+        h.u64(m.size);
+    }
+    return std::move(h.b);
+}
+
+std::vector<std::byte> ZipWriter::central_directory(std::uint64_t cd_offset) const {
+    Bytes d;
+    for (const Member& m : members_) {
+        const bool big_size = m.size >= zip64_limit_, big_offset = m.header_offset >= zip64_limit_;
+        const std::uint16_t extra = (big_size ? 16 : 0) + (big_offset ? 8 : 0);
+        d.u32(kCentralSig);
+        d.u16(kMadeBy);
+        d.u16(big_size || big_offset ? kNeeds64 : kNeeds);
+        d.u16(flags_for(m.name));
+        d.u16(0);
+        d.u16(dos_time_);
+        d.u16(dos_date_);
+        d.u32(m.crc);
+        d.u32(big_size ? kMax32 : m.size);
+        d.u32(big_size ? kMax32 : m.size);
+        d.u16(m.name.size());
+        d.u16(extra ? extra + 4 : 0);
+        d.u16(0);  // comment
+        d.u16(0);  // disk
+        d.u16(0);  // internal attributes
+        d.u32(kUnixRw);
+        d.u32(big_offset ? kMax32 : m.header_offset);
+        d.text(m.name);
+        if (extra) {  // only the fields that overflowed, in the specification's order
+            d.u16(1);
+            d.u16(extra);
+            if (big_size) d.u64(m.size), d.u64(m.size);
+            if (big_offset) d.u64(m.header_offset);
+        }
+    }
+    const std::uint64_t cd_size = d.b.size(), n = members_.size();
+    const bool z64 = n >= 0xFFFF || cd_size >= zip64_limit_ || cd_offset >= zip64_limit_;
+    if (z64) {
+        const std::uint64_t record = cd_offset + cd_size;
+        d.u32(kEnd64Sig);
+        d.u64(44);  // size of the rest of this record
+        d.u16(kMadeBy);
+        d.u16(kNeeds64);
+        d.u32(0);
+        d.u32(0);
+        d.u64(n);
+        d.u64(n);
+        d.u64(cd_size);
+        d.u64(cd_offset);
+        d.u32(kLocator64Sig);
+        d.u32(0);
+        d.u64(record);
+        d.u32(1);
+    }
+    d.u32(kEndSig);
+    d.u16(0);
+    d.u16(0);
+    d.u16(z64 ? 0xFFFF : n);
+    d.u16(z64 ? 0xFFFF : n);
+    d.u32(z64 ? kMax32 : cd_size);
+    d.u32(z64 ? kMax32 : cd_offset);
+    d.u16(0);  // comment
+    return std::move(d.b);
+}
+
+void ZipWriter::finish() {
+    if (fd_ < 0) throw Error(path_ + ": the archive was already finished");
+    for (const Member& m : members_)
+        if (m.written != m.size)
+            throw Error(path_ + ": " + m.name + " holds " + std::to_string(m.written) + " of its " +
+                        std::to_string(m.size) + " bytes");
+    for (const Member& m : members_)
+        put(m.header_offset, local_header(m));
+    put(end_, central_directory(end_));
+    const int fd = std::exchange(fd_, -1);
+    if (::close(fd) != 0) {
+        const std::string why = std::strerror(errno);
+        std::remove(tmp_.c_str());
+        throw Error(path_ + ": write error: " + why);
+    }
+    if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
+        const std::string why = std::strerror(errno);
+        std::remove(tmp_.c_str());
+        throw Error(path_ + ": cannot replace: " + why);
+    }
+}
+
+void ZipWriter::put(std::uint64_t offset, std::span<const std::byte> bytes) {
+    if (fd_ < 0) throw Error(path_ + ": the archive was already finished");
+    while (!bytes.empty()) {
+        const ssize_t n = ::pwrite(fd_, bytes.data(), bytes.size(), static_cast<off_t>(offset));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) io_failure(n < 0 ? std::strerror(errno) : "nothing written");
+        bytes = bytes.subspan(static_cast<std::size_t>(n));
+        offset += static_cast<std::uint64_t>(n);
+    }
+}
+
+void ZipWriter::io_failure(const std::string& what) {
+    throw Error(path_ + ": write error: " + what);
+}
+
+}  // namespace attn::io
