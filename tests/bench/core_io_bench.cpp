@@ -3,11 +3,13 @@
 // load_npy_attention the app uses) and the peak resident memory of a process that does only
 // the load, as a multiple of the file size. Targets: first heatmap data within 2 s, peak RSS
 // below 1.3× the file size. The file is freshly written, so it is read from the page cache.
+// Also: the same load from a stored .npz, and `compute` of every layer streamed to a .npz.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -16,6 +18,8 @@
 
 #include "attn/io/npy.hpp"
 #include "attn/io/numpy_attention.hpp"
+#include "attn/io/result_writer.hpp"
+#include "attn/io/zip_writer.hpp"
 
 namespace {
 
@@ -127,6 +131,62 @@ void BM_LoadAllThenFirstHead(benchmark::State& state) {
     }
 }
 BENCHMARK(BM_LoadAllThenFirstHead)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
+
+/// The same tensor as a stored .npz member ("scores"), written once per process next to it.
+const std::string& big_npz() {
+    static const struct Npz {
+        std::filesystem::path path;
+        Npz() : path(std::filesystem::path(big().path).replace_extension(".npz")) {
+            const attn::io::MappedFile npy(big().path.string());
+            attn::io::ZipWriter zip(path.string());
+            const std::size_t member = zip.reserve("scores.npy", npy.size());
+            constexpr std::size_t kPiece = 64 << 20;
+            for (std::size_t at = 0; at < npy.size(); at += kPiece)
+                zip.write(member, npy.bytes().subspan(at, std::min(kPiece, npy.size() - at)));
+            zip.finish();
+        }
+        ~Npz() { std::filesystem::remove(path); }
+    } npz;
+    static const std::string s = npz.path.string();
+    return s;
+}
+
+/// A stored .npz member is read in place like an .npy (its CRC checked on the way).
+void BM_LoadAllFromStoredNpz(benchmark::State& state) {
+    const std::string& path = big_npz();
+    for (auto _ : state) {
+        report(state, in_child([&] {
+                   const attn::AttentionData d = attn::io::load_npz_attention(path);
+                   benchmark::DoNotOptimize(d.components[0].at(0, 0).data());
+               }));
+    }
+}
+BENCHMARK(BM_LoadAllFromStoredNpz)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
+
+/// `attnscope compute` on the tensor taken as raw scores: every stage of every layer (a 2.4 GB
+/// .npz), written layer by layer, so the peak is the loaded tensor plus one layer's stages.
+void BM_ComputeEveryLayerToNpz(benchmark::State& state) {
+    const std::string path = big().path.string();
+    const std::string out = std::filesystem::path(big().path).replace_extension(".out.npz");
+    for (auto _ : state) {
+        report(state, in_child([&] {
+                   auto data =
+                       std::make_shared<attn::AttentionData>(attn::io::load_npy_attention(path));
+                   data->components[0].are_scores = true;
+                   attn::SceneSpec spec;
+                   spec.data = data;
+                   const attn::Index layers = data->components[0].layers;
+                   attn::io::ResultStream stream(out, static_cast<std::size_t>(layers));
+                   for (attn::Index l = 0; l < layers; ++l) {
+                       spec.layer = l;
+                       stream.add(attn::compute_scene(spec));
+                   }
+                   stream.finish();
+               }));
+        std::filesystem::remove(out);
+    }
+}
+BENCHMARK(BM_ComputeEveryLayerToNpz)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace
 
