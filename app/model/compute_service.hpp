@@ -48,6 +48,8 @@ class ComputeService : public QObject {
     quint64 lastDelivered() const { return delivered_; }
     /// Milliseconds the last delivered result took to compute.
     double lastComputeMs() const { return lastMs_; }
+    /// Computations that reused the buffers of a released result (tests, diagnostics).
+    quint64 reusedBuffers() const { return reused_.load(); }
     /// True while a request newer than the delivered result is outstanding.
     bool busy() const { return delivered_ < requested_.load(); }
     /// Blocks until the worker has nothing left to do, then delivers what it posted (tests,
@@ -83,6 +85,7 @@ class ComputeService : public QObject {
     void fail(quint64 id, const QString& message);
 
     std::atomic<quint64> requested_{0};
+    std::atomic<quint64> reused_{0};
     quint64 delivered_ = 0;
     SceneResultPtr result_;
     double lastMs_ = 0;

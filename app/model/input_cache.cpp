@@ -28,7 +28,12 @@ attn::SceneSpec InputCache::prepare(const attn::SceneSpec& spec) {
             out.weights = *w;
         }
         if (!spec.embeddings) {
-            EmbeddingsKey key{spec.query_tokens(), spec.d_model, spec.seed};
+            // Self-attention: the positional encoding (n · d sines for long texts) is cached with
+            // the embeddings and the spec asks for none on top. Cross-attention keys need it
+            // from compute_scene, so there it stays in the spec.
+            const bool bake = spec.cross_text.empty();
+            EmbeddingsKey key{spec.query_tokens(), spec.d_model, spec.seed,
+                              bake ? spec.positional : attn::PositionalKind::None};
             if (key.tokens.empty()) return out;  // compute_scene reports the empty text
             std::shared_ptr<const attn::Matrix> e;
             {
@@ -37,13 +42,15 @@ attn::SceneSpec InputCache::prepare(const attn::SceneSpec& spec) {
             }
             if (!e) {
                 // compute_scene adds the positional encoding to explicit embeddings itself.
-                e = std::make_shared<const attn::Matrix>(
-                    attn::hashed_embeddings(key.tokens, spec.d_model, spec.seed));
+                attn::Matrix x = attn::hashed_embeddings(key.tokens, spec.d_model, spec.seed);
+                x += attn::positional_encoding(key.positional, x.rows(), spec.d_model, spec.seed);
+                e = std::make_shared<const attn::Matrix>(std::move(x));
                 std::lock_guard lock(mutex_);
                 embeddingsKey_ = std::move(key);
                 embeddings_ = e;
             }
             out.embeddings = *e;
+            if (bake) out.positional = attn::PositionalKind::None;
         }
     } catch (const std::exception&) {
         return spec;  // invalid specs go to compute_scene unchanged, for its error message

@@ -28,6 +28,7 @@ class InputCache {
         std::vector<std::string> tokens;
         attn::Index d_model = 0;
         std::uint64_t seed = 0;
+        attn::PositionalKind positional = attn::PositionalKind::None;  ///< baked in
         bool operator==(const EmbeddingsKey&) const = default;
     };
     std::mutex mutex_;

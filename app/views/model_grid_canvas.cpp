@@ -99,7 +99,8 @@ void ModelGridCanvas::paintEvent(QPaintEvent*) {
     }
     const int rowStep = std::max(1, static_cast<int>(std::ceil(fm.height() * 1.1 / g.cell)));
     for (int l = 0; l < thumbs_.layers; l += rowStep) {
-        const QRectF r(0, g.area.top() + l * g.cell, kLeft - 8, g.cell);
+        // Right-aligned against the grid, which is centred: labels stay next to their row.
+        const QRectF r(g.area.left() - kLeft, g.area.top() + l * g.cell, kLeft - 8, g.cell);
         p.drawText(r, Qt::AlignRight | Qt::AlignVCenter,
                    thumbs_.layers == 1 ? tr("Heads") : tr("Layer %1").arg(l + 1));
     }

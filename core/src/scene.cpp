@@ -147,7 +147,12 @@ SceneResult compute_scene(const SceneSpec& spec, Progress* progress, bool keep_s
     params.keep_stages = keep_stages;
     MultiHeadResult m;
     if (recycle) m.heads = std::move(recycle->heads);
-    multi_head_into(r.X, r.Xkv, weights, config, params, m, progress, true);
+    try {
+        multi_head_into(r.X, r.Xkv, weights, config, params, m, progress, true);
+    } catch (...) {
+        if (recycle) recycle->heads = std::move(m.heads);  // e.g. cancelled: keep the buffers
+        throw;
+    }
     r.heads = std::move(m.heads);
     r.stats = std::move(m.stats);
     r.stages_kept = keep_stages;

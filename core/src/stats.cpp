@@ -51,27 +51,37 @@ Moments finite_moments(const float* x, Index n, float shift) {
     return m;
 }
 
-/// Σ a_j |j − q| and Σ a_j z_j over finite z_j (z may be null: the second sum is 0).
-std::pair<double, double> weighted_sums(const float* a, const float* z, Index n, Index q) {
+/// Σ a_j |j − q| and, when WithZ, Σ a_j z_j over finite z_j.
+template <bool WithZ>
+std::pair<double, double> weighted_sums_t(const float* a, const float* z, Index n, Index q) {
     double distance = 0, az = 0;
     Index j = 0;
     for (; j + kLanes <= n;) {
         float d[kLanes] = {}, p[kLanes] = {};
         const Index end = j + std::min(kBlock, (n - j) / kLanes * kLanes);
-        for (; j < end; j += kLanes)
+        for (; j < end; j += kLanes) {
+            // |j + l − q| in float is exact for the sizes a row can have (< 2²⁴).
+            const auto base = static_cast<float>(j - q);
             for (Index l = 0; l < kLanes; ++l) {
-                const Index k = j + l;
-                d[l] += a[k] * static_cast<float>(k > q ? k - q : q - k);
-                if (z) p[l] += std::fabs(z[k]) <= kBig ? a[k] * z[k] : 0.f;
+                d[l] += a[j + l] * std::fabs(base + static_cast<float>(l));
+                if constexpr (WithZ)
+                    p[l] += std::fabs(z[j + l]) <= kBig ? a[j + l] * z[j + l] : 0.f;
             }
+        }
         for (Index l = 0; l < kLanes; ++l)
             distance += d[l], az += p[l];
     }
     for (; j < n; ++j) {
         distance += static_cast<double>(a[j]) * static_cast<double>(j > q ? j - q : q - j);
-        if (z && std::fabs(z[j]) <= kBig) az += static_cast<double>(a[j]) * z[j];
+        if constexpr (WithZ)
+            if (std::fabs(z[j]) <= kBig) az += static_cast<double>(a[j]) * z[j];
     }
     return {distance, az};
+}
+
+/// Σ a_j |j − q| and Σ a_j z_j over finite z_j (z may be null: the second sum is 0).
+std::pair<double, double> weighted_sums(const float* a, const float* z, Index n, Index q) {
+    return z ? weighted_sums_t<true>(a, z, n, q) : weighted_sums_t<false>(a, z, n, q);
 }
 
 void check_sizes(Index weights, Index scores) {
@@ -91,11 +101,16 @@ float checked_total(const Eigen::Ref<const Eigen::RowVectorXf>& weights) {
 }
 
 /// Everything but the entropy: max weight, mean distance, mean and variance of finite scores.
+/// With expected, also Σ α z over the finite scores z (same pass as the distance).
 RowStats common_stats(const Eigen::Ref<const Eigen::RowVectorXf>& weights,
-                      const Eigen::Ref<const Eigen::RowVectorXf>& masked_scores, Index query_pos) {
+                      const Eigen::Ref<const Eigen::RowVectorXf>& masked_scores, Index query_pos,
+                      double* expected = nullptr) {
     RowStats s;
     s.max_weight = weights.maxCoeff();
-    s.mean_distance = weighted_sums(weights.data(), nullptr, weights.size(), query_pos).first;
+    const auto [distance, az] = weighted_sums(
+        weights.data(), expected ? masked_scores.data() : nullptr, weights.size(), query_pos);
+    s.mean_distance = distance;
+    if (expected) *expected = az;
     // Masked (−inf) scores are not seen and +inf ones have no mean: only finite scores count.
     // Population variance (divide by the count), about the first finite score so that
     // E[(x − c)²] − E[x − c]² does not cancel for scores far from 0.
@@ -148,11 +163,10 @@ RowStats row_stats_softmax(const Eigen::Ref<const Eigen::RowVectorXf>& weights,
     if (masked_scores.size() == 0 || !std::isfinite(log_sum_exp))
         return row_stats(weights, masked_scores, query_pos);
     if (!(checked_total(weights) > 0)) return empty_row();
-    RowStats s = common_stats(weights, masked_scores, query_pos);
     // With α_j = exp(z_j − L), −Σ α log α = L − Σ α_j z_j over the visible keys: one
     // multiply-add per key instead of a logarithm.
-    const double expected =
-        weighted_sums(weights.data(), masked_scores.data(), weights.size(), query_pos).second;
+    double expected = 0;
+    RowStats s = common_stats(weights, masked_scores, query_pos, &expected);
     set_entropy(s, log_sum_exp - expected);
     return s;
 }

@@ -100,6 +100,14 @@ class AggregateTest : public QObject {
                                              .arg(g.at(r, c))
                                              .arg(expected)));
                 }
+            // The same mask given as allowed pairs (scenes without stored scores) agrees.
+            attn::BoolMatrix visible(n, m);
+            for (int i = 0; i < n; ++i)
+                for (int j = 0; j < m; ++j)
+                    visible(i, j) = std::isfinite(s(i, j));
+            const AggregatedGrid v = aggregate(w, visible, maxRows, maxCols, mode);
+            QCOMPARE(v.values, g.values);
+            QCOMPARE(v.masked, g.masked);
         }
     }
 };

@@ -75,6 +75,43 @@ class ComputeServiceTest : public QObject {
         QCOMPARE(service.result()->q_tokens.size(), std::size_t(13));
     }
 
+    void longSequencesKeepWeightsOnly() {
+        // 1100² cells × 8 heads is above the limit: weights only, and the same weights.
+        const attn::SceneSpec spec = longScene(1100, 0.8f);
+        QVERIFY(!ComputeService::keepsStages(spec));
+        QVERIFY(ComputeService::keepsStages(longScene(300, 0.8f)));
+        ComputeService service;
+        service.request(spec);
+        test_support::settle(&service);
+        const SceneResultPtr r = service.result();
+        QVERIFY(r && !r->stages_kept);
+        QCOMPARE(r->heads[3].raw.size(), attn::Index(0));
+        const attn::SceneResult full = attn::compute_scene(spec);
+        QVERIFY(r->heads[3].weights.isApprox(full.heads[3].weights, 1e-5f));
+        QVERIFY(std::abs(r->stats[3].entropy - full.stats[3].entropy) < 1e-4);
+        QCOMPARE(r->raw_row(3, 700).size(), full.heads[3].raw.cols());
+        QVERIFY(r->raw_row(3, 700).isApprox(Eigen::RowVectorXf(full.heads[3].raw.row(700)), 1e-5f));
+    }
+
+    void releasedResultsLendTheirBuffers() {
+        ComputeService service;
+        service.setSyncThreshold(0);
+        const quint64 before = service.reusedBuffers();
+        service.request(longScene(400, 1.0f));
+        test_support::settle(&service);
+        // The service keeps the shown result until the next one is delivered, so the second
+        // computation finds nothing released yet; its delivery releases the first.
+        service.request(longScene(400, 1.1f));
+        test_support::settle(&service);
+        QCOMPARE(service.reusedBuffers(), before);
+        service.request(longScene(400, 0.7f));
+        test_support::settle(&service);
+        QCOMPARE(service.reusedBuffers(), before + 1);
+        // The reused buffers hold the new numbers, not the old ones.
+        const attn::SceneResult expected = attn::compute_scene(longScene(400, 0.7f));
+        QVERIFY(service.result()->heads[1].weights.isApprox(expected.heads[1].weights, 0));
+    }
+
     void failureIsReportedAndCounts() {
         ComputeService service;
         QSignalSpy failed(&service, &ComputeService::failed);

@@ -114,6 +114,37 @@ class SelectionTest : public QObject {
         QVERIFY(text.contains(QString::number(core.heads[0].weights(1, 4), 'f', 4)));
         QCOMPARE(h0->cellAt(cellPixel(h0, 1, 4)), QPoint(4, 1));
     }
+
+    void longSequenceRowsAreRecomputedForTheMath() {
+        // Long enough that the scene keeps weights only: hover, weights bar and math panel
+        // must show the numbers of the full computation all the same.
+        attn::SceneSpec spec;
+        std::string text;
+        for (int i = 0; i < 1100; ++i) {
+            (text += "t") += std::to_string(i % 61);
+            text += ' ';
+        }
+        spec.text = text;
+        spec.heads = 8;
+        spec.mask.kind = attn::MaskKind::Causal;
+        w_->scene()->resetSpec(spec);
+        test_support::settle(w_->computeService());
+        QVERIFY(!w_->result()->stages_kept);
+        const int q = 900, k = 650, head = 6;
+        w_->scene()->setSelection(Selection{q, k, head});
+        QCoreApplication::processEvents();
+        const attn::SceneResult core = attn::compute_scene(w_->scene()->spec());
+        const attn::HeadResult& hr = core.heads[std::size_t(head)];
+        const QString text2 = w_->mathPanel()->toPlainText();
+        for (double v : {double(hr.raw(q, k)), double(hr.scaled(q, k)), double(hr.weights(q, k)),
+                         double(hr.output(q, 0))})
+            QVERIFY2(text2.contains(mathNumber(v)) || text2.contains(QString::number(v, 'f', 3)),
+                     qPrintable(QStringLiteral("missing %1").arg(v)));
+        const QString hover = w_->heatmapGrid()->head(head)->cellDescription(q, k);
+        QVERIFY2(hover.contains(QStringLiteral("raw score")), qPrintable(hover));
+        QVERIFY(w_->heatmapGrid()->head(head)->cellDescription(q, q + 1).contains(
+            QStringLiteral("masked")));
+    }
 };
 
 QTEST_MAIN(SelectionTest)
