@@ -15,6 +15,7 @@
 #include "cli/scene_input.hpp"
 #include "cli/view_factory.hpp"
 #include "export/figure_export.hpp"
+#include "model/compute_service.hpp"
 #include "model/scene.hpp"
 #include "views/model_grid_data.hpp"
 
@@ -55,7 +56,8 @@ int runRender(const Request& request, QString* error) {
     }
     SceneResultPtr result;
     try {
-        result = std::make_shared<const attn::SceneResult>(attn::compute_scene(scene.spec()));
+        result = std::make_shared<const attn::SceneResult>(
+            attn::compute_scene(scene.spec(), nullptr, ComputeService::keepsStages(scene.spec())));
     } catch (const std::exception& e) {
         *error = QString::fromUtf8(e.what());
         return computeErrorCode(e);

@@ -8,6 +8,7 @@
 #include <memory>
 #include <variant>
 
+#include "attn/io/infer_mask.hpp"
 #include "attn/io/load.hpp"
 #include "attn/io/tokens.hpp"
 
@@ -42,6 +43,9 @@ Opened readFile(const QString& path, const attn::SceneSpec& current, attn::Progr
     if (auto* data = std::get_if<attn::AttentionData>(&loaded)) {
         out.spec = current;
         dropSequenceBoundState(out.spec);
+        // A decoder's file (GPT-2) holds weights that are zero above the diagonal: its raw
+        // scores only reproduce them under the causal mask, so that is where the controls start.
+        if (attn::io::scores_need_causal_mask(*data)) out.spec.mask.kind = attn::MaskKind::Causal;
         out.spec.data = std::make_shared<const attn::AttentionData>(std::move(*data));
         out.spec.component = 0;
         out.spec.layer = 0;

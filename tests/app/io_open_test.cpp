@@ -102,6 +102,11 @@ class IoOpenTest : public QObject {
         QCOMPARE(w.result()->q_tokens.size(), std::size_t(6));
         QCOMPARE(w.result()->heads.size(), std::size_t(12));
         QVERIFY(!w.result()->weights_only);  // raw scores: the controls act on them
+        // GPT-2's own weights are causal, so its scores open under the causal mask and show
+        // exactly the model's weights (layer 1, head 1 against the file's "attention").
+        QCOMPARE(w.scene()->spec().mask.kind, attn::MaskKind::Causal);
+        const attn::Matrix& model = w.scene()->spec().data->components[1].at(0, 0);
+        QVERIFY((w.result()->heads[0].weights - model).cwiseAbs().maxCoeff() < 1e-5f);
         w.scene()->undoStack()->undo();
         QVERIFY(specsEqual(w.scene()->spec(), before));
     }
