@@ -3,13 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 
 #include "attn/attention.hpp"
 #include "attn/error.hpp"
 #include "attn/io/load.hpp"
 #include "attn/io/numpy_attention.hpp"
-#include "attn/io/zip_writer.hpp"
 #include "io_test_util.hpp"
 
 namespace {
@@ -65,56 +63,6 @@ TEST(Npz, WriterRoundTrips) {
     EXPECT_EQ(d.components[0].q_tokens, (std::vector<std::string>{"α", "β"}));
     EXPECT_EQ(d.components[0].at(0, 1)(1, 1), 1.f);
     EXPECT_FALSE(d.components[0].are_scores);
-}
-
-/// A stored archive of scores [2,3,4,5] (value = flat index / 7) and d_k, written with `zip64`
-/// as ZipWriter's limit (0: every size and offset in zip64 fields).
-std::string stored_scores(const io_test::TempDir& dir, std::uint64_t zip64) {
-    std::vector<float> v(2 * 3 * 4 * 5);
-    for (std::size_t i = 0; i < v.size(); ++i)
-        v[i] = static_cast<float>(i) / 7.f;
-    const std::uint64_t shape[] = {2, 3, 4, 5}, one[] = {1};
-    const float dk = 16.f;
-    const std::string path = dir.file(zip64 == 0 ? "zip64.npz" : "plain.npz");
-    io::ZipWriter zip(path, zip64);
-    zip.add("d_k.npy", io::npy_bytes(std::span(&dk, 1), one));
-    zip.add("scores.npy", io::npy_bytes(v, shape));
-    zip.finish();
-    return path;
-}
-
-TEST(Npz, StoredMembersReadInPlaceWithOrWithoutZip64) {
-    io_test::TempDir dir;
-    for (const std::uint64_t zip64 : {io::ZipWriter::kZip64Limit, std::uint64_t{0}}) {
-        const AttentionData d = io::load_npz_attention(stored_scores(dir, zip64));
-        ASSERT_EQ(d.components.size(), 1u);
-        const AttentionComponent& c = d.components[0];
-        EXPECT_EQ(c.layers, 2);
-        EXPECT_EQ(c.heads, 3);
-        EXPECT_EQ(c.d_k, 16.f);
-        EXPECT_EQ(c.at(1, 2)(3, 4), static_cast<float>(119) / 7.f) << zip64;
-        EXPECT_EQ(c.at(0, 1)(2, 0), static_cast<float>(30) / 7.f) << zip64;
-    }
-}
-
-TEST(Npz, StoredMemberWithABadCrcIsRefused) {
-    io_test::TempDir dir;
-    const std::string path = stored_scores(dir, io::ZipWriter::kZip64Limit);
-    {
-        // The last data byte of scores.npy, the second member: just before the directory.
-        std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-        f.seekg(0, std::ios::end);
-        const auto size = static_cast<std::streamoff>(f.tellg());
-        const std::streamoff directory = size - 22 - 2 * 46 - 7 - 10;
-        f.seekp(directory - 1);
-        f.put('\x7f');
-    }
-    try {
-        io::load_npz_attention(path);
-        ADD_FAILURE() << "a corrupted member was accepted";
-    } catch (const FormatError& e) {
-        EXPECT_NE(std::string(e.what()).find("CRC"), std::string::npos) << e.what();
-    }
 }
 
 // --- the real GPT-2 fixture -----------------------------------------------------------------

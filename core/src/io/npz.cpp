@@ -2,15 +2,12 @@
 // GPL-3.0-or-later.
 #include <zip.h>
 
-#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
 
 #include "attn/io/numpy_attention.hpp"
-#include "crc32.hpp"
 #include "io_util.hpp"
-#include "zip_directory.hpp"
 
 namespace attn::io {
 
@@ -82,52 +79,10 @@ std::vector<std::byte> read_member(zip_t* z, zip_uint64_t index, const std::stri
     return out;
 }
 
-/// A member's .npy bytes: in place in the archive (stored members) or copied out by libzip.
-struct Member {
-    std::vector<std::byte> owned;
-    std::span<const std::byte> bytes;
-};
-using Members = std::map<std::string, Member>;
-
-/// Reads member `index`. A stored member whose CRC matches is used where it lies, so a mapped
-/// archive is read like a mapped .npy (no copy of a 600 MB member, no 600 MB more memory).
-/// Anything unusual goes through libzip, which also reports a bad CRC.
-Member read_member_in_place(zip_t* z, zip_uint64_t index, std::span<const std::byte> archive,
-                            const std::map<std::string, std::uint64_t>& headers,
-                            const std::string& member, const std::string& where,
-                            const MappedFile* mapping) {
-    zip_stat_t st;
-    zip_stat_init(&st);
-    constexpr zip_uint64_t kNeeded = ZIP_STAT_SIZE | ZIP_STAT_COMP_SIZE | ZIP_STAT_COMP_METHOD |
-                                     ZIP_STAT_CRC | ZIP_STAT_ENCRYPTION_METHOD;
-    const auto header = headers.find(member);
-    if (header != headers.end() && zip_stat_index(z, index, 0, &st) == 0 &&
-        (st.valid & kNeeded) == kNeeded && st.comp_method == ZIP_CM_STORE &&
-        st.encryption_method == ZIP_EM_NONE && st.size == st.comp_size)
-        if (const auto data = detail::zip_stored_data(archive, header->second, member, st.size)) {
-            // The CRC in pieces, each released once checked: the copy into matrices maps the
-            // pages again, and meanwhile they would double the resident size.
-            constexpr std::size_t kPiece = 64 << 20;
-            std::uint32_t crc = 0;
-            for (std::size_t at = 0; at < data->size(); at += kPiece) {
-                const auto piece = data->subspan(at, std::min(kPiece, data->size() - at));
-                crc = detail::crc32(crc, piece);
-                if (mapping)
-                    mapping->release(static_cast<std::size_t>(piece.data() - archive.data()),
-                                     piece.size());
-            }
-            if (crc == st.crc) return {{}, *data};
-        }
-    Member m;
-    m.owned = read_member(z, index, where);
-    m.bytes = m.owned;
-    return m;
-}
-
-std::vector<std::string> read_tokens(const Members& m, const std::string& key,
-                                     const std::string& name) {
+std::vector<std::string> read_tokens(const std::map<std::string, std::vector<std::byte>>& m,
+                                     const std::string& key, const std::string& name) {
     const std::string where = name + ": " + key + ".npy";
-    NpyView v(m.at(key).bytes, where);
+    NpyView v(m.at(key), where);
     if (v.header().shape.size() != 1)
         fail(where,
              "expected a 1-D array of tokens, got " + detail::shape_string(v.header().shape));
@@ -146,14 +101,11 @@ void check_tokens(const std::vector<std::string>& tokens, Index expected, const 
 
 }  // namespace
 
-namespace {
-
-AttentionData npz_attention(std::span<const std::byte> bytes, const std::string& name,
-                            Progress* progress, const MappedFile* mapping) {
+AttentionData parse_npz_attention(std::span<const std::byte> bytes, const std::string& name,
+                                  Progress* progress) {
     ZipPtr z = open_zip(bytes, name);
     const zip_int64_t n = zip_get_num_entries(z.get(), 0);
-    const std::map<std::string, std::uint64_t> headers = detail::zip_local_headers(bytes);
-    Members members;
+    std::map<std::string, std::vector<std::byte>> members;
     for (zip_int64_t i = 0; i < n; ++i) {
         const char* raw = zip_get_name(z.get(), static_cast<zip_uint64_t>(i), 0);
         if (!raw) fail(name, "member " + std::to_string(i) + " has no readable name");
@@ -164,8 +116,7 @@ AttentionData npz_attention(std::span<const std::byte> bytes, const std::string&
             key != "key_tokens" && key != "d_k")
             continue;  // other members are not ours to judge
         if (members.count(key)) fail(name, "member " + member + " appears twice");
-        members[key] = read_member_in_place(z.get(), static_cast<zip_uint64_t>(i), bytes, headers,
-                                            member, name + ": " + member, mapping);
+        members[key] = read_member(z.get(), static_cast<zip_uint64_t>(i), name + ": " + member);
     }
     if (!members.count("attention") && !members.count("scores"))
         fail(name,
@@ -174,7 +125,7 @@ AttentionData npz_attention(std::span<const std::byte> bytes, const std::string&
 
     float d_k = kDefaultDataDk;
     if (members.count("d_k")) {
-        NpyView v(members["d_k"].bytes, name + ": d_k.npy");
+        NpyView v(members["d_k"], name + ": d_k.npy");
         const auto vals = v.to_floats();
         if (vals.size() != 1 || !(vals[0] > 0.f))
             fail(name + ": d_k.npy", "expected one positive number");
@@ -186,10 +137,8 @@ AttentionData npz_attention(std::span<const std::byte> bytes, const std::string&
     const bool both = members.count("attention") && members.count("scores");
     for (const char* key : {"scores", "attention"}) {
         if (!members.count(key)) continue;
-        const Member& m = members[key];
-        NpyView v(m.bytes, name + ": " + key + ".npy");
-        AttentionComponent c = component_from_npy(v, key, std::string(key) == "scores", nullptr,
-                                                  m.owned.empty() ? mapping : nullptr);
+        NpyView v(members[key], name + ": " + key + ".npy");
+        AttentionComponent c = component_from_npy(v, key, std::string(key) == "scores", nullptr);
         c.d_k = d_k;
         data.components.push_back(std::move(c));
         report(progress, both && data.components.size() == 1 ? 0.5 : 1.0);
@@ -223,16 +172,9 @@ AttentionData npz_attention(std::span<const std::byte> bytes, const std::string&
     return data;
 }
 
-}  // namespace
-
-AttentionData parse_npz_attention(std::span<const std::byte> bytes, const std::string& name,
-                                  Progress* progress) {
-    return npz_attention(bytes, name, progress, nullptr);
-}
-
 AttentionData load_npz_attention(const std::string& path, Progress* progress) {
     MappedFile file(path);
-    AttentionData data = npz_attention(file.bytes(), detail::base_name(path), progress, &file);
+    AttentionData data = parse_npz_attention(file.bytes(), detail::base_name(path), progress);
     data.source = path;
     return data;
 }

@@ -34,14 +34,11 @@ AttentionComponent component_from_npy(const NpyView& view, std::string component
     const std::uint64_t count = view.matrix_count();
     c.mats.resize(static_cast<std::size_t>(count));
     const bool contiguous = !h.fortran_order;
-    // Where the view starts in the mapping: an .npz member lies inside its archive.
-    const std::size_t shift =
-        mapping ? static_cast<std::size_t>(view.bytes().data() - mapping->bytes().data()) : 0;
     for (std::uint64_t s = 0; s < count; ++s) {
         view.copy_matrix(s, c.mats[static_cast<std::size_t>(s)]);
         if (mapping && contiguous) {
             const auto [off, len] = view.matrix_bytes(s);
-            mapping->release(shift + off, len);
+            mapping->release(off, len);
         }
         report(progress, static_cast<double>(s + 1) / static_cast<double>(count));
     }

@@ -47,8 +47,6 @@ class NpyView {
     const NpyHeader& header() const { return header_; }
     /// The name used in messages.
     const std::string& name() const { return name_; }
-    /// The bytes the view reads (the whole .npy, header included).
-    std::span<const std::byte> bytes() const { return file_; }
     /// Number of 2-D matrices (product of all but the last two dimensions); needs ≥ 2 dims.
     std::uint64_t matrix_count() const;
     /// Copies matrix `slice` (C order over the leading dimensions) as float, row-major;

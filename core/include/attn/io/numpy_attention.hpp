@@ -28,8 +28,7 @@ namespace attn::io {
 inline constexpr float kDefaultDataDk = 64.f;
 
 /// Builds a component (layers × heads matrices) from a numeric 2/3/4-D array; NaN/Inf rejected
-/// with their index. When `mapping` (which must hold the view's bytes) is given, consumed pages
-/// are released as the copy proceeds.
+/// with their index. When `mapping` is given, consumed pages are released as the copy proceeds.
 AttentionComponent component_from_npy(const NpyView& view, std::string component_name,
                                       bool are_scores, Progress* progress = nullptr,
                                       const MappedFile* mapping = nullptr);
