@@ -12,7 +12,7 @@ ATTN_PACKAGES=(
   cmake ninja-build g++ pkg-config ccache git clang-format
   clang-14 libclang-rt-14-dev
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6 libgl-dev
-  libeigen3-dev nlohmann-json3-dev libzip-dev
+  libeigen3-dev nlohmann-json3-dev libzip-dev zlib1g-dev
   googletest libgtest-dev libbenchmark-dev
   xvfb xauth fonts-dejavu-core poppler-utils
 )

@@ -1,9 +1,12 @@
 // AttnScope core — a stored zip archive streamed to disk. GPL-3.0-or-later.
 #include "attn/io/zip_writer.hpp"
 
+#include <zlib.h>
+
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -11,7 +14,6 @@
 #include <utility>
 
 #include "attn/error.hpp"
-#include "crc32.hpp"
 
 namespace attn::io {
 
@@ -99,7 +101,13 @@ void ZipWriter::write(std::size_t index, std::span<const std::byte> bytes) {
         throw Error(path_ + ": " + m.name + " is given more than its " + std::to_string(m.size) +
                     " bytes");
     put(m.header_offset + local_header_size(m) + m.written, bytes);
-    m.crc = detail::crc32(m.crc, bytes);
+    // zlib's crc32 takes a 32-bit length: feed it in pieces of at most 1 GiB.
+    for (std::size_t done = 0; done < bytes.size();) {
+        const std::size_t n = std::min<std::size_t>(bytes.size() - done, std::size_t{1} << 30);
+        m.crc = static_cast<std::uint32_t>(::crc32(
+            m.crc, reinterpret_cast<const Bytef*>(bytes.data() + done), static_cast<uInt>(n)));
+        done += n;
+    }
     m.written += bytes.size();
 }
 
