@@ -69,7 +69,8 @@ void attend_tiled(const ConstRef& Q, const ConstRef& K, const ConstRef& V, float
     out.output.resize(0, V.cols());
     out.empty_rows.assign(static_cast<std::size_t>(nq), 0);
     std::vector<RowStats> rows(stats ? static_cast<std::size_t>(nq) : 0);
-    // General and additive scores transform Q by a per-head matrix; tiles of Q share it.
+    // Each tile goes through the same scores_into as the full path (general: its Q·W; additive:
+    // K·U_a again per tile, small next to its n · d_k tanh), so the numbers are the same.
     Matrix tile;
     BoolMatrix mask;
     for (Index b = 0; b < nq; b += kTileRows) {
