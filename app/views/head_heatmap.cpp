@@ -233,6 +233,12 @@ void HeadHeatmap::refresh() {
 QString HeadHeatmap::titleText() const {
     if (!result_ || head_ >= int(result_->heads.size())) return tr("Head %1").arg(head_ + 1);
     QString text = tr("Head %1").arg(head_ + 1);
+    // The block note goes on the short first line: the statistics line is already the widest.
+    if (cells_.rowFactor > 1 || cells_.colFactor > 1)
+        text += tr(" · %1 %2×%3")
+                    .arg(style_.aggregation == Aggregation::Max ? tr("max of") : tr("mean of"))
+                    .arg(cells_.rowFactor)
+                    .arg(cells_.colFactor);
     if (head_ < int(result_->stats.size())) {
         const attn::HeadStats& s = result_->stats[std::size_t(head_)];
         text += tr("\nH %1 · max %2 · dist %3")
@@ -240,11 +246,6 @@ QString HeadHeatmap::titleText() const {
                     .arg(s.max_weight, 0, 'f', 2)
                     .arg(s.mean_distance, 0, 'f', 1);
     }
-    if (cells_.rowFactor > 1 || cells_.colFactor > 1)
-        text += tr(" · %1 %2×%3")
-                    .arg(style_.aggregation == Aggregation::Max ? tr("max of") : tr("mean of"))
-                    .arg(cells_.rowFactor)
-                    .arg(cells_.colFactor);
     return text;
 }
 
