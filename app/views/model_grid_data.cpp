@@ -41,13 +41,16 @@ std::pair<int, int> binRange(int b, int bins, int n) {
     return {begin, std::max(end, begin + 1)};
 }
 
-QImage thumbnail(const attn::HeadResult& head, int maxSide, double* maxWeight) {
+/// visible: the scene's allowed pairs when the head keeps no masked scores (may be empty).
+QImage thumbnail(const attn::HeadResult& head, const attn::BoolMatrix& visible, int maxSide,
+                 double* maxWeight) {
     const attn::Matrix& w = head.weights;
     const int rows = static_cast<int>(w.rows()), cols = static_cast<int>(w.cols());
     const int outRows = std::min(rows, maxSide), outCols = std::min(cols, maxSide);
     const float top = std::max(w.size() ? w.maxCoeff() : 0.f, 1e-12f);
     *maxWeight = top;
     const bool hasMask = head.masked.rows() == w.rows() && head.masked.cols() == w.cols();
+    const bool hasVisible = !hasMask && visible.rows() == w.rows() && visible.cols() == w.cols();
     QImage image(outCols, outRows, QImage::Format_RGB32);
     for (int r = 0; r < outRows; ++r) {
         const auto [r0, r1] = binRange(r, outRows, rows);
@@ -55,11 +58,12 @@ QImage thumbnail(const attn::HeadResult& head, int maxSide, double* maxWeight) {
         for (int c = 0; c < outCols; ++c) {
             const auto [c0, c1] = binRange(c, outCols, cols);
             float best = -1.f;
-            bool allMasked = hasMask;
+            bool allMasked = hasMask || hasVisible;
             for (int i = r0; i < r1; ++i) {
                 for (int j = c0; j < c1; ++j) {
                     best = std::max(best, w(i, j));
-                    if (allMasked && !std::isinf(head.masked(i, j))) allMasked = false;
+                    if (allMasked && (hasMask ? !std::isinf(head.masked(i, j)) : visible(i, j)))
+                        allMasked = false;
                 }
             }
             line[c] = allMasked ? kMaskedColour : viridis(best / top);
@@ -106,13 +110,13 @@ int layerCount(const attn::SceneSpec& spec) {
 
 void forEachLayer(const attn::SceneSpec& spec,
                   const std::function<void(int, const attn::SceneResult&)>& sink,
-                  attn::Progress* progress) {
+                  attn::Progress* progress, bool keepStages) {
     const int layers = layerCount(spec);
     attn::SceneSpec layerSpec = spec;
     for (int l = 0; l < layers; ++l) {
         if (spec.data) layerSpec.layer = l;
         LayerProgress part(progress, l, layers);
-        sink(l, attn::compute_scene(layerSpec, &part));
+        sink(l, attn::compute_scene(layerSpec, &part, keepStages));
     }
     if (progress) progress->update(1.0);
 }
@@ -140,12 +144,12 @@ Thumbnails computeThumbnails(const attn::SceneSpec& spec, int maxSide, attn::Pro
             }
             for (std::size_t h = 0; h < r.heads.size(); ++h) {
                 double top = 0;
-                t.images.push_back(thumbnail(r.heads[h], maxSide, &top));
+                t.images.push_back(thumbnail(r.heads[h], r.visible, maxSide, &top));
                 t.maxWeight.push_back(top);
                 t.entropy.push_back(h < r.stats.size() ? r.stats[h].entropy : 0.0);
             }
         },
-        progress);
+        progress, false);  // thumbnails need weights and the mask only
     return t;
 }
 

@@ -38,9 +38,10 @@ Thumbnails computeThumbnails(const attn::SceneSpec& spec, int maxSide,
                              attn::Progress* progress = nullptr);
 
 /// Calls `sink(layer, result)` for every layer of spec in order (used for exporting numbers).
+/// keepStages = false: computed scenes keep weights only (see attn::compute_scene).
 void forEachLayer(const attn::SceneSpec& spec,
                   const std::function<void(int, const attn::SceneResult&)>& sink,
-                  attn::Progress* progress = nullptr);
+                  attn::Progress* progress = nullptr, bool keepStages = true);
 
 /// Viridis at t ∈ [0, 1] (clamped).
 QRgb viridis(double t);
