@@ -1,11 +1,17 @@
 // AttnScope core — .npz archives through libzip: attention reader and stored writer.
 // GPL-3.0-or-later.
+#include <sys/mman.h>
+#include <unistd.h>
 #include <zip.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <memory>
+#include <utility>
 
+#include "attn/io/mapped_file.hpp"
 #include "attn/io/numpy_attention.hpp"
 #include "io_util.hpp"
 
@@ -79,6 +85,103 @@ std::vector<std::byte> read_member(zip_t* z, zip_uint64_t index, const std::stri
     return out;
 }
 
+/// A stored member read through libzip into anonymous memory as its matrices are copied out:
+/// each matrix's pages are returned once copied, so a 600 MB member never costs 600 MB of its
+/// own on top of the matrices. Only stored members come here: their size is the compressed size,
+/// bounded by the archive itself.
+class StreamedMember : public ByteSource {
+  public:
+    StreamedMember(zip_t* z, zip_uint64_t index, std::size_t size, std::string where,
+                   const MappedFile* archive)
+        : size_(size), where_(std::move(where)), archive_(archive) {
+        file_ = zip_fopen_index(z, index, 0);
+        if (!file_) fail(where_, std::string("cannot open the member: ") + zip_strerror(z));
+        void* p = size_ ? ::mmap(nullptr, size_, PROT_READ | PROT_WRITE,
+                                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+                        : nullptr;
+        if (p == MAP_FAILED) {
+            zip_fclose(file_);
+            fail(where_, "not enough memory to read " + detail::human_bytes(size_));
+        }
+        data_ = static_cast<std::byte*>(p);
+        // The .npy header: its length is in the preamble (bytes 8–11).
+        need(std::min<std::size_t>(size_, 12));
+        std::size_t header_end = size_;
+        if (size_ >= 12) {
+            const auto byte = [&](std::size_t i) { return std::to_integer<std::size_t>(data_[i]); };
+            header_end = byte(6) == 1
+                             ? 10 + (byte(8) | byte(9) << 8)
+                             : 12 + (byte(8) | byte(9) << 8 | byte(10) << 16 | byte(11) << 24);
+        }
+        need(std::min(size_, std::max<std::size_t>(header_end, 1 << 16)));
+    }
+    ~StreamedMember() override {
+        if (file_) zip_fclose(file_);
+        if (data_) ::munmap(data_, size_);
+    }
+    StreamedMember(const StreamedMember&) = delete;
+    StreamedMember& operator=(const StreamedMember&) = delete;
+
+    std::span<const std::byte> bytes() const { return {data_, size_}; }
+
+    void need(std::size_t end) override {
+        end = std::min(end, size_);
+        while (filled_ < end) {
+            const std::size_t want = std::min<std::size_t>(size_ - filled_, 16 << 20);
+            const zip_int64_t got = zip_fread(file_, data_ + filled_, want);
+            if (got < 0) fail(where_, std::string("corrupt data: ") + zip_file_strerror(file_));
+            if (got == 0)
+                fail(where_, "holds " + std::to_string(filled_) + " bytes but its entry claims " +
+                                 std::to_string(size_));
+            filled_ += static_cast<std::size_t>(got);
+            // The archive's pages were only read to be copied here: drop them from this process
+            // (the page cache keeps them; libzip maps back in whatever it reads again).
+            if (archive_) archive_->release(0, std::numeric_limits<std::size_t>::max());
+        }
+    }
+
+    void release(std::size_t offset, std::size_t length) override {
+        const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+        const std::size_t begin = (offset + page - 1) / page * page;
+        const std::size_t end = std::min(size_, offset + length) / page * page;
+        if (end > begin) ::madvise(data_ + begin, end - begin, MADV_DONTNEED);
+    }
+
+    /// Reads to the end of the member, where libzip checks its CRC.
+    void finish() {
+        need(size_);
+        std::byte extra;
+        const zip_int64_t got = zip_fread(file_, &extra, 1);
+        if (got < 0) fail(where_, std::string("corrupt data: ") + zip_file_strerror(file_));
+        if (got > 0)
+            fail(where_, "holds more bytes than its entry claims (" + std::to_string(size_) + ")");
+    }
+
+  private:
+    zip_file_t* file_ = nullptr;
+    std::byte* data_ = nullptr;
+    std::size_t size_ = 0, filled_ = 0;
+    std::string where_;
+    const MappedFile* archive_ = nullptr;
+};
+
+/// Whether a member is stored (not deflated) with a known size that fits in the archive's
+/// `archive` bytes: then it can be streamed.
+bool stored_member(zip_t* z, zip_uint64_t index, std::size_t archive, std::size_t* size) {
+    zip_stat_t st;
+    zip_stat_init(&st);
+    if (zip_stat_index(z, index, 0, &st) != 0) return false;
+    const bool known = (st.valid & ZIP_STAT_SIZE) && (st.valid & ZIP_STAT_COMP_SIZE) &&
+                       (st.valid & ZIP_STAT_COMP_METHOD);
+    const bool plain =
+        !(st.valid & ZIP_STAT_ENCRYPTION_METHOD) || st.encryption_method == ZIP_EM_NONE;
+    if (!known || !plain || st.comp_method != ZIP_CM_STORE || st.size != st.comp_size ||
+        st.comp_size > archive)
+        return false;
+    *size = static_cast<std::size_t>(st.size);
+    return true;
+}
+
 std::vector<std::string> read_tokens(const std::map<std::string, std::vector<std::byte>>& m,
                                      const std::string& key, const std::string& name) {
     const std::string where = name + ": " + key + ".npy";
@@ -101,11 +204,15 @@ void check_tokens(const std::vector<std::string>& tokens, Index expected, const 
 
 }  // namespace
 
-AttentionData parse_npz_attention(std::span<const std::byte> bytes, const std::string& name,
-                                  Progress* progress) {
+namespace {
+
+/// archive, when given, maps `bytes`: its pages are returned as streamed members are read.
+AttentionData parse_npz(std::span<const std::byte> bytes, const std::string& name,
+                        Progress* progress, const MappedFile* archive) {
     ZipPtr z = open_zip(bytes, name);
     const zip_int64_t n = zip_get_num_entries(z.get(), 0);
     std::map<std::string, std::vector<std::byte>> members;
+    std::map<std::string, std::pair<zip_uint64_t, std::size_t>> streamed;  // index, size
     for (zip_int64_t i = 0; i < n; ++i) {
         const char* raw = zip_get_name(z.get(), static_cast<zip_uint64_t>(i), 0);
         if (!raw) fail(name, "member " + std::to_string(i) + " has no readable name");
@@ -115,10 +222,18 @@ AttentionData parse_npz_attention(std::span<const std::byte> bytes, const std::s
         if (key != "attention" && key != "scores" && key != "tokens" && key != "query_tokens" &&
             key != "key_tokens" && key != "d_k")
             continue;  // other members are not ours to judge
-        if (members.count(key)) fail(name, "member " + member + " appears twice");
-        members[key] = read_member(z.get(), static_cast<zip_uint64_t>(i), name + ": " + member);
+        if (members.count(key) || streamed.count(key))
+            fail(name, "member " + member + " appears twice");
+        std::size_t size = 0;
+        // Large attention tensors are streamed into their matrices below; the rest is small.
+        if ((key == "attention" || key == "scores") &&
+            stored_member(z.get(), static_cast<zip_uint64_t>(i), bytes.size(), &size))
+            streamed[key] = {static_cast<zip_uint64_t>(i), size};
+        else
+            members[key] = read_member(z.get(), static_cast<zip_uint64_t>(i), name + ": " + member);
     }
-    if (!members.count("attention") && !members.count("scores"))
+    const auto has = [&](const char* key) { return members.count(key) || streamed.count(key); };
+    if (!has("attention") && !has("scores"))
         fail(name,
              "holds neither 'attention' nor 'scores' (expected attention.npy and/or "
              "scores.npy in the archive)");
@@ -134,11 +249,23 @@ AttentionData parse_npz_attention(std::span<const std::byte> bytes, const std::s
 
     AttentionData data;
     data.source = name;
-    const bool both = members.count("attention") && members.count("scores");
+    const bool both = has("attention") && has("scores");
     for (const char* key : {"scores", "attention"}) {
-        if (!members.count(key)) continue;
-        NpyView v(members[key], name + ": " + key + ".npy");
-        AttentionComponent c = component_from_npy(v, key, std::string(key) == "scores", nullptr);
+        const std::string where = name + ": " + key + ".npy";
+        const bool scores = std::string(key) == "scores";
+        AttentionComponent c;
+        if (auto it = streamed.find(key); it != streamed.end()) {
+            StreamedMember member(z.get(), it->second.first, it->second.second, where, archive);
+            NpyView v(member.bytes(), where);
+            c = component_from_npy(v, key, scores, nullptr, member);
+            member.finish();
+        } else if (members.count(key)) {
+            NpyView v(members[key], where);
+            c = component_from_npy(v, key, scores, nullptr);
+            members.erase(key);  // its matrices hold the numbers now
+        } else {
+            continue;
+        }
         c.d_k = d_k;
         data.components.push_back(std::move(c));
         report(progress, both && data.components.size() == 1 ? 0.5 : 1.0);
@@ -172,9 +299,16 @@ AttentionData parse_npz_attention(std::span<const std::byte> bytes, const std::s
     return data;
 }
 
+}  // namespace
+
+AttentionData parse_npz_attention(std::span<const std::byte> bytes, const std::string& name,
+                                  Progress* progress) {
+    return parse_npz(bytes, name, progress, nullptr);
+}
+
 AttentionData load_npz_attention(const std::string& path, Progress* progress) {
     MappedFile file(path);
-    AttentionData data = parse_npz_attention(file.bytes(), detail::base_name(path), progress);
+    AttentionData data = parse_npz(file.bytes(), detail::base_name(path), progress, &file);
     data.source = path;
     return data;
 }

@@ -1,6 +1,7 @@
 // AttnScope core — attention components from NumPy arrays (.npy). GPL-3.0-or-later.
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "attn/io/numpy_attention.hpp"
 #include "io_util.hpp"
@@ -9,9 +10,32 @@ namespace attn::io {
 
 using detail::fail;
 
+namespace {
+
+/// A memory map is whole from the start; consumed pages go back to the page cache.
+class MappedSource : public ByteSource {
+  public:
+    explicit MappedSource(const MappedFile* mapping) : mapping_(mapping) {}
+    void need(std::size_t) override {}
+    void release(std::size_t offset, std::size_t length) override {
+        if (mapping_) mapping_->release(offset, length);
+    }
+
+  private:
+    const MappedFile* mapping_;
+};
+
+}  // namespace
+
 AttentionComponent component_from_npy(const NpyView& view, std::string component_name,
                                       bool are_scores, Progress* progress,
                                       const MappedFile* mapping) {
+    MappedSource source(mapping);
+    return component_from_npy(view, std::move(component_name), are_scores, progress, source);
+}
+
+AttentionComponent component_from_npy(const NpyView& view, std::string component_name,
+                                      bool are_scores, Progress* progress, ByteSource& source) {
     const NpyHeader& h = view.header();
     if (!h.numeric())
         fail(view.name(), "holds " + h.dtype_name() + " strings, not an attention tensor");
@@ -34,11 +58,17 @@ AttentionComponent component_from_npy(const NpyView& view, std::string component
     const std::uint64_t count = view.matrix_count();
     c.mats.resize(static_cast<std::size_t>(count));
     const bool contiguous = !h.fortran_order;
+    // Fortran order scatters every matrix over the whole file: all of it is needed at once.
+    if (!contiguous) source.need(h.data_offset + h.count() * h.item_size);
     for (std::uint64_t s = 0; s < count; ++s) {
-        view.copy_matrix(s, c.mats[static_cast<std::size_t>(s)]);
-        if (mapping && contiguous) {
+        if (contiguous) {
             const auto [off, len] = view.matrix_bytes(s);
-            mapping->release(off, len);
+            source.need(off + len);
+        }
+        view.copy_matrix(s, c.mats[static_cast<std::size_t>(s)]);
+        if (contiguous) {
+            const auto [off, len] = view.matrix_bytes(s);
+            source.release(off, len);
         }
         report(progress, static_cast<double>(s + 1) / static_cast<double>(count));
     }

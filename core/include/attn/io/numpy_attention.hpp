@@ -27,11 +27,27 @@ namespace attn::io {
 /// d_k assumed for loaded raw scores when the file does not say (GPT-2/BERT base heads).
 inline constexpr float kDefaultDataDk = 64.f;
 
+/// Where the bytes under an NpyView come from while its matrices are copied out: a stream that
+/// is still being read (need) and whose consumed memory can be given back (release).
+class ByteSource {
+  public:
+    virtual ~ByteSource() = default;
+    /// Makes bytes [0, end) of the viewed file valid (a stream reads up to there).
+    virtual void need(std::size_t end) = 0;
+    /// Bytes [offset, offset + length) have been copied out; their memory may be returned.
+    virtual void release(std::size_t offset, std::size_t length) = 0;
+};
+
 /// Builds a component (layers × heads matrices) from a numeric 2/3/4-D array; NaN/Inf rejected
 /// with their index. When `mapping` is given, consumed pages are released as the copy proceeds.
 AttentionComponent component_from_npy(const NpyView& view, std::string component_name,
                                       bool are_scores, Progress* progress = nullptr,
                                       const MappedFile* mapping = nullptr);
+
+/// The same over bytes that arrive as the copy proceeds (e.g. a stored .npz member read
+/// through libzip): each matrix is copied as soon as its bytes are in, then released.
+AttentionComponent component_from_npy(const NpyView& view, std::string component_name,
+                                      bool are_scores, Progress* progress, ByteSource& source);
 
 /// Whether matrices look like post-softmax weights (entries ≥ 0, rows summing to 1 or 0).
 bool looks_like_weights(const std::vector<Matrix>& mats);
