@@ -93,15 +93,7 @@ void sceneSizes(benchmark::internal::Benchmark* b) {
 
 BENCHMARK_CAPTURE(sceneControl, window, false)->Apply(sceneSizes);
 BENCHMARK_CAPTURE(sceneControl, headsOnly, true)->Apply(sceneSizes);
-BENCHMARK(displayControl)
-    ->Args({64, 64, 4})
-    ->Args({512, 768, 12})
-    ->Args({4096, 512, 8})
-    ->ArgNames({"n", "d", "h"})
-    ->Unit(benchmark::kMillisecond)
-    ->Repetitions(5)
-    ->ReportAggregatesOnly(true)
-    ->UseRealTime();
+BENCHMARK(displayControl)->Apply(sceneSizes);
 
 int main(int argc, char** argv) {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
