@@ -13,7 +13,7 @@ namespace io_test {
 inline std::string data(const std::string& rel) {
     return std::string(ATTN_TEST_DATA_DIR) + "/" + rel;
 }
-/// A file under ../shared/fixtures/real.
+/// A file under tests/data/real (the real fixtures).
 inline std::string real(const std::string& rel) {
     return std::string(ATTN_FIXTURES_DIR) + "/" + rel;
 }
