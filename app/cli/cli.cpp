@@ -5,6 +5,7 @@
 #include <QTextStream>
 #include <cstdio>
 
+#include "cli/census_command.hpp"
 #include "cli/cli_request.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/render_command.hpp"
@@ -24,8 +25,8 @@ void quietHandler(QtMsgType type, const QMessageLogContext& context, const QStri
 
 bool isSubcommand(const char* arg) {
     const QByteArray a(arg);
-    return a == "render" || a == "compute" || a == "help" || a == "--help" || a == "-h" ||
-           a == "--version" || a == "-v";
+    return a == "render" || a == "compute" || a == "census" || a == "help" || a == "--help" ||
+           a == "-h" || a == "--version" || a == "-v";
 }
 
 }  // namespace
@@ -52,6 +53,9 @@ int run(const QStringList& arguments, QTextStream& out, QTextStream& err) {
             break;
         case Request::Command::Compute:
             code = runCompute(*request, &error);
+            break;
+        case Request::Command::Census:
+            code = runCensus(*request, &error);
             break;
     }
     out.flush();

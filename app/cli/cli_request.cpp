@@ -22,6 +22,7 @@ void addCommonOptions(QCommandLineParser& p) {
                  tr("output file"),
                  QStringLiteral("OUT")});
     p.addOption({QStringLiteral("view"), tr("view"), QStringLiteral("NAME")});
+    p.addOption({QStringLiteral("rollout"), tr("add the attention rollout")});
     p.addOption({QStringLiteral("layer"), tr("layer"), QStringLiteral("L")});
     p.addOption({QStringLiteral("head"), tr("head"), QStringLiteral("H")});
     p.addOption({QStringLiteral("component"), tr("component"), QStringLiteral("NAME")});
@@ -43,11 +44,16 @@ bool parseInt(const QString& text, int min, int* out) {
 
 }  // namespace
 
+QStringList viewNames() {
+    return {QStringLiteral("heads"), QStringLiteral("model"), QStringLiteral("playground")};
+}
+
 QString helpText() {
     return tr("Usage:\n"
               "  attnscope [FILE]                      open the graphical application\n"
               "  attnscope render [FILE] [options] -o OUT.png|svg|pdf\n"
-              "  attnscope compute [FILE] [options] -o OUT.npz|json\n"
+              "  attnscope compute [FILE] [options] [--rollout] -o OUT.npz|json\n"
+              "  attnscope census [FILE] [--component NAME] -o OUT.csv|json\n"
               "  attnscope --help | --version\n"
               "\n"
               "FILE: .txt tokens, .npy/.npz attention, BertViz or CircuitsVis .json, or an\n"
@@ -61,7 +67,12 @@ QString helpText() {
               "  --size WxH               figure size in logical pixels (default 1200x900)\n"
               "  --dpi N                  PNG resolution: WxH × N/96 pixels (default 96)\n"
               "  --colormap NAME          viridis | magma | cividis | greys\n"
-              "  -o, --output OUT         .png, .svg or .pdf (render); .npz or .json (compute)\n"
+              "  -o, --output OUT         .png, .svg or .pdf (render); .npz or .json (compute);\n"
+              "                           .csv or .json (census)\n"
+              "\n"
+              "compute: --rollout adds rollout [L,Nq,Nk], the attention rollout of every layer\n"
+              "(self-attention only). census: a pattern label and six scores per layer x head\n"
+              "(see docs/census.md).\n"
               "\n"
               "scene options (as the controls dock):\n") +
            sceneOptionsHelp() +
@@ -78,6 +89,8 @@ std::optional<Request> parseRequest(const QStringList& arguments, QString* error
         r.command = Request::Command::Render;
     } else if (sub == QLatin1StringView("compute")) {
         r.command = Request::Command::Compute;
+    } else if (sub == QLatin1StringView("census")) {
+        r.command = Request::Command::Census;
     } else if (sub == QLatin1StringView("--help") || sub == QLatin1StringView("-h") ||
                sub == QLatin1StringView("help")) {
         r.command = Request::Command::Help;
@@ -86,7 +99,8 @@ std::optional<Request> parseRequest(const QStringList& arguments, QString* error
         r.command = Request::Command::Version;
         return r;
     } else {
-        *error = tr("unknown command '%1' (expected render or compute; see --help)").arg(sub);
+        *error =
+            tr("unknown command '%1' (expected render, compute or census; see --help)").arg(sub);
         return std::nullopt;
     }
     args.removeAt(1);  // the parser sees "attnscope [FILE] options…"
@@ -128,14 +142,23 @@ std::optional<Request> parseRequest(const QStringList& arguments, QString* error
         *error = tr("%1: compute writes .npz or .json").arg(r.output);
         return std::nullopt;
     }
+    if (r.command == Request::Command::Census && ext != QLatin1StringView("csv") &&
+        ext != QLatin1StringView("json")) {
+        *error = tr("%1: census writes .csv or .json").arg(r.output);
+        return std::nullopt;
+    }
+    r.rollout = p.isSet(QStringLiteral("rollout"));
+    if (r.rollout && r.command != Request::Command::Compute) {
+        *error = tr("--rollout belongs to compute");
+        return std::nullopt;
+    }
     if (p.isSet(QStringLiteral("view"))) {
         r.view = p.value(QStringLiteral("view"));
-        const bool ok = r.view == QLatin1StringView("heads") ||
-                        r.view == QLatin1StringView("model") ||
-                        r.view == QLatin1StringView("playground") ||
+        const bool ok = viewNames().contains(r.view) ||
                         (r.view.startsWith(QLatin1StringView("lens:")) && r.view.size() > 5);
         if (!ok) {
-            *error = tr("--view: '%1' is not heads, model, playground or lens:NAME").arg(r.view);
+            *error = tr("--view: '%1' is not %2 or lens:NAME")
+                         .arg(r.view, viewNames().join(QStringLiteral(", ")));
             return std::nullopt;
         }
     }

@@ -12,10 +12,11 @@ namespace cli {
 
 /// Everything a subcommand needs, fully validated except what depends on the input file.
 struct Request {
-    enum class Command { Render, Compute, Help, Version } command = Command::Help;
+    enum class Command { Render, Compute, Census, Help, Version } command = Command::Help;
     QString file;                            ///< input file; empty: the default scene
     QString output;                          ///< -o
-    QString view = QStringLiteral("heads");  ///< heads | model | playground | lens:NAME
+    QString view = QStringLiteral("heads");  ///< heads | model | playground | lens:NAME | …
+    bool rollout = false;                    ///< compute: add the attention rollout
     std::optional<int> layer, head;
     QString component;  ///< by name, or by index
     QSize size{1200, 900};
@@ -31,6 +32,9 @@ std::optional<Request> parseRequest(const QStringList& arguments, QString* error
 
 /// Applies the scene options of `request` (as typed) on top of `spec`; empty string when fine.
 QString reapplySceneOptions(const Request& request, attn::SceneSpec& spec);
+
+/// The names `render --view` accepts besides lens:NAME.
+QStringList viewNames();
 
 /// Full --help text.
 QString helpText();

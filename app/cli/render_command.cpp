@@ -11,6 +11,7 @@
 
 #include "attn/error.hpp"
 #include "attn/io/result_writer.hpp"
+#include "attn/rollout.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/scene_input.hpp"
 #include "cli/view_factory.hpp"
@@ -32,6 +33,22 @@ int computeErrorCode(const std::exception& e) {
     if (dynamic_cast<const attn::ArgumentError*>(&e) || dynamic_cast<const attn::ShapeError*>(&e))
         return kExitUsage;
     return kExitInput;
+}
+
+std::vector<std::uint64_t> rolloutShape(const attn::RolloutAccumulator& r) {
+    const auto& layers = r.layers();
+    return {layers.size(), static_cast<std::uint64_t>(layers.at(0).rows()),
+            static_cast<std::uint64_t>(layers.at(0).cols())};
+}
+
+/// R_0 … R_{L−1} as float32, row-major.
+std::vector<float> rolloutValues(const attn::RolloutAccumulator& r) {
+    std::vector<float> v;
+    for (const attn::MatrixD& m : r.layers())
+        for (attn::Index i = 0; i < m.rows(); ++i)
+            for (attn::Index j = 0; j < m.cols(); ++j)
+                v.push_back(static_cast<float>(m(i, j)));
+    return v;
 }
 
 bool outputDirectoryExists(const QString& path, QString* error) {
@@ -94,8 +111,10 @@ int runCompute(const Request& request, QString* error) {
     }
     struct WriteFailed {};  // unwinds forEachLayer when the output, not the input, failed
     int code = kExitOk;
+    attn::RolloutAccumulator rollout;
     try {
         model_grid::forEachLayer(input.spec, [&](int, const attn::SceneResult& r) {
+            if (request.rollout) rollout.add(r);  // refuses cross-attention before writing
             try {
                 out->add(r);
             } catch (const std::bad_alloc&) {
@@ -113,6 +132,8 @@ int runCompute(const Request& request, QString* error) {
         return computeErrorCode(e);
     }
     try {
+        if (request.rollout)
+            out->add_array("rollout", rolloutShape(rollout), rolloutValues(rollout));
         out->finish();
     } catch (const std::bad_alloc&) {
         return outputFailed(nullptr);

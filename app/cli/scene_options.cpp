@@ -23,6 +23,7 @@ struct OptionDoc {
 // One table drives both the parser and --help, so they cannot disagree.
 constexpr OptionDoc kSceneOptions[] = {
     {"text", "SENTENCE", "sentence to tokenise instead of the default one"},
+    {"cross-text", "SENTENCE", "keys from this sentence: cross-attention (\"\" = self)"},
     {"heads", "N", "number of heads h (must divide d_model)"},
     {"d-model", "N", "model width d_model"},
     {"kv-heads", "N", "key/value heads: 1 = MQA, a divisor of h = GQA (default h)"},
@@ -91,6 +92,10 @@ QString applySceneOptions(const QCommandLineParser& p, attn::SceneSpec& spec) {
             spec.text = value("text").toStdString();
             spec.tokens.clear();
             spec.embeddings.reset();
+            spec.data.reset();
+        }
+        if (has("cross-text")) {
+            spec.cross_text = value("cross-text").toStdString();
             spec.data.reset();
         }
         if (has("heads") && !toIndex(value("heads"), 1, &spec.heads))

@@ -2,6 +2,8 @@
 // GPL-3.0-or-later.
 #include "views/model_grid_data.hpp"
 
+#include "attn/scene_layers.hpp"
+
 #include <QFileInfo>
 #include <algorithm>
 #include <array>
@@ -72,21 +74,6 @@ QImage thumbnail(const attn::HeadResult& head, const attn::BoolMatrix& visible, 
     return image;
 }
 
-/// Reports progress of one layer out of many as the fraction of the whole.
-class LayerProgress : public attn::Progress {
-  public:
-    LayerProgress(attn::Progress* outer, int layer, int layers)
-        : outer_(outer), layer_(layer), layers_(layers) {}
-    void update(double f) override {
-        if (outer_) outer_->update((layer_ + f) / layers_);
-    }
-    bool cancelled() const override { return outer_ && outer_->cancelled(); }
-
-  private:
-    attn::Progress* outer_;
-    int layer_, layers_;
-};
-
 }  // namespace
 
 QRgb viridis(double t) {
@@ -102,23 +89,15 @@ QRgb viridis(double t) {
 }
 
 int layerCount(const attn::SceneSpec& spec) {
-    if (!spec.data || spec.data->components.empty()) return 1;
-    const auto c = static_cast<std::size_t>(
-        std::clamp<attn::Index>(spec.component, 0, spec.data->components.size() - 1));
-    return static_cast<int>(std::max<attn::Index>(1, spec.data->components[c].layers));
+    return static_cast<int>(attn::layer_count(spec));
 }
 
 void forEachLayer(const attn::SceneSpec& spec,
                   const std::function<void(int, const attn::SceneResult&)>& sink,
                   attn::Progress* progress, bool keepStages) {
-    const int layers = layerCount(spec);
-    attn::SceneSpec layerSpec = spec;
-    for (int l = 0; l < layers; ++l) {
-        if (spec.data) layerSpec.layer = l;
-        LayerProgress part(progress, l, layers);
-        sink(l, attn::compute_scene(layerSpec, &part, keepStages));
-    }
-    if (progress) progress->update(1.0);
+    attn::for_each_layer(
+        spec, [&](attn::Index l, const attn::SceneResult& r) { sink(static_cast<int>(l), r); },
+        progress, keepStages);
 }
 
 Thumbnails computeThumbnails(const attn::SceneSpec& spec, int maxSide, attn::Progress* progress) {

@@ -17,6 +17,13 @@ struct ResultStream::Sink {
     virtual ~Sink() = default;
     virtual void add(const SceneResult& layer) = 0;
     virtual void finish() = 0;
+    /// An extra array, written by finish after the layers.
+    struct Extra {
+        std::string name;
+        std::vector<std::uint64_t> shape;
+        std::vector<float> values;
+    };
+    std::vector<Extra> extras;
     std::size_t layers = 0, added = 0, heads = 0;
 };
 
@@ -88,6 +95,8 @@ class NpzSink final : public ResultStream::Sink {
         put("layer", npy_bytes(layer_ids_, nl));
         for (const auto& [name, bytes] : vectors_)
             put(name, bytes);
+        for (const Extra& e : extras)
+            put(e.name, npy_bytes(e.values, e.shape));
         zip_.finish();
     }
 
@@ -164,7 +173,10 @@ class JsonSink final : public ResultStream::Sink {
     }
 
     void finish() override {
-        out_ << "]}\n";
+        out_ << ']';
+        for (const Extra& e : extras)
+            out_ << ",\"" << e.name << "\":" << nested(e.values, e.shape, 0, 0).dump();
+        out_ << "}\n";
         out_.close();
         check();
         done_ = true;
@@ -176,6 +188,22 @@ class JsonSink final : public ResultStream::Sink {
     }
 
   private:
+    /// The values of shape[dim…] starting at offset as nested lists (row-major).
+    static nlohmann::json nested(const std::vector<float>& v,
+                                 const std::vector<std::uint64_t>& shape, std::size_t dim,
+                                 std::size_t offset) {
+        nlohmann::json a = nlohmann::json::array();
+        std::size_t stride = 1;
+        for (std::size_t d = dim + 1; d < shape.size(); ++d)
+            stride *= shape[d];
+        for (std::uint64_t i = 0; i < shape[dim]; ++i) {
+            if (dim + 1 == shape.size())
+                a.push_back(v[offset + i]);
+            else
+                a.push_back(nested(v, shape, dim + 1, offset + i * stride));
+        }
+        return a;
+    }
     void check() {
         if (!out_) throw Error(path_ + ": write error");
     }
@@ -209,6 +237,17 @@ void ResultStream::add(const SceneResult& layer) {
         throw ShapeError("write_result: layers have different head counts");
     sink_->add(layer);
     ++sink_->added;
+}
+
+void ResultStream::add_array(const std::string& name, const std::vector<std::uint64_t>& shape,
+                             std::vector<float> values) {
+    std::uint64_t n = 1;
+    for (auto d : shape)
+        n *= d;
+    if (shape.empty() || n != values.size())
+        throw ShapeError("write_result: array " + name + " has " + std::to_string(values.size()) +
+                         " values for its shape");
+    sink_->extras.push_back({name, shape, std::move(values)});
 }
 
 void ResultStream::finish() {

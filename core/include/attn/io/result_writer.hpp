@@ -39,6 +39,10 @@ class ResultStream {
     ResultStream& operator=(const ResultStream&) = delete;
     /// Writes the next layer; throws ShapeError when it does not match the first layer's shapes.
     void add(const SceneResult& layer);
+    /// Adds one more float32 array (e.g. `rollout` [L,Nq,Nk]) after the layers, before finish:
+    /// an .npz member, or a top-level JSON key holding nested lists of the given shape.
+    void add_array(const std::string& name, const std::vector<std::uint64_t>& shape,
+                   std::vector<float> values);
     /// Completes the file once every announced layer was added.
     void finish();
 

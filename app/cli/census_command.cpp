@@ -1,0 +1,48 @@
+// AttnScope — `attnscope census`. GPL-3.0-or-later.
+#include "cli/census_command.hpp"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <new>
+
+#include "attn/census.hpp"
+#include "attn/error.hpp"
+#include "attn/io/census_writer.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/scene_input.hpp"
+
+namespace cli {
+
+int runCensus(const Request& request, QString* error) {
+    SceneInput input;
+    if (const int code = prepareScene(request, &input, error); code != kExitOk) return code;
+    if (!QFileInfo(request.output).absoluteDir().exists()) {
+        *error = QCoreApplication::translate("cli", "%1: the folder %2 does not exist")
+                     .arg(request.output, QFileInfo(request.output).absolutePath());
+        return kExitOutput;
+    }
+    attn::Census census;
+    try {
+        census = attn::census(input.spec);
+    } catch (const std::bad_alloc&) {
+        *error = QCoreApplication::translate("cli", "not enough memory for the census");
+        return kExitInput;
+    } catch (const attn::ArgumentError& e) {
+        *error = QString::fromUtf8(e.what());
+        return kExitUsage;
+    } catch (const std::exception& e) {
+        *error = QString::fromUtf8(e.what());
+        return kExitInput;
+    }
+    try {
+        attn::io::write_census(QFile::encodeName(request.output).toStdString(), census);
+    } catch (const std::exception& e) {
+        *error = QString::fromUtf8(e.what());
+        return kExitOutput;
+    }
+    return kExitOk;
+}
+
+}  // namespace cli

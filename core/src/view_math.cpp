@@ -1,0 +1,218 @@
+// AttnScope core — what the head, text, neuron and query–key views draw. GPL-3.0-or-later.
+#include "attn/view_math.hpp"
+
+#include <Eigen/Eigenvalues>
+#include <cmath>
+#include <limits>
+
+#include "attn/error.hpp"
+#include "attn/multihead.hpp"
+#include "attn/score.hpp"
+
+namespace attn {
+namespace {
+
+void check_head(const SceneResult& r, Index h) {
+    if (h < 0 || h >= static_cast<Index>(r.heads.size()))
+        throw ArgumentError("Head " + std::to_string(h) + " does not exist (the scene has " +
+                            std::to_string(r.heads.size()) + ").");
+}
+
+void check_vectors(const SceneResult& r, Index h) {
+    check_head(r, h);
+    if (!r.has_vectors || r.d_k <= 0)
+        throw ArgumentError(
+            "This scene has no query and key vectors (loaded weights or scores without q/k).");
+}
+
+/// Head h's query rows and its key head's key rows (d_k columns each).
+Matrix head_queries(const SceneResult& r, Index h) {
+    return r.Q.middleCols(h * r.d_k, r.d_k);
+}
+Matrix head_keys(const SceneResult& r, Index h) {
+    const Index g = kv_head_of(h, static_cast<Index>(r.heads.size()), r.kv_heads);
+    return r.K.middleCols(g * r.d_k, r.d_k);
+}
+
+bool is_special(const std::string& t) {
+    return t.size() >= 3 &&
+           ((t.front() == '[' && t.back() == ']') || (t.front() == '<' && t.back() == '>'));
+}
+
+bool starts_with(const std::string& t, const char* prefix) {
+    return t.rfind(prefix, 0) == 0;
+}
+
+}  // namespace
+
+Matrix reduced_weights(const SceneResult& result, HeadReduce reduce, Index head) {
+    if (result.heads.empty()) throw ArgumentError("The scene has no heads.");
+    if (reduce == HeadReduce::One) {
+        check_head(result, head);
+        return result.heads[static_cast<std::size_t>(head)].weights;
+    }
+    Matrix m = result.heads[0].weights;
+    for (std::size_t h = 1; h < result.heads.size(); ++h) {
+        if (reduce == HeadReduce::Mean)
+            m += result.heads[h].weights;
+        else
+            m = m.cwiseMax(result.heads[h].weights);
+    }
+    if (reduce == HeadReduce::Mean) m /= static_cast<float>(result.heads.size());
+    return m;
+}
+
+Eigen::RowVectorXf combined_row(const Matrix& weights, const std::vector<Index>& queries,
+                                Combine combine) {
+    Eigen::RowVectorXf row = Eigen::RowVectorXf::Zero(weights.cols());
+    for (Index i : queries) {
+        if (i < 0 || i >= weights.rows())
+            throw ArgumentError("Query " + std::to_string(i) + " does not exist.");
+        row += weights.row(i);
+    }
+    if (combine == Combine::Mean && !queries.empty()) row /= static_cast<float>(queries.size());
+    return row;
+}
+
+Eigen::VectorXf combined_column(const Matrix& weights, const std::vector<Index>& keys,
+                                Combine combine) {
+    Eigen::VectorXf col = Eigen::VectorXf::Zero(weights.rows());
+    for (Index j : keys) {
+        if (j < 0 || j >= weights.cols())
+            throw ArgumentError("Key " + std::to_string(j) + " does not exist.");
+        col += weights.col(j);
+    }
+    if (combine == Combine::Mean && !keys.empty()) col /= static_cast<float>(keys.size());
+    return col;
+}
+
+WordGroups word_groups(const std::vector<std::string>& tokens) {
+    bool wordpiece = false, begin_marked = false;
+    for (const std::string& t : tokens) {
+        wordpiece = wordpiece || starts_with(t, "##");
+        begin_marked = begin_marked || starts_with(t, "\xC4\xA0") ||  // Ġ
+                       starts_with(t, "\xE2\x96\x81") ||              // ▁
+                       starts_with(t, " ");
+    }
+    WordGroups g;
+    for (std::size_t n = 0; n < tokens.size(); ++n) {
+        std::string t = tokens[n];
+        bool continues = false;
+        if (wordpiece && starts_with(t, "##")) {
+            continues = true;
+            t = t.substr(2);
+        } else if (!wordpiece && begin_marked) {
+            if (starts_with(t, "\xC4\xA0"))
+                t = t.substr(2);
+            else if (starts_with(t, "\xE2\x96\x81"))
+                t = t.substr(3);
+            else if (starts_with(t, " "))
+                t = t.substr(1);
+            else
+                continues = true;
+        }
+        // A special token never joins a word, nor does a word continue one.
+        const bool after_special = n > 0 && is_special(tokens[n - 1]);
+        if (continues && n > 0 && !is_special(tokens[n]) && !after_special) {
+            g.words.back() += t;
+        } else {
+            g.words.push_back(t);
+        }
+        g.group_of.push_back(static_cast<Index>(g.words.size()) - 1);
+    }
+    return g;
+}
+
+Matrix merge_words(const Matrix& weights, const WordGroups& queries, const WordGroups& keys) {
+    if (static_cast<Index>(queries.group_of.size()) != weights.rows() ||
+        static_cast<Index>(keys.group_of.size()) != weights.cols())
+        throw ShapeError("merge_words: the word groups do not match the " +
+                         std::to_string(weights.rows()) + " × " + std::to_string(weights.cols()) +
+                         " weights");
+    Matrix out = Matrix::Zero(queries.size(), keys.size());
+    Eigen::VectorXf count = Eigen::VectorXf::Zero(queries.size());
+    for (Index i = 0; i < weights.rows(); ++i) {
+        const Index wi = queries.group_of[static_cast<std::size_t>(i)];
+        count(wi) += 1;
+        for (Index j = 0; j < weights.cols(); ++j)
+            out(wi, keys.group_of[static_cast<std::size_t>(j)]) += weights(i, j);
+    }
+    for (Index w = 0; w < out.rows(); ++w)
+        out.row(w) /= count(w);
+    return out;
+}
+
+NeuronVectors neuron_vectors(const SceneResult& result, Index head, Index i, Index j) {
+    check_vectors(result, head);
+    const HeadResult& h = result.heads[static_cast<std::size_t>(head)];
+    if (i < 0 || i >= h.weights.rows() || j < 0 || j >= h.weights.cols())
+        throw ArgumentError("Query " + std::to_string(i) + ", key " + std::to_string(j) +
+                            " is outside the head.");
+    NeuronVectors v;
+    v.q = result.Q.block(i, head * result.d_k, 1, result.d_k);
+    const Index g = kv_head_of(head, static_cast<Index>(result.heads.size()), result.kv_heads);
+    v.k = result.K.block(j, g * result.d_k, 1, result.d_k);
+    v.product = v.q.cwiseProduct(v.k);
+    v.raw = result.raw_row(head, i)(j);
+    v.scaled = result.scaled_row(head, i)(j);
+    v.weight = h.weights(i, j);
+    return v;
+}
+
+QkProjection qk_projection(const SceneResult& result, Index head) {
+    check_vectors(result, head);
+    const Matrix q = head_queries(result, head), k = head_keys(result, head);
+    MatrixD all(q.rows() + k.rows(), q.cols());
+    all << q.cast<double>(), k.cast<double>();
+    QkProjection p;
+    p.mean = all.colwise().mean();
+    const MatrixD centred = all.rowwise() - p.mean;
+    const MatrixD cov = centred.transpose() * centred / static_cast<double>(all.rows());
+    Eigen::SelfAdjointEigenSolver<MatrixD> eig(cov);
+    const Index d = cov.rows();
+    p.axes = MatrixD::Zero(2, d);
+    for (Index a = 0; a < 2 && a < d; ++a) {
+        Eigen::VectorXd v = eig.eigenvectors().col(d - 1 - a);  // eigenvalues ascend
+        Index top = 0;
+        v.cwiseAbs().maxCoeff(&top);
+        if (v(top) < 0) v = -v;
+        p.axes.row(a) = v.transpose();
+        p.variance(a) = std::max(0.0, eig.eigenvalues()(d - 1 - a));
+    }
+    const MatrixD coords = centred * p.axes.transpose();
+    p.queries = coords.topRows(q.rows());
+    p.keys = coords.bottomRows(k.rows());
+    return p;
+}
+
+Eigen::RowVectorXf moved_query(const SceneResult& result, const QkProjection& projection,
+                               Index head, Index i, double dx, double dy) {
+    check_vectors(result, head);
+    const Eigen::RowVectorXd shift = dx * projection.axes.row(0) + dy * projection.axes.row(1);
+    return result.Q.block(i, head * result.d_k, 1, result.d_k) + shift.cast<float>();
+}
+
+Eigen::RowVectorXf weights_for_query(const SceneResult& result, Index head, Index i,
+                                     const Eigen::RowVectorXf& q) {
+    check_vectors(result, head);
+    const HeadResult& h = result.heads[static_cast<std::size_t>(head)];
+    if (q.size() != result.d_k) throw ShapeError("weights_for_query: q is not d_k wide");
+    const ScoreParams& params = result.head_scores.at(static_cast<std::size_t>(head));
+    const Matrix raw = compute_scores(Matrix(q), head_keys(result, head), params);
+    Eigen::RowVectorXd z = (raw.row(0) * h.multiplier).cast<double>();
+    double top = -std::numeric_limits<double>::infinity();
+    for (Index j = 0; j < z.size(); ++j) {
+        if (result.is_masked(head, i, j)) z(j) = -std::numeric_limits<double>::infinity();
+        top = std::max(top, z(j));
+    }
+    Eigen::RowVectorXf w = Eigen::RowVectorXf::Zero(z.size());
+    if (!std::isfinite(top)) return w;  // every key masked
+    double sum = 0;
+    for (Index j = 0; j < z.size(); ++j)
+        sum += std::exp(z(j) - top);
+    for (Index j = 0; j < z.size(); ++j)
+        w(j) = static_cast<float>(std::exp(z(j) - top) / sum);
+    return w;
+}
+
+}  // namespace attn

@@ -1,0 +1,123 @@
+// The numbers behind the lines, tokens, neuron and query–key views.
+#include "attn/view_math.hpp"
+
+#include <gtest/gtest.h>
+
+#include "attn/error.hpp"
+
+using namespace attn;
+
+namespace {
+
+SceneResult computed(Index heads = 4, Index kv = 0) {
+    SceneSpec spec;
+    spec.heads = heads;
+    spec.kv_heads = kv;
+    spec.mask.kind = MaskKind::Causal;
+    spec.temperature = 0.7f;
+    return compute_scene(spec);
+}
+
+}  // namespace
+
+TEST(ViewMath, ReducedWeightsAndCombinations) {
+    const SceneResult r = computed();
+    const Matrix mean = reduced_weights(r, HeadReduce::Mean, 0);
+    const Matrix max = reduced_weights(r, HeadReduce::Max, 0);
+    float m = 0, x = 0;
+    for (const auto& h : r.heads)
+        m += h.weights(3, 1), x = std::max(x, h.weights(3, 1));
+    EXPECT_FLOAT_EQ(mean(3, 1), m / 4);
+    EXPECT_FLOAT_EQ(max(3, 1), x);
+    EXPECT_EQ(reduced_weights(r, HeadReduce::One, 2), r.heads[2].weights);
+    const Matrix& a = r.heads[1].weights;
+    const Eigen::RowVectorXf sum = combined_row(a, {2, 5}, Combine::Sum);
+    EXPECT_FLOAT_EQ(sum(1), a(2, 1) + a(5, 1));
+    EXPECT_NEAR(sum.sum(), 2.f, 1e-5f);
+    EXPECT_NEAR(combined_row(a, {2, 5}, Combine::Mean).sum(), 1.f, 1e-5f);
+    const Eigen::VectorXf col = combined_column(a, {0, 1}, Combine::Mean);
+    EXPECT_FLOAT_EQ(col(4), (a(4, 0) + a(4, 1)) / 2);
+    EXPECT_THROW(combined_row(a, {99}, Combine::Sum), ArgumentError);
+}
+
+TEST(ViewMath, WordGroupsOfEachTokenizer) {
+    const WordGroups gpt2 =
+        word_groups({"Data", " visualization", " em", "powers", " users", " to"});
+    EXPECT_EQ(gpt2.words,
+              (std::vector<std::string>{"Data", "visualization", "empowers", "users", "to"}));
+    EXPECT_EQ(gpt2.group_of, (std::vector<Index>{0, 1, 2, 2, 3, 4}));
+    const WordGroups bert = word_groups({"[CLS]", "em", "##power", "##s", "users", "[SEP]"});
+    EXPECT_EQ(bert.words, (std::vector<std::string>{"[CLS]", "empowers", "users", "[SEP]"}));
+    const WordGroups roberta = word_groups({"<s>", "Hello",
+                                            "\xC4\xA0"
+                                            "wor",
+                                            "ld", "</s>"});
+    EXPECT_EQ(roberta.words, (std::vector<std::string>{"<s>", "Hello", "world", "</s>"}));
+    const WordGroups sp =
+        word_groups({"\xE2\x96\x81"
+                     "un",
+                     "believ", "able",
+                     "\xE2\x96\x81"
+                     "!"});
+    EXPECT_EQ(sp.words, (std::vector<std::string>{"unbelievable", "!"}));
+    EXPECT_EQ(word_groups({"a", "b"}).size(), 2);  // no marker: every token is a word
+}
+
+TEST(ViewMath, MergeWordsSumsKeysAndAveragesQueries) {
+    Matrix a(3, 3);
+    a << 1, 0, 0, 0.2f, 0.8f, 0, 0.1f, 0.3f, 0.6f;
+    const WordGroups g = word_groups({"x", "##y", "z"});  // words: "xy", "z"
+    const Matrix m = merge_words(a, g, g);
+    ASSERT_EQ(m.rows(), 2);
+    // Row "xy" = mean of rows 0 and 1 with keys 0+1 summed: (1 + 1) / 2 = 1 on "xy".
+    EXPECT_FLOAT_EQ(m(0, 0), 1.f);
+    EXPECT_FLOAT_EQ(m(0, 1), 0.f);
+    EXPECT_FLOAT_EQ(m(1, 0), 0.4f);
+    EXPECT_FLOAT_EQ(m(1, 1), 0.6f);
+    EXPECT_THROW(merge_words(a, word_groups({"x"}), g), ShapeError);
+}
+
+TEST(ViewMath, NeuronVectorsMatchTheScoresUnderGqa) {
+    const SceneResult r = computed(4, 2);
+    const NeuronVectors v = neuron_vectors(r, 3, 5, 2);
+    ASSERT_EQ(v.q.size(), r.d_k);
+    EXPECT_NEAR(v.product.sum(), v.raw, 1e-4f);  // dot score = Σ q ⊙ k
+    EXPECT_FLOAT_EQ(v.raw, r.heads[3].raw(5, 2));
+    EXPECT_FLOAT_EQ(v.weight, r.heads[3].weights(5, 2));
+    EXPECT_NEAR(v.scaled, v.raw / std::sqrt(float(r.d_k)) / 0.7f, 1e-5f);
+    // Head 3 reads key head 1 (two query heads per key head).
+    EXPECT_FLOAT_EQ(v.k(0), r.K(2, 1 * r.d_k));
+}
+
+TEST(ViewMath, WeightsForTheUnmovedQueryAreTheHeadsRow) {
+    const SceneResult r = computed();
+    const QkProjection p = qk_projection(r, 1);
+    for (Index i : {0, 4, 9}) {
+        const Eigen::RowVectorXf w = weights_for_query(r, 1, i, moved_query(r, p, 1, i, 0, 0));
+        for (Index j = 0; j < w.size(); ++j)
+            EXPECT_NEAR(w(j), r.heads[1].weights(i, j), 1e-5f) << i << "," << j;
+    }
+    // Moved, the row still sums to 1 and keeps the causal mask.
+    const Eigen::RowVectorXf w = weights_for_query(r, 1, 4, moved_query(r, p, 1, 4, 3, -2));
+    EXPECT_NEAR(w.sum(), 1.f, 1e-5f);
+    EXPECT_EQ(w(5), 0.f);
+    EXPECT_GT((w - r.heads[1].weights.row(4)).cwiseAbs().maxCoeff(), 1e-3f);
+}
+
+TEST(ViewMath, QkProjectionIsAnOrthonormalPca) {
+    const SceneResult r = computed();
+    const QkProjection p = qk_projection(r, 0);
+    EXPECT_NEAR((p.axes * p.axes.transpose() - MatrixD::Identity(2, 2)).norm(), 0, 1e-9);
+    EXPECT_GE(p.variance(0), p.variance(1));
+    // Coordinates are the centred rows on the axes; their variance is the eigenvalue.
+    const Index n = r.Q.rows();
+    const Eigen::RowVectorXd q3 = r.Q.block(3, 0, 1, r.d_k).cast<double>();
+    EXPECT_NEAR(p.queries(3, 0), (q3 - p.mean).dot(p.axes.row(0)), 1e-6);
+    MatrixD all(2 * n, 2);
+    all << p.queries, p.keys;
+    EXPECT_NEAR(all.col(0).squaredNorm() / double(2 * n), p.variance(0), 1e-6);
+    // Moving a query by (1, 0) moves its projection by exactly (1, 0).
+    const Eigen::RowVectorXd moved = moved_query(r, p, 0, 3, 1, 0).cast<double>();
+    EXPECT_NEAR((moved - p.mean).dot(p.axes.row(0)) - p.queries(3, 0), 1, 1e-5);
+    EXPECT_THROW(neuron_vectors(SceneResult{}, 0, 0, 0), ArgumentError);
+}
