@@ -9,6 +9,7 @@
 #include <QTabWidget>
 #include <QUndoStack>
 
+#include "io/examples.hpp"
 #include "main_window.hpp"
 #include "model/scene.hpp"
 #include "settings_keys.hpp"
@@ -143,5 +144,6 @@ void MainWindow::showAbout() {
         tr("<h3>AttnScope %1</h3><p>See and understand attention, the mechanism at the heart of "
            "Transformers: every head's weights, live controls, and the math worked out.</p>"
            "<p>GPL-3.0-or-later.</p>")
-            .arg(QStringLiteral(ATTNSCOPE_VERSION)));
+                .arg(QStringLiteral(ATTNSCOPE_VERSION)) +
+            fileio::examplesNoticeHtml());
 }

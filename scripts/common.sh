@@ -7,14 +7,18 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${ATTN_BUILD_DIR:-$ROOT/build/release}"
 JOBS="${ATTN_JOBS:-$(nproc)}"
 
-# Every Debian 12 package the build, the app and the tests need.
+# Every Debian 12 package the build, the app and the tests need. The tests use all of them:
+# numpy and unzip are the independent references of the CLI checks, poppler-utils reads back
+# exported PDFs, dpkg-dev/file/appstream/desktop-file-utils check the install and the package.
 ATTN_PACKAGES=(
-  cmake ninja-build g++ pkg-config ccache git clang-format
+  cmake ninja-build g++ pkg-config ccache git clang-format gzip
   clang-14 libclang-rt-14-dev
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6 libgl-dev
   libeigen3-dev nlohmann-json3-dev libzip-dev zlib1g-dev
   googletest libgtest-dev libbenchmark-dev
   xvfb xauth fonts-dejavu-core poppler-utils
+  python3 python3-numpy unzip libxml2-utils file
+  dpkg-dev appstream desktop-file-utils
 )
 
 attn_as_root() {
@@ -36,11 +40,23 @@ attn_install_missing() {
   fi
 }
 
-# attn_build DIR [cmake options…]
+# attn_build DIR [cmake options…]: configure once, then build every target.
 attn_build() {
+  local dir="$1"; shift
+  attn_configure "$dir" "$@"
+  cmake --build "$dir" --parallel "$JOBS"
+}
+
+# attn_build_target DIR TARGET…: only those targets (and what they need) in DIR's configuration.
+attn_build_target() {
+  local dir="$1"; shift
+  attn_configure "$dir"
+  cmake --build "$dir" --parallel "$JOBS" --target "$@"
+}
+
+attn_configure() {
   local dir="$1"; shift
   if [ ! -f "$dir/build.ninja" ]; then
     cmake -S "$ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
   fi
-  cmake --build "$dir" --parallel "$JOBS"
 }

@@ -9,7 +9,7 @@ export QT_QPA_PLATFORM=offscreen
 
 echo "== release build"
 attn_build "$BUILD_DIR"
-ctest --test-dir "$BUILD_DIR" --output-on-failure --timeout 600 -j "$JOBS"
+ctest --test-dir "$BUILD_DIR" --output-on-failure --timeout 120 -j "$JOBS"
 
 echo "== core tests under ASan + UBSan, and the libFuzzer harnesses (clang-14, bounded runs)"
 # One clang build serves both: core is compiled once with the sanitizers (and fuzzer coverage);
@@ -17,5 +17,5 @@ echo "== core tests under ASan + UBSan, and the libFuzzer harnesses (clang-14, b
 attn_build "$ROOT/build/sanitize" -DATTN_SANITIZE=ON -DATTN_FUZZ=ON -DATTN_BUILD_APP=OFF \
   -DATTN_BUILD_BENCH=OFF -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_CXX_FLAGS_RELEASE=-O1
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir "$ROOT/build/sanitize" --output-on-failure --timeout 900 -j "$JOBS"
+  ctest --test-dir "$ROOT/build/sanitize" --output-on-failure --timeout 120 -j "$JOBS"
 echo "== all tests passed"

@@ -9,6 +9,7 @@
 
 class MainWindow;
 class QAction;
+class QMenu;
 class QTimer;
 
 namespace fileio {
@@ -26,6 +27,8 @@ class FileController : public QObject {
     /// Loads path (any supported kind) into the scene; false (and a message box unless
     /// quiet) when it cannot be read.
     bool openFile(const QString& path);
+    /// Opens File ▸ Examples entry `index` (see io/examples.hpp); false when it cannot.
+    bool openExample(int index);
     /// Shows a file dialog, then openFile.
     void openWithDialog();
     /// Loads explicit embeddings (.npy / .csv) for the current tokens.
@@ -62,6 +65,7 @@ class FileController : public QObject {
     bool eventFilter(QObject* watched, QEvent* event) override;
 
   private:
+    void addExamplesMenu(QMenu* file);
     /// openFile; `remember` puts the file in File ▸ Recent (not the autosave file, which goes).
     bool open(const QString& path, bool remember);
     void fail(const QString& message);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QCoreApplication>
+#include <QFile>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -17,6 +18,17 @@
 #include "views/heatmap_grid.hpp"
 
 namespace test_support {
+
+/// A real fixture under tests/data/real. A missing or unreadable one fails the test program at
+/// once, naming its path (a test must never wait on a file that is not there).
+inline QString fixture(const char* name) {
+    const QString path = QStringLiteral(ATTN_FIXTURES_DIR "/") + QString::fromLatin1(name);
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        qFatal("fixture missing or unreadable: %s (%s)", qPrintable(path),
+               qPrintable(file.errorString()));
+    return path;
+}
 
 /// Isolates QSettings in a temporary directory so tests never read or write the user's.
 inline void isolateSettings() {

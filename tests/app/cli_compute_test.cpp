@@ -18,7 +18,7 @@
 
 namespace {
 
-const QString kGpt2 = QStringLiteral(ATTN_FIXTURES_DIR "/gpt2_small_ex0.npz");
+const QString kGpt2 = test_support::fixture("gpt2_small_ex0.npz");
 
 int runCli(const QStringList& args, QString* err = nullptr) {
     QString out, errText;

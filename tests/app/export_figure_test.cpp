@@ -170,8 +170,8 @@ class ExportFigureTest : public QObject {
 
     void allLayersNumbers() {
         attn::SceneSpec spec;
-        spec.data = std::make_shared<const attn::AttentionData>(
-            attn::io::load_attention(ATTN_FIXTURES_DIR "/bertviz_distilbert_headview.json"));
+        spec.data = std::make_shared<const attn::AttentionData>(attn::io::load_attention(
+            test_support::fixture("bertviz_distilbert_headview.json").toStdString()));
         const exporting::Numbers n = exporting::numbersOfAllLayers(spec);
         QCOMPARE(n.shape, (std::vector<std::uint64_t>{6, 12, 8, 8}));
     }

@@ -25,9 +25,7 @@
 
 namespace {
 
-QString fixture(const char* name) {
-    return QStringLiteral(ATTN_FIXTURES_DIR "/") + QString::fromLatin1(name);
-}
+using test_support::fixture;
 
 struct DropOutcome {
     bool entered = false;  ///< the drag-enter was accepted (the cursor shows "copy")

@@ -22,9 +22,7 @@
 #include "widgets/token_editor.hpp"
 
 namespace {
-QString fixture(const char* name) {
-    return QStringLiteral(ATTN_FIXTURES_DIR "/") + QString::fromLatin1(name);
-}
+using test_support::fixture;
 }  // namespace
 
 class IoLoadedDataTest : public QObject {

@@ -4,6 +4,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QMenu>
 #include <QProgressDialog>
 #include <QPushButton>
 #include <QTabWidget>
@@ -18,6 +19,7 @@
 #include "app_test_support.hpp"
 #include "io/data_dock.hpp"
 #include "io/data_io.hpp"
+#include "io/examples.hpp"
 #include "io/file_controller.hpp"
 #include "io/progress_runner.hpp"
 #include "main_window.hpp"
@@ -27,14 +29,10 @@
 #include "widgets/controls_dock.hpp"
 
 namespace {
-QString fixture(const char* name) {
-    return QStringLiteral(ATTN_FIXTURES_DIR "/") + QString::fromLatin1(name);
-}
-// CMake compiles with absolute source paths, so the corpus is found beside this file.
+using test_support::fixture;
+// The core tests' corpus of malformed files (a compile definition: __FILE__ may be relative).
 QString malformedDir() {
-    return QFileInfo(QString::fromUtf8(__FILE__))
-        .dir()
-        .filePath(QStringLiteral("../core/data/malformed"));
+    return QStringLiteral(ATTN_CORE_TEST_DATA_DIR "/malformed");
 }
 }  // namespace
 
@@ -42,6 +40,58 @@ class IoOpenTest : public QObject {
     Q_OBJECT
   private Q_SLOTS:
     void initTestCase() { test_support::isolateSettings(); }
+
+    void examplesOpenFromTheFileMenu() {
+        // File ▸ Examples as a user reaches it: the menu's own actions, triggered.
+        MainWindow w;
+        fileio::FileController files(&w);
+        files.setQuiet(true);
+        auto* menu = w.fileMenu()->findChild<QMenu*>(QStringLiteral("menuExamples"));
+        QVERIFY(menu);
+        QVERIFY(w.fileMenu()->actions().contains(menu->menuAction()));
+        const QList<QAction*> actions = menu->actions();
+        QCOMPARE(actions.size(), 3);
+        struct Expected {
+            const char* file;
+            attn::Index layers, heads, nq;
+            bool scores;
+            const char* firstToken;
+        };
+        const Expected expected[] = {
+            {"gpt2_small_ex0.npz", 12, 12, 6, true, "Data"},
+            {"bertviz_distilbert_headview.json", 6, 12, 8, false, "[CLS]"},
+            {"bertviz_gpt2_headview.json", 12, 12, 10, false, "The"},
+        };
+        for (int i = 0; i < 3; ++i) {
+            const Expected& e = expected[i];
+            const int undoCount = w.scene()->undoStack()->count();
+            actions.at(i)->trigger();
+            QVERIFY2(files.lastError().isEmpty(), qPrintable(files.lastError()));
+            const attn::SceneSpec& spec = w.scene()->spec();
+            QVERIFY2(spec.data, e.file);
+            const attn::AttentionComponent& c = spec.data->components.at(0);
+            QCOMPARE(c.layers, e.layers);
+            QCOMPARE(c.heads, e.heads);
+            QCOMPARE(attn::Index(c.q_tokens.size()), e.nq);
+            QCOMPARE(c.are_scores, e.scores);
+            QCOMPARE(QString::fromStdString(c.q_tokens.front()).trimmed(),
+                     QString::fromLatin1(e.firstToken));
+            QVERIFY2(QString::fromStdString(spec.data->source).endsWith(QLatin1StringView(e.file)),
+                     spec.data->source.c_str());
+            QCOMPARE(w.scene()->undoStack()->count(), undoCount + 1);  // one undo step each
+            // The program's copy equals the fixture it was built from, byte for byte.
+            QFile shipped(fileio::exampleResource(fileio::examples().at(i)));
+            QFile fixtureFile(fixture(e.file));
+            QVERIFY(shipped.open(QIODevice::ReadOnly) && fixtureFile.open(QIODevice::ReadOnly));
+            QVERIFY(shipped.readAll() == fixtureFile.readAll());
+        }
+        // Examples are one click away; they do not crowd File ▸ Open Recent.
+        QVERIFY(!w.recentMenu()->isEnabled());
+        // The About box names each example's licence.
+        const QString notice = fileio::examplesNoticeHtml();
+        QVERIFY(notice.contains(QStringLiteral("Apache License 2.0")));
+        QVERIFY(notice.contains(QStringLiteral("MIT License")));
+    }
 
     void badFileLeavesSceneUntouched() {
         MainWindow w;
@@ -70,7 +120,8 @@ class IoOpenTest : public QObject {
     void malformedCorpusLeavesSceneUntouched() {
         QDir corpus(malformedDir());
         const QStringList names = corpus.entryList(QDir::Files);
-        if (names.isEmpty()) QSKIP("no malformed corpus");
+        QVERIFY2(!names.isEmpty(),
+                 qPrintable(QStringLiteral("no malformed corpus in ") + corpus.absolutePath()));
         MainWindow w;
         fileio::FileController files(&w);
         files.setQuiet(true);

@@ -18,9 +18,7 @@
 
 namespace {
 
-QString fixture(const char* name) {
-    return QStringLiteral(ATTN_FIXTURES_DIR "/") + QString::fromLatin1(name);
-}
+using test_support::fixture;
 
 /// specsEqual compares loaded data by identity; a reloaded file is a new object, so compare
 /// its source and contents' shape, then the rest with the same pointer.

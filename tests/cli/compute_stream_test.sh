@@ -2,15 +2,14 @@
 # the .json of a multi-layer input hold the same values, the archive is a valid zip, and a failed
 # write leaves nothing behind.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+require_tools unzip
+require_numpy
 
 IN="$FIX/gpt2_small_ex0.npz"  # 12 layers × 12 heads of raw scores
 expect_rc 0 "compute npz" -- "$BIN" compute "$IN" --mask causal -o "$TMP/c.npz"
 expect_rc 0 "compute json" -- "$BIN" compute "$IN" --mask causal -o "$TMP/c.json"
-if command -v unzip >/dev/null; then
-  unzip -tq "$TMP/c.npz" >"$TMP/unzip" 2>&1 && pass || fail "c.npz: $(cat "$TMP/unzip")"
-fi
-if /usr/bin/python3 -c "import numpy" 2>/dev/null; then
-  if /usr/bin/python3 - "$IN" "$TMP/c.npz" "$TMP/c.json" <<'PY'
+unzip -tq "$TMP/c.npz" >"$TMP/unzip" 2>&1 && pass || fail "c.npz: $(cat "$TMP/unzip")"
+if /usr/bin/python3 - "$IN" "$TMP/c.npz" "$TMP/c.json" <<'PY'
 import json, sys, zipfile
 import numpy as np
 zipfile.ZipFile(sys.argv[2]).testzip()  # every member's CRC
@@ -28,10 +27,7 @@ for stage in ("raw", "scaled", "masked", "weights"):
 assert out["empty_rows"].shape == (L, H, nq) and out["scale_factor"].shape == (L, H)
 print("npz and json agree on", L, "layers")
 PY
-  then pass; else fail "npz and json of the streamed compute differ"; fi
-else
-  echo "numpy not installed: value check skipped"
-fi
+then pass; else fail "npz and json of the streamed compute differ"; fi
 
 # An output that cannot be created fails before computing, with code 3 and no temporary file
 # (a read-only folder; for root, who may write there anyway, /proc).

@@ -29,10 +29,10 @@ expect_rc 0 "gpt2 unscaled" -- "$BIN" compute "$FIX/gpt2_small_ex0.npz" --mask c
 cmp -s "$TMP/s.json" "$TMP/u.json" && fail "--no-scale did not change the GPT-2 weights" || pass
 
 # The GPT-2 scores reproduce the model's weights under 1/sqrt(64) and the causal mask.
-# (The same check runs in C++ in tests/app/cli_compute_test.cpp; this one needs numpy.)
+# (The same check runs in C++ in tests/app/cli_compute_test.cpp; this one is numpy's.)
 expect_rc 0 "gpt2 compute" -- "$BIN" compute "$FIX/gpt2_small_ex0.npz" --mask causal --dk 64 -o "$TMP/g.npz"
-if /usr/bin/python3 -c "import numpy" 2>/dev/null; then
-  if /usr/bin/python3 - "$FIX/gpt2_small_ex0.npz" "$TMP/g.npz" <<'PY'
+require_numpy
+if /usr/bin/python3 - "$FIX/gpt2_small_ex0.npz" "$TMP/g.npz" <<'PY'
 import sys, numpy as np
 ref = np.load(sys.argv[1])["attention"]
 out = np.load(sys.argv[2])
@@ -42,9 +42,6 @@ err = float(np.abs(w - ref).max())
 print("max |weights - attention| =", err)
 assert err <= 1e-6, err
 PY
-  then pass; else fail "GPT-2 weights not reproduced"; fi
-else
-  echo "numpy not installed: numeric check left to app.cli_compute_test"
-fi
+then pass; else fail "GPT-2 weights not reproduced"; fi
 
 finish

@@ -3,10 +3,26 @@ set -uo pipefail
 BIN="${1:?usage: $0 ATTNSCOPE FIXTURES_DIR}"
 FIX="${2:?usage: $0 ATTNSCOPE FIXTURES_DIR}"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+[ -x "$BIN" ] || { echo "FAIL: $BIN is not an executable" >&2; exit 1; }
+[ -d "$FIX" ] || { echo "FAIL: fixtures folder $FIX is missing" >&2; exit 1; }
+require_tools file xmllint pdfinfo
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 FAILS=0
 CHECKS=0
+
+# require_tools CMD…: a check that cannot run fails (scripts/common.sh installs every tool).
+require_tools() {
+  local t
+  for t in "$@"; do
+    command -v "$t" >/dev/null 2>&1 || { echo "FAIL: '$t' is not installed; scripts/common.sh installs it" >&2; exit 1; }
+  done
+}
+# require_numpy: the independent numeric references are Debian's python3 with numpy.
+require_numpy() {
+  /usr/bin/python3 -c "import numpy" 2>/dev/null ||
+    { echo "FAIL: /usr/bin/python3 has no numpy (Debian python3-numpy); scripts/common.sh installs it" >&2; exit 1; }
+}
 
 fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
 pass() { CHECKS=$((CHECKS + 1)); }

@@ -13,9 +13,13 @@ namespace io_test {
 inline std::string data(const std::string& rel) {
     return std::string(ATTN_TEST_DATA_DIR) + "/" + rel;
 }
-/// A file under tests/data/real (the real fixtures).
+/// A file under tests/data/real (the real fixtures); a missing or unreadable one fails the
+/// test at once, naming its path.
 inline std::string real(const std::string& rel) {
-    return std::string(ATTN_FIXTURES_DIR) + "/" + rel;
+    const std::string path = std::string(ATTN_FIXTURES_DIR) + "/" + rel;
+    if (!std::ifstream(path, std::ios::binary).good())
+        ADD_FAILURE() << "fixture missing or unreadable: " << path;
+    return path;
 }
 
 /// A fresh temporary directory removed at scope exit.
