@@ -117,8 +117,8 @@ void MainWindow::restoreSettings() {
     style.sharedRange = settings.value(settings_keys::kSharedRange, true).toBool();
     style.aggregation =
         settings.value(settings_keys::kAggregation).toString() == QLatin1StringView("mean")
-            ? Aggregation::Mean
-            : Aggregation::Max;
+            ? attn::Aggregation::Mean
+            : attn::Aggregation::Max;
     controls_->setStyle(style);
     grid_->setStyle(style);
     tabs_->setCurrentIndex(settings.value(settings_keys::kCurrentTab, 0).toInt());
@@ -133,7 +133,7 @@ void MainWindow::saveSettings() {
     settings.setValue(settings_keys::kColorMap, colorMapId(style.colorMap));
     settings.setValue(settings_keys::kLogScale, style.logScale);
     settings.setValue(settings_keys::kSharedRange, style.sharedRange);
-    settings.setValue(settings_keys::kAggregation, style.aggregation == Aggregation::Mean
+    settings.setValue(settings_keys::kAggregation, style.aggregation == attn::Aggregation::Mean
                                                        ? QStringLiteral("mean")
                                                        : QStringLiteral("max"));
 }

@@ -12,13 +12,13 @@
 #include "attn/error.hpp"
 #include "attn/io/result_writer.hpp"
 #include "attn/rollout.hpp"
+#include "attn/scene_layers.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/scene_input.hpp"
 #include "cli/view_factory.hpp"
 #include "export/figure_export.hpp"
 #include "model/compute_service.hpp"
 #include "model/scene.hpp"
-#include "views/model_grid_data.hpp"
 
 namespace cli {
 namespace {
@@ -105,7 +105,7 @@ int runCompute(const Request& request, QString* error) {
     };
     try {
         out.emplace(QFile::encodeName(request.output).toStdString(),
-                    static_cast<std::size_t>(model_grid::layerCount(input.spec)));
+                    static_cast<std::size_t>(attn::layer_count(input.spec)));
     } catch (const std::exception& e) {
         return outputFailed(&e);
     }
@@ -113,7 +113,7 @@ int runCompute(const Request& request, QString* error) {
     int code = kExitOk;
     attn::RolloutAccumulator rollout;
     try {
-        model_grid::forEachLayer(input.spec, [&](int, const attn::SceneResult& r) {
+        attn::for_each_layer(input.spec, [&](attn::Index, const attn::SceneResult& r) {
             if (request.rollout) rollout.add(r);  // refuses cross-attention before writing
             try {
                 out->add(r);

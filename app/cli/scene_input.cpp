@@ -7,9 +7,9 @@
 #include <new>
 
 #include "attn/error.hpp"
+#include "attn/scene_layers.hpp"
 #include "cli/exit_codes.hpp"
 #include "io/file_loader.hpp"
-#include "views/model_grid_data.hpp"
 
 namespace cli {
 namespace {
@@ -48,7 +48,7 @@ int prepareScene(const Request& request, SceneInput* input, QString* error) {
         spec.layer = 0;
     }
     if (request.layer) {
-        const int layers = model_grid::layerCount(spec);
+        const int layers = static_cast<int>(attn::layer_count(spec));
         if (*request.layer >= layers) {
             *error = tr("--layer: %1 is out of range (the scene has %2 layer(s): 0…%3)")
                          .arg(*request.layer)

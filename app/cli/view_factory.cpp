@@ -56,10 +56,12 @@ std::unique_ptr<QWidget> headsView(const Request& request, Scene* scene, SceneRe
     return grid;
 }
 
-std::unique_ptr<QWidget> modelView(const Request& request, Scene* scene) {
+std::unique_ptr<QWidget> modelView(const Request& request, Scene* scene,
+                                   const SceneResultPtr& result) {
     auto view = std::make_unique<ModelGrid>(scene);
+    if (!request.colorMap.isEmpty()) view->setColorMap(colorMapFromId(request.colorMap));
     place(view.get(), request);
-    view->refreshNow();
+    view->refreshNow(result.get());  // the layer the command line computed is not redone
     exporting::settleLayout(view.get());
     return view;
 }
@@ -100,7 +102,7 @@ std::unique_ptr<QWidget> createView(const Request& request, Scene* scene, SceneR
                                     const QString& viewsJson, QString* error, int* code) {
     if (request.view == QLatin1StringView("heads"))
         return headsView(request, scene, std::move(result), error, code);
-    if (request.view == QLatin1StringView("model")) return modelView(request, scene);
+    if (request.view == QLatin1StringView("model")) return modelView(request, scene, result);
     if (request.view == QLatin1StringView("playground"))
         return playgroundView(request, scene, viewsJson);
     if (request.view.startsWith(QLatin1StringView("lens:")))

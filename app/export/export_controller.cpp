@@ -9,15 +9,20 @@
 #include <QStatusBar>
 #include <QTabWidget>
 
+#include "attn/error.hpp"
 #include "export/export_dialog.hpp"
 #include "export/figure_export.hpp"
+#include "export/layers_export.hpp"
 #include "export/numbers_export.hpp"
 #include "export/view_numbers.hpp"
 #include "main_window.hpp"
+#include "model/compute_service.hpp"
 #include "model/scene.hpp"
+#include "model/spec_equal.hpp"
 #include "settings_keys.hpp"
 #include "views/heatmap_grid.hpp"
 #include "views/model_grid.hpp"
+#include "widgets/progress_runner.hpp"
 
 namespace exporting {
 
@@ -36,8 +41,7 @@ QString ExportController::exportView(QWidget* view, const QString& path, const O
         if (PlotNumbers plotted; plotNumbersOfView(view, &plotted))
             return writePlotNumbers(plotted, path);
         // The model view's numbers are every layer; the heads view shows the current result.
-        if (qobject_cast<ModelGrid*>(view))
-            return writeNumbers(numbersOfAllLayers(window_->scene()->spec()), path);
+        if (qobject_cast<ModelGrid*>(view)) return exportAllLayers(path);
         if (!window_->result()) return tr("%1: nothing has been computed yet").arg(path);
         // A focused head is a single-head view: its numbers are that head's only.
         if (auto* grid = qobject_cast<HeatmapGrid*>(view); grid && grid->focusedHead() >= 0)
@@ -46,6 +50,24 @@ QString ExportController::exportView(QWidget* view, const QString& path, const O
     } catch (const std::exception& e) {
         return QString::fromUtf8(e.what());
     }
+}
+
+QString ExportController::exportAllLayers(const QString& path) {
+    const attn::SceneSpec spec = window_->scene()->spec();
+    const ComputeService* compute = window_->computeService();
+    // The layer on screen is already computed: the stream takes it as it is.
+    SceneResultPtr known;
+    if (compute->result() && specsEqual(compute->resultSpec(), spec)) known = compute->result();
+    QString error;
+    try {
+        runWithProgress(window_, tr("Exporting every layer to %1…").arg(QFileInfo(path).fileName()),
+                        [&](attn::Progress* progress) {
+                            error = writeAllLayers(spec, path, progress, known.get());
+                        });
+    } catch (const attn::Cancelled&) {
+        return tr("%1: the export was cancelled; no file was written").arg(path);
+    }
+    return error;
 }
 
 void ExportController::exportCurrentView() {

@@ -23,6 +23,9 @@ class ExportController : public QObject {
     QString exportView(QWidget* view, const QString& path, const Options& options);
 
   private:
+    /// The Model view's numbers: every layer, streamed behind a progress dialog with Cancel.
+    QString exportAllLayers(const QString& path);
+
     MainWindow* window_;
 };
 

@@ -8,7 +8,6 @@
 #include <cmath>
 
 #include "attn/io/npy.hpp"
-#include "views/model_grid_data.hpp"
 
 namespace exporting {
 namespace {
@@ -32,7 +31,8 @@ void append(Numbers& n, const attn::SceneResult& r, int layer) {
     n.layerIndex.push_back(layer);
 }
 
-/// CSV needs quotes around tokens holding commas, quotes or line breaks (RFC 4180).
+}  // namespace
+
 QByteArray csvField(const std::string& text) {
     QByteArray field = QByteArray::fromStdString(text);
     if (field.contains(',') || field.contains('"') || field.contains('\n') ||
@@ -43,25 +43,36 @@ QByteArray csvField(const std::string& text) {
     return field;
 }
 
+void writeWeightsCsv(QIODevice& out, int layer, int head, const float* weights,
+                     const std::vector<std::string>& qTokens,
+                     const std::vector<std::string>& kTokens) {
+    const QByteArray prefix = QByteArray::number(layer) + ',' + QByteArray::number(head) + ',';
+    QByteArray line;
+    std::size_t i = 0;
+    for (std::size_t q = 0; q < qTokens.size(); ++q) {
+        const QByteArray row =
+            prefix + QByteArray::number(qulonglong(q)) + ',' + csvField(qTokens[q]) + ',';
+        for (std::size_t k = 0; k < kTokens.size(); ++k, ++i) {
+            line = row + QByteArray::number(qulonglong(k)) + ',' + csvField(kTokens[k]) + ',' +
+                   QByteArray::number(weights[i], 'g', 9) + '\n';
+            out.write(line);
+        }
+    }
+}
+
+namespace {
+
 QString writeCsv(const Numbers& n, const QString& path) {
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) return tr("%1: %2").arg(path, file.errorString());
-    file.write("layer,head,query,query_token,key,key_token,weight\n");
+    file.write(kWeightsCsvHeader);
     const std::uint64_t L = n.shape[0], H = n.shape[1], Q = n.shape[2], K = n.shape[3];
-    QByteArray line;
-    std::size_t i = 0;
     for (std::uint64_t l = 0; l < L; ++l)
-        for (std::uint64_t h = 0; h < H; ++h)
-            for (std::uint64_t q = 0; q < Q; ++q)
-                for (std::uint64_t k = 0; k < K; ++k, ++i) {
-                    line.clear();
-                    const int head = h < n.headIndex.size() ? n.headIndex[h] : int(h);
-                    line += QByteArray::number(n.layerIndex[l]) + ',' + QByteArray::number(head) +
-                            ',' + QByteArray::number(q) + ',' + csvField(n.qTokens[q]) + ',' +
-                            QByteArray::number(k) + ',' + csvField(n.kTokens[k]) + ',' +
-                            QByteArray::number(n.values[i], 'g', 9) + '\n';
-                    file.write(line);
-                }
+        for (std::uint64_t h = 0; h < H; ++h) {
+            const int head = h < n.headIndex.size() ? n.headIndex[h] : int(h);
+            writeWeightsCsv(file, n.layerIndex[l], head, n.values.data() + (l * H + h) * Q * K,
+                            n.qTokens, n.kTokens);
+        }
     if (!file.commit()) return tr("%1: %2").arg(path, file.errorString());
     return {};
 }
@@ -116,12 +127,6 @@ Numbers numbersOfHead(const attn::SceneResult& result, int head) {
     Numbers n;
     append(n, one, static_cast<int>(result.layer));
     n.headIndex = {head};
-    return n;
-}
-
-Numbers numbersOfAllLayers(const attn::SceneSpec& spec) {
-    Numbers n;
-    model_grid::forEachLayer(spec, [&](int l, const attn::SceneResult& r) { append(n, r, l); });
     return n;
 }
 

@@ -1,6 +1,7 @@
 // AttnScope — the numbers behind a view as .npy or .csv. GPL-3.0-or-later.
 #pragma once
 
+#include <QByteArray>
 #include <QString>
 #include <QStringList>
 #include <cstdint>
@@ -8,6 +9,8 @@
 #include <vector>
 
 #include "attn/scene.hpp"
+
+class QIODevice;
 
 namespace exporting {
 
@@ -25,8 +28,15 @@ Numbers numbersOf(const attn::SceneResult& result);
 /// The weights of one head (the heatmap grid with a focused head): [1, 1, Nq, Nk], written
 /// as [Nq, Nk] to .npy; the CSV names the head.
 Numbers numbersOfHead(const attn::SceneResult& result, int head);
-/// The weights of every layer of spec (the model view's numbers): [L, H, Nq, Nk].
-Numbers numbersOfAllLayers(const attn::SceneSpec& spec);
+
+/// The header line of weights CSV files.
+inline constexpr char kWeightsCsvHeader[] = "layer,head,query,query_token,key,key_token,weight\n";
+/// A CSV field: quoted when it holds commas, quotes or line breaks (RFC 4180).
+QByteArray csvField(const std::string& text);
+/// Appends the CSV rows of one head's Nq × Nk weights (row-major) to out.
+void writeWeightsCsv(QIODevice& out, int layer, int head, const float* weights,
+                     const std::vector<std::string>& qTokens,
+                     const std::vector<std::string>& kTokens);
 
 /// Writes numbers as .npy (float32; one layer is [H, Nq, Nk], one focused head [Nq, Nk])
 /// through core's writer, or as .csv in long form with a header

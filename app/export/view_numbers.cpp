@@ -131,7 +131,7 @@ bool plotNumbersOfView(QWidget* view, PlotNumbers* numbers) {
     while (auto* tabs = qobject_cast<QTabWidget*>(view))
         view = tabs->currentWidget();
     if (auto* lens = qobject_cast<LensPanel*>(view)) {
-        *numbers = lens->numbers();
+        *numbers = numbersOfPlots(lens->currentPlots());
         return true;
     }
     if (auto* playground = qobject_cast<PlaygroundWidget*>(view)) {

@@ -21,8 +21,12 @@ void attachDataIo(MainWindow* window, const QStringList& files) {
     auto* data = new DataDock(window->scene(), window->controlsDock(), window);
     window->addDockWidget(Qt::RightDockWidgetArea, data);
     window->viewMenu()->addAction(data->toggleViewAction());
-    auto* model = new ModelGrid(window->scene());
+    auto* model = new ModelGrid(window->scene(), window->computeService());
     model->setObjectName(QStringLiteral("modelGrid"));
+    // The Model view colours with the controls' colour map, as the heatmaps do.
+    model->setColorMap(window->controlsDock()->style().colorMap);
+    QObject::connect(window->controlsDock(), &ControlsDock::styleChanged, model,
+                     [model](const HeatmapStyle& style) { model->setColorMap(style.colorMap); });
     window->addView(model, QObject::tr("Model"));
     QObject::connect(model, &ModelGrid::headActivated, window, [window](int, int head) {
         window->tabs()->setCurrentWidget(window->heatmapGrid());

@@ -25,11 +25,11 @@
 #include "attn/io/session.hpp"
 #include "io/examples.hpp"
 #include "io/file_loader.hpp"
-#include "io/progress_runner.hpp"
 #include "io/session_state.hpp"
 #include "main_window.hpp"
 #include "model/scene.hpp"
 #include "settings_keys.hpp"
+#include "widgets/progress_runner.hpp"
 
 namespace fileio {
 namespace {

@@ -19,7 +19,7 @@ const char* const kFrench =
 }  // namespace
 
 AlignmentLens::AlignmentLens(Scene* scene, QWidget* parent)
-    : LensPanel(scene, QStringLiteral("alignment"), parent) {
+    : LensPanel(scene, QStringLiteral("alignment"), LensInputs::Scene, parent) {
     setExplanation(
         tr("<b>Alignment.</b> In a translation model each target word (query) attends over "
            "the source words (keys); the weights form a soft alignment matrix, the picture "
@@ -85,22 +85,29 @@ void AlignmentLens::syncWithScene() {
     }
 }
 
-void AlignmentLens::recompute() {
-    using namespace attn::lenses;
+LensPanel::Compute AlignmentLens::prepare() {
     attn::SceneSpec spec = scene() ? scene()->spec() : attn::SceneSpec{};
     const int si = score_->currentIndex();
     const attn::ScoreKind kind = si == 0   ? attn::ScoreKind::Additive
                                  : si == 1 ? attn::ScoreKind::General
                                            : attn::ScoreKind::Dot;
     spec.scale = si == 3 || si == 1;  // "dot" unscaled shows the sharper, saturated matrix
-    Alignment a;
-    try {
-        a = cross_alignment(spec, source_->text().toStdString(), target_->text().toStdString(),
-                            kind, head_->currentIndex() - 1);
-    } catch (const attn::Error& e) {
-        setReadout(tr("<i>%1</i>").arg(QString::fromUtf8(e.what())));
-        return;
-    }
+    const std::string source = source_->text().toStdString();
+    const std::string target = target_->text().toStdString();
+    const int head = head_->currentIndex() - 1;
+    return [this, spec, source, target, kind, head](attn::Progress&) -> Draw {
+        try {
+            auto a = std::make_shared<const attn::lenses::Alignment>(
+                attn::lenses::cross_alignment(spec, source, target, kind, head));
+            return [this, a, heads = spec.heads] { drawAlignment(*a, heads); };
+        } catch (const attn::Error& e) {
+            const QString message = QString::fromUtf8(e.what());
+            return [this, message] { setReadout(tr("<i>%1</i>").arg(message)); };
+        }
+    };
+}
+
+void AlignmentLens::drawAlignment(const attn::lenses::Alignment& a, attn::Index heads) {
     map_.setMatrix(a.weights.cast<double>(), 0, a.weights.maxCoeff());
     QSharedPointer<QCPAxisTickerText> xt(new QCPAxisTickerText), yt(new QCPAxisTickerText);
     for (std::size_t j = 0; j < a.source.size(); ++j)
@@ -128,7 +135,7 @@ void AlignmentLens::recompute() {
             .arg(a.target.size())
             .arg(a.source.size())
             .arg(score_->currentText())
-            .arg(head_->currentIndex() == 0 ? tr(", mean of %1 heads").arg(spec.heads) : QString())
+            .arg(head_->currentIndex() == 0 ? tr(", mean of %1 heads").arg(heads) : QString())
             .arg(pairs)
             .arg(a.argmax.size() > 8 ? tr("…") : QString()));
 }

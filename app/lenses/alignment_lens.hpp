@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "attn/lenses/alignment.hpp"
 #include "lenses/lens_heatmap.hpp"
 #include "lenses/lens_panel.hpp"
 
@@ -16,9 +17,11 @@ class AlignmentLens : public LensPanel {
     explicit AlignmentLens(Scene* scene, QWidget* parent = nullptr);
 
   protected:
-    void recompute() override;
+    Compute prepare() override;
 
   private:
+    /// Fills the matrix and the readout with what prepare()'s worker computed.
+    void drawAlignment(const attn::lenses::Alignment& a, attn::Index heads);
     /// Follows the scene's sentences and head count when they change (keeps user edits
     /// otherwise).
     void syncWithScene();

@@ -18,7 +18,7 @@ QString bytesText(double b) {
 }  // namespace
 
 CostLens::CostLens(Scene* scene, QWidget* parent)
-    : LensPanel(scene, QStringLiteral("cost"), parent) {
+    : LensPanel(scene, QStringLiteral("cost"), LensInputs::Controls, parent) {
     setExplanation(
         tr("<b>Where the time goes.</b> The projections cost O(n·d²), the score matrix QK<sup>T"
            "</sup> and the mix AV cost O(n²·d): attention dominates once n passes about 2d. "

@@ -27,7 +27,7 @@ QString bytesText(double b) {
 }  // namespace
 
 EfficientLens::EfficientLens(Scene* scene, QWidget* parent)
-    : LensPanel(scene, QStringLiteral("efficient"), parent) {
+    : LensPanel(scene, QStringLiteral("efficient"), LensInputs::Controls, parent) {
     setExplanation(
         tr("<b>Cheaper attention.</b> Sparse patterns keep a band of neighbours, a few global "
            "tokens (Longformer) and random keys (BigBird): O(n·w) work, but an approximation. "

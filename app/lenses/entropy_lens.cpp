@@ -12,7 +12,7 @@
 #include "views/qcp.hpp"
 
 EntropyLens::EntropyLens(Scene* scene, QWidget* parent)
-    : LensPanel(scene, QStringLiteral("entropy"), parent) {
+    : LensPanel(scene, QStringLiteral("entropy"), LensInputs::Scene, parent) {
     setExplanation(
         tr("<b>Entropy dilution.</b> A row of weights over n keys has entropy between 0 (one "
            "key) and log n (uniform). With scores of fixed spread, the entropy follows log n "
@@ -38,18 +38,30 @@ EntropyLens::EntropyLens(Scene* scene, QWidget* parent)
     refresh();
 }
 
-void EntropyLens::recompute() {
-    using namespace attn::lenses;
-    const std::vector<attn::Index> ns = geometric_range(1, maxN_->value(), 10);
-    const auto random = random_key_entropy(ns, dk_->value(), 32, 7, scale_->isChecked());
-    attn::SceneSpec spec = scene() ? scene()->spec() : attn::SceneSpec{};
-    SceneEntropy se;
-    QString note;
-    try {
-        se = scene_entropy(spec, ns);
-    } catch (const attn::Error& e) {
-        note = tr("<br><i>Scene curves unavailable: %1</i>").arg(QString::fromUtf8(e.what()));
-    }
+LensPanel::Compute EntropyLens::prepare() {
+    const attn::SceneSpec spec = scene() ? scene()->spec() : attn::SceneSpec{};
+    const int maxN = maxN_->value(), dk = dk_->value();
+    const bool scaled = scale_->isChecked();
+    return [this, spec, maxN, dk, scaled](attn::Progress&) -> Draw {
+        using namespace attn::lenses;
+        const std::vector<attn::Index> ns = geometric_range(1, maxN, 10);
+        auto random = random_key_entropy(ns, dk, 32, 7, scaled);
+        SceneEntropy se;
+        QString note;
+        try {
+            se = scene_entropy(spec, ns);
+        } catch (const attn::Error& e) {
+            note = tr("<br><i>Scene curves unavailable: %1</i>").arg(QString::fromUtf8(e.what()));
+        }
+        return [this, spec, ns, random = std::move(random), se = std::move(se), note] {
+            drawCurves(spec, ns, random, se, note);
+        };
+    };
+}
+
+void EntropyLens::drawCurves(const attn::SceneSpec& spec, const std::vector<attn::Index>& ns,
+                             const std::vector<attn::lenses::EntropyPoint>& random,
+                             const attn::lenses::SceneEntropy& se, const QString& note) {
     for (QCustomPlot* p : {abs_, rel_})
         p->clearGraphs();
     QVector<double> x, ceil, rnd, rndRel;

@@ -15,13 +15,13 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
-#include "export/view_numbers.hpp"
 #include "model/scene.hpp"
+#include "model/scheduler.hpp"
 #include "views/plot_theme.hpp"
 #include "views/qcp.hpp"
 
-LensPanel::LensPanel(Scene* scene, const QString& name, QWidget* parent)
-    : QWidget(parent), scene_(scene), name_(name) {
+LensPanel::LensPanel(Scene* scene, const QString& name, LensInputs inputs, QWidget* parent)
+    : QWidget(parent), scene_(scene), name_(name), inputs_(inputs) {
     setObjectName(QStringLiteral("lens_") + name);
     auto* outer = new QHBoxLayout(this);
     outer->setContentsMargins(6, 6, 6, 6);
@@ -68,7 +68,8 @@ LensPanel::LensPanel(Scene* scene, const QString& name, QWidget* parent)
     scroll->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Expanding);
     outer->addWidget(scroll);
 
-    if (scene_) {
+    // A lens of its controls alone never hears of the scene.
+    if (scene_ && inputs_ == LensInputs::Scene) {
         connect(scene_, &Scene::specChanged, this, [this] {
             if (isVisible())
                 requestRefresh();
@@ -78,28 +79,85 @@ LensPanel::LensPanel(Scene* scene, const QString& name, QWidget* parent)
     }
 }
 
+namespace {
+
+/// Progress of a refresh on the GUI thread: nobody cancels it.
+class NoProgress : public attn::Progress {
+  public:
+    void update(double) override {}
+    bool cancelled() const override { return false; }
+};
+
+const QString kJob = QStringLiteral("lens");
+
+}  // namespace
+
+LensPanel::Compute LensPanel::prepare() {
+    return [this](attn::Progress&) { return Draw([this] { recompute(); }); };
+}
+
 void LensPanel::refresh() {
     dirty_ = false;
     pending_ = false;
-    recompute();
+    queued_ = false;
+    Scheduler::instance().cancel(this, kJob);  // this refresh is newer
+    NoProgress progress;
+    const Compute compute = prepare();
+    ++computations_;
+    offGuiThread_ = false;
+    draw(compute(progress));
+}
+
+void LensPanel::draw(const Draw& draw) {
+    draw();
     for (QCustomPlot* p : plots_)
         p->replot();
 }
 
-void LensPanel::requestRefresh() {
-    if (pending_) return;
+void LensPanel::startJob() {
     pending_ = true;
-    QTimer::singleShot(0, this, &LensPanel::refresh);
+    dirty_ = false;
+    Scheduler::instance().submit(this, kJob,
+                                 [this, gui = guiThread_, compute = prepare()](attn::Progress& p) {
+                                     Draw d = compute(p);
+                                     const bool off = std::this_thread::get_id() != gui;
+                                     return Scheduler::Delivery([this, d, off] {
+                                         pending_ = false;
+                                         ++computations_;
+                                         offGuiThread_ = off;
+                                         draw(d);
+                                     });
+                                 });
+}
+
+void LensPanel::requestRefresh() {
+    if (queued_) return;
+    queued_ = true;
+    pending_ = true;
+    // After the current event: the subclass's own slots for the same change (e.g. following
+    // the scene's sentence) run first.
+    QTimer::singleShot(0, this, [this] {
+        if (!queued_) return;  // refresh() came first
+        queued_ = false;
+        if (inputs_ == LensInputs::Scene)
+            startJob();  // supersedes a running one
+        else
+            refresh();
+    });
 }
 
 void LensPanel::showEvent(QShowEvent* event) {
     QWidget::showEvent(event);
-    if (dirty_) refresh();
+    if (!dirty_) return;
+    if (inputs_ == LensInputs::Scene)
+        startJob();
+    else
+        refresh();
 }
 
-exporting::PlotNumbers LensPanel::numbers() {
+const QList<QCustomPlot*>& LensPanel::currentPlots() {
     if (dirty_ || pending_) refresh();
-    return exporting::numbersOfPlots(plots_);
+    return plots_;
 }
 
 QString LensPanel::readoutText() const {

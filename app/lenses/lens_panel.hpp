@@ -7,8 +7,9 @@
 #include <QStringList>
 #include <QWidget>
 #include <functional>
+#include <thread>
 
-#include "export/numbers_export.hpp"
+#include "attn/progress.hpp"
 
 class QCheckBox;
 class QComboBox;
@@ -25,31 +26,52 @@ class QCPColorMap;
 class QCPTextElement;
 class Scene;
 
-/// A lens panel: subclasses build their plots and controls, then implement recompute().
-/// The panel follows the scene (specChanged) and recomputes at once when visible, otherwise
-/// on the next show, so hidden tabs cost nothing.
+/// What a lens's numbers depend on.
+enum class LensInputs {
+    Controls,  ///< its own controls only: a scene change costs it nothing
+    Scene,     ///< the scene as well: recomputed off the GUI thread when the scene changes
+};
+
+/// A lens panel: subclasses build their plots and controls, then implement recompute() (lenses
+/// of their controls alone) or prepare() (lenses that read the scene). A lens that reads the
+/// scene follows it: while visible it recomputes as the scheduler's job "lens" (a newer change
+/// supersedes an older one), otherwise on its next show, so hidden tabs cost nothing.
 class LensPanel : public QWidget {
     Q_OBJECT
   public:
-    LensPanel(Scene* scene, const QString& name, QWidget* parent = nullptr);
+    LensPanel(Scene* scene, const QString& name, LensInputs inputs, QWidget* parent = nullptr);
 
-    /// Recomputes from the scene and the panel's controls, then repaints every plot.
+    /// Recomputes from the scene and the panel's controls now, then repaints every plot.
     void refresh();
-    /// Schedules refresh() (controls call this; coalesces bursts of slider moves).
+    /// Schedules a refresh (controls call this; coalesces bursts of slider moves): on the GUI
+    /// thread for lenses of their controls, as a scheduler job for lenses of the scene.
     void requestRefresh();
+    /// What the lens depends on.
+    LensInputs inputs() const { return inputs_; }
+    /// Computations so far, and whether the last one ran off the GUI thread (tests).
+    int computations() const { return computations_; }
+    bool lastComputedOffGuiThread() const { return offGuiThread_; }
     /// The registry name ("scaling", …).
     QString lensName() const { return name_; }
     /// The panel's plots, in layout order (for tests and export).
     const QList<QCustomPlot*>& plots() const { return plots_; }
     /// The plain text of the readout (numbers shown beside the plots).
     QString readoutText() const;
-    /// The numbers the lens plots (every curve, bar chart and matrix, as drawn), brought up to
-    /// date first if the scene changed while the lens was hidden: File ▸ Export numbers.
-    exporting::PlotNumbers numbers();
+    /// The plots brought up to date first (a scene change while the lens was hidden, or a
+    /// refresh still computing): what File ▸ Export numbers reads.
+    const QList<QCustomPlot*>& currentPlots();
 
   protected:
-    /// Computes the lens's numbers and fills the plots; called by refresh().
-    virtual void recompute() = 0;
+    /// The GUI-thread step that fills the plots with computed numbers.
+    using Draw = std::function<void()>;
+    /// A lens's computation: runs on a worker, touching nothing but what it captured, and
+    /// returns the drawing step.
+    using Compute = std::function<Draw(attn::Progress&)>;
+    /// Reads the controls and the scene (on the GUI thread) and returns the computation. The
+    /// default draws with recompute(), for lenses cheap enough to compute on the GUI thread.
+    virtual Compute prepare();
+    /// Computes the lens's numbers and fills the plots (lenses that do not override prepare()).
+    virtual void recompute() {}
     void showEvent(QShowEvent* event) override;
 
     /// Adds a themed plot at (row, col) of the plot grid, with a title row.
@@ -88,6 +110,14 @@ class LensPanel : public QWidget {
     QLabel* formula_ = nullptr;
     QLabel* readout_ = nullptr;
     QList<QCustomPlot*> plots_;
+    LensInputs inputs_;
     bool dirty_ = false;
-    bool pending_ = false;
+    bool pending_ = false;  ///< a refresh is queued or computing
+    bool queued_ = false;   ///< requestRefresh's timer is armed
+    int computations_ = 0;
+    bool offGuiThread_ = false;
+    std::thread::id guiThread_ = std::this_thread::get_id();
+
+    void startJob();
+    void draw(const Draw& draw);
 };

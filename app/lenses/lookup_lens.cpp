@@ -18,7 +18,7 @@ constexpr std::uint64_t kSeed = 5;
 }
 
 LookupLens::LookupLens(Scene* scene, QWidget* parent)
-    : LensPanel(scene, QStringLiteral("lookup"), parent) {
+    : LensPanel(scene, QStringLiteral("lookup"), LensInputs::Scene, parent) {
     setExplanation(
         tr("<b>Soft vs hard lookup.</b> A dictionary returns the value of the one key that "
            "matches. Attention returns the average of all values weighted by α: the "
@@ -103,16 +103,23 @@ double LookupLens::temperature() const {
     return std::pow(10.0, tau_->value() / 100.0);
 }
 
-void LookupLens::recompute() {
-    using namespace attn::lenses;
+LensPanel::Compute LookupLens::prepare() {
     const attn::SceneSpec spec = scene() ? scene()->spec() : attn::SceneSpec{};
-    attn::SceneResult r;
-    try {
-        r = attn::compute_scene(spec);
-    } catch (const attn::Error& e) {
-        setReadout(tr("<i>%1</i>").arg(QString::fromUtf8(e.what())));
-        return;
-    }
+    // The scene's computation runs on the worker; the lookup itself is the lens's own maths.
+    return [this, spec](attn::Progress& progress) -> Draw {
+        try {
+            auto r =
+                std::make_shared<const attn::SceneResult>(attn::compute_scene(spec, &progress));
+            return [this, r] { drawLookup(*r); };
+        } catch (const attn::Error& e) {
+            const QString message = QString::fromUtf8(e.what());
+            return [this, message] { setReadout(tr("<i>%1</i>").arg(message)); };
+        }
+    };
+}
+
+void LookupLens::drawLookup(const attn::SceneResult& r) {
+    using namespace attn::lenses;
     if (r.heads.empty()) return;
     head_->setMaximum(int(r.heads.size()));
     query_->setMaximum(int(r.q_tokens.size()) - 1);

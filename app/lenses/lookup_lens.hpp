@@ -1,6 +1,7 @@
 // AttnScope — the "lookup" lens: attention as a soft dictionary lookup. GPL-3.0-or-later.
 #pragma once
 
+#include "attn/scene.hpp"
 #include "lenses/lens_panel.hpp"
 
 class QCPBars;
@@ -16,9 +17,11 @@ class LookupLens : public LensPanel {
     double temperature() const;
 
   protected:
-    void recompute() override;
+    Compute prepare() override;
 
   private:
+    /// The lookup of the selected query and head of r, drawn.
+    void drawLookup(const attn::SceneResult& r);
     QSpinBox* query_ = nullptr;
     QSpinBox* head_ = nullptr;
     QSlider* tau_ = nullptr;

@@ -14,7 +14,7 @@
 #include "views/qcp.hpp"
 
 LowRankLens::LowRankLens(Scene* scene, QWidget* parent)
-    : LensPanel(scene, QStringLiteral("low-rank"), parent) {
+    : LensPanel(scene, QStringLiteral("low-rank"), LensInputs::Scene, parent) {
     setExplanation(
         tr("<b>Where Q and K come from.</b> Luong's general score s = x W y<sup>T</sup> has a "
            "d×d matrix W. Its SVD W = UΣV<sup>T</sup> keeps the r largest singular values: "
@@ -72,33 +72,44 @@ int LowRankLens::rank() const {
     return rank_->value();
 }
 
-void LowRankLens::recompute() {
-    using namespace attn::lenses;
+LensPanel::Compute LowRankLens::prepare() {
     const attn::SceneSpec spec = scene() ? scene()->spec() : attn::SceneSpec{};
-    attn::MatrixD W, X;
-    std::vector<std::string> tokens;
-    QString what, note;
     const bool sceneSource = source_->currentIndex() == 0;
     head_->setMaximum(int(std::max<attn::Index>(1, spec.heads)));
     const attn::Index h = head_->value() - 1;
-    try {
-        const attn::SceneResult r = attn::compute_scene(spec);
-        if (r.has_vectors) {
-            X = r.X.cast<double>();
-            tokens = r.q_tokens;
-        }
-    } catch (const attn::Error& e) {
-        note = tr("<br><i>%1</i>").arg(QString::fromUtf8(e.what()));
-    }
-    if (sceneSource) {
+    // The scene's part (its embeddings and a head's bilinear form) runs on the worker.
+    return [this, spec, sceneSource, h](attn::Progress&) -> Draw {
+        using namespace attn::lenses;
+        attn::MatrixD W, X;
+        std::vector<std::string> tokens;
+        QString what, note;
         try {
-            W = scene_bilinear(spec, h);
-            what = tr("scene head %1: W = W<sub>Q,h</sub>W<sub>K,h</sub><sup>T</sup>").arg(h + 1);
+            const attn::SceneResult r = attn::compute_scene(spec);
+            if (r.has_vectors) {
+                X = r.X.cast<double>();
+                tokens = r.q_tokens;
+            }
         } catch (const attn::Error& e) {
-            note += tr("<br><i>Scene head unavailable (%1); showing a random W.</i>")
-                        .arg(QString::fromUtf8(e.what()));
+            note = tr("<br><i>%1</i>").arg(QString::fromUtf8(e.what()));
         }
-    }
+        if (sceneSource) {
+            try {
+                W = scene_bilinear(spec, h);
+                what =
+                    tr("scene head %1: W = W<sub>Q,h</sub>W<sub>K,h</sub><sup>T</sup>").arg(h + 1);
+            } catch (const attn::Error& e) {
+                note += tr("<br><i>Scene head unavailable (%1); showing a random W.</i>")
+                            .arg(QString::fromUtf8(e.what()));
+            }
+        }
+        return
+            [this, spec, W, X, tokens, what, note] { drawScene(spec, W, X, tokens, what, note); };
+    };
+}
+
+void LowRankLens::drawScene(const attn::SceneSpec& spec, attn::MatrixD W, attn::MatrixD X,
+                            std::vector<std::string> tokens, QString what, QString note) {
+    using namespace attn::lenses;
     const attn::Index d = W.size() ? W.rows() : std::max<attn::Index>(2, spec.d_model);
     if (!W.size()) {
         W = random_bilinear(d, spec.seed);

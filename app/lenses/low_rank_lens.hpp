@@ -2,6 +2,10 @@
 // GPL-3.0-or-later.
 #pragma once
 
+#include <string>
+#include <vector>
+
+#include "attn/scene.hpp"
 #include "lenses/lens_heatmap.hpp"
 #include "lenses/lens_panel.hpp"
 
@@ -16,9 +20,13 @@ class LowRankLens : public LensPanel {
     int rank() const;
 
   protected:
-    void recompute() override;
+    Compute prepare() override;
 
   private:
+    /// Fills the plots from the scene's part computed by prepare()'s worker.
+    void drawScene(const attn::SceneSpec& spec, attn::MatrixD W, attn::MatrixD X,
+                   std::vector<std::string> tokens, QString what, QString note);
+
     QComboBox* source_ = nullptr;
     QSpinBox* head_ = nullptr;
     QSlider* rank_ = nullptr;

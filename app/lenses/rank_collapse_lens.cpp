@@ -13,7 +13,7 @@ constexpr double kFloor = 1e-17;  // rounding level: below it the log axis would
 }
 
 RankCollapseLens::RankCollapseLens(Scene* scene, QWidget* parent)
-    : LensPanel(scene, QStringLiteral("rank-collapse"), parent) {
+    : LensPanel(scene, QStringLiteral("rank-collapse"), LensInputs::Controls, parent) {
     setExplanation(
         tr("<b>Rank collapse.</b> Each attention row is an average of the value rows, so a "
            "stack of pure self-attention layers (no residual, no feed-forward) pulls all "

@@ -17,7 +17,7 @@ constexpr attn::Index kSamples = 8000;  // enough for a smooth 81-bin histogram
 }  // namespace
 
 ScalingLens::ScalingLens(Scene* scene, QWidget* parent)
-    : LensPanel(scene, QStringLiteral("scaling"), parent) {
+    : LensPanel(scene, QStringLiteral("scaling"), LensInputs::Controls, parent) {
     setExplanation(
         tr("<b>Why divide by √d<sub>k</sub>?</b> If q and k have d<sub>k</sub> independent "
            "unit-variance entries, q·k is a sum of d<sub>k</sub> unit-variance terms: its "

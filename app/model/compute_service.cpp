@@ -1,27 +1,33 @@
 // AttnScope — computes scenes off the GUI thread; the newest request wins. GPL-3.0-or-later.
 #include "model/compute_service.hpp"
 
-#include <QCoreApplication>
-#include <QMetaObject>
-#include <QPointer>
 #include <chrono>
+#include <new>
 #include <utility>
 
 #include "attn/error.hpp"
+#include "model/scheduler.hpp"
 
 namespace {
 
-/// Cancels a computation as soon as a newer request exists: its result would be dropped anyway.
+/// Cancels a computation as soon as a newer request exists (its result would be dropped anyway)
+/// or the scheduler cancelled its job; reports progress to the job.
 class SupersededProgress : public attn::Progress {
   public:
-    SupersededProgress(const std::atomic<quint64>& latest, quint64 id) : latest_(latest), id_(id) {}
-    void update(double) override {}
-    bool cancelled() const override { return latest_.load() > id_; }
+    SupersededProgress(const std::atomic<quint64>& latest, quint64 id, attn::Progress* job)
+        : latest_(latest), id_(id), job_(job) {}
+    void update(double f) override {
+        if (job_) job_->update(f);
+    }
+    bool cancelled() const override { return latest_.load() > id_ || (job_ && job_->cancelled()); }
 
   private:
     const std::atomic<quint64>& latest_;
     quint64 id_;
+    attn::Progress* job_;
 };
+
+const QString kJob = QStringLiteral("scene");
 
 double elapsedMs(std::chrono::steady_clock::time_point since) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since)
@@ -44,19 +50,12 @@ std::unique_ptr<attn::SceneResult> ComputeService::Recycler::take() {
     return std::move(held_);
 }
 
-ComputeService::ComputeService(QObject* parent) : QObject(parent) {
-    worker_ = std::thread(&ComputeService::workerLoop, this);
-}
+ComputeService::ComputeService(QObject* parent) : QObject(parent) {}
 
 ComputeService::~ComputeService() {
-    {
-        std::lock_guard lock(mutex_);
-        stop_ = true;
-        pending_.reset();
-    }
     requested_.fetch_add(1);  // cancels the running computation at its next progress report
-    wake_.notify_all();
-    worker_.join();
+    // The job reads this object's members: it must be over before they go.
+    Scheduler::instance().cancelAndWait(this);
 }
 
 double ComputeService::estimateWork(const attn::SceneSpec& spec) {
@@ -97,98 +96,66 @@ quint64 ComputeService::request(const attn::SceneSpec& spec) {
         Q_EMIT busyChanged(true);
     }
     if (estimateWork(spec) < syncThreshold_) {
-        {
-            // Anything queued is older than this request: drop it.
-            std::lock_guard lock(mutex_);
-            pending_.reset();
+        // Anything queued is older than this request: drop it.
+        Scheduler::instance().cancel(this, kJob);
+        try {
+            settle(id, compute(spec, id, nullptr));
+        } catch (const attn::Cancelled&) {
         }
-        run(Job{spec, id});
         return id;
     }
-    {
-        std::lock_guard lock(mutex_);
-        pending_ = Job{spec, id};
-    }
-    wake_.notify_one();
+    Scheduler::instance().submit(this, kJob, [this, spec, id](attn::Progress& job) {
+        if (id < requested_.load()) return Scheduler::Delivery();  // superseded while queued
+        auto outcome = std::make_shared<Outcome>(compute(spec, id, &job));
+        return Scheduler::Delivery([this, id, outcome] { settle(id, std::move(*outcome)); });
+    });
     return id;
 }
 
-void ComputeService::workerLoop() {
-    for (;;) {
-        Job job;
-        {
-            std::unique_lock lock(mutex_);
-            wake_.wait(lock, [this] { return stop_ || pending_.has_value(); });
-            if (stop_) return;
-            job = std::move(*pending_);
-            pending_.reset();
-            running_ = true;
-        }
-        if (job.id >= requested_.load()) run(job);  // else superseded while queued
-        {
-            std::lock_guard lock(mutex_);
-            running_ = false;
-        }
-        idle_.notify_all();
-    }
-}
-
 void ComputeService::waitForIdle() {
-    {
-        std::unique_lock lock(mutex_);
-        idle_.wait(lock, [this] { return !running_ && !pending_.has_value(); });
-    }
-    // Deliveries were posted to this thread's event queue.
-    QCoreApplication::sendPostedEvents(this, QEvent::MetaCall);
+    Scheduler::instance().waitForIdle(this);
 }
 
-void ComputeService::run(const Job& job) {
-    const bool onWorker = std::this_thread::get_id() == worker_.get_id();
+ComputeService::Outcome ComputeService::compute(const attn::SceneSpec& spec, quint64 id,
+                                                attn::Progress* job) {
     const auto start = std::chrono::steady_clock::now();
-    SceneResultPtr result;
-    QString error;
+    Outcome out;
+    out.spec = spec;
     // Reusing the buffers of a result no view shows any more saves page-faulting the n² weights
     // in afresh (a third of the time for long sequences).
     std::unique_ptr<attn::SceneResult> old = recycler_->take();
     if (old) ++reused_;
     try {
-        SupersededProgress progress(requested_, job.id);
-        auto* fresh = new attn::SceneResult(attn::compute_scene(
-            inputs_.prepare(job.spec), &progress, keepsStages(job.spec), old.get()));
-        result = SceneResultPtr(fresh, [bin = recycler_](const attn::SceneResult* r) {
+        SupersededProgress progress(requested_, id, job);
+        auto* fresh = new attn::SceneResult(
+            attn::compute_scene(inputs_.prepare(spec), &progress, keepsStages(spec), old.get()));
+        out.result = SceneResultPtr(fresh, [bin = recycler_](const attn::SceneResult* r) {
             bin->put(const_cast<attn::SceneResult*>(r));
         });
     } catch (const attn::Cancelled&) {
         if (old) recycler_->put(old.release());  // compute_scene handed its buffers back
-        return;                                  // a newer request exists; it will deliver
+        throw;                                   // a newer request exists; it will deliver
+    } catch (const std::bad_alloc&) {
+        out.error = tr("Not enough memory to compute this scene");
     } catch (const std::exception& e) {
-        error = QString::fromUtf8(e.what());
+        out.error = QString::fromUtf8(e.what());
     }
-    const double ms = elapsedMs(start);
-    if (!onWorker) {
-        if (result)
-            deliver(job.id, std::move(result), ms);
-        else
-            fail(job.id, error);
-        return;
-    }
-    // Hand over to the GUI thread; `this` outlives the worker (joined in the destructor), and
-    // queued calls to a destroyed object are discarded by Qt.
-    QMetaObject::invokeMethod(
-        this,
-        [this, id = job.id, result = std::move(result), error, ms]() mutable {
-            if (result)
-                deliver(id, std::move(result), ms);
-            else
-                fail(id, error);
-        },
-        Qt::QueuedConnection);
+    out.ms = elapsedMs(start);
+    return out;
 }
 
-void ComputeService::deliver(quint64 id, SceneResultPtr result, double ms) {
+void ComputeService::settle(quint64 id, Outcome outcome) {
+    if (outcome.result)
+        deliver(id, std::move(outcome.result), std::move(outcome.spec), outcome.ms);
+    else
+        fail(id, outcome.error);
+}
+
+void ComputeService::deliver(quint64 id, SceneResultPtr result, attn::SceneSpec spec, double ms) {
     if (id <= delivered_) return;  // older than what is shown: never drawn over it
     delivered_ = id;
     result_ = result;
+    resultSpec_ = std::move(spec);
     lastMs_ = ms;
     Q_EMIT resultReady(std::move(result), id, ms);
     if (wasBusy_ && !busy()) {

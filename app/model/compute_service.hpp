@@ -4,23 +4,18 @@
 #include <QObject>
 #include <QString>
 #include <atomic>
-#include <condition_variable>
 #include <memory>
 #include <mutex>
-#include <optional>
-#include <thread>
 
 #include "attn/scene.hpp"
 #include "model/input_cache.hpp"
-
-/// A computed scene, shared read-only by every view.
-using SceneResultPtr = std::shared_ptr<const attn::SceneResult>;
+#include "model/scene_result.hpp"
 
 /// Turns SceneSpecs into SceneResults. Small scenes (cheaper than a frame) are computed at once
-/// on the calling thread; larger ones on one worker thread. Every request gets an increasing
-/// id: a running computation is cancelled as soon as a newer request arrives, requests queued
-/// behind it are skipped except the newest, and a result is only delivered when it is newer than
-/// the last delivered one — an older result is never drawn over a newer one.
+/// on the calling thread; larger ones as the scheduler's job "scene". Every request gets an
+/// increasing id: a running computation is cancelled as soon as a newer request arrives, requests
+/// queued behind it are skipped except the newest, and a result is only delivered when it is newer
+/// than the last delivered one — an older result is never drawn over a newer one.
 class ComputeService : public QObject {
     Q_OBJECT
   public:
@@ -44,6 +39,9 @@ class ComputeService : public QObject {
 
     /// The last delivered result (null before the first).
     SceneResultPtr result() const { return result_; }
+    /// The spec the last delivered result was computed from (what its numbers are of: the
+    /// temperature and score the math panel names, the layer the Model view need not redo).
+    const attn::SceneSpec& resultSpec() const { return resultSpec_; }
     quint64 lastRequested() const { return requested_.load(); }
     quint64 lastDelivered() const { return delivered_; }
     /// Milliseconds the last delivered result took to compute.
@@ -75,30 +73,27 @@ class ComputeService : public QObject {
         std::mutex mutex_;
         std::unique_ptr<attn::SceneResult> held_;
     };
-    struct Job {
+    struct Outcome {
         attn::SceneSpec spec;
-        quint64 id = 0;
+        SceneResultPtr result;
+        QString error;
+        double ms = 0;
     };
-    void workerLoop();
-    void run(const Job& job);
-    void deliver(quint64 id, SceneResultPtr result, double ms);
+    /// Computes spec (on any thread); throws attn::Cancelled when a newer request exists.
+    Outcome compute(const attn::SceneSpec& spec, quint64 id, attn::Progress* job);
+    void settle(quint64 id, Outcome outcome);
+    void deliver(quint64 id, SceneResultPtr result, attn::SceneSpec spec, double ms);
     void fail(quint64 id, const QString& message);
 
     std::atomic<quint64> requested_{0};
     std::atomic<quint64> reused_{0};
     quint64 delivered_ = 0;
     SceneResultPtr result_;
+    attn::SceneSpec resultSpec_;
     double lastMs_ = 0;
     double syncThreshold_ = 4e6;
     bool wasBusy_ = false;
 
     InputCache inputs_;
     std::shared_ptr<Recycler> recycler_ = std::make_shared<Recycler>();
-    std::mutex mutex_;
-    std::condition_variable wake_;
-    std::optional<Job> pending_;  ///< newest job not yet started (older ones were replaced)
-    bool running_ = false;        ///< the worker is computing
-    std::condition_variable idle_;
-    bool stop_ = false;
-    std::thread worker_;
 };

@@ -6,16 +6,9 @@
 #include <QString>
 
 #include "attn/scene.hpp"
+#include "model/selection.hpp"
 
 class QUndoStack;
-
-/// Which query / key / head is selected; every view follows it.
-struct Selection {
-    int query = -1;  ///< row, −1 = none
-    int key = -1;    ///< column, −1 = none
-    int head = 0;    ///< focused head
-    bool operator==(const Selection&) const = default;
-};
 
 /// Holds the SceneSpec. Every change goes through the undo stack (setSpec pushes a command);
 /// views never talk to each other, they follow Scene's signals.

@@ -2,13 +2,15 @@
 #include "views/color_maps.hpp"
 
 #include <QColor>
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <span>
 
 namespace {
 
-// Evenly spaced samples of matplotlib's maps; 10–11 stops interpolated in RGB are visually
-// indistinguishable from the 256-entry tables at heatmap sizes.
+// Evenly spaced samples of matplotlib's maps: the one definition of each map. The 256-entry
+// tables are interpolated from them in RGB once (visually indistinguishable from matplotlib's).
 constexpr std::array<const char*, 11> kViridis = {"#440154", "#482576", "#414487", "#35608d",
                                                   "#2a788e", "#21908c", "#22a884", "#43bf71",
                                                   "#7ad151", "#bbdf27", "#fde725"};
@@ -21,31 +23,60 @@ constexpr std::array<const char*, 10> kCividis = {"#00204d", "#00336f", "#39486b
 // Greys runs light → dark like matplotlib's "Greys": strong attention is dark ink.
 constexpr std::array<const char*, 2> kGreys = {"#ffffff", "#000000"};
 
-QCPColorGradient fromStops(std::span<const char* const> stops) {
-    QCPColorGradient g;
-    g.clearColorStops();
+std::span<const char* const> stopsOf(ColorMapKind kind) {
+    switch (kind) {
+        case ColorMapKind::Magma:
+            return kMagma;
+        case ColorMapKind::Cividis:
+            return kCividis;
+        case ColorMapKind::Greys:
+            return kGreys;
+        case ColorMapKind::Viridis:
+            break;
+    }
+    return kViridis;
+}
+
+std::array<QRgb, 256> tableOf(std::span<const char* const> stops) {
+    std::array<QRgb, 256> table{};
     const double last = double(stops.size() - 1);
-    for (std::size_t i = 0; i < stops.size(); ++i)
-        g.setColorStopAt(double(i) / last, QColor::fromString(QLatin1StringView(stops[i])));
-    g.setColorInterpolation(QCPColorGradient::ciRGB);
-    g.setLevelCount(256);
-    return g;
+    for (int i = 0; i < 256; ++i) {
+        const double x = i / 255.0 * last;
+        const auto k = std::min(std::size_t(x), stops.size() - 2);
+        const double f = x - double(k);
+        const QColor a = QColor::fromString(QLatin1StringView(stops[k]));
+        const QColor b = QColor::fromString(QLatin1StringView(stops[k + 1]));
+        auto mix = [f](int u, int v) { return int(std::lround(u * (1 - f) + v * f)); };
+        table[std::size_t(i)] =
+            qRgb(mix(a.red(), b.red()), mix(a.green(), b.green()), mix(a.blue(), b.blue()));
+    }
+    return table;
 }
 
 }  // namespace
 
+const std::array<QRgb, 256>& colorTable(ColorMapKind kind) {
+    static const std::array<std::array<QRgb, 256>, 4> tables = {
+        tableOf(stopsOf(ColorMapKind::Viridis)), tableOf(stopsOf(ColorMapKind::Magma)),
+        tableOf(stopsOf(ColorMapKind::Cividis)), tableOf(stopsOf(ColorMapKind::Greys))};
+    return tables[std::size_t(kind)];
+}
+
+QRgb mapColor(ColorMapKind kind, double t) {
+    if (!(t > 0)) t = 0;  // also maps NaN to the lowest colour
+    if (t > 1) t = 1;
+    return colorTable(kind)[std::size_t(std::lround(t * 255))];
+}
+
 QCPColorGradient makeGradient(ColorMapKind kind) {
-    switch (kind) {
-        case ColorMapKind::Magma:
-            return fromStops(kMagma);
-        case ColorMapKind::Cividis:
-            return fromStops(kCividis);
-        case ColorMapKind::Greys:
-            return fromStops(kGreys);
-        case ColorMapKind::Viridis:
-            break;
-    }
-    return fromStops(kViridis);
+    const std::array<QRgb, 256>& table = colorTable(kind);
+    QCPColorGradient g;
+    g.clearColorStops();
+    for (int i = 0; i < 256; ++i)
+        g.setColorStopAt(i / 255.0, QColor::fromRgb(table[std::size_t(i)]));
+    g.setColorInterpolation(QCPColorGradient::ciRGB);
+    g.setLevelCount(256);
+    return g;
 }
 
 QString colorMapId(ColorMapKind kind) {

@@ -130,20 +130,20 @@ QSize HeadHeatmap::cellBudget() const {
 
 void HeadHeatmap::prepare(const QSize& budget) {
     if (!result_ || head_ >= int(result_->heads.size())) {
-        cells_ = AggregatedGrid{};
+        cells_ = attn::AggregatedGrid{};
         cellsDirty_ = false;
         return;
     }
     const attn::HeadResult& h = result_->heads[std::size_t(head_)];
     // Only a change of block factor needs new cells; small resizes keep them.
-    const int rf = blockFactor(h.weights.rows(), budget.height());
-    const int cf = blockFactor(h.weights.cols(), budget.width());
+    const int rf = attn::blockFactor(h.weights.rows(), budget.height());
+    const int cf = attn::blockFactor(h.weights.cols(), budget.width());
     if (!cellsDirty_ && rf == cells_.rowFactor && cf == cells_.colFactor) return;
     // Scenes computed without their score stages carry the mask as allowed pairs instead.
-    cells_ = h.has_stages() ? aggregate(h.weights, &h.masked, budget.height(), budget.width(),
-                                        style_.aggregation)
-                            : aggregate(h.weights, result_->visible, budget.height(),
-                                        budget.width(), style_.aggregation);
+    cells_ = h.has_stages() ? attn::aggregate(h.weights, &h.masked, budget.height(), budget.width(),
+                                              style_.aggregation)
+                            : attn::aggregate(h.weights, result_->visible, budget.height(),
+                                              budget.width(), style_.aggregation);
     budget_ = budget;
     cellsDirty_ = false;
     mapDirty_ = true;
@@ -235,10 +235,11 @@ QString HeadHeatmap::titleText() const {
     QString text = tr("Head %1").arg(head_ + 1);
     // The block note goes on the short first line: the statistics line is already the widest.
     if (cells_.rowFactor > 1 || cells_.colFactor > 1)
-        text += tr(" · %1 %2×%3")
-                    .arg(style_.aggregation == Aggregation::Max ? tr("max of") : tr("mean of"))
-                    .arg(cells_.rowFactor)
-                    .arg(cells_.colFactor);
+        text +=
+            tr(" · %1 %2×%3")
+                .arg(style_.aggregation == attn::Aggregation::Max ? tr("max of") : tr("mean of"))
+                .arg(cells_.rowFactor)
+                .arg(cells_.colFactor);
     if (head_ < int(result_->stats.size())) {
         const attn::HeadStats& s = result_->stats[std::size_t(head_)];
         text += tr("\nH %1 · max %2 · dist %3")
@@ -319,7 +320,7 @@ QString HeadHeatmap::cellDescription(int q, int k) const {
         const int r = q / cells_.rowFactor, c = k / cells_.colFactor;
         if (r < cells_.rows && c < cells_.cols)
             text += tr("<br/>drawn cell: %1 of queries %2–%3 × keys %4–%5 = %6")
-                        .arg(style_.aggregation == Aggregation::Max ? tr("max") : tr("mean"))
+                        .arg(style_.aggregation == attn::Aggregation::Max ? tr("max") : tr("mean"))
                         .arg(r * cells_.rowFactor)
                         .arg(std::min(int(h.weights.rows()), (r + 1) * cells_.rowFactor) - 1)
                         .arg(c * cells_.colFactor)
@@ -336,8 +337,8 @@ void HeadHeatmap::resizeEvent(QResizeEvent* event) {
     const QSize b = cellBudget();
     if (result_ && !result_->heads.empty() && head_ < int(result_->heads.size())) {
         const auto& w = result_->heads[std::size_t(head_)].weights;
-        if (blockFactor(w.rows(), b.height()) != cells_.rowFactor ||
-            blockFactor(w.cols(), b.width()) != cells_.colFactor)
+        if (attn::blockFactor(w.rows(), b.height()) != cells_.rowFactor ||
+            attn::blockFactor(w.cols(), b.width()) != cells_.colFactor)
             cellsDirty_ = true;
     }
     refresh();

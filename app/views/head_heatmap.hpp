@@ -3,8 +3,8 @@
 
 #include <memory>
 
-#include "model/compute_service.hpp"
-#include "model/scene.hpp"
+#include "model/scene_result.hpp"
+#include "model/selection.hpp"
 #include "views/heatmap_style.hpp"
 #include "views/qcp.hpp"
 
@@ -45,7 +45,7 @@ class HeadHeatmap : public QCustomPlot {
     QCPColorMap* colorMap() const { return map_; }
     QCPColorScale* colorScale() const { return scale_; }
     /// The cells as drawn (after aggregation).
-    const AggregatedGrid& cells() const { return cells_; }
+    const attn::AggregatedGrid& cells() const { return cells_; }
     /// Range of the drawn values: [0, max] linear, [smallest positive ≥ max·1e-4, max] log.
     QCPRange valueRange(bool logScale) const;
     /// Hover text for query q, key k: tokens, raw and scaled score, weight.
@@ -84,7 +84,7 @@ class HeadHeatmap : public QCustomPlot {
     QSize budget_;  ///< budget the cells were prepared for
     bool cellsDirty_ = true;
     bool mapDirty_ = true;
-    AggregatedGrid cells_;
+    attn::AggregatedGrid cells_;
 
     QCPColorMap* map_ = nullptr;
     QCPColorScale* scale_ = nullptr;

@@ -164,7 +164,7 @@ void HeatmapGrid::redraw() {
     std::vector<HeadHeatmap*> visible;
     for (HeadHeatmap* h : heads_)
         if (focused_ < 0 || h->head() == focused_) visible.push_back(h);
-    // Aggregation touches every weight: run heads in parallel when it is worth it.
+    // attn::Aggregation touches every weight: run heads in parallel when it is worth it.
     const attn::Index n = result_ ? attn::Index(result_->q_tokens.size()) : 0;
     std::vector<std::pair<HeadHeatmap*, QSize>> jobs;
     for (HeadHeatmap* h : visible) {

@@ -5,8 +5,8 @@
 #include <QWidget>
 #include <vector>
 
-#include "model/compute_service.hpp"
-#include "model/scene.hpp"
+#include "model/scene_result.hpp"
+#include "model/selection.hpp"
 #include "views/heatmap_style.hpp"
 
 class HeadHeatmap;

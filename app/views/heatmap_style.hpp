@@ -2,7 +2,7 @@
 // GPL-3.0-or-later.
 #pragma once
 
-#include "views/aggregate.hpp"
+#include "attn/aggregate.hpp"
 #include "views/color_maps.hpp"
 
 /// Display options shared by every heatmap of a grid; persisted in QSettings, no undo.
@@ -10,6 +10,7 @@ struct HeatmapStyle {
     ColorMapKind colorMap = ColorMapKind::Viridis;
     bool logScale = false;    ///< logarithmic colour scale (weights spanning decades)
     bool sharedRange = true;  ///< one colour range for all heads (comparable) or one per head
-    Aggregation aggregation = Aggregation::Max;  ///< when n exceeds the pixels available
+    attn::Aggregation aggregation =
+        attn::Aggregation::Max;  ///< when n exceeds the pixels available
     bool operator==(const HeatmapStyle&) const = default;
 };

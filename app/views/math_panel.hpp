@@ -4,8 +4,8 @@
 
 #include <QTextBrowser>
 
-#include "model/compute_service.hpp"
-#include "model/scene.hpp"
+#include "model/scene_result.hpp"
+#include "model/selection.hpp"
 
 /// How the scores were made, for the panel's explanations (the result holds only numbers).
 struct MathContext {

@@ -7,10 +7,13 @@
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "attn/error.hpp"
+#include "attn/scene_layers.hpp"
+#include "model/compute_service.hpp"
 #include "model/scene.hpp"
+#include "model/scheduler.hpp"
+#include "model/spec_equal.hpp"
 #include "views/model_grid_canvas.hpp"
 
 namespace {
@@ -18,14 +21,14 @@ namespace {
 constexpr int kThumbSide = 96;
 }  // namespace
 
-ModelGrid::ModelGrid(Scene* scene, QWidget* parent)
+ModelGrid::ModelGrid(Scene* scene, ComputeService* compute, QWidget* parent)
     : QWidget(parent),
       scene_(scene),
       canvas_(new ModelGridCanvas(this)),
       layerBox_(new QSpinBox(this)),
       headBox_(new QSpinBox(this)),
       note_(new QLabel(this)),
-      watcher_(new QFutureWatcher<model_grid::Thumbnails>(this)) {
+      compute_(compute) {
     setWindowTitle(tr("Model"));
     auto* bar = new QHBoxLayout;
     auto* layerLabel = new QLabel(tr("&Layer"), this);
@@ -50,8 +53,11 @@ ModelGrid::ModelGrid(Scene* scene, QWidget* parent)
     connect(scene_, &Scene::specChanged, this, &ModelGrid::onSpecChanged);
     connect(scene_, &Scene::selectionChanged, this, &ModelGrid::onSelectionChanged);
     connect(canvas_, &ModelGridCanvas::cellClicked, this, &ModelGrid::openHead);
-    connect(watcher_, &QFutureWatcher<model_grid::Thumbnails>::finished, this,
-            &ModelGrid::onComputed);
+    if (compute_) {
+        // The scene's result arrives: its layer need not be computed again.
+        connect(compute_, &ComputeService::resultReady, this, &ModelGrid::startCompute);
+        connect(compute_, &ComputeService::failed, this, &ModelGrid::startCompute);
+    }
     // The selectors count from 1, as every label does.
     connect(layerBox_, &QSpinBox::valueChanged, this,
             [this](int layer) { openHead(layer - 1, scene_->selection().head); });
@@ -61,10 +67,6 @@ ModelGrid::ModelGrid(Scene* scene, QWidget* parent)
         scene_->setSelection(s);
     });
     syncSelectors();
-}
-
-ModelGrid::~ModelGrid() {
-    watcher_->waitForFinished();
 }
 
 const model_grid::Thumbnails& ModelGrid::thumbnails() const {
@@ -84,10 +86,15 @@ void ModelGrid::openHead(int layer, int head) {
     Q_EMIT headActivated(layer, head);
 }
 
-void ModelGrid::refreshNow() {
-    watcher_->waitForFinished();
+void ModelGrid::setColorMap(ColorMapKind kind) {
+    canvas_->setColorMap(kind);
+}
+
+void ModelGrid::refreshNow(const attn::SceneResult* known) {
+    Scheduler::instance().cancel(this, QStringLiteral("thumbnails"));
     try {
-        canvas_->setThumbnails(model_grid::computeThumbnails(scene_->spec(), kThumbSide));
+        canvas_->setThumbnails(
+            model_grid::computeThumbnails(scene_->spec(), kThumbSide, nullptr, known));
     } catch (const attn::Error& e) {
         canvas_->setMessage(QString::fromStdString(e.what()));
     }
@@ -97,13 +104,13 @@ void ModelGrid::refreshNow() {
 
 void ModelGrid::showEvent(QShowEvent* event) {
     QWidget::showEvent(event);
-    if (dirty_) startCompute();
+    startCompute();
 }
 
 void ModelGrid::onSpecChanged() {
     dirty_ = true;
     syncSelectors();
-    if (isVisible()) startCompute();
+    startCompute();
 }
 
 void ModelGrid::onSelectionChanged() {
@@ -111,43 +118,35 @@ void ModelGrid::onSelectionChanged() {
 }
 
 void ModelGrid::startCompute() {
-    if (watcher_->isRunning()) {
-        rerun_ = true;  // the newest spec is computed when this one ends
-        return;
-    }
+    if (!dirty_ || !isVisible()) return;
+    // While the window computes the scene, wait for its result (startCompute runs again then).
+    if (compute_ && compute_->busy()) return;
     dirty_ = false;
     if (canvas_->thumbnails().images.empty()) canvas_->setMessage(tr("Computing…"));
     const attn::SceneSpec spec = scene_->spec();
-    // Errors travel inside the result: QtConcurrent would wrap them in QUnhandledException.
-    watcher_->setFuture(QtConcurrent::run([spec] {
-        try {
-            return model_grid::computeThumbnails(spec, kThumbSide);
-        } catch (const std::exception& e) {
-            model_grid::Thumbnails failed;
-            failed.error = QString::fromUtf8(e.what());
-            return failed;
-        }
-    }));
+    SceneResultPtr known;
+    if (compute_ && compute_->result() && specsEqual(compute_->resultSpec(), spec))
+        known = compute_->result();
+    Scheduler::instance().run(
+        this, QStringLiteral("thumbnails"),
+        [spec, known](attn::Progress& progress) {
+            return model_grid::computeThumbnails(spec, kThumbSide, &progress, known.get());
+        },
+        [this](model_grid::Thumbnails result) { onComputed(std::move(result)); },
+        [this](const QString& error) {
+            canvas_->setMessage(error);
+            syncSelectors();
+        });
 }
 
-void ModelGrid::onComputed() {
-    if (rerun_) {
-        rerun_ = false;
-        dirty_ = true;
-        startCompute();  // the result is already stale: skip drawing it
-        return;
-    }
-    model_grid::Thumbnails result = watcher_->result();
-    if (result.error.isEmpty())
-        canvas_->setThumbnails(std::move(result));
-    else
-        canvas_->setMessage(result.error);
+void ModelGrid::onComputed(model_grid::Thumbnails result) {
+    canvas_->setThumbnails(std::move(result));
     syncSelectors();
 }
 
 void ModelGrid::syncSelectors() {
     const attn::SceneSpec& spec = scene_->spec();
-    const int layers = model_grid::layerCount(spec);
+    const int layers = static_cast<int>(attn::layer_count(spec));
     const int heads = std::max(1, canvas_->thumbnails().heads > 0 ? canvas_->thumbnails().heads
                                                                   : static_cast<int>(spec.heads));
     const QSignalBlocker b1(layerBox_), b2(headBox_);

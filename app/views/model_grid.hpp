@@ -2,11 +2,11 @@
 // GPL-3.0-or-later.
 #pragma once
 
-#include <QFutureWatcher>
 #include <QWidget>
 
 #include "views/model_grid_data.hpp"
 
+class ComputeService;
 class ModelGridCanvas;
 class QLabel;
 class QSpinBox;
@@ -15,15 +15,19 @@ class Scene;
 /// Shows every layer and head of the scene at a glance. Clicking a thumbnail (or using the
 /// selectors) makes that layer the scene's layer — an undoable step — and that head the
 /// selection's head, then asks for the heatmap grid (headActivated). Thumbnails are computed
-/// on a worker thread while the view is visible; a newer scene replaces an older computation.
+/// as the scheduler's job "thumbnails" while the view is visible; a newer scene supersedes an
+/// older computation. With the window's ComputeService, the layer it has just computed is taken
+/// from its result instead of being computed again.
 class ModelGrid : public QWidget {
     Q_OBJECT
   public:
-    explicit ModelGrid(Scene* scene, QWidget* parent = nullptr);
-    ~ModelGrid() override;
+    explicit ModelGrid(Scene* scene, ComputeService* compute = nullptr, QWidget* parent = nullptr);
 
-    /// Computes the thumbnails now, on this thread (headless rendering and tests).
-    void refreshNow();
+    /// Computes the thumbnails now, on this thread (headless rendering and tests); `known` is
+    /// the scene's own result when the caller has it.
+    void refreshNow(const attn::SceneResult* known = nullptr);
+    /// Colours the thumbnails with kind (the controls' colour map).
+    void setColorMap(ColorMapKind kind);
     const model_grid::Thumbnails& thumbnails() const;
     /// Opens (layer, head): sets the scene's layer through the undo stack and the selection.
     void openHead(int layer, int head);
@@ -39,7 +43,7 @@ class ModelGrid : public QWidget {
     void onSpecChanged();
     void onSelectionChanged();
     void startCompute();
-    void onComputed();
+    void onComputed(model_grid::Thumbnails result);
     void syncSelectors();
 
     Scene* scene_;
@@ -47,7 +51,6 @@ class ModelGrid : public QWidget {
     QSpinBox* layerBox_;
     QSpinBox* headBox_;
     QLabel* note_;
-    QFutureWatcher<model_grid::Thumbnails>* watcher_;
+    ComputeService* compute_;
     bool dirty_ = true;
-    bool rerun_ = false;  ///< the scene changed while a computation ran
 };

@@ -105,8 +105,11 @@ void ModelGridCanvas::paintEvent(QPaintEvent*) {
                    thumbs_.layers == 1 ? tr("Heads") : tr("Layer %1").arg(l + 1));
     }
     for (int l = 0; l < thumbs_.layers; ++l)
-        for (int h = 0; h < thumbs_.heads; ++h)
-            p.drawImage(g.thumb(l, h), thumbs_.at(l, h));
+        for (int h = 0; h < thumbs_.heads; ++h) {
+            QImage image = thumbs_.at(l, h);
+            if (image.format() == QImage::Format_Indexed8) image.setColorTable(colors_);
+            p.drawImage(g.thumb(l, h), image);
+        }
     // The head the heatmap grid shows.
     if (layer_ >= 0 && layer_ < thumbs_.layers && head_ >= 0 && head_ < thumbs_.heads) {
         QPen pen(pal.color(QPalette::Highlight), std::max(2.0, g.cell * 0.04));
@@ -120,10 +123,17 @@ void ModelGridCanvas::paintEvent(QPaintEvent*) {
                 QRectF(g.area.left(), g.area.bottom() + 12, std::min(g.area.width(), 360.0), 14));
 }
 
+void ModelGridCanvas::setColorMap(ColorMapKind kind) {
+    if (kind == colorMap_) return;
+    colorMap_ = kind;
+    colors_ = model_grid::thumbnailColors(kind);
+    update();
+}
+
 void ModelGridCanvas::paintLegend(QPainter& p, const QRectF& rect) const {
     QImage ramp(256, 1, QImage::Format_RGB32);
     for (int i = 0; i < 256; ++i)
-        ramp.setPixel(i, 0, model_grid::viridis(i / 255.0));
+        ramp.setPixel(i, 0, colorTable(colorMap_)[std::size_t(i)]);
     p.drawImage(QRectF(rect.left(), rect.top(), rect.width() * 0.55, rect.height()), ramp);
     p.setPen(palette().color(QPalette::WindowText));
     const QRectF text(rect.left() + rect.width() * 0.55 + 8, rect.top() - 4,

@@ -16,6 +16,9 @@ class ModelGridCanvas : public QWidget {
     void setThumbnails(model_grid::Thumbnails thumbnails);
     const model_grid::Thumbnails& thumbnails() const { return thumbs_; }
     void setCurrent(int layer, int head);
+    /// Recolours the thumbnails (nothing is recomputed).
+    void setColorMap(ColorMapKind kind);
+    ColorMapKind colorMap() const { return colorMap_; }
     /// Shown instead of the grid (e.g. "Computing…" or an error).
     void setMessage(const QString& message);
 
@@ -43,5 +46,7 @@ class ModelGridCanvas : public QWidget {
 
     model_grid::Thumbnails thumbs_;
     int layer_ = 0, head_ = 0;
+    ColorMapKind colorMap_ = ColorMapKind::Viridis;
+    QList<QRgb> colors_ = model_grid::thumbnailColors(ColorMapKind::Viridis);
     QString message_;
 };

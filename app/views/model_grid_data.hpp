@@ -3,20 +3,27 @@
 #pragma once
 
 #include <QImage>
+#include <QList>
 #include <QString>
-#include <functional>
 #include <vector>
 
 #include "attn/progress.hpp"
 #include "attn/scene.hpp"
+#include "views/color_maps.hpp"
 
 namespace model_grid {
+
+/// Colour index of a thumbnail cell where every pooled pair is masked (drawn grey).
+inline constexpr int kMaskedIndex = 255;
 
 /// One thumbnail per (layer, head), row-major by layer.
 struct Thumbnails {
     int layers = 0, heads = 0;
     int queries = 0, keys = 0;
-    std::vector<QImage> images;     ///< layers·heads images, at most maxSide pixels a side
+    /// layers·heads 8-bit indexed images, at most maxSide pixels a side: index 0…254 is the
+    /// weight over the head's own maximum, kMaskedIndex a masked cell. The colour table comes
+    /// at paint time (thumbnailColors), so changing the colour map recomputes nothing.
+    std::vector<QImage> images;
     std::vector<double> entropy;    ///< mean row entropy (nats) per (layer, head)
     std::vector<double> maxWeight;  ///< largest weight per (layer, head), the colour's top
     bool weightsOnly = false;
@@ -27,23 +34,16 @@ struct Thumbnails {
     }
 };
 
-/// Number of layers a spec shows (1 for computed scenes).
-int layerCount(const attn::SceneSpec& spec);
-
-/// Computes every layer of `spec` the way the heatmap grid does (compute_scene with the
-/// layer switched) and reduces each head's weights to a thumbnail: max-pooled to at most
-/// maxSide cells a side (peaks stay visible), coloured with viridis scaled to the head's own
-/// maximum, masked cells grey. Throws attn::Error / attn::Cancelled.
+/// Computes every layer of `spec` the way the heatmap grid does (attn::for_each_layer) and
+/// reduces each head's weights to a thumbnail: max-pooled (attn::aggregate) to at most maxSide
+/// cells a side, so peaks stay visible, scaled to the head's own maximum. `known` is spec's own
+/// result when the caller has it: that layer is not computed again. Throws attn::Error /
+/// attn::Cancelled.
 Thumbnails computeThumbnails(const attn::SceneSpec& spec, int maxSide,
-                             attn::Progress* progress = nullptr);
+                             attn::Progress* progress = nullptr,
+                             const attn::SceneResult* known = nullptr);
 
-/// Calls `sink(layer, result)` for every layer of spec in order (used for exporting numbers).
-/// keepStages = false: computed scenes keep weights only (see attn::compute_scene).
-void forEachLayer(const attn::SceneSpec& spec,
-                  const std::function<void(int, const attn::SceneResult&)>& sink,
-                  attn::Progress* progress = nullptr, bool keepStages = true);
-
-/// Viridis at t ∈ [0, 1] (clamped).
-QRgb viridis(double t);
+/// The colour table of the thumbnails for a colour map (kMaskedIndex is grey).
+QList<QRgb> thumbnailColors(ColorMapKind kind);
 
 }  // namespace model_grid

@@ -1,8 +1,8 @@
 // AttnScope — the weights of the selected query in the focused head, as bars. GPL-3.0-or-later.
 #pragma once
 
-#include "model/compute_service.hpp"
-#include "model/scene.hpp"
+#include "model/scene_result.hpp"
+#include "model/selection.hpp"
 #include "views/qcp.hpp"
 
 /// One bar per key: α_ij for the selected query i in head h; masked keys are marked with ×.

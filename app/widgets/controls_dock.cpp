@@ -219,8 +219,8 @@ QWidget* ControlsDock::buildDisplayGroup() {
            "own range and shows its own colour scale"));
     form->addRow(QString(), sharedRange_);
     aggregation_ = new QComboBox;
-    aggregation_->addItem(tr("Maximum"), int(Aggregation::Max));
-    aggregation_->addItem(tr("Mean"), int(Aggregation::Mean));
+    aggregation_->addItem(tr("Maximum"), int(attn::Aggregation::Max));
+    aggregation_->addItem(tr("Mean"), int(attn::Aggregation::Mean));
     aggregation_->setToolTip(
         tr("When a sequence has more tokens than the heatmap has pixels, "
            "blocks of cells are drawn as their maximum or mean weight"));

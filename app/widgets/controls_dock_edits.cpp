@@ -217,7 +217,7 @@ HeatmapStyle ControlsDock::style() const {
     s.colorMap = ColorMapKind(colorMap_->currentData().toInt());
     s.logScale = logScale_->isChecked();
     s.sharedRange = sharedRange_->isChecked();
-    s.aggregation = Aggregation(aggregation_->currentData().toInt());
+    s.aggregation = attn::Aggregation(aggregation_->currentData().toInt());
     return s;
 }
 

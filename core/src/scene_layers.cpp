@@ -1,4 +1,4 @@
-// AttnScope core — every layer of a scene, one after the other. GPL-3.0-or-later.
+// AttnScope core — every layer of a scene, one at a time. GPL-3.0-or-later.
 #include "attn/scene_layers.hpp"
 
 #include <algorithm>
@@ -12,8 +12,7 @@ class LayerProgress : public Progress {
     LayerProgress(Progress* outer, Index layer, Index layers)
         : outer_(outer), layer_(layer), layers_(layers) {}
     void update(double f) override {
-        if (outer_)
-            outer_->update((static_cast<double>(layer_) + f) / static_cast<double>(layers_));
+        if (outer_) outer_->update((double(layer_) + f) / double(layers_));
     }
     bool cancelled() const override { return outer_ && outer_->cancelled(); }
 
@@ -27,16 +26,22 @@ class LayerProgress : public Progress {
 Index layer_count(const SceneSpec& spec) {
     if (!spec.data || spec.data->components.empty()) return 1;
     const auto c = static_cast<std::size_t>(
-        std::clamp<Index>(spec.component, 0, static_cast<Index>(spec.data->components.size()) - 1));
+        std::clamp<Index>(spec.component, 0, Index(spec.data->components.size()) - 1));
     return std::max<Index>(1, spec.data->components[c].layers);
 }
 
 void for_each_layer(const SceneSpec& spec,
                     const std::function<void(Index, const SceneResult&)>& sink, Progress* progress,
-                    bool keep_stages) {
+                    bool keep_stages, const SceneResult* known) {
     const Index layers = layer_count(spec);
     SceneSpec layer_spec = spec;
     for (Index l = 0; l < layers; ++l) {
+        report(progress, double(l) / double(layers));
+        const bool is_known = known && (spec.data ? spec.layer == l : l == 0);
+        if (is_known) {
+            sink(l, *known);
+            continue;
+        }
         if (spec.data) layer_spec.layer = l;
         LayerProgress part(progress, l, layers);
         sink(l, compute_scene(layer_spec, progress ? &part : nullptr, keep_stages));

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "attn/aggregate.hpp"
 #include "attn/random.hpp"
-#include "views/aggregate.hpp"
 
 namespace {
 
@@ -14,7 +14,7 @@ struct Case {
 
 // Reference: loop over every block and every cell, no cleverness.
 double bruteBlock(const attn::Matrix& w, const attn::Matrix& s, int r, int c, int rf, int cf,
-                  Aggregation mode, bool* allMasked) {
+                  attn::Aggregation mode, bool* allMasked) {
     double best = -std::numeric_limits<double>::infinity(), sum = 0;
     int cells = 0, visible = 0;
     for (int i = r * rf; i < std::min<int>(int(w.rows()), (r + 1) * rf); ++i)
@@ -26,7 +26,7 @@ double bruteBlock(const attn::Matrix& w, const attn::Matrix& s, int r, int c, in
             best = std::max(best, double(w(i, j)));
         }
     *allMasked = visible == 0;
-    if (mode == Aggregation::Mean) return sum / cells;
+    if (mode == attn::Aggregation::Mean) return sum / cells;
     return visible ? best : 0.0;
 }
 
@@ -36,17 +36,17 @@ class AggregateTest : public QObject {
     Q_OBJECT
   private Q_SLOTS:
     void factors() {
-        QCOMPARE(blockFactor(13, 300), 1);
-        QCOMPARE(blockFactor(300, 300), 1);
-        QCOMPARE(blockFactor(301, 300), 2);
-        QCOMPARE(blockFactor(4096, 300), 14);
-        QCOMPARE(blockFactor(5, 0), 5);
+        QCOMPARE(attn::blockFactor(13, 300), 1);
+        QCOMPARE(attn::blockFactor(300, 300), 1);
+        QCOMPARE(attn::blockFactor(301, 300), 2);
+        QCOMPARE(attn::blockFactor(4096, 300), 14);
+        QCOMPARE(attn::blockFactor(5, 0), 5);
     }
 
     void identityWhenItFits() {
         attn::Rng rng(7);
         const attn::Matrix w = rng.normal_matrix(9, 11).cast<float>();
-        const AggregatedGrid g = aggregate(w, nullptr, 9, 11, Aggregation::Max);
+        const attn::AggregatedGrid g = attn::aggregate(w, nullptr, 9, 11, attn::Aggregation::Max);
         QCOMPARE(g.rows, 9);
         QCOMPARE(g.cols, 11);
         for (int i = 0; i < 9; ++i)
@@ -83,8 +83,8 @@ class AggregateTest : public QObject {
                 s(i, j) = masked ? -std::numeric_limits<float>::infinity() : 1.f;
                 if (masked) w(i, j) = 0;
             }
-        for (Aggregation mode : {Aggregation::Max, Aggregation::Mean}) {
-            const AggregatedGrid g = aggregate(w, &s, maxRows, maxCols, mode);
+        for (attn::Aggregation mode : {attn::Aggregation::Max, attn::Aggregation::Mean}) {
+            const attn::AggregatedGrid g = attn::aggregate(w, &s, maxRows, maxCols, mode);
             QVERIFY(g.rows <= maxRows && g.cols <= maxCols);
             QCOMPARE(g.rows, (n + g.rowFactor - 1) / g.rowFactor);
             for (int r = 0; r < g.rows; ++r)
@@ -105,7 +105,7 @@ class AggregateTest : public QObject {
             for (int i = 0; i < n; ++i)
                 for (int j = 0; j < m; ++j)
                     visible(i, j) = std::isfinite(s(i, j));
-            const AggregatedGrid v = aggregate(w, visible, maxRows, maxCols, mode);
+            const attn::AggregatedGrid v = attn::aggregate(w, visible, maxRows, maxCols, mode);
             QCOMPARE(v.values, g.values);
             QCOMPARE(v.masked, g.masked);
         }

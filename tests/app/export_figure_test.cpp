@@ -12,6 +12,7 @@
 #include "attn/io/npy.hpp"
 #include "export/export_dialog.hpp"
 #include "export/figure_export.hpp"
+#include "export/layers_export.hpp"
 #include "export/numbers_export.hpp"
 #include "model/scene.hpp"
 #include "views/heatmap_grid.hpp"
@@ -172,8 +173,38 @@ class ExportFigureTest : public QObject {
         attn::SceneSpec spec;
         spec.data = std::make_shared<const attn::AttentionData>(attn::io::load_attention(
             test_support::fixture("bertviz_distilbert_headview.json").toStdString()));
-        const exporting::Numbers n = exporting::numbersOfAllLayers(spec);
-        QCOMPARE(n.shape, (std::vector<std::uint64_t>{6, 12, 8, 8}));
+        // Streamed layer by layer; every layer's weights equal the scene computed at that layer.
+        const QString npy = dir_.filePath(QStringLiteral("layers.npy"));
+        const QString csv = dir_.filePath(QStringLiteral("layers.csv"));
+        QCOMPARE(exporting::writeAllLayers(spec, npy), QString());
+        QCOMPARE(exporting::writeAllLayers(spec, csv), QString());
+        const attn::io::NpyArray a = attn::io::read_npy(QFile::encodeName(npy).toStdString());
+        QCOMPARE(a.shape, (std::vector<std::uint64_t>{6, 12, 8, 8}));
+        attn::SceneSpec layer3 = spec;
+        layer3.layer = 3;
+        const attn::SceneResult r3 = attn::compute_scene(layer3);
+        for (int h : {0, 7, 11})
+            for (int i = 0; i < 8; ++i)
+                for (int j = 0; j < 8; ++j)
+                    QCOMPARE(a.values[std::size_t(((3 * 12 + h) * 8 + i) * 8 + j)],
+                             r3.heads[std::size_t(h)].weights(i, j));
+        QFile text(csv);
+        QVERIFY(text.open(QIODevice::ReadOnly));
+        QCOMPARE(text.readLine(), QByteArray(exporting::kWeightsCsvHeader));
+        int rows = 0;
+        while (!text.readLine().isEmpty())
+            ++rows;
+        QCOMPARE(rows, 6 * 12 * 8 * 8);
+        // A known result stands in for its own layer: the stream does not compute it again.
+        attn::SceneResult fake = r3;
+        fake.heads[0].weights.setConstant(0.25f);
+        QCOMPARE(exporting::writeAllLayers(layer3, npy, nullptr, &fake), QString());
+        const attn::io::NpyArray b = attn::io::read_npy(QFile::encodeName(npy).toStdString());
+        QCOMPARE(b.values[std::size_t((3 * 12) * 64)], 0.25f);
+        QCOMPARE(b.values[std::size_t((2 * 12) * 64)], a.values[std::size_t((2 * 12) * 64)]);
+        // Unwritable: a message naming the path, and nothing left behind.
+        const QString bad = dir_.filePath(QStringLiteral("missing/layers.npy"));
+        QVERIFY(exporting::writeAllLayers(spec, bad).contains(bad));
     }
 
   private:

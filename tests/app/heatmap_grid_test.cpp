@@ -6,7 +6,7 @@
 #include <QTest>
 
 #include "app_test_support.hpp"
-#include "views/aggregate.hpp"
+#include "attn/aggregate.hpp"
 #include "views/head_heatmap.hpp"
 #include "views/heatmap_grid.hpp"
 
@@ -59,8 +59,8 @@ class HeatmapGridTest : public QObject {
 
     void longSequencesAreAggregatedToThePixels_data() {
         QTest::addColumn<int>("mode");
-        QTest::newRow("max") << int(Aggregation::Max);
-        QTest::newRow("mean") << int(Aggregation::Mean);
+        QTest::newRow("max") << int(attn::Aggregation::Max);
+        QTest::newRow("mean") << int(attn::Aggregation::Mean);
     }
 
     void longSequencesAreAggregatedToThePixels() {
@@ -70,7 +70,7 @@ class HeatmapGridTest : public QObject {
         grid.show();
         QVERIFY(QTest::qWaitForWindowExposed(&grid));
         HeatmapStyle style;
-        style.aggregation = Aggregation(mode);
+        style.aggregation = attn::Aggregation(mode);
         grid.setStyle(style);
         attn::SceneSpec spec = longSpec(700, 4);
         spec.mask.kind = attn::MaskKind::Causal;
@@ -88,15 +88,15 @@ class HeatmapGridTest : public QObject {
                                     .arg(budget.height())));
             QVERIFY(d->keySize() < 700);
             const attn::HeadResult& hr = result->heads[std::size_t(h)];
-            const AggregatedGrid ref = aggregate(hr.weights, &hr.masked, budget.height(),
-                                                 budget.width(), Aggregation(mode));
+            const attn::AggregatedGrid ref = attn::aggregate(
+                hr.weights, &hr.masked, budget.height(), budget.width(), attn::Aggregation(mode));
             QCOMPARE(d->keySize(), ref.cols);
             for (int r = 0; r < ref.rows; r += 7)
                 for (int c = 0; c < ref.cols; c += 5) {
                     QCOMPARE(d->alpha(c, r) == 0, ref.isMasked(r, c));
                     if (!ref.isMasked(r, c)) QCOMPARE(d->cell(c, r), ref.at(r, c));
                 }
-            QVERIFY(hm->titleText().contains(Aggregation(mode) == Aggregation::Max
+            QVERIFY(hm->titleText().contains(attn::Aggregation(mode) == attn::Aggregation::Max
                                                  ? QStringLiteral("max of")
                                                  : QStringLiteral("mean of")));
         }

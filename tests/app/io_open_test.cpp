@@ -21,12 +21,12 @@
 #include "io/data_io.hpp"
 #include "io/examples.hpp"
 #include "io/file_controller.hpp"
-#include "io/progress_runner.hpp"
 #include "main_window.hpp"
 #include "model/scene.hpp"
 #include "model/spec_equal.hpp"
 #include "views/model_grid.hpp"
 #include "widgets/controls_dock.hpp"
+#include "widgets/progress_runner.hpp"
 
 namespace {
 using test_support::fixture;
@@ -223,7 +223,7 @@ class IoOpenTest : public QObject {
         poll.start(20);
         bool cancelled = false;
         try {
-            fileio::runWithProgress(&parent, QStringLiteral("Loading…"), [](attn::Progress* p) {
+            runWithProgress(&parent, QStringLiteral("Loading…"), [](attn::Progress* p) {
                 for (int i = 0;; ++i) {  // ends only through Cancel
                     attn::report(p, (i % 1000) / 1000.0);
                     std::this_thread::sleep_for(std::chrono::milliseconds(2));
@@ -236,7 +236,7 @@ class IoOpenTest : public QObject {
         QVERIFY(cancelled);
         // Fast work shows nothing and returns its exceptions on the caller's thread.
         QVERIFY_THROWS_EXCEPTION(attn::FormatError,
-                                 fileio::runWithProgress(&parent, QString(), [](attn::Progress*) {
+                                 runWithProgress(&parent, QString(), [](attn::Progress*) {
                                      throw attn::FormatError("x.npy: broken");
                                  }));
     }

@@ -134,6 +134,41 @@ class LensRenderTest : public QObject {
         QTRY_COMPARE(panel->plots().front()->graphCount(), before - 2);
     }
 
+    void lensesRecomputeOnlyWhatTheSceneChanges() {
+        Scene scene;
+        std::unique_ptr<QWidget> cost(createLens(QStringLiteral("cost"), &scene, nullptr));
+        std::unique_ptr<QWidget> entropy(createLens(QStringLiteral("entropy"), &scene, nullptr));
+        auto* fixed = qobject_cast<LensPanel*>(cost.get());
+        auto* follows = qobject_cast<LensPanel*>(entropy.get());
+        QCOMPARE(fixed->inputs(), LensInputs::Controls);
+        QCOMPARE(follows->inputs(), LensInputs::Scene);
+        const int fixedBefore = fixed->computations();
+        const int followsBefore = follows->computations();
+        for (QWidget* w : {cost.get(), entropy.get()}) {
+            w->setAttribute(Qt::WA_DontShowOnScreen);
+            w->show();
+        }
+        QCoreApplication::processEvents();
+        attn::SceneSpec s = scene.spec();
+        s.heads = 2;
+        scene.setSpec(s, QStringLiteral("heads"));
+        // The scene lens recomputes on a worker; the controls lens is not touched.
+        QTRY_COMPARE(follows->computations(), followsBefore + 1);
+        QVERIFY(follows->lastComputedOffGuiThread());
+        QCOMPARE(follows->plots().front()->graphCount(), 2 + 2);  // ceiling, random, 2 heads
+        QCOMPARE(fixed->computations(), fixedBefore);
+        // Hidden, the scene lens waits for its next show.
+        entropy->hide();
+        s.heads = 4;
+        scene.setSpec(s, QStringLiteral("heads"));
+        QTest::qWait(50);
+        QCOMPARE(follows->computations(), followsBefore + 1);
+        entropy->show();
+        QTRY_COMPARE(follows->computations(), followsBefore + 2);
+        QCOMPARE(follows->plots().front()->graphCount(), 2 + 4);
+        QCOMPARE(fixed->computations(), fixedBefore);
+    }
+
     void alignmentFollowsSceneSentenceAndHeads() {
         Scene scene;
         std::unique_ptr<QWidget> w(createLens(QStringLiteral("alignment"), &scene, nullptr));

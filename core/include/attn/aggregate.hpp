@@ -1,11 +1,13 @@
-// AttnScope — block aggregation of attention matrices larger than the pixels that show them.
-// GPL-3.0-or-later.
+// AttnScope core — block aggregation (pooling) of attention matrices larger than the pixels that
+// show them. GPL-3.0-or-later.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "attn/types.hpp"
+
+namespace attn {
 
 /// How a block of cells becomes one drawn cell.
 enum class Aggregation {
@@ -24,15 +26,17 @@ struct AggregatedGrid {
 };
 
 /// Block factor so that n items fit in at most `budget` cells (≥ 1).
-int blockFactor(attn::Index n, int budget);
+int blockFactor(Index n, int budget);
 
 /// Aggregates values (e.g. weights) into blocks. A cell is masked where `masked_scores` is −inf
 /// (pass nullptr when nothing is masked); a block is masked only when all its cells are. With
 /// budgets at least the matrix size, the result is the matrix itself.
-AggregatedGrid aggregate(const attn::Matrix& values, const attn::Matrix* masked_scores, int maxRows,
+AggregatedGrid aggregate(const Matrix& values, const Matrix* masked_scores, int maxRows,
                          int maxCols, Aggregation mode);
 
 /// The same with the mask given as allowed pairs (false = masked); an empty `visible` (or one of
 /// another shape) masks nothing.
-AggregatedGrid aggregate(const attn::Matrix& values, const attn::BoolMatrix& visible, int maxRows,
-                         int maxCols, Aggregation mode);
+AggregatedGrid aggregate(const Matrix& values, const BoolMatrix& visible, int maxRows, int maxCols,
+                         Aggregation mode);
+
+}  // namespace attn

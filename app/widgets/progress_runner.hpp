@@ -1,0 +1,17 @@
+// AttnScope — runs a long core operation as a scheduler job behind a cancellable progress
+// dialog. GPL-3.0-or-later.
+#pragma once
+
+#include <QString>
+#include <functional>
+
+#include "attn/progress.hpp"
+
+class QWidget;
+
+/// Runs work(progress) as a job of the scheduler while the GUI stays live, and returns when it
+/// is over. A QProgressDialog with a Cancel button appears only when the work takes longer than
+/// ~0.3 s; Cancel makes core throw attn::Cancelled. Exceptions of work are rethrown here, on the
+/// calling thread. File loading and the Model view's numbers export use it.
+void runWithProgress(QWidget* parent, const QString& label,
+                     const std::function<void(attn::Progress*)>& work);

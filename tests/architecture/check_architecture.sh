@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# AttnScope — the architecture's rules that grep can check, so they stay true. GPL-3.0-or-later.
+#   1. Only app/model starts threads: no QtConcurrent::run, std::thread, std::async, QThread or
+#      QThreadPool elsewhere under app/ (QtConcurrent::blockingMap, which paints in parallel and
+#      returns before the caller goes on, is fine).
+#   2. No include cycle between the folders of app/ (main_window & co. count as the folder ".").
+#   3. core/ knows nothing of Qt.
+#   4. No tracked text file is over 400 lines (LICENSE, the GPL's own text, excepted).
+# Usage: check_architecture.sh [repository root]; prints every violation, exits 1 on any.
+set -u
+root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
+cd "$root" || exit 2
+status=0
+fail() {
+  echo "FAIL: $*"
+  status=1
+}
+
+# 1. Threads belong to the scheduler.
+threads=$(grep -rnP 'QtConcurrent::run|std::thread\b(?!::id)|std::async|\bQThread\b|QThreadPool|QtConcurrentRun' \
+  --include='*.cpp' --include='*.hpp' app | grep -v '^app/model/')
+[ -n "$threads" ] && fail "threads started outside app/model:"$'\n'"$threads"
+
+# 2. Folder include graph of app/, checked for cycles with tsort.
+edges=$(cd app && for f in $(find . -name '*.cpp' -o -name '*.hpp'); do
+  from=$(dirname "${f#./}")
+  grep -hoP '^#include "\K[a-z_]+(?=/)' "$f" | while read -r to; do
+    [ -d "$to" ] && [ "$to" != "$from" ] && echo "$from $to"
+  done
+done | sort -u)
+if ! cycle=$(echo "$edges" | tsort 2>&1 >/dev/null) || [ -n "$cycle" ]; then
+  fail "include cycle between app folders:"$'\n'"$cycle"$'\n'"edges:"$'\n'"$edges"
+fi
+
+# 3. core stays Qt-free.
+qt=$(grep -rnE '#include <Q|#include <qt' core | head)
+[ -n "$qt" ] && fail "Qt in core:"$'\n'"$qt"
+
+# 4. Small files.
+if git rev-parse --git-dir >/dev/null 2>&1; then
+  big=$(git ls-files -z | grep -zvE '^LICENSE$|\.(png|jpg|svg|npy|npz|zip|gz|pdf|ico)$|^tests/data/' |
+    xargs -0 -r wc -l 2>/dev/null | awk '$2 != "total" && $1 > 400 {print $2 ": " $1 " lines"}')
+  [ -n "$big" ] && fail "files over 400 lines:"$'\n'"$big"
+fi
+
+[ $status -eq 0 ] && echo "architecture: threads only in app/model, no folder cycle, Qt-free core, no file over 400 lines"
+exit $status
