@@ -109,7 +109,7 @@ int runCompute(const Request& request, QString* error) {
     } catch (const std::exception& e) {
         return outputFailed(&e);
     }
-    struct WriteFailed {};  // unwinds forEachLayer when the output, not the input, failed
+    struct WriteFailed {};  // unwinds for_each_layer when the output, not the input, failed
     int code = kExitOk;
     attn::RolloutAccumulator rollout;
     try {
