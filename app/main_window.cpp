@@ -14,6 +14,7 @@
 #include "playground/playground_widget.hpp"
 #include "views/heatmap_grid.hpp"
 #include "views/math_panel.hpp"
+#include "views/views_tab.hpp"
 #include "views/weights_bar.hpp"
 #include "widgets/controls_dock.hpp"
 #include "widgets/token_editor.hpp"
@@ -42,6 +43,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     for (const QString& name : lensNames())
         theory->addTab(createLens(name, scene_, theory), lensTitle(name));
     addView(theory, tr("Theory"));
+    views_ = new ViewsTab(scene_);
+    addView(views_, tr("Views"));
 
     buildDocks();
     buildMenus();
@@ -119,6 +122,7 @@ void MainWindow::onResult(SceneResultPtr result, quint64, double ms) {
     grid_->setMessage(QString());
     grid_->setResult(result);
     weights_->setResult(result);
+    views_->setResult(result);
     math_->setResult(result);
     if (firstResult_ && scene_->selection().query < 0 && n > 1) {
         // Open on a worked example rather than an empty math panel.
@@ -152,6 +156,7 @@ void MainWindow::onSelectionChanged() {
     grid_->setSelection(s);
     weights_->setSelection(s);
     math_->setSelection(s);
+    views_->setSelection(s);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

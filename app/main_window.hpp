@@ -10,6 +10,7 @@ class Scene;
 class HeatmapGrid;
 class WeightsBar;
 class MathPanel;
+class ViewsTab;
 class ControlsDock;
 class TokenEditor;
 class QLabel;
@@ -35,6 +36,7 @@ class MainWindow : public QMainWindow {
     HeatmapGrid* heatmapGrid() const { return grid_; }
     WeightsBar* weightsBar() const { return weights_; }
     MathPanel* mathPanel() const { return math_; }
+    ViewsTab* viewsTab() const { return views_; }
     ControlsDock* controlsDock() const { return controls_; }
     TokenEditor* tokenEditor() const { return tokens_; }
     QTabWidget* tabs() const { return tabs_; }
@@ -77,6 +79,7 @@ class MainWindow : public QMainWindow {
     HeatmapGrid* grid_ = nullptr;
     WeightsBar* weights_ = nullptr;
     MathPanel* math_ = nullptr;
+    ViewsTab* views_ = nullptr;
     ControlsDock* controls_ = nullptr;
     TokenEditor* tokens_ = nullptr;
     QDockWidget* sentenceDock_ = nullptr;

@@ -25,6 +25,7 @@ void addCommonOptions(QCommandLineParser& p) {
     p.addOption({QStringLiteral("rollout"), tr("add the attention rollout")});
     p.addOption({QStringLiteral("layer"), tr("layer"), QStringLiteral("L")});
     p.addOption({QStringLiteral("head"), tr("head"), QStringLiteral("H")});
+    p.addOption({QStringLiteral("query"), tr("query"), QStringLiteral("Q")});
     p.addOption({QStringLiteral("component"), tr("component"), QStringLiteral("NAME")});
     p.addOption({QStringLiteral("size"), tr("size"), QStringLiteral("WxH")});
     p.addOption({QStringLiteral("dpi"), tr("dpi"), QStringLiteral("N")});
@@ -45,7 +46,9 @@ bool parseInt(const QString& text, int min, int* out) {
 }  // namespace
 
 QStringList viewNames() {
-    return {QStringLiteral("heads"), QStringLiteral("model"), QStringLiteral("playground")};
+    return {QStringLiteral("heads"),  QStringLiteral("model"),   QStringLiteral("playground"),
+            QStringLiteral("lines"),  QStringLiteral("tokens"),  QStringLiteral("neuron"),
+            QStringLiteral("census"), QStringLiteral("rollout"), QStringLiteral("qk")};
 }
 
 QString helpText() {
@@ -60,9 +63,11 @@ QString helpText() {
               "AttnScope session (.attnscope). Without FILE: the default scene.\n"
               "\n"
               "render options:\n"
-              "  --view NAME              heads (default) | model | playground | lens:NAME\n"
+              "  --view NAME              heads (default) | model | playground | lines |\n"
+              "                           tokens | neuron | census | rollout | qk | lens:NAME\n"
               "  --layer L                layer of multi-layer data, from 0 (default 0)\n"
               "  --head H                 show head H (from 0) alone, or frame it (model)\n"
+              "  --query Q                the selected query, from 0 (default 1)\n"
               "  --component NAME         Encoder / Decoder / Cross / … or its index\n"
               "  --size WxH               figure size in logical pixels (default 1200x900)\n"
               "  --dpi N                  PNG resolution: WxH × N/96 pixels (default 96)\n"
@@ -176,6 +181,13 @@ std::optional<Request> parseRequest(const QStringList& arguments, QString* error
             return std::nullopt;
         }
         r.head = value;
+    }
+    if (p.isSet(QStringLiteral("query"))) {
+        if (!parseInt(p.value(QStringLiteral("query")), 0, &value)) {
+            *error = tr("--query: '%1' is not a query index").arg(p.value(QStringLiteral("query")));
+            return std::nullopt;
+        }
+        r.query = value;
     }
     r.component = p.value(QStringLiteral("component"));
     if (p.isSet(QStringLiteral("size"))) {

@@ -17,7 +17,7 @@ struct Request {
     QString output;                          ///< -o
     QString view = QStringLiteral("heads");  ///< heads | model | playground | lens:NAME | …
     bool rollout = false;                    ///< compute: add the attention rollout
-    std::optional<int> layer, head;
+    std::optional<int> layer, head, query;
     QString component;  ///< by name, or by index
     QSize size{1200, 900};
     double dpi = 96;

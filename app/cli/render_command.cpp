@@ -79,6 +79,18 @@ int runRender(const Request& request, QString* error) {
         *error = QString::fromUtf8(e.what());
         return computeErrorCode(e);
     }
+    // The selected query, as the GUI opens on query 1 (the views that follow one need it).
+    const int queries = static_cast<int>(result->q_tokens.size());
+    if (request.query && *request.query >= queries) {
+        *error = tr("--query: %1 is out of range (the scene has %2 queries: 0…%3)")
+                     .arg(*request.query)
+                     .arg(queries)
+                     .arg(queries - 1);
+        return kExitUsage;
+    }
+    Selection selected = scene.selection();
+    selected.query = request.query ? *request.query : std::min(1, queries - 1);
+    scene.setSelection(selected);
     int code = kExitOk;
     std::unique_ptr<QWidget> view =
         createView(request, &scene, result, input.viewsJson, error, &code);

@@ -13,8 +13,14 @@
 #include "lenses/lens_registry.hpp"
 #include "model/scene.hpp"
 #include "playground/playground_widget.hpp"
+#include "views/census_table.hpp"
 #include "views/heatmap_grid.hpp"
+#include "views/lines_view.hpp"
 #include "views/model_grid.hpp"
+#include "views/neuron_view.hpp"
+#include "views/qk_view.hpp"
+#include "views/rollout_view.hpp"
+#include "views/tokens_view.hpp"
 
 namespace cli {
 namespace {
@@ -96,6 +102,32 @@ std::unique_ptr<QWidget> lensView(const Request& request, Scene* scene, QString*
     return view;
 }
 
+/// A view of the Views tab (lines, tokens, neuron, rollout, qk) on its own, or the census.
+std::unique_ptr<QWidget> attentionView(const Request& request, Scene* scene,
+                                       SceneResultPtr result) {
+    std::unique_ptr<AttentionView> view;
+    if (request.view == QLatin1StringView("lines")) view = std::make_unique<LinesView>();
+    if (request.view == QLatin1StringView("tokens")) view = std::make_unique<TokensView>();
+    if (request.view == QLatin1StringView("neuron")) view = std::make_unique<NeuronView>();
+    if (request.view == QLatin1StringView("qk")) view = std::make_unique<QkView>();
+    auto* rollout = request.view == QLatin1StringView("rollout") ? new RolloutView(scene) : nullptr;
+    if (rollout) view.reset(rollout);
+    view->setSelection(scene->selection());
+    view->setResult(std::move(result));
+    place(view.get(), request);
+    if (rollout) rollout->refreshNow();
+    exporting::settleLayout(view.get());
+    return view;
+}
+
+std::unique_ptr<QWidget> censusView(const Request& request, Scene* scene) {
+    auto view = std::make_unique<CensusTable>(scene);
+    place(view.get(), request);
+    view->refreshNow();
+    exporting::settleLayout(view.get());
+    return view;
+}
+
 }  // namespace
 
 std::unique_ptr<QWidget> createView(const Request& request, Scene* scene, SceneResultPtr result,
@@ -105,6 +137,10 @@ std::unique_ptr<QWidget> createView(const Request& request, Scene* scene, SceneR
     if (request.view == QLatin1StringView("model")) return modelView(request, scene, result);
     if (request.view == QLatin1StringView("playground"))
         return playgroundView(request, scene, viewsJson);
+    if (request.view == QLatin1StringView("census")) return censusView(request, scene);
+    for (const char* name : {"lines", "tokens", "neuron", "rollout", "qk"})
+        if (request.view == QLatin1StringView(name))
+            return attentionView(request, scene, std::move(result));
     if (request.view.startsWith(QLatin1StringView("lens:")))
         return lensView(request, scene, error, code);
     *error = tr("--view: '%1' is not available in this build").arg(request.view);

@@ -41,7 +41,9 @@ QString ExportController::exportView(QWidget* view, const QString& path, const O
         if (PlotNumbers plotted; plotNumbersOfView(view, &plotted))
             return writePlotNumbers(plotted, path);
         // The model view's numbers are every layer; the heads view shows the current result.
-        if (qobject_cast<ModelGrid*>(view)) return exportAllLayers(path);
+        if (qobject_cast<ModelGrid*>(view) ||
+            view->findChild<ModelGrid*>(QString(), Qt::FindDirectChildrenOnly))
+            return exportAllLayers(path);
         if (!window_->result()) return tr("%1: nothing has been computed yet").arg(path);
         // A focused head is a single-head view: its numbers are that head's only.
         if (auto* grid = qobject_cast<HeatmapGrid*>(view); grid && grid->focusedHead() >= 0)

@@ -2,6 +2,7 @@
 // GPL-3.0-or-later.
 #include "io/data_io.hpp"
 
+#include <QSplitter>
 #include <QTabWidget>
 #include <QTimer>
 
@@ -9,6 +10,7 @@
 #include "io/data_dock.hpp"
 #include "io/file_controller.hpp"
 #include "main_window.hpp"
+#include "views/census_table.hpp"
 #include "views/heatmap_grid.hpp"
 #include "views/model_grid.hpp"
 #include "widgets/controls_dock.hpp"
@@ -27,7 +29,16 @@ void attachDataIo(MainWindow* window, const QStringList& files) {
     model->setColorMap(window->controlsDock()->style().colorMap);
     QObject::connect(window->controlsDock(), &ControlsDock::styleChanged, model,
                      [model](const HeatmapStyle& style) { model->setColorMap(style.colorMap); });
-    window->addView(model, QObject::tr("Model"));
+    // The Model tab: every head's thumbnail above the census that names them.
+    auto* census = new CensusTable(window->scene());
+    auto* modelTab = new QSplitter(Qt::Vertical);
+    modelTab->setObjectName(QStringLiteral("modelTab"));
+    modelTab->addWidget(model);
+    modelTab->addWidget(census);
+    modelTab->setStretchFactor(0, 3);
+    modelTab->setStretchFactor(1, 2);
+    window->addView(modelTab, QObject::tr("Model"));
+    QObject::connect(census, &CensusTable::headActivated, model, &ModelGrid::openHead);
     QObject::connect(model, &ModelGrid::headActivated, window, [window](int, int head) {
         window->tabs()->setCurrentWidget(window->heatmapGrid());
         window->heatmapGrid()->setFocusedHead(head);

@@ -35,5 +35,7 @@ void Scene::clampSelection(int queries, int keys, int heads) {
     if (s.query >= queries) s.query = queries > 0 ? queries - 1 : -1;
     if (s.key >= keys) s.key = keys > 0 ? keys - 1 : -1;
     s.head = std::clamp(s.head, 0, std::max(0, heads - 1));
+    std::erase_if(s.queries, [queries](int q) { return q >= queries; });
+    if (s.queries.size() < 2) s.queries.clear();
     setSelection(s);
 }

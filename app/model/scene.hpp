@@ -4,6 +4,7 @@
 
 #include <QObject>
 #include <QString>
+#include <vector>
 
 #include "attn/scene.hpp"
 #include "model/selection.hpp"

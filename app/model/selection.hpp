@@ -1,10 +1,21 @@
 // AttnScope — the selected query, key and head that every view follows. GPL-3.0-or-later.
 #pragma once
 
+#include <vector>
+
 /// Which query / key / head is selected; every view follows it.
 struct Selection {
-    int query = -1;  ///< row, −1 = none
-    int key = -1;    ///< column, −1 = none
-    int head = 0;    ///< focused head
+    Selection() = default;
+    Selection(int q, int k, int h) : query(q), key(k), head(h) {}
+    int query = -1;            ///< row, −1 = none
+    int key = -1;              ///< column, −1 = none
+    int head = 0;              ///< focused head
+    std::vector<int> queries;  ///< several queries selected at once (shift/ctrl-click), else empty
+    bool sum = false;          ///< several queries: their weights summed (true) or averaged
     bool operator==(const Selection&) const = default;
+    /// Every selected query: `queries` when several were picked, else {query} or {}.
+    std::vector<int> selectedQueries() const {
+        if (!queries.empty()) return queries;
+        return query >= 0 ? std::vector<int>{query} : std::vector<int>{};
+    }
 };

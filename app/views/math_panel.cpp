@@ -67,6 +67,23 @@ QString mathHtml(const attn::SceneResult& r, const Selection& sel, const MathCon
     const attn::Index kvh = attn::kv_head_of(h, heads, r.kv_heads > 0 ? r.kv_heads : heads);
 
     QString html;
+    if (sel.queries.size() > 1) {
+        // Several queries: the Lines, Text and Rollout views show their combination.
+        QStringList names;
+        for (int s : sel.queries)
+            if (s >= 0 && s < int(r.q_tokens.size()))
+                names << QStringLiteral("%1 “%2”").arg(s).arg(
+                    tokenText(r.q_tokens[std::size_t(s)]).toHtmlEscaped());
+        html += QObject::tr(
+                    "<p><b>%1 queries selected</b> (%2): the views show the <b>%3</b> "
+                    "of their weights%4. Worked out below: query %5 alone.</p>")
+                    .arg(sel.queries.size())
+                    .arg(names.join(QStringLiteral(", ")))
+                    .arg(sel.sum ? QObject::tr("sum") : QObject::tr("mean"))
+                    .arg(sel.sum ? QObject::tr(" (a row then sums to the number of queries)")
+                                 : QString())
+                    .arg(q);
+    }
     html += QObject::tr("<h3>Query %1 “%2”, head %3</h3>")
                 .arg(q)
                 .arg(tokenText(r.q_tokens[std::size_t(q)]).toHtmlEscaped())

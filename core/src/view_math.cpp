@@ -170,6 +170,7 @@ QkProjection qk_projection(const SceneResult& result, Index head) {
     const MatrixD cov = centred.transpose() * centred / static_cast<double>(all.rows());
     Eigen::SelfAdjointEigenSolver<MatrixD> eig(cov);
     const Index d = cov.rows();
+    p.total_variance = cov.trace();
     p.axes = MatrixD::Zero(2, d);
     for (Index a = 0; a < 2 && a < d; ++a) {
         Eigen::VectorXd v = eig.eigenvectors().col(d - 1 - a);  // eigenvalues ascend

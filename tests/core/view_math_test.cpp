@@ -109,6 +109,7 @@ TEST(ViewMath, QkProjectionIsAnOrthonormalPca) {
     const QkProjection p = qk_projection(r, 0);
     EXPECT_NEAR((p.axes * p.axes.transpose() - MatrixD::Identity(2, 2)).norm(), 0, 1e-9);
     EXPECT_GE(p.variance(0), p.variance(1));
+    EXPECT_LE(p.variance.sum(), p.total_variance + 1e-9);
     // Coordinates are the centred rows on the axes; their variance is the eigenvalue.
     const Index n = r.Q.rows();
     const Eigen::RowVectorXd q3 = r.Q.block(3, 0, 1, r.d_k).cast<double>();

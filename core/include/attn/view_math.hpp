@@ -54,10 +54,11 @@ NeuronVectors neuron_vectors(const SceneResult& result, Index head, Index i, Ind
 
 /// Queries and keys of one head projected together onto their top two principal directions.
 struct QkProjection {
-    Eigen::RowVectorXd mean;   ///< mean of the stacked query and key rows (d_k)
-    MatrixD axes;              ///< 2 × d_k orthonormal principal directions
-    MatrixD queries, keys;     ///< nq × 2 and nk × 2 coordinates
-    Eigen::Vector2d variance;  ///< variance along each axis
+    Eigen::RowVectorXd mean;    ///< mean of the stacked query and key rows (d_k)
+    MatrixD axes;               ///< 2 × d_k orthonormal principal directions
+    MatrixD queries, keys;      ///< nq × 2 and nk × 2 coordinates
+    Eigen::Vector2d variance;   ///< variance along each axis
+    double total_variance = 0;  ///< over every direction (the axes' share is variance / this)
 };
 
 /// Joint PCA of head h's queries and keys (each direction's sign fixed so its largest

@@ -1,0 +1,134 @@
+// AttnScope — the common ground of the Views tab's views. GPL-3.0-or-later.
+#include "views/attention_view.hpp"
+
+#include <algorithm>
+
+Eigen::RowVectorXf ShownAttention::selectedRow(bool sum) const {
+    if (queries.empty()) return {};
+    return attn::combined_row(weights, queries, sum ? attn::Combine::Sum : attn::Combine::Mean);
+}
+
+int ShownAttention::firstQueryToken(int r) const {
+    if (!merged) return r;
+    const auto& g = qGroups.group_of;
+    return static_cast<int>(std::find(g.begin(), g.end(), r) - g.begin());
+}
+
+int ShownAttention::firstKeyToken(int c) const {
+    if (!merged) return c;
+    const auto& g = kGroups.group_of;
+    return static_cast<int>(std::find(g.begin(), g.end(), c) - g.begin());
+}
+
+ShownAttention shownAttention(const attn::SceneResult& result, const Selection& selection,
+                              const ViewOptions& options, int head) {
+    ShownAttention s;
+    if (result.heads.empty()) return s;
+    head = std::clamp(head, 0, static_cast<int>(result.heads.size()) - 1);
+    s.weights = attn::reduced_weights(result, options.reduce, head);
+    s.qTokens = result.q_tokens;
+    s.kTokens = result.k_tokens;
+    std::vector<attn::Index> queries;
+    for (int q : selection.selectedQueries())
+        if (q >= 0 && q < s.weights.rows()) queries.push_back(q);
+    s.key = selection.key < s.weights.cols() ? selection.key : -1;
+    if (options.mergeWords) {
+        s.merged = true;
+        s.qGroups = attn::word_groups(result.q_tokens);
+        s.kGroups = attn::word_groups(result.k_tokens);
+        s.weights = attn::merge_words(s.weights, s.qGroups, s.kGroups);
+        s.qTokens = s.qGroups.words;
+        s.kTokens = s.kGroups.words;
+        for (attn::Index& q : queries)
+            q = s.qGroups.group_of[static_cast<std::size_t>(q)];
+        if (s.key >= 0) s.key = static_cast<int>(s.kGroups.group_of[std::size_t(s.key)]);
+    }
+    std::sort(queries.begin(), queries.end());
+    queries.erase(std::unique(queries.begin(), queries.end()), queries.end());
+    s.queries = queries;
+    return s;
+}
+
+QColor headColor(int head) {
+    // Tableau 10 and two more: what BertViz users know, distinct on white.
+    static const QRgb kColors[] = {0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd, 0x8c564b,
+                                   0xe377c2, 0x7f7f7f, 0xbcbd22, 0x17becf, 0x393b79, 0xad494a};
+    constexpr int n = static_cast<int>(std::size(kColors));
+    if (head < n) return QColor(kColors[head]);
+    return QColor::fromHsv((head * 47) % 360, 200, 200);
+}
+
+QString selectionSummary(const Selection& selection, const std::vector<std::string>& tokens) {
+    const std::vector<int> qs = selection.selectedQueries();
+    if (qs.empty()) return QObject::tr("no query selected");
+    const auto label = [&](int q) {
+        return q < static_cast<int>(tokens.size())
+                   ? QStringLiteral("“%1” (%2)")
+                         .arg(QString::fromStdString(tokens[std::size_t(q)]))
+                         .arg(q)
+                   : QString::number(q);
+    };
+    if (qs.size() == 1) return QObject::tr("query %1").arg(label(qs[0]));
+    QStringList names;
+    for (int q : qs)
+        names << label(q);
+    return (selection.sum ? QObject::tr("sum of %1 queries: %2")
+                          : QObject::tr("mean of %1 queries: %2"))
+        .arg(qs.size())
+        .arg(names.join(QStringLiteral(", ")));
+}
+
+AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
+    setMouseTracking(true);
+}
+
+void AttentionView::setResult(SceneResultPtr result) {
+    result_ = std::move(result);
+    rebuild();
+}
+
+void AttentionView::setSelection(const Selection& selection) {
+    if (selection == selection_) return;
+    selection_ = selection;
+    rebuild();
+}
+
+void AttentionView::setOptions(const ViewOptions& options) {
+    if (options == options_) return;
+    options_ = options;
+    rebuild();
+}
+
+void AttentionView::rebuild() {
+    shown_ = result_ ? shownAttention(*result_, selection_, options_, selection_.head)
+                     : ShownAttention{};
+    update();
+}
+
+Selection AttentionView::clickedQuery(int row, Qt::KeyboardModifiers modifiers) const {
+    Selection s = selection_;
+    const int token = shown_.firstQueryToken(row);
+    if (modifiers & (Qt::ControlModifier | Qt::ShiftModifier)) {
+        // Ctrl/shift-click toggles the token in the set; the last one added is the primary
+        // query (the one the math panel works through).
+        std::vector<int> qs = s.selectedQueries();
+        const bool had = std::find(qs.begin(), qs.end(), token) != qs.end();
+        if (had && qs.size() > 1)
+            std::erase(qs, token);
+        else if (!had)
+            qs.push_back(token);
+        std::sort(qs.begin(), qs.end());
+        s.queries = qs.size() > 1 ? qs : std::vector<int>{};
+        s.query = had ? qs.back() : token;
+    } else {
+        s.queries.clear();
+        s.query = token;
+    }
+    return s;
+}
+
+Selection AttentionView::clickedKey(int column) const {
+    Selection s = selection_;
+    s.key = shown_.firstKeyToken(column);
+    return s;
+}

@@ -1,0 +1,80 @@
+// AttnScope — the common ground of the Views tab's views: result, selection, display options.
+// GPL-3.0-or-later.
+#pragma once
+
+#include <QColor>
+#include <QWidget>
+#include <string>
+#include <vector>
+
+#include "attn/view_math.hpp"
+#include "model/compute_service.hpp"
+#include "model/scene.hpp"
+
+/// Display options shared by the views of the Views tab (not part of the scene, no undo).
+struct ViewOptions {
+    attn::HeadReduce reduce = attn::HeadReduce::One;  ///< the focused head, or mean/max of all
+    bool mergeWords = false;  ///< sub-word tokens merged into words (keys summed, queries averaged)
+    bool reverse = false;     ///< tokens view: how much each query attends to the selected key
+    bool operator==(const ViewOptions&) const = default;
+};
+
+/// What the views draw for a result: one head's (or the reduced) weights, merged into words
+/// when asked, with the selection in the shown rows and columns.
+struct ShownAttention {
+    attn::Matrix weights;                       ///< shown queries × shown keys
+    std::vector<std::string> qTokens, kTokens;  ///< labels of the shown rows and columns
+    std::vector<attn::Index> queries;           ///< selected queries (shown rows, unique)
+    int key = -1;                               ///< selected key (shown column), −1 none
+    bool merged = false;                        ///< words, not pieces
+    attn::WordGroups qGroups, kGroups;          ///< when merged: token → word
+    /// The combined weights of the selected queries (sum or mean), empty when none.
+    Eigen::RowVectorXf selectedRow(bool sum) const;
+    /// First token (of the result) of shown row / column r.
+    int firstQueryToken(int r) const;
+    int firstKeyToken(int c) const;
+};
+
+/// Builds what the views show for head `head` of result (reduce from options).
+ShownAttention shownAttention(const attn::SceneResult& result, const Selection& selection,
+                              const ViewOptions& options, int head);
+
+/// The colour of head h (BertViz-like: one hue per head, distinct for up to 12).
+QColor headColor(int head);
+
+/// One sentence saying what several selected queries show ("sum of 3 queries"), or the
+/// one query's token; for titles and the math panel.
+QString selectionSummary(const Selection& selection, const std::vector<std::string>& tokens);
+
+/// Base of the Views tab's views: holds what they draw and turns clicks into selections.
+class AttentionView : public QWidget {
+    Q_OBJECT
+  public:
+    explicit AttentionView(QWidget* parent = nullptr);
+
+    void setResult(SceneResultPtr result);
+    void setSelection(const Selection& selection);
+    void setOptions(const ViewOptions& options);
+    const SceneResultPtr& result() const { return result_; }
+    const Selection& selection() const { return selection_; }
+    const ViewOptions& options() const { return options_; }
+    /// What is drawn (valid after a result was set).
+    const ShownAttention& shown() const { return shown_; }
+
+  Q_SIGNALS:
+    /// The user clicked a token (with ctrl/shift: added to or removed from the selected queries).
+    void selectionRequested(const Selection& selection);
+
+  protected:
+    /// The result, selection or options changed: recompute what is drawn, then repaint.
+    virtual void rebuild();
+    /// The selection after a click on shown query row r with these modifiers.
+    Selection clickedQuery(int row, Qt::KeyboardModifiers modifiers) const;
+    /// The selection after a click on shown key column c.
+    Selection clickedKey(int column) const;
+
+    SceneResultPtr result_;
+    Selection selection_;
+    ViewOptions options_;
+    ShownAttention shown_;
+};

@@ -1,0 +1,178 @@
+// AttnScope — the head census as a table. GPL-3.0-or-later.
+#include "views/census_table.hpp"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "attn/error.hpp"
+#include "model/scene.hpp"
+#include "model/scheduler.hpp"
+#include "views/model_grid_data.hpp"
+
+namespace {
+constexpr int kThumb = 36;
+
+const QString kJob = QStringLiteral("census");
+
+CensusData computeCensus(const attn::SceneSpec& spec, attn::Progress* progress) {
+    CensusData d;
+    try {
+        d.census = attn::census(spec, progress);
+        const model_grid::Thumbnails t = model_grid::computeThumbnails(spec, kThumb);
+        d.thumbnails = t.images;
+    } catch (const attn::Cancelled&) {
+        throw;  // superseded: the scheduler drops it
+    } catch (const std::exception& e) {
+        d.census = {};
+        d.error = QString::fromUtf8(e.what());
+    }
+    return d;
+}
+
+/// A cell shown with fixed decimals that sorts by its number (undefined scores sort first).
+class NumberItem : public QTableWidgetItem {
+  public:
+    NumberItem(double v, int decimals)
+        : QTableWidgetItem(std::isfinite(v) ? QString::number(v, 'f', decimals) : QString()),
+          value_(std::isfinite(v) ? v : -1.0) {
+        setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        if (!std::isfinite(v))
+            setToolTip(QObject::tr("undefined: no token repeats in this sequence"));
+    }
+    bool operator<(const QTableWidgetItem& other) const override {
+        const auto* n = dynamic_cast<const NumberItem*>(&other);
+        return n ? value_ < n->value_ : QTableWidgetItem::operator<(other);
+    }
+    double value() const { return value_; }
+
+  private:
+    double value_;
+};
+
+QTableWidgetItem* numberItem(double v, int decimals) {
+    return new NumberItem(v, decimals);
+}
+
+int intOf(const QTableWidgetItem* item) {
+    return static_cast<int>(static_cast<const NumberItem*>(item)->value());
+}
+}  // namespace
+
+CensusTable::CensusTable(Scene* scene, QWidget* parent)
+    : QWidget(parent),
+      scene_(scene),
+      table_(new QTableWidget),
+      filter_(new QComboBox),
+      note_(new QLabel) {
+    setObjectName(QStringLiteral("censusTable"));
+    filter_->addItem(tr("All patterns"), -1);
+    for (int p = 0; p <= attn::kPatternCount; ++p)
+        filter_->addItem(QString::fromLatin1(attn::pattern_name(attn::HeadPattern(p))), p);
+    filter_->setToolTip(tr("Show only the heads with this label"));
+    note_->setText(
+        tr("Head census: each head's highest clear score names it; ties go to the "
+           "more specific pattern (docs/census.md). Click a column to sort; "
+           "double-click a row to open the head."));
+    note_->setWordWrap(true);
+    QStringList headers{tr(""), tr("layer"), tr("head"), tr("pattern")};
+    for (int p = 0; p < attn::kPatternCount; ++p)
+        headers << QString::fromStdString(attn::pattern_column(attn::HeadPattern(p)));
+    table_->setColumnCount(int(headers.size()));
+    table_->setHorizontalHeaderLabels(headers);
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->verticalHeader()->setVisible(false);
+    table_->verticalHeader()->setDefaultSectionSize(kThumb + 4);
+    table_->setIconSize(QSize(kThumb, kThumb));
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->setSortingEnabled(true);
+
+    auto* top = new QHBoxLayout;
+    top->addWidget(new QLabel(tr("Show:")));
+    top->addWidget(filter_);
+    top->addWidget(note_, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(top);
+    layout->addWidget(table_, 1);
+
+    connect(scene_, &Scene::specChanged, this, &CensusTable::onSpecChanged);
+    connect(filter_, &QComboBox::currentIndexChanged, this, &CensusTable::applyFilter);
+    connect(table_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
+        Q_EMIT headActivated(intOf(table_->item(row, 1)), intOf(table_->item(row, 2)));
+    });
+}
+
+void CensusTable::refreshNow() {
+    Scheduler::instance().cancel(this, kJob);
+    onComputed(computeCensus(scene_->spec(), nullptr));
+    dirty_ = false;
+}
+
+void CensusTable::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (dirty_) onSpecChanged();
+}
+
+void CensusTable::onSpecChanged() {
+    dirty_ = true;
+    if (isVisible()) {
+        dirty_ = false;
+        const attn::SceneSpec spec = scene_->spec();
+        Scheduler::instance().run(
+            this, kJob, [spec](attn::Progress& p) { return computeCensus(spec, &p); },
+            [this](CensusData d) { onComputed(std::move(d)); });
+    }
+}
+
+void CensusTable::onComputed(CensusData data) {
+    data_ = std::move(data);
+    table_->setSortingEnabled(false);  // rows are filled in census order, then sorted
+    table_->setRowCount(0);
+    if (!data_.error.isEmpty()) {
+        note_->setText(tr("No census: %1").arg(data_.error));
+        return;
+    }
+    note_->setText(tr("Head census of %1 layers × %2 heads: each head's highest clear score "
+                      "names it; ties go to the more specific pattern (docs/census.md). Click a "
+                      "column to sort; double-click a row to open the head.")
+                       .arg(data_.census.layers)
+                       .arg(data_.census.heads));
+    table_->setRowCount(int(data_.census.entries.size()));
+    for (int r = 0; r < int(data_.census.entries.size()); ++r) {
+        const attn::HeadCensus& h = data_.census.entries[std::size_t(r)];
+        auto* thumb = new QTableWidgetItem;
+        if (std::size_t(r) < data_.thumbnails.size())
+            thumb->setIcon(QIcon(QPixmap::fromImage(data_.thumbnails[std::size_t(r)].scaled(
+                kThumb, kThumb, Qt::IgnoreAspectRatio, Qt::FastTransformation))));
+        table_->setItem(r, 0, thumb);
+        table_->setItem(r, 1, numberItem(double(h.layer), 0));
+        table_->setItem(r, 2, numberItem(double(h.head), 0));
+        auto* label = new QTableWidgetItem(QString::fromLatin1(attn::pattern_name(h.label)));
+        label->setData(Qt::UserRole, int(h.label));
+        table_->setItem(r, 3, label);
+        for (int p = 0; p < attn::kPatternCount; ++p)
+            table_->setItem(r, 4 + p, numberItem(h.scores[std::size_t(p)], 3));
+    }
+    table_->setSortingEnabled(true);
+    applyFilter();
+}
+
+void CensusTable::applyFilter() {
+    const int want = filter_->currentData().toInt();
+    for (int r = 0; r < table_->rowCount(); ++r)
+        table_->setRowHidden(r,
+                             want >= 0 && table_->item(r, 3)->data(Qt::UserRole).toInt() != want);
+}
+
+int CensusTable::visibleRows() const {
+    int n = 0;
+    for (int r = 0; r < table_->rowCount(); ++r)
+        n += table_->isRowHidden(r) ? 0 : 1;
+    return n;
+}

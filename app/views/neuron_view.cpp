@@ -1,0 +1,162 @@
+// AttnScope — BertViz's neuron view. GPL-3.0-or-later.
+#include "views/neuron_view.hpp"
+
+#include <QMouseEvent>
+#include <QPainter>
+#include <algorithm>
+#include <cmath>
+
+namespace {
+constexpr int kMargin = 10;
+constexpr int kTop = 82;  // title, q strip and headers
+constexpr int kRow = 18;
+constexpr int kLabel = 110;
+constexpr int kNumbers = 150;
+
+/// Blue (−1) – white (0) – red (+1).
+QColor diverging(float v) {
+    const double t = std::clamp(double(v), -1.0, 1.0);
+    const QColor hi = t >= 0 ? QColor(178, 24, 43) : QColor(33, 102, 172);
+    const double a = std::abs(t);
+    return QColor::fromRgbF(float(1 + (hi.redF() - 1) * a), float(1 + (hi.greenF() - 1) * a),
+                            float(1 + (hi.blueF() - 1) * a));
+}
+
+void drawStrip(QPainter& p, const QRect& r, const Eigen::RowVectorXf& v, float scale) {
+    const int n = static_cast<int>(v.size());
+    for (int d = 0; d < n; ++d) {
+        const int x0 = r.left() + d * r.width() / n, x1 = r.left() + (d + 1) * r.width() / n;
+        p.fillRect(QRect(x0, r.top(), std::max(1, x1 - x0), r.height()), diverging(v(d) / scale));
+    }
+    p.setPen(QColor(160, 160, 160));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(r.adjusted(0, 0, -1, -1));
+}
+}  // namespace
+
+NeuronView::NeuronView(QWidget* parent) : AttentionView(parent) {
+    setObjectName(QStringLiteral("neuronView"));
+    setAutoFillBackground(true);
+    setBackgroundRole(QPalette::Base);
+}
+
+int NeuronView::keys() const {
+    return static_cast<int>(rows_.size());
+}
+
+int NeuronView::query() const {
+    return selection_.query;
+}
+
+QString NeuronView::message() const {
+    if (!result_) return tr("No scene yet");
+    if (!result_->has_vectors)
+        return tr(
+            "The neuron view needs query and key vectors: a computed scene, or an .npz "
+            "with q and k (docs/session-format.md). These are loaded weights or scores.");
+    if (query() < 0) return tr("Select a query (click a token or a heatmap row)");
+    return {};
+}
+
+int NeuronView::stripWidth() const {
+    return std::max(60, (width() - 2 * kMargin - kLabel - kNumbers - 20) / 2);
+}
+
+QSize NeuronView::sizeHint() const {
+    return {760, kTop + keys() * kRow + 2 * kMargin};
+}
+
+void NeuronView::rebuild() {
+    AttentionView::rebuild();
+    rows_.clear();
+    if (message().isEmpty()) {
+        const int h = std::clamp(selection_.head, 0, int(result_->heads.size()) - 1);
+        const int n = static_cast<int>(result_->k_tokens.size());
+        vecMax_ = prodMax_ = 1e-6f;
+        for (int j = 0; j < n; ++j) {
+            rows_.push_back(attn::neuron_vectors(*result_, h, query(), j));
+            const auto& r = rows_.back();
+            vecMax_ = std::max({vecMax_, r.q.cwiseAbs().maxCoeff(), r.k.cwiseAbs().maxCoeff()});
+            prodMax_ = std::max(prodMax_, r.product.cwiseAbs().maxCoeff());
+        }
+    }
+    setMinimumHeight(kTop + keys() * kRow + 2 * kMargin);
+    updateGeometry();
+    update();
+}
+
+attn::NeuronVectors NeuronView::row(int key) const {
+    return rows_.at(std::size_t(key));
+}
+
+QRect NeuronView::keyStrip(int key) const {
+    return {kMargin + kLabel, kMargin + kTop + key * kRow, stripWidth(), kRow - 3};
+}
+
+QRect NeuronView::productStrip(int key) const {
+    return keyStrip(key).translated(stripWidth() + 10, 0);
+}
+
+void NeuronView::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    const QPalette pal = palette();
+    p.setPen(pal.color(QPalette::Text));
+    if (!message().isEmpty()) {
+        p.drawText(rect().adjusted(20, 20, -20, -20), Qt::AlignCenter | Qt::TextWordWrap,
+                   message());
+        return;
+    }
+    const int h = std::clamp(selection_.head, 0, int(result_->heads.size()) - 1);
+    QFont bold = font();
+    bold.setBold(true);
+    p.setFont(bold);
+    p.drawText(QRect(kMargin, kMargin, width() - 2 * kMargin, 18), Qt::AlignLeft,
+               tr("Neuron view, head %1, query “%2” (%3): d_k = %4; blue < 0 < red")
+                   .arg(h)
+                   .arg(QString::fromStdString(result_->q_tokens[std::size_t(query())]))
+                   .arg(query())
+                   .arg(result_->d_k));
+    p.setFont(font());
+    const QRect qStrip(kMargin + kLabel, kMargin + 26, stripWidth(), kRow - 3);
+    p.drawText(QRect(kMargin, qStrip.top(), kLabel - 6, qStrip.height()),
+               Qt::AlignRight | Qt::AlignVCenter, tr("q_%1").arg(query()));
+    drawStrip(p, qStrip, rows_.front().q, vecMax_);
+    p.setPen(pal.color(QPalette::PlaceholderText));
+    const int hy = kMargin + kTop - 18;
+    p.drawText(QRect(kMargin, hy, kLabel - 6, 16), Qt::AlignRight, tr("key"));
+    p.drawText(QRect(keyStrip(0).left(), hy, stripWidth(), 16), Qt::AlignLeft,
+               tr("k_j (±%1)").arg(vecMax_, 0, 'g', 3));
+    p.drawText(QRect(productStrip(0).left(), hy, stripWidth(), 16), Qt::AlignLeft,
+               tr("q ⊙ k_j (±%1)").arg(prodMax_, 0, 'g', 3));
+    const int nx = productStrip(0).right() + 10;
+    p.drawText(QRect(nx, hy, kNumbers, 16), Qt::AlignLeft, tr("score   weight"));
+    for (int j = 0; j < keys(); ++j) {
+        const auto& r = rows_[std::size_t(j)];
+        const QRect ks = keyStrip(j);
+        const bool masked = result_->is_masked(h, query(), j);
+        p.setPen(j == selection_.key ? pal.color(QPalette::Highlight) : pal.color(QPalette::Text));
+        p.drawText(QRect(kMargin, ks.top(), kLabel - 6, ks.height()),
+                   Qt::AlignRight | Qt::AlignVCenter,
+                   QString::fromStdString(result_->k_tokens[std::size_t(j)]));
+        drawStrip(p, ks, r.k, vecMax_);
+        drawStrip(p, productStrip(j), r.product, prodMax_);
+        p.setPen(pal.color(QPalette::Text));
+        p.drawText(QRect(nx, ks.top(), 60, ks.height()), Qt::AlignRight | Qt::AlignVCenter,
+                   masked ? tr("masked") : QString::number(r.raw, 'f', 2));
+        const QRect bar(nx + 68, ks.top() + 2, int(70 * r.weight), ks.height() - 4);
+        p.fillRect(bar, QColor(31, 119, 180));
+        p.drawText(QRect(nx + 68, ks.top(), 76, ks.height()), Qt::AlignRight | Qt::AlignVCenter,
+                   QString::number(r.weight, 'f', 3));
+    }
+}
+
+void NeuronView::mousePressEvent(QMouseEvent* event) {
+    for (int j = 0; j < keys(); ++j) {
+        const QRect r = keyStrip(j);
+        if (event->position().y() >= r.top() && event->position().y() < r.top() + kRow) {
+            Selection s = selection_;  // rows are tokens here, never merged words
+            s.key = j;
+            return Q_EMIT selectionRequested(s);
+        }
+    }
+}

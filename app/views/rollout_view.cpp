@@ -1,0 +1,271 @@
+// AttnScope — attention rollout across layers. GPL-3.0-or-later.
+#include "views/rollout_view.hpp"
+
+#include <QLabel>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QSpinBox>
+#include <algorithm>
+#include <cmath>
+
+#include "attn/error.hpp"
+#include "attn/rollout.hpp"
+#include "model/scheduler.hpp"
+#include "views/model_grid_data.hpp"
+
+namespace {
+constexpr int kMargin = 12;
+constexpr int kTitle = 70;   // title, legend and the bars' title
+constexpr int kLabels = 90;  // token labels left of and below the heatmap
+
+const QString kJob = QStringLiteral("rollout");
+
+RolloutData computeRollout(const attn::SceneSpec& spec, attn::Progress* progress) {
+    RolloutData d;
+    try {
+        d.layers = attn::rollout(spec, progress);
+        d.tokens = spec.query_tokens();
+        if (spec.data && !spec.data->components.empty()) {
+            const auto c = std::size_t(std::clamp<attn::Index>(
+                spec.component, 0, attn::Index(spec.data->components.size()) - 1));
+            d.tokens = spec.data->components[c].q_tokens;
+        }
+    } catch (const attn::Cancelled&) {
+        throw;  // superseded: the scheduler drops it
+    } catch (const std::exception& e) {
+        d.layers.clear();
+        d.error = QString::fromUtf8(e.what());
+    }
+    return d;
+}
+}  // namespace
+
+RolloutView::RolloutView(Scene* scene, QWidget* parent)
+    : AttentionView(parent), scene_(scene), layerBox_(new QSpinBox(this)) {
+    setObjectName(QStringLiteral("rolloutView"));
+    setAutoFillBackground(true);
+    setBackgroundRole(QPalette::Base);
+    layerBox_->setPrefix(tr("after layer "));
+    layerBox_->setToolTip(tr("Rollout R_l after this layer (0 = the first)"));
+    layerBox_->setRange(0, 0);  // until the first rollout: then it follows the last layer
+    connect(layerBox_, &QSpinBox::valueChanged, this, [this] { update(); });
+    connect(scene_, &Scene::specChanged, this, &RolloutView::onSpecChanged);
+}
+
+void RolloutView::refreshNow() {
+    Scheduler::instance().cancel(this, kJob);
+    onComputed(computeRollout(scene_->spec(), nullptr));
+    dirty_ = false;
+}
+
+void RolloutView::onSpecChanged() {
+    dirty_ = true;
+    if (isVisible()) {
+        dirty_ = false;
+        const attn::SceneSpec spec = scene_->spec();
+        Scheduler::instance().run(
+            this, kJob, [spec](attn::Progress& p) { return computeRollout(spec, &p); },
+            [this](RolloutData d) { onComputed(std::move(d)); });
+    }
+}
+
+void RolloutView::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (dirty_) onSpecChanged();
+}
+
+void RolloutView::onComputed(RolloutData data) {
+    const bool wasLast = layerBox_->value() == layerBox_->maximum();
+    data_ = std::move(data);
+    const QSignalBlocker block(layerBox_);
+    layerBox_->setMaximum(std::max(0, int(data_.layers.size()) - 1));
+    if (wasLast) layerBox_->setValue(layerBox_->maximum());  // follow the last layer
+    layerBox_->setEnabled(data_.layers.size() > 1);
+    update();
+}
+
+int RolloutView::layer() const {
+    return layerBox_->value();
+}
+
+void RolloutView::setLayer(int layer) {
+    layerBox_->setValue(layer);
+}
+
+void RolloutView::rebuild() {
+    AttentionView::rebuild();
+    update();
+}
+
+std::vector<std::string> RolloutView::shownTokens() const {
+    return options_.mergeWords ? attn::word_groups(data_.tokens).words : data_.tokens;
+}
+
+attn::MatrixD RolloutView::shownMatrix() const {
+    if (data_.layers.empty()) return {};
+    const attn::MatrixD& r =
+        data_.layers[std::size_t(std::clamp(layer(), 0, int(data_.layers.size()) - 1))];
+    if (!options_.mergeWords || int(data_.tokens.size()) != r.rows()) return r;
+    const attn::WordGroups g = attn::word_groups(data_.tokens);
+    return attn::merge_words(attn::Matrix(r.cast<float>()), g, g).cast<double>();
+}
+
+Eigen::RowVectorXd RolloutView::bars() const {
+    const attn::MatrixD m = shownMatrix();
+    std::vector<attn::Index> rows;
+    const attn::WordGroups g = attn::word_groups(data_.tokens);
+    for (int q : selection_.selectedQueries()) {
+        if (q < 0 || q >= int(data_.tokens.size())) continue;
+        const attn::Index r = options_.mergeWords ? g.group_of[std::size_t(q)] : q;
+        if (std::find(rows.begin(), rows.end(), r) == rows.end()) rows.push_back(r);
+    }
+    if (rows.empty() || m.size() == 0) return {};
+    Eigen::RowVectorXd sum = Eigen::RowVectorXd::Zero(m.cols());
+    for (attn::Index r : rows)
+        sum += m.row(r);
+    return selection_.sum ? sum : Eigen::RowVectorXd(sum / double(rows.size()));
+}
+
+QRect RolloutView::heatRect() const {
+    const int n = std::max<int>(1, int(shownTokens().size()));
+    const int side = std::max(
+        40, std::min(width() / 2 - kLabels - kMargin, height() - kTitle - kLabels - 2 * kMargin));
+    const int cell = std::max(1, side / n);
+    return {kMargin + kLabels, kMargin + kTitle, cell * n, cell * n};
+}
+
+QRect RolloutView::barRect() const {
+    const QRect h = heatRect();
+    return QRect(h.right() + 40 + kLabels, h.top(), width() - h.right() - 60 - kLabels - kMargin,
+                 h.height());
+}
+
+QRect RolloutView::cellRect(int row, int column) const {
+    const QRect h = heatRect();
+    const int n = std::max<int>(1, int(shownTokens().size()));
+    const int cell = h.width() / n;
+    return {h.left() + column * cell, h.top() + row * cell, cell, cell};
+}
+
+void RolloutView::resizeEvent(QResizeEvent*) {
+    layerBox_->adjustSize();
+    layerBox_->resize(
+        std::max(layerBox_->width(),
+                 layerBox_->fontMetrics().horizontalAdvance(tr("after layer 000")) + 40),
+        layerBox_->height());
+    layerBox_->move(width() - kMargin - layerBox_->width(), kMargin);
+}
+
+void RolloutView::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    const QPalette pal = palette();
+    p.setPen(pal.color(QPalette::Text));
+    if (!data_.error.isEmpty() || data_.layers.empty()) {
+        p.drawText(rect().adjusted(20, 20, -20, -20), Qt::AlignCenter | Qt::TextWordWrap,
+                   data_.error.isEmpty() ? tr("Computing the rollout…")
+                                         : tr("No rollout: %1").arg(data_.error));
+        return;
+    }
+    const attn::MatrixD m = shownMatrix();
+    const std::vector<std::string> tokens = shownTokens();
+    const int n = int(tokens.size());
+    QFont bold = font();
+    bold.setBold(true);
+    p.setFont(bold);
+    p.drawText(QRect(kMargin, kMargin, width() - 2 * kMargin - layerBox_->width() - 10, 18),
+               Qt::AlignLeft,
+               tr("Attention rollout after layer %1 of %2: R = Â_l ⋯ Â_0, Â = ½·mean_h A + ½·I")
+                   .arg(layer())
+                   .arg(data_.layers.size()));
+    p.setFont(font());
+    p.setPen(pal.color(QPalette::PlaceholderText));
+    p.drawText(QRect(kMargin, kMargin + 20, width() - 2 * kMargin, 18), Qt::AlignLeft,
+               tr("rows: output positions · columns: input tokens · colour scaled to the "
+                  "largest value %1%2")
+                   .arg(m.maxCoeff(), 0, 'f', 3)
+                   .arg(options_.mergeWords ? tr(" · words: inputs summed, outputs averaged")
+                                            : QString()));
+    const double top = std::max(1e-12, m.maxCoeff());
+    const QList<QRgb> colors = model_grid::thumbnailColors(ColorMapKind::Viridis);  // 0…254
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j)
+            p.fillRect(cellRect(i, j),
+                       QColor(colors[int(std::lround(std::clamp(m(i, j) / top, 0.0, 1.0) * 254))]));
+    const QFontMetrics fm(font());
+    p.setPen(pal.color(QPalette::Text));
+    const QRect h = heatRect();
+    const int cell = h.width() / std::max(1, n);
+    const int every = std::max(1, (fm.height() + 2) / std::max(1, cell));
+    for (int i = 0; i < n; i += every) {
+        const QString t = fm.elidedText(QString::fromStdString(tokens[std::size_t(i)]),
+                                        Qt::ElideRight, kLabels - 6);
+        p.drawText(QRect(kMargin, cellRect(i, 0).top(), kLabels - 6, cell),
+                   Qt::AlignRight | Qt::AlignVCenter, t);
+    }
+    for (int j = 0; j < n; j += every) {  // input tokens below the columns, read downwards
+        p.save();
+        p.translate(cellRect(0, j).center().x() + fm.ascent() / 2, h.bottom() + 4);
+        p.rotate(90);
+        p.drawText(QRect(0, 0, kLabels - 6, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
+                   fm.elidedText(QString::fromStdString(tokens[std::size_t(j)]), Qt::ElideRight,
+                                 kLabels - 6));
+        p.restore();
+    }
+    const std::vector<int> sel = selection_.selectedQueries();
+    p.setPen(QPen(Qt::red, 2));
+    for (int q : sel) {
+        if (q < 0 || q >= int(data_.tokens.size())) continue;
+        const int r =
+            options_.mergeWords ? int(attn::word_groups(data_.tokens).group_of[std::size_t(q)]) : q;
+        p.drawRect(QRect(h.left(), cellRect(r, 0).top(), h.width(), cell));
+    }
+    // Bars: how much each input token feeds the selected output token(s).
+    const Eigen::RowVectorXd b = bars();
+    const QRect br = barRect();
+    p.setPen(pal.color(QPalette::Text));
+    p.setFont(bold);
+    p.drawText(QRect(br.left() - kLabels, br.top() - 22, br.width() + kLabels, 18), Qt::AlignLeft,
+               b.size() ? tr("What feeds the %1").arg(selectionSummary(selection_, data_.tokens))
+                        : tr("Select an output token (click a row)"));
+    p.setFont(font());
+    if (b.size() == 0) return;
+    const double btop = std::max(1e-12, b.maxCoeff());
+    const int bh = std::max(4, std::min(22, br.height() / std::max(1, n)));
+    for (int j = 0; j < n; ++j) {
+        const QRect row(br.left(), br.top() + j * bh, br.width(), bh - 2);
+        p.fillRect(QRect(row.left(), row.top(), int(row.width() * 0.8 * b(j) / btop), row.height()),
+                   QColor(31, 119, 180));
+        p.drawText(QRect(br.left() - kLabels, row.top(), kLabels - 6, row.height()),
+                   Qt::AlignRight | Qt::AlignVCenter,
+                   fm.elidedText(QString::fromStdString(tokens[std::size_t(j)]), Qt::ElideRight,
+                                 kLabels - 6));
+        p.drawText(row.adjusted(0, 0, -2, 0), Qt::AlignRight | Qt::AlignVCenter,
+                   QString::number(b(j), 'f', 3));
+    }
+}
+
+void RolloutView::mousePressEvent(QMouseEvent* event) {
+    const int n = int(shownTokens().size());
+    for (int i = 0; i < n; ++i)
+        if (QRect(heatRect().left(), cellRect(i, 0).top(), heatRect().width(),
+                  cellRect(i, 0).height())
+                .contains(event->position().toPoint())) {
+            // Rows are words when merged: select the word's first token.
+            int token = i;
+            if (options_.mergeWords) {
+                const auto g = attn::word_groups(data_.tokens).group_of;
+                token = int(std::find(g.begin(), g.end(), i) - g.begin());
+            }
+            Selection s = selection_;
+            if (event->modifiers() & (Qt::ControlModifier | Qt::ShiftModifier)) {
+                std::vector<int> qs = s.selectedQueries();
+                if (std::find(qs.begin(), qs.end(), token) == qs.end()) qs.push_back(token);
+                std::sort(qs.begin(), qs.end());
+                s.queries = qs.size() > 1 ? qs : std::vector<int>{};
+            } else {
+                s.queries.clear();
+            }
+            s.query = token;
+            return Q_EMIT selectionRequested(s);
+        }
+}

@@ -1,0 +1,56 @@
+// AttnScope — attention rollout across layers: a heatmap per layer and bars for one token.
+// GPL-3.0-or-later.
+#pragma once
+
+#include <vector>
+
+#include "views/attention_view.hpp"
+
+class QSpinBox;
+
+/// The rollout of the scene (every layer, docs/census.md).
+struct RolloutData {
+    std::vector<attn::MatrixD> layers;  ///< R_0 … R_{L−1}
+    std::vector<std::string> tokens;
+    QString error;  ///< why there is none (cross-attention, a failed computation)
+};
+
+/// R_l as a heatmap (rows: output positions, columns: input tokens) for a chosen layer, and
+/// beside it bars of how much each input token feeds the selected output token(s) (summed or
+/// averaged). Words merge as everywhere (inputs summed, outputs averaged). Computed off the GUI
+/// thread when the scene changes while the view is visible.
+class RolloutView : public AttentionView {
+    Q_OBJECT
+  public:
+    explicit RolloutView(Scene* scene, QWidget* parent = nullptr);
+
+    /// Computes the rollout now, on this thread (headless rendering and tests).
+    void refreshNow();
+    const RolloutData& data() const { return data_; }
+    /// The shown layer (default: the last) and its matrix as drawn (merged when asked).
+    int layer() const;
+    void setLayer(int layer);
+    attn::MatrixD shownMatrix() const;
+    /// Bar heights: the selected output tokens' combined row of the shown matrix.
+    Eigen::RowVectorXd bars() const;
+    QRect cellRect(int row, int column) const;
+
+  protected:
+    void rebuild() override;
+    void paintEvent(QPaintEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+
+  private:
+    void onSpecChanged();
+    void onComputed(RolloutData data);
+    std::vector<std::string> shownTokens() const;
+    QRect heatRect() const;
+    QRect barRect() const;
+
+    Scene* scene_;
+    QSpinBox* layerBox_;
+    RolloutData data_;
+    bool dirty_ = true;
+};

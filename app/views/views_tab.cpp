@@ -1,0 +1,148 @@
+// AttnScope — the Views tab. GPL-3.0-or-later.
+#include "views/views_tab.hpp"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QScrollArea>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+#include "views/lines_view.hpp"
+#include "views/neuron_view.hpp"
+#include "views/qk_view.hpp"
+#include "views/rollout_view.hpp"
+#include "views/tokens_view.hpp"
+
+namespace {
+QScrollArea* scrolled(QWidget* view) {
+    auto* area = new QScrollArea;
+    area->setWidget(view);
+    area->setWidgetResizable(true);
+    area->setFrameShape(QFrame::NoFrame);
+    return area;
+}
+}  // namespace
+
+ViewsTab::ViewsTab(Scene* scene, QWidget* parent)
+    : QWidget(parent),
+      scene_(scene),
+      tabs_(new QTabWidget),
+      lines_(new LinesView),
+      tokens_(new TokensView),
+      neuron_(new NeuronView),
+      rollout_(new RolloutView(scene)),
+      qk_(new QkView),
+      reduce_(new QComboBox),
+      combine_(new QComboBox),
+      words_(new QCheckBox(tr("Words, not pieces"))),
+      reverse_(new QCheckBox(tr("Reverse"))),
+      rule_(new QLabel) {
+    setObjectName(QStringLiteral("viewsTab"));
+    reduce_->addItem(tr("Selected head"), int(attn::HeadReduce::One));
+    reduce_->addItem(tr("Mean of heads"), int(attn::HeadReduce::Mean));
+    reduce_->addItem(tr("Max of heads"), int(attn::HeadReduce::Max));
+    reduce_->setToolTip(
+        tr("Text view: one head (the selected one), or the mean or max over "
+           "heads. The head view overlays every head unless mean or max is "
+           "chosen. Rollout always averages the heads."));
+    combine_->addItem(tr("Mean of queries"), false);
+    combine_->addItem(tr("Sum of queries"), true);
+    combine_->setToolTip(
+        tr("Ctrl- or shift-click tokens to select several queries: the views "
+           "show the mean or the sum of their weights"));
+    words_->setToolTip(
+        tr("Merge sub-word tokens (WordPiece ##, GPT-2 Ġ or a leading space, "
+           "SentencePiece ▁) into words: a word's keys are summed, its queries "
+           "averaged"));
+    reverse_->setToolTip(
+        tr("Text view: shade each query by how much it attends to the "
+           "hovered or selected key"));
+    rule_->setText(tr("words: keys summed, queries averaged"));
+    rule_->setVisible(false);
+
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(6, 4, 6, 2);
+    bar->addWidget(new QLabel(tr("Heads:")));
+    bar->addWidget(reduce_);
+    bar->addSpacing(8);
+    bar->addWidget(combine_);
+    bar->addSpacing(8);
+    bar->addWidget(words_);
+    bar->addWidget(rule_);
+    bar->addSpacing(8);
+    bar->addWidget(reverse_);
+    bar->addStretch(1);
+
+    tabs_->setDocumentMode(true);
+    tabs_->addTab(scrolled(lines_), tr("Lines"));
+    tabs_->addTab(scrolled(tokens_), tr("Text"));
+    tabs_->addTab(scrolled(neuron_), tr("Neuron"));
+    tabs_->addTab(rollout_, tr("Rollout"));
+    tabs_->addTab(qk_, tr("Q–K space"));
+    tabs_->setTabToolTip(0,
+                         tr("BertViz's head view: lines from queries to keys, opacity = weight"));
+    tabs_->setTabToolTip(1, tr("CircuitsVis's coloured tokens"));
+    tabs_->setTabToolTip(2, tr("BertViz's neuron view: q, k and q ⊙ k"));
+    tabs_->setTabToolTip(3, tr("Attention rollout across layers (Abnar & Zuidema, 2020)"));
+    tabs_->setTabToolTip(4, tr("AttentionViz: queries and keys in one PCA plane"));
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addLayout(bar);
+    layout->addWidget(tabs_, 1);
+
+    for (AttentionView* v :
+         std::initializer_list<AttentionView*>{lines_, tokens_, neuron_, rollout_, qk_}) {
+        connect(v, &AttentionView::selectionRequested, scene_, &Scene::setSelection);
+        v->setSelection(scene_->selection());
+    }
+    connect(reduce_, &QComboBox::currentIndexChanged, this, &ViewsTab::applyOptions);
+    connect(words_, &QCheckBox::toggled, this, &ViewsTab::applyOptions);
+    connect(reverse_, &QCheckBox::toggled, this, &ViewsTab::applyOptions);
+    connect(combine_, &QComboBox::currentIndexChanged, this, [this] {
+        Selection s = scene_->selection();
+        s.sum = combine_->currentData().toBool();
+        scene_->setSelection(s);
+    });
+}
+
+void ViewsTab::setResult(SceneResultPtr result) {
+    for (AttentionView* v :
+         std::initializer_list<AttentionView*>{lines_, tokens_, neuron_, rollout_, qk_})
+        v->setResult(result);
+}
+
+void ViewsTab::setSelection(const Selection& selection) {
+    for (AttentionView* v :
+         std::initializer_list<AttentionView*>{lines_, tokens_, neuron_, rollout_, qk_})
+        v->setSelection(selection);
+    syncCombine();
+}
+
+void ViewsTab::syncCombine() {
+    const QSignalBlocker block(combine_);
+    combine_->setCurrentIndex(scene_->selection().sum ? 1 : 0);
+}
+
+void ViewsTab::setOptions(const ViewOptions& options) {
+    {
+        const QSignalBlocker b1(reduce_), b2(words_), b3(reverse_);
+        reduce_->setCurrentIndex(reduce_->findData(int(options.reduce)));
+        words_->setChecked(options.mergeWords);
+        reverse_->setChecked(options.reverse);
+    }
+    applyOptions();
+}
+
+void ViewsTab::applyOptions() {
+    options_.reduce = static_cast<attn::HeadReduce>(reduce_->currentData().toInt());
+    options_.mergeWords = words_->isChecked();
+    options_.reverse = reverse_->isChecked();
+    rule_->setVisible(options_.mergeWords);
+    for (AttentionView* v :
+         std::initializer_list<AttentionView*>{lines_, tokens_, neuron_, rollout_, qk_})
+        v->setOptions(options_);
+}

@@ -1,0 +1,60 @@
+// AttnScope — the Views tab: head lines, coloured text, neuron, rollout and query–key views.
+// GPL-3.0-or-later.
+#pragma once
+
+#include <QWidget>
+
+#include "views/attention_view.hpp"
+
+class LinesView;
+class TokensView;
+class NeuronView;
+class RolloutView;
+class QkView;
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QTabWidget;
+
+/// One tab holding the views BertViz, CircuitsVis and AttentionViz users know, with the display
+/// options they share above them. Every view follows the scene's selection and asks the scene
+/// to change it; the options (heads one/mean/max, words, reverse) are this tab's.
+class ViewsTab : public QWidget {
+    Q_OBJECT
+  public:
+    explicit ViewsTab(Scene* scene, QWidget* parent = nullptr);
+
+    void setResult(SceneResultPtr result);
+    void setSelection(const Selection& selection);
+    const ViewOptions& options() const { return options_; }
+    void setOptions(const ViewOptions& options);
+
+    LinesView* lines() const { return lines_; }
+    TokensView* tokens() const { return tokens_; }
+    NeuronView* neuron() const { return neuron_; }
+    RolloutView* rollout() const { return rollout_; }
+    QkView* qk() const { return qk_; }
+    QTabWidget* tabs() const { return tabs_; }
+    QComboBox* reduceBox() const { return reduce_; }
+    QComboBox* combineBox() const { return combine_; }
+    QCheckBox* wordsBox() const { return words_; }
+    QCheckBox* reverseBox() const { return reverse_; }
+
+  private:
+    void applyOptions();
+    void syncCombine();
+
+    Scene* scene_;
+    ViewOptions options_;
+    QTabWidget* tabs_;
+    LinesView* lines_;
+    TokensView* tokens_;
+    NeuronView* neuron_;
+    RolloutView* rollout_;
+    QkView* qk_;
+    QComboBox* reduce_;
+    QComboBox* combine_;
+    QCheckBox* words_;
+    QCheckBox* reverse_;
+    QLabel* rule_;
+};

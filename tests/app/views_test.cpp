@@ -1,0 +1,358 @@
+// The Views tab (head lines, coloured text, neuron, rollout, query–key space) and the census
+// table, driven by real mouse events; every number checked against core.
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHeaderView>
+#include <QMouseEvent>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTest>
+
+#include "app_test_support.hpp"
+#include "attn/census.hpp"
+#include "attn/io/load.hpp"
+#include "attn/rollout.hpp"
+#include "views/census_table.hpp"
+#include "views/lines_view.hpp"
+#include "views/math_panel.hpp"
+#include "views/neuron_view.hpp"
+#include "views/qk_view.hpp"
+#include "views/rollout_view.hpp"
+#include "views/tokens_view.hpp"
+#include "views/views_tab.hpp"
+
+namespace {
+
+QString fixture(const char* name) {
+    return QStringLiteral(ATTN_FIXTURES_DIR "/") + QString::fromLatin1(name);
+}
+
+attn::SceneSpec fileSpec(const char* name, attn::Index component = 0) {
+    attn::SceneSpec spec;
+    spec.data = std::make_shared<const attn::AttentionData>(
+        attn::io::load_attention(fixture(name).toStdString()));
+    spec.component = component;
+    spec.mask.kind = attn::MaskKind::Causal;
+    return spec;
+}
+
+SceneResultPtr computed(const attn::SceneSpec& spec) {
+    return std::make_shared<const attn::SceneResult>(attn::compute_scene(spec));
+}
+
+/// A real mouse move (hover) at pos, as the window system delivers it with tracking on.
+void hover(QWidget* w, const QPoint& pos) {
+    QMouseEvent move(QEvent::MouseMove, QPointF(pos), w->mapToGlobal(QPointF(pos)), Qt::NoButton,
+                     Qt::NoButton, Qt::NoModifier);
+    QApplication::sendEvent(w, &move);
+}
+
+void drag(QWidget* w, const QPoint& from, const QPoint& to) {
+    QTest::mousePress(w, Qt::LeftButton, Qt::NoModifier, from);
+    for (int s = 1; s <= 4; ++s) {
+        const QPoint p = from + (to - from) * s / 4;
+        QMouseEvent move(QEvent::MouseMove, QPointF(p), w->mapToGlobal(QPointF(p)), Qt::LeftButton,
+                         Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(w, &move);
+    }
+    QTest::mouseRelease(w, Qt::LeftButton, Qt::NoModifier, to);
+}
+
+/// Shows a view at a size and waits for it, following `scene`'s selection requests.
+template <typename V>
+void showFollowing(V& view, Scene& scene, QSize size = {1000, 700}) {
+    QObject::connect(&view, &AttentionView::selectionRequested, &scene, &Scene::setSelection);
+    QObject::connect(&scene, &Scene::selectionChanged, &view,
+                     [&] { view.setSelection(scene.selection()); });
+    view.resize(size);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+}
+
+}  // namespace
+
+class ViewsTest : public QObject {
+    Q_OBJECT
+
+  private Q_SLOTS:
+    void initTestCase() { test_support::isolateSettings(); }
+
+    void linesHoverShowsOnlyThatQuerysLinesWithCoreWeights() {
+        Scene scene;
+        const SceneResultPtr r = computed(scene.spec());
+        LinesView view;
+        view.setResult(r);
+        showFollowing(view, scene);
+        const int heads = int(r->heads.size());
+        const int nk = int(r->k_tokens.size());
+        hover(&view, view.queryRect(2).center());
+        QCOMPARE(view.hoveredQuery(), 2);
+        int expected = 0;
+        for (int h = 0; h < heads; ++h)
+            for (int j = 0; j < nk; ++j)
+                expected += r->heads[std::size_t(h)].weights(2, j) >= LinesView::kMinWeight;
+        const auto lines = view.visibleLines();
+        QCOMPARE(int(lines.size()), expected);
+        for (const auto& l : lines) {
+            QCOMPARE(l.query, 2);
+            QCOMPARE(l.weight, r->heads[std::size_t(l.head)].weights(2, l.key));
+        }
+        // A head's swatch toggles it.
+        QTest::mouseClick(&view, Qt::LeftButton, Qt::NoModifier, view.swatchRect(1).center());
+        QVERIFY(!view.headVisible(1));
+        hover(&view, view.queryRect(2).center());
+        for (const auto& l : view.visibleLines())
+            QVERIFY(l.head != 1);
+        QTest::mouseClick(&view, Qt::LeftButton, Qt::NoModifier, view.swatchRect(1).center());
+        QVERIFY(view.headVisible(1));
+        // Hovering a key shows only the lines into it.
+        hover(&view, view.keyRect(4).center());
+        QCOMPARE(view.hoveredKey(), 4);
+        for (const auto& l : view.visibleLines())
+            QCOMPARE(l.key, 4);
+    }
+
+    void linesClicksSelectOneOrSeveralQueries() {
+        Scene scene;
+        LinesView view;
+        view.setResult(computed(scene.spec()));
+        showFollowing(view, scene);
+        QTest::mouseClick(&view, Qt::LeftButton, Qt::NoModifier, view.queryRect(3).center());
+        QCOMPARE(scene.selection().query, 3);
+        QVERIFY(scene.selection().queries.empty());
+        QTest::mouseClick(&view, Qt::LeftButton, Qt::ControlModifier, view.queryRect(5).center());
+        QCOMPARE(scene.selection().queries, (std::vector<int>{3, 5}));
+        QTest::mouseClick(&view, Qt::LeftButton, Qt::ShiftModifier, view.queryRect(1).center());
+        QCOMPARE(scene.selection().queries, (std::vector<int>{1, 3, 5}));
+        QTest::mouseClick(&view, Qt::LeftButton, Qt::ControlModifier, view.queryRect(3).center());
+        QCOMPARE(scene.selection().queries, (std::vector<int>{1, 5}));
+        // Without hover, only the selected queries' lines are drawn.
+        hover(&view, QPoint(1, 1));
+        for (const auto& l : view.visibleLines())
+            QVERIFY(l.query == 1 || l.query == 5);
+        QTest::mouseClick(&view, Qt::LeftButton, Qt::NoModifier, view.keyRect(2).center());
+        QCOMPARE(scene.selection().key, 2);
+    }
+
+    void linesWorkForRectangularCrossAttention() {
+        Scene scene;
+        attn::SceneSpec spec;
+        spec.text = "the cat sat on the mat";
+        spec.cross_text = "le chat";
+        const SceneResultPtr r = computed(spec);
+        QCOMPARE(int(r->k_tokens.size()), 2);
+        LinesView view;
+        view.setResult(r);
+        showFollowing(view, scene);
+        hover(&view, view.keyRect(1).center());
+        QCOMPARE(view.hoveredKey(), 1);
+        int n = 0;
+        for (int h = 0; h < int(r->heads.size()); ++h)
+            for (int i = 0; i < int(r->q_tokens.size()); ++i)
+                n += r->heads[std::size_t(h)].weights(i, 1) >= LinesView::kMinWeight;
+        QCOMPARE(int(view.visibleLines().size()), n);
+        // 100+ tokens: the view asks for the height they need (its scroll area scrolls).
+        attn::SceneSpec longSpec;
+        longSpec.text = QString(QStringLiteral("w ")).repeated(120).toStdString();
+        view.setResult(computed(longSpec));
+        QVERIFY(view.minimumHeight() >= 120 * 20);
+    }
+
+    void tokensShadeByHoveredOrSelectedQueriesAndReverse() {
+        Scene scene;
+        const SceneResultPtr r = computed(scene.spec());
+        TokensView view;
+        view.setResult(r);
+        showFollowing(view, scene);
+        scene.setSelection(Selection{4, -1, 2});
+        const attn::Matrix& w = r->heads[2].weights;
+        QCOMPARE(view.shading(), Eigen::RowVectorXf(w.row(4)));
+        hover(&view, view.sourceRect(6).center());
+        QCOMPARE(view.hovered(), 6);
+        QCOMPARE(view.shading(), Eigen::RowVectorXf(w.row(6)));
+        hover(&view, QPoint(2, 2));
+        // Ctrl-click a second query: the mean of the two rows, then the sum.
+        QTest::mouseClick(&view, Qt::LeftButton, Qt::ControlModifier, view.sourceRect(7).center());
+        QCOMPARE(scene.selection().queries, (std::vector<int>{4, 7}));
+        const Eigen::RowVectorXf mean = (w.row(4) + w.row(7)) / 2;
+        QVERIFY((view.shading() - mean).cwiseAbs().maxCoeff() < 1e-6f);
+        Selection s = scene.selection();
+        s.sum = true;
+        scene.setSelection(s);
+        QVERIFY((view.shading() - 2 * mean).cwiseAbs().maxCoeff() < 1e-6f);
+        // Mean over heads.
+        ViewOptions o;
+        o.reduce = attn::HeadReduce::Mean;
+        view.setOptions(o);
+        const attn::Matrix m = attn::reduced_weights(*r, attn::HeadReduce::Mean, 0);
+        QVERIFY((view.shading() - (m.row(4) + m.row(7))).cwiseAbs().maxCoeff() < 1e-6f);
+        // Reverse: how much each query attends to the selected key.
+        o = {};
+        o.reverse = true;
+        view.setOptions(o);
+        QTest::mouseClick(&view, Qt::LeftButton, Qt::NoModifier, view.sourceRect(1).center());
+        QCOMPARE(scene.selection().key, 1);
+        QCOMPARE(view.shading(), Eigen::RowVectorXf(w.col(1).transpose()));
+    }
+
+    void wordsMergeKeysSummedQueriesAveraged() {
+        Scene scene;
+        const SceneResultPtr r = computed(fileSpec("gpt2_small_ex0.npz", 1));
+        TokensView view;
+        view.setResult(r);
+        showFollowing(view, scene);
+        ViewOptions o;
+        o.mergeWords = true;
+        view.setOptions(o);
+        scene.setSelection(Selection{3, -1, 0});  // "powers", part of the word "empowers"
+        QCOMPARE(view.shown().kTokens,
+                 (std::vector<std::string>{"Data", "visualization", "empowers", "users", "to"}));
+        const attn::Matrix& w = r->heads[0].weights;
+        // Word "empowers" = tokens 2 and 3: its row averages their rows, keys summed.
+        const float fromEmpowersToData = (w(2, 0) + w(3, 0)) / 2;
+        const float toEmpowers = (w(2, 2) + w(2, 3) + w(3, 2) + w(3, 3)) / 2;
+        QCOMPARE(view.shading()(0), fromEmpowersToData);
+        QCOMPARE(view.shading()(2), toEmpowers);
+        QVERIFY(std::abs(view.shading().sum() - 1.f) < 1e-5f);
+    }
+
+    void neuronStripsAreCoreVectors() {
+        Scene scene;
+        const SceneResultPtr r = computed(scene.spec());
+        NeuronView view;
+        view.setResult(r);
+        showFollowing(view, scene);
+        scene.setSelection(Selection{5, -1, 1});
+        QVERIFY(view.message().isEmpty());
+        for (int j : {0, 3, 9}) {
+            const attn::NeuronVectors v = view.row(j);
+            const auto d = r->d_k;
+            QCOMPARE(v.q, Eigen::RowVectorXf(r->Q.block(5, 1 * d, 1, d)));
+            QCOMPARE(v.k, Eigen::RowVectorXf(r->K.block(j, 1 * d, 1, d)));
+            QCOMPARE(v.raw, r->heads[1].raw(5, j));
+            QVERIFY(std::abs(v.product.sum() - v.raw) < 1e-4f);
+            QCOMPARE(v.weight, r->heads[1].weights(5, j));
+        }
+        QTest::mouseClick(&view, Qt::LeftButton, Qt::NoModifier, view.keyStrip(3).center());
+        QCOMPARE(scene.selection().key, 3);
+        view.setResult(computed(fileSpec("gpt2_small_ex0.npz", 1)));  // weights only
+        QVERIFY(view.message().contains(QStringLiteral("q and k")));
+    }
+
+    void qkDraggingAQueryUpdatesItsWeightsLiveAndResetReturnsIt() {
+        Scene scene;
+        const SceneResultPtr r = computed(scene.spec());
+        QkView view;
+        view.setResult(r);
+        showFollowing(view, scene);
+        scene.setSelection(Selection{1, -1, 0});
+        const QPoint from = view.queryPoint(3).toPoint();
+        drag(&view, from, from + QPoint(60, -40));
+        QCOMPARE(scene.selection().query, 3);  // pressing a query selects it
+        QCOMPARE(view.movedQuery(), 3);
+        const QPointF off = view.offset();
+        QVERIFY(off.manhattanLength() > 0);
+        const Eigen::RowVectorXf want = attn::weights_for_query(
+            *r, 0, 3, attn::moved_query(*r, view.projection(), 0, 3, off.x(), off.y()));
+        QCOMPARE(view.liveWeights(), want);
+        QVERIFY((want - r->heads[0].weights.row(3)).cwiseAbs().maxCoeff() > 1e-3f);
+        QVERIFY(std::abs(want.sum() - 1.f) < 1e-5f);
+        auto* reset = view.findChild<QPushButton*>();
+        QVERIFY(reset && reset->isEnabled());
+        QTest::mouseClick(reset, Qt::LeftButton);
+        QCOMPARE(view.movedQuery(), -1);
+        QVERIFY((view.liveWeights() - r->heads[0].weights.row(3)).cwiseAbs().maxCoeff() < 1e-6f);
+    }
+
+    void rolloutMatchesCoreAndFollowsClicks() {
+        Scene scene;
+        scene.resetSpec(fileSpec("gpt2_small_ex0.npz", 1));
+        RolloutView view(&scene);
+        showFollowing(view, scene);
+        view.refreshNow();
+        const std::vector<attn::MatrixD> core = attn::rollout(scene.spec());
+        QVERIFY2(view.data().error.isEmpty(), qPrintable(view.data().error));
+        QCOMPARE(view.data().layers.size(), std::size_t(12));
+        QCOMPARE(view.layer(), 11);
+        QCOMPARE(view.shownMatrix(), core[11]);
+        QTest::mouseClick(&view, Qt::LeftButton, Qt::NoModifier, view.cellRect(5, 2).center());
+        QCOMPARE(scene.selection().query, 5);
+        QCOMPARE(view.bars(), Eigen::RowVectorXd(core[11].row(5)));
+        QVERIFY(std::abs(view.bars()(0) - 0.99380585) < 1e-6);  // numpy, the attention sink
+        view.setLayer(3);
+        QCOMPARE(view.shownMatrix(), core[3]);
+        // Cross-attention is refused with a message.
+        attn::SceneSpec cross;
+        cross.cross_text = "x y";
+        scene.resetSpec(cross);
+        view.refreshNow();
+        QVERIFY(view.data().error.contains(QStringLiteral("self-attention")));
+    }
+
+    void censusTableSortsAndFilters() {
+        Scene scene;
+        scene.resetSpec(fileSpec("gpt2_small_ex0.npz", 0));
+        CensusTable table(&scene);
+        table.resize(900, 600);
+        table.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&table));
+        table.refreshNow();
+        QTableWidget* t = table.table();
+        QCOMPARE(t->rowCount(), 144);
+        const attn::Census core = attn::census(scene.spec());
+        int previous = 0;
+        for (const auto& e : core.entries)
+            previous += e.label == attn::HeadPattern::PreviousToken;
+        table.filterBox()->setCurrentIndex(
+            table.filterBox()->findText(QStringLiteral("previous-token")));
+        QCOMPARE(table.visibleRows(), previous);
+        // Sort by previous_token, largest first, with a click on its header twice.
+        table.filterBox()->setCurrentIndex(0);
+        QHeaderView* header = t->horizontalHeader();
+        const int col = 4;  // previous_token
+        const QPoint at(header->sectionViewportPosition(col) + 5, header->height() / 2);
+        QTest::mouseClick(header->viewport(), Qt::LeftButton, Qt::NoModifier, at);
+        if (header->sortIndicatorOrder() != Qt::DescendingOrder)
+            QTest::mouseClick(header->viewport(), Qt::LeftButton, Qt::NoModifier, at);
+        QCOMPARE(t->item(0, 1)->text(), QStringLiteral("4"));
+        QCOMPARE(t->item(0, 2)->text(), QStringLiteral("11"));
+        QCOMPARE(t->item(0, 4)->text(), QStringLiteral("1.000"));  // 0.99986
+        QCOMPARE(t->item(0, 3)->text(), QStringLiteral("previous-token"));
+        QSignalSpy opened(&table, &CensusTable::headActivated);
+        // A user's double-click: a click, then the second press arriving as a double-click.
+        const QPoint cell = t->visualItemRect(t->item(0, 3)).center();
+        QTest::mouseClick(t->viewport(), Qt::LeftButton, Qt::NoModifier, cell);
+        QTest::mouseDClick(t->viewport(), Qt::LeftButton, Qt::NoModifier, cell);
+        QCOMPARE(opened.count(), 1);
+        QCOMPARE(opened.at(0).at(0).toInt(), 4);
+        QCOMPARE(opened.at(0).at(1).toInt(), 11);
+    }
+
+    void mainWindowViewsShareTheSelectionAndTheMathPanelSaysSumOrMean() {
+        MainWindow w;
+        test_support::showWindow(w);
+        ViewsTab* tab = w.viewsTab();
+        QVERIFY(tab);
+        w.tabs()->setCurrentWidget(tab);
+        tab->tabs()->setCurrentWidget(tab->tokens()->parentWidget()->parentWidget());
+        QTest::qWait(20);
+        TokensView* tokens = tab->tokens();
+        QTest::mouseClick(tokens, Qt::LeftButton, Qt::NoModifier, tokens->sourceRect(2).center());
+        QTest::mouseClick(tokens, Qt::LeftButton, Qt::ControlModifier,
+                          tokens->sourceRect(6).center());
+        QCOMPARE(w.scene()->selection().queries, (std::vector<int>{2, 6}));
+        QCOMPARE(tab->lines()->selection().queries, (std::vector<int>{2, 6}));
+        QString text = w.mathPanel()->toPlainText();
+        QVERIFY2(text.contains(QStringLiteral("2 queries selected")), qPrintable(text.left(300)));
+        QVERIFY(text.contains(QStringLiteral("mean")));
+        tab->combineBox()->setCurrentIndex(1);
+        QVERIFY(w.scene()->selection().sum);
+        QVERIFY(w.mathPanel()->toPlainText().contains(QStringLiteral("the sum of their weights")));
+        tab->wordsBox()->click();
+        QVERIFY(tab->tokens()->options().mergeWords && tab->lines()->options().mergeWords);
+    }
+};
+
+QTEST_MAIN(ViewsTest)
+#include "views_test.moc"
