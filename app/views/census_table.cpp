@@ -104,7 +104,7 @@ CensusTable::CensusTable(Scene* scene, QWidget* parent)
     connect(scene_, &Scene::specChanged, this, &CensusTable::onSpecChanged);
     connect(filter_, &QComboBox::currentIndexChanged, this, &CensusTable::applyFilter);
     connect(table_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
-        Q_EMIT headActivated(intOf(table_->item(row, 1)), intOf(table_->item(row, 2)));
+        Q_EMIT headActivated(intOf(table_->item(row, 1)) - 1, intOf(table_->item(row, 2)) - 1);
     });
 }
 
@@ -151,8 +151,9 @@ void CensusTable::onComputed(CensusData data) {
             thumb->setIcon(QIcon(QPixmap::fromImage(data_.thumbnails[std::size_t(r)].scaled(
                 kThumb, kThumb, Qt::IgnoreAspectRatio, Qt::FastTransformation))));
         table_->setItem(r, 0, thumb);
-        table_->setItem(r, 1, numberItem(double(h.layer), 0));
-        table_->setItem(r, 2, numberItem(double(h.head), 0));
+        // Numbered from 1, as everywhere in the window (the CSV of `attnscope census` from 0).
+        table_->setItem(r, 1, numberItem(double(h.layer + 1), 0));
+        table_->setItem(r, 2, numberItem(double(h.head + 1), 0));
         auto* label = new QTableWidgetItem(QString::fromLatin1(attn::pattern_name(h.label)));
         label->setData(Qt::UserRole, int(h.label));
         table_->setItem(r, 3, label);

@@ -9,7 +9,7 @@ namespace {
 constexpr int kTop = 64;     // title and swatches above the columns
 constexpr int kRow = 20;     // one token per row
 constexpr int kMargin = 10;  // around everything
-constexpr int kSwatch = 16;
+constexpr int kSwatch = 18;
 }  // namespace
 
 LinesView::LinesView(QWidget* parent) : AttentionView(parent) {
@@ -139,6 +139,14 @@ void LinesView::paintEvent(QPaintEvent*) {
         p.setPen(c.darker(130));
         p.setBrush(hidden_[std::size_t(h)] ? QBrush(Qt::NoBrush) : QBrush(c));
         p.drawRect(r);
+        if (options_.reduce == attn::HeadReduce::One) {  // head numbers as the heatmaps show
+            QFont small = font();
+            small.setPointSizeF(font().pointSizeF() * 0.75);
+            p.setFont(small);
+            p.setPen(hidden_[std::size_t(h)] ? c.darker(130) : QColor(Qt::white));
+            p.drawText(r, Qt::AlignCenter, QString::number(h + 1));
+            p.setFont(font());
+        }
     }
     p.setBrush(Qt::NoBrush);
     const int cw = columnWidth();

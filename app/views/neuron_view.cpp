@@ -54,7 +54,9 @@ QString NeuronView::message() const {
         return tr(
             "The neuron view needs query and key vectors: a computed scene, or an .npz "
             "with q and k (docs/session-format.md). These are loaded weights or scores.");
-    if (query() < 0) return tr("Select a query (click a token or a heatmap row)");
+    // A selection from a larger scene is clamped after the new result arrives.
+    if (query() < 0 || query() >= int(result_->q_tokens.size()))
+        return tr("Select a query (click a token or a heatmap row)");
     return {};
 }
 
@@ -112,7 +114,7 @@ void NeuronView::paintEvent(QPaintEvent*) {
     p.setFont(bold);
     p.drawText(QRect(kMargin, kMargin, width() - 2 * kMargin, 18), Qt::AlignLeft,
                tr("Neuron view, head %1, query “%2” (%3): d_k = %4; blue < 0 < red")
-                   .arg(h)
+                   .arg(h + 1)
                    .arg(QString::fromStdString(result_->q_tokens[std::size_t(query())]))
                    .arg(query())
                    .arg(result_->d_k));

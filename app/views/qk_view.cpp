@@ -123,7 +123,7 @@ void QkView::paintEvent(QPaintEvent*) {
     const double total = std::max(1e-12, proj_.total_variance);
     p.drawText(QRectF(kMargin, kMargin, width() - 2 * kMargin - 90, 18), Qt::AlignLeft,
                tr("Query–key space, head %1: joint PCA (PC1 %2%, PC2 %3% of the variance)")
-                   .arg(head())
+                   .arg(head() + 1)
                    .arg(100 * proj_.variance(0) / total, 0, 'f', 0)
                    .arg(100 * proj_.variance(1) / total, 0, 'f', 0));
     p.setFont(font());

@@ -78,6 +78,8 @@ QSize TokensView::sizeHint() const {
 
 void TokensView::rebuild() {
     AttentionView::rebuild();
+    const auto& source = options_.reverse ? shown_.kTokens : shown_.qTokens;
+    if (hover_ >= int(source.size())) hover_ = -1;
     relayout();
     setMinimumHeight(bottom_);
     updateGeometry();
@@ -124,7 +126,7 @@ void TokensView::paintEvent(QPaintEvent*) {
     const Eigen::RowVectorXf v = shading();
     const float top = v.size() ? std::max(v.maxCoeff(), 1e-6f) : 1.f;
     const QString heads = options_.reduce == attn::HeadReduce::One
-                              ? tr("head %1").arg(selection_.head)
+                              ? tr("head %1").arg(selection_.head + 1)
                               : (options_.reduce == attn::HeadReduce::Mean ? tr("mean of heads")
                                                                            : tr("max of heads"));
     QString what;
