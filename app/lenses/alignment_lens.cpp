@@ -5,6 +5,7 @@
 #include <QFormLayout>
 #include <QLineEdit>
 #include <QSignalBlocker>
+#include <algorithm>
 
 #include "attn/error.hpp"
 #include "attn/lenses/alignment.hpp"
@@ -74,12 +75,15 @@ void AlignmentLens::syncWithScene() {
             target_->setText(QString::fromStdString(spec.text));
         }
     }
-    if (head_->count() != int(spec.heads) + 1) {
+    const attn::Index loaded = attn::lenses::cross_component(spec);
+    const int heads =
+        loaded >= 0 ? int(spec.data->components[std::size_t(loaded)].heads) : int(spec.heads);
+    if (head_->count() != heads + 1) {
         const QSignalBlocker block(head_);
         const int current = head_->currentIndex();
         while (head_->count() > 1)
             head_->removeItem(head_->count() - 1);
-        for (int h = 1; h <= int(spec.heads); ++h)
+        for (int h = 1; h <= heads; ++h)
             head_->addItem(tr("head %1").arg(h));
         head_->setCurrentIndex(current < head_->count() ? current : 0);
     }
@@ -95,10 +99,29 @@ LensPanel::Compute AlignmentLens::prepare() {
     const std::string source = source_->text().toStdString();
     const std::string target = target_->text().toStdString();
     const int head = head_->currentIndex() - 1;
-    return [this, spec, source, target, kind, head](attn::Progress&) -> Draw {
+    // A loaded file with cross-attention (a Marian en→de "Cross") is a real alignment: shown as
+    // it is, the sentences and score of the untrained model do not apply.
+    const attn::Index loaded = attn::lenses::cross_component(spec);
+    source_->setEnabled(loaded < 0);
+    target_->setEnabled(loaded < 0);
+    score_->setEnabled(loaded < 0);
+    return [this, spec, source, target, kind, head, loaded](attn::Progress&) -> Draw {
         try {
             auto a = std::make_shared<const attn::lenses::Alignment>(
-                attn::lenses::cross_alignment(spec, source, target, kind, head));
+                loaded >= 0 ? attn::lenses::loaded_alignment(spec, loaded, head)
+                            : attn::lenses::cross_alignment(spec, source, target, kind, head));
+            if (loaded >= 0) {
+                const auto& c = spec.data->components[std::size_t(loaded)];
+                const QString what = tr("Loaded cross-attention: %1 — %2, layer %3 (%4 heads)")
+                                         .arg(QString::fromStdString(spec.data->source),
+                                              QString::fromStdString(c.name))
+                                         .arg(std::min(spec.layer, c.layers - 1) + 1)
+                                         .arg(c.heads);
+                return [this, a, heads = c.heads, what] {
+                    drawAlignment(*a, heads);
+                    setReadout(what + QStringLiteral("<br>") + readoutText());
+                };
+            }
             return [this, a, heads = spec.heads] { drawAlignment(*a, heads); };
         } catch (const attn::Error& e) {
             const QString message = QString::fromUtf8(e.what());

@@ -50,7 +50,7 @@ int NeuronView::query() const {
 
 QString NeuronView::message() const {
     if (!result_) return tr("No scene yet");
-    if (!result_->has_vectors)
+    if (!result_->has_qk)
         return tr(
             "The neuron view needs query and key vectors: a computed scene, or an .npz "
             "with q and k (docs/session-format.md). These are loaded weights or scores.");

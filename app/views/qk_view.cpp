@@ -30,7 +30,7 @@ int QkView::head() const {
 
 QString QkView::message() const {
     if (!result_) return tr("No scene yet");
-    if (!result_->has_vectors)
+    if (!result_->has_qk)
         return tr(
             "The query–key view needs query and key vectors: a computed scene, or an .npz "
             "with q and k (docs/session-format.md).");

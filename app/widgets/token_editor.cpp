@@ -3,7 +3,9 @@
 #include "widgets/token_editor.hpp"
 
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -54,8 +56,26 @@ TokenEditor::TokenEditor(Scene* scene, QWidget* parent) : QWidget(parent), scene
     preview_->setToolTip(tr("How the sentence is split into tokens"));
     preview_->setMinimumWidth(50);
     preview_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    cross_ = new QLineEdit;
+    cross_->setObjectName(QStringLiteral("crossEdit"));
+    cross_->setPlaceholderText(
+        tr("empty: self-attention · a second sentence: cross-attention, "
+           "its tokens are the keys"));
+    cross_->setToolTip(
+        tr("Keys and values from this sentence (e.g. the source of a "
+           "translation) while the queries come from the first: rectangular "
+           "cross-attention. Applies when you press Enter or leave the field."));
+    crossRow_ = new QWidget;
+    auto* crossLayout = new QHBoxLayout(crossRow_);
+    crossLayout->setContentsMargins(0, 0, 0, 0);
+    auto* crossLabel = new QLabel(tr("Keys from:"));
+    crossLabel->setBuddy(cross_);
+    crossLayout->addWidget(crossLabel);
+    crossLayout->addWidget(cross_, 1);
     layout->addWidget(edit_);
     layout->addWidget(preview_);
+    layout->addWidget(crossRow_);
+    connect(cross_, &QLineEdit::editingFinished, this, &TokenEditor::applyCross);
 
     debounce_ = new QTimer(this);
     debounce_->setSingleShot(true);
@@ -84,6 +104,15 @@ void TokenEditor::apply() {
     scene_->setSpec(withText(s, text), tr("Edit sentence"), kTextControl);
 }
 
+void TokenEditor::applyCross() {
+    cross_->setModified(false);
+    const std::string text = cross_->text().trimmed().toStdString();
+    attn::SceneSpec s = scene_->spec();
+    if (s.data || s.cross_text == text) return;
+    s.cross_text = text;
+    scene_->setSpec(s, text.empty() ? tr("Self-attention") : tr("Cross-attention sentence"));
+}
+
 QString TokenEditor::editableTip() {
     return tr(
         "The sentence attended over; the heatmaps follow as you type. Words and "
@@ -94,6 +123,12 @@ void TokenEditor::syncFromScene() {
     // Never overwrite what the user is typing; their text reaches the scene shortly.
     if (debounce_->isActive()) return;
     const attn::SceneSpec& spec = scene_->spec();
+    // Loaded attention brings its own keys: the second sentence has nothing to change.
+    crossRow_->setVisible(!spec.data);
+    if (!cross_->isModified()) {  // never overwrite what is being typed
+        const QSignalBlocker block(cross_);
+        cross_->setText(QString::fromStdString(spec.cross_text));
+    }
     if (const attn::AttentionComponent* c = loadedComponent(spec)) {
         showLoadedTokens(*c, QString::fromStdString(spec.data->source));
         return;

@@ -9,6 +9,7 @@ namespace attn {
 struct AttentionComponent;
 }
 class QLabel;
+class QLineEdit;
 class QPlainTextEdit;
 class QTimer;
 
@@ -21,6 +22,8 @@ class TokenEditor : public QWidget {
     explicit TokenEditor(Scene* scene, QWidget* parent = nullptr);
 
     QPlainTextEdit* editor() const { return edit_; }
+    /// The second sentence: non-empty, its tokens are the keys (cross-attention).
+    QLineEdit* crossEditor() const { return cross_; }
     /// Milliseconds of quiet typing before the scene follows.
     void setDebounce(int milliseconds);
     /// Applies pending typing now (tests, and before saving).
@@ -31,10 +34,13 @@ class TokenEditor : public QWidget {
     void syncFromScene();
     void showLoadedTokens(const attn::AttentionComponent& component, const QString& source);
     void apply();
+    void applyCross();
     void updatePreview();
 
     Scene* scene_;
     QPlainTextEdit* edit_ = nullptr;
     QLabel* preview_ = nullptr;
+    QLineEdit* cross_ = nullptr;
+    QWidget* crossRow_ = nullptr;
     QTimer* debounce_ = nullptr;
 };

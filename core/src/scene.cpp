@@ -38,6 +38,31 @@ AttentionParams attention_params(const SceneSpec& spec) {
     return p;
 }
 
+/// The loaded q, k (and v) of one layer as the projections of a computed scene: the heads side
+/// by side (Nq × H·d_k), dot-product scores, so the neuron and query–key views see real vectors.
+void attach_loaded_vectors(const AttentionComponent& comp, Index layer, SceneResult& r) {
+    const Index heads = comp.heads, d = comp.q[0].cols();
+    const auto at = [&](const std::vector<Matrix>& m, Index h) -> const Matrix& {
+        return m[static_cast<std::size_t>(layer * heads + h)];
+    };
+    r.Q.resize(at(comp.q, 0).rows(), heads * d);
+    r.K.resize(at(comp.k, 0).rows(), heads * d);
+    for (Index h = 0; h < heads; ++h) {
+        r.Q.middleCols(h * d, d) = at(comp.q, h);
+        r.K.middleCols(h * d, d) = at(comp.k, h);
+    }
+    if (!comp.v.empty()) {
+        const Index dv = comp.v[0].cols();
+        r.V.resize(at(comp.v, 0).rows(), heads * dv);
+        for (Index h = 0; h < heads; ++h)
+            r.V.middleCols(h * dv, dv) = at(comp.v, h);
+    }
+    r.d_k = d;
+    r.kv_heads = heads;
+    r.head_scores.assign(static_cast<std::size_t>(heads), ScoreParams{});
+    r.has_qk = true;  // not has_vectors: there are no inputs X, and V only when the file has it
+}
+
 SceneResult compute_loaded(const SceneSpec& spec, Progress* progress) {
     const AttentionData& data = *spec.data;
     const auto nc = static_cast<Index>(data.components.size());
@@ -100,6 +125,7 @@ SceneResult compute_loaded(const SceneSpec& spec, Progress* progress) {
         }
         report(progress, static_cast<double>(h + 1) / static_cast<double>(comp.heads));
     }
+    if (!comp.q.empty()) attach_loaded_vectors(comp, spec.layer, r);
     return r;
 }
 
@@ -170,6 +196,7 @@ SceneResult compute_scene(const SceneSpec& spec, Progress* progress, bool keep_s
     r.d_k = m.d_k;
     r.kv_heads = config.kv();
     r.has_vectors = true;
+    r.has_qk = true;
     r.layer = 0;
     r.layers = 1;
     return r;

@@ -20,7 +20,7 @@ void check_head(const SceneResult& r, Index h) {
 
 void check_vectors(const SceneResult& r, Index h) {
     check_head(r, h);
-    if (!r.has_vectors || r.d_k <= 0)
+    if (!r.has_qk || r.d_k <= 0)
         throw ArgumentError(
             "This scene has no query and key vectors (loaded weights or scores without q/k).");
 }

@@ -2,17 +2,23 @@
 // table, driven by real mouse events; every number checked against core.
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFile>
 #include <QHeaderView>
+#include <QLineEdit>
 #include <QMouseEvent>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableWidget>
+#include <QTemporaryDir>
 #include <QTest>
+#include <QUndoStack>
 
 #include "app_test_support.hpp"
 #include "attn/census.hpp"
 #include "attn/io/load.hpp"
 #include "attn/rollout.hpp"
+#include "lenses/lens_panel.hpp"
+#include "lenses/lens_registry.hpp"
 #include "views/census_table.hpp"
 #include "views/lines_view.hpp"
 #include "views/math_panel.hpp"
@@ -21,6 +27,7 @@
 #include "views/rollout_view.hpp"
 #include "views/tokens_view.hpp"
 #include "views/views_tab.hpp"
+#include "widgets/token_editor.hpp"
 
 namespace {
 
@@ -353,6 +360,54 @@ class ViewsTest : public QObject {
         QVERIFY(w.mathPanel()->toPlainText().contains(QStringLiteral("the sum of their weights")));
         tab->wordsBox()->click();
         QVERIFY(tab->tokens()->options().mergeWords && tab->lines()->options().mergeWords);
+    }
+
+    void secondSentenceMakesCrossAttention() {
+        MainWindow w;
+        test_support::showWindow(w);
+        QLineEdit* cross = w.tokenEditor()->crossEditor();
+        QVERIFY(cross->isVisible());
+        cross->setFocus();
+        QTest::keyClicks(cross, QStringLiteral("le chat"));
+        QCOMPARE(w.scene()->spec().cross_text, std::string());  // applies when done typing
+        QTest::keyClick(cross, Qt::Key_Return);
+        test_support::settle(w.computeService());
+        QCOMPARE(w.scene()->spec().cross_text, std::string("le chat"));
+        QCOMPARE(w.result()->k_tokens, (std::vector<std::string>{"le", "chat"}));
+        QCOMPARE(w.viewsTab()->lines()->shown().kTokens.size(), std::size_t(2));
+        QCOMPARE(int(w.viewsTab()->lines()->shown().weights.cols()), 2);
+        w.scene()->undoStack()->undo();  // one undo step back to self-attention
+        test_support::settle(w.computeService());
+        QVERIFY(w.scene()->spec().cross_text.empty());
+        QCOMPARE(cross->text(), QString());
+    }
+
+    void alignmentLensUsesLoadedCrossAttention() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("marian.json"));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"attention": [
+            {"name": "Encoder", "attn": [[[[0.5, 0.5], [0.5, 0.5]]]],
+             "left_text": ["the", "cat"], "right_text": ["the", "cat"]},
+            {"name": "Cross", "attn": [[[[0.9, 0.1], [0.2, 0.8], [0.5, 0.5]]]],
+             "left_text": ["die", "Katze", "."], "right_text": ["the", "cat"]}]})");
+        f.close();
+        Scene scene;
+        attn::SceneSpec spec;
+        spec.data = std::make_shared<const attn::AttentionData>(
+            attn::io::load_attention(path.toStdString()));
+        scene.resetSpec(spec);
+        std::unique_ptr<QWidget> lens(createLens(QStringLiteral("alignment"), &scene));
+        auto* panel = qobject_cast<LensPanel*>(lens.get());
+        QVERIFY(panel);
+        panel->refresh();
+        QVERIFY2(panel->readoutText().contains(QStringLiteral("Loaded cross-attention")),
+                 qPrintable(panel->readoutText()));
+        QVERIFY(panel->readoutText().contains(QStringLiteral("Cross")));
+        // The hard alignment: die → the, Katze → cat.
+        QVERIFY(panel->readoutText().contains(QStringLiteral("die → the")));
+        QVERIFY(panel->readoutText().contains(QStringLiteral("Katze → cat")));
     }
 };
 

@@ -60,3 +60,35 @@ TEST(LensAlignment, CrossAttentionRowsAreDistributionsOverSource) {
 }
 
 }  // namespace
+
+TEST(LensAlignment, LoadedCrossAttentionIsUsedWhenThere) {
+    // A Marian-like file: encoder self-attention and a rectangular "Cross" component.
+    auto data = std::make_shared<AttentionData>();
+    AttentionComponent enc, cross;
+    enc.name = "Encoder";
+    enc.q_tokens = enc.k_tokens = {"the", "cat"};
+    enc.layers = enc.heads = 1;
+    enc.mats = {Matrix::Constant(2, 2, 0.5f)};
+    cross.name = "Cross";
+    cross.q_tokens = {"die", "Katze", "."};
+    cross.k_tokens = {"the", "cat"};
+    cross.layers = 1;
+    cross.heads = 2;
+    Matrix h0(3, 2), h1(3, 2);
+    h0 << 0.9f, 0.1f, 0.2f, 0.8f, 0.5f, 0.5f;
+    h1 << 0.7f, 0.3f, 0.4f, 0.6f, 0.1f, 0.9f;
+    cross.mats = {h0, h1};
+    data->components = {enc, cross};
+    SceneSpec spec;
+    spec.data = data;
+    EXPECT_EQ(cross_component(spec), 1);
+    const Alignment a = loaded_alignment(spec, 1);
+    EXPECT_EQ(a.target, cross.q_tokens);
+    EXPECT_EQ(a.source, cross.k_tokens);
+    EXPECT_FLOAT_EQ(a.weights(0, 0), 0.8f);  // mean of 0.9 and 0.7
+    EXPECT_FLOAT_EQ(a.weights(2, 1), 0.7f);
+    EXPECT_EQ(a.argmax, (std::vector<Index>{0, 1, 1}));
+    EXPECT_FLOAT_EQ(loaded_alignment(spec, 1, 1).weights(1, 1), 0.6f);
+    SceneSpec computed;
+    EXPECT_EQ(cross_component(computed), -1);
+}

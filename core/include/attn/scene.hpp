@@ -29,6 +29,9 @@ struct AttentionComponent {
     std::vector<Matrix> mats;  ///< layers·heads matrices, index l·heads + h, Nq × Nk
     bool are_scores = false;   ///< raw q·k (controls apply) vs post-softmax weights
     float d_k = 64.f;          ///< d_k for scaling raw scores
+    /// Optional per-head query, key and value vectors (index l·heads + h; Nq × d, Nk × d):
+    /// an .npz with q and k. Then mats are their raw scores q·kᵀ and the views show the vectors.
+    std::vector<Matrix> q, k, v;
     /// Matrix of layer l, head h (bounds-checked; throws ArgumentError).
     const Matrix& at(Index l, Index h) const;
 };
@@ -73,6 +76,7 @@ struct SceneResult {
     Index layer = 0, layers = 1;
     Index d_k = 0;
     bool has_vectors = false;   ///< Q, K, V, X below are meaningful (computed scenes)
+    bool has_qk = false;        ///< Q and K are (computed scenes, or a file with q and k)
     bool weights_only = false;  ///< loaded post-softmax weights: controls do not apply;
                                 ///< heads then hold only weights and empty_rows (raw,
                                 ///< scaled, masked, output are empty matrices)

@@ -9,6 +9,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "attn/io/mapped_file.hpp"
@@ -206,6 +207,59 @@ void check_tokens(const std::vector<std::string>& tokens, Index expected, const 
 
 namespace {
 
+/// Reads member `key` ([L,H,N,d], laid out like an attention tensor) as per-head matrices.
+std::vector<Matrix> read_vectors(std::map<std::string, std::vector<std::byte>>& members,
+                                 const std::string& name, const std::string& key, Index* layers,
+                                 Index* heads) {
+    NpyView v(members[key], name + ": " + key + ".npy");
+    AttentionComponent c = component_from_npy(v, key, false, nullptr);
+    members.erase(key);  // its matrices hold the numbers now
+    *layers = c.layers;
+    *heads = c.heads;
+    return std::move(c.mats);
+}
+
+std::string dims(Index l, Index h, const Matrix& m) {
+    return std::to_string(l) + "×" + std::to_string(h) + "×" + std::to_string(m.rows()) + "×" +
+           std::to_string(m.cols());
+}
+
+/// q and k (and v) [L,H,N,d_k]: a "q·k" component of their raw scores (first, unless the file
+/// has scores of its own), and the vectors attached to every component of the same shape.
+/// d_k scales the scores: the file's d_k member, else the vectors' width.
+void attach_vectors(std::map<std::string, std::vector<std::byte>>& members, const std::string& name,
+                    std::optional<float> dk, AttentionData& data) {
+    Index lq = 0, hq = 0, lk = 0, hk = 0, lv = 0, hv = 0;
+    std::vector<Matrix> q = read_vectors(members, name, "q", &lq, &hq);
+    std::vector<Matrix> k = read_vectors(members, name, "k", &lk, &hk);
+    std::vector<Matrix> v;
+    if (members.count("v")) v = read_vectors(members, name, "v", &lv, &hv);
+    if (lq != lk || hq != hk || q[0].cols() != k[0].cols())
+        fail(name, "'q' is " + dims(lq, hq, q[0]) + " but 'k' is " + dims(lk, hk, k[0]) +
+                       " (expected [L,H,N,d_k] with the same L, H and d_k)");
+    if (!v.empty() && (lv != lq || hv != hq || v[0].rows() != k[0].rows()))
+        fail(name, "'v' is " + dims(lv, hv, v[0]) + ", which does not match 'k' " +
+                       dims(lk, hk, k[0]) + " in layers, heads or tokens");
+    AttentionComponent scores;
+    scores.name = "q·k";
+    scores.layers = lq;
+    scores.heads = hq;
+    scores.are_scores = true;
+    scores.d_k = dk.value_or(static_cast<float>(q[0].cols()));
+    for (std::size_t i = 0; i < q.size(); ++i)
+        scores.mats.push_back(q[i] * k[i].transpose());
+    for (auto& c : data.components)
+        if (c.layers == lq && c.heads == hq && c.mats[0].rows() == q[0].rows() &&
+            c.mats[0].cols() == k[0].rows())
+            c.q = q, c.k = k, c.v = v;
+    scores.q = std::move(q);
+    scores.k = std::move(k);
+    scores.v = std::move(v);
+    const bool hasScores = !data.components.empty() && data.components[0].are_scores;
+    data.components.insert(hasScores ? data.components.end() : data.components.begin(),
+                           std::move(scores));
+}
+
 /// archive, when given, maps `bytes`: its pages are returned as streamed members are read.
 AttentionData parse_npz(std::span<const std::byte> bytes, const std::string& name,
                         Progress* progress, const MappedFile* archive) {
@@ -220,7 +274,7 @@ AttentionData parse_npz(std::span<const std::byte> bytes, const std::string& nam
         if (member.size() < 5 || member.substr(member.size() - 4) != ".npy") continue;
         const std::string key = member.substr(0, member.size() - 4);
         if (key != "attention" && key != "scores" && key != "tokens" && key != "query_tokens" &&
-            key != "key_tokens" && key != "d_k")
+            key != "key_tokens" && key != "d_k" && key != "q" && key != "k" && key != "v")
             continue;  // other members are not ours to judge
         if (members.count(key) || streamed.count(key))
             fail(name, "member " + member + " appears twice");
@@ -233,18 +287,22 @@ AttentionData parse_npz(std::span<const std::byte> bytes, const std::string& nam
             members[key] = read_member(z.get(), static_cast<zip_uint64_t>(i), name + ": " + member);
     }
     const auto has = [&](const char* key) { return members.count(key) || streamed.count(key); };
-    if (!has("attention") && !has("scores"))
+    const bool vectors = has("q") && has("k");
+    if (has("q") != has("k")) fail(name, "holds only one of 'q' and 'k' (both are needed)");
+    if (!has("attention") && !has("scores") && !vectors)
         fail(name,
-             "holds neither 'attention' nor 'scores' (expected attention.npy and/or "
-             "scores.npy in the archive)");
+             "holds neither 'attention' nor 'scores' nor 'q' and 'k' (expected attention.npy, "
+             "scores.npy or q.npy + k.npy in the archive)");
 
     float d_k = kDefaultDataDk;
+    std::optional<float> dk_given;
     if (members.count("d_k")) {
         NpyView v(members["d_k"], name + ": d_k.npy");
         const auto vals = v.to_floats();
         if (vals.size() != 1 || !(vals[0] > 0.f))
             fail(name + ": d_k.npy", "expected one positive number");
         d_k = vals[0];
+        dk_given = d_k;
     }
 
     AttentionData data;
@@ -277,6 +335,7 @@ AttentionData parse_npz(std::span<const std::byte> bytes, const std::string& nam
             a.mats[0].cols() != b.mats[0].cols())
             fail(name, "'scores' and 'attention' have different shapes");
     }
+    if (vectors) attach_vectors(members, name, dk_given, data);
     const Index nq = data.components[0].mats[0].rows(), nk = data.components[0].mats[0].cols();
     std::vector<std::string> qt, kt;
     if (members.count("query_tokens") || members.count("key_tokens")) {

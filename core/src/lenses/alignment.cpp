@@ -1,22 +1,16 @@
 // AttnScope core — the "alignment" lens. GPL-3.0-or-later.
 #include "attn/lenses/alignment.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include "attn/error.hpp"
 
 namespace attn::lenses {
+namespace {
 
-Alignment cross_alignment(const SceneSpec& base, const std::string& source,
-                          const std::string& target, ScoreKind kind, Index head) {
-    SceneSpec s = base;
-    s.text = target;
-    s.tokens.clear();
-    s.cross_text = source;
-    s.score = kind;
-    s.mask = MaskSpec{};
-    s.embeddings.reset();
-    s.data.reset();
-    s.weights.reset();  // explicit weights may belong to another score kind
-    const SceneResult r = compute_scene(s);
+/// The alignment of a computed cross-attention result: one head's weights, or their mean.
+Alignment alignment_of(const SceneResult& r, ScoreKind kind, Index head) {
     if (r.heads.empty()) throw ArgumentError("cross_alignment: the scene computed no head.");
     if (head >= static_cast<Index>(r.heads.size()))
         throw ArgumentError("cross_alignment: no such head.");
@@ -38,6 +32,46 @@ Alignment cross_alignment(const SceneSpec& base, const std::string& source,
         a.argmax.push_back(j);
     }
     return a;
+}
+
+}  // namespace
+
+Index cross_component(const SceneSpec& spec) {
+    if (!spec.data) return -1;
+    const auto& comps = spec.data->components;
+    for (std::size_t c = 0; c < comps.size(); ++c) {
+        std::string name = comps[c].name;
+        for (char& ch : name)
+            ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        if (name == "cross") return static_cast<Index>(c);
+    }
+    for (std::size_t c = 0; c < comps.size(); ++c)
+        if (comps[c].q_tokens != comps[c].k_tokens) return static_cast<Index>(c);
+    return -1;
+}
+
+Alignment loaded_alignment(const SceneSpec& spec, Index component, Index head) {
+    if (!spec.data || component < 0 ||
+        component >= static_cast<Index>(spec.data->components.size()))
+        throw ArgumentError("loaded_alignment: the scene has no such loaded component.");
+    SceneSpec s = spec;
+    s.component = component;
+    s.layer = std::min(spec.layer, spec.data->components[std::size_t(component)].layers - 1);
+    return alignment_of(compute_scene(s), ScoreKind::Dot, head);
+}
+
+Alignment cross_alignment(const SceneSpec& base, const std::string& source,
+                          const std::string& target, ScoreKind kind, Index head) {
+    SceneSpec s = base;
+    s.text = target;
+    s.tokens.clear();
+    s.cross_text = source;
+    s.score = kind;
+    s.mask = MaskSpec{};
+    s.embeddings.reset();
+    s.data.reset();
+    s.weights.reset();  // explicit weights may belong to another score kind
+    return alignment_of(compute_scene(s), kind, head);
 }
 
 }  // namespace attn::lenses

@@ -24,4 +24,12 @@ struct Alignment {
 Alignment cross_alignment(const SceneSpec& base, const std::string& source,
                           const std::string& target, ScoreKind kind, Index head = -1);
 
+/// The component of spec's loaded data that is cross-attention: the one named "Cross" (any
+/// case), else the first whose query and key tokens differ; −1 when there is none.
+Index cross_component(const SceneSpec& spec);
+
+/// The alignment a loaded cross-attention component shows at spec's layer (clamped to the
+/// component's layers), with the scene's controls; head ≥ 0 picks a head, −1 averages.
+Alignment loaded_alignment(const SceneSpec& spec, Index component, Index head = -1);
+
 }  // namespace attn::lenses
