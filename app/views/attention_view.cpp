@@ -108,22 +108,9 @@ void AttentionView::rebuild() {
 Selection AttentionView::clickedQuery(int row, Qt::KeyboardModifiers modifiers) const {
     Selection s = selection_;
     const int token = shown_.firstQueryToken(row);
-    if (modifiers & (Qt::ControlModifier | Qt::ShiftModifier)) {
-        // Ctrl/shift-click toggles the token in the set; the last one added is the primary
-        // query (the one the math panel works through).
-        std::vector<int> qs = s.selectedQueries();
-        const bool had = std::find(qs.begin(), qs.end(), token) != qs.end();
-        if (had && qs.size() > 1)
-            std::erase(qs, token);
-        else if (!had)
-            qs.push_back(token);
-        std::sort(qs.begin(), qs.end());
-        s.queries = qs.size() > 1 ? qs : std::vector<int>{};
-        s.query = had ? qs.back() : token;
-    } else {
-        s.queries.clear();
-        s.query = token;
-    }
+    if (modifiers & (Qt::ControlModifier | Qt::ShiftModifier)) return s.withQueryToggled(token);
+    s.queries.clear();
+    s.query = token;
     return s;
 }
 

@@ -3,6 +3,7 @@
 #include "views/heatmap_grid.hpp"
 
 #include <QGridLayout>
+#include <QGuiApplication>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QtConcurrent/QtConcurrentMap>
@@ -218,6 +219,16 @@ void HeatmapGrid::changeEvent(QEvent* event) {
 
 void HeatmapGrid::onCellClicked(int head, int query, int key) {
     Selection s = selection_;
+    // Ctrl/shift-click adds a query to (or takes it from) the selected queries.
+    if (query >= 0 &&
+        (QGuiApplication::keyboardModifiers() & (Qt::ControlModifier | Qt::ShiftModifier))) {
+        s = s.withQueryToggled(query);
+        s.head = head;
+        setFocus(Qt::MouseFocusReason);
+        Q_EMIT selectionRequested(s);
+        return;
+    }
+    s.queries.clear();
     s.head = head;
     if (query >= 0) s.query = query;
     if (key >= 0) s.key = key;

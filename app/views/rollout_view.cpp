@@ -257,14 +257,9 @@ void RolloutView::mousePressEvent(QMouseEvent* event) {
                 token = int(std::find(g.begin(), g.end(), i) - g.begin());
             }
             Selection s = selection_;
-            if (event->modifiers() & (Qt::ControlModifier | Qt::ShiftModifier)) {
-                std::vector<int> qs = s.selectedQueries();
-                if (std::find(qs.begin(), qs.end(), token) == qs.end()) qs.push_back(token);
-                std::sort(qs.begin(), qs.end());
-                s.queries = qs.size() > 1 ? qs : std::vector<int>{};
-            } else {
-                s.queries.clear();
-            }
+            if (event->modifiers() & (Qt::ControlModifier | Qt::ShiftModifier))
+                return Q_EMIT selectionRequested(s.withQueryToggled(token));
+            s.queries.clear();
             s.query = token;
             return Q_EMIT selectionRequested(s);
         }

@@ -4,6 +4,7 @@
 #include <QMouseEvent>
 #include <cmath>
 
+#include "attn/view_math.hpp"
 #include "views/plot_theme.hpp"
 #include "views/token_labels.hpp"
 
@@ -63,19 +64,34 @@ void WeightsBar::rebuild() {
     if (ok) {
         const attn::HeadResult& head = result_->heads[std::size_t(h)];
         const int m = int(head.weights.cols());
+        // Several selected queries: their weights summed or averaged, as in every view.
+        std::vector<attn::Index> several;
+        for (int s : selection_.queries)
+            if (s >= 0 && s < head.weights.rows()) several.push_back(s);
+        const Eigen::RowVectorXf row =
+            several.size() > 1
+                ? attn::combined_row(head.weights, several,
+                                     selection_.sum ? attn::Combine::Sum : attn::Combine::Mean)
+                : Eigen::RowVectorXf(head.weights.row(q));
         for (int k = 0; k < m; ++k) {
             keys.push_back(k);
-            values.push_back(head.weights(q, k));
+            values.push_back(row(k));
             // Markers for masked keys help on short sequences; on long ones they are a smear.
             if (m <= 128 && result_->is_masked(h, q, k)) {
                 maskedKeys.push_back(k);
                 zeros.push_back(0);
             }
         }
-        title_->setText(tr("Head %1 · query %2 “%3”")
-                            .arg(h + 1)
-                            .arg(q)
-                            .arg(elideToken(result_->q_tokens[std::size_t(q)], 24)));
+        if (several.size() > 1)
+            title_->setText(tr("Head %1 · %2 of %3 queries")
+                                .arg(h + 1)
+                                .arg(selection_.sum ? tr("sum") : tr("mean"))
+                                .arg(several.size()));
+        else
+            title_->setText(tr("Head %1 · query %2 “%3”")
+                                .arg(h + 1)
+                                .arg(q)
+                                .arg(elideToken(result_->q_tokens[std::size_t(q)], 24)));
         const QRect r = axisRect()->rect();
         setTokenTicks(*ticks_, result_->k_tokens, r.width() > 8 ? r.width() : width() - 60,
                       QFontMetrics(xAxis->tickLabelFont()).height() * 1.25);
@@ -83,7 +99,9 @@ void WeightsBar::rebuild() {
         double top = 0;
         for (double v : values)
             top = std::max(top, v);
-        yAxis->setRange(0, top > 0 ? std::min(1.0, top * 1.1) : 1.0);
+        // A sum of several rows can pass 1.
+        const double cap = several.size() > 1 && selection_.sum ? double(several.size()) : 1.0;
+        yAxis->setRange(0, top > 0 ? std::min(cap, top * 1.1) : 1.0);
     } else {
         title_->setText(tr("Click a cell or a row label to see one query's weights"));
         ticks_->setTicks(QMap<double, QString>{});

@@ -27,6 +27,7 @@
 #include "views/rollout_view.hpp"
 #include "views/tokens_view.hpp"
 #include "views/views_tab.hpp"
+#include "views/weights_bar.hpp"
 #include "widgets/token_editor.hpp"
 
 namespace {
@@ -360,6 +361,32 @@ class ViewsTest : public QObject {
         QVERIFY(w.mathPanel()->toPlainText().contains(QStringLiteral("the sum of their weights")));
         tab->wordsBox()->click();
         QVERIFY(tab->tokens()->options().mergeWords && tab->lines()->options().mergeWords);
+    }
+
+    void heatmapCtrlClickSelectsSeveralQueriesAndTheBarsCombineThem() {
+        MainWindow w;
+        test_support::showWindow(w);
+        HeadHeatmap* h = w.heatmapGrid()->head(1);
+        const auto cell = [&](int q, int k) {
+            return QPoint(int(h->xAxis->coordToPixel(k)), int(h->yAxis->coordToPixel(q)));
+        };
+        QTest::mouseClick(h, Qt::LeftButton, Qt::NoModifier, cell(2, 0));
+        QTest::mouseClick(h, Qt::LeftButton, Qt::ControlModifier, cell(5, 0));
+        QTest::mouseClick(h, Qt::LeftButton, Qt::ShiftModifier, cell(8, 0));
+        QCOMPARE(w.scene()->selection().queries, (std::vector<int>{2, 5, 8}));
+        const attn::Matrix& a = w.result()->heads[1].weights;
+        QCPBarsDataContainer* bars = w.weightsBar()->bars()->data().data();
+        for (int j = 0; j < a.cols(); ++j)
+            QVERIFY(std::abs(bars->at(j)->value - (a(2, j) + a(5, j) + a(8, j)) / 3) < 1e-6);
+        QVERIFY(w.weightsBar()->titleText().contains(QStringLiteral("mean of 3 queries")));
+        Selection s = w.scene()->selection();
+        s.sum = true;
+        w.scene()->setSelection(s);
+        bars = w.weightsBar()->bars()->data().data();
+        QVERIFY(std::abs(bars->at(4)->value - (a(2, 4) + a(5, 4) + a(8, 4))) < 1e-6);
+        QTest::mouseClick(h, Qt::LeftButton, Qt::NoModifier, cell(3, 3));  // a plain click: one
+        QVERIFY(w.scene()->selection().queries.empty());
+        QCOMPARE(w.scene()->selection().query, 3);
     }
 
     void secondSentenceMakesCrossAttention() {
