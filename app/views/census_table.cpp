@@ -91,6 +91,7 @@ CensusTable::CensusTable(Scene* scene, QWidget* parent)
     table_->setIconSize(QSize(kThumb, kThumb));
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->setSortingEnabled(true);
+    table_->setMinimumHeight(4 * (kThumb + 4) + 28);  // a header and four heads at least
 
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Show:")));

@@ -172,19 +172,23 @@ void RolloutView::paintEvent(QPaintEvent*) {
     QFont bold = font();
     bold.setBold(true);
     p.setFont(bold);
-    p.drawText(QRect(kMargin, kMargin, width() - 2 * kMargin - layerBox_->width() - 10, 18),
-               Qt::AlignLeft,
-               tr("Attention rollout after layer %1 of %2: R = Â_l ⋯ Â_0, Â = ½·mean_h A + ½·I")
-                   .arg(layer())
-                   .arg(data_.layers.size()));
+    const int titleWidth = width() - 2 * kMargin - layerBox_->width() - 10;
+    p.drawText(QRect(kMargin, kMargin, titleWidth, 18), Qt::AlignLeft,
+               QFontMetrics(bold).elidedText(
+                   tr("Attention rollout after layer %1 of %2: R = Â_l ⋯ Â_0, Â = ½·mean_h A + ½·I")
+                       .arg(layer())
+                       .arg(data_.layers.size()),
+                   Qt::ElideRight, titleWidth));
     p.setFont(font());
     p.setPen(pal.color(QPalette::PlaceholderText));
     p.drawText(QRect(kMargin, kMargin + 20, width() - 2 * kMargin, 18), Qt::AlignLeft,
-               tr("rows: output positions · columns: input tokens · colour scaled to the "
-                  "largest value %1%2")
-                   .arg(m.maxCoeff(), 0, 'f', 3)
-                   .arg(options_.mergeWords ? tr(" · words: inputs summed, outputs averaged")
-                                            : QString()));
+               QFontMetrics(font()).elidedText(
+                   tr("rows: output positions · columns: input tokens · colour scaled to the "
+                      "largest value %1%2")
+                       .arg(m.maxCoeff(), 0, 'f', 3)
+                       .arg(options_.mergeWords ? tr(" · words: inputs summed, outputs averaged")
+                                                : QString()),
+                   Qt::ElideRight, width() - 2 * kMargin));
     const double top = std::max(1e-12, m.maxCoeff());
     const QList<QRgb> colors = model_grid::thumbnailColors(ColorMapKind::Viridis);  // 0…254
     for (int i = 0; i < n; ++i)
@@ -225,8 +229,14 @@ void RolloutView::paintEvent(QPaintEvent*) {
     p.setPen(pal.color(QPalette::Text));
     p.setFont(bold);
     p.drawText(QRect(br.left() - kLabels, br.top() - 22, br.width() + kLabels, 18), Qt::AlignLeft,
-               b.size() ? tr("What feeds the %1").arg(selectionSummary(selection_, data_.tokens))
-                        : tr("Select an output token (click a row)"));
+               b.size() == 0 ? tr("Select an output token (click a row)")
+               : sel.size() > 1
+                   ? tr("What feeds the %1 of %2 tokens")
+                         .arg(selection_.sum ? tr("sum") : tr("mean"))
+                         .arg(sel.size())
+                   : tr("What feeds “%1”")
+                         .arg(QString::fromStdString(data_.tokens[std::size_t(
+                             std::clamp(sel.front(), 0, int(data_.tokens.size()) - 1))])));
     p.setFont(font());
     if (b.size() == 0) return;
     const double btop = std::max(1e-12, b.maxCoeff());
