@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "attn/io/npy.hpp"
+#include "attn/view_math.hpp"
 
 namespace exporting {
 namespace {
@@ -127,6 +128,22 @@ Numbers numbersOfHead(const attn::SceneResult& result, int head) {
     Numbers n;
     append(n, one, static_cast<int>(result.layer));
     n.headIndex = {head};
+    return n;
+}
+
+Numbers numbersOfWords(const attn::SceneResult& result) {
+    const attn::WordGroups q = attn::word_groups(result.q_tokens);
+    const attn::WordGroups k = attn::word_groups(result.k_tokens);
+    attn::SceneResult words;
+    words.q_tokens = q.words;
+    words.k_tokens = k.words;
+    for (const attn::HeadResult& h : result.heads) {
+        attn::HeadResult w;
+        w.weights = attn::merge_words(h.weights, q, k);
+        words.heads.push_back(std::move(w));
+    }
+    Numbers n;
+    append(n, words, static_cast<int>(result.layer));
     return n;
 }
 

@@ -17,6 +17,9 @@
 #include "attn/census.hpp"
 #include "attn/io/load.hpp"
 #include "attn/rollout.hpp"
+#include "export/export_controller.hpp"
+#include "export/export_options.hpp"
+#include "io/file_controller.hpp"
 #include "lenses/lens_panel.hpp"
 #include "lenses/lens_registry.hpp"
 #include "views/census_table.hpp"
@@ -387,6 +390,34 @@ class ViewsTest : public QObject {
         QTest::mouseClick(h, Qt::LeftButton, Qt::NoModifier, cell(3, 3));  // a plain click: one
         QVERIFY(w.scene()->selection().queries.empty());
         QCOMPARE(w.scene()->selection().query, 3);
+    }
+
+    void wordsExportAsTheViewsShowThem() {
+        MainWindow w;
+        test_support::showWindow(w);
+        fileio::FileController files(&w);
+        files.setQuiet(true);
+        QVERIFY(files.openFile(fixture("gpt2_small_ex0.npz")));
+        test_support::settle(w.computeService());
+        exporting::ExportController exporter(&w);
+        w.tabs()->setCurrentWidget(w.viewsTab());
+        w.viewsTab()->wordsBox()->click();
+        QTemporaryDir dir;
+        const QString npy = dir.filePath(QStringLiteral("words.npy"));
+        exporting::Options o;
+        o.format = exporting::Format::Npy;
+        QCOMPARE(exporter.exportView(w.viewsTab(), npy, o), QString());
+        const attn::AttentionData back = attn::io::load_attention(npy.toStdString());
+        const attn::AttentionComponent& c = back.components.at(0);
+        QCOMPARE(c.heads, attn::Index(12));
+        const attn::WordGroups g = attn::word_groups(w.result()->q_tokens);
+        QCOMPARE(g.size(), attn::Index(5));  // "empowers" is one word of two pieces
+        for (int h : {0, 11}) {
+            const attn::Matrix want =
+                attn::merge_words(w.result()->heads[std::size_t(h)].weights, g, g);
+            QCOMPARE(c.at(0, h).rows(), attn::Index(5));
+            QVERIFY((c.at(0, h) - want).cwiseAbs().maxCoeff() < 1e-7f);
+        }
     }
 
     void secondSentenceMakesCrossAttention() {
