@@ -92,7 +92,7 @@ class IoLoadedDataTest : public QObject {
         QTRY_VERIFY(w.scene()->spec().data);
         auto* model = w.findChild<ModelGrid*>(QStringLiteral("modelGrid"));
         QVERIFY(model);
-        w.tabs()->setCurrentWidget(model);
+        w.tabs()->setCurrentWidget(model->parentWidget());  // the Model tab: grid above census
         QTRY_COMPARE(model->thumbnails().layers, 12);
         QCOMPARE(model->thumbnails().heads, 12);
         auto* canvas = model->findChild<ModelGridCanvas*>();
