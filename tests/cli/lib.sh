@@ -5,7 +5,6 @@ FIX="${2:?usage: $0 ATTNSCOPE FIXTURES_DIR}"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 [ -x "$BIN" ] || { echo "FAIL: $BIN is not an executable" >&2; exit 1; }
 [ -d "$FIX" ] || { echo "FAIL: fixtures folder $FIX is missing" >&2; exit 1; }
-require_tools file xmllint pdfinfo
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 FAILS=0
@@ -23,6 +22,8 @@ require_numpy() {
   /usr/bin/python3 -c "import numpy" 2>/dev/null ||
     { echo "FAIL: /usr/bin/python3 has no numpy (Debian python3-numpy); scripts/common.sh installs it" >&2; exit 1; }
 }
+
+require_tools file xmllint pdfinfo
 
 fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
 pass() { CHECKS=$((CHECKS + 1)); }
