@@ -22,6 +22,7 @@
 #include "settings_keys.hpp"
 #include "views/heatmap_grid.hpp"
 #include "views/model_grid.hpp"
+#include "views/scroll_frame.hpp"
 #include "views/views_tab.hpp"
 #include "widgets/progress_runner.hpp"
 
@@ -87,8 +88,9 @@ void ExportController::exportCurrentView() {
     const QString dir =
         QSettings().value(settings_keys::kLastDirectory, QDir::homePath()).toString();
     const QString base = tab.toLower().replace(QLatin1Char(' '), QLatin1Char('-'));
-    ExportDialog dialog(tab, view->size(), QDir(dir).filePath(base + QStringLiteral(".png")),
-                        window_);
+    // The size at which nothing scrolls: every head or plot at its readable size.
+    ExportDialog dialog(tab, ScrollFrame::naturalSize(view),
+                        QDir(dir).filePath(base + QStringLiteral(".png")), window_);
     if (dialog.exec() != QDialog::Accepted || dialog.path().isEmpty()) return;
     // The extension has the last word: a path typed without leaving the field has not
     // switched the dialog's format yet.

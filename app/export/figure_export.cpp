@@ -13,6 +13,7 @@
 #include "views/qcp.hpp"
 
 #include "export/widget_painter.hpp"
+#include "views/scroll_frame.hpp"
 
 namespace exporting {
 namespace {
@@ -25,18 +26,19 @@ QString failure(const QString& path, const QString& why) {
     return tr("%1: %2").arg(QFileInfo(path).fileName(), why);
 }
 
-/// Temporarily gives the view the export size; restores the old geometry on destruction.
+/// Temporarily gives the view the export size, with nothing scrolling (a figure shows all of
+/// the view at the size asked for); restores the old geometry on destruction.
 class SizeOverride {
   public:
     SizeOverride(QWidget* view, QSize size) : view_(view), old_(view->size()) {
+        ScrollFrame::setFittingIn(view_, true);
         if (view_->size() != size) view_->resize(size);
         settleLayout(view_);
     }
     ~SizeOverride() {
-        if (view_->size() != old_) {
-            view_->resize(old_);
-            settleLayout(view_);
-        }
+        ScrollFrame::setFittingIn(view_, false);
+        if (view_->size() != old_) view_->resize(old_);
+        settleLayout(view_);
     }
     SizeOverride(const SizeOverride&) = delete;
     SizeOverride& operator=(const SizeOverride&) = delete;
@@ -53,9 +55,6 @@ QString writePng(QWidget* view, const QString& path, const Options& o) {
     QImage image(pixels, QImage::Format_RGB32);
     if (image.isNull()) return failure(path, tr("the image is too large to allocate"));
     image.fill(view->palette().color(QPalette::Window));
-    const int dotsPerMeter = qRound(o.dpi / 0.0254);
-    image.setDotsPerMeterX(dotsPerMeter);
-    image.setDotsPerMeterY(dotsPerMeter);
     {
         QCPPainter painter(&image);
         painter.setMode(QCPPainter::pmNoCaching);
@@ -65,6 +64,13 @@ QString writePng(QWidget* view, const QString& path, const Options& o) {
         painter.scale(scale, scale);
         paintWidgetTree(&painter, view);
     }
+    // The resolution is recorded only now: a painter converts font point sizes with its
+    // device's dpi, so an image tagged 192 dpi while painted would get twice-as-large text on
+    // top of the painter's 2× scale. Painted at 96 dpi and scaled, the figure is the 96-dpi
+    // layout at twice the pixels.
+    const int dotsPerMeter = qRound(o.dpi / 0.0254);
+    image.setDotsPerMeterX(dotsPerMeter);
+    image.setDotsPerMeterY(dotsPerMeter);
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) return failure(path, file.errorString());
     QImageWriter writer(&file, "png");
