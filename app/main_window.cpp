@@ -12,6 +12,7 @@
 #include "lenses/lens_registry.hpp"
 #include "model/scene.hpp"
 #include "playground/playground_widget.hpp"
+#include "tab_docks.hpp"
 #include "views/heatmap_grid.hpp"
 #include "views/math_panel.hpp"
 #include "views/views_tab.hpp"
@@ -36,9 +37,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     grid_ = new HeatmapGrid;
     tabs_->addTab(grid_, tr("Heads"));
     setCentralWidget(tabs_);
-    addView(new PlaygroundWidget(scene_->undoStack(), this), tr("Playground"));
+    auto* playground = new PlaygroundWidget(scene_->undoStack(), this);
+    addView(playground, tr("Playground"));
     // Theory lenses: one tab holding a tab per lens; hidden lenses recompute on first show.
     auto* theory = new QTabWidget;
+    theory->setObjectName(QStringLiteral("theoryTabs"));
     theory->setDocumentMode(true);
     for (const QString& name : lensNames())
         theory->addTab(createLens(name, scene_, theory), lensTitle(name));
@@ -63,7 +66,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(controls_, &ControlsDock::styleChanged, grid_, &HeatmapGrid::setStyle);
 
     restoreSettings();
+    // Side docks only where they serve: the playground has its own controls and no selected
+    // query; a lens has its own controls, and most read no scene. View ▸ shows them anyway.
+    tabDocks_ = new TabDocks(tabs_, {sentenceDock_, controls_, queryDock_}, this);
+    tabDocks_->setDefault(playground, {});
+    tabDocks_->setDefault(theory, {sentenceDock_});
+    tabDocks_->apply();
     onSpecChanged();  // the default scene (or the restored one) is computed at once
+}
+
+void MainWindow::setTabDocks(QWidget* tab, const QList<QDockWidget*>& shown) {
+    tabDocks_->setDefault(tab, shown);
+    if (tabs_->currentWidget() == tab) tabDocks_->apply();
 }
 
 MainWindow::~MainWindow() = default;

@@ -18,6 +18,7 @@ class QTabWidget;
 class QMenu;
 class QAction;
 class QDockWidget;
+class TabDocks;
 
 /// Only wiring: the Scene changes → ComputeService → views; views' requests → Scene. Other
 /// modules add tabs with addView() and fill the File menu through fileMenu() and the actions.
@@ -29,6 +30,10 @@ class MainWindow : public QMainWindow {
 
     /// Adds a tab to the central tab widget (the "Heads" tab is the first).
     void addView(QWidget* view, const QString& title);
+    /// The docks `tab` shows by default (a tab added without it shows every dock).
+    void setTabDocks(QWidget* tab, const QList<QDockWidget*>& shown);
+    QDockWidget* sentenceDock() const { return sentenceDock_; }
+    QDockWidget* queryDock() const { return queryDock_; }
 
     Scene* scene() const { return scene_; }
     ComputeService* computeService() const { return compute_; }
@@ -84,6 +89,7 @@ class MainWindow : public QMainWindow {
     TokenEditor* tokens_ = nullptr;
     QDockWidget* sentenceDock_ = nullptr;
     QDockWidget* queryDock_ = nullptr;
+    TabDocks* tabDocks_ = nullptr;
     QMenu* fileMenu_ = nullptr;
     QMenu* viewMenu_ = nullptr;
     QMenu* recentMenu_ = nullptr;

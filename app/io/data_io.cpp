@@ -38,6 +38,8 @@ void attachDataIo(MainWindow* window, const QStringList& files) {
     modelTab->setStretchFactor(0, 3);
     modelTab->setStretchFactor(1, 2);
     window->addView(modelTab, QObject::tr("Model"));
+    // The thumbnails follow the scene's controls; the selected query is the Heads tab's.
+    window->setTabDocks(modelTab, {window->sentenceDock(), window->controlsDock()});
     QObject::connect(census, &CensusTable::headActivated, model, &ModelGrid::openHead);
     QObject::connect(model, &ModelGrid::headActivated, window, [window](int, int head) {
         window->tabs()->setCurrentWidget(window->heatmapGrid());

@@ -51,7 +51,6 @@ CostLens::CostLens(Scene* scene, QWidget* parent)
     addGraph(flops_, tr("QKᵀ + AV (attention)"), seriesColor(1), Qt::SolidLine, 2.5);
     addGraph(flops_, tr("softmax (≈ 5hn²)"), seriesColor(4), Qt::DashLine, 1.5);
     addGraph(flops_, tr("total matrix products"), seriesColor(6), Qt::DotLine, 2);
-    flops_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     cross_ = new QCPItemStraightLine(flops_);
     cross_->setPen(QPen(seriesColor(3), 1.5, Qt::DashDotLine));
     crossLabel_ = new QCPItemText(flops_);
@@ -70,7 +69,6 @@ CostLens::CostLens(Scene* scene, QWidget* parent)
     attn_bars_->setBrush(seriesColor(1));
     attn_bars_->setPen(Qt::NoPen);
     attn_bars_->moveAbove(proj_bars_);
-    heads_plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
 
     cache_->xAxis->setLabel(tr("context length n (tokens)"));
     cache_->yAxis->setLabel(tr("KV cache, MiB (log scale)"));
@@ -83,7 +81,6 @@ CostLens::CostLens(Scene* scene, QWidget* parent)
     addGraph(cache_, tr("MHA (kv = h)"), seriesColor(1), Qt::SolidLine, 2);
     addGraph(cache_, tr("GQA (chosen kv)"), seriesColor(0), Qt::SolidLine, 2.5);
     addGraph(cache_, tr("MQA (kv = 1)"), seriesColor(2), Qt::SolidLine, 2);
-    cache_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     cacheMarker_ = new QCPItemStraightLine(cache_);
     cacheMarker_->setPen(QPen(seriesColor(6), 1, Qt::DotLine));
     refresh();

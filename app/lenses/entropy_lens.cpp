@@ -31,8 +31,6 @@ EntropyLens::EntropyLens(Scene* scene, QWidget* parent)
         p->xAxis->setNumberFormat(QStringLiteral("g"));
         p->xAxis->setNumberPrecision(7);
     }
-    abs_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
-    rel_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
     abs_->yAxis->setLabel(tr("entropy H, nats"));
     rel_->yAxis->setLabel(tr("H / ceiling"));
     refresh();

@@ -17,8 +17,10 @@
 
 #include "model/scene.hpp"
 #include "model/scheduler.hpp"
+#include "views/plot_fit.hpp"
 #include "views/plot_theme.hpp"
 #include "views/qcp.hpp"
+#include "views/scroll_frame.hpp"
 
 LensPanel::LensPanel(Scene* scene, const QString& name, LensInputs inputs, QWidget* parent)
     : QWidget(parent), scene_(scene), name_(name), inputs_(inputs) {
@@ -26,9 +28,12 @@ LensPanel::LensPanel(Scene* scene, const QString& name, LensInputs inputs, QWidg
     auto* outer = new QHBoxLayout(this);
     outer->setContentsMargins(6, 6, 6, 6);
     outer->setSpacing(8);
-    grid_ = new QGridLayout;
+    // The plots keep a readable size and scroll in a small window instead of squashing.
+    auto* plotArea = new QWidget;
+    grid_ = new QGridLayout(plotArea);
+    grid_->setContentsMargins(0, 0, 0, 0);
     grid_->setSpacing(6);
-    outer->addLayout(grid_, 1);
+    outer->addWidget(new ScrollFrame(plotArea), 1);
 
     auto* side = new QWidget;
     auto* col = new QVBoxLayout(side);
@@ -168,11 +173,14 @@ QString LensPanel::readoutText() const {
 
 QCustomPlot* LensPanel::addPlot(int row, int col, const QString& title, int rowSpan, int colSpan) {
     auto* plot = new QCustomPlot;
-    plot->setMinimumSize(170, 160);
+    plot->setMinimumSize(kPlotMinimum);
     plot->plotLayout()->insertRow(0);
     QFont tf = font();
     tf.setWeight(QFont::DemiBold);
-    plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, title, tf));
+    auto* heading = new QCPTextElement(plot, title, tf);
+    // Room below the title: the top tick label of a y axis reaches above the axes.
+    heading->setMargins(QMargins(4, 4, 4, 8));
+    plot->plotLayout()->addElement(0, 0, heading);
     plot->legend->setVisible(true);
     QFont lf = font();
     lf.setPointSizeF(std::max(7.0, lf.pointSizeF() * 0.85));
@@ -184,6 +192,7 @@ QCustomPlot* LensPanel::addPlot(int row, int col, const QString& title, int rowS
     plot->legend->setTextColor(palette().color(QPalette::Text));
     plot->legend->setBorderPen(QPen(palette().color(QPalette::Mid)));
     applyPlotTheme(plot, palette());
+    keepPlotReadable(plot);
     grid_->addWidget(plot, row, col, rowSpan, colSpan);
     plots_.push_back(plot);
     return plot;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <QList>
+#include <QSize>
 #include <QString>
 #include <QStringList>
 #include <QWidget>
@@ -60,6 +61,9 @@ class LensPanel : public QWidget {
     /// The plots brought up to date first (a scene change while the lens was hidden, or a
     /// refresh still computing): what File ▸ Export numbers reads.
     const QList<QCustomPlot*>& currentPlots();
+
+    /// The smallest size of a plot: below it the plots scroll (title, ticks and legend fit).
+    static constexpr QSize kPlotMinimum{300, 240};
 
   protected:
     /// The GUI-thread step that fills the plots with computed numbers.

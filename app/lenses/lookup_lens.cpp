@@ -60,7 +60,6 @@ LookupLens::LookupLens(Scene* scene, QWidget* parent)
     freqBars_->setPen(Qt::NoPen);
     freqBars_->setWidth(0.4);
     freqBars_->setBarsGroup(group);
-    dist_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
 
     conv_->xAxis->setLabel(tr("number of hard lookups N"));
     conv_->yAxis->setLabel(tr("‖mean of v_j − αᵀV‖ / ‖αᵀV‖"));
@@ -72,7 +71,6 @@ LookupLens::LookupLens(Scene* scene, QWidget* parent)
     conv_->yAxis->setNumberPrecision(7);
     addGraph(conv_, tr("sampled mean"), seriesColor(1), Qt::SolidLine, 2);
     addGraph(conv_, tr("∝ 1/√N"), seriesColor(6), Qt::DashLine, 1.2);
-    conv_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignLeft);
 
     sweep_->xAxis->setLabel(tr("temperature τ (log scale)"));
     sweep_->yAxis->setLabel(tr("entropy H(α), nats"));
@@ -87,7 +85,6 @@ LookupLens::LookupLens(Scene* scene, QWidget* parent)
     QCPGraph* mw = sweep_->addGraph(sweep_->xAxis, sweep_->yAxis2);
     mw->setName(tr("max α (right axis)"));
     mw->setPen(QPen(seriesColor(1), 2));
-    sweep_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignVCenter | Qt::AlignRight);
     tauMarker_ = new QCPItemStraightLine(sweep_);
     tauMarker_->setPen(QPen(seriesColor(3), 1.5, Qt::DashDotLine));
     if (scene)

@@ -47,13 +47,11 @@ LowRankLens::LowRankLens(Scene* scene, QWidget* parent)
     auto* kept = addGraph(sv_, tr("kept (i ≤ r)"), seriesColor(1), Qt::SolidLine, 1);
     kept->setLineStyle(QCPGraph::lsNone);
     kept->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 7));
-    sv_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
 
     err_->xAxis->setLabel(tr("rank r"));
     err_->yAxis->setLabel(tr("relative error (Frobenius)"));
     addGraph(err_, tr("scores ‖S − S_r‖/‖S‖"), seriesColor(1), Qt::SolidLine, 2.5);
     addGraph(err_, tr("matrix ‖W − W_r‖/‖W‖"), seriesColor(0), Qt::DashLine, 2);
-    err_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     svMarker_ = new QCPItemStraightLine(sv_);
     errMarker_ = new QCPItemStraightLine(err_);
     for (auto* m : {svMarker_, errMarker_})

@@ -43,7 +43,6 @@ RankCollapseLens::RankCollapseLens(Scene* scene, QWidget* parent)
         ->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 6));
     addGraph(plot_, tr("residual, β = 1"), seriesColor(2), Qt::DashLine, 2)
         ->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangle, 6));
-    plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignLeft);
     refresh();
 }
 

@@ -65,7 +65,6 @@ ScalingLens::ScalingLens(Scene* scene, QWidget* parent)
         ->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 6));
     addGraph(var_, tr("theory: 1"), scaled, Qt::DashLine, 1.2);
     var_->legend->setVisible(true);
-    var_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
 
     sat_->yAxis->setLabel(tr("mean max weight max α"));
     sat_->yAxis->setRange(0, 1.05);
@@ -78,12 +77,10 @@ ScalingLens::ScalingLens(Scene* scene, QWidget* parent)
         g->setName(name);
         g->setPen(QPen(color, 2, Qt::DashLine));
     }
-    sat_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignVCenter | Qt::AlignRight);
 
     jac_->yAxis->setLabel(tr("mean ‖diag(α) − ααᵀ‖_F"));
     addGraph(jac_, tr("unscaled"), unscaled);
     addGraph(jac_, tr("scaled"), scaled);
-    jac_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignLeft);
     refresh();
 }
 

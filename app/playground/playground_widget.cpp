@@ -14,6 +14,8 @@
 #include "playground/readout_panel.hpp"
 #include "playground/regression_panel.hpp"
 #include "playground/weights_chart.hpp"
+#include "views/plot_fit.hpp"
+#include "views/scroll_frame.hpp"
 
 PlaygroundWidget::PlaygroundWidget(QUndoStack* undo, QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("playground"));
@@ -42,12 +44,14 @@ PlaygroundWidget::PlaygroundWidget(QUndoStack* undo, QWidget* parent) : QWidget(
     top->addWidget(scroll);
     top->setStretchFactor(0, 1);
     top->setStretchFactor(1, 0);
+    top->setChildrenCollapsible(false);
 
     auto* bottom = new QSplitter(Qt::Horizontal);
     bottom->addWidget(weights_);
     bottom->addWidget(readout_);
     bottom->addWidget(regression_);
     bottom->setSizes({300, 380, 380});
+    bottom->setChildrenCollapsible(false);
 
     auto* main = new QSplitter(Qt::Vertical);
     main->addWidget(top);
@@ -56,9 +60,16 @@ PlaygroundWidget::PlaygroundWidget(QUndoStack* undo, QWidget* parent) : QWidget(
     main->setStretchFactor(1, 2);
     main->setChildrenCollapsible(false);
 
+    // Below its readable size the whole playground scrolls: both planes, the controls and the
+    // three panels keep their room instead of one of them being squeezed to a sliver.
+    auto* frame = new ScrollFrame(main);
+    frame->setContentMinimum(main->minimumSizeHint().expandedTo(kReadable));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
-    layout->addWidget(main);
+    layout->addWidget(frame);
+    for (QCustomPlot* plot :
+         std::initializer_list<QCustomPlot*>{qk_, values_, weights_, regression_})
+        keepPlotReadable(plot);
 
     connect(controls_, &ControlsPanel::fitRequested, this, &PlaygroundWidget::fitViews);
     connect(model_, &PlaygroundModel::changed, this, &PlaygroundWidget::applyLayoutMode);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <QImage>
+#include <QSize>
 #include <QWidget>
 
 #include "attn/playground.hpp"
@@ -43,6 +44,9 @@ class PlaygroundWidget : public QWidget {
     void fitViews();
     /// Redraws every plot now (not queued): benchmarks and offscreen rendering.
     void replotNow();
+
+    /// Below this size the playground scrolls (two planes, the controls and three panels).
+    static constexpr QSize kReadable{900, 560};
 
   private:
     void applyLayoutMode();

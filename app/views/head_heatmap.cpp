@@ -128,6 +128,45 @@ QSize HeadHeatmap::cellBudget() const {
     return {std::max(8, int(r.width() * dpr)), std::max(8, int(r.height() * dpr))};
 }
 
+int HeadHeatmap::rowCount() const {
+    return result_ ? int(result_->q_tokens.size()) : 0;
+}
+
+int HeadHeatmap::columnCount() const {
+    return result_ ? int(result_->k_tokens.size()) : 0;
+}
+
+QSize HeadHeatmap::readableMargins() const {
+    static const std::vector<std::string> none;
+    const std::vector<std::string>& qs = result_ ? result_->q_tokens : none;
+    const std::vector<std::string>& ks = result_ ? result_->k_tokens : none;
+    const QFontMetrics fm(xAxis->tickLabelFont());
+    // Label sizes of (at most) the first few hundred tokens: long axes are thinned anyway.
+    int left = 0, down = 0;
+    for (std::size_t i = 0; i < std::min<std::size_t>(qs.size(), 256); ++i)
+        left = std::max(left, fm.horizontalAdvance(elideToken(qs[i])));
+    for (std::size_t j = 0; j < std::min<std::size_t>(ks.size(), 256); ++j)
+        down = std::max(down, fm.horizontalAdvance(elideToken(ks[j])));
+    // Key labels are rotated by 65°: their height on screen is w·sin 65° + h·cos 65°. The
+    // constants are QCustomPlot's tick lengths, label paddings and our minimum margins.
+    const int bottom = int(down * 0.906 + fm.height() * 0.423) + 18;
+    const QFontMetrics tf(title_->font());
+    const int top = 2 * tf.lineSpacing() + 14;
+    const int right = 16 + (scale_ ? 72 : 0);
+    return {left + 18 + right, top + bottom};
+}
+
+QSize HeadHeatmap::readableSize() const {
+    const QFontMetrics fm(xAxis->tickLabelFont());
+    // The pitch setTokenTicks needs to label every token; 110…260 px per axis.
+    const auto axis = [](int count, double pitch) {
+        return int(std::clamp(std::ceil(count * pitch), 110.0, 260.0));
+    };
+    const QSize margins = readableMargins();
+    return {margins.width() + axis(columnCount(), fm.height() * 1.15),
+            margins.height() + axis(rowCount(), fm.height() * 1.1)};
+}
+
 void HeadHeatmap::prepare(const QSize& budget) {
     if (!result_ || head_ >= int(result_->heads.size())) {
         cells_ = attn::AggregatedGrid{};
@@ -201,11 +240,16 @@ void HeadHeatmap::updateLayoutNow() {
     const int n = result_ ? int(result_->q_tokens.size()) : 0;
     const int m = result_ ? int(result_->k_tokens.size()) : 0;
     if (n == 0 || m == 0) return;
-    // Square cells: a 6-token matrix in a wide slot should not be drawn as flat stripes.
+    // Cells no flatter than the matrix itself (at most 2:1): a 6-token head in a wide slot is
+    // not drawn as flat stripes, while a 14 × 7 cross-attention head fills its slot with
+    // rectangular cells instead of a thin strip of square ones.
     const QRect r = axisRect()->rect();
-    const double cell = std::min(r.width() / double(m), r.height() / double(n));
-    const int padX = std::max(0, int(r.width() - cell * m));
-    const int padY = std::max(0, int(r.height() - cell * n));
+    const double stretch = std::clamp(std::max(double(n) / m, double(m) / n), 1.0, 2.0);
+    double cellW = r.width() / double(m), cellH = r.height() / double(n);
+    cellW = std::min(cellW, cellH * stretch);
+    cellH = std::min(cellH, cellW * stretch);
+    const int padX = std::max(0, int(r.width() - cellW * m));
+    const int padY = std::max(0, int(r.height() - cellH * n));
     if (padX < 2 && padY < 2) return;
     const QMargins now = axisRect()->margins();
     axisRect()->setMinimumMargins(QMargins(now.left() + padX / 2, now.top() + padY / 2,

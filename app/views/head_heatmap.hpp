@@ -57,6 +57,14 @@ class HeadHeatmap : public QCustomPlot {
     QPoint cellAt(const QPoint& pos) const;
     /// Maximum number of cells per axis for the current size (pixels of the colour map area).
     QSize cellBudget() const;
+    /// Query rows and key columns of the shown head (0 without a result).
+    int rowCount() const;
+    int columnCount() const;
+    /// The smallest widget size at which every token is labelled (up to ~22 tokens a side;
+    /// longer axes are thinned) and the title and labels fit: the grid scrolls below it.
+    QSize readableSize() const;
+    /// The room the title, token labels and colour scale take around the cells.
+    QSize readableMargins() const;
 
   Q_SIGNALS:
     /// A cell (or a row/column label: the other index is −1) was clicked.

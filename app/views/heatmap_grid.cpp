@@ -6,6 +6,7 @@
 #include <QGuiApplication>
 #include <QKeyEvent>
 #include <QLabel>
+#include <QScrollBar>
 #include <QtConcurrent/QtConcurrentMap>
 #include <algorithm>
 #include <cmath>
@@ -13,6 +14,7 @@
 #include "views/head_heatmap.hpp"
 #include "views/plot_theme.hpp"
 #include "views/qcp.hpp"
+#include "views/scroll_frame.hpp"
 
 HeatmapGrid::HeatmapGrid(QWidget* parent) : QWidget(parent) {
     setFocusPolicy(Qt::StrongFocus);
@@ -31,11 +33,16 @@ HeatmapGrid::HeatmapGrid(QWidget* parent) : QWidget(parent) {
     auto* row = new QHBoxLayout;
     row->setSpacing(2);
     outer->addLayout(row, 1);
-    headsArea_ = new QWidget(this);
+    headsArea_ = new QWidget;
     layout_ = new QGridLayout(headsArea_);
     layout_->setContentsMargins(0, 0, 0, 0);
-    layout_->setSpacing(6);
-    row->addWidget(headsArea_, 1);
+    layout_->setSpacing(kSpacing);
+    // Below every head's readable size the heads scroll; the colour scale stays in view.
+    frame_ = new ScrollFrame(headsArea_, this);
+    row->addWidget(frame_, 1);
+    connect(frame_, &ScrollFrame::viewportResized, this, [this] {
+        if (arrangementFor(visibleCount()) != arrangement_) relayout();
+    });
 
     scalePlot_ = new QCustomPlot(this);
     scalePlot_->setFixedWidth(78);
@@ -117,26 +124,53 @@ void HeatmapGrid::ensureHeads(int count) {
     }
 }
 
-int HeatmapGrid::columnsFor(int count) const {
-    if (count <= 1) return 1;
-    const double w = std::max(100, headsArea_->width()), h = std::max(100, headsArea_->height());
-    // The column count that gives each (roughly square) heatmap the largest side.
-    int best = 1;
-    double bestSide = 0;
+int HeatmapGrid::visibleCount() const {
+    return focused_ >= 0 ? std::min(1, headCount()) : headCount();
+}
+
+HeatmapGrid::Arrangement HeatmapGrid::arrangementFor(int count) const {
+    Arrangement best;
+    if (count <= 0 || heads_.empty()) return best;
+    const HeadHeatmap* first = heads_.front();
+    const QSize least = first->readableSize(), margins = first->readableMargins();
+    const int n = std::max(1, first->rowCount()), m = std::max(1, first->columnCount());
+    const QSize view = frame_->maximumViewportSize();
+    const int sp = kSpacing;
+    // Everything in view: the column count giving the largest cells, every head readable.
+    double bestCell = -1;
     for (int c = 1; c <= count; ++c) {
         const int r = (count + c - 1) / c;
-        const double side = std::min(w / c, h / r);
-        if (side > bestSide + 1e-9) {
-            bestSide = side;
-            best = c;
+        const int slotW = (view.width() - (c - 1) * sp) / c;
+        const int slotH = (view.height() - (r - 1) * sp) / r;
+        if (slotW < least.width() || slotH < least.height()) continue;
+        const double cell =
+            std::min(double(slotW - margins.width()) / m, double(slotH - margins.height()) / n);
+        if (cell > bestCell + 1e-9) {
+            bestCell = cell;
+            best.columns = c;
         }
     }
+    if (best.columns > 0) {
+        const int r = (count + best.columns - 1) / best.columns;
+        best.minimum = QSize(best.columns * least.width() + (best.columns - 1) * sp,
+                             r * least.height() + (r - 1) * sp);
+        return best;
+    }
+    // Too small for all of them: as many readable columns as the width holds, and scroll down
+    // (the vertical scroll bar takes its width first).
+    const int bar = frame_->verticalScrollBar()->sizeHint().width();
+    const int width = std::max(1, view.width() - bar);
+    best.columns = std::clamp((width + sp) / (least.width() + sp), 1, count);
+    const int r = (count + best.columns - 1) / best.columns;
+    best.minimum = QSize(best.columns * least.width() + (best.columns - 1) * sp,
+                         r * least.height() + (r - 1) * sp);
     return best;
 }
 
 void HeatmapGrid::relayout() {
     const int count = headCount();
-    const int cols = focused_ >= 0 ? 1 : columnsFor(count);
+    arrangement_ = arrangementFor(visibleCount());
+    const int cols = std::max(1, arrangement_.columns);
     for (HeadHeatmap* h : heads_)
         layout_->removeWidget(h);
     int slot = 0;
@@ -151,13 +185,15 @@ void HeatmapGrid::relayout() {
     // Equal stretch so every head gets the same size.
     for (int c = 0; c < layout_->columnCount(); ++c)
         layout_->setColumnStretch(c, c < cols ? 1 : 0);
-    const int rows = cols > 0 ? (slot + cols - 1) / cols : 0;
+    const int rows = (slot + cols - 1) / cols;
     for (int r = 0; r < layout_->rowCount(); ++r)
         layout_->setRowStretch(r, r < rows ? 1 : 0);
     columns_ = cols;
+    frame_->setContentMinimum(arrangement_.minimum);
     // Place the heads now, even when hidden (offscreen rendering): the outer layout sizes the
-    // heads area, then the grid layout sizes the heads.
+    // frame, the frame sizes the heads area, then the grid layout sizes the heads.
     layout()->activate();
+    frame_->settle();
     layout_->activate();
 }
 
@@ -203,7 +239,7 @@ void HeatmapGrid::redraw() {
 
 void HeatmapGrid::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
-    if (focused_ < 0 && columnsFor(headCount()) != columns_) relayout();
+    if (arrangementFor(visibleCount()) != arrangement_) relayout();
 }
 
 void HeatmapGrid::changeEvent(QEvent* event) {

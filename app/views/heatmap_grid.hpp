@@ -2,6 +2,7 @@
 // GPL-3.0-or-later.
 #pragma once
 
+#include <QSize>
 #include <QWidget>
 #include <vector>
 
@@ -15,6 +16,7 @@ class QCPColorScale;
 class QGridLayout;
 class QLabel;
 class QPaintDevice;
+class ScrollFrame;
 
 /// Lays out 1–16 (or more) heads readably for its size; double-click focuses one head, Esc
 /// returns. Draws only: give it a result, a style and the selection. Usable without a
@@ -60,10 +62,20 @@ class HeatmapGrid : public QWidget {
     void changeEvent(QEvent* event) override;
 
   private:
+    /// How the visible heads are placed: columns, and the heads area's readable minimum
+    /// (larger than the view: it scrolls).
+    struct Arrangement {
+        int columns = 0;
+        QSize minimum;
+        bool operator==(const Arrangement&) const = default;
+    };
+    static constexpr int kSpacing = 6;
+
     void ensureHeads(int count);
     void relayout();
     void redraw();
-    int columnsFor(int count) const;
+    int visibleCount() const;
+    Arrangement arrangementFor(int count) const;
     void onCellClicked(int head, int query, int key);
 
     SceneResultPtr result_;
@@ -75,6 +87,8 @@ class HeatmapGrid : public QWidget {
     std::vector<HeadHeatmap*> heads_;
     QGridLayout* layout_ = nullptr;
     QWidget* headsArea_ = nullptr;
+    ScrollFrame* frame_ = nullptr;  ///< scrolls the heads when they do not fit readably
+    Arrangement arrangement_;
     QCustomPlot* scalePlot_ = nullptr;  ///< holds the shared colour scale
     QCPColorScale* scale_ = nullptr;
     QLabel* message_ = nullptr;

@@ -1,0 +1,294 @@
+// QtTest: the default window (1280×800) and a full-HD one (1920×1080) fit every tab. Heads keep
+// a readable size with every token labelled (scrolling when there are many), a 14 × 7
+// cross-attention head fills its slot with rectangular cells, the playground's planes and panels
+// keep their room, every lens plot keeps its minimum with its title whole, its legend off the
+// axes and its tick labels apart, and the docks show only on the tabs they serve.
+#include <QDockWidget>
+#include <QScrollBar>
+#include <QTabBar>
+#include <QTabWidget>
+#include <QtTest>
+
+#include "app_test_support.hpp"
+#include "io/data_io.hpp"
+#include "lenses/lens_panel.hpp"
+#include "playground/playground_widget.hpp"
+#include "playground/point_plane.hpp"
+#include "playground/readout_panel.hpp"
+#include "playground/regression_panel.hpp"
+#include "playground/weights_chart.hpp"
+#include "views/head_heatmap.hpp"
+#include "views/model_grid.hpp"
+#include "views/qcp.hpp"
+#include "views/scroll_frame.hpp"
+#include "widgets/controls_dock.hpp"
+
+namespace {
+
+/// Along-axis overlap of neighbouring tick labels (pixels), 0 when they are apart.
+double worstTickOverlap(const QCPAxis* axis) {
+    const QVector<double> ticks = axis->tickVector();
+    const QVector<QString> labels = axis->tickVectorLabels();
+    const QFontMetrics fm(axis->tickLabelFont());
+    const bool horizontal = axis->orientation() == Qt::Horizontal;
+    std::vector<std::pair<double, double>> spans;  // label extents along the axis, in pixels
+    for (int i = 0; i < ticks.size() && i < labels.size(); ++i) {
+        if (!axis->range().contains(ticks[i])) continue;
+        const double pos = axis->coordToPixel(ticks[i]);
+        const double half = (horizontal ? fm.horizontalAdvance(labels[i]) : fm.height()) / 2.0;
+        spans.emplace_back(pos - half, pos + half);
+    }
+    std::sort(spans.begin(), spans.end());
+    double worst = 0;
+    for (std::size_t i = 1; i < spans.size(); ++i)
+        worst = std::max(worst, spans[i - 1].second - spans[i].first);
+    return worst;
+}
+
+QTabWidget* theoryTabs(MainWindow& w) {
+    return w.findChild<QTabWidget*>(QStringLiteral("theoryTabs"));
+}
+
+PlaygroundWidget* playgroundOf(MainWindow& w) {
+    return w.findChild<PlaygroundWidget*>();
+}
+
+void showTab(MainWindow& w, QWidget* tab) {
+    w.tabs()->setCurrentWidget(tab);
+    QCoreApplication::processEvents();
+    test_support::settle(w.computeService());
+}
+
+}  // namespace
+
+class LayoutFitTest : public QObject {
+    Q_OBJECT
+  private Q_SLOTS:
+    void initTestCase() {
+        test_support::isolateSettings();
+        // attachDataIo offers recovery of an autosave: use a path no other test writes.
+        QCoreApplication::setApplicationName(QStringLiteral("AttnScopeLayoutFitTest"));
+    }
+
+    void sizes_data() {
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("1280x800") << QSize(1280, 800);
+        QTest::newRow("1920x1080") << QSize(1920, 1080);
+    }
+
+    // Four heads of 13 tokens: all in view, every token labelled on both axes.
+    void sizes() {
+        QFETCH(QSize, size);
+        MainWindow w;
+        open(w, size);
+        HeatmapGrid* grid = w.heatmapGrid();
+        QCOMPARE(grid->headCount(), 4);
+        for (int h = 0; h < 4; ++h) {
+            HeadHeatmap* head = grid->head(h);
+            head->replot(QCustomPlot::rpImmediateRefresh);
+            QVERIFY(head->width() >= head->readableSize().width());
+            QVERIFY(head->height() >= head->readableSize().height());
+            QCOMPARE(head->xAxis->tickVector().size(), 13);
+            QCOMPARE(head->yAxis->tickVector().size(), 13);
+            QVERIFY2(head->axisRect()->width() >= 150, qPrintable(QString::number(h)));
+        }
+        // Beside the heads: the controls and the selected query.
+        QVERIFY(w.controlsDock()->isVisible());
+        QVERIFY(w.queryDock()->isVisible());
+    }
+
+    // Twelve heads: each keeps its readable size and labels every token; at 1280×800 they
+    // scroll, at 1920×1080 they all fit.
+    void twelveHeads_data() { sizes_data(); }
+    void twelveHeads() {
+        QFETCH(QSize, size);
+        MainWindow w;
+        open(w, size);
+        attn::SceneSpec spec = w.scene()->spec();
+        spec.d_model = 96;
+        spec.heads = 12;
+        w.scene()->setSpec(spec, QStringLiteral("12 heads"));
+        test_support::settle(w.computeService());
+        QCoreApplication::processEvents();
+        HeatmapGrid* grid = w.heatmapGrid();
+        QCOMPARE(grid->headCount(), 12);
+        for (int h = 0; h < 12; ++h) {
+            HeadHeatmap* head = grid->head(h);
+            head->replot(QCustomPlot::rpImmediateRefresh);
+            QVERIFY2(head->width() >= head->readableSize().width(), qPrintable(QString::number(h)));
+            QVERIFY(head->height() >= head->readableSize().height());
+            // 13 tokens at 11–13 px a label: at least 145 px of cells.
+            QVERIFY2(head->axisRect()->width() >= 145 && head->axisRect()->height() >= 140,
+                     qPrintable(QStringLiteral("head %1: %2×%3")
+                                    .arg(h)
+                                    .arg(head->axisRect()->width())
+                                    .arg(head->axisRect()->height())));
+            QCOMPARE(head->xAxis->tickVector().size(), 13);
+            QCOMPARE(head->yAxis->tickVector().size(), 13);
+        }
+        auto* frame = grid->findChild<ScrollFrame*>();
+        QVERIFY(frame);
+        QCOMPARE(frame->verticalScrollBar()->isVisible(), size.height() < 1000);
+    }
+
+    // A 14 × 7 cross-attention head fills its slot with rectangular cells.
+    void rectangularHead() {
+        MainWindow w;
+        open(w, QSize(1280, 800));
+        attn::SceneSpec spec = w.scene()->spec();
+        spec.text =
+            "one two three four five six seven eight nine ten eleven twelve thirteen "
+            "fourteen";
+        spec.cross_text = "a b c d e f g";
+        w.scene()->setSpec(spec, QStringLiteral("cross"));
+        test_support::settle(w.computeService());
+        QCoreApplication::processEvents();
+        HeadHeatmap* head = w.heatmapGrid()->head(0);
+        head->replot(QCustomPlot::rpImmediateRefresh);
+        QCOMPARE(head->rowCount(), 14);
+        QCOMPARE(head->columnCount(), 7);
+        const QRect r = head->axisRect()->rect();
+        const double cellW = r.width() / 7.0, cellH = r.height() / 14.0;
+        // Square cells would draw it half as wide as tall; it may stretch them up to 2:1.
+        QVERIFY2(cellW / cellH > 1.3 && cellW / cellH < 2.05,
+                 qPrintable(QStringLiteral("cells %1×%2").arg(cellW).arg(cellH)));
+        // Not the thin strip of square cells: at least 1.3× as wide as square cells would be.
+        const double square = std::min(cellW, cellH);
+        QVERIFY2(r.width() >= 1.3 * 7 * square,
+                 qPrintable(QStringLiteral("%1×%2").arg(r.width()).arg(r.height())));
+    }
+
+    // The playground takes the whole width (no docks) and every part keeps its room.
+    void playground_data() { sizes_data(); }
+    void playground() {
+        QFETCH(QSize, size);
+        MainWindow w;
+        open(w, size);
+        PlaygroundWidget* pg = playgroundOf(w);
+        QVERIFY(pg);
+        showTab(w, pg);
+        QVERIFY(!w.controlsDock()->isVisible());
+        QVERIFY(!w.queryDock()->isVisible());
+        QVERIFY(!w.sentenceDock()->isVisible());
+        for (QCustomPlot* plane : {static_cast<QCustomPlot*>(pg->queryKeyPlane()),
+                                   static_cast<QCustomPlot*>(pg->valuePlane())}) {
+            plane->replot(QCustomPlot::rpImmediateRefresh);
+            QVERIFY2(plane->width() >= 300 && plane->height() >= 300,
+                     qPrintable(QStringLiteral("%1: %2×%3")
+                                    .arg(plane->objectName())
+                                    .arg(plane->width())
+                                    .arg(plane->height())));
+            QVERIFY(plane->axisRect()->width() >= 200);
+        }
+        QVERIFY(pg->weightsChart()->width() >= 220 && pg->weightsChart()->height() >= 160);
+        QVERIFY(pg->readout()->width() >= 260 && pg->readout()->height() >= 160);
+        QVERIFY(pg->regression()->width() >= 260 && pg->regression()->height() >= 160);
+        // Nothing of the playground scrolls at these sizes.
+        QCOMPARE(ScrollFrame::naturalSize(pg), pg->size());
+    }
+
+    // Every lens: plots at their minimum or more, whole titles, legends off the axes, tick
+    // labels apart, and every lens tab in view without scroll arrows.
+    void lenses_data() { sizes_data(); }
+    void lenses() {
+        QFETCH(QSize, size);
+        MainWindow w;
+        open(w, size);
+        QTabWidget* theory = theoryTabs(w);
+        QVERIFY(theory);
+        showTab(w, theory);
+        QVERIFY(!w.controlsDock()->isVisible());
+        QVERIFY(!w.queryDock()->isVisible());
+        QTabBar* bar = theory->tabBar();
+        QCOMPARE(bar->count(), 8);
+        QVERIFY2(bar->tabRect(bar->count() - 1).right() <= bar->width(),
+                 qPrintable(QStringLiteral("last tab ends at %1 of %2")
+                                .arg(bar->tabRect(bar->count() - 1).right())
+                                .arg(bar->width())));
+        for (int i = 0; i < theory->count(); ++i) {
+            theory->setCurrentIndex(i);
+            QCoreApplication::processEvents();
+            auto* lens = qobject_cast<LensPanel*>(theory->widget(i));
+            QVERIFY(lens);
+            for (QCustomPlot* plot : lens->plots()) {
+                plot->replot(QCustomPlot::rpImmediateRefresh);
+                const QString where =
+                    QStringLiteral("%1 %2").arg(lens->lensName()).arg(lens->plots().indexOf(plot));
+                QVERIFY2(plot->width() >= LensPanel::kPlotMinimum.width() &&
+                             plot->height() >= LensPanel::kPlotMinimum.height(),
+                         qPrintable(QStringLiteral("%1: %2×%3")
+                                        .arg(where)
+                                        .arg(plot->width())
+                                        .arg(plot->height())));
+                QVERIFY2(plot->axisRect()->width() >= 150 && plot->axisRect()->height() >= 100,
+                         qPrintable(where));
+                // The title fits its cell, on one or two lines.
+                auto* title = qobject_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0));
+                QVERIFY(title);
+                const QFontMetrics fm(title->font());
+                for (const QString& line : title->text().split(QLatin1Char('\n')))
+                    QVERIFY2(fm.horizontalAdvance(line) <= title->outerRect().width(),
+                             qPrintable(where + QStringLiteral(": ") + line));
+                if (plot->legend->visible())
+                    QVERIFY2(!plot->legend->outerRect().intersects(plot->axisRect()->rect()),
+                             qPrintable(where + QStringLiteral(": legend over the axes")));
+                for (QCPAxis* axis : plot->axisRect()->axes()) {
+                    if (!axis->visible() || !axis->tickLabels()) continue;
+                    if (axis->ticker().dynamicCast<QCPAxisTickerText>()) continue;
+                    QVERIFY2(worstTickOverlap(axis) <= 0,
+                             qPrintable(where +
+                                        QStringLiteral(": ticks %1")
+                                            .arg(axis->tickVectorLabels().join(QLatin1Char(' ')))));
+                }
+            }
+        }
+    }
+
+    // The Model tab: thumbnails with room, beside the scene's controls.
+    void model_data() { sizes_data(); }
+    void model() {
+        QFETCH(QSize, size);
+        MainWindow w;
+        open(w, size);
+        auto* model = w.findChild<ModelGrid*>();
+        QVERIFY(model);
+        showTab(w, model);
+        QVERIFY(w.controlsDock()->isVisible());
+        QVERIFY(!w.queryDock()->isVisible());
+        QVERIFY(model->width() >= 600 && model->height() >= 450);
+    }
+
+    // A dock the user shows on a tab stays shown there, and only there.
+    void docksFollowTheUser() {
+        MainWindow w;
+        open(w, QSize(1280, 800));
+        PlaygroundWidget* pg = playgroundOf(w);
+        showTab(w, pg);
+        QVERIFY(!w.controlsDock()->isVisible());
+        w.controlsDock()->toggleViewAction()->trigger();
+        QVERIFY(w.controlsDock()->isVisible());
+        showTab(w, w.heatmapGrid());
+        QVERIFY(w.controlsDock()->isVisible() && w.queryDock()->isVisible());
+        w.queryDock()->toggleViewAction()->trigger();
+        showTab(w, pg);
+        QVERIFY(w.controlsDock()->isVisible());
+        QVERIFY(!w.queryDock()->isVisible());
+        showTab(w, w.heatmapGrid());
+        QVERIFY(!w.queryDock()->isVisible());
+    }
+
+  private:
+    /// The window as the application builds it (with the data module's Model tab), shown.
+    void open(MainWindow& w, const QSize& size) {
+        fileio::attachDataIo(&w, {});
+        w.resize(size);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        test_support::settle(w.computeService());
+        QCoreApplication::processEvents();
+        QCOMPARE(w.size(), size);
+    }
+};
+
+QTEST_MAIN(LayoutFitTest)
+#include "layout_fit_test.moc"
