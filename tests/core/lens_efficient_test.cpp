@@ -95,6 +95,47 @@ TEST(LensFavor, ErrorFallsAsFeaturesGrow) {
     }
 }
 
+// The estimator itself: with small ‖q′ + k′‖² (the variance of a feature is e^{‖q′+k′‖²} − 1)
+// the error falls at the Monte-Carlo rate, a log-log slope of −½.
+TEST(LensFavor, ErrorFallsAsOneOverRootM) {
+    Rng rng(5);
+    const Index n = 32, d = 16;
+    const MatrixD Q = normal(rng, n, d, 0.2), K = normal(rng, n, d, 0.2), V = normal(rng, n, 8);
+    EXPECT_LT(favor_variance_exponent(Q, K), 1.0);
+    const std::vector<Index> ms = {16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
+    const double slope = favor_convergence_slope(favor_error_curve(Q, K, V, ms, 16, false, 9));
+    EXPECT_NEAR(slope, -0.5, 0.06);
+}
+
+// The lens's inputs have large norms: there the features are heavy-tailed and the curve is much
+// flatter than 1/√m over the m the lens shows — what its guide line now says.
+TEST(LensFavor, HeavyTailsFlattenTheCurve) {
+    const QkvSample s = local_qkv(64, 16, 2.0, 0.7, 31);
+    const double exponent = favor_variance_exponent(s.Q, s.K);
+    EXPECT_GT(exponent, 8.0);  // e^8 ≈ 3000 ≫ the 1024 features shown
+    const std::vector<Index> ms = {4, 8, 16, 32, 64, 128, 256, 512, 1024};
+    const double slope =
+        favor_convergence_slope(favor_error_curve(s.Q, s.K, s.V, ms, 4, false, 31));
+    EXPECT_GT(slope, -0.3);
+    EXPECT_LT(slope, 0.0);
+}
+
+TEST(LensFavor, SlopeAndExponentByHand) {
+    // Errors 1, 1/2, 1/4 at m = 1, 4, 16: log-log slope exactly −½.
+    std::vector<FavorPoint> curve(3);
+    for (int i = 0; i < 3; ++i) {
+        curve[std::size_t(i)].features = Index(1) << (2 * i);
+        curve[std::size_t(i)].mean_value_error = 1.0 / double(1 << i);
+    }
+    EXPECT_NEAR(favor_convergence_slope(curve), -0.5, 1e-12);
+    EXPECT_THROW(favor_convergence_slope({curve[0]}), ArgumentError);
+    // d = 4: q′ + k′ = (q + k)/√2, so ‖q′+k′‖² = ‖q + k‖²/2; the largest pair is (q₁, k₀).
+    MatrixD Q(2, 4), K(2, 4);
+    Q << 1, 0, 0, 0, 2, 0, 0, 0;
+    K << 1, 1, 0, 0, -1, 0, 0, 0;
+    EXPECT_NEAR(favor_variance_exponent(Q, K), (9.0 + 1.0) / 2.0, 1e-12);
+}
+
 TEST(LensFavor, OrthogonalProjectionRowsAreOrthogonalInBlocks) {
     const MatrixD W = random_projection(8, 8, true, 3);
     const MatrixD G = W * W.transpose();

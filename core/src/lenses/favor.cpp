@@ -86,4 +86,36 @@ std::vector<FavorPoint> favor_error_curve(const MatrixD& Q, const MatrixD& K, co
     return out;
 }
 
+double favor_convergence_slope(const std::vector<FavorPoint>& curve) {
+    if (curve.size() < 2) throw ArgumentError("favor_convergence_slope needs two points.");
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (const FavorPoint& p : curve) {
+        if (p.features < 1 || !(p.mean_value_error > 0))
+            throw ArgumentError("favor_convergence_slope needs positive features and errors.");
+        const double x = std::log(static_cast<double>(p.features)),
+                     y = std::log(p.mean_value_error);
+        sx += x;
+        sy += y;
+        sxx += x * x;
+        sxy += x * y;
+    }
+    const double n = static_cast<double>(curve.size());
+    const double det = n * sxx - sx * sx;
+    if (det <= 0) throw ArgumentError("favor_convergence_slope needs two feature counts.");
+    return (n * sxy - sx * sy) / det;
+}
+
+double favor_variance_exponent(const MatrixD& Q, const MatrixD& K) {
+    if (Q.cols() != K.cols()) throw ShapeError("favor_variance_exponent: widths differ.");
+    // ‖q+k‖² = ‖q‖² + ‖k‖² + 2q·k, scaled by (d^-¼)² = 1/√d.
+    const double s = 1.0 / std::sqrt(static_cast<double>(Q.cols()));
+    const VectorD qn = Q.rowwise().squaredNorm(), kn = K.rowwise().squaredNorm();
+    const MatrixD dots = Q * K.transpose();
+    double best = 0;
+    for (Index i = 0; i < Q.rows(); ++i)
+        for (Index j = 0; j < K.rows(); ++j)
+            best = std::max(best, s * (qn(i) + kn(j) + 2 * dots(i, j)));
+    return best;
+}
+
 }  // namespace attn::lenses

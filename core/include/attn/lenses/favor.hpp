@@ -35,4 +35,13 @@ std::vector<FavorPoint> favor_error_curve(const MatrixD& Q, const MatrixD& K, co
                                           const std::vector<Index>& features, Index seeds,
                                           bool orthogonal, std::uint64_t seed);
 
+/// Least-squares slope of log(mean value error) against log(features) over a curve: −½ is the
+/// Monte-Carlo rate 1/√m.
+double favor_convergence_slope(const std::vector<FavorPoint>& curve);
+
+/// The largest ‖q′ + k′‖² over query–key pairs (q′ = q/d^¼, k′ = k/d^¼). One positive random
+/// feature estimates exp(q′·k′) with relative variance e^{‖q′+k′‖²} − 1, so the error only
+/// falls like 1/√m once m is well above that: with larger norms the curve is flatter first.
+double favor_variance_exponent(const MatrixD& Q, const MatrixD& K);
+
 }  // namespace attn::lenses
