@@ -193,7 +193,7 @@ void ControlsPanel::refresh() {
     sigma_->setValue(s.sigma);
     sigma_->setEnabled(s.score == attn::ScoreKind::Rbf);
     const bool scalable = attn::score_is_scalable(s.score);
-    scale_->setChecked(s.scale);
+    scale_->setChecked(s.scale && scalable);  // additive/RBF: factor 1, never shown checked
     scale_->setEnabled(scalable);
     asIf_->setValue(s.as_if_dk);
     asIf_->setEnabled(scalable);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "playground/label_placement.hpp"
 #include "views/plot_theme.hpp"
 
 namespace {
@@ -69,6 +70,8 @@ PointPlane::PointPlane(PlaygroundModel* model, Role role, QWidget* parent)
     applyPlotTheme(this, palette());
     connect(model_, &PlaygroundModel::changed, this, &PointPlane::refresh);
     connect(model_, &PlaygroundModel::selectionChanged, this, &PointPlane::refresh);
+    // Label spots depend on pixels: chosen after every layout, on screen and in exports.
+    connect(this, &QCustomPlot::afterLayout, this, &PointPlane::placeLabels);
     xAxis->setRange(-3, 3);
     yAxis->setRange(-3, 3);
     refresh();
@@ -314,6 +317,26 @@ void PointPlane::drawLabels() {
         labels_[k]->position->setCoords(want[k].at.x(), want[k].at.y());
         labels_[k]->setText(want[k].text);
         labels_[k]->setColor(want[k].color);
+    }
+}
+
+void PointPlane::placeLabels() {
+    std::vector<QPointF> anchors;
+    std::vector<QSizeF> sizes;
+    std::vector<QCPItemText*> shown;
+    for (QCPItemText* label : labels_) {
+        if (!label->visible()) continue;
+        shown.push_back(label);
+        anchors.push_back(label->position->pixelPosition());
+        sizes.push_back(QFontMetricsF(label->font()).size(0, label->text()));
+    }
+    // Every labelled point is also a marker that no other label may cover.
+    const std::vector<int> spot =
+        label_placement::place(anchors, sizes, anchors, 5.0, &labelRects_);
+    for (std::size_t k = 0; k < shown.size(); ++k) {
+        const label_placement::Spot& s = label_placement::spots()[std::size_t(spot[k])];
+        shown[k]->setPositionAlignment(s.align);
+        shown[k]->setPadding(s.padding);
     }
 }
 

@@ -29,6 +29,9 @@ class PointPlane : public QCustomPlot {
     void fitView();
     /// Redraws from the model (the model calls this through its changed() signal).
     void refresh();
+    /// The text rectangles of the visible point labels as last placed (pixels): labels never
+    /// overlap each other, even when an output sits on a value.
+    const std::vector<QRectF>& labelRects() const { return labelRects_; }
 
   protected:
     void mousePressEvent(QMouseEvent* event) override;
@@ -51,6 +54,7 @@ class PointPlane : public QCustomPlot {
     QCPGraph* scatter(QCPScatterStyle style, const QString& name);
     void drawLines();
     void drawLabels();
+    void placeLabels();
 
     PlaygroundModel* model_;
     Role role_;
@@ -63,6 +67,7 @@ class PointPlane : public QCustomPlot {
     std::vector<QCPGraph*> queries_, outputs_;
     std::vector<QCPItemLine*> lines_;
     std::vector<QCPItemText*> labels_;
+    std::vector<QRectF> labelRects_;
     QCPTextElement* title_ = nullptr;
 
     // Drag in progress: the state when it started, the press position in plot coordinates.

@@ -61,7 +61,8 @@ void ControlsDock::syncFromScene() {
         b11(dModel_), b12(positional_), b13(seed_);
     score_->setCurrentIndex(scoreIndex(s));
     const bool scalable = attn::score_is_scalable(s.score);
-    scale_->setChecked(s.scale);
+    // Additive and RBF scores are never scaled (factor 1): the greyed box must not say so.
+    scale_->setChecked(s.scale && scalable);
     scale_->setEnabled(scalable);
     // Loaded attention has its own d_k and head count (the Loaded data dock sets d_k); showing
     // the computed scene's values beside it would contradict the math panel.
