@@ -78,6 +78,7 @@ void HeadHeatmap::setResult(SceneResultPtr result, int head) {
     result_ = std::move(result);
     head_ = head;
     cellsDirty_ = true;
+    margins_ = QSize();
 }
 
 void HeadHeatmap::setStyle(const HeatmapStyle& style) {
@@ -117,6 +118,7 @@ void HeadHeatmap::setOwnColorScale(bool on) {
         plotLayout()->simplify();
         scale_ = nullptr;
     }
+    margins_ = QSize();
     applyTheme();
 }
 
@@ -136,35 +138,41 @@ int HeadHeatmap::columnCount() const {
     return result_ ? int(result_->k_tokens.size()) : 0;
 }
 
-QSize HeadHeatmap::readableMargins() const {
+QSize HeadHeatmap::readableMargins() {
+    if (margins_.isValid()) return margins_;
+    // Measured, not estimated: lay the plot out once on a large viewport with every token
+    // labelled and both title lines; what is not the axis rect is title, labels and scale.
     static const std::vector<std::string> none;
-    const std::vector<std::string>& qs = result_ ? result_->q_tokens : none;
-    const std::vector<std::string>& ks = result_ ? result_->k_tokens : none;
-    const QFontMetrics fm(xAxis->tickLabelFont());
-    // Label sizes of (at most) the first few hundred tokens: long axes are thinned anyway.
-    int left = 0, down = 0;
-    for (std::size_t i = 0; i < std::min<std::size_t>(qs.size(), 256); ++i)
-        left = std::max(left, fm.horizontalAdvance(elideToken(qs[i])));
-    for (std::size_t j = 0; j < std::min<std::size_t>(ks.size(), 256); ++j)
-        down = std::max(down, fm.horizontalAdvance(elideToken(ks[j])));
-    // Key labels are rotated by 65°: their height on screen is w·sin 65° + h·cos 65°. The
-    // constants are QCustomPlot's tick lengths, label paddings and our minimum margins.
-    const int bottom = int(down * 0.906 + fm.height() * 0.423) + 18;
-    const QFontMetrics tf(title_->font());
-    const int top = 2 * tf.lineSpacing() + 14;
-    const int right = 16 + (scale_ ? 72 : 0);
-    return {left + 18 + right, top + bottom};
+    setTokenTicks(*xTicks_, result_ ? result_->k_tokens : none, 1e9, 1);
+    setTokenTicks(*yTicks_, result_ ? result_->q_tokens : none, 1e9, 1);
+    const QString title = title_->text();
+    title_->setText(tr("Head\nH"));
+    const QRect old = viewport();
+    const QMargins oldMinimum = axisRect()->minimumMargins();
+    setViewport(QRect(0, 0, 4000, 4000));
+    axisRect()->setMinimumMargins(kBaseMargins);
+    updateLayout();
+    const QRect r = axisRect()->rect();
+    margins_ = QSize(4000 - r.width(), 4000 - r.height());
+    // Back to the layout as it was (square-cell padding included).
+    title_->setText(title);
+    axisRect()->setMinimumMargins(oldMinimum);
+    setViewport(old);
+    rebuildTicks();
+    updateLayout();
+    return margins_;
 }
 
-QSize HeadHeatmap::readableSize() const {
+QSize HeadHeatmap::readableSize() {
     const QFontMetrics fm(xAxis->tickLabelFont());
-    // The pitch setTokenTicks needs to label every token; 110…260 px per axis.
-    const auto axis = [](int count, double pitch) {
-        return int(std::clamp(std::ceil(count * pitch), 110.0, 260.0));
+    // The pitch rebuildTicks needs to label every token (the wider, rotated keys' pitch on
+    // both axes, so square cells keep it too); 110…260 px per axis.
+    const double pitch = fm.height() * 1.05;
+    const auto axis = [pitch](int count) {
+        return int(std::clamp(std::ceil(count * pitch) + 2, 110.0, 260.0));
     };
     const QSize margins = readableMargins();
-    return {margins.width() + axis(columnCount(), fm.height() * 1.15),
-            margins.height() + axis(rowCount(), fm.height() * 1.1)};
+    return {margins.width() + axis(columnCount()), margins.height() + axis(rowCount())};
 }
 
 void HeadHeatmap::prepare(const QSize& budget) {
@@ -234,7 +242,7 @@ void HeadHeatmap::fillMap() {
 void HeadHeatmap::updateLayoutNow() {
     setViewport(rect());  // a hidden widget (offscreen rendering) gets no resize events
     // A little room on the right keeps neighbouring heads' labels apart.
-    const QMargins base(0, 4, 12, 0);
+    const QMargins base = kBaseMargins;
     axisRect()->setMinimumMargins(base);
     updateLayout();
     const int n = result_ ? int(result_->q_tokens.size()) : 0;
@@ -297,12 +305,26 @@ QString HeadHeatmap::titleText() const {
 void HeadHeatmap::rebuildTicks() {
     static const std::vector<std::string> none;
     const QRect r = axisRect()->rect();
-    const double w = r.width() > 8 ? r.width() : width() - 90;
-    const double h = r.height() > 8 ? r.height() : height() - 110;
+    double w = r.width() > 8 ? r.width() : width() - 90;
+    double h = r.height() > 8 ? r.height() : height() - 110;
     const QFontMetrics fm(xAxis->tickLabelFont());
-    // Rotated key labels need less horizontal room than their width.
-    setTokenTicks(*xTicks_, result_ ? result_->k_tokens : none, w, fm.height() * 1.05);
-    setTokenTicks(*yTicks_, result_ ? result_->q_tokens : none, h, fm.height() * 1.0);
+    const double pitch = fm.height() * 1.05;
+    const int n = rowCount(), m = columnCount();
+    if (!margins_.isValid() && n > 0 && m > 0) readableMargins();  // measures, then comes back
+    if (margins_.isValid() && n > 0 && m > 0) {
+        // The room the cells get with every token labelled (measured margins, cells at most
+        // 2:1): thinned labels are longer, and would otherwise shrink the axes they were
+        // thinned for and keep themselves thinned.
+        const double stretch = std::clamp(std::max(double(n) / m, double(m) / n), 1.0, 2.0);
+        double cellW = (width() - margins_.width()) / double(m);
+        double cellH = (height() - margins_.height()) / double(n);
+        cellW = std::min(cellW, cellH * stretch);
+        cellH = std::min(cellH, cellW * stretch);
+        if (cellW >= pitch && cellH >= pitch) w = cellW * m, h = cellH * n;
+    }
+    // Rotated key labels need their line height, not their width, between them.
+    setTokenTicks(*xTicks_, result_ ? result_->k_tokens : none, w, pitch);
+    setTokenTicks(*yTicks_, result_ ? result_->q_tokens : none, h, pitch);
 }
 
 void HeadHeatmap::updateSelectionItems() {

@@ -1,6 +1,7 @@
 // AttnScope — one head's attention weights as a QCustomPlot colour map. GPL-3.0-or-later.
 #pragma once
 
+#include <QMargins>
 #include <memory>
 
 #include "model/scene_result.hpp"
@@ -62,9 +63,10 @@ class HeadHeatmap : public QCustomPlot {
     int columnCount() const;
     /// The smallest widget size at which every token is labelled (up to ~22 tokens a side;
     /// longer axes are thinned) and the title and labels fit: the grid scrolls below it.
-    QSize readableSize() const;
-    /// The room the title, token labels and colour scale take around the cells.
-    QSize readableMargins() const;
+    QSize readableSize();
+    /// The room the title, token labels and colour scale take around the cells, with every
+    /// token labelled (measured once per result by a layout pass).
+    QSize readableMargins();
 
   Q_SIGNALS:
     /// A cell (or a row/column label: the other index is −1) was clicked.
@@ -84,7 +86,11 @@ class HeadHeatmap : public QCustomPlot {
     void updateSelectionItems();
     void fillMap();
 
+    /// Minimum margins of the axes: a little room on the right keeps neighbours' labels apart.
+    static constexpr QMargins kBaseMargins{0, 4, 12, 0};
+
     SceneResultPtr result_;
+    QSize margins_;  ///< readableMargins(), invalid until measured
     int head_ = 0;
     HeatmapStyle style_;
     Selection selection_;

@@ -131,7 +131,7 @@ int HeatmapGrid::visibleCount() const {
 HeatmapGrid::Arrangement HeatmapGrid::arrangementFor(int count) const {
     Arrangement best;
     if (count <= 0 || heads_.empty()) return best;
-    const HeadHeatmap* first = heads_.front();
+    HeadHeatmap* first = heads_.front();
     const QSize least = first->readableSize(), margins = first->readableMargins();
     const int n = std::max(1, first->rowCount()), m = std::max(1, first->columnCount());
     const QSize view = frame_->maximumViewportSize();

@@ -4,6 +4,7 @@
 // keep their room, every lens plot keeps its minimum with its title whole, its legend off the
 // axes and its tick labels apart, and the docks show only on the tabs they serve.
 #include <QDockWidget>
+#include <QFile>
 #include <QScrollBar>
 #include <QTabBar>
 #include <QTabWidget>
@@ -11,6 +12,7 @@
 
 #include "app_test_support.hpp"
 #include "io/data_io.hpp"
+#include "io/file_controller.hpp"
 #include "lenses/lens_panel.hpp"
 #include "playground/playground_widget.hpp"
 #include "playground/point_plane.hpp"
@@ -68,6 +70,8 @@ class LayoutFitTest : public QObject {
         test_support::isolateSettings();
         // attachDataIo offers recovery of an autosave: use a path no other test writes.
         QCoreApplication::setApplicationName(QStringLiteral("AttnScopeLayoutFitTest"));
+        // An autosave left by an interrupted run would be offered back in a modal dialog.
+        QFile::remove(fileio::FileController::autosavePath());
     }
 
     void sizes_data() {
@@ -92,6 +96,8 @@ class LayoutFitTest : public QObject {
             QCOMPARE(head->yAxis->tickVector().size(), 13);
             QVERIFY2(head->axisRect()->width() >= 150, qPrintable(QString::number(h)));
         }
+        // All four in view, nothing to scroll.
+        QVERIFY(!grid->findChild<ScrollFrame*>()->verticalScrollBar()->isVisible());
         // Beside the heads: the controls and the selected query.
         QVERIFY(w.controlsDock()->isVisible());
         QVERIFY(w.queryDock()->isVisible());
@@ -129,6 +135,22 @@ class LayoutFitTest : public QObject {
         auto* frame = grid->findChild<ScrollFrame*>();
         QVERIFY(frame);
         QCOMPARE(frame->verticalScrollBar()->isVisible(), size.height() < 1000);
+    }
+
+    // GPT-2's twelve heads of its real 10-token sentence: every token labelled on every head.
+    void realTwelveHeads() {
+        MainWindow w;
+        open(w, QSize(1280, 800),
+             {QStringLiteral(ATTN_FIXTURES_DIR "/bertviz_gpt2_headview.json")});
+        QTRY_COMPARE(w.heatmapGrid()->headCount(), 12);
+        test_support::settle(w.computeService());
+        QCoreApplication::processEvents();
+        for (int h = 0; h < 12; ++h) {
+            HeadHeatmap* head = w.heatmapGrid()->head(h);
+            head->replot(QCustomPlot::rpImmediateRefresh);
+            QCOMPARE(head->xAxis->tickVector().size(), 10);
+            QCOMPARE(head->yAxis->tickVector().size(), 10);
+        }
     }
 
     // A 14 × 7 cross-attention head fills its slot with rectangular cells.
@@ -279,8 +301,8 @@ class LayoutFitTest : public QObject {
 
   private:
     /// The window as the application builds it (with the data module's Model tab), shown.
-    void open(MainWindow& w, const QSize& size) {
-        fileio::attachDataIo(&w, {});
+    void open(MainWindow& w, const QSize& size, const QStringList& files = {}) {
+        fileio::attachDataIo(&w, files);
         w.resize(size);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
