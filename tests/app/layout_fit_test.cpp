@@ -274,7 +274,7 @@ class LayoutFitTest : public QObject {
         open(w, size);
         auto* model = w.findChild<ModelGrid*>();
         QVERIFY(model);
-        showTab(w, model);
+        showTab(w, w.findChild<QWidget*>(QStringLiteral("modelTab")));
         QVERIFY(w.controlsDock()->isVisible());
         QVERIFY(!w.queryDock()->isVisible());
         QVERIFY(model->width() >= 600 && model->height() >= 450);

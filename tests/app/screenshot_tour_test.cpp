@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QImageWriter>
 #include <QTabWidget>
 #include <QtTest>
 
@@ -26,13 +27,14 @@ int distinctColours(const QImage& image) {
     return int(seen.size());
 }
 
-/// Saves the window (when asked) as an 8-bit palette PNG: a quarter of the size, same look.
+/// Saves the window (when asked) as a maximally compressed opaque PNG.
 void save(const QImage& image, const QString& name) {
     const QString dir = qEnvironmentVariable("ATTN_SCREENSHOT_DIR");
     if (dir.isEmpty()) return;
     QDir().mkpath(dir);
-    const QImage small = image.convertToFormat(QImage::Format_Indexed8, Qt::ThresholdDither);
-    QVERIFY(small.save(dir + QStringLiteral("/tour-") + name + QStringLiteral(".png")));
+    QImageWriter writer(dir + QStringLiteral("/tour-") + name + QStringLiteral(".png"));
+    writer.setQuality(0);  // zlib level 9: screenshots are written once, read many times
+    QVERIFY(writer.write(image.convertToFormat(QImage::Format_RGB888)));
 }
 
 }  // namespace
@@ -74,9 +76,20 @@ class ScreenshotTourTest : public QObject {
 
         auto* model = w.findChild<ModelGrid*>();
         QVERIFY(model);
-        shoot(w, model, QStringLiteral("model"));
+        // Any other tab (the Views tab, …) by its own name.
+        for (int i = 0; i < w.tabs()->count(); ++i) {
+            QWidget* tab = w.tabs()->widget(i);
+            if (tab == w.heatmapGrid() || tab == pg || tab == theory ||
+                tab->objectName() == QLatin1StringView("modelTab"))
+                continue;
+            shoot(w, tab, w.tabs()->tabText(i).remove(QLatin1Char('&')).toLower());
+        }
+
+        QWidget* modelTab = w.findChild<QWidget*>(QStringLiteral("modelTab"));
+        QVERIFY(modelTab);
+        w.tabs()->setCurrentWidget(modelTab);
         QTRY_VERIFY(!model->thumbnails().images.empty());
-        shoot(w, model, QStringLiteral("model"));
+        shoot(w, modelTab, QStringLiteral("model"));
     }
 
   private:

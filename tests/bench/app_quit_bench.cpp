@@ -21,7 +21,6 @@
 #include "model/compute_service.hpp"
 #include "model/scene.hpp"
 #include "views/heatmap_grid.hpp"
-#include "views/model_grid.hpp"
 
 namespace {
 
@@ -81,7 +80,7 @@ void BM_QuitModelTabWithGpt2(benchmark::State& st) {
               [](MainWindow& w) {
                   while (w.heatmapGrid()->headCount() != 12)
                       QCoreApplication::processEvents();
-                  w.tabs()->setCurrentWidget(w.findChild<ModelGrid*>());
+                  w.tabs()->setCurrentWidget(w.findChild<QWidget*>(QStringLiteral("modelTab")));
                   QCoreApplication::processEvents();
               },
               {QStringLiteral(ATTN_FIXTURES_DIR "/bertviz_gpt2_headview.json")});
