@@ -1,0 +1,112 @@
+// AttnScope — a head heatmap's layout: readable size, cell shape and token labels.
+// GPL-3.0-or-later.
+#include <algorithm>
+#include <cmath>
+
+#include "views/head_heatmap.hpp"
+#include "views/token_labels.hpp"
+
+QSize HeadHeatmap::cellBudget() const {
+    // Before the first layout the axis rect has no size: estimate it from the widget.
+    QRect r = axisRect()->rect();
+    if (r.width() < 8 || r.height() < 8) r = QRect(0, 0, width() - 90, height() - 110);
+    const double dpr = devicePixelRatioF();
+    return {std::max(8, int(r.width() * dpr)), std::max(8, int(r.height() * dpr))};
+}
+
+int HeadHeatmap::rowCount() const {
+    return result_ ? int(result_->q_tokens.size()) : 0;
+}
+
+int HeadHeatmap::columnCount() const {
+    return result_ ? int(result_->k_tokens.size()) : 0;
+}
+
+QSize HeadHeatmap::readableMargins() {
+    if (margins_.isValid()) return margins_;
+    // Measured, not estimated: lay the plot out once on a large viewport with every token
+    // labelled and both title lines; what is not the axis rect is title, labels and scale.
+    static const std::vector<std::string> none;
+    setTokenTicks(*xTicks_, result_ ? result_->k_tokens : none, 1e9, 1);
+    setTokenTicks(*yTicks_, result_ ? result_->q_tokens : none, 1e9, 1);
+    const QString title = title_->text();
+    title_->setText(tr("Head\nH"));
+    const QRect old = viewport();
+    const QMargins oldMinimum = axisRect()->minimumMargins();
+    setViewport(QRect(0, 0, 4000, 4000));
+    axisRect()->setMinimumMargins(kBaseMargins);
+    updateLayout();
+    const QRect r = axisRect()->rect();
+    margins_ = QSize(4000 - r.width(), 4000 - r.height());
+    // Back to the layout as it was (square-cell padding included).
+    title_->setText(title);
+    axisRect()->setMinimumMargins(oldMinimum);
+    setViewport(old);
+    rebuildTicks();
+    updateLayout();
+    return margins_;
+}
+
+QSize HeadHeatmap::readableSize() {
+    const QFontMetrics fm(xAxis->tickLabelFont());
+    // The pitch rebuildTicks needs to label every token (the wider, rotated keys' pitch on
+    // both axes, so square cells keep it too); 110…260 px per axis.
+    const double pitch = fm.height() * 1.05;
+    const auto axis = [pitch](int count) {
+        return int(std::clamp(std::ceil(count * pitch) + 2, 110.0, 260.0));
+    };
+    const QSize margins = readableMargins();
+    return {margins.width() + axis(columnCount()), margins.height() + axis(rowCount())};
+}
+
+void HeadHeatmap::updateLayoutNow() {
+    setViewport(rect());  // a hidden widget (offscreen rendering) gets no resize events
+    // A little room on the right keeps neighbouring heads' labels apart.
+    const QMargins base = kBaseMargins;
+    axisRect()->setMinimumMargins(base);
+    updateLayout();
+    const int n = result_ ? int(result_->q_tokens.size()) : 0;
+    const int m = result_ ? int(result_->k_tokens.size()) : 0;
+    if (n == 0 || m == 0) return;
+    // Cells no flatter than the matrix itself (at most 2:1): a 6-token head in a wide slot is
+    // not drawn as flat stripes, while a 14 × 7 cross-attention head fills its slot with
+    // rectangular cells instead of a thin strip of square ones.
+    const QRect r = axisRect()->rect();
+    const double stretch = std::clamp(std::max(double(n) / m, double(m) / n), 1.0, 2.0);
+    double cellW = r.width() / double(m), cellH = r.height() / double(n);
+    cellW = std::min(cellW, cellH * stretch);
+    cellH = std::min(cellH, cellW * stretch);
+    const int padX = std::max(0, int(r.width() - cellW * m));
+    const int padY = std::max(0, int(r.height() - cellH * n));
+    if (padX < 2 && padY < 2) return;
+    const QMargins now = axisRect()->margins();
+    axisRect()->setMinimumMargins(QMargins(now.left() + padX / 2, now.top() + padY / 2,
+                                           now.right() + padX - padX / 2,
+                                           now.bottom() + padY - padY / 2));
+    updateLayout();
+}
+
+void HeadHeatmap::rebuildTicks() {
+    static const std::vector<std::string> none;
+    const QRect r = axisRect()->rect();
+    double w = r.width() > 8 ? r.width() : width() - 90;
+    double h = r.height() > 8 ? r.height() : height() - 110;
+    const QFontMetrics fm(xAxis->tickLabelFont());
+    const double pitch = fm.height() * 1.05;
+    const int n = rowCount(), m = columnCount();
+    if (!margins_.isValid() && n > 0 && m > 0) readableMargins();  // measures, then comes back
+    if (margins_.isValid() && n > 0 && m > 0) {
+        // The room the cells get with every token labelled (measured margins, cells at most
+        // 2:1): thinned labels are longer, and would otherwise shrink the axes they were
+        // thinned for and keep themselves thinned.
+        const double stretch = std::clamp(std::max(double(n) / m, double(m) / n), 1.0, 2.0);
+        double cellW = (width() - margins_.width()) / double(m);
+        double cellH = (height() - margins_.height()) / double(n);
+        cellW = std::min(cellW, cellH * stretch);
+        cellH = std::min(cellH, cellW * stretch);
+        if (cellW >= pitch && cellH >= pitch) w = cellW * m, h = cellH * n;
+    }
+    // Rotated key labels need their line height, not their width, between them.
+    setTokenTicks(*xTicks_, result_ ? result_->k_tokens : none, w, pitch);
+    setTokenTicks(*yTicks_, result_ ? result_->q_tokens : none, h, pitch);
+}
