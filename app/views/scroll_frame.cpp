@@ -29,7 +29,9 @@ void ScrollFrame::apply() {
     const Qt::ScrollBarPolicy policy = fitting_ ? Qt::ScrollBarAlwaysOff : Qt::ScrollBarAsNeeded;
     setHorizontalScrollBarPolicy(policy);
     setVerticalScrollBarPolicy(policy);
-    if (QWidget* content = widget()) content->setMinimumSize(fitting_ ? QSize(0, 0) : minimum_);
+    // QSize() (no minimum yet) is −1 × −1: never hand that to a widget.
+    const QSize least = fitting_ ? QSize(0, 0) : minimum_.expandedTo(QSize(0, 0));
+    if (QWidget* content = widget()) content->setMinimumSize(least);
     settle();
 }
 
