@@ -4,14 +4,21 @@
 
 #include <QCloseEvent>
 #include <QDockWidget>
+#include <QFrame>
+#include <QHBoxLayout>
 #include <QLabel>
+#include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
 
+#include "attn/io/attention_json.hpp"
 #include "lenses/lens_registry.hpp"
 #include "model/scene.hpp"
 #include "playground/playground_widget.hpp"
+#include "settings_keys.hpp"
 #include "tab_docks.hpp"
 #include "views/heatmap_grid.hpp"
 #include "views/math_panel.hpp"
@@ -36,7 +43,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     tabs_->setMinimumSize(360, 300);
     grid_ = new HeatmapGrid;
     tabs_->addTab(grid_, tr("Heads"));
-    setCentralWidget(tabs_);
+    auto* central = new QWidget;
+    auto* column = new QVBoxLayout(central);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->setSpacing(0);
+    column->addWidget(buildHint());
+    column->addWidget(tabs_, 1);
+    setCentralWidget(central);
     auto* playground = new PlaygroundWidget(scene_->undoStack(), this);
     addView(playground, tr("Playground"));
     // Theory lenses: one tab holding a tab per lens; hidden lenses recompute on first show.
@@ -111,6 +124,36 @@ void MainWindow::buildDocks() {
     resizeDocks({controls_, queryDock_}, {255, 345}, Qt::Horizontal);
 }
 
+QWidget* MainWindow::buildHint() {
+    // One line for a first launch, until closed: where the app starts to be useful.
+    auto* frame = new QFrame;
+    hint_ = frame;
+    frame->setObjectName(QStringLiteral("firstLaunchHint"));
+    frame->setFrameShape(QFrame::StyledPanel);
+    frame->setAutoFillBackground(true);
+    frame->setBackgroundRole(QPalette::ToolTipBase);
+    auto* row = new QHBoxLayout(frame);
+    row->setContentsMargins(8, 2, 2, 2);
+    auto* text =
+        new QLabel(tr("Start: click a cell to work out its query · drag points in the Playground · "
+                      "File ▸ Examples for real models (BERT, GPT-2)"));
+    text->setForegroundRole(QPalette::ToolTipText);
+    text->setWordWrap(true);
+    auto* close = new QToolButton;
+    close->setObjectName(QStringLiteral("closeHint"));
+    close->setText(QStringLiteral("×"));
+    close->setAutoRaise(true);
+    close->setToolTip(tr("Hide this hint for good"));
+    row->addWidget(text, 1);
+    row->addWidget(close);
+    connect(close, &QToolButton::clicked, this, [this] {
+        hint_->hide();
+        QSettings().setValue(settings_keys::kHintDismissed, true);
+    });
+    hint_->setVisible(!QSettings().value(settings_keys::kHintDismissed, false).toBool());
+    return hint_;
+}
+
 void MainWindow::buildStatusBar() {
     sizeLabel_ = new QLabel;
     timeLabel_ = new QLabel;
@@ -126,7 +169,16 @@ void MainWindow::buildStatusBar() {
 void MainWindow::onSpecChanged() {
     if (!math_) return;  // still constructing: the constructor computes at its end
     const attn::SceneSpec& s = scene_->spec();
-    math_->setContext(MathContext{s.score, s.temperature});
+    // Nobody should read linguistics into random projections.
+    grid_->setNote(s.data ? QString()
+                          : tr("Synthetic scene: random projections from seed %1, no trained "
+                               "model — its patterns mean nothing linguistic.")
+                                .arg(s.seed));
+    QString rowNote;
+    if (s.data && s.component >= 0 && std::size_t(s.component) < s.data->components.size())
+        rowNote = QString::fromStdString(
+            attn::io::component_row_note(s.data->components[std::size_t(s.component)].name));
+    math_->setContext(MathContext{s.score, s.temperature, rowNote});
     compute_->request(s);
 }
 

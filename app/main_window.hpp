@@ -45,6 +45,8 @@ class MainWindow : public QMainWindow {
     ControlsDock* controlsDock() const { return controls_; }
     TokenEditor* tokenEditor() const { return tokens_; }
     QTabWidget* tabs() const { return tabs_; }
+    /// The one-line first-launch hint (hidden for good once closed).
+    QWidget* hint() const { return hint_; }
 
     // Hooks for the data/IO module: these actions start disabled until it connects them.
     QMenu* fileMenu() const { return fileMenu_; }
@@ -66,6 +68,7 @@ class MainWindow : public QMainWindow {
     void closeEvent(QCloseEvent* event) override;
 
   private:
+    QWidget* buildHint();
     void buildDocks();
     void buildMenus();
     void buildStatusBar();
@@ -88,6 +91,7 @@ class MainWindow : public QMainWindow {
     ControlsDock* controls_ = nullptr;
     TokenEditor* tokens_ = nullptr;
     QDockWidget* sentenceDock_ = nullptr;
+    QWidget* hint_ = nullptr;  ///< the first-launch hint
     QDockWidget* queryDock_ = nullptr;
     TabDocks* tabDocks_ = nullptr;
     QMenu* fileMenu_ = nullptr;

@@ -15,6 +15,8 @@
 #include "settings_keys.hpp"
 #include "views/heatmap_grid.hpp"
 #include "widgets/controls_dock.hpp"
+#include "widgets/token_editor.hpp"
+#include "widgets/undo_shortcuts.hpp"
 
 void MainWindow::buildMenus() {
     fileMenu_ = menuBar()->addMenu(tr("&File"));
@@ -40,12 +42,31 @@ void MainWindow::buildMenus() {
     quit->setShortcut(QKeySequence::Quit);
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    QAction* undo = scene_->undoStack()->createUndoAction(this, tr("&Undo"));
-    undo->setShortcut(QKeySequence::Undo);
-    QAction* redo = scene_->undoStack()->createRedoAction(this, tr("&Redo"));
-    redo->setShortcut(QKeySequence::Redo);
-    edit->addAction(undo);
-    edit->addAction(redo);
+    // Typing still waiting in the sentence box becomes its own step first, so Undo takes back
+    // what the user sees, whichever control has the focus (see UndoShortcutRouter).
+    QUndoStack* stack = scene_->undoStack();
+    QAction* undo = edit->addAction(tr("&Undo"), this, [this, stack] {
+        tokens_->flush();
+        stack->undo();
+    });
+    undo->setObjectName(QStringLiteral("actionUndo"));
+    undo->setShortcuts(QKeySequence::Undo);
+    QAction* redo = edit->addAction(tr("&Redo"), this, [this, stack] {
+        tokens_->flush();
+        stack->redo();
+    });
+    redo->setObjectName(QStringLiteral("actionRedo"));
+    redo->setShortcuts(QKeySequence::Redo);
+    const auto follow = [stack, undo, redo] {
+        undo->setEnabled(stack->canUndo());
+        redo->setEnabled(stack->canRedo());
+        undo->setText(stack->canUndo() ? tr("&Undo %1").arg(stack->undoText()) : tr("&Undo"));
+        redo->setText(stack->canRedo() ? tr("&Redo %1").arg(stack->redoText()) : tr("&Redo"));
+    };
+    connect(stack, &QUndoStack::indexChanged, this, follow);
+    connect(stack, &QUndoStack::cleanChanged, this, follow);
+    follow();
+    new UndoShortcutRouter(this);
 
     viewMenu_ = menuBar()->addMenu(tr("&View"));
     QAction* all =

@@ -15,8 +15,15 @@ inline constexpr QLatin1StringView kCurrentTab{"window/currentTab"};
 inline constexpr QLatin1StringView kLastDirectory{"files/lastDirectory"};
 inline constexpr QLatin1StringView kRecentFiles{"files/recent"};
 inline constexpr int kMaxRecentFiles = 10;
+inline constexpr QLatin1StringView kEmbedData{"files/embedData"};
+// Export: its own folder (never the data's) and resolution.
+inline constexpr QLatin1StringView kLastExportDirectory{"export/lastDirectory"};
+inline constexpr QLatin1StringView kExportDpi{"export/dpi"};
+inline constexpr QLatin1StringView kExportFormat{"export/format"};
+// The one-line hint shown until the user closes it.
+inline constexpr QLatin1StringView kHintDismissed{"window/hintDismissed"};
 
-// Heatmap display (not part of the scene: no undo, persisted between sessions).
+// Heatmap display (undoable; saved in sessions; the last one is the next launch's default).
 inline constexpr QLatin1StringView kColorMap{"display/colorMap"};
 inline constexpr QLatin1StringView kLogScale{"display/logScale"};
 inline constexpr QLatin1StringView kSharedRange{"display/sharedRange"};

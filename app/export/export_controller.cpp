@@ -23,6 +23,7 @@
 #include "views/heatmap_grid.hpp"
 #include "views/model_grid.hpp"
 #include "views/scroll_frame.hpp"
+#include "views/token_labels.hpp"
 #include "views/views_tab.hpp"
 #include "widgets/progress_runner.hpp"
 
@@ -85,24 +86,43 @@ void ExportController::exportCurrentView() {
     // Theory holds a tab per lens: name the file and the dialog after the lens on show.
     if (auto* inner = qobject_cast<QTabWidget*>(view); inner && inner->currentIndex() >= 0)
         tab += QStringLiteral(" ") + inner->tabText(inner->currentIndex()).remove(QLatin1Char('&'));
-    const QString dir =
-        QSettings().value(settings_keys::kLastDirectory, QDir::homePath()).toString();
+    // The last export's folder (never the data's), the last resolution, the last format.
     const QString base = tab.toLower().replace(QLatin1Char(' '), QLatin1Char('-'));
     // The size at which nothing scrolls: every head or plot at its readable size.
+    const QString ext =
+        QSettings().value(settings_keys::kExportFormat, QStringLiteral("png")).toString();
     ExportDialog dialog(tab, ScrollFrame::naturalSize(view),
-                        QDir(dir).filePath(base + QStringLiteral(".png")), window_);
+                        QDir(ExportDialog::startFolder()).filePath(base + QLatin1Char('.') + ext),
+                        window_, figureTitle(view));
     if (dialog.exec() != QDialog::Accepted || dialog.path().isEmpty()) return;
-    // The extension has the last word: a path typed without leaving the field has not
-    // switched the dialog's format yet.
-    Options options = dialog.options();
-    if (Format typed{}; formatFromPath(dialog.path(), &typed)) options.format = typed;
-    const QString error = exportView(view, dialog.path(), options);
+    const QString error = exportView(view, dialog.path(), dialog.options());
     if (!error.isEmpty()) {
         QMessageBox::warning(window_, tr("Export"), tr("The export failed:\n\n%1").arg(error));
         return;
     }
-    QSettings().setValue(settings_keys::kLastDirectory, QFileInfo(dialog.path()).absolutePath());
+    dialog.rememberChoices();
+    QSettings().setValue(settings_keys::kExportFormat, extension(dialog.options().format));
     window_->statusBar()->showMessage(tr("Exported %1").arg(dialog.path()), 5000);
+}
+
+QString ExportController::figureTitle(QWidget* view) const {
+    const attn::SceneSpec& spec = window_->scene()->spec();
+    QStringList parts;
+    if (spec.data) {
+        parts << QFileInfo(QString::fromStdString(spec.data->source)).fileName();
+        if (spec.component >= 0 && std::size_t(spec.component) < spec.data->components.size()) {
+            const auto& c = spec.data->components[std::size_t(spec.component)];
+            const QString name = componentTitle(c.name);
+            if (spec.data->components.size() > 1 && !name.isEmpty()) parts << name;
+            if (c.layers > 1 && !qobject_cast<ModelGrid*>(view))
+                parts << tr("layer %1").arg(spec.layer + 1);
+        }
+    } else {
+        parts << tr("synthetic scene (seed %1)").arg(spec.seed);
+    }
+    if (auto* grid = qobject_cast<HeatmapGrid*>(view); grid && grid->focusedHead() >= 0)
+        parts << tr("head %1").arg(grid->focusedHead() + 1);
+    return parts.join(QStringLiteral(" · "));
 }
 
 }  // namespace exporting

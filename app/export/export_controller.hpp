@@ -22,6 +22,9 @@ class ExportController : public QObject {
     /// empty string or the error.
     QString exportView(QWidget* view, const QString& path, const Options& options);
 
+    /// The title a figure of `view` is offered: file, component, layer, focused head.
+    QString figureTitle(QWidget* view) const;
+
   private:
     /// The Model view's numbers: every layer, streamed behind a progress dialog with Cancel.
     QString exportAllLayers(const QString& path);

@@ -15,6 +15,8 @@ struct Options {
     Format format = Format::Png;
     QSize size{1200, 900};
     double dpi = 96.0;
+    QString title;           ///< a figure's title line above the view ("" = none)
+    bool selection = false;  ///< keep the on-screen selection outlines in the figure
 };
 
 /// The format a file name asks for (by extension, case-insensitive); false when unknown.

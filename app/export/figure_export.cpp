@@ -13,6 +13,7 @@
 #include "views/qcp.hpp"
 
 #include "export/widget_painter.hpp"
+#include "views/screen_only.hpp"
 #include "views/scroll_frame.hpp"
 
 namespace exporting {
@@ -62,7 +63,7 @@ QString writePng(QWidget* view, const QString& path, const Options& o) {
         // exactly as QCustomPlot::savePng does.
         if (scale > 1.0) painter.setMode(QCPPainter::pmNonCosmetic);
         painter.scale(scale, scale);
-        paintWidgetTree(&painter, view);
+        paintFigure(&painter, view, o.title);
     }
     // The resolution is recorded only now: a painter converts font point sizes with its
     // device's dpi, so an image tagged 192 dpi while painted would get twice-as-large text on
@@ -84,12 +85,12 @@ QString writePng(QWidget* view, const QString& path, const Options& o) {
 
 // SVG and PDF alike: text, lines and axes stay vectors; heatmaps go in as embedded images.
 QString paintVectors(QPaintDevice* device, QWidget* view, const QString& path,
-                     const QString& cannotStart) {
+                     const QString& cannotStart, const QString& title) {
     QCPPainter painter;
     if (!painter.begin(device)) return failure(path, cannotStart);
     painter.setMode(QCPPainter::pmVectorized);
     painter.setMode(QCPPainter::pmNoCaching);
-    paintWidgetTree(&painter, view);
+    paintFigure(&painter, view, title);
     painter.end();
     return {};
 }
@@ -104,7 +105,7 @@ QString writeSvg(QWidget* view, const QString& path, const Options& o) {
     svg.setResolution(qRound(kLogicalDpi));
     svg.setTitle(view->windowTitle().isEmpty() ? QStringLiteral("AttnScope") : view->windowTitle());
     svg.setDescription(tr("Exported by AttnScope"));
-    if (QString error = paintVectors(&svg, view, path, tr("cannot start the SVG painter"));
+    if (QString error = paintVectors(&svg, view, path, tr("cannot start the SVG painter"), o.title);
         !error.isEmpty())
         return error;
     if (!file.commit()) return failure(path, file.errorString());
@@ -123,7 +124,8 @@ QString writePdf(QWidget* view, const QString& path, const Options& o) {
         pdf.setPageSize(QPageSize(points, QPageSize::Point, QString(), QPageSize::ExactMatch));
         pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
         pdf.setResolution(qRound(kLogicalDpi));
-        if (QString error = paintVectors(&pdf, view, path, tr("cannot start the PDF painter"));
+        if (QString error =
+                paintVectors(&pdf, view, path, tr("cannot start the PDF painter"), o.title);
             !error.isEmpty())
             return error;
     }
@@ -131,7 +133,71 @@ QString writePdf(QWidget* view, const QString& path, const Options& o) {
     return {};
 }
 
+/// Hides what only helps on screen (hints, the hover readout and, unless kept, the selection
+/// outlines) for the duration of an export.
+class ScreenOnlyHidden {
+  public:
+    explicit ScreenOnlyHidden(QWidget* view) : view_(view) {
+        for (QWidget* w : view->findChildren<QWidget*>())
+            if (w->property(kScreenOnlyProperty).toBool() && w->isVisible()) {
+                w->setVisible(false);
+                widgets_.push_back(w);
+            }
+    }
+    /// After the view is laid out at the export size (a relayout shows the outlines again).
+    void hideSelection(bool keepSelection) {
+        QList<QCustomPlot*> plots = view_->findChildren<QCustomPlot*>();
+        if (auto* self = qobject_cast<QCustomPlot*>(view_)) plots.push_back(self);
+        for (QCustomPlot* plot : plots)
+            for (int i = 0; !keepSelection && i < plot->itemCount(); ++i)
+                if (QCPAbstractItem* item = plot->item(i);
+                    item->visible() && item->property(kSelectionMarkProperty).toBool()) {
+                    item->setVisible(false);
+                    items_.push_back(item);
+                }
+    }
+    ~ScreenOnlyHidden() {
+        for (QWidget* w : widgets_)
+            w->setVisible(true);
+        for (QCPAbstractItem* item : items_) {
+            item->setVisible(true);
+            item->parentPlot()->replot(QCustomPlot::rpQueuedReplot);
+        }
+    }
+    ScreenOnlyHidden(const ScreenOnlyHidden&) = delete;
+    ScreenOnlyHidden& operator=(const ScreenOnlyHidden&) = delete;
+
+  private:
+    QWidget* view_;
+    QList<QWidget*> widgets_;
+    QList<QCPAbstractItem*> items_;
+};
+
 }  // namespace
+
+int titleBandHeight(const QString& title, const QFont& font) {
+    if (title.isEmpty()) return 0;
+    QFont f = font;
+    f.setPointSizeF(f.pointSizeF() * 1.15);
+    f.setWeight(QFont::DemiBold);
+    return QFontMetrics(f).height() + 10;
+}
+
+void paintFigure(QCPPainter* painter, QWidget* view, const QString& title) {
+    const int band = titleBandHeight(title, view->font());
+    if (band > 0) {
+        QFont f = view->font();
+        f.setPointSizeF(f.pointSizeF() * 1.15);
+        f.setWeight(QFont::DemiBold);
+        painter->save();
+        painter->setFont(f);
+        painter->setPen(view->palette().color(QPalette::WindowText));
+        painter->drawText(QRect(0, 0, view->width(), band), Qt::AlignCenter, title);
+        painter->restore();
+        painter->translate(0, band);
+    }
+    paintWidgetTree(painter, view);
+}
 
 QString exportFigure(QWidget* view, const QString& path, const Options& options) {
     if (!view) return failure(path, tr("there is no view to export"));
@@ -142,7 +208,10 @@ QString exportFigure(QWidget* view, const QString& path, const Options& options)
                                  .arg(options.size.height()));
     if (options.dpi < 10 || options.dpi > 2400)
         return failure(path, tr("%1 dpi is outside 10…2400").arg(options.dpi));
-    SizeOverride sized(view, options.size);
+    ScreenOnlyHidden hidden(view);
+    // The title takes a band at the top; the view is laid out in the rest.
+    SizeOverride sized(view, options.size - QSize(0, titleBandHeight(options.title, view->font())));
+    hidden.hideSelection(options.selection);
     switch (options.format) {
         case Format::Png:
             return writePng(view, path, options);

@@ -5,6 +5,8 @@
 
 #include "export/export_options.hpp"
 
+class QCPPainter;
+class QFont;
 class QWidget;
 
 namespace exporting {
@@ -13,5 +15,10 @@ namespace exporting {
 /// PDF). The view is resized for the duration of the export and restored afterwards. Returns an
 /// empty string on success, else a sentence naming the file and the problem.
 QString exportFigure(QWidget* view, const QString& path, const Options& options);
+
+/// Height in logical pixels of the band a figure title takes (0 without a title).
+int titleBandHeight(const QString& title, const QFont& font);
+/// Paints the title band (if any) and then `view` below it, at the painter's origin.
+void paintFigure(QCPPainter* painter, QWidget* view, const QString& title);
 
 }  // namespace exporting

@@ -14,7 +14,9 @@
 #include <QSpinBox>
 #include <QTimer>
 
+#include "attn/io/attention_json.hpp"
 #include "model/scene.hpp"
+#include "views/token_labels.hpp"
 #include "widgets/controls_dock.hpp"
 
 namespace fileio {
@@ -29,6 +31,11 @@ DataDock::DataDock(Scene* scene, ControlsDock* controls, QWidget* parent)
       dk_(new QDoubleSpinBox),
       note_(new QLabel) {
     setObjectName(QStringLiteral("dataDock"));
+    // Typed numbers apply when done: "12" must not show layer 1 on the way.
+    for (QAbstractSpinBox* box :
+         {static_cast<QAbstractSpinBox*>(layer_), static_cast<QAbstractSpinBox*>(head_),
+          static_cast<QAbstractSpinBox*>(dk_)})
+        box->setKeyboardTracking(false);
     component_->setToolTip(
         tr("Which block of the file is shown (e.g. Encoder, Decoder, Cross; "
            "scores or the model's attention)"));
@@ -109,8 +116,7 @@ void DataDock::sync() {
         component_->clear();
         for (std::size_t i = 0; i < spec.data->components.size(); ++i) {
             const auto& c = spec.data->components[i];
-            component_->addItem(c.name.empty() ? tr("%1 (unnamed)").arg(i)
-                                               : QString::fromStdString(c.name));
+            component_->addItem(componentTitle(c.name, int(i)));
         }
         component_->setCurrentIndex(int(spec.component));
         const auto& c = spec.data->components.at(std::size_t(spec.component));
@@ -125,12 +131,14 @@ void DataDock::sync() {
         syncHead();
         dk_->setValue(spec.data_dk ? *spec.data_dk : c.d_k);
         dk_->setEnabled(c.are_scores);
-        note_->setText(
-            c.are_scores
-                ? tr("%1: raw scores; scaling, mask and temperature apply.")
-                      .arg(QFileInfo(QString::fromStdString(spec.data->source)).fileName())
-                : tr("%1: post-softmax weights, shown as they are.")
-                      .arg(QFileInfo(QString::fromStdString(spec.data->source)).fileName()));
+        const QString file = QFileInfo(QString::fromStdString(spec.data->source)).fileName();
+        QString note = c.are_scores
+                           ? tr("%1: raw scores; scaling, mask and temperature apply.").arg(file)
+                           : tr("%1: post-softmax weights, shown as they are.").arg(file);
+        // Sentence-pair blocks: say why Σ α is below 1 before anyone thinks the file is broken.
+        if (const std::string why = attn::io::component_row_note(c.name); !why.empty())
+            note += tr(" Rows do not sum to 1: %1.").arg(QString::fromStdString(why));
+        note_->setText(note);
     }
     // After the controls dock's own sync (connected earlier, and it may re-enable controls).
     QTimer::singleShot(0, this, &DataDock::applyControlState);

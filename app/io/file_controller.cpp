@@ -43,13 +43,8 @@ QString openFilter() {
         "BertViz / CircuitsVis JSON (*.json);;Token text (*.txt);;All files (*)");
 }
 
-/// The session's data path: relative to the session file when the data sits beside it (or
-/// below), so a folder holding both can move; absolute otherwise.
-std::string dataPathFor(const attn::SceneSpec& spec, const QString& sessionPath) {
-    if (!spec.data || spec.data->source.empty()) return {};
-    const QString data = QFileInfo(QString::fromStdString(spec.data->source)).absoluteFilePath();
-    const QString rel = QFileInfo(sessionPath).absoluteDir().relativeFilePath(data);
-    return (rel.startsWith(QLatin1StringView("..")) ? data : rel).toStdString();
+std::string localPath(const QString& path) {
+    return QFile::encodeName(path).toStdString();
 }
 
 }  // namespace
@@ -72,10 +67,30 @@ FileController::FileController(MainWindow* window) : QObject(window), window_(wi
            "hashed ones"));
     connect(embeddingsAction_, &QAction::triggered, this,
             &FileController::loadEmbeddingsWithDialog);
+    newAction_ = new QAction(tr("&New"), this);
+    newAction_->setObjectName(QStringLiteral("actionNew"));
+    newAction_->setShortcut(QKeySequence::New);
+    newAction_->setToolTip(tr("Start again from the synthetic default scene"));
+    connect(newAction_, &QAction::triggered, this, &FileController::newScene);
+    closeDataAction_ = new QAction(tr("&Close Data"), this);
+    closeDataAction_->setObjectName(QStringLiteral("actionCloseData"));
+    closeDataAction_->setToolTip(tr("Leave the loaded attention: back to the synthetic scene"));
+    connect(closeDataAction_, &QAction::triggered, this, &FileController::closeData);
+    embedAction_ = new QAction(tr("E&mbed Loaded Data in Sessions"), this);
+    embedAction_->setObjectName(QStringLiteral("actionEmbedData"));
+    embedAction_->setCheckable(true);
+    embedAction_->setChecked(QSettings().value(settings_keys::kEmbedData, false).toBool());
+    embedAction_->setToolTip(
+        tr("On: a saved session holds the loaded attention itself (larger, needs no other "
+           "file). Off: it refers to the data file by a path relative to the session."));
+    connect(embedAction_, &QAction::toggled, this, &FileController::setEmbedData);
     QMenu* file = window_->fileMenu();
     QAction* exportAction = window_->exportAction();
+    file->insertAction(window_->openAction(), newAction_);
     file->insertAction(exportAction, saveAsAction_);
+    file->insertAction(exportAction, embedAction_);
     file->insertAction(exportAction, embeddingsAction_);
+    file->insertAction(exportAction, closeDataAction_);
     connect(window_, &MainWindow::recentFileRequested, this, &FileController::openFile);
     addExamplesMenu(file);
 
@@ -83,6 +98,8 @@ FileController::FileController(MainWindow* window) : QObject(window), window_(wi
     window_->installEventFilter(this);
     connect(window_->scene()->undoStack(), &QUndoStack::cleanChanged, this,
             &FileController::updateTitle);
+    // The title names the data on show, so it follows undo, Close Data and component changes.
+    connect(window_->scene(), &Scene::specChanged, this, &FileController::updateTitle);
     autosaveTimer_ = new QTimer(this);
     autosaveTimer_->setInterval(kAutosaveMs);
     connect(autosaveTimer_, &QTimer::timeout, this, &FileController::autosave);
@@ -169,8 +186,15 @@ bool FileController::open(const QString& path, bool remember) {
     if (opened.isSession) {
         restoreViewState(*window_, QJsonDocument::fromJson(opened.viewsJson.toUtf8()).object());
         currentFile_ = QFileInfo(path).absoluteFilePath();
-        scene->undoStack()->setClean();
+        openedFile_.clear();
+    } else {
+        // Another file is now the document: Save must ask where, never overwrite the session
+        // that was open before.
+        currentFile_.clear();
+        openedFile_ = QFileInfo(path).absoluteFilePath();
     }
+    // Just opened, the document has no unsaved changes (the open itself stays undoable).
+    scene->undoStack()->setClean();
     if (remember) window_->addRecentFile(QFileInfo(path).absoluteFilePath());
     window_->statusBar()->showMessage(tr("Opened %1").arg(name), 5000);
     updateTitle();
@@ -201,8 +225,17 @@ bool FileController::saveTo(const QString& path, QString* error) {
     try {
         attn::io::Session session;
         session.spec = window_->scene()->spec();
-        session.data_path = dataPathFor(session.spec, path);
-        session.spec.data.reset();  // the data file is referenced, not copied
+        session.embed_data = embedData() && session.spec.data;
+        if (session.spec.data && !session.embed_data) {
+            // Referenced, not copied: relative to the session (so a folder holding both can
+            // move), with where it was as a fallback.
+            const QString data =
+                QFileInfo(QString::fromStdString(session.spec.data->source)).absoluteFilePath();
+            session.data_path = attn::io::relative_data_path(
+                localPath(QFileInfo(path).absoluteFilePath()), localPath(data));
+            session.data_absolute_path = localPath(data);
+            session.spec.data.reset();
+        }
         session.views =
             QJsonDocument(captureViewState(*window_)).toJson(QJsonDocument::Compact).toStdString();
         const std::string json = attn::io::session_to_json(session);
@@ -219,6 +252,49 @@ bool FileController::saveTo(const QString& path, QString* error) {
         return false;
     }
     return true;
+}
+
+bool FileController::newScene() {
+    if (!maybeSave()) return false;
+    Scene* scene = window_->scene();
+    scene->undoStack()->clear();
+    scene->resetSpec(attn::SceneSpec{});
+    scene->setSelection(Selection{1, -1, 0});
+    currentFile_.clear();
+    openedFile_.clear();
+    scene->undoStack()->setClean();
+    updateTitle();
+    window_->statusBar()->showMessage(tr("New synthetic scene"), 5000);
+    return true;
+}
+
+void FileController::closeData() {
+    Scene* scene = window_->scene();
+    attn::SceneSpec spec = scene->spec();
+    if (!spec.data) return;
+    const QString name = QFileInfo(QString::fromStdString(spec.data->source)).fileName();
+    spec.data.reset();
+    spec.component = spec.layer = 0;
+    spec.data_dk.reset();
+    scene->setSpec(spec, tr("Close %1").arg(name));
+    openedFile_.clear();
+    updateTitle();
+}
+
+QString FileController::documentPath() const {
+    if (!currentFile_.isEmpty()) return currentFile_;
+    const attn::SceneSpec& spec = window_->scene()->spec();
+    if (spec.data) return QFileInfo(QString::fromStdString(spec.data->source)).absoluteFilePath();
+    return openedFile_;
+}
+
+bool FileController::embedData() const {
+    return embedAction_->isChecked();
+}
+
+void FileController::setEmbedData(bool on) {
+    embedAction_->setChecked(on);
+    QSettings().setValue(settings_keys::kEmbedData, on);
 }
 
 bool FileController::save() {
@@ -295,9 +371,14 @@ void FileController::offerRecovery() {
 }
 
 void FileController::updateTitle() {
-    const QString name =
-        currentFile_.isEmpty() ? tr("untitled") : QFileInfo(currentFile_).fileName();
-    window_->setWindowFilePath(currentFile_);
+    const attn::SceneSpec& spec = window_->scene()->spec();
+    const QString doc = documentPath();
+    QString name = doc.isEmpty() ? tr("untitled") : QFileInfo(doc).fileName();
+    // A session showing a data file names both: what is saved, and what is looked at.
+    if (!currentFile_.isEmpty() && spec.data)
+        name += tr(" (%1)").arg(QFileInfo(QString::fromStdString(spec.data->source)).fileName());
+    closeDataAction_->setEnabled(bool(spec.data));
+    window_->setWindowFilePath(doc);
     window_->setWindowTitle(tr("%1[*] — AttnScope").arg(name));
     window_->setWindowModified(!window_->scene()->undoStack()->isClean());
 }

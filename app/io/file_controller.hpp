@@ -33,6 +33,11 @@ class FileController : public QObject {
     void openWithDialog();
     /// Loads explicit embeddings (.npy / .csv) for the current tokens.
     void loadEmbeddingsWithDialog();
+    /// File ▸ New: after the unsaved-changes question, the default synthetic scene in a new,
+    /// untitled document (the undo history starts again).
+    bool newScene();
+    /// File ▸ Close Data: back to the synthetic scene the loaded file replaced (undoable).
+    void closeData();
     /// Writes the session to its file, asking for one the first time.
     bool save();
     bool saveAs();
@@ -41,8 +46,14 @@ class FileController : public QObject {
     /// Asks what to do with unsaved changes; false when the user cancels.
     bool maybeSave();
 
-    /// The session file the window shows ("" when unsaved).
+    /// The session file Save writes ("" when the document is no session yet: Save asks).
     const QString& currentFile() const { return currentFile_; }
+    /// The file whose name is the window's title: the session, else the loaded data or token
+    /// file, else "" (untitled).
+    QString documentPath() const;
+    /// Whether Save embeds the loaded attention in the session instead of referencing its file.
+    bool embedData() const;
+    void setEmbedData(bool on);
     /// No message boxes: failures only return false (tests).
     void setQuiet(bool quiet) { quiet_ = quiet; }
     /// The last error message (for tests and the status bar).
@@ -75,6 +86,10 @@ class FileController : public QObject {
     MainWindow* window_;
     QAction* saveAsAction_ = nullptr;
     QAction* embeddingsAction_ = nullptr;
+    QAction* newAction_ = nullptr;
+    QAction* closeDataAction_ = nullptr;
+    QAction* embedAction_ = nullptr;
+    QString openedFile_;  ///< the last non-session file opened (token text), for the title
     QTimer* autosaveTimer_ = nullptr;
     QString currentFile_;
     QString lastError_;

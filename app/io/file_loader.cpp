@@ -10,6 +10,7 @@
 
 #include "attn/io/infer_mask.hpp"
 #include "attn/io/load.hpp"
+#include "attn/io/session.hpp"
 #include "attn/io/tokens.hpp"
 
 namespace fileio {
@@ -46,8 +47,9 @@ Opened readFile(const QString& path, const attn::SceneSpec& current, attn::Progr
         // A decoder's file (GPT-2) holds weights that are zero above the diagonal: its raw
         // scores only reproduce them under the causal mask, so that is where the controls start.
         if (attn::io::scores_need_causal_mask(*data)) out.spec.mask.kind = attn::MaskKind::Causal;
+        const attn::Index first = data->default_component;
         out.spec.data = std::make_shared<const attn::AttentionData>(std::move(*data));
-        out.spec.component = 0;
+        out.spec.component = first;
         out.spec.layer = 0;
         out.spec.data_dk.reset();
     } else if (auto* tokens = std::get_if<attn::io::TokenText>(&loaded)) {
@@ -62,11 +64,16 @@ Opened readFile(const QString& path, const attn::SceneSpec& current, attn::Progr
         out.isSession = true;
         out.spec = std::move(session.spec);
         out.viewsJson = QString::fromStdString(session.views);
-        if (!session.data_path.empty()) {
-            // A relative data path is relative to the session file, so a folder can move.
-            QString dataPath = QString::fromStdString(session.data_path);
-            if (QFileInfo(dataPath).isRelative())
-                dataPath = QFileInfo(path).dir().filePath(dataPath);
+        if (!out.spec.data && !session.data_path.empty()) {
+            // A relative data path is relative to the session file, so a folder holding both
+            // can move; where the data was when saved is the fallback.
+            QString dataPath =
+                QFile::decodeName(QByteArray::fromStdString(attn::io::resolved_data_path(
+                    localPath(QFileInfo(path).absoluteFilePath()), session)));
+            const QString absolute =
+                QFile::decodeName(QByteArray::fromStdString(session.data_absolute_path));
+            if (!QFileInfo::exists(dataPath) && !absolute.isEmpty() && QFileInfo::exists(absolute))
+                dataPath = absolute;
             auto data = attn::io::load_attention(localPath(dataPath), progress);
             const attn::Index component = out.spec.component, layer = out.spec.layer;
             out.spec.data = std::make_shared<const attn::AttentionData>(std::move(data));

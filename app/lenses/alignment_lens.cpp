@@ -39,9 +39,17 @@ AlignmentLens::AlignmentLens(Scene* scene, QWidget* parent)
         QString::fromStdString(spec.cross_text.empty() ? spec.text : spec.cross_text));
     target_ = new QLineEdit(spec.cross_text.empty() ? QString::fromUtf8(kFrench)
                                                     : QString::fromStdString(spec.text));
+    autoTarget_ = spec.cross_text.empty();
+    pairTarget();
     controls()->addRow(tr("source (keys)"), source_);
     controls()->addRow(tr("target (queries)"), target_);
-    connect(source_, &QLineEdit::editingFinished, this, &LensPanel::requestRefresh);
+    source_->setObjectName(QStringLiteral("alignmentSource"));
+    target_->setObjectName(QStringLiteral("alignmentTarget"));
+    connect(source_, &QLineEdit::editingFinished, this, [this] {
+        pairTarget();
+        requestRefresh();
+    });
+    connect(target_, &QLineEdit::textEdited, this, [this] { autoTarget_ = false; });
     connect(target_, &QLineEdit::editingFinished, this, &LensPanel::requestRefresh);
     score_ = addCombo(
         tr("score"),
@@ -70,9 +78,11 @@ void AlignmentLens::syncWithScene() {
         sceneCross_ = spec.cross_text;
         if (spec.cross_text.empty()) {
             source_->setText(QString::fromStdString(spec.text));
+            pairTarget();
         } else {
             source_->setText(QString::fromStdString(spec.cross_text));
             target_->setText(QString::fromStdString(spec.text));
+            autoTarget_ = false;  // the scene's own target sentence
         }
     }
     const attn::Index loaded = attn::lenses::cross_component(spec);
@@ -87,6 +97,15 @@ void AlignmentLens::syncWithScene() {
             head_->addItem(tr("head %1").arg(h));
         head_->setCurrentIndex(current < head_->count() ? current : 0);
     }
+}
+
+void AlignmentLens::pairTarget() {
+    // The French target translates the default sentence only: paired with any other source it
+    // would draw an alignment between unrelated sentences. Until the user types a target of
+    // their own, another source is aligned with itself.
+    if (!autoTarget_) return;
+    const bool defaultSource = source_->text() == QString::fromUtf8(attn::kDefaultSentence);
+    target_->setText(defaultSource ? QString::fromUtf8(kFrench) : source_->text());
 }
 
 LensPanel::Compute AlignmentLens::prepare() {
@@ -152,7 +171,13 @@ void AlignmentLens::drawAlignment(const attn::lenses::Alignment& a, attn::Index 
                               elideToken(a.source[std::size_t(a.argmax[i])], 12));
     }
     argmax_->setData(ax, ay);
+    const QString selfNote =
+        source_->text() == target_->text()
+            ? tr("<i>The target is the source itself: type its translation into “target” to "
+                 "see a cross-lingual alignment.</i><br>")
+            : QString();
     setReadout(
+        selfNote +
         tr("<b>%1 × %2</b> target × source tokens, score: %3%4<br>"
            "<b>Hard alignment</b> (argmax, ○):<br>%5%6")
             .arg(a.target.size())

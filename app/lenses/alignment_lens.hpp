@@ -25,10 +25,13 @@ class AlignmentLens : public LensPanel {
     /// Follows the scene's sentences and head count when they change (keeps user edits
     /// otherwise).
     void syncWithScene();
+    /// Replaces the default (French) target when the source is no longer the default sentence.
+    void pairTarget();
 
     std::string sceneText_, sceneCross_;
     QLineEdit* source_ = nullptr;
     QLineEdit* target_ = nullptr;
+    bool autoTarget_ = true;  ///< the target was not typed by the user (default or self)
     QComboBox* score_ = nullptr;
     QComboBox* head_ = nullptr;
     QCustomPlot* plot_ = nullptr;

@@ -8,6 +8,7 @@
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QScrollArea>
 #include <QSlider>
 #include <QSpinBox>
@@ -21,6 +22,12 @@
 #include "views/plot_theme.hpp"
 #include "views/qcp.hpp"
 #include "views/scroll_frame.hpp"
+
+QString LensPanel::controlKey(const QString& label) {
+    QString key = label;
+    key.remove(QLatin1Char('&'));
+    return key.simplified();
+}
 
 LensPanel::LensPanel(Scene* scene, const QString& name, LensInputs inputs, QWidget* parent)
     : QWidget(parent), scene_(scene), name_(name), inputs_(inputs) {
@@ -165,6 +172,52 @@ const QList<QCustomPlot*>& LensPanel::currentPlots() {
     return plots_;
 }
 
+namespace {
+/// A control's key in a session: its object name (set from its label by the add… helpers).
+QList<QWidget*> namedControls(const QWidget* panel) {
+    QList<QWidget*> out;
+    for (QWidget* w : panel->findChildren<QWidget*>())
+        if (!w->objectName().isEmpty() && !w->objectName().startsWith(QLatin1StringView("qt_")) &&
+            (qobject_cast<QSlider*>(w) || qobject_cast<QAbstractSpinBox*>(w) ||
+             qobject_cast<QComboBox*>(w) || qobject_cast<QCheckBox*>(w) ||
+             qobject_cast<QLineEdit*>(w)))
+            out << w;
+    return out;
+}
+}  // namespace
+
+QJsonObject LensPanel::settings() const {
+    QJsonObject out;
+    for (QWidget* w : namedControls(this)) {
+        if (auto* x = qobject_cast<QSlider*>(w)) out[w->objectName()] = x->value();
+        if (auto* x = qobject_cast<QSpinBox*>(w)) out[w->objectName()] = x->value();
+        if (auto* x = qobject_cast<QDoubleSpinBox*>(w)) out[w->objectName()] = x->value();
+        if (auto* x = qobject_cast<QComboBox*>(w)) out[w->objectName()] = x->currentIndex();
+        if (auto* x = qobject_cast<QCheckBox*>(w)) out[w->objectName()] = x->isChecked();
+        if (auto* x = qobject_cast<QLineEdit*>(w)) out[w->objectName()] = x->text();
+    }
+    return out;
+}
+
+void LensPanel::setSettings(const QJsonObject& settings) {
+    for (QWidget* w : namedControls(this)) {
+        const QJsonValue v = settings.value(w->objectName());
+        if (v.isUndefined()) continue;
+        if (auto* x = qobject_cast<QSlider*>(w); x && v.isDouble()) x->setValue(v.toInt());
+        if (auto* x = qobject_cast<QSpinBox*>(w); x && v.isDouble()) x->setValue(v.toInt());
+        if (auto* x = qobject_cast<QDoubleSpinBox*>(w); x && v.isDouble())
+            x->setValue(v.toDouble());
+        if (auto* x = qobject_cast<QComboBox*>(w); x && v.isDouble() && v.toInt() < x->count())
+            x->setCurrentIndex(v.toInt());
+        if (auto* x = qobject_cast<QCheckBox*>(w); x && v.isBool()) x->setChecked(v.toBool());
+        if (auto* x = qobject_cast<QLineEdit*>(w); x && v.isString()) {
+            x->setText(v.toString());
+            Q_EMIT x->textEdited(x->text());  // the lens hears a user's edit
+        }
+    }
+    requestRefresh();
+}
+
 QString LensPanel::readoutText() const {
     QTextDocument doc;
     doc.setHtml(readout_->text());
@@ -244,6 +297,7 @@ QSlider* LensPanel::addSlider(const QString& label, int min, int max, int value,
     auto* h = new QHBoxLayout(row);
     h->setContentsMargins(0, 0, 0, 0);
     auto* slider = new QSlider(Qt::Horizontal);
+    slider->setObjectName(controlKey(label));
     slider->setRange(min, max);
     slider->setValue(value);
     auto* shown = new QLabel(text(value));
@@ -261,6 +315,8 @@ QSlider* LensPanel::addSlider(const QString& label, int min, int max, int value,
 
 QSpinBox* LensPanel::addSpin(const QString& label, int min, int max, int value, int step) {
     auto* spin = new QSpinBox;
+    spin->setObjectName(controlKey(label));
+    spin->setKeyboardTracking(false);  // typed numbers apply when done
     spin->setRange(min, max);
     spin->setValue(value);
     spin->setSingleStep(step);
@@ -272,6 +328,8 @@ QSpinBox* LensPanel::addSpin(const QString& label, int min, int max, int value, 
 QDoubleSpinBox* LensPanel::addDoubleSpin(const QString& label, double min, double max, double value,
                                          double step, int decimals) {
     auto* spin = new QDoubleSpinBox;
+    spin->setObjectName(controlKey(label));
+    spin->setKeyboardTracking(false);
     spin->setRange(min, max);
     spin->setDecimals(decimals);
     spin->setSingleStep(step);
@@ -283,6 +341,7 @@ QDoubleSpinBox* LensPanel::addDoubleSpin(const QString& label, double min, doubl
 
 QComboBox* LensPanel::addCombo(const QString& label, const QStringList& items, int current) {
     auto* combo = new QComboBox;
+    combo->setObjectName(controlKey(label));
     combo->addItems(items);
     combo->setCurrentIndex(current);
     form_->addRow(label, combo);
@@ -292,6 +351,7 @@ QComboBox* LensPanel::addCombo(const QString& label, const QStringList& items, i
 
 QCheckBox* LensPanel::addCheck(const QString& text, bool on) {
     auto* box = new QCheckBox(text);
+    box->setObjectName(controlKey(text));
     box->setChecked(on);
     form_->addRow(box);
     connect(box, &QCheckBox::toggled, this, &LensPanel::requestRefresh);

@@ -2,6 +2,7 @@
 // the lens's own controls and a numeric readout on the right. GPL-3.0-or-later.
 #pragma once
 
+#include <QJsonObject>
 #include <QList>
 #include <QSize>
 #include <QString>
@@ -61,6 +62,12 @@ class LensPanel : public QWidget {
     /// The plots brought up to date first (a scene change while the lens was hidden, or a
     /// refresh still computing): what File ▸ Export numbers reads.
     const QList<QCustomPlot*>& currentPlots();
+    /// The lens's own controls (sliders, spin boxes, lists, check boxes, text fields) by name,
+    /// for sessions.
+    QJsonObject settings() const;
+    /// Sets the controls named in `settings` (unknown names and values out of range are
+    /// ignored) and recomputes.
+    void setSettings(const QJsonObject& settings);
 
     /// The smallest size of a plot: below it the plots scroll (title, ticks and legend fit).
     static constexpr QSize kPlotMinimum{300, 240};
@@ -104,6 +111,8 @@ class LensPanel : public QWidget {
                                   double step, int decimals);
     QComboBox* addCombo(const QString& label, const QStringList& items, int current = 0);
     QCheckBox* addCheck(const QString& text, bool on);
+    /// A control's name in session settings, from its label ("&Heads:" → "Heads:").
+    static QString controlKey(const QString& label);
 
   private:
     Scene* scene_;

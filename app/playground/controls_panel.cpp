@@ -105,6 +105,7 @@ ControlsPanel::ControlsPanel(PlaygroundModel* model, QWidget* parent)
     tf->addRow(tr("Hard attention"), hard_);
     auto* seedRow = new QHBoxLayout;
     seed_ = new QSpinBox;
+    seed_->setKeyboardTracking(false);
     seed_->setRange(0, 1000000);
     auto* resample = new QPushButton(tr("Resample"));
     seedRow->addWidget(seed_, 1);

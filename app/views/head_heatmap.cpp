@@ -1,27 +1,16 @@
 // AttnScope — one head's attention weights as a QCustomPlot colour map. GPL-3.0-or-later.
 #include "views/head_heatmap.hpp"
 
+#include <QHelpEvent>
 #include <QMouseEvent>
 #include <QToolTip>
 #include <algorithm>
 #include <cmath>
 
 #include "views/plot_theme.hpp"
+#include "views/screen_only.hpp"
 #include "views/token_labels.hpp"
-
-namespace {
-
-QString number(double v) {
-    if (std::isinf(v)) return v < 0 ? QStringLiteral("−∞") : QStringLiteral("+∞");
-    return QString::number(v, 'f', 4);
-}
-
-const std::string& tokenAt(const std::vector<std::string>& tokens, int i) {
-    static const std::string none;
-    return i >= 0 && i < int(tokens.size()) ? tokens[std::size_t(i)] : none;
-}
-
-}  // namespace
+#include "views/weight_scale.hpp"
 
 HeadHeatmap::HeadHeatmap(QWidget* parent) : QCustomPlot(parent) {
     setMinimumSize(120, 120);
@@ -56,7 +45,15 @@ HeadHeatmap::HeadHeatmap(QWidget* parent) : QCustomPlot(parent) {
     // Keys read along the bottom, rotated so long tokens do not overlap.
     xAxis->setTickLabelRotation(-65);
     yAxis->setRangeReversed(true);  // query 0 on top, like a matrix
-    // No axis titles: the token labels say what the axes are, and every pixel counts in a grid.
+    // Short axis titles in a small font: the token labels alone do not say which axis is which.
+    QFont axisFont = font();
+    axisFont.setPointSizeF(std::max(7.0, axisFont.pointSizeF() * 0.8));
+    xAxis->setLabel(tr("key"));
+    yAxis->setLabel(tr("query"));
+    for (QCPAxis* a : {xAxis, yAxis}) {
+        a->setLabelFont(axisFont);
+        a->setLabelPadding(1);
+    }
 
     map_ = new QCPColorMap(xAxis, yAxis);
     map_->setInterpolate(false);
@@ -69,6 +66,7 @@ HeadHeatmap::HeadHeatmap(QWidget* parent) : QCustomPlot(parent) {
         item->setBrush(Qt::NoBrush);
         item->setSelectable(false);
         item->setVisible(false);
+        item->setProperty(kSelectionMarkProperty, true);
     }
     applyTheme();
     setStyle(style_);
@@ -86,13 +84,15 @@ void HeadHeatmap::setStyle(const HeatmapStyle& style) {
     style_ = style;
     map_->setGradient(makeGradient(style.colorMap));
     map_->setDataScaleType(style.logScale ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
-    if (scale_) scale_->setDataScaleType(map_->dataScaleType());
+    if (scale_) setWeightScaleType(scale_, style.logScale);
     mapDirty_ = true;
 }
 
 void HeadHeatmap::setColorRange(const QCPRange& range) {
+    if (style_.logScale && range.lower != range_.lower) mapDirty_ = true;  // the floor moved
     range_ = range;
     map_->setDataRange(range);
+    if (scale_) scale_->axis()->setLabel(weightScaleLabel(style_.logScale, range.lower));
 }
 
 void HeadHeatmap::setSelection(const Selection& selection) {
@@ -107,7 +107,7 @@ void HeadHeatmap::setOwnColorScale(bool on) {
         scale_->setBarWidth(10);
         plotLayout()->addElement(1, 1, scale_);
         map_->setColorScale(scale_);
-        scale_->setDataScaleType(map_->dataScaleType());
+        setWeightScaleType(scale_, style_.logScale);
         scale_->setDataRange(range_);
         auto* group = new QCPMarginGroup(this);
         axisRect()->setMarginGroup(QCP::msTop | QCP::msBottom, group);
@@ -144,17 +144,15 @@ void HeadHeatmap::prepare(const QSize& budget) {
 }
 
 QCPRange HeadHeatmap::valueRange(bool logScale) const {
-    double hi = 0, lowPositive = std::numeric_limits<double>::infinity();
+    WeightSpan span;
     for (std::size_t i = 0; i < cells_.values.size(); ++i) {
         if (cells_.masked[i]) continue;
         const double v = cells_.values[i];
-        hi = std::max(hi, v);
-        if (v > 0) lowPositive = std::min(lowPositive, v);
+        span.largest = std::max(span.largest, v);
+        if (v > 0) span.smallestPositive = std::min(span.smallestPositive, v);
+        span.hasZero = span.hasZero || v <= 0;
     }
-    if (hi <= 0) hi = 1;
-    if (!logScale) return {0, hi};
-    const double lo = std::max(std::isfinite(lowPositive) ? lowPositive : hi * 1e-4, hi * 1e-4);
-    return {lo, lo < hi ? hi : lo * 10};
+    return weightColorRange(span, logScale);
 }
 
 void HeadHeatmap::fillMap() {
@@ -256,41 +254,6 @@ QPoint HeadHeatmap::cellAt(const QPoint& pos) const {
     return {-1, -1};
 }
 
-QString HeadHeatmap::cellDescription(int q, int k) const {
-    if (!result_ || head_ >= int(result_->heads.size())) return {};
-    const attn::HeadResult& h = result_->heads[std::size_t(head_)];
-    if (q < 0 || k < 0 || q >= h.weights.rows() || k >= h.weights.cols()) return {};
-    const QString qt = tokenText(tokenAt(result_->q_tokens, q));
-    const QString kt = tokenText(tokenAt(result_->k_tokens, k));
-    QString text = tr("<b>%1</b> (query %2) → <b>%3</b> (key %4)<br/>")
-                       .arg(qt.toHtmlEscaped())
-                       .arg(q)
-                       .arg(kt.toHtmlEscaped())
-                       .arg(k);
-    const bool masked = result_->is_masked(head_, q, k);
-    if (!result_->weights_only && (h.has_stages() || result_->has_vectors)) {
-        // Without stored stages the row is recomputed: d_k multiply-adds per key, microseconds.
-        const Eigen::RowVectorXf raw = result_->raw_row(head_, q);
-        text += tr("raw score %1<br/>scaled score %2<br/>")
-                    .arg(number(raw(k)))
-                    .arg(number(raw(k) * h.multiplier));
-    }
-    text += masked ? tr("<i>masked</i> — weight 0")
-                   : tr("weight <b>%1</b>").arg(number(h.weights(q, k)));
-    if (cells_.rowFactor > 1 || cells_.colFactor > 1) {
-        const int r = q / cells_.rowFactor, c = k / cells_.colFactor;
-        if (r < cells_.rows && c < cells_.cols)
-            text += tr("<br/>drawn cell: %1 of queries %2–%3 × keys %4–%5 = %6")
-                        .arg(style_.aggregation == attn::Aggregation::Max ? tr("max") : tr("mean"))
-                        .arg(r * cells_.rowFactor)
-                        .arg(std::min(int(h.weights.rows()), (r + 1) * cells_.rowFactor) - 1)
-                        .arg(c * cells_.colFactor)
-                        .arg(std::min(int(h.weights.cols()), (c + 1) * cells_.colFactor) - 1)
-                        .arg(number(cells_.at(r, c)));
-    }
-    return text;
-}
-
 void HeadHeatmap::resizeEvent(QResizeEvent* event) {
     // Not QCustomPlot::resizeEvent: it replots, and refresh() below replots anyway.
     QWidget::resizeEvent(event);
@@ -308,21 +271,31 @@ void HeadHeatmap::resizeEvent(QResizeEvent* event) {
 void HeadHeatmap::mouseMoveEvent(QMouseEvent* event) {
     QCustomPlot::mouseMoveEvent(event);
     const QPoint cell = cellAt(event->pos());
-    QString text;
-    if (cell.x() >= 0 && cell.y() >= 0)
-        text = cellDescription(cell.y(), cell.x());
-    else if (cell.y() >= 0 && result_)
-        text = tr("query %1: %2 — click to select")
-                   .arg(cell.y())
-                   .arg(tokenText(tokenAt(result_->q_tokens, cell.y())).toHtmlEscaped());
-    else if (cell.x() >= 0 && result_)
-        text = tr("key %1: %2")
-                   .arg(cell.x())
-                   .arg(tokenText(tokenAt(result_->k_tokens, cell.x())).toHtmlEscaped());
+    const bool inCell = cell.x() >= 0 && cell.y() >= 0;
+    Q_EMIT cellHovered(head_, inCell ? cell.y() : -1, inCell ? cell.x() : -1);
+    const QString text = toolTipAt(event->pos());
     if (text.isEmpty())
         QToolTip::hideText();
     else
         QToolTip::showText(event->globalPosition().toPoint(), text, this);
+}
+
+bool HeadHeatmap::event(QEvent* event) {
+    if (event->type() == QEvent::ToolTip) {
+        // The resting mouse asks for a tooltip: answer with what is under it, never letting
+        // the request travel up to the grid's generic help while a cell is hovered.
+        auto* help = static_cast<QHelpEvent*>(event);
+        const QString text = toolTipAt(help->pos());
+        if (text.isEmpty()) return QCustomPlot::event(event);
+        QToolTip::showText(help->globalPos(), text, this);
+        return true;
+    }
+    return QCustomPlot::event(event);
+}
+
+void HeadHeatmap::leaveEvent(QEvent* event) {
+    QCustomPlot::leaveEvent(event);
+    Q_EMIT cellHovered(head_, -1, -1);
 }
 
 void HeadHeatmap::mousePressEvent(QMouseEvent* event) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QMargins>
+#include <cmath>
 #include <memory>
 
 #include "model/scene_result.hpp"
@@ -51,6 +52,13 @@ class HeadHeatmap : public QCustomPlot {
     QCPRange valueRange(bool logScale) const;
     /// Hover text for query q, key k: tokens, raw and scaled score, weight.
     QString cellDescription(int query, int key) const;
+    /// The same numbers on one plain line, for the grid's fixed readout.
+    QString cellSummary(int query, int key) const;
+    /// What the text under pos says (the tooltip there): a cell's numbers, a token label, the
+    /// meaning of the title's statistics, or empty.
+    QString toolTipAt(const QPoint& pos) const;
+    /// What H, max and dist in the title mean.
+    static QString statsExplanation();
     /// The title text (head number and statistics).
     QString titleText() const;
     /// Query/key under a widget position: {-1,-1} outside; key -1 left of the plot (row label),
@@ -72,6 +80,8 @@ class HeadHeatmap : public QCustomPlot {
     /// A cell (or a row/column label: the other index is −1) was clicked.
     void cellClicked(int head, int query, int key);
     void headDoubleClicked(int head);
+    /// The mouse is over cell (query, key) of this head; (−1, −1) when it left the cells.
+    void cellHovered(int head, int query, int key);
 
   protected:
     void resizeEvent(QResizeEvent* event) override;
@@ -79,8 +89,19 @@ class HeadHeatmap : public QCustomPlot {
     void mousePressEvent(QMouseEvent* event) override;
     void mouseDoubleClickEvent(QMouseEvent* event) override;
     void changeEvent(QEvent* event) override;
+    /// Answers tooltip requests itself: otherwise the grid's generic help replaced a cell's
+    /// numbers once the mouse rested.
+    bool event(QEvent* event) override;
+    void leaveEvent(QEvent* event) override;
 
   private:
+    /// The numbers of one cell (NaN where the result has no such stage).
+    struct CellNumbers {
+        QString query, key;  ///< the tokens
+        double raw = std::nan(""), scaled = std::nan(""), weight = 0;
+        bool masked = false;
+    };
+    bool cellNumbers(int query, int key, CellNumbers* out) const;
     void applyTheme();
     void rebuildTicks();
     void updateSelectionItems();

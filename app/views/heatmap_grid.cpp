@@ -14,7 +14,17 @@
 #include "views/head_heatmap.hpp"
 #include "views/plot_theme.hpp"
 #include "views/qcp.hpp"
+#include "views/screen_only.hpp"
 #include "views/scroll_frame.hpp"
+#include "views/weight_scale.hpp"
+
+namespace {
+QString kReadoutHint() {
+    return HeatmapGrid::tr(
+        "Hover a cell: its raw score, scaled score and weight stay here. Titles: H entropy "
+        "(nats) · max weight · dist mean |i − j|");
+}
+}  // namespace
 
 HeatmapGrid::HeatmapGrid(QWidget* parent) : QWidget(parent) {
     setFocusPolicy(Qt::StrongFocus);
@@ -29,6 +39,12 @@ HeatmapGrid::HeatmapGrid(QWidget* parent) : QWidget(parent) {
     message_->setAlignment(Qt::AlignCenter);
     message_->setVisible(false);
     outer->addWidget(message_);
+    note_ = new QLabel(this);
+    note_->setObjectName(QStringLiteral("headsNote"));
+    note_->setWordWrap(true);
+    note_->setVisible(false);
+    note_->setProperty(kScreenOnlyProperty, true);
+    outer->addWidget(note_);
 
     auto* row = new QHBoxLayout;
     row->setSpacing(2);
@@ -50,9 +66,23 @@ HeatmapGrid::HeatmapGrid(QWidget* parent) : QWidget(parent) {
     scale_ = new QCPColorScale(scalePlot_);
     scale_->setBarWidth(12);
     scale_->axis()->setLabel(tr("weight"));
+    // Room above and below the bar: QCustomPlot skips a tick label the border would clip, and
+    // the log scale's end labels (1 and the floor) sit exactly at the ends.
+    scale_->setAutoMargins(QCP::msLeft | QCP::msRight);
+    scale_->setMargins(QMargins(0, 10, 0, 10));
     scalePlot_->plotLayout()->addElement(0, 0, scale_);
     scalePlot_->setToolTip(tr("Colour scale shared by every head"));
     row->addWidget(scalePlot_);
+
+    // The hovered cell's numbers stay here while the mouse rests (tooltips vanish).
+    readout_ = new QLabel(this);
+    readout_->setObjectName(QStringLiteral("cellReadout"));
+    readout_->setTextFormat(Qt::PlainText);
+    readout_->setProperty(kScreenOnlyProperty, true);
+    readout_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+    readout_->setToolTip(HeadHeatmap::statsExplanation());
+    outer->addWidget(readout_);
+    readout_->setText(kReadoutHint());
     applyPlotTheme(scalePlot_, palette());
     setStyle(style_);
 }
@@ -71,7 +101,7 @@ void HeatmapGrid::setResult(SceneResultPtr result) {
 void HeatmapGrid::setStyle(const HeatmapStyle& style) {
     style_ = style;
     scale_->setGradient(makeGradient(style.colorMap));
-    scale_->setDataScaleType(style.logScale ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    setWeightScaleType(scale_, style.logScale);
     for (HeadHeatmap* h : heads_)
         h->setStyle(style);
     scalePlot_->setVisible(style.sharedRange);
@@ -95,6 +125,11 @@ void HeatmapGrid::setFocusedHead(int head) {
     Q_EMIT focusedHeadChanged(focused_);
 }
 
+void HeatmapGrid::setNote(const QString& note) {
+    note_->setText(note);
+    note_->setVisible(!note.isEmpty());
+}
+
 void HeatmapGrid::setMessage(const QString& message) {
     message_->setText(message);
     message_->setVisible(!message.isEmpty());
@@ -114,6 +149,10 @@ void HeatmapGrid::ensureHeads(int count) {
         h->setStyle(style_);
         h->setSelection(selection_);
         connect(h, &HeadHeatmap::cellClicked, this, &HeatmapGrid::onCellClicked);
+        connect(h, &HeadHeatmap::cellHovered, this, [this, h](int, int query, int key) {
+            const QString text = query >= 0 ? h->cellSummary(query, key) : QString();
+            readout_->setText(text.isEmpty() ? kReadoutHint() : text);
+        });
         connect(h, &HeadHeatmap::headDoubleClicked, this, [this](int head) {
             setFocusedHead(focused_ == head ? -1 : head);
             Selection s = selection_;
@@ -227,6 +266,7 @@ void HeatmapGrid::redraw() {
     }
     if (first) shared = style_.logScale ? QCPRange(1e-3, 1) : QCPRange(0, 1);
     scale_->setDataRange(shared);
+    scale_->axis()->setLabel(weightScaleLabel(style_.logScale, shared.lower));
     for (HeadHeatmap* h : visible) {
         h->setOwnColorScale(!style_.sharedRange);
         h->setColorRange(style_.sharedRange ? shared : h->valueRange(style_.logScale));

@@ -35,6 +35,11 @@ class HeatmapGrid : public QWidget {
     int focusedHead() const { return focused_; }
     /// A message shown instead of the heads (e.g. a computation error); empty hides it.
     void setMessage(const QString& message);
+    /// A note above the heads (e.g. what the synthetic scene is); empty hides it. Screen only.
+    void setNote(const QString& note);
+    /// The fixed line under the heads with the hovered cell's numbers (screen only).
+    QLabel* readout() const { return readout_; }
+    QLabel* note() const { return note_; }
 
     const SceneResultPtr& result() const { return result_; }
     const HeatmapStyle& style() const { return style_; }
@@ -42,6 +47,8 @@ class HeatmapGrid : public QWidget {
     HeadHeatmap* head(int h) const { return heads_.at(std::size_t(h)); }
     /// The shared colour range (when style().sharedRange).
     QCPRange sharedRange() const;
+    /// The colour bar shared by every head (shown when style().sharedRange).
+    QCPColorScale* colorScale() const { return scale_; }
     /// How many times every visible head was redrawn since construction (for tests/benches).
     quint64 renderCount() const { return renders_; }
 
@@ -92,4 +99,6 @@ class HeatmapGrid : public QWidget {
     QCustomPlot* scalePlot_ = nullptr;  ///< holds the shared colour scale
     QCPColorScale* scale_ = nullptr;
     QLabel* message_ = nullptr;
+    QLabel* note_ = nullptr;
+    QLabel* readout_ = nullptr;
 };

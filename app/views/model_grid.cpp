@@ -30,6 +30,8 @@ ModelGrid::ModelGrid(Scene* scene, ComputeService* compute, QWidget* parent)
       note_(new QLabel(this)),
       compute_(compute) {
     setWindowTitle(tr("Model"));
+    layerBox_->setKeyboardTracking(false);  // typed numbers apply when done
+    headBox_->setKeyboardTracking(false);
     auto* bar = new QHBoxLayout;
     auto* layerLabel = new QLabel(tr("&Layer"), this);
     layerLabel->setBuddy(layerBox_);

@@ -1,13 +1,31 @@
 // AttnScope — token labels on plot axes. GPL-3.0-or-later.
 #include "views/token_labels.hpp"
 
+#include <QCoreApplication>
 #include <algorithm>
 #include <cmath>
 
-QString elideToken(const std::string& token, int maxChars) {
+#include "attn/io/attention_json.hpp"
+
+QString tokenText(const std::string& token) {
     QString s = QString::fromStdString(token);
-    s.replace(QLatin1Char('\n'), QStringLiteral("⏎"));
+    if (!s.trimmed().isEmpty()) return s;
     if (s.isEmpty()) return QStringLiteral("␣");
+    s.replace(QLatin1Char(' '), QStringLiteral("␣"));
+    s.replace(QLatin1Char('\t'), QStringLiteral("⇥"));
+    s.replace(QLatin1Char('\n'), QStringLiteral("⏎"));
+    s.replace(QLatin1Char('\r'), QString());
+    return s.isEmpty() ? QStringLiteral("⏎") : s;
+}
+
+QString componentTitle(const std::string& name, int index) {
+    if (name.empty()) return QCoreApplication::translate("tokens", "%1 (unnamed)").arg(index);
+    return QString::fromStdString(attn::io::component_title(name));
+}
+
+QString elideToken(const std::string& token, int maxChars) {
+    QString s = tokenText(token);
+    s.replace(QLatin1Char('\n'), QStringLiteral("⏎"));
     if (s.size() <= maxChars) return s;
     return s.left(std::max(1, maxChars - 1)) + QStringLiteral("…");
 }

@@ -17,7 +17,10 @@ QString elideToken(const std::string& token, int maxChars = 10);
 void setTokenTicks(QCPAxisTickerText& ticker, const std::vector<std::string>& tokens,
                    double axisPixels, double minSpacingPx);
 
-/// Converts a UTF-8 token to QString.
-inline QString tokenText(const std::string& token) {
-    return QString::fromStdString(token);
-}
+/// Converts a UTF-8 token to QString for display: a token of only whitespace (XLNet's " ")
+/// becomes visible symbols (␣ space, ⇥ tab, ⏎ newline; "" is ␣) instead of a blank label.
+QString tokenText(const std::string& token);
+
+/// The title of a loaded component as BertViz shows it ("Sentence A → B", "All tokens"), or
+/// "N (unnamed)" for a component without a name.
+QString componentTitle(const std::string& name, int index = 0);

@@ -19,6 +19,7 @@
 #include <QVBoxLayout>
 
 #include "model/scene.hpp"
+#include "widgets/undo_shortcuts.hpp"
 
 namespace {
 
@@ -81,6 +82,7 @@ QWidget* ControlsDock::buildScoreGroup() {
     connect(scale_, &QCheckBox::toggled, this, &ControlsDock::onScale);
 
     sigma_ = new QDoubleSpinBox;
+    sigma_->setKeyboardTracking(false);  // typed numbers apply when done (Enter, focus-out)
     sigma_->setRange(0.01, 100);
     sigma_->setDecimals(2);
     sigma_->setSingleStep(0.1);
@@ -89,6 +91,7 @@ QWidget* ControlsDock::buildScoreGroup() {
     connect(sigma_, &QDoubleSpinBox::valueChanged, this, &ControlsDock::onSigma);
 
     temperature_ = new QDoubleSpinBox;
+    temperature_->setKeyboardTracking(false);  // typed numbers apply when done (Enter, focus-out)
     temperature_->setRange(0, 100);
     temperature_->setDecimals(3);
     temperature_->setSingleStep(0.05);
@@ -132,6 +135,7 @@ QWidget* ControlsDock::buildMaskGroup() {
     connect(mask_, &QComboBox::currentIndexChanged, this, &ControlsDock::onMask);
 
     window_ = new QSpinBox;
+    window_->setKeyboardTracking(false);  // typed numbers apply when done (Enter, focus-out)
     window_->setRange(0, 4096);
     window_->setToolTip(tr("Window radius w: query i sees keys j with |i − j| ≤ w"));
     form->addRow(tr("&Window w:"), window_);
@@ -139,6 +143,7 @@ QWidget* ControlsDock::buildMaskGroup() {
 
     global_ = new QLineEdit;
     global_->setPlaceholderText(tr("e.g. 0, 5"));
+    global_->setProperty(UndoShortcutRouter::kSceneUndoProperty, true);
     global_->setValidator(
         new QRegularExpressionValidator(QRegularExpression(QStringLiteral("^[0-9 ,]*$")), global_));
     global_->setToolTip(
@@ -148,6 +153,7 @@ QWidget* ControlsDock::buildMaskGroup() {
     connect(global_, &QLineEdit::editingFinished, this, &ControlsDock::onGlobal);
 
     padding_ = new QSpinBox;
+    padding_->setKeyboardTracking(false);  // typed numbers apply when done (Enter, focus-out)
     padding_->setRange(0, 4096);
     padding_->setToolTip(
         tr("Number of trailing keys treated as padding and hidden from every "
@@ -161,6 +167,7 @@ QWidget* ControlsDock::buildModelGroup() {
     modelGroup_ = new QGroupBox(tr("Model"));
     auto* form = makeForm(modelGroup_);
     dModel_ = new QSpinBox;
+    dModel_->setKeyboardTracking(false);  // typed numbers apply when done (Enter, focus-out)
     dModel_->setRange(1, 4096);
     dModel_->setSingleStep(8);
     dModel_->setToolTip(tr("Width of the embeddings d_model; each head gets d_k = d_model / h"));
@@ -183,6 +190,7 @@ QWidget* ControlsDock::buildModelGroup() {
     connect(positional_, &QComboBox::currentIndexChanged, this, &ControlsDock::onPositional);
 
     seed_ = new QSpinBox;
+    seed_->setKeyboardTracking(false);  // typed numbers apply when done (Enter, focus-out)
     seed_->setRange(0, std::numeric_limits<int>::max());
     seed_->setToolTip(
         tr("Seed of the embeddings and projection weights: the same seed gives the "

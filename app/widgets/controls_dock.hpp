@@ -24,6 +24,8 @@ class ControlsDock : public QDockWidget {
 
     /// Sets the display controls (e.g. from QSettings) without emitting styleChanged.
     void setStyle(const HeatmapStyle& style);
+    /// Sets the display controls and emits styleChanged (undo/redo, opening a session).
+    void applyStyle(const HeatmapStyle& style);
     HeatmapStyle style() const;
 
     // The controls, for tests and for shortcuts.
@@ -89,4 +91,5 @@ class ControlsDock : public QDockWidget {
     QCheckBox* sharedRange_ = nullptr;
     QComboBox* aggregation_ = nullptr;
     QGroupBox* modelGroup_ = nullptr;
+    HeatmapStyle shownStyle_;  ///< the style last applied (the "before" of an undoable edit)
 };

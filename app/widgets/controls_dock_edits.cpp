@@ -8,6 +8,8 @@
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
+#include <QUndoCommand>
+#include <QUndoStack>
 #include <cmath>
 
 #include "model/scene.hpp"
@@ -44,6 +46,20 @@ int scoreIndex(const attn::SceneSpec& s) {
     }
     return 1;
 }
+
+/// A change of the display controls, undone with the scene's other edits.
+class SetStyleCommand : public QUndoCommand {
+  public:
+    SetStyleCommand(ControlsDock* dock, const HeatmapStyle& before, const HeatmapStyle& after,
+                    const QString& text)
+        : QUndoCommand(text), dock_(dock), before_(before), after_(after) {}
+    void undo() override { dock_->applyStyle(before_); }
+    void redo() override { dock_->applyStyle(after_); }
+
+  private:
+    ControlsDock* dock_;
+    HeatmapStyle before_, after_;
+};
 
 QString globalText(const std::vector<attn::Index>& global) {
     QStringList parts;
@@ -206,6 +222,7 @@ void ControlsDock::onSeed(int seed) {
 }
 
 void ControlsDock::setStyle(const HeatmapStyle& style) {
+    shownStyle_ = style;
     const QSignalBlocker b1(colorMap_), b2(logScale_), b3(sharedRange_), b4(aggregation_);
     colorMap_->setCurrentIndex(colorMap_->findData(int(style.colorMap)));
     logScale_->setChecked(style.logScale);
@@ -222,6 +239,23 @@ HeatmapStyle ControlsDock::style() const {
     return s;
 }
 
+void ControlsDock::applyStyle(const HeatmapStyle& style) {
+    setStyle(style);
+    Q_EMIT styleChanged(style);
+}
+
 void ControlsDock::onStyleEdited() {
-    Q_EMIT styleChanged(style());
+    const HeatmapStyle before = shownStyle_, after = style();
+    if (before == after) return;
+    QString what;
+    if (after.colorMap != before.colorMap)
+        what = tr("Colours: %1").arg(colorMap_->currentText());
+    else if (after.logScale != before.logScale)
+        what = after.logScale ? tr("Log colour scale") : tr("Linear colour scale");
+    else if (after.sharedRange != before.sharedRange)
+        what = after.sharedRange ? tr("Shared colour range") : tr("Colour range per head");
+    else
+        what = tr("Blocks: %1").arg(aggregation_->currentText());
+    // Pushing runs redo(), which applies `after` and tells the views.
+    scene_->undoStack()->push(new SetStyleCommand(this, before, after, what));
 }

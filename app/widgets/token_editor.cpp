@@ -12,7 +12,9 @@
 
 #include "model/scene.hpp"
 #include "model/spec_edit.hpp"
+#include "views/token_labels.hpp"
 #include "widgets/control_ids.hpp"
+#include "widgets/undo_shortcuts.hpp"
 
 namespace {
 
@@ -34,7 +36,7 @@ const attn::AttentionComponent* loadedComponent(const attn::SceneSpec& s) {
 QStringList qtTokens(const std::vector<std::string>& tokens) {
     QStringList out;
     for (const std::string& t : tokens)
-        out << QString::fromStdString(t);
+        out << tokenText(t);  // whitespace tokens as visible symbols
     return out;
 }
 
@@ -49,6 +51,8 @@ TokenEditor::TokenEditor(Scene* scene, QWidget* parent) : QWidget(parent), scene
     edit_->setPlaceholderText(tr("Type or paste a sentence…"));
     edit_->setToolTip(editableTip());
     edit_->setTabChangesFocus(true);
+    // Ctrl+Z here undoes the scene (each burst of typing is a step), as in every control.
+    edit_->setProperty(UndoShortcutRouter::kSceneUndoProperty, true);
     const int line = edit_->fontMetrics().lineSpacing();
     edit_->setFixedHeight(line * 2 + 14);
     preview_ = new QLabel;
@@ -135,6 +139,7 @@ void TokenEditor::syncFromScene() {
     }
     if (edit_->isReadOnly()) {
         edit_->setReadOnly(false);
+        edit_->setPalette(QPalette());  // editable again: the normal text-field look
         edit_->setToolTip(editableTip());
         edit_->setPlaceholderText(tr("Type or paste a sentence…"));
     }
@@ -156,17 +161,23 @@ void TokenEditor::showLoadedTokens(const attn::AttentionComponent& c, const QStr
         words << t.trimmed();
     const QSignalBlocker block(edit_);
     edit_->setReadOnly(true);
+    // Visibly read-only: the window's colour behind the text instead of a field's.
+    QPalette greyed = edit_->palette();
+    greyed.setColor(QPalette::Base, palette().color(QPalette::Window));
+    greyed.setColor(QPalette::Text, palette().color(QPalette::Disabled, QPalette::Text));
+    edit_->setPalette(greyed);
     edit_->setPlainText(words.join(QLatin1Char(' ')));
     edit_->setToolTip(tr("The tokens of %1, as loaded: its attention comes from the file, so "
                          "the sentence cannot change it. Undo or open another file to leave it.")
                           .arg(file));
-    const QString full = q == k
-                             ? tr("%n token(s) from %1: ", nullptr, int(q.size())).arg(file) +
-                                   q.join(QStringLiteral(" · "))
-                             : tr("%n query token(s) from %1: ", nullptr, int(q.size())).arg(file) +
-                                   q.join(QStringLiteral(" · ")) +
-                                   tr(";  %n key token(s): ", nullptr, int(k.size())) +
-                                   k.join(QStringLiteral(" · "));
+    const QString full =
+        tr("Read-only — ") +
+        (q == k ? tr("%n token(s) from %1: ", nullptr, int(q.size())).arg(file) +
+                      q.join(QStringLiteral(" · "))
+                : tr("%n query token(s) from %1: ", nullptr, int(q.size())).arg(file) +
+                      q.join(QStringLiteral(" · ")) +
+                      tr(";  %n key token(s): ", nullptr, int(k.size())) +
+                      k.join(QStringLiteral(" · ")));
     preview_->setText(
         preview_->fontMetrics().elidedText(full, Qt::ElideRight, std::max(50, preview_->width())));
     preview_->setToolTip(full);

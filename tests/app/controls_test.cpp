@@ -191,8 +191,11 @@ class ControlsTest : public QObject {
         }
         c_->sharedRangeBox()->setChecked(true);
         QVERIFY(g->head(0)->colorScale() == nullptr);
-        // Display options are not scene edits.
-        QCOMPARE(w_->scene()->undoStack()->count(), 0);
+        // Display options are undoable like every other edit, and leave the spec alone.
+        QCOMPARE(w_->scene()->undoStack()->count(), 5);
+        QVERIFY(specsEqual(w_->scene()->spec(), attn::SceneSpec{}));
+        w_->scene()->undoStack()->setIndex(0);
+        QCOMPARE(g->style(), HeatmapStyle{});
     }
 
     void undoRestoresScenesAndPictures() {

@@ -48,9 +48,9 @@ class IoLoadedDataTest : public QObject {
                  qPrintable(edit->toolTip()));
         auto* preview = w.tokenEditor()->findChild<QLabel*>();
         QVERIFY(preview);
-        QVERIFY2(
-            preview->toolTip().startsWith(QStringLiteral("6 token(s) from gpt2_small_ex0.npz")),
-            qPrintable(preview->toolTip()));
+        QVERIFY2(preview->toolTip().startsWith(
+                     QStringLiteral("Read-only — 6 token(s) from gpt2_small_ex0.npz")),
+                 qPrintable(preview->toolTip()));
         w.scene()->undoStack()->undo();  // back to the computed scene and its sentence
         QVERIFY(!edit->isReadOnly());
         QCOMPARE(edit->toPlainText(), typed);

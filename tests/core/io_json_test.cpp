@@ -72,9 +72,11 @@ TEST(BertViz, FilterKeyedFormWithSeveralFilters) {
         "default_filter": "all"})";
     const AttentionData d = io::parse_attention_json(text, "filters.json");
     ASSERT_EQ(d.components.size(), 2u);
-    EXPECT_EQ(d.components[0].name, "ab");
-    EXPECT_EQ(d.components[0].heads, 2);
-    EXPECT_EQ(d.components[1].name, "all");
+    // BertViz's menu order ("all" first), and the default filter is where the file opens.
+    EXPECT_EQ(d.components[0].name, "all");
+    EXPECT_EQ(d.components[1].name, "ab");
+    EXPECT_EQ(d.components[1].heads, 2);
+    EXPECT_EQ(d.default_component, 0);
 }
 
 TEST(CircuitsVis, HeadsDestSrcWithTokens) {

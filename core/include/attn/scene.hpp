@@ -40,6 +40,7 @@ struct AttentionComponent {
 struct AttentionData {
     std::string source;  ///< file name, for messages and titles
     std::vector<AttentionComponent> components;
+    Index default_component = 0;  ///< the one to open on (BertViz "default_filter")
 };
 
 /// Every parameter of a scene. Default-constructed, it is the embedded default scene.

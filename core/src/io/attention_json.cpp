@@ -201,7 +201,15 @@ AttentionData parse_attention_json(std::string_view text, const std::string& nam
             data.components.push_back(bertviz_component(a[i], path, comp, name, progress));
         }
     } else if (a.is_object()) {
-        for (const auto& [key, value] : a.items()) {
+        // BertViz's menu order; json objects iterate alphabetically, which put "aa" first.
+        std::vector<std::string> keys;
+        for (const char* k : {"all", "aa", "ab", "ba", "bb"})
+            if (a.contains(k)) keys.emplace_back(k);
+        for (const auto& [key, value] : a.items())
+            if (key != "all" && key != "aa" && key != "ab" && key != "ba" && key != "bb")
+                keys.push_back(key);
+        for (const std::string& key : keys) {
+            const json& value = a[key];
             if (!value.is_object()) continue;  // not a filter entry
             data.components.push_back(
                 bertviz_component(value, "attention." + key, key, name, progress));
@@ -210,10 +218,34 @@ AttentionData parse_attention_json(std::string_view text, const std::string& nam
             fail(name,
                  "attention holds no filter entries (\"all\", \"aa\", \"ab\", …) with "
                  "\"attn\" matrices");
+        // Open where BertViz opens: its default_filter, else "all" (first when present).
+        if (const auto f = root.find("default_filter"); f != root.end() && f->is_string())
+            for (std::size_t i = 0; i < data.components.size(); ++i)
+                if (data.components[i].name == f->get<std::string>())
+                    data.default_component = static_cast<Index>(i);
     } else {
         fail(name, "attention is " + detail::json_kind(a) + ", expected a list or an object");
     }
     return data;
+}
+
+std::string component_title(const std::string& name) {
+    if (name == "all") return "All tokens";
+    if (name.size() == 2 && (name[0] == 'a' || name[0] == 'b') &&
+        (name[1] == 'a' || name[1] == 'b'))
+        return std::string("Sentence ") + char(name[0] - 'a' + 'A') + " → " +
+               char(name[1] - 'a' + 'A');
+    return name;
+}
+
+std::string component_row_note(const std::string& name) {
+    if (component_title(name).rfind("Sentence ", 0) != 0) return {};
+    const std::string from(1, char(name[0] - 'a' + 'A')), to(1, char(name[1] - 'a' + 'A'));
+    return "a block of the attention over both sentences: each row holds only the weight a "
+           "sentence-" +
+           from + " query gives to sentence " + to +
+           "'s keys, so rows sum to "
+           "less than 1 (the rest goes to the other sentence)";
 }
 
 AttentionData load_attention_json(const std::string& path, Progress* progress) {

@@ -1,4 +1,7 @@
 // AttnScope core — reading session files. GPL-3.0-or-later.
+#include <algorithm>
+#include <memory>
+
 #include "attn/error.hpp"
 #include "attn/io/session.hpp"
 #include "attn/mask.hpp"
@@ -131,6 +134,60 @@ SceneSpec read_scene(const JsonReader& r, const ojson& j) {
     return s;
 }
 
+std::vector<std::string> read_strings(const JsonReader& r, const ojson& j,
+                                      const std::string& path) {
+    if (!j.is_array()) r.fail(path, "is " + detail::json_kind(j) + ", expected a list");
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < j.size(); ++i)
+        out.push_back(r.string(j[i], path + "[" + std::to_string(i) + "]"));
+    return out;
+}
+
+/// Attention written into the session itself (File ▸ Embed Loaded Data).
+std::shared_ptr<const AttentionData> read_embedded(const JsonReader& r, const ojson& j,
+                                                   const std::string& p) {
+    auto d = std::make_shared<AttentionData>();
+    d->source = r.string(r.member(j, "source", p), p + ".source");
+    const ojson& comps = r.member(j, "components", p);
+    if (!comps.is_array() || comps.empty())
+        r.fail(p + ".components", "is " + detail::json_kind(comps) + ", expected a non-empty list");
+    for (std::size_t i = 0; i < comps.size(); ++i) {
+        const std::string cp = p + ".components[" + std::to_string(i) + "]";
+        const ojson& cj = comps[i];
+        AttentionComponent c;
+        c.name = r.string(r.member(cj, "name", cp), cp + ".name");
+        c.q_tokens = read_strings(r, r.member(cj, "q_tokens", cp), cp + ".q_tokens");
+        c.k_tokens = read_strings(r, r.member(cj, "k_tokens", cp), cp + ".k_tokens");
+        c.layers = r.integer(r.member(cj, "layers", cp), cp + ".layers", 1, kMaxDim);
+        c.heads = r.integer(r.member(cj, "heads", cp), cp + ".heads", 1, kMaxDim);
+        c.are_scores = r.boolean(r.member(cj, "are_scores", cp), cp + ".are_scores");
+        c.d_k = r.number(r.member(cj, "d_k", cp), cp + ".d_k");
+        if (c.q_tokens.empty() || c.k_tokens.empty())
+            r.fail(cp, "has no tokens (q_tokens and k_tokens must not be empty)");
+        const ojson& mats = r.member(cj, "matrices", cp);
+        const std::size_t count = static_cast<std::size_t>(c.layers * c.heads);
+        if (!mats.is_array() || mats.size() != count)
+            r.fail(cp + ".matrices",
+                   "holds " +
+                       (mats.is_array() ? std::to_string(mats.size()) : detail::json_kind(mats)) +
+                       ", expected layers × heads = " + std::to_string(count) + " matrices");
+        for (std::size_t m = 0; m < count; ++m) {
+            const std::string mp = cp + ".matrices[" + std::to_string(m) + "]";
+            Matrix mat = r.matrix(mats[m], mp);
+            if (mat.rows() != Index(c.q_tokens.size()) || mat.cols() != Index(c.k_tokens.size()))
+                r.fail(mp, "is " + std::to_string(mat.rows()) + "×" + std::to_string(mat.cols()) +
+                               ", expected " + std::to_string(c.q_tokens.size()) + "×" +
+                               std::to_string(c.k_tokens.size()) + " (query × key tokens)");
+            c.mats.push_back(std::move(mat));
+        }
+        d->components.push_back(std::move(c));
+    }
+    if (auto* x = opt(j, "default_component"))
+        d->default_component =
+            r.integer(*x, p + ".default_component", 0, Index(d->components.size()) - 1);
+    return d;
+}
+
 }  // namespace
 
 Session parse_session(std::string_view text, const std::string& name) {
@@ -150,10 +207,28 @@ Session parse_session(std::string_view text, const std::string& name) {
     session.spec = read_scene(r, r.member(root, "scene", ""));
     if (auto* d = opt(root, "data"); d && !d->is_null()) {
         session.data_path = r.string(r.member(*d, "path", "data"), "data.path");
+        if (auto* x = opt(*d, "absolute_path"))
+            session.data_absolute_path = r.string(*x, "data.absolute_path");
+        if (auto* x = opt(*d, "embedded"); x && !x->is_null()) {
+            session.spec.data = read_embedded(r, *x, "data.embedded");
+            session.embed_data = true;
+        }
         if (auto* x = opt(*d, "component"))
             session.spec.component = r.integer(*x, "data.component", 0, kMaxDim);
         if (auto* x = opt(*d, "layer"))
             session.spec.layer = r.integer(*x, "data.layer", 0, kMaxDim);
+        if (const auto& e = session.spec.data) {  // embedded: its own sizes bound the choice
+            const auto& comps = e->components;
+            if (std::size_t(session.spec.component) >= comps.size())
+                r.fail("data.component", "is " + std::to_string(session.spec.component) +
+                                             ", but the embedded data has " +
+                                             std::to_string(comps.size()) + " component(s)");
+            const Index layers = comps[std::size_t(session.spec.component)].layers;
+            if (session.spec.layer >= layers)
+                r.fail("data.layer", "is " + std::to_string(session.spec.layer) +
+                                         ", but the embedded component has " +
+                                         std::to_string(layers) + " layer(s)");
+        }
         if (auto* x = opt(*d, "d_k"); x && !x->is_null())
             session.spec.data_dk = r.number(*x, "data.d_k");
     }
@@ -176,6 +251,42 @@ std::string resolved_data_path(const std::string& session_path, const Session& s
     if (d.empty() || d.front() == '/') return d;
     const auto slash = session_path.find_last_of('/');
     return slash == std::string::npos ? d : session_path.substr(0, slash + 1) + d;
+}
+
+std::string relative_data_path(const std::string& session_path, const std::string& data) {
+    if (data.empty()) return data;
+    const bool absSession = !session_path.empty() && session_path.front() == '/';
+    const bool absData = data.front() == '/';
+    if (absSession != absData) return data;
+    const auto split = [](const std::string& p) {
+        std::vector<std::string> parts;
+        std::size_t start = 0;
+        while (start <= p.size()) {
+            const std::size_t slash = std::min(p.find('/', start), p.size());
+            const std::string part = p.substr(start, slash - start);
+            if (part == "..") {
+                if (!parts.empty() && parts.back() != "..")
+                    parts.pop_back();
+                else
+                    parts.push_back(part);
+            } else if (!part.empty() && part != ".") {
+                parts.push_back(part);
+            }
+            start = slash + 1;
+        }
+        return parts;
+    };
+    std::vector<std::string> from = split(session_path), to = split(data);
+    if (!from.empty()) from.pop_back();  // the session's folder
+    std::size_t common = 0;
+    while (common < from.size() && common + 1 < to.size() && from[common] == to[common])
+        ++common;
+    std::string out;
+    for (std::size_t i = common; i < from.size(); ++i)
+        out += "../";
+    for (std::size_t i = common; i < to.size(); ++i)
+        out += to[i] + (i + 1 < to.size() ? "/" : "");
+    return out;
 }
 
 Session load_session(const std::string& path) {

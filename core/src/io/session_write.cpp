@@ -94,6 +94,30 @@ void print(const ojson& j, std::string& out, int indent) {
     }
 }
 
+ojson embedded_json(const AttentionData& d) {
+    ojson j;
+    j["source"] = d.source;
+    j["default_component"] = d.default_component;
+    ojson comps = ojson::array();
+    for (const AttentionComponent& c : d.components) {
+        ojson cj;
+        cj["name"] = c.name;
+        cj["q_tokens"] = c.q_tokens;
+        cj["k_tokens"] = c.k_tokens;
+        cj["layers"] = c.layers;
+        cj["heads"] = c.heads;
+        cj["are_scores"] = c.are_scores;
+        cj["d_k"] = float_value(c.d_k);
+        ojson mats = ojson::array();
+        for (const Matrix& m : c.mats)
+            mats.push_back(matrix_json(m));
+        cj["matrices"] = std::move(mats);
+        comps.push_back(std::move(cj));
+    }
+    j["components"] = std::move(comps);
+    return j;
+}
+
 }  // namespace
 
 std::string session_to_json(const Session& session) {
@@ -119,17 +143,20 @@ std::string session_to_json(const Session& session) {
     scene["weights"] = s.weights ? weights_json(*s.weights) : ojson();
     root["scene"] = std::move(scene);
 
-    const std::string path = !session.data_path.empty() ? session.data_path
-                             : s.data                   ? s.data->source
-                                                        : std::string();
-    if (path.empty()) {
+    const std::string path = !session.data_path.empty()      ? session.data_path
+                             : s.data && !session.embed_data ? s.data->source
+                                                             : std::string();
+    const bool embed = session.embed_data && s.data;
+    if (path.empty() && !embed) {
         root["data"] = ojson();
     } else {
         ojson data;
         data["path"] = path;
+        if (!session.data_absolute_path.empty()) data["absolute_path"] = session.data_absolute_path;
         data["component"] = s.component;
         data["layer"] = s.layer;
         data["d_k"] = s.data_dk ? ojson(float_value(*s.data_dk)) : ojson();
+        if (embed) data["embedded"] = embedded_json(*s.data);
         root["data"] = std::move(data);
     }
     ojson views;

@@ -16,8 +16,12 @@ inline constexpr int kSessionVersion = 1;
 
 /// A session: the scene, where its loaded data came from, and the app's own state.
 struct Session {
-    SceneSpec spec;            ///< every parameter; spec.data is never filled by a load
-    std::string data_path;     ///< attention file to reload ("" = none; default spec.data->source)
+    SceneSpec spec;         ///< every parameter; spec.data is filled by a load only when embedded
+    std::string data_path;  ///< attention file to reload ("" = none; default spec.data->source),
+                            ///< relative to the session file's folder unless absolute
+    std::string data_absolute_path;  ///< where the data was when saved: the fallback when
+                                     ///< data_path does not resolve ("" = none)
+    bool embed_data = false;         ///< write spec.data's matrices into the session itself
     std::string views = "{}";  ///< opaque JSON object of the app (views, playground, selection)
 };
 
@@ -35,6 +39,11 @@ bool looks_like_session(std::string_view text);
 /// The data file of a session loaded from session_path: a relative data_path is taken relative
 /// to the session file's directory; "" when the session has no data.
 std::string resolved_data_path(const std::string& session_path, const Session& session);
+
+/// data_path for a session written to session_path: `data` relative to the session's folder
+/// (with "../" as needed), so the two can move together; absolute only when `data` is.
+/// Both paths absolute or both relative to the same folder; '/' separators.
+std::string relative_data_path(const std::string& session_path, const std::string& data);
 
 /// Writes a session atomically (temporary file + rename).
 void save_session(const std::string& path, const Session& session);

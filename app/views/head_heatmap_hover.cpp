@@ -1,0 +1,103 @@
+// AttnScope — what a head's heatmap says under the mouse: a cell's numbers, a token, the
+// meaning of the title's statistics. GPL-3.0-or-later.
+#include <algorithm>
+#include <cmath>
+
+#include "views/head_heatmap.hpp"
+#include "views/token_labels.hpp"
+
+namespace {
+
+QString number(double v) {
+    if (std::isinf(v)) return v < 0 ? QStringLiteral("−∞") : QStringLiteral("+∞");
+    return QString::number(v, 'f', 4);
+}
+
+const std::string& tokenAt(const std::vector<std::string>& tokens, int i) {
+    static const std::string none;
+    return i >= 0 && i < int(tokens.size()) ? tokens[std::size_t(i)] : none;
+}
+
+}  // namespace
+
+bool HeadHeatmap::cellNumbers(int q, int k, CellNumbers* out) const {
+    if (!result_ || head_ >= int(result_->heads.size())) return false;
+    const attn::HeadResult& h = result_->heads[std::size_t(head_)];
+    if (q < 0 || k < 0 || q >= h.weights.rows() || k >= h.weights.cols()) return false;
+    out->query = tokenText(tokenAt(result_->q_tokens, q));
+    out->key = tokenText(tokenAt(result_->k_tokens, k));
+    out->masked = result_->is_masked(head_, q, k);
+    out->weight = h.weights(q, k);
+    if (!result_->weights_only && (h.has_stages() || result_->has_vectors)) {
+        // Without stored stages the row is recomputed: d_k multiply-adds per key, microseconds.
+        const Eigen::RowVectorXf raw = result_->raw_row(head_, q);
+        out->raw = raw(k);
+        out->scaled = raw(k) * h.multiplier;
+    }
+    return true;
+}
+
+QString HeadHeatmap::cellDescription(int q, int k) const {
+    CellNumbers c;
+    if (!cellNumbers(q, k, &c)) return {};
+    const attn::HeadResult& h = result_->heads[std::size_t(head_)];
+    QString text = tr("<b>%1</b> (query %2) → <b>%3</b> (key %4)<br/>")
+                       .arg(c.query.toHtmlEscaped())
+                       .arg(q)
+                       .arg(c.key.toHtmlEscaped())
+                       .arg(k);
+    if (!std::isnan(c.raw))
+        text += tr("raw score %1<br/>scaled score %2<br/>").arg(number(c.raw), number(c.scaled));
+    text +=
+        c.masked ? tr("<i>masked</i> — weight 0") : tr("weight <b>%1</b>").arg(number(c.weight));
+    if (cells_.rowFactor > 1 || cells_.colFactor > 1) {
+        const int r = q / cells_.rowFactor, col = k / cells_.colFactor;
+        if (r < cells_.rows && col < cells_.cols)
+            text += tr("<br/>drawn cell: %1 of queries %2–%3 × keys %4–%5 = %6")
+                        .arg(style_.aggregation == attn::Aggregation::Max ? tr("max") : tr("mean"))
+                        .arg(r * cells_.rowFactor)
+                        .arg(std::min(int(h.weights.rows()), (r + 1) * cells_.rowFactor) - 1)
+                        .arg(col * cells_.colFactor)
+                        .arg(std::min(int(h.weights.cols()), (col + 1) * cells_.colFactor) - 1)
+                        .arg(number(cells_.at(r, col)));
+    }
+    return text;
+}
+
+QString HeadHeatmap::cellSummary(int q, int k) const {
+    CellNumbers c;
+    if (!cellNumbers(q, k, &c)) return {};
+    QString text = tr("Head %1 · query %2 “%3” → key %4 “%5”")
+                       .arg(head_ + 1)
+                       .arg(q)
+                       .arg(c.query)
+                       .arg(k)
+                       .arg(c.key);
+    if (!std::isnan(c.raw))
+        text += tr(" · raw %1 · scaled %2").arg(number(c.raw), number(c.scaled));
+    text += c.masked ? tr(" · masked, weight 0") : tr(" · weight %1").arg(number(c.weight));
+    return text;
+}
+
+QString HeadHeatmap::statsExplanation() {
+    return tr(
+        "<b>H</b>: entropy of a query's weights, in nats, averaged over the queries (0: each "
+        "query attends to one key; ln n: uniform over n keys)<br/><b>max</b>: the largest "
+        "weight of a query, averaged over the queries<br/><b>dist</b>: mean attention "
+        "distance Σ<sub>j</sub> α<sub>j</sub> |i − j|, in token positions");
+}
+
+QString HeadHeatmap::toolTipAt(const QPoint& pos) const {
+    if (title_->outerRect().contains(pos)) return statsExplanation();
+    const QPoint cell = cellAt(pos);
+    if (cell.x() >= 0 && cell.y() >= 0) return cellDescription(cell.y(), cell.x());
+    if (cell.y() >= 0 && result_)
+        return tr("query %1: %2 — click to select")
+            .arg(cell.y())
+            .arg(tokenText(tokenAt(result_->q_tokens, cell.y())).toHtmlEscaped());
+    if (cell.x() >= 0 && result_)
+        return tr("key %1: %2")
+            .arg(cell.x())
+            .arg(tokenText(tokenAt(result_->k_tokens, cell.x())).toHtmlEscaped());
+    return {};
+}

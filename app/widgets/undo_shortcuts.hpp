@@ -1,0 +1,28 @@
+// AttnScope — Ctrl+Z / Ctrl+Shift+Z undo the scene even from a focused number field.
+// GPL-3.0-or-later.
+#pragma once
+
+#include <QObject>
+
+class QWidget;
+
+/// A spin box's line edit claims Undo and Redo for its own text, so with a number field
+/// focused Edit ▸ Undo never ran. This filter (on the application) lets those two shortcuts
+/// through to the window's actions for every spin box in `window`, and for any widget of it
+/// marked with setProperty(kSceneUndoProperty, true).
+class UndoShortcutRouter : public QObject {
+    Q_OBJECT
+  public:
+    /// Installs itself on qApp; removed with `window`.
+    explicit UndoShortcutRouter(QWidget* window);
+    ~UndoShortcutRouter() override;
+
+    /// Name of the boolean property that opts a text field into scene undo.
+    static constexpr const char* kSceneUndoProperty = "attnSceneUndo";
+
+  protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+  private:
+    QWidget* window_;
+};

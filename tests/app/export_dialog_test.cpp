@@ -1,0 +1,135 @@
+// QtTest: the Export dialog starts in the last export folder, follows a typed extension,
+// remembers the resolution, adds a title; figures leave out the selection outlines unless
+// asked. GPL-3.0-or-later.
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QImage>
+#include <QLineEdit>
+#include <QSettings>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "app_test_support.hpp"
+#include "export/export_controller.hpp"
+#include "export/export_dialog.hpp"
+#include "export/figure_export.hpp"
+#include "settings_keys.hpp"
+#include "views/plot_theme.hpp"
+
+namespace {
+
+/// Pixels of exactly colour c in image.
+int countColour(const QImage& image, QRgb c) {
+    int n = 0;
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x)
+            n += (image.pixel(x, y) & 0xffffff) == (c & 0xffffff);
+    return n;
+}
+
+/// Pixels in rows [y0, y1) that differ from the image's top-left (background) colour.
+int inkInRows(const QImage& image, int y0, int y1) {
+    const QRgb bg = image.pixel(0, 0);
+    int n = 0;
+    for (int y = y0; y < y1; ++y)
+        for (int x = 0; x < image.width(); ++x)
+            n += image.pixel(x, y) != bg;
+    return n;
+}
+
+}  // namespace
+
+class ExportDialogTest : public QObject {
+    Q_OBJECT
+  private Q_SLOTS:
+    void initTestCase() { test_support::isolateSettings(); }
+
+    void startsInTheLastExportFolderNeverBesideTheData() {
+        QTemporaryDir data, exports;
+        QSettings().setValue(settings_keys::kLastDirectory, data.path());  // opened data there
+        QSettings().remove(settings_keys::kLastExportDirectory);
+        QVERIFY(ExportDialog::startFolder() != data.path());
+        QSettings().setValue(settings_keys::kLastExportDirectory, exports.path());
+        QCOMPARE(ExportDialog::startFolder(), exports.path());
+    }
+
+    void formatFollowsTheTypedExtension() {
+        ExportDialog dialog(QStringLiteral("Heads"), QSize(800, 600),
+                            QDir::temp().filePath(QStringLiteral("heads.png")));
+        dialog.show();
+        QCOMPARE(dialog.formatBox()->currentText(), QStringLiteral("PNG image"));
+        QLineEdit* path = dialog.pathEdit();
+        path->setFocus();
+        path->end(false);
+        for (int i = 0; i < 3; ++i)
+            QTest::keyClick(path, Qt::Key_Backspace);
+        QTest::keyClicks(path, QStringLiteral("svg"));
+        // Shown at once, without leaving the field, and the path is left as typed.
+        QCOMPARE(dialog.formatBox()->currentText(), QStringLiteral("SVG vector drawing"));
+        QVERIFY(path->text().endsWith(QStringLiteral("heads.svg")));
+        QCOMPARE(dialog.options().format, exporting::Format::Svg);
+        QVERIFY(!dialog.dpiBox()->isEnabled());
+        for (int i = 0; i < 3; ++i)
+            QTest::keyClick(path, Qt::Key_Backspace);
+        QTest::keyClicks(path, QStringLiteral("csv"));
+        QCOMPARE(dialog.formatBox()->currentText(), QStringLiteral("Numbers: CSV table"));
+        QVERIFY(!dialog.titleBox()->isEnabled());
+    }
+
+    void remembersResolutionAndFolder() {
+        QTemporaryDir exports;
+        {
+            ExportDialog dialog(QStringLiteral("Heads"), QSize(800, 600),
+                                exports.filePath(QStringLiteral("a.png")));
+            dialog.dpiBox()->setValue(300);
+            dialog.rememberChoices();
+        }
+        ExportDialog again(QStringLiteral("Heads"), QSize(800, 600), QString());
+        QCOMPARE(again.dpiBox()->value(), 300.0);
+        QCOMPARE(ExportDialog::startFolder(), exports.path());
+    }
+
+    void titleAndSelectionOutlines() {
+        QTemporaryDir dir;
+        MainWindow w;
+        exporting::ExportController exporter(&w);
+        test_support::showWindow(w);
+        w.scene()->setSelection(Selection{2, 3, 0});
+        QCoreApplication::processEvents();
+        HeatmapGrid* grid = w.heatmapGrid();
+        // The offered title names what is shown.
+        grid->setFocusedHead(1);
+        QCOMPARE(exporter.figureTitle(grid),
+                 QStringLiteral("synthetic scene (seed 1992) · head 2"));
+        grid->setFocusedHead(-1);
+        QCOMPARE(exporter.figureTitle(grid), QStringLiteral("synthetic scene (seed 1992)"));
+
+        exporting::Options o;
+        o.size = QSize(900, 700);
+        const QString plain = dir.filePath(QStringLiteral("plain.png"));
+        const QString marked = dir.filePath(QStringLiteral("marked.png"));
+        const QString titled = dir.filePath(QStringLiteral("titled.png"));
+        QVERIFY(exporter.exportView(grid, plain, o).isEmpty());
+        o.selection = true;
+        QVERIFY(exporter.exportView(grid, marked, o).isEmpty());
+        o.selection = false;
+        o.title = QStringLiteral("A title line");
+        QVERIFY(exporter.exportView(grid, titled, o).isEmpty());
+        const QRgb outline = selectionColor(grid->palette()).rgb();
+        QCOMPARE(countColour(QImage(plain), outline), 0);
+        QVERIFY(countColour(QImage(marked), outline) > 50);
+        // The title band has ink; without a title the same rows are the heads' empty margin.
+        const QImage t(titled), p(plain);
+        QCOMPARE(t.size(), p.size());
+        const int band = exporting::titleBandHeight(o.title, grid->font());
+        QVERIFY(band > 10);
+        QVERIFY(inkInRows(t, 2, band - 2) > 100);
+        // The on-screen readout and note are not in the figure.
+        QVERIFY(grid->readout()->isVisible());
+    }
+};
+
+QTEST_MAIN(ExportDialogTest)
+#include "export_dialog_test.moc"
