@@ -139,6 +139,8 @@ void DataDock::sync() {
         if (const std::string why = attn::io::component_row_note(c.name); !why.empty())
             note += tr(" Rows do not sum to 1: %1.").arg(QString::fromStdString(why));
         note_->setText(note);
+        // A word-wrapped label's height is not part of the dock's minimum: reserve its lines.
+        note_->setMinimumHeight(note_->heightForWidth(std::max(note_->width(), 220)));
     }
     // After the controls dock's own sync (connected earlier, and it may re-enable controls).
     QTimer::singleShot(0, this, &DataDock::applyControlState);

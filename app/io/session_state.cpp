@@ -21,12 +21,12 @@ PlaygroundWidget* playgroundOf(const MainWindow& window) {
 }
 
 QJsonObject displayJson(const HeatmapStyle& style) {
-    return {
-        {QStringLiteral("colormap"), colorMapId(style.colorMap)},
-        {QStringLiteral("log_scale"), style.logScale},
-        {QStringLiteral("shared_range"), style.sharedRange},
-        {QStringLiteral("blocks"),
-         style.aggregation == attn::Aggregation::Mean ? QStringLiteral("mean") : QStringLiteral("max")}};
+    return {{QStringLiteral("colormap"), colorMapId(style.colorMap)},
+            {QStringLiteral("log_scale"), style.logScale},
+            {QStringLiteral("shared_range"), style.sharedRange},
+            {QStringLiteral("blocks"), style.aggregation == attn::Aggregation::Mean
+                                           ? QStringLiteral("mean")
+                                           : QStringLiteral("max")}};
 }
 
 HeatmapStyle displayFromJson(const QJsonObject& o, HeatmapStyle style) {

@@ -176,14 +176,13 @@ void AlignmentLens::drawAlignment(const attn::lenses::Alignment& a, attn::Index 
             ? tr("<i>The target is the source itself: type its translation into “target” to "
                  "see a cross-lingual alignment.</i><br>")
             : QString();
-    setReadout(
-        selfNote +
-        tr("<b>%1 × %2</b> target × source tokens, score: %3%4<br>"
-           "<b>Hard alignment</b> (argmax, ○):<br>%5%6")
-            .arg(a.target.size())
-            .arg(a.source.size())
-            .arg(score_->currentText())
-            .arg(head_->currentIndex() == 0 ? tr(", mean of %1 heads").arg(heads) : QString())
-            .arg(pairs)
-            .arg(a.argmax.size() > 8 ? tr("…") : QString()));
+    setReadout(selfNote + tr("<b>%1 × %2</b> target × source tokens, score: %3%4<br>"
+                             "<b>Hard alignment</b> (argmax, ○):<br>%5%6")
+                              .arg(a.target.size())
+                              .arg(a.source.size())
+                              .arg(score_->currentText())
+                              .arg(head_->currentIndex() == 0 ? tr(", mean of %1 heads").arg(heads)
+                                                              : QString())
+                              .arg(pairs)
+                              .arg(a.argmax.size() > 8 ? tr("…") : QString()));
 }

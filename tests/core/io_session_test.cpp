@@ -176,8 +176,8 @@ TEST(Session, BadViewsAndNewerVersionsExplainThemselves) {
 namespace {
 
 TEST(Session, CommittedVersionOneFilesReadAndWriteByteIdentically) {
-    for (const char* f :
-         {"default.attnscope", "explicit_weights.attnscope", "loaded_gpt2.attnscope"}) {
+    for (const char* f : {"default.attnscope", "explicit_weights.attnscope",
+                          "loaded_gpt2.attnscope", "embedded_pair.attnscope"}) {
         const std::string path = io_test::data(std::string("sessions/") + f);
         std::ifstream in(path, std::ios::binary);
         const std::string text((std::istreambuf_iterator<char>(in)),
