@@ -171,8 +171,9 @@ void AlignmentLens::drawAlignment(const attn::lenses::Alignment& a, attn::Index 
                               elideToken(a.source[std::size_t(a.argmax[i])], 12));
     }
     argmax_->setData(ax, ay);
+    // Typed sentences only: loaded cross-attention brings its own pair.
     const QString selfNote =
-        source_->text() == target_->text()
+        source_->isEnabled() && source_->text() == target_->text()
             ? tr("<i>The target is the source itself: type its translation into “target” to "
                  "see a cross-lingual alignment.</i><br>")
             : QString();

@@ -45,6 +45,7 @@ RolloutView::RolloutView(Scene* scene, QWidget* parent)
     setObjectName(QStringLiteral("rolloutView"));
     setAutoFillBackground(true);
     setBackgroundRole(QPalette::Base);
+    layerBox_->setKeyboardTracking(false);  // a typed "11" must not show layer 1 on the way
     layerBox_->setPrefix(tr("after layer "));
     layerBox_->setToolTip(tr("Rollout R_l after this layer (0 = the first)"));
     layerBox_->setRange(0, 0);  // until the first rollout: then it follows the last layer
