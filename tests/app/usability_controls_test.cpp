@@ -5,6 +5,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFile>
 #include <QHelpEvent>
 #include <QLabel>
 #include <QLineEdit>
@@ -18,6 +19,7 @@
 
 #include "app_test_support.hpp"
 #include "io/data_io.hpp"
+#include "io/file_controller.hpp"
 #include "lenses/lens_panel.hpp"
 #include "settings_keys.hpp"
 #include "widgets/controls_dock.hpp"
@@ -37,7 +39,12 @@ class UsabilityControlsTest : public QObject {
     }
 
   private Q_SLOTS:
-    void initTestCase() { test_support::isolateSettings(); }
+    void initTestCase() {
+        test_support::isolateSettings();
+        // attachDataIo offers to recover an autosave: use a path no other test writes.
+        QCoreApplication::setApplicationName(QStringLiteral("AttnScopeUsabilityTest"));
+        QFile::remove(fileio::FileController::autosavePath());
+    }
 
     void init() {
         w_ = std::make_unique<MainWindow>();
