@@ -23,7 +23,6 @@
 
 #include "attn/error.hpp"
 #include "attn/io/session.hpp"
-#include "io/examples.hpp"
 #include "io/file_loader.hpp"
 #include "io/session_state.hpp"
 #include "main_window.hpp"
@@ -121,33 +120,6 @@ void FileController::fail(const QString& message) {
 
 bool FileController::openFile(const QString& path) {
     return open(path, true);
-}
-
-void FileController::addExamplesMenu(QMenu* file) {
-    auto* menu = new QMenu(tr("E&xamples"), file);
-    menu->setObjectName(QStringLiteral("menuExamples"));
-    menu->setToolTipsVisible(true);
-    for (int i = 0; i < examples().size(); ++i) {
-        QAction* a = menu->addAction(examples().at(i).title);
-        a->setToolTip(examples().at(i).source);
-        connect(a, &QAction::triggered, this, [this, i] { openExample(i); });
-    }
-    // Right after File ▸ Open Recent: both open something that is already there.
-    const QList<QAction*> actions = file->actions();
-    const qsizetype at = actions.indexOf(window_->recentMenu()->menuAction());
-    file->insertMenu(at >= 0 && at + 1 < actions.size() ? actions.at(at + 1) : nullptr, menu);
-}
-
-bool FileController::openExample(int index) {
-    if (index < 0 || index >= examples().size()) return false;
-    QString error;
-    const QString path = materializeExample(examples().at(index), &error);
-    if (path.isEmpty()) {
-        fail(error);
-        return false;
-    }
-    // Not remembered in File ▸ Recent: the examples are one click away already.
-    return open(path, false);
 }
 
 bool FileController::open(const QString& path, bool remember) {
