@@ -47,7 +47,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     auto* column = new QVBoxLayout(central);
     column->setContentsMargins(0, 0, 0, 0);
     column->setSpacing(0);
-    column->addWidget(buildHint());
     column->addWidget(tabs_, 1);
     setCentralWidget(central);
     auto* playground = new PlaygroundWidget(scene_->undoStack(), this);
@@ -65,6 +64,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     buildDocks();
     buildMenus();
     buildStatusBar();
+    // The hint lives in the status bar: a line that is there anyway, so on a first launch the
+    // four default heads still fit the default window without scrolling.
+    statusBar()->insertWidget(0, buildHint(), 1);
 
     connect(scene_, &Scene::selectionChanged, this, &MainWindow::onSelectionChanged);
     connect(compute_, &ComputeService::resultReady, this, &MainWindow::onResult);

@@ -139,7 +139,9 @@ class ScreenOnlyHidden {
   public:
     explicit ScreenOnlyHidden(QWidget* view) : view_(view) {
         for (QWidget* w : view->findChildren<QWidget*>())
-            if (w->property(kScreenOnlyProperty).toBool() && w->isVisible()) {
+            // isHidden, not isVisible: a view exported without being shown on screen (the
+            // command line, tests) has no visible children, yet they would be painted.
+            if (w->property(kScreenOnlyProperty).toBool() && !w->isHidden()) {
                 w->setVisible(false);
                 widgets_.push_back(w);
             }

@@ -45,15 +45,9 @@ HeadHeatmap::HeadHeatmap(QWidget* parent) : QCustomPlot(parent) {
     // Keys read along the bottom, rotated so long tokens do not overlap.
     xAxis->setTickLabelRotation(-65);
     yAxis->setRangeReversed(true);  // query 0 on top, like a matrix
-    // Short axis titles in a small font: the token labels alone do not say which axis is which.
-    QFont axisFont = font();
-    axisFont.setPointSizeF(std::max(7.0, axisFont.pointSizeF() * 0.8));
-    xAxis->setLabel(tr("key"));
-    yAxis->setLabel(tr("query"));
-    for (QCPAxis* a : {xAxis, yAxis}) {
-        a->setLabelFont(axisFont);
-        a->setLabelPadding(1);
-    }
+    // No axis titles on each head: in a grid they cost every head a line and a column, and
+    // four heads would no longer fit the default window. The grid says once which axis is which
+    // (its readout line: "rows are queries, columns are keys"), and so does the cell tooltip.
 
     map_ = new QCPColorMap(xAxis, yAxis);
     map_->setInterpolate(false);

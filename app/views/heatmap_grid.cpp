@@ -21,8 +21,8 @@
 namespace {
 QString kReadoutHint() {
     return HeatmapGrid::tr(
-        "Hover a cell: its raw score, scaled score and weight stay here. Titles: H entropy "
-        "(nats) · max weight · dist mean |i − j|");
+        "Rows are queries, columns are keys. Hover a cell: its raw score, scaled score and "
+        "weight stay here. Titles: H entropy (nats) · max weight · dist mean |i − j|");
 }
 }  // namespace
 

@@ -38,7 +38,7 @@ qt=$(grep -rnE '#include <Q|#include <qt' core | head)
 
 # 4. Small files.
 if git rev-parse --git-dir >/dev/null 2>&1; then
-  big=$(git ls-files -z | grep -zvE '^LICENSE$|\.(png|jpg|svg|npy|npz|zip|gz|pdf|ico)$|^tests/data/' |
+  big=$(git ls-files -z | grep -zvE '^LICENSE$|^wip/|\.(png|jpg|svg|npy|npz|zip|gz|pdf|ico)$|^tests/data/' |
     xargs -0 -r wc -l 2>/dev/null | awk '$2 != "total" && $1 > 400 {print $2 ": " $1 " lines"}')
   [ -n "$big" ] && fail "files over 400 lines:"$'\n'"$big"
 fi
