@@ -176,11 +176,6 @@ void MainWindow::onSpecChanged() {
                           : tr("Synthetic scene: random projections from seed %1, no trained "
                                "model — its patterns mean nothing linguistic.")
                                 .arg(s.seed));
-    QString rowNote;
-    if (s.data && s.component >= 0 && std::size_t(s.component) < s.data->components.size())
-        rowNote = QString::fromStdString(
-            attn::io::component_row_note(s.data->components[std::size_t(s.component)].name));
-    math_->setContext(MathContext{s.score, s.temperature, rowNote});
     compute_->request(s);
 }
 
@@ -191,6 +186,14 @@ void MainWindow::onResult(SceneResultPtr result, quint64, double ms) {
     grid_->setResult(result);
     weights_->setResult(result);
     views_->setResult(result);
+    // The math panel names the τ and score of the result it shows, not of a pending request.
+    const attn::SceneSpec& shown = compute_->resultSpec();
+    QString rowNote;
+    if (shown.data && shown.component >= 0 &&
+        std::size_t(shown.component) < shown.data->components.size())
+        rowNote = QString::fromStdString(attn::io::component_row_note(
+            shown.data->components[std::size_t(shown.component)].name));
+    math_->setContext(MathContext{shown.score, shown.temperature, rowNote});
     math_->setResult(result);
     if (firstResult_ && scene_->selection().query < 0 && n > 1) {
         // Open on a worked example rather than an empty math panel.

@@ -18,7 +18,6 @@
 #include "main_window.hpp"
 #include "model/compute_service.hpp"
 #include "model/scene.hpp"
-#include "model/spec_equal.hpp"
 #include "settings_keys.hpp"
 #include "views/heatmap_grid.hpp"
 #include "views/model_grid.hpp"
@@ -65,7 +64,7 @@ QString ExportController::exportAllLayers(const QString& path) {
     const ComputeService* compute = window_->computeService();
     // The layer on screen is already computed: the stream takes it as it is.
     SceneResultPtr known;
-    if (compute->result() && specsEqual(compute->resultSpec(), spec)) known = compute->result();
+    if (compute->result() && compute->resultSpec() == spec) known = compute->result();
     QString error;
     try {
         runWithProgress(window_, tr("Exporting every layer to %1…").arg(QFileInfo(path).fileName()),

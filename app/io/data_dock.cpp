@@ -1,5 +1,5 @@
-// AttnScope — the "Loaded data" dock: component, layer and d_k of loaded attention, and which
-// controls apply to it. GPL-3.0-or-later.
+// AttnScope — the "Loaded data" dock: component, layer, head and d_k of loaded attention.
+// GPL-3.0-or-later.
 #include "io/data_dock.hpp"
 
 #include <QCheckBox>
@@ -12,19 +12,17 @@
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
-#include <QTimer>
 
 #include "attn/io/attention_json.hpp"
 #include "model/scene.hpp"
+#include "model/undo_command.hpp"
 #include "views/token_labels.hpp"
-#include "widgets/controls_dock.hpp"
 
 namespace fileio {
 
-DataDock::DataDock(Scene* scene, ControlsDock* controls, QWidget* parent)
+DataDock::DataDock(Scene* scene, QWidget* parent)
     : QDockWidget(tr("Loaded data"), parent),
       scene_(scene),
-      controls_(controls),
       component_(new QComboBox),
       layer_(new QSpinBox),
       head_(new QSpinBox),
@@ -59,9 +57,6 @@ DataDock::DataDock(Scene* scene, ControlsDock* controls, QWidget* parent)
     form->addRow(note_);
     setWidget(body);
 
-    if (controls_)
-        managedByDock_ = {controls_->scaleBox(), controls_->sigmaBox(), controls_->windowBox(),
-                          controls_->paddingBox(), controls_->globalBox()};
     connect(component_, &QComboBox::currentIndexChanged, this, &DataDock::onComponent);
     connect(layer_, &QSpinBox::valueChanged, this, &DataDock::onLayer);
     connect(head_, &QSpinBox::valueChanged, this, &DataDock::onHead);
@@ -104,7 +99,7 @@ void DataDock::onDk(double dk) {
     attn::SceneSpec spec = scene_->spec();
     if (spec.data_dk && *spec.data_dk == float(dk)) return;
     spec.data_dk = float(dk);
-    scene_->setSpec(spec, tr("Change d_k"), 0x444b);
+    scene_->setSpec(spec, tr("Change d_k"), kDataDkControl);
 }
 
 void DataDock::sync() {
@@ -142,46 +137,6 @@ void DataDock::sync() {
         // A word-wrapped label's height is not part of the dock's minimum: reserve its lines.
         note_->setMinimumHeight(note_->heightForWidth(std::max(note_->width(), 220)));
     }
-    // After the controls dock's own sync (connected earlier, and it may re-enable controls).
-    QTimer::singleShot(0, this, &DataDock::applyControlState);
-}
-
-void DataDock::restrict(QWidget* control, bool allowed, const QString& reason) {
-    if (!originalTips_.contains(control)) originalTips_.insert(control, control->toolTip());
-    if (allowed) {
-        control->setToolTip(originalTips_.value(control));
-        // Re-enable what this dock disabled, except controls whose state the controls dock
-        // decides itself on every sync (e.g. the window width only with a window mask).
-        if (disabledHere_.remove(control) && !managedByDock_.contains(control))
-            control->setEnabled(true);
-        return;
-    }
-    disabledHere_.insert(control);
-    control->setEnabled(false);
-    control->setToolTip(originalTips_.value(control) + QStringLiteral("\n\n") + reason);
-}
-
-void DataDock::applyControlState() {
-    if (!controls_) return;
-    const attn::SceneSpec& spec = scene_->spec();
-    const bool hasData = spec.data && !spec.data->components.empty();
-    const bool scores = hasData && spec.data->components.at(std::size_t(spec.component)).are_scores;
-    const QString weightsReason =
-        tr("Disabled: the loaded file holds post-softmax weights, which are shown as they are. "
-           "Load raw scores (an .npz with 'scores') to use this control.");
-    const QString modelReason =
-        tr("Disabled: the loaded scores come from the model, which fixed this.");
-    // Controls that act on raw scores; with weights nothing can be re-applied.
-    for (QWidget* w : std::initializer_list<QWidget*>{
-             controls_->scaleBox(), controls_->temperatureBox(), controls_->temperatureSlider(),
-             controls_->maskBox(), controls_->windowBox(), controls_->paddingBox(),
-             controls_->globalBox()})
-        restrict(w, !hasData || scores, weightsReason);
-    // Controls of the computed model: the file decided them.
-    for (QWidget* w : std::initializer_list<QWidget*>{
-             controls_->scoreBox(), controls_->sigmaBox(), controls_->headsBox(),
-             controls_->dModelBox(), controls_->positionalBox(), controls_->seedBox()})
-        restrict(w, !hasData, scores ? modelReason : weightsReason);
 }
 
 }  // namespace fileio

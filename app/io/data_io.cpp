@@ -20,7 +20,7 @@ namespace fileio {
 void attachDataIo(MainWindow* window, const QStringList& files) {
     auto* files_ = new FileController(window);
     new exporting::ExportController(window);
-    auto* data = new DataDock(window->scene(), window->controlsDock(), window);
+    auto* data = new DataDock(window->scene(), window);
     window->addDockWidget(Qt::RightDockWidgetArea, data);
     window->viewMenu()->addAction(data->toggleViewAction());
     auto* model = new ModelGrid(window->scene(), window->computeService());

@@ -89,7 +89,7 @@ attn::SceneSpec withEmbeddings(const QString& path, const attn::SceneSpec& curre
     attn::io::check_embeddings(e, current.query_tokens().size(), localPath(path));
     attn::SceneSpec spec = current;
     spec.d_model = e.cols();
-    spec.embeddings = std::move(e);
+    spec.embeddings = std::make_shared<const attn::Matrix>(std::move(e));
     spec.weights.reset();  // projections of the old width would not fit
     return spec;
 }

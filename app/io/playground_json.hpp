@@ -7,7 +7,7 @@
 
 namespace fileio {
 
-/// Every member of the state as JSON (doubles are written shortest-exact, so they round-trip).
+/// Every member of the state as JSON (core writes it: attn::io::playground_to_json).
 QJsonObject playgroundToJson(const attn::PlaygroundState& state);
 /// Reads what playgroundToJson wrote; missing members keep their defaults, so older sessions
 /// load. Returns false (and leaves *state alone) when the object is malformed.

@@ -1,8 +1,6 @@
 // AttnScope — reuses the seeded inputs of a scene between computations. GPL-3.0-or-later.
 #include "model/input_cache.hpp"
 
-#include "attn/random.hpp"
-
 attn::SceneSpec InputCache::prepare(const attn::SceneSpec& spec) {
     if (spec.data) return spec;
     attn::SceneSpec out = spec;
@@ -18,14 +16,13 @@ attn::SceneSpec InputCache::prepare(const attn::SceneSpec& spec) {
                 if (weights_ && weightsKey_ == key) w = weights_;
             }
             if (!w) {
-                // The same call, with the same derived seed, as compute_scene makes.
-                w = std::make_shared<const attn::MultiHeadWeights>(attn::MultiHeadWeights::xavier(
-                    config, spec.score, attn::derive_seed(spec.seed, 7), spec.sigma));
+                // Core's own rule: exactly the weights compute_scene would generate.
+                w = std::make_shared<const attn::MultiHeadWeights>(attn::seeded_weights(spec));
                 std::lock_guard lock(mutex_);
                 weightsKey_ = key;
                 weights_ = w;
             }
-            out.weights = *w;
+            out.weights = std::move(w);  // shared: no copy
         }
         if (!spec.embeddings) {
             // Self-attention: the positional encoding (n · d sines for long texts) is cached with
@@ -41,15 +38,17 @@ attn::SceneSpec InputCache::prepare(const attn::SceneSpec& spec) {
                 if (embeddings_ && embeddingsKey_ == key) e = embeddings_;
             }
             if (!e) {
-                // compute_scene adds the positional encoding to explicit embeddings itself.
-                attn::Matrix x = attn::hashed_embeddings(key.tokens, spec.d_model, spec.seed);
-                x += attn::positional_encoding(key.positional, x.rows(), spec.d_model, spec.seed);
-                e = std::make_shared<const attn::Matrix>(std::move(x));
+                // Core's own rule, with the positions baked in (or none for cross-attention:
+                // compute_scene adds them to explicit embeddings itself).
+                attn::SceneSpec bakeSpec = spec;
+                bakeSpec.positional = key.positional;
+                e = std::make_shared<const attn::Matrix>(
+                    attn::seeded_embeddings(key.tokens, bakeSpec));
                 std::lock_guard lock(mutex_);
                 embeddingsKey_ = std::move(key);
                 embeddings_ = e;
             }
-            out.embeddings = *e;
+            out.embeddings = std::move(e);
             if (bake) out.positional = attn::PositionalKind::None;
         }
     } catch (const std::exception&) {

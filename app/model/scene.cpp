@@ -4,8 +4,7 @@
 #include <QUndoStack>
 #include <algorithm>
 
-#include "model/scene_commands.hpp"
-#include "model/spec_equal.hpp"
+#include "model/undo_command.hpp"
 
 Scene::Scene(QObject* parent) : QObject(parent), undo_(new QUndoStack(this)) {
     // Specs are small unless they hold explicit matrices; a bound keeps long sessions flat.
@@ -14,9 +13,13 @@ Scene::Scene(QObject* parent) : QObject(parent), undo_(new QUndoStack(this)) {
 
 void Scene::setSpec(const attn::SceneSpec& spec, const QString& what, int mergeKey) {
     // No-op edits (e.g. a spin box re-emitting its value) must not create undo steps.
-    if (specsEqual(spec, spec_)) return;
-    const int id = mergeKey < 0 || mergeWindowMs_ <= 0 ? -1 : mergeKey;
-    undo_->push(new SetSpecCommand(this, spec_, spec, what, id, mergeWindowMs_));
+    if (spec == spec_) return;
+    const int id = mergeKey < 0 || mergeWindowMs_ <= 0 ? kNoMerge : mergeKey;
+    // Undo puts the previous spec back exactly; copies share the embeddings and weights.
+    undo_->push(
+        new StateCommand<attn::SceneSpec>([this](const attn::SceneSpec& s) { resetSpec(s); },
+                                          [this]() -> const attn::SceneSpec& { return spec_; },
+                                          spec_, spec, what, id, mergeWindowMs_));
 }
 
 void Scene::resetSpec(const attn::SceneSpec& spec) {

@@ -1,5 +1,6 @@
 // AttnScope — the playground's own controls. GPL-3.0-or-later.
 #include "playground/controls_panel.hpp"
+#include "model/undo_command.hpp"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -17,7 +18,6 @@
 namespace {
 
 // Merge ids: consecutive edits of one spin box are one undo step.
-enum MergeId { kW = 0x5000, kSigma = kW + 4, kAsIf, kTau, kSeed, kGrid };
 
 QDoubleSpinBox* spin(double lo, double hi, double step, int decimals) {
     auto* s = new QDoubleSpinBox;
@@ -72,7 +72,8 @@ ControlsPanel::ControlsPanel(PlaygroundModel* model, QWidget* parent)
         w_[k] = spin(-10, 10, 0.1, 2);
         wGrid->addWidget(w_[k], k / 2, k % 2);
         connect(w_[k], &QDoubleSpinBox::valueChanged, this, [this, k](double v) {
-            edit(tr("Edit W"), kW + k, [&](attn::PlaygroundState& s) { s.W(k / 2, k % 2) = v; });
+            edit(tr("Edit W"), kPlaygroundW + k,
+                 [&](attn::PlaygroundState& s) { s.W(k / 2, k % 2) = v; });
         });
     }
     sf->addRow(tr("W (2\u00d72)"), wGrid);
@@ -83,7 +84,7 @@ ControlsPanel::ControlsPanel(PlaygroundModel* model, QWidget* parent)
         edit(tr("Change score function"), -1, [&](attn::PlaygroundState& s) { s.score = kind; });
     });
     connect(sigma_, &QDoubleSpinBox::valueChanged, this, [this](double v) {
-        edit(tr("Change \u03c3"), kSigma, [&](attn::PlaygroundState& s) { s.sigma = v; });
+        edit(tr("Change \u03c3"), kPlaygroundSigma, [&](attn::PlaygroundState& s) { s.sigma = v; });
     });
     top->addWidget(scoreGroup);
 
@@ -116,18 +117,19 @@ ControlsPanel::ControlsPanel(PlaygroundModel* model, QWidget* parent)
              [&](attn::PlaygroundState& s) { s.scale = on; });
     });
     connect(asIf_, &QSpinBox::valueChanged, this, [this](int n) {
-        edit(tr("Change \u201cas if d_k\u201d"), kAsIf,
+        edit(tr("Change \u201cas if d_k\u201d"), kPlaygroundAsIf,
              [&](attn::PlaygroundState& s) { s.as_if_dk = n; });
     });
     connect(tau_, &QDoubleSpinBox::valueChanged, this, [this](double t) {
-        edit(tr("Change temperature"), kTau, [&](attn::PlaygroundState& s) { s.temperature = t; });
+        edit(tr("Change temperature"), kPlaygroundTau,
+             [&](attn::PlaygroundState& s) { s.temperature = t; });
     });
     connect(hard_, &QCheckBox::toggled, this, [this](bool on) {
         edit(tr("Hard-attention sample"), -1,
              [&](attn::PlaygroundState& s) { s.hard_sample = on; });
     });
     connect(seed_, &QSpinBox::valueChanged, this, [this](int v) {
-        edit(tr("Change seed"), kSeed,
+        edit(tr("Change seed"), kPlaygroundSeed,
              [&](attn::PlaygroundState& s) { s.seed = static_cast<std::uint64_t>(v); });
     });
     connect(resample, &QPushButton::clicked, this, [this] { seed_->setValue(seed_->value() + 1); });
@@ -156,7 +158,8 @@ ControlsPanel::ControlsPanel(PlaygroundModel* model, QWidget* parent)
         edit(tr("Snap to grid"), -1, [&](attn::PlaygroundState& s) { s.snap_to_grid = on; });
     });
     connect(grid_, &QDoubleSpinBox::valueChanged, this, [this](double v) {
-        edit(tr("Change grid step"), kGrid, [&](attn::PlaygroundState& s) { s.grid_step = v; });
+        edit(tr("Change grid step"), kPlaygroundGrid,
+             [&](attn::PlaygroundState& s) { s.grid_step = v; });
     });
     top->addWidget(viewGroup);
 

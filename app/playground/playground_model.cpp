@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "attn/error.hpp"
-#include "playground/playground_commands.hpp"
+#include "model/undo_command.hpp"
 
 PlaygroundModel::PlaygroundModel(QUndoStack* undo, QObject* parent) : QObject(parent), undo_(undo) {
     state_ = attn::playground_preset(attn::PlaygroundPreset::HullCorners);
@@ -20,7 +20,15 @@ void PlaygroundModel::setState(const attn::PlaygroundState& state, const QString
         resetState(state);
         return;
     }
-    undo_->push(new PlaygroundStateCommand(this, state_, state, what, mergeId));
+    undo_->push(makeCommand(state_, state, what, mergeId));
+}
+
+QUndoCommand* PlaygroundModel::makeCommand(const attn::PlaygroundState& before,
+                                           const attn::PlaygroundState& after, const QString& what,
+                                           int mergeId) {
+    return new StateCommand<attn::PlaygroundState>(
+        [this](const attn::PlaygroundState& s) { resetState(s); },
+        [this]() -> const attn::PlaygroundState& { return state_; }, before, after, what, mergeId);
 }
 
 void PlaygroundModel::resetState(const attn::PlaygroundState& state) {
@@ -44,7 +52,7 @@ void PlaygroundModel::commitLive(const QString& what) {
     live_ = false;
     // The model already shows the final state: the command's first redo is a no-op.
     if (!(liveStart_ == state_) && undo_)
-        undo_->push(new PlaygroundStateCommand(this, liveStart_, state_, what));
+        undo_->push(makeCommand(liveStart_, state_, what, kNoMerge));
     // Views that hold still during a drag (axis ranges) catch up now.
     Q_EMIT changed();
 }

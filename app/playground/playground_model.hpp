@@ -10,6 +10,7 @@
 
 #include "attn/playground.hpp"
 
+class QUndoCommand;
 class QUndoStack;
 
 /// A point of the playground: a query, a key or a value, by index.
@@ -64,6 +65,9 @@ class PlaygroundModel : public QObject {
     void selectionChanged();
 
   private:
+    /// The undo step between two states (its first redo is skipped: the model shows `after`).
+    QUndoCommand* makeCommand(const attn::PlaygroundState& before,
+                              const attn::PlaygroundState& after, const QString& what, int mergeId);
     void recompute();
     void pruneSelection();
 

@@ -13,7 +13,6 @@
 #include "model/compute_service.hpp"
 #include "model/scene.hpp"
 #include "model/scheduler.hpp"
-#include "model/spec_equal.hpp"
 #include "views/model_grid_canvas.hpp"
 
 namespace {
@@ -127,7 +126,7 @@ void ModelGrid::startCompute() {
     if (canvas_->thumbnails().images.empty()) canvas_->setMessage(tr("Computing…"));
     const attn::SceneSpec spec = scene_->spec();
     SceneResultPtr known;
-    if (compute_ && compute_->result() && specsEqual(compute_->resultSpec(), spec))
+    if (compute_ && compute_->result() && compute_->resultSpec() == spec)
         known = compute_->result();
     Scheduler::instance().run(
         this, QStringLiteral("thumbnails"),

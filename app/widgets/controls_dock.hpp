@@ -2,7 +2,9 @@
 #pragma once
 
 #include <QDockWidget>
+#include <QHash>
 
+#include "attn/scene.hpp"
 #include "views/heatmap_style.hpp"
 
 class Scene;
@@ -56,6 +58,9 @@ class ControlsDock : public QDockWidget {
     QWidget* buildModelGroup();
     QWidget* buildDisplayGroup();
     void syncFromScene();
+    /// Enables each control by attn::control_state — the one rule of which controls apply to
+    /// the scene — with the reason in its tooltip when it does not.
+    void applyControlStates(const attn::SceneSpec& spec);
     void onScore(int index);
     void onScale(bool on);
     void onSigma(double sigma);
@@ -92,4 +97,5 @@ class ControlsDock : public QDockWidget {
     QComboBox* aggregation_ = nullptr;
     QGroupBox* modelGroup_ = nullptr;
     HeatmapStyle shownStyle_;  ///< the style last applied (the "before" of an undoable edit)
+    QHash<QWidget*, QString> baseTips_;  ///< each control's own tooltip, without a reason
 };

@@ -8,13 +8,12 @@
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
-#include <QUndoCommand>
 #include <QUndoStack>
 #include <cmath>
 
 #include "model/scene.hpp"
 #include "model/spec_edit.hpp"
-#include "widgets/control_ids.hpp"
+#include "model/undo_command.hpp"
 #include "widgets/controls_dock.hpp"
 
 namespace {
@@ -47,20 +46,6 @@ int scoreIndex(const attn::SceneSpec& s) {
     return 1;
 }
 
-/// A change of the display controls, undone with the scene's other edits.
-class SetStyleCommand : public QUndoCommand {
-  public:
-    SetStyleCommand(ControlsDock* dock, const HeatmapStyle& before, const HeatmapStyle& after,
-                    const QString& text)
-        : QUndoCommand(text), dock_(dock), before_(before), after_(after) {}
-    void undo() override { dock_->applyStyle(before_); }
-    void redo() override { dock_->applyStyle(after_); }
-
-  private:
-    ControlsDock* dock_;
-    HeatmapStyle before_, after_;
-};
-
 QString globalText(const std::vector<attn::Index>& global) {
     QStringList parts;
     for (attn::Index g : global)
@@ -76,10 +61,9 @@ void ControlsDock::syncFromScene() {
         b5(temperatureSlider_), b6(mask_), b7(window_), b8(padding_), b9(global_), b10(heads_),
         b11(dModel_), b12(positional_), b13(seed_);
     score_->setCurrentIndex(scoreIndex(s));
-    const bool scalable = attn::score_is_scalable(s.score);
     // Additive and RBF scores are never scaled (factor 1): the greyed box must not say so.
-    scale_->setChecked(s.scale && scalable);
-    scale_->setEnabled(scalable);
+    // (Whether it is enabled is applyControlStates' business.)
+    scale_->setChecked(s.scale && attn::score_is_scalable(s.score));
     // Loaded attention has its own d_k and head count (the Loaded data dock sets d_k); showing
     // the computed scene's values beside it would contradict the math panel.
     const attn::AttentionComponent* loaded =
@@ -91,7 +75,6 @@ void ControlsDock::syncFromScene() {
                              : double(s.heads > 0 ? s.d_model / s.heads : 0);
     scale_->setText(tr("Scale by 1/√d_k  (d_k = %1)").arg(dk));
     sigma_->setValue(s.sigma);
-    sigma_->setEnabled(s.score == attn::ScoreKind::Rbf);
     temperature_->setValue(s.temperature);
     temperatureSlider_->setValue(sliderFromTau(s.temperature));
 
@@ -101,14 +84,9 @@ void ControlsDock::syncFromScene() {
         maskIndex = mask_->count() - 1;
     }
     mask_->setCurrentIndex(maskIndex);
-    const bool windowed =
-        s.mask.kind == attn::MaskKind::SlidingWindow || s.mask.kind == attn::MaskKind::GlobalWindow;
     window_->setValue(int(s.mask.window));
-    window_->setEnabled(windowed);
     global_->setText(globalText(s.mask.global));
-    global_->setEnabled(s.mask.kind == attn::MaskKind::GlobalWindow);
     padding_->setValue(trailingPadding(s));
-    padding_->setEnabled(s.mask.kind == attn::MaskKind::Padding);
 
     dModel_->setValue(int(s.d_model));
     heads_->clear();
@@ -118,8 +96,7 @@ void ControlsDock::syncFromScene() {
     heads_->setCurrentIndex(heads_->findData(int(heads)));
     positional_->setCurrentIndex(positional_->findData(int(s.positional)));
     seed_->setValue(int(s.seed % std::uint64_t(std::numeric_limits<int>::max())));
-    // Loaded attention replaces the model: its controls do not apply.
-    modelGroup_->setEnabled(!s.data);
+    applyControlStates(s);
 }
 
 void ControlsDock::onScore(int index) {
@@ -257,5 +234,7 @@ void ControlsDock::onStyleEdited() {
     else
         what = tr("Blocks: %1").arg(aggregation_->currentText());
     // Pushing runs redo(), which applies `after` and tells the views.
-    scene_->undoStack()->push(new SetStyleCommand(this, before, after, what));
+    // A change of the display controls, undone with the scene's other edits.
+    scene_->undoStack()->push(new StateCommand<HeatmapStyle>(
+        [this](const HeatmapStyle& style) { applyStyle(style); }, {}, before, after, what));
 }

@@ -12,8 +12,8 @@
 
 #include "model/scene.hpp"
 #include "model/spec_edit.hpp"
+#include "model/undo_command.hpp"
 #include "views/token_labels.hpp"
-#include "widgets/control_ids.hpp"
 #include "widgets/undo_shortcuts.hpp"
 
 namespace {

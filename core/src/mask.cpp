@@ -9,6 +9,12 @@
 
 namespace attn {
 
+bool MaskSpec::operator==(const MaskSpec& o) const {
+    return kind == o.kind && window == o.window && global == o.global && key_valid == o.key_valid &&
+           custom.rows() == o.custom.rows() && custom.cols() == o.custom.cols() &&
+           (custom.size() == 0 || custom == o.custom);
+}
+
 BoolMatrix build_mask_rows(const MaskSpec& spec, Index nq, Index nk, Index first, Index count) {
     if (nq < 0 || nk < 0)
         throw ArgumentError("build_mask: negative size " + detail::shape(nq, nk) + ".");

@@ -8,6 +8,7 @@
 #include "attn/error.hpp"
 #include "attn/geometry.hpp"
 #include "attn/kernel.hpp"
+#include "attn/random.hpp"
 
 namespace attn {
 
@@ -42,13 +43,10 @@ void validate(const PlaygroundState& s) {
         throw ArgumentError("The RBF bandwidth sigma must be positive.");
 }
 
-// splitmix64: a tiny, portable mixer, so the sample for (seed, query) never depends on the
-// order in which queries were added or on the standard library.
+// splitmix64's output for x: a tiny, portable mixer, so the sample for (seed, query) never
+// depends on the order in which queries were added or on the standard library.
 std::uint64_t mix(std::uint64_t x) {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
+    return splitmix64(x);
 }
 
 }  // namespace

@@ -129,13 +129,21 @@ SceneResult compute_loaded(const SceneSpec& spec, Progress* progress) {
     return r;
 }
 
-Matrix embed(const std::vector<std::string>& tokens, const SceneSpec& spec) {
+}  // namespace
+
+Matrix seeded_embeddings(const std::vector<std::string>& tokens, const SceneSpec& spec) {
     return hashed_embeddings(tokens, spec.d_model, spec.seed) +
            positional_encoding(spec.positional, static_cast<Index>(tokens.size()), spec.d_model,
                                spec.seed);
 }
 
-}  // namespace
+MultiHeadWeights seeded_weights(const SceneSpec& spec) {
+    MultiHeadConfig config;
+    config.d_model = spec.d_model;
+    config.heads = spec.heads;
+    config.kv_heads = spec.kv_heads;
+    return MultiHeadWeights::xavier(config, spec.score, derive_seed(spec.seed, 7), spec.sigma);
+}
 
 SceneResult compute_scene(const SceneSpec& spec, Progress* progress, bool keep_stages,
                           SceneResult* recycle) {
@@ -161,14 +169,14 @@ SceneResult compute_scene(const SceneSpec& spec, Progress* progress, bool keep_s
         detail::require_finite(E, "Embeddings");
         r.X = E + positional_encoding(spec.positional, nq, spec.d_model, spec.seed);
     } else {
-        r.X = embed(r.q_tokens, spec);
+        r.X = seeded_embeddings(r.q_tokens, spec);
     }
-    r.Xkv = cross ? embed(r.k_tokens, spec) : r.X;
+    r.Xkv = cross ? seeded_embeddings(r.k_tokens, spec) : r.X;
 
-    const MultiHeadWeights weights =
-        spec.weights
-            ? *spec.weights
-            : MultiHeadWeights::xavier(config, spec.score, derive_seed(spec.seed, 7), spec.sigma);
+    // A reference to the spec's own weights (no copy), or the seeded ones.
+    std::optional<MultiHeadWeights> seeded;
+    if (!spec.weights) seeded = seeded_weights(spec);
+    const MultiHeadWeights& weights = spec.weights ? *spec.weights : *seeded;
     AttentionParams params = attention_params(spec);
     params.keep_stages = keep_stages;
     MultiHeadResult m;

@@ -12,7 +12,6 @@
 #include <functional>
 
 #include "app_test_support.hpp"
-#include "model/spec_equal.hpp"
 #include "views/color_maps.hpp"
 #include "widgets/controls_dock.hpp"
 #include "widgets/token_editor.hpp"
@@ -34,7 +33,7 @@ class ControlsTest : public QObject {
         edit();
         test_support::settle(w_->computeService());
         QVERIFY2(check(w_->scene()->spec()), what);
-        QVERIFY2(!specsEqual(specBefore, w_->scene()->spec()), what);
+        QVERIFY2(!(specBefore == w_->scene()->spec()), what);
         QVERIFY2(!sameValues(before, drawnAll(w_->heatmapGrid())), what);
         const QString diff = test_support::compareWithCore(w_->heatmapGrid(), w_->scene()->spec());
         QVERIFY2(diff.isEmpty(),
@@ -53,7 +52,7 @@ class ControlsTest : public QObject {
     void cleanup() { w_.reset(); }
 
     void defaultSceneIsDrawnExactly() {
-        QVERIFY(specsEqual(w_->scene()->spec(), attn::SceneSpec{}));
+        QVERIFY(w_->scene()->spec() == attn::SceneSpec{});
         QCOMPARE(w_->heatmapGrid()->headCount(), 4);
         const QString diff = test_support::compareWithCore(w_->heatmapGrid(), attn::SceneSpec{});
         QVERIFY2(diff.isEmpty(), qPrintable(diff));
@@ -193,7 +192,7 @@ class ControlsTest : public QObject {
         QVERIFY(g->head(0)->colorScale() == nullptr);
         // Display options are undoable like every other edit, and leave the spec alone.
         QCOMPARE(w_->scene()->undoStack()->count(), 5);
-        QVERIFY(specsEqual(w_->scene()->spec(), attn::SceneSpec{}));
+        QVERIFY(w_->scene()->spec() == attn::SceneSpec{});
         w_->scene()->undoStack()->setIndex(0);
         QCOMPARE(g->style(), HeatmapStyle{});
     }
@@ -210,14 +209,14 @@ class ControlsTest : public QObject {
 
         w_->scene()->undoStack()->undo();
         test_support::settle(w_->computeService());
-        QVERIFY(specsEqual(w_->scene()->spec(), afterTwo));
+        QVERIFY(w_->scene()->spec() == afterTwo);
         QVERIFY(sameValues(drawnAll(w_->heatmapGrid()), pictureTwo));
         // The controls follow undo too.
         QCOMPARE(c_->headsBox()->currentData().toInt(), 4);
         w_->scene()->undoStack()->undo();
         w_->scene()->undoStack()->undo();
         test_support::settle(w_->computeService());
-        QVERIFY(specsEqual(w_->scene()->spec(), attn::SceneSpec{}));
+        QVERIFY(w_->scene()->spec() == attn::SceneSpec{});
         QVERIFY(sameValues(drawnAll(w_->heatmapGrid()), original));
         QCOMPARE(c_->temperatureBox()->value(), 1.0);
         w_->scene()->undoStack()->redo();

@@ -20,7 +20,6 @@
 #include "io/data_io.hpp"
 #include "io/file_controller.hpp"
 #include "lenses/lens_panel.hpp"
-#include "model/spec_equal.hpp"
 #include "views/math_panel.hpp"
 #include "widgets/controls_dock.hpp"
 #include "widgets/token_editor.hpp"
@@ -155,7 +154,7 @@ class DocumentTest : public QObject {
         // File ▸ New: the default scene, untitled.
         w.scene()->undoStack()->setClean();
         w.findChild<QAction*>(QStringLiteral("actionNew"))->trigger();
-        QVERIFY(specsEqual(w.scene()->spec(), attn::SceneSpec{}));
+        QVERIFY(w.scene()->spec() == attn::SceneSpec{});
         QVERIFY2(w.windowTitle().startsWith(QStringLiteral("untitled")),
                  qPrintable(w.windowTitle()));
         QCOMPARE(w.scene()->undoStack()->count(), 0);

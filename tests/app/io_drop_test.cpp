@@ -18,7 +18,6 @@
 #include "app_test_support.hpp"
 #include "attn/io/npy.hpp"
 #include "io/file_controller.hpp"
-#include "model/spec_equal.hpp"
 #include "views/heatmap_grid.hpp"
 #include "widgets/controls_dock.hpp"
 #include "widgets/token_editor.hpp"
@@ -130,7 +129,7 @@ class IoDropTest : public QObject {
         }
         QVERIFY(dropFile(w.controlsDock(), session).dropped);
         QTRY_COMPARE(files.currentFile(), QFileInfo(session).absoluteFilePath());
-        QVERIFY(specsEqual(w.scene()->spec(), other));
+        QVERIFY(w.scene()->spec() == other);
         test_support::settle(w.computeService());
         QCOMPARE(test_support::compareWithCore(w.heatmapGrid(), other), QString());
     }
@@ -167,7 +166,7 @@ class IoDropTest : public QObject {
         QVERIFY2(shown.contains(QStringLiteral("junk.npy")), qPrintable(shown));
         QVERIFY2(shown.contains(QStringLiteral("unchanged")), qPrintable(shown));
         QCOMPARE(files->lastError(), shown);
-        QVERIFY(specsEqual(w.scene()->spec(), before));
+        QVERIFY(w.scene()->spec() == before);
         QCOMPARE(w.scene()->undoStack()->count(), undoCount);
         QVERIFY(files->currentFile().isEmpty());
 
@@ -176,7 +175,7 @@ class IoDropTest : public QObject {
         const QString missing = dir_.filePath(QStringLiteral("gone.json"));
         QVERIFY(dropFile(&w, missing).dropped);
         QTRY_VERIFY(files->lastError().contains(QStringLiteral("gone.json")));
-        QVERIFY(specsEqual(w.scene()->spec(), before));
+        QVERIFY(w.scene()->spec() == before);
         QCOMPARE(w.scene()->undoStack()->count(), undoCount);
     }
 

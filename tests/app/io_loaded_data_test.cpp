@@ -70,7 +70,7 @@ class IoLoadedDataTest : public QObject {
         MainWindow w;
         fileio::FileController files(&w);
         files.setQuiet(true);
-        fileio::DataDock dock(w.scene(), w.controlsDock(), &w);
+        fileio::DataDock dock(w.scene(), &w);
         QVERIFY(files.openFile(fixture("gpt2_small_ex0.npz")));
         test_support::settle(w.computeService());
         QCOMPARE(dock.headBox()->maximum(), 12);

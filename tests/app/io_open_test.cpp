@@ -23,7 +23,6 @@
 #include "io/file_controller.hpp"
 #include "main_window.hpp"
 #include "model/scene.hpp"
-#include "model/spec_equal.hpp"
 #include "views/model_grid.hpp"
 #include "widgets/controls_dock.hpp"
 #include "widgets/progress_runner.hpp"
@@ -112,7 +111,7 @@ class IoOpenTest : public QObject {
             QVERIFY(!files.openFile(path));
             QVERIFY2(files.lastError().contains(QFileInfo(path).fileName()),
                      qPrintable(files.lastError()));
-            QVERIFY(specsEqual(w.scene()->spec(), before));
+            QVERIFY(w.scene()->spec() == before);
             QCOMPARE(w.scene()->undoStack()->count(), undoCount);
         }
     }
@@ -132,7 +131,7 @@ class IoOpenTest : public QObject {
                 name.endsWith(QLatin1StringView(".csv")))
                 continue;
             QVERIFY2(!files.openFile(corpus.filePath(name)), qPrintable(name));
-            QVERIFY2(specsEqual(w.scene()->spec(), before), qPrintable(name));
+            QVERIFY2(w.scene()->spec() == before, qPrintable(name));
             ++rejected;
         }
         QVERIFY(rejected >= 30);
@@ -159,7 +158,7 @@ class IoOpenTest : public QObject {
         const attn::Matrix& model = w.scene()->spec().data->components[1].at(0, 0);
         QVERIFY((w.result()->heads[0].weights - model).cwiseAbs().maxCoeff() < 1e-5f);
         w.scene()->undoStack()->undo();
-        QVERIFY(specsEqual(w.scene()->spec(), before));
+        QVERIFY(w.scene()->spec() == before);
     }
 
     void weightsFileIsWeightsOnly() {
@@ -255,7 +254,7 @@ class IoOpenTest : public QObject {
         w.show();
         ControlsDock* c = w.controlsDock();
         QVERIFY(files->openFile(fixture("bertviz_distilbert_headview.json")));
-        QTest::qWait(50);  // the dock applies its state after the controls' own sync
+        QTest::qWait(50);
         QVERIFY(!c->temperatureBox()->isEnabled());
         QVERIFY(!c->maskBox()->isEnabled());
         QVERIFY(c->temperatureBox()->toolTip().contains(QStringLiteral("post-softmax")));

@@ -12,7 +12,6 @@
 #include "app_test_support.hpp"
 #include "io/data_io.hpp"
 #include "io/file_controller.hpp"
-#include "model/spec_equal.hpp"
 #include "settings_keys.hpp"
 #include "views/heatmap_grid.hpp"
 
@@ -85,7 +84,7 @@ class IoRecoveryTest : public QObject {
         QDateTime askedAbout;
         QCOMPARE(startAnswering(w, true, &askedAbout), 1);
         QCOMPARE(askedAbout, written);
-        QVERIFY(specsEqual(w.scene()->spec(), crashed.spec));
+        QVERIFY(w.scene()->spec() == crashed.spec);
         QCOMPARE(w.scene()->selection().query, crashed.selection.query);
         QCOMPARE(w.scene()->selection().head, crashed.selection.head);
         QCOMPARE(test_support::compareWithCore(w.heatmapGrid(), crashed.spec), QString());
@@ -109,14 +108,14 @@ class IoRecoveryTest : public QObject {
         const attn::SceneSpec defaults = fresh.scene()->spec();
         MainWindow w;
         QCOMPARE(startAnswering(w, false), 1);
-        QVERIFY(specsEqual(w.scene()->spec(), defaults));
+        QVERIFY(w.scene()->spec() == defaults);
         QCOMPARE(w.scene()->undoStack()->count(), 0);
         QVERIFY(w.scene()->undoStack()->isClean());
         QVERIFY(!QFile::exists(autosave()));
         // Asked once only: a later start finds nothing to recover.
         MainWindow again;
         QCOMPARE(startAnswering(again, true), 0);
-        QVERIFY(specsEqual(again.scene()->spec(), defaults));
+        QVERIFY(again.scene()->spec() == defaults);
     }
 
     void cleanExitLeavesNothingToRecover() {
@@ -149,7 +148,7 @@ class IoRecoveryTest : public QObject {
         QTRY_COMPARE(asked, 1);
         QVERIFY2(files->lastError().contains(QStringLiteral("autosave.attnscope")),
                  qPrintable(files->lastError()));
-        QVERIFY(specsEqual(w.scene()->spec(), defaults));
+        QVERIFY(w.scene()->spec() == defaults);
         QVERIFY(!QFile::exists(autosave()));
     }
 };

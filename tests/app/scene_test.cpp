@@ -5,7 +5,6 @@
 
 #include "model/scene.hpp"
 #include "model/spec_edit.hpp"
-#include "model/spec_equal.hpp"
 
 class SceneTest : public QObject {
     Q_OBJECT
@@ -20,22 +19,22 @@ class SceneTest : public QObject {
         a.temperature = 0.25f;
         a.mask.kind = attn::MaskKind::GlobalWindow;
         a.mask.global = {0, 4};
-        a.embeddings = attn::Matrix::Constant(13, 64, 0.5f);
+        a.embeddings = std::make_shared<const attn::Matrix>(attn::Matrix::Constant(13, 64, 0.5f));
         scene.setSpec(a, QStringLiteral("a"));
         attn::SceneSpec b = withDModel(a, 96);
         b.text = "A different sentence .";
         scene.setSpec(b, QStringLiteral("b"));
         QCOMPARE(changed.count(), 2);
-        QVERIFY(specsEqual(scene.spec(), b));
+        QVERIFY(scene.spec() == b);
 
         scene.undoStack()->undo();
-        QVERIFY(specsEqual(scene.spec(), a));
+        QVERIFY(scene.spec() == a);
         scene.undoStack()->undo();
-        QVERIFY(specsEqual(scene.spec(), original));
+        QVERIFY(scene.spec() == original);
         QVERIFY(!scene.undoStack()->canUndo());
         scene.undoStack()->redo();
         scene.undoStack()->redo();
-        QVERIFY(specsEqual(scene.spec(), b));
+        QVERIFY(scene.spec() == b);
         QCOMPARE(changed.count(), 6);
     }
 
@@ -56,7 +55,7 @@ class SceneTest : public QObject {
         }
         QCOMPARE(scene.undoStack()->count(), 1);
         scene.undoStack()->undo();
-        QVERIFY(specsEqual(scene.spec(), original));
+        QVERIFY(scene.spec() == original);
         scene.undoStack()->redo();
         QCOMPARE(scene.spec().temperature, 0.7f);
 

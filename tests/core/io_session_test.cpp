@@ -44,11 +44,12 @@ io::Session rich_session() {
     p.positional = PositionalKind::Learned;
     p.seed = 18446744073709551557ull;  // needs all 64 bits
     Rng rng(5);
-    p.embeddings = rng.normal_matrix(3, 8) * 1e-3;
-    (*p.embeddings)(0, 0) = 1.17549435e-38f;  // smallest normal
-    (*p.embeddings)(0, 1) = 3.4028235e38f;    // largest float
-    (*p.embeddings)(0, 2) = 1e-45f;           // subnormal
-    (*p.embeddings)(0, 3) = -0.f;
+    Matrix e = rng.normal_matrix(3, 8) * 1e-3;
+    e(0, 0) = 1.17549435e-38f;  // smallest normal
+    e(0, 1) = 3.4028235e38f;    // largest float
+    e(0, 2) = 1e-45f;           // subnormal
+    e(0, 3) = -0.f;
+    p.embeddings = std::make_shared<const Matrix>(e);
     MultiHeadWeights w;
     w.Wq = rng.normal_matrix(8, 8);
     w.Wk = rng.normal_matrix(8, 4);
@@ -61,7 +62,7 @@ io::Session rich_session() {
     sp.va = rng.normal_matrix(4, 1).col(0);
     sp.sigma = 2.5f;
     w.head_scores = {sp, ScoreParams{}};
-    p.weights = w;
+    p.weights = std::make_shared<const MultiHeadWeights>(w);
     p.component = 1;
     p.layer = 3;
     p.data_dk = 48.f;
@@ -122,7 +123,7 @@ TEST(Session, RandomFloatsSurviveTheShortestDecimalForm) {
         const double e = rng.uniform() * 80 - 43;  // 1e-43 … 1e37: subnormals to near max
         m.data()[i] = static_cast<float>((rng.uniform() - 0.5) * std::pow(10.0, e));
     }
-    s.spec.embeddings = m;
+    s.spec.embeddings = std::make_shared<const Matrix>(m);
     const io::Session b = io::parse_session(io::session_to_json(s), "r.attnscope");
     EXPECT_TRUE(same(*b.spec.embeddings, m));
 }

@@ -121,10 +121,10 @@ TEST(CompactScene, HandComputedMaskedRow) {
     spec.positional = attn::PositionalKind::None;
     attn::Matrix E(3, 2);
     E << 1, 0, 0, 2, 1, 1;
-    spec.embeddings = E;
+    spec.embeddings = std::make_shared<const attn::Matrix>(E);
     attn::MultiHeadWeights w;
     w.Wq = w.Wk = w.Wv = w.Wo = attn::Matrix::Identity(2, 2);
-    spec.weights = w;
+    spec.weights = std::make_shared<const attn::MultiHeadWeights>(w);
     spec.mask.kind = attn::MaskKind::Causal;
     const attn::SceneResult r = attn::compute_scene(spec, nullptr, false);
     const float inf = std::numeric_limits<float>::infinity();

@@ -98,19 +98,24 @@ TEST(Scene, ExplicitEmbeddingsAndWeightsAreHonoured) {
     s.heads = 2;
     s.positional = attn::PositionalKind::None;
     attn::Rng rng(1);
-    s.embeddings = rng.normal_matrix(3, 8);
-    s.weights = attn::MultiHeadWeights::xavier({8, 2, 0}, attn::ScoreKind::Dot, 99);
+    s.embeddings = std::make_shared<const Matrix>(rng.normal_matrix(3, 8));
+    s.weights = std::make_shared<const attn::MultiHeadWeights>(
+        attn::MultiHeadWeights::xavier({8, 2, 0}, attn::ScoreKind::Dot, 99));
     const attn::SceneResult r = attn::compute_scene(s);
     EXPECT_EQ(r.X, *s.embeddings);
     EXPECT_LT((r.Q - *s.embeddings * s.weights->Wq).cwiseAbs().maxCoeff(), 1e-5f);
     s.positional = attn::PositionalKind::Sinusoidal;  // positions are added to given embeddings
     EXPECT_NE(attn::compute_scene(s).X, *s.embeddings);
-    s.embeddings->coeffRef(2, 5) = std::numeric_limits<float>::quiet_NaN();
+    Matrix bad = *s.embeddings;
+    bad(2, 5) = std::numeric_limits<float>::quiet_NaN();
+    s.embeddings = std::make_shared<const Matrix>(bad);
     EXPECT_THROW_MSG(attn::compute_scene(s), attn::NonFiniteError, "Embeddings", "row 2");
-    s.embeddings = rng.normal_matrix(4, 8);
+    s.embeddings = std::make_shared<const Matrix>(rng.normal_matrix(4, 8));
     EXPECT_THROW_MSG(attn::compute_scene(s), attn::ShapeError, "3 x 8", "4 x 8");
     s.embeddings.reset();
-    s.weights->Wq = Matrix::Ones(8, 4);
+    attn::MultiHeadWeights narrow = *s.weights;
+    narrow.Wq = Matrix::Ones(8, 4);
+    s.weights = std::make_shared<const attn::MultiHeadWeights>(narrow);
     EXPECT_THROW_MSG(attn::compute_scene(s), attn::ShapeError, "W_Q");
 }
 

@@ -1,12 +1,15 @@
 // libFuzzer harness: session files. Whatever parses must serialise, and serialising is a fixed
-// point (parse ∘ write ∘ parse gives the same text), so saving never changes a session.
+// point (parse ∘ write ∘ parse gives the same text), so saving never changes a session. The
+// playground's part of "views" is parsed by core as well, under the same rule.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <string_view>
 
 #include "attn/error.hpp"
+#include "attn/io/playground_json.hpp"
 #include "attn/io/session.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -22,6 +25,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         attn::io::session_to_json(attn::io::parse_session(once, "fuzz.attnscope"));
     if (once != twice) {
         std::fprintf(stderr, "session round trip is not a fixed point\n");
+        std::abort();
+    }
+    const nlohmann::json views = nlohmann::json::parse(s.views, nullptr, false);
+    if (!views.is_object() || !views.contains("playground")) return 0;
+    attn::PlaygroundState p;
+    try {
+        p = attn::io::parse_playground(views["playground"].dump(), {}, "fuzz.attnscope");
+    } catch (const attn::Error&) {
+        return 0;
+    }
+    const std::string first = attn::io::playground_to_json(p);
+    if (attn::io::playground_to_json(attn::io::parse_playground(first, {}, "fuzz")) != first) {
+        std::fprintf(stderr, "playground round trip is not a fixed point\n");
         std::abort();
     }
     return 0;

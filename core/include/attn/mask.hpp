@@ -26,6 +26,8 @@ struct MaskSpec {
     std::vector<Index> global;    ///< GlobalWindow: indices of global tokens.
     std::vector<bool> key_valid;  ///< Padding: one flag per key (missing entries are valid).
     BoolMatrix custom;            ///< Custom: nq × nk, true = allowed.
+    /// Every field equal (custom by shape and values; Eigen's own == needs equal shapes).
+    bool operator==(const MaskSpec& other) const;
 };
 
 /// The nq × nk matrix of allowed (true) pairs; throws ShapeError/ArgumentError on bad specs.

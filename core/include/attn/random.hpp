@@ -33,4 +33,7 @@ class Rng {
 /// Mixes a seed with a stream id (e.g. head index) into an independent seed.
 std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream);
 
+/// splitmix64: advances state by one step and returns its mixed output (the seeding of Rng).
+std::uint64_t splitmix64(std::uint64_t& state);
+
 }  // namespace attn

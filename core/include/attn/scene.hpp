@@ -58,16 +58,27 @@ struct SceneSpec {
     MaskSpec mask;
     PositionalKind positional = PositionalKind::Sinusoidal;
     std::uint64_t seed = 1992;
-    std::optional<Matrix> embeddings;           ///< explicit n × d_model token embeddings
-                                                ///< (query side; `positional` is still added)
-    std::optional<MultiHeadWeights> weights;    ///< explicit projections
+    /// Explicit n × d_model token embeddings (query side; `positional` is still added). Shared
+    /// and immutable, like `weights` and `data`: copying a spec (an undo step) copies a pointer,
+    /// and specs compare them by identity.
+    std::shared_ptr<const Matrix> embeddings;
+    std::shared_ptr<const MultiHeadWeights> weights;  ///< explicit projections
     std::shared_ptr<const AttentionData> data;  ///< loaded attention: replaces the computation
     Index component = 0, layer = 0;             ///< which block of data is shown
     std::optional<float> data_dk;               ///< override of the component's d_k
 
     /// The tokens of the query side (explicit tokens, or tokenize(text)).
     std::vector<std::string> query_tokens() const;
+    /// Every field equal (defaulted: a new field can never be forgotten; the shared matrices and
+    /// data by identity).
+    bool operator==(const SceneSpec&) const = default;
 };
+
+/// The projection weights compute_scene uses for spec when it has none: seeded from spec.seed.
+MultiHeadWeights seeded_weights(const SceneSpec& spec);
+/// The embeddings compute_scene uses for tokens when spec has none: hashed from spec.seed, plus
+/// spec.positional.
+Matrix seeded_embeddings(const std::vector<std::string>& tokens, const SceneSpec& spec);
 
 /// The computed scene: every stage of every shown head, with statistics.
 struct SceneResult {

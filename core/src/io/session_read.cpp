@@ -128,9 +128,9 @@ SceneSpec read_scene(const JsonReader& r, const ojson& j) {
         s.positional = parse_enum(r, *x, p + ".positional", positional_kind_from_string);
     if (auto* x = opt(j, "seed")) s.seed = r.uint64(*x, p + ".seed");
     if (auto* x = opt(j, "embeddings"); x && !x->is_null())
-        s.embeddings = r.matrix(*x, p + ".embeddings");
+        s.embeddings = std::make_shared<const Matrix>(r.matrix(*x, p + ".embeddings"));
     if (auto* x = opt(j, "weights"); x && !x->is_null())
-        s.weights = read_weights(r, *x, p + ".weights");
+        s.weights = std::make_shared<const MultiHeadWeights>(read_weights(r, *x, p + ".weights"));
     return s;
 }
 
