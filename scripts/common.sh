@@ -16,7 +16,7 @@ ATTN_PACKAGES=(
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6 libgl-dev
   libeigen3-dev nlohmann-json3-dev libzip-dev zlib1g-dev
   googletest libgtest-dev libbenchmark-dev
-  xvfb xauth fonts-dejavu-core poppler-utils
+  fonts-dejavu-core poppler-utils
   python3 python3-numpy unzip libxml2-utils file
   dpkg-dev appstream desktop-file-utils
 )

@@ -8,13 +8,13 @@
 #include <QDir>
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QMenu>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QSaveFile>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -210,15 +210,8 @@ bool FileController::saveTo(const QString& path, QString* error) {
         }
         session.views =
             QJsonDocument(captureViewState(*window_)).toJson(QJsonDocument::Compact).toStdString();
-        const std::string json = attn::io::session_to_json(session);
-        QSaveFile file(path);
-        if (!file.open(QIODevice::WriteOnly) ||
-            file.write(json.data(), static_cast<qint64>(json.size())) !=
-                static_cast<qint64>(json.size()) ||
-            !file.commit()) {
-            *error = tr("Cannot write %1: %2").arg(path, file.errorString());
-            return false;
-        }
+        // Core's saver: atomic (temporary file + rename), the session's one writer.
+        attn::io::save_session(QFile::encodeName(path).toStdString(), session);
     } catch (const std::exception& e) {
         *error = tr("Cannot save %1: %2").arg(path, QString::fromUtf8(e.what()));
         return false;

@@ -1,4 +1,4 @@
-// AttnScope core — .npz archives through libzip: the readers (the writer: npz_write.cpp).
+// AttnScope core — .npz archives through libzip: the attention reader (npz_write.cpp writes).
 // GPL-3.0-or-later.
 #include <sys/mman.h>
 #include <unistd.h>
