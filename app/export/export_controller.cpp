@@ -67,7 +67,8 @@ QString ExportController::exportAllLayers(const QString& path) {
     if (compute->result() && compute->resultSpec() == spec) known = compute->result();
     QString error;
     try {
-        runWithProgress(window_, tr("Exporting every layer to %1…").arg(QFileInfo(path).fileName()),
+        runWithProgress(window_, QStringLiteral("export numbers"),
+                        tr("Exporting every layer to %1…").arg(QFileInfo(path).fileName()),
                         [&](attn::Progress* progress) {
                             error = writeAllLayers(spec, path, progress, known.get());
                         });

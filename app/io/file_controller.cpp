@@ -133,7 +133,7 @@ bool FileController::open(const QString& path, bool remember) {
         if (!QFileInfo(path).isFile())
             throw attn::FormatError(path.toStdString() + ": no such file");
         const attn::SceneSpec current = scene->spec();
-        runWithProgress(window_, tr("Loading %1…").arg(name),
+        runWithProgress(window_, QStringLiteral("load file"), tr("Loading %1…").arg(name),
                         [&](attn::Progress* p) { opened = readFile(path, current, p); });
     } catch (const attn::Cancelled&) {
         busy_ = false;

@@ -41,7 +41,8 @@ class FileController : public QObject {
     /// Writes the session to its file, asking for one the first time.
     bool save();
     bool saveAs();
-    /// Writes the session to path atomically (QSaveFile); marks the scene clean on success.
+    /// Writes the session to path atomically (core's save_session); marks the scene clean on
+    /// success.
     bool saveTo(const QString& path, QString* error);
     /// Asks what to do with unsaved changes; false when the user cancels.
     bool maybeSave();

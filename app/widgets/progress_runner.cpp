@@ -16,7 +16,7 @@ constexpr int kPollMs = 40;
 
 }  // namespace
 
-void runWithProgress(QWidget* parent, const QString& label,
+void runWithProgress(QWidget* parent, const QString& jobName, const QString& label,
                      const std::function<void(attn::Progress*)>& work) {
     std::exception_ptr failure;
     QProgressDialog dialog(label, QObject::tr("Cancel"), 0, 1000, parent);
@@ -30,15 +30,14 @@ void runWithProgress(QWidget* parent, const QString& label,
     Scheduler& scheduler = Scheduler::instance();
     // The exception travels back as it is (callers catch Cancelled and attn::Error kinds), so
     // the job itself never fails; the wait below outlives the job, so references are safe.
-    const JobHandle job =
-        scheduler.submit(&dialog, QStringLiteral("progress"), [&](attn::Progress& progress) {
-            try {
-                work(&progress);
-            } catch (...) {
-                failure = std::current_exception();
-            }
-            return Scheduler::Delivery();
-        });
+    const JobHandle job = scheduler.submit(&dialog, jobName, [&](attn::Progress& progress) {
+        try {
+            work(&progress);
+        } catch (...) {
+            failure = std::current_exception();
+        }
+        return Scheduler::Delivery();
+    });
     QEventLoop loop;
     QObject::connect(&scheduler, &Scheduler::jobFinished, &loop, [&] {
         if (job->finished()) loop.quit();

@@ -23,6 +23,7 @@
 #include "io/file_controller.hpp"
 #include "main_window.hpp"
 #include "model/scene.hpp"
+#include "model/scheduler.hpp"
 #include "views/model_grid.hpp"
 #include "widgets/controls_dock.hpp"
 #include "widgets/progress_runner.hpp"
@@ -221,23 +222,29 @@ class IoOpenTest : public QObject {
         });
         poll.start(20);
         bool cancelled = false;
+        // The work is a named job of the one scheduler.
+        QStringList finishedJobs;
+        connect(&Scheduler::instance(), &Scheduler::jobFinished, &parent,
+                [&](const QString& name) { finishedJobs << name; });
         try {
-            runWithProgress(&parent, QStringLiteral("Loading…"), [](attn::Progress* p) {
-                for (int i = 0;; ++i) {  // ends only through Cancel
-                    attn::report(p, (i % 1000) / 1000.0);
-                    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-                }
-            });
+            runWithProgress(&parent, QStringLiteral("load file"), QStringLiteral("Loading…"),
+                            [](attn::Progress* p) {
+                                for (int i = 0;; ++i) {  // ends only through Cancel
+                                    attn::report(p, (i % 1000) / 1000.0);
+                                    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                                }
+                            });
         } catch (const attn::Cancelled&) {
             cancelled = true;
         }
         QVERIFY(sawDialog);
         QVERIFY(cancelled);
+        QVERIFY(finishedJobs.contains(QStringLiteral("load file")));
         // Fast work shows nothing and returns its exceptions on the caller's thread.
-        QVERIFY_THROWS_EXCEPTION(attn::FormatError,
-                                 runWithProgress(&parent, QString(), [](attn::Progress*) {
-                                     throw attn::FormatError("x.npy: broken");
-                                 }));
+        QVERIFY_THROWS_EXCEPTION(
+            attn::FormatError,
+            runWithProgress(&parent, QStringLiteral("load file"), QString(),
+                            [](attn::Progress*) { throw attn::FormatError("x.npy: broken"); }));
     }
 
     // The assembled window: weights disable every scene control with the reason in the

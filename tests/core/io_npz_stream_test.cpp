@@ -13,6 +13,7 @@
 #include "attn/io/numpy_attention.hpp"
 #include "attn/random.hpp"
 #include "io_test_util.hpp"
+#include "reference_writers.hpp"
 
 namespace {
 
@@ -34,7 +35,7 @@ TEST(NpzStream, ManyMatricesEqualTheirValues) {
     Rng rng(7);
     for (float& v : values)
         v = static_cast<float>(rng.uniform()) * 4.f - 2.f;
-    const auto npz = io::npz_bytes({{"scores", io::npy_bytes(values, shape)}});
+    const auto npz = reference::npz_bytes({{"scores", io::npy_bytes(values, shape)}});
     const AttentionData d = io::parse_npz_attention(npz, "big.npz");
     ASSERT_EQ(d.components.size(), 1u);
     const AttentionComponent& c = d.components[0];
@@ -55,7 +56,7 @@ TEST(NpzStream, EveryLayoutLoadsAsTheNpyItself) {
                           "ref_3d_f8_be_f.npy", "ref_f4_v2.npy"}) {
         const std::string path = io_test::data(std::string("npy/") + f);
         const AttentionData want = io::load_npy_attention(path);
-        const auto npz = io::npz_bytes({{"attention", file_bytes(path)}});
+        const auto npz = reference::npz_bytes({{"attention", file_bytes(path)}});
         const AttentionData got = io::parse_npz_attention(npz, f);
         ASSERT_EQ(got.components.size(), 1u) << f;
         const auto& a = want.components[0].mats;
@@ -70,7 +71,7 @@ TEST(NpzStream, NanInALaterMatrixIsNamed) {
     const std::vector<std::uint64_t> shape{4, 30, 30};
     std::vector<float> values(4 * 30 * 30, 0.5f);
     values[3 * 900 + 7 * 30 + 11] = std::numeric_limits<float>::quiet_NaN();
-    const auto npz = io::npz_bytes({{"scores", io::npy_bytes(values, shape)}});
+    const auto npz = reference::npz_bytes({{"scores", io::npy_bytes(values, shape)}});
     try {
         io::parse_npz_attention(npz, "nan.npz");
         FAIL() << "NaN accepted";
@@ -83,7 +84,7 @@ TEST(NpzStream, NanInALaterMatrixIsNamed) {
 TEST(NpzStream, CorruptDataFailsOnItsCrc) {
     const std::vector<std::uint64_t> shape{2, 64, 64};
     std::vector<float> values(2 * 64 * 64, 0.25f);
-    auto npz = io::npz_bytes({{"attention", io::npy_bytes(values, shape)}});
+    auto npz = reference::npz_bytes({{"attention", io::npy_bytes(values, shape)}});
     // Flip a byte in the middle of the data (0.25f → another finite float): only the CRC knows.
     const std::size_t at = npz.size() / 2;
     npz[at] = static_cast<std::byte>(std::to_integer<unsigned>(npz[at]) ^ 0x01);

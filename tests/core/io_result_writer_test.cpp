@@ -12,6 +12,7 @@
 #include "attn/io/numpy_attention.hpp"
 #include "attn/io/result_writer.hpp"
 #include "io_test_util.hpp"
+#include "reference_writers.hpp"
 
 namespace {
 
@@ -29,7 +30,7 @@ TEST(ResultWriter, NpzHoldsEveryStageOfEveryHead) {
     spec.mask.kind = MaskKind::Causal;
     const SceneResult r = compute_scene(spec);
     io_test::TempDir dir;
-    io::write_result(dir.file("out.npz"), r);
+    reference::write_result(dir.file("out.npz"), {r});
     const io::NpzMembers m = io::read_npz(dir.file("out.npz"));
     std::vector<std::pair<std::string, io::NpyView>> views;
     for (const auto& [name, bytes] : m)
@@ -57,18 +58,19 @@ TEST(ResultWriter, SeveralLayersGainALeadingAxisAndJsonWritesNullForMasked) {
     SceneSpec spec;
     spec.mask.kind = MaskKind::Causal;
     const SceneResult r = compute_scene(spec);
-    const io::NpzMembers m = io::result_members({r, r, r});
+    const io::NpzMembers m = reference::result_members({r, r, r});
     io::NpyView raw(m[0].second, "raw");
     EXPECT_EQ(m[0].first, "raw");
     EXPECT_EQ(raw.header().shape.size(), 4u);
     EXPECT_EQ(raw.header().shape[0], 3u);
-    const auto j = nlohmann::json::parse(io::result_json({r}));
+    io_test::TempDir dir;
+    reference::write_result(dir.file("out.json"), {r});
+    const auto j = nlohmann::json::parse(std::ifstream(dir.file("out.json")));
     EXPECT_EQ(j["format"], "attnscope-compute");
     EXPECT_TRUE(j["layers"][0]["heads"][0]["masked"][0][1].is_null());
     EXPECT_FLOAT_EQ(j["layers"][0]["heads"][1]["weights"][2][0].get<float>(),
                     r.heads[1].weights(2, 0));
-    io_test::TempDir dir;
-    EXPECT_THROW(io::write_result(dir.file("out.txt"), r), ArgumentError);
+    EXPECT_THROW(io::ResultStream(dir.file("out.txt"), 1), ArgumentError);
 }
 
 /// Three layers that differ (a seed each), as `attnscope compute` streams them.
@@ -119,7 +121,7 @@ std::string without_times(std::string b) {
 
 TEST(ResultStream, LayerByLayerNpzHoldsTheSameBytesAsTheInMemoryWriter) {
     const std::vector<SceneResult> layers = three_layers();
-    const io::NpzMembers expected = io::result_members(layers);
+    const io::NpzMembers expected = reference::result_members(layers);
     io_test::TempDir dir;
     // Also with every size and offset forced into zip64 fields.
     for (const std::uint64_t zip64 : {io::ZipWriter::kZip64Limit, std::uint64_t{0}}) {
@@ -137,11 +139,45 @@ TEST(ResultStream, LayerByLayerNpzHoldsTheSameBytesAsTheInMemoryWriter) {
         }
         if (zip64 != 0) {  // and the archive is byte for byte what libzip writes, but the clock
             EXPECT_EQ(without_times(file_text(dir.file("out.npz"))),
-                      without_times(as_string(io::npz_bytes(expected))));
+                      without_times(as_string(reference::npz_bytes(expected))));
         }
     }
-    io::write_result(dir.file("out.json"), layers);
-    EXPECT_EQ(file_text(dir.file("out.json")), io::result_json(layers));
+}
+
+TEST(ResultStream, LayerByLayerJsonHoldsEveryNumberOfEveryLayer) {
+    const std::vector<SceneResult> layers = three_layers();
+    io_test::TempDir dir;
+    reference::write_result(dir.file("out.json"), layers);
+    const auto j = nlohmann::json::parse(std::ifstream(dir.file("out.json")));
+    EXPECT_EQ(j["q_tokens"].get<std::vector<std::string>>(), layers[0].q_tokens);
+    ASSERT_EQ(j["layers"].size(), layers.size());
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+        const auto& lj = j["layers"][l];
+        EXPECT_EQ(lj["layer"].get<int>(), layers[l].layer);
+        ASSERT_EQ(lj["heads"].size(), layers[l].heads.size());
+        for (std::size_t h = 0; h < layers[l].heads.size(); ++h) {
+            const HeadResult& head = layers[l].heads[h];
+            const auto& hj = lj["heads"][h];
+            EXPECT_FLOAT_EQ(hj["scale_factor"].get<float>(), head.scale_factor);
+            const std::pair<const char*, const Matrix*> stages[] = {{"raw", &head.raw},
+                                                                    {"scaled", &head.scaled},
+                                                                    {"masked", &head.masked},
+                                                                    {"weights", &head.weights},
+                                                                    {"output", &head.output}};
+            for (const auto& [name, m] : stages) {
+                ASSERT_EQ(hj[name].size(), static_cast<std::size_t>(m->rows())) << name;
+                for (Index i = 0; i < m->rows(); ++i)
+                    for (Index k = 0; k < m->cols(); ++k) {
+                        const auto& v =
+                            hj[name][static_cast<std::size_t>(i)][static_cast<std::size_t>(k)];
+                        if (std::isfinite((*m)(i, k)))  // −inf (masked) is written null
+                            ASSERT_EQ(v.get<float>(), (*m)(i, k)) << name << " " << i << "," << k;
+                        else
+                            ASSERT_TRUE(v.is_null()) << name << " " << i << "," << k;
+                    }
+            }
+        }
+    }
 }
 
 TEST(ResultStream, MismatchedOrMissingLayersLeaveNoFile) {

@@ -5,7 +5,7 @@
 
 SCENE.attnscope: a session with explicit embeddings and weights, a dot score, scaling on,
 temperature 1, positional "none", kv_heads = heads; OUT.npz: `attnscope compute` (or
-attn::io::write_result) of that scene. Prints the largest differences of the weights and of the
+attn::io::ResultStream) of that scene. Prints the largest differences of the weights and of the
 layer output against torch.nn.MultiheadAttention (about 6e-8 when the mapping holds).
 """
 import json

@@ -70,8 +70,6 @@ using NpzMembers = std::vector<std::pair<std::string, std::vector<std::byte>>>;
 NpzMembers parse_npz(std::span<const std::byte> bytes, const std::string& name);
 /// Reads every .npy member of an .npz file.
 NpzMembers read_npz(const std::string& path);
-/// Serialises members as an uncompressed (stored) .npz archive.
-std::vector<std::byte> npz_bytes(const NpzMembers& members);
 /// Writes members to path as an uncompressed (stored) .npz archive.
 void write_npz(const std::string& path, const NpzMembers& members);
 

@@ -52,13 +52,4 @@ class ResultStream {
     std::unique_ptr<Sink> sink_;
 };
 
-/// The arrays of one or more layers' results (see the layout above).
-NpzMembers result_members(const std::vector<SceneResult>& layers);
-/// The JSON document of one or more layers' results (see the layout above).
-std::string result_json(const std::vector<SceneResult>& layers);
-/// Writes results to path as .npz or .json, chosen by the extension; others throw ArgumentError.
-void write_result(const std::string& path, const std::vector<SceneResult>& layers);
-/// Writes one result (per-head arrays without the L axis).
-void write_result(const std::string& path, const SceneResult& result);
-
 }  // namespace attn::io
