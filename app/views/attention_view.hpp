@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "attn/view_math.hpp"
-#include "model/compute_service.hpp"
-#include "model/scene.hpp"
+#include "model/scene_result.hpp"
+#include "model/selection.hpp"
 
 /// Display options shared by the views of the Views tab (not part of the scene, no undo).
 struct ViewOptions {

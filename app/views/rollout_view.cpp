@@ -10,6 +10,7 @@
 
 #include "attn/error.hpp"
 #include "attn/rollout.hpp"
+#include "model/scene.hpp"
 #include "model/scheduler.hpp"
 #include "views/model_grid_data.hpp"
 

@@ -7,6 +7,7 @@
 #include "views/attention_view.hpp"
 
 class QSpinBox;
+class Scene;
 
 /// The rollout of the scene (every layer, docs/census.md).
 struct RolloutData {

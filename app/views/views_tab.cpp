@@ -9,6 +9,7 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+#include "model/scene.hpp"
 #include "views/lines_view.hpp"
 #include "views/neuron_view.hpp"
 #include "views/qk_view.hpp"

@@ -15,6 +15,7 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QTabWidget;
+class Scene;
 
 /// One tab holding the views BertViz, CircuitsVis and AttentionViz users know, with the display
 /// options they share above them. Every view follows the scene's selection and asks the scene
