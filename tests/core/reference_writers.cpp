@@ -4,7 +4,6 @@
 #include <zip.h>
 
 #include <cstdint>
-#include <functional>
 #include <span>
 #include <stdexcept>
 #include <utility>
@@ -22,26 +21,21 @@ using attn::io::NpzMembers;
 
 namespace {
 
-using Stage = std::function<const Matrix&(const HeadResult&)>;
-
-const std::vector<std::pair<const char*, Stage>>& stages() {
-    static const std::vector<std::pair<const char*, Stage>> s = {
-        {"raw", [](const HeadResult& h) -> const Matrix& { return h.raw; }},
-        {"scaled", [](const HeadResult& h) -> const Matrix& { return h.scaled; }},
-        {"masked", [](const HeadResult& h) -> const Matrix& { return h.masked; }},
-        {"weights", [](const HeadResult& h) -> const Matrix& { return h.weights; }},
-        {"output", [](const HeadResult& h) -> const Matrix& { return h.output; }},
-    };
-    return s;
-}
+/// The per-head stages in the layout's order (written here, not taken from core's writer).
+constexpr std::pair<const char*, Matrix HeadResult::*> kStages[] = {
+    {"raw", &HeadResult::raw},
+    {"scaled", &HeadResult::scaled},
+    {"masked", &HeadResult::masked},
+    {"weights", &HeadResult::weights},
+    {"output", &HeadResult::output}};
 
 /// Stacks one stage over layers and heads; empty when the stage is empty everywhere.
-std::vector<std::byte> stack(const std::vector<SceneResult>& layers, const Stage& get) {
+std::vector<std::byte> stack(const std::vector<SceneResult>& layers, Matrix HeadResult::*stage) {
     bool any = false;
     Index rows = -1, cols = -1;
     for (const auto& r : layers)
         for (const auto& h : r.heads) {
-            const Matrix& m = get(h);
+            const Matrix& m = h.*stage;
             if (m.size() > 0) any = true;
             if (rows < 0) rows = m.rows(), cols = m.cols();
             if (m.rows() != rows || m.cols() != cols)
@@ -51,7 +45,7 @@ std::vector<std::byte> stack(const std::vector<SceneResult>& layers, const Stage
     std::vector<float> values;
     for (const auto& r : layers)
         for (const auto& h : r.heads) {
-            const Matrix& m = get(h);
+            const Matrix& m = h.*stage;
             values.insert(values.end(), m.data(), m.data() + m.size());
         }
     std::vector<std::uint64_t> shape;
@@ -74,8 +68,8 @@ std::vector<std::byte> matrix_npy(const Matrix& m) {
 NpzMembers result_members(const std::vector<SceneResult>& layers) {
     if (layers.empty()) throw std::invalid_argument("reference: no layers");
     NpzMembers out;
-    for (const auto& [name, get] : stages()) {
-        auto bytes = stack(layers, get);
+    for (const auto& [name, stage] : kStages) {
+        auto bytes = stack(layers, stage);
         if (!bytes.empty()) out.emplace_back(name, std::move(bytes));
     }
     const bool multi = layers.size() > 1;
