@@ -1,5 +1,6 @@
 // AttnScope — a parsed `attnscope render|compute …` command line. GPL-3.0-or-later.
 #include "cli/cli_request.hpp"
+#include "cli/cli_tr.hpp"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -10,10 +11,6 @@
 
 namespace cli {
 namespace {
-
-QString tr(const char* text) {
-    return QCoreApplication::translate("cli", text);
-}
 
 void addCommonOptions(QCommandLineParser& p) {
     p.setOptionsAfterPositionalArgumentsMode(QCommandLineParser::ParseAsOptions);

@@ -1,5 +1,6 @@
 // AttnScope — `attnscope render` and `attnscope compute`. GPL-3.0-or-later.
 #include "cli/render_command.hpp"
+#include "cli/cli_tr.hpp"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -22,10 +23,6 @@
 
 namespace cli {
 namespace {
-
-QString tr(const char* text) {
-    return QCoreApplication::translate("cli", text);
-}
 
 /// Options that do not fit the scene (h not dividing d_model, a window on no tokens…) are usage
 /// errors; anything else going wrong while computing loaded data is the input's fault.

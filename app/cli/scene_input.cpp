@@ -1,6 +1,7 @@
 // AttnScope — the scene a command line describes: input file, component, layer, options.
 // GPL-3.0-or-later.
 #include "cli/scene_input.hpp"
+#include "cli/cli_tr.hpp"
 
 #include <QCoreApplication>
 #include <QFileInfo>
@@ -12,11 +13,7 @@
 #include "io/file_loader.hpp"
 
 namespace cli {
-namespace {
-QString tr(const char* text) {
-    return QCoreApplication::translate("cli", text);
-}
-}  // namespace
+namespace {}  // namespace
 
 int prepareScene(const Request& request, SceneInput* input, QString* error) {
     attn::SceneSpec spec;

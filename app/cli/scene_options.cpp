@@ -1,5 +1,6 @@
 // AttnScope — command-line options that mirror the controls dock. GPL-3.0-or-later.
 #include "cli/scene_options.hpp"
+#include "cli/cli_tr.hpp"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -9,10 +10,6 @@
 
 namespace cli {
 namespace {
-
-QString tr(const char* text) {
-    return QCoreApplication::translate("cli", text);
-}
 
 struct OptionDoc {
     const char* name;

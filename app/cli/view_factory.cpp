@@ -1,5 +1,6 @@
 // AttnScope — builds the view a `render --view NAME` asks for, offscreen. GPL-3.0-or-later.
 #include "cli/view_factory.hpp"
+#include "cli/cli_tr.hpp"
 
 #include <QCoreApplication>
 #include <QJsonDocument>
@@ -24,10 +25,6 @@
 
 namespace cli {
 namespace {
-
-QString tr(const char* text) {
-    return QCoreApplication::translate("cli", text);
-}
 
 /// Gives a fresh top-level view its export size and lays it out, so views that size their
 /// contents from their own geometry (the heatmap grid's columns) see the final size.

@@ -1,5 +1,6 @@
 // AttnScope — writes any view as a PNG, SVG or PDF figure. GPL-3.0-or-later.
 #include "export/figure_export.hpp"
+#include "export/export_tr.hpp"
 
 #include <QCoreApplication>
 #include <QFileInfo>
@@ -18,10 +19,6 @@
 
 namespace exporting {
 namespace {
-
-QString tr(const char* text) {
-    return QCoreApplication::translate("exporting", text);
-}
 
 QString failure(const QString& path, const QString& why) {
     return tr("%1: %2").arg(QFileInfo(path).fileName(), why);

@@ -1,6 +1,7 @@
 // AttnScope — the Model view's numbers: every layer's weights, streamed layer by layer.
 // GPL-3.0-or-later.
 #include "export/layers_export.hpp"
+#include "export/export_tr.hpp"
 
 #include <QCoreApplication>
 #include <QFileInfo>
@@ -13,10 +14,6 @@
 
 namespace exporting {
 namespace {
-
-QString tr(const char* text) {
-    return QCoreApplication::translate("exporting", text);
-}
 
 /// Unwinds for_each_layer when the output, not the computation, failed.
 struct WriteFailed {

@@ -1,5 +1,6 @@
 // AttnScope — the numbers behind a view as .npy or .csv. GPL-3.0-or-later.
 #include "export/numbers_export.hpp"
+#include "export/export_tr.hpp"
 
 #include <QCoreApplication>
 #include <QFileInfo>
@@ -12,10 +13,6 @@
 
 namespace exporting {
 namespace {
-
-QString tr(const char* text) {
-    return QCoreApplication::translate("exporting", text);
-}
 
 void append(Numbers& n, const attn::SceneResult& r, int layer) {
     const auto heads = static_cast<std::uint64_t>(r.heads.size());

@@ -1,5 +1,6 @@
 // AttnScope — File ▸ Examples. GPL-3.0-or-later.
 #include "io/examples.hpp"
+#include "io/fileio_tr.hpp"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -8,14 +9,6 @@
 #include <QStandardPaths>
 
 namespace fileio {
-namespace {
-
-QString tr(const char* text) {
-    return QCoreApplication::translate("fileio::Examples", text);
-}
-
-}  // namespace
-
 const QList<Example>& examples() {
     static const QList<Example> list = {
         {tr("GPT-2 small: raw scores, 12 layers × 12 heads (causal)"),

@@ -1,6 +1,7 @@
 // AttnScope — File ▸ Open / Save / Save As / Recent, drag and drop, unsaved-changes prompt,
 // autosave and crash recovery. GPL-3.0-or-later.
 #include "io/file_controller.hpp"
+#include "io/local_path.hpp"
 
 #include <QAction>
 #include <QCloseEvent>
@@ -40,10 +41,6 @@ QString openFilter() {
         "Everything AttnScope opens (*.attnscope *.json *.npy *.npz *.txt);;"
         "AttnScope sessions (*.attnscope *.json);;NumPy attention (*.npy *.npz);;"
         "BertViz / CircuitsVis JSON (*.json);;Token text (*.txt);;All files (*)");
-}
-
-std::string localPath(const QString& path) {
-    return QFile::encodeName(path).toStdString();
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 // AttnScope — turns any supported file into the scene spec that shows it. GPL-3.0-or-later.
 #include "io/file_loader.hpp"
+#include "io/fileio_tr.hpp"
+#include "io/local_path.hpp"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -15,14 +17,6 @@
 
 namespace fileio {
 namespace {
-
-QString tr(const char* text) {
-    return QCoreApplication::translate("fileio", text);
-}
-
-std::string localPath(const QString& path) {
-    return QFile::encodeName(path).toStdString();
-}
 
 /// Controls keyed to the old sequence (padding flags, global tokens, a custom matrix) would not
 /// fit a new one; everything else is kept so a user's settings survive opening a file.

@@ -1,5 +1,6 @@
 // AttnScope — the "cost" lens. GPL-3.0-or-later.
 #include "lenses/cost_lens.hpp"
+#include "lenses/bytes_text.hpp"
 
 #include <QComboBox>
 #include <QLocale>
@@ -10,12 +11,6 @@
 #include "attn/lenses/cost.hpp"
 #include "model/scene.hpp"
 #include "views/qcp.hpp"
-
-namespace {
-QString bytesText(double b) {
-    return QLocale::c().formattedDataSize(qint64(b), 2, QLocale::DataSizeTraditionalFormat);
-}
-}  // namespace
 
 CostLens::CostLens(Scene* scene, QWidget* parent)
     : LensPanel(scene, QStringLiteral("cost"), LensInputs::Controls, parent) {
@@ -185,6 +180,6 @@ void CostLens::recompute() {
                    .arg(f.attention() / 1e9, 0, 'g', 4)
                    .arg(c.layers)
                    .arg(bytesPerValue)
-                   .arg(bytesText(bytes))
+                   .arg(bytesText(bytes, 2))
                    .arg(warn));
 }

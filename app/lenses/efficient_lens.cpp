@@ -1,5 +1,6 @@
 // AttnScope — the "efficient" lens. GPL-3.0-or-later.
 #include "lenses/efficient_lens.hpp"
+#include "lenses/bytes_text.hpp"
 
 #include <QCheckBox>
 #include <QDoubleSpinBox>
@@ -16,14 +17,11 @@
 #include "views/qcp.hpp"
 
 namespace {
-constexpr std::uint64_t kSeed = 31;
+constexpr std::uint64_t kEfficientSeed = 31;
 constexpr double kFloor = 1e-17;
 constexpr attn::Index kBytes = 4;  // fp32, as on a GPU
 constexpr double kContent = 0.7;   // std of the content part of q and k
 
-QString bytesText(double b) {
-    return QLocale::c().formattedDataSize(qint64(b), 1, QLocale::DataSizeTraditionalFormat);
-}
 }  // namespace
 
 EfficientLens::EfficientLens(Scene* scene, QWidget* parent)
@@ -98,7 +96,7 @@ EfficientLens::EfficientLens(Scene* scene, QWidget* parent)
 void EfficientLens::recompute() {
     using namespace attn::lenses;
     const attn::Index n = n_->value(), d = d_->value();
-    const QkvSample qkv = local_qkv(n, d, locality_->value(), kContent, kSeed);
+    const QkvSample qkv = local_qkv(n, d, locality_->value(), kContent, kEfficientSeed);
     const attn::MatrixD &Q = qkv.Q, &K = qkv.K, &V = qkv.V;
     const attn::MatrixD exact = exact_attention(Q, K, V);
     const double vnorm = std::max(1e-300, V.norm());
@@ -108,11 +106,11 @@ void EfficientLens::recompute() {
     sc.window = window_->value();
     sc.globals = {0};
     sc.random_keys = random_->value();
-    sc.seed = kSeed;
+    sc.seed = kEfficientSeed;
     const auto sparse = compare_sparse(Q, K, V, sc);
     const attn::Index m = features_->value();
     const double favorErr =
-        valueError(favor_attention(Q, K, V, m, orthogonal_->isChecked(), kSeed));
+        valueError(favor_attention(Q, K, V, m, orthogonal_->isChecked(), kEfficientSeed));
     TiledConfig tc;
     tc.block_q = tc.block_k = block_->value();
     tc.bytes_per_value = kBytes;
@@ -137,8 +135,8 @@ void EfficientLens::recompute() {
     errors_->yAxis->setRange(kFloor, 10);
 
     const std::vector<attn::Index> ms = {4, 8, 16, 32, 64, 128, 256, 512, 1024};
-    const auto iid = favor_error_curve(Q, K, V, ms, 4, false, kSeed);
-    const auto orth = favor_error_curve(Q, K, V, ms, 4, true, kSeed);
+    const auto iid = favor_error_curve(Q, K, V, ms, 4, false, kEfficientSeed);
+    const auto orth = favor_error_curve(Q, K, V, ms, 4, true, kEfficientSeed);
     // The Monte-Carlo rate is asymptotic: the guide goes through the largest m, where the
     // curve is closest to it, not through m = 4, where heavy-tailed features dominate.
     QVector<double> fx, fi, fo, guide;
@@ -197,8 +195,8 @@ void EfficientLens::recompute() {
                    .arg(favorErr, 0, 'g', 3)
                    .arg(tc.block_q)
                    .arg(tiledMax, 0, 'g', 2)
-                   .arg(bytesText(double(dense_peak_bytes(n, n, kBytes))))
-                   .arg(bytesText(double(tiled.peak_bytes)))
+                   .arg(bytesText(double(dense_peak_bytes(n, n, kBytes)), 1))
+                   .arg(bytesText(double(tiled.peak_bytes), 1))
                    .arg(slope, 0, 'f', 2)
                    .arg(exponent, 0, 'f', 1)
                    .arg(std::exp(exponent), 0, 'g', 2));

@@ -14,7 +14,7 @@
 #include "views/token_labels.hpp"
 
 namespace {
-constexpr std::uint64_t kSeed = 5;
+constexpr std::uint64_t kLookupSeed = 5;
 }
 
 LookupLens::LookupLens(Scene* scene, QWidget* parent)
@@ -145,13 +145,13 @@ void LookupLens::drawLookup(const attn::SceneResult& r) {
                              r.kv_heads > 0 ? r.kv_heads : attn::Index(r.heads.size()));
         V = r.V.middleCols(g * r.d_k, r.d_k).cast<double>();
     } else {
-        V = attn::Rng(kSeed).normal_matrix(n, 8).cast<double>();
+        V = attn::Rng(kLookupSeed).normal_matrix(n, 8).cast<double>();
         vNote = tr("<br><i>Loaded weights have no values: V is seeded random.</i>");
     }
     const double tau = temperature();
     const attn::VectorD alpha = tempered_softmax(s, tau);
     const attn::Index N = attn::Index(std::llround(std::pow(10.0, samples_->value())));
-    const HardLookup hl = hard_lookup(alpha, V, N, kSeed);
+    const HardLookup hl = hard_lookup(alpha, V, N, kLookupSeed);
 
     QVector<double> kx, ka, kf;
     QSharedPointer<QCPAxisTickerText> ticks(new QCPAxisTickerText);

@@ -9,7 +9,7 @@
 #include "views/qcp.hpp"
 
 namespace {
-constexpr double kFloor = 1e-17;  // rounding level: below it the log axis would be empty
+constexpr double kCollapseFloor = 1e-17;  // rounding level: below it the log axis would be empty
 }
 
 RankCollapseLens::RankCollapseLens(Scene* scene, QWidget* parent)
@@ -60,15 +60,15 @@ void RankCollapseLens::recompute() {
     QVector<double> x, p, r, u;
     for (std::size_t l = 0; l < scaled.pure.size(); ++l) {
         x.push_back(double(l));
-        p.push_back(std::max(kFloor, scaled.pure[l]));
-        r.push_back(std::max(kFloor, scaled.residual[l]));
-        u.push_back(std::max(kFloor, unit.residual[l]));
+        p.push_back(std::max(kCollapseFloor, scaled.pure[l]));
+        r.push_back(std::max(kCollapseFloor, scaled.residual[l]));
+        u.push_back(std::max(kCollapseFloor, unit.residual[l]));
     }
     plot_->graph(0)->setData(x, p);
     plot_->graph(1)->setData(x, r);
     plot_->graph(2)->setData(x, u);
     plot_->xAxis->setRange(-0.5, double(c.depth) + 0.5);
-    plot_->yAxis->setRange(kFloor / 2, 3);
+    plot_->yAxis->setRange(kCollapseFloor / 2, 3);
     int collapsed = -1;
     for (std::size_t l = 0; l < scaled.pure.size(); ++l)
         if (collapsed < 0 && scaled.pure[l] < 1e-6) collapsed = int(l);

@@ -10,7 +10,7 @@
 #include "views/qcp.hpp"
 
 namespace {
-constexpr std::uint64_t kSeed = 20240;
+constexpr std::uint64_t kScalingSeed = 20240;
 constexpr attn::Index kTrials = 32;     // rows per d_k in the sweep: keeps the lens < 100 ms
 constexpr attn::Index kSamples = 8000;  // enough for a smooth 81-bin histogram
 
@@ -91,7 +91,7 @@ int ScalingLens::dk() const {
 void ScalingLens::recompute() {
     using namespace attn::lenses;
     const attn::Index d = dk();
-    const DotSamples s = sample_dot_products(d, kSamples, kSeed);
+    const DotSamples s = sample_dot_products(d, kSamples, kScalingSeed);
     const double half = std::max(4.5, 4.0 * std::sqrt(double(d)));
     const int bins = 81;
     // One grid for both: the scaled histogram is a narrow spike next to the wide unscaled one.
@@ -117,7 +117,7 @@ void ScalingLens::recompute() {
 
     ScalingConfig c;
     c.keys = keys_->value();
-    c.seed = kSeed;
+    c.seed = kScalingSeed;
     c.trials = kTrials;
     const auto pts = scaling_sweep(c);
     QVector<double> dks, vu, vs, theory, ones, mu, ms, eu, es, ju, js;
@@ -162,7 +162,7 @@ void ScalingLens::recompute() {
                   "Sweep: %6 rows of n = %7 keys per d<sub>k</sub>.")
                    .arg(d)
                    .arg(kSamples)
-                   .arg(kSeed)
+                   .arg(kScalingSeed)
                    .arg(mu_.variance, 0, 'f', 2)
                    .arg(ms_.variance, 0, 'f', 3)
                    .arg(c.trials)

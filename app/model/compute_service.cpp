@@ -27,7 +27,7 @@ class SupersededProgress : public attn::Progress {
     attn::Progress* job_;
 };
 
-const QString kJob = QStringLiteral("scene");
+const QString kSceneJob = QStringLiteral("scene");
 
 double elapsedMs(std::chrono::steady_clock::time_point since) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since)
@@ -97,14 +97,14 @@ quint64 ComputeService::request(const attn::SceneSpec& spec) {
     }
     if (estimateWork(spec) < syncThreshold_) {
         // Anything queued is older than this request: drop it.
-        Scheduler::instance().cancel(this, kJob);
+        Scheduler::instance().cancel(this, kSceneJob);
         try {
             settle(id, compute(spec, id, nullptr));
         } catch (const attn::Cancelled&) {
         }
         return id;
     }
-    Scheduler::instance().submit(this, kJob, [this, spec, id](attn::Progress& job) {
+    Scheduler::instance().submit(this, kSceneJob, [this, spec, id](attn::Progress& job) {
         if (id < requested_.load()) return Scheduler::Delivery();  // superseded while queued
         auto outcome = std::make_shared<Outcome>(compute(spec, id, &job));
         return Scheduler::Delivery([this, id, outcome] { settle(id, std::move(*outcome)); });

@@ -9,7 +9,7 @@
 
 namespace {
 
-constexpr int kSamples = 241;
+constexpr int kRegressionSamples = 241;
 const QColor kRbfColor(0, 121, 107);
 const QColor kExpColor(230, 81, 0);
 
@@ -108,9 +108,9 @@ void RegressionPanel::refresh() {
     keys_->setData(kx, ky);
     QVector<double> xs, yr, ye, mx, my;
     try {
-        const auto c =
-            attn::playground_regression(s, xAxis->range().lower, xAxis->range().upper, kSamples);
-        for (int i = 0; i < kSamples; ++i) {
+        const auto c = attn::playground_regression(s, xAxis->range().lower, xAxis->range().upper,
+                                                   kRegressionSamples);
+        for (int i = 0; i < kRegressionSamples; ++i) {
             xs.push_back(c.xs[i]);
             yr.push_back(c.rbf[i]);
             ye.push_back(c.exp_dot[i]);

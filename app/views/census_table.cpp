@@ -17,7 +17,7 @@
 namespace {
 constexpr int kThumb = 36;
 
-const QString kJob = QStringLiteral("census");
+const QString kCensusJob = QStringLiteral("census");
 
 CensusData computeCensus(const attn::SceneSpec& spec, attn::Progress* progress) {
     CensusData d;
@@ -110,7 +110,7 @@ CensusTable::CensusTable(Scene* scene, QWidget* parent)
 }
 
 void CensusTable::refreshNow() {
-    Scheduler::instance().cancel(this, kJob);
+    Scheduler::instance().cancel(this, kCensusJob);
     onComputed(computeCensus(scene_->spec(), nullptr));
     dirty_ = false;
 }
@@ -126,7 +126,7 @@ void CensusTable::onSpecChanged() {
         dirty_ = false;
         const attn::SceneSpec spec = scene_->spec();
         Scheduler::instance().run(
-            this, kJob, [spec](attn::Progress& p) { return computeCensus(spec, &p); },
+            this, kCensusJob, [spec](attn::Progress& p) { return computeCensus(spec, &p); },
             [this](CensusData d) { onComputed(std::move(d)); });
     }
 }

@@ -8,7 +8,7 @@
 #include <cmath>
 
 namespace {
-constexpr double kLeft = 64, kTop = 44, kRight = 12, kBottom = 46, kGap = 0.1;
+constexpr double kLeft = 64, kGridTop = 44, kRight = 12, kBottom = 46, kGap = 0.1;
 }
 
 ModelGridCanvas::ModelGridCanvas(QWidget* parent) : QWidget(parent) {
@@ -42,12 +42,12 @@ QRectF ModelGridCanvas::Geometry::thumb(int layer, int head) const {
 ModelGridCanvas::Geometry ModelGridCanvas::geometry() const {
     Geometry g;
     if (thumbs_.layers <= 0 || thumbs_.heads <= 0) return g;
-    const double w = width() - kLeft - kRight, h = height() - kTop - kBottom;
+    const double w = width() - kLeft - kRight, h = height() - kGridTop - kBottom;
     g.cell = std::max(4.0, std::min(w / thumbs_.heads, h / thumbs_.layers));
     g.side = g.cell * (1 - kGap);
     const double gw = g.cell * thumbs_.heads, gh = g.cell * thumbs_.layers;
     // Centre the grid horizontally in the space right of the row labels.
-    g.area = QRectF(kLeft + std::max(0.0, (w - gw) / 2), kTop, gw, gh);
+    g.area = QRectF(kLeft + std::max(0.0, (w - gw) / 2), kGridTop, gw, gh);
     return g;
 }
 
@@ -91,7 +91,7 @@ void ModelGridCanvas::paintEvent(QPaintEvent*) {
         1, static_cast<int>(std::ceil(fm.horizontalAdvance(QStringLiteral("H00")) * 1.3 / g.cell)));
     // Labels count from 1, like the heatmap grid's titles (indices in files count from 0).
     for (int h = 0; h < thumbs_.heads; h += colStep) {
-        const QRectF r(g.area.left() + h * g.cell, kTop - 20, g.cell * colStep, 18);
+        const QRectF r(g.area.left() + h * g.cell, kGridTop - 20, g.cell * colStep, 18);
         p.drawText(QRectF(r.left(), r.top(), g.cell, r.height()), Qt::AlignCenter,
                    (g.cell > fm.horizontalAdvance(QStringLiteral("Head 00")) * 1.25 ? tr("Head %1")
                                                                                     : tr("H%1"))

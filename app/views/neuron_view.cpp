@@ -7,9 +7,9 @@
 #include <cmath>
 
 namespace {
-constexpr int kMargin = 10;
-constexpr int kTop = 82;  // title, q strip and headers
-constexpr int kRow = 18;
+constexpr int kNeuronMargin = 10;
+constexpr int kNeuronTop = 82;  // title, q strip and headers
+constexpr int kNeuronRow = 18;
 constexpr int kLabel = 110;
 constexpr int kNumbers = 150;
 
@@ -61,11 +61,11 @@ QString NeuronView::message() const {
 }
 
 int NeuronView::stripWidth() const {
-    return std::max(60, (width() - 2 * kMargin - kLabel - kNumbers - 20) / 2);
+    return std::max(60, (width() - 2 * kNeuronMargin - kLabel - kNumbers - 20) / 2);
 }
 
 QSize NeuronView::sizeHint() const {
-    return {760, kTop + keys() * kRow + 2 * kMargin};
+    return {760, kNeuronTop + keys() * kNeuronRow + 2 * kNeuronMargin};
 }
 
 void NeuronView::rebuild() {
@@ -82,7 +82,7 @@ void NeuronView::rebuild() {
             prodMax_ = std::max(prodMax_, r.product.cwiseAbs().maxCoeff());
         }
     }
-    setMinimumHeight(kTop + keys() * kRow + 2 * kMargin);
+    setMinimumHeight(kNeuronTop + keys() * kNeuronRow + 2 * kNeuronMargin);
     updateGeometry();
     update();
 }
@@ -92,7 +92,8 @@ attn::NeuronVectors NeuronView::row(int key) const {
 }
 
 QRect NeuronView::keyStrip(int key) const {
-    return {kMargin + kLabel, kMargin + kTop + key * kRow, stripWidth(), kRow - 3};
+    return {kNeuronMargin + kLabel, kNeuronMargin + kNeuronTop + key * kNeuronRow, stripWidth(),
+            kNeuronRow - 3};
 }
 
 QRect NeuronView::productStrip(int key) const {
@@ -112,20 +113,20 @@ void NeuronView::paintEvent(QPaintEvent*) {
     QFont bold = font();
     bold.setBold(true);
     p.setFont(bold);
-    p.drawText(QRect(kMargin, kMargin, width() - 2 * kMargin, 18), Qt::AlignLeft,
+    p.drawText(QRect(kNeuronMargin, kNeuronMargin, width() - 2 * kNeuronMargin, 18), Qt::AlignLeft,
                tr("Neuron view, head %1, query “%2” (%3): d_k = %4; blue < 0 < red")
                    .arg(h + 1)
                    .arg(QString::fromStdString(result_->q_tokens[std::size_t(query())]))
                    .arg(query())
                    .arg(result_->d_k));
     p.setFont(font());
-    const QRect qStrip(kMargin + kLabel, kMargin + 26, stripWidth(), kRow - 3);
-    p.drawText(QRect(kMargin, qStrip.top(), kLabel - 6, qStrip.height()),
+    const QRect qStrip(kNeuronMargin + kLabel, kNeuronMargin + 26, stripWidth(), kNeuronRow - 3);
+    p.drawText(QRect(kNeuronMargin, qStrip.top(), kLabel - 6, qStrip.height()),
                Qt::AlignRight | Qt::AlignVCenter, tr("q_%1").arg(query()));
     drawStrip(p, qStrip, rows_.front().q, vecMax_);
     p.setPen(pal.color(QPalette::PlaceholderText));
-    const int hy = kMargin + kTop - 18;
-    p.drawText(QRect(kMargin, hy, kLabel - 6, 16), Qt::AlignRight, tr("key"));
+    const int hy = kNeuronMargin + kNeuronTop - 18;
+    p.drawText(QRect(kNeuronMargin, hy, kLabel - 6, 16), Qt::AlignRight, tr("key"));
     p.drawText(QRect(keyStrip(0).left(), hy, stripWidth(), 16), Qt::AlignLeft,
                tr("k_j (±%1)").arg(vecMax_, 0, 'g', 3));
     p.drawText(QRect(productStrip(0).left(), hy, stripWidth(), 16), Qt::AlignLeft,
@@ -137,7 +138,7 @@ void NeuronView::paintEvent(QPaintEvent*) {
         const QRect ks = keyStrip(j);
         const bool masked = result_->is_masked(h, query(), j);
         p.setPen(j == selection_.key ? pal.color(QPalette::Highlight) : pal.color(QPalette::Text));
-        p.drawText(QRect(kMargin, ks.top(), kLabel - 6, ks.height()),
+        p.drawText(QRect(kNeuronMargin, ks.top(), kLabel - 6, ks.height()),
                    Qt::AlignRight | Qt::AlignVCenter,
                    QString::fromStdString(result_->k_tokens[std::size_t(j)]));
         drawStrip(p, ks, r.k, vecMax_);
@@ -155,7 +156,7 @@ void NeuronView::paintEvent(QPaintEvent*) {
 void NeuronView::mousePressEvent(QMouseEvent* event) {
     for (int j = 0; j < keys(); ++j) {
         const QRect r = keyStrip(j);
-        if (event->position().y() >= r.top() && event->position().y() < r.top() + kRow) {
+        if (event->position().y() >= r.top() && event->position().y() < r.top() + kNeuronRow) {
             Selection s = selection_;  // rows are tokens here, never merged words
             s.key = j;
             return Q_EMIT selectionRequested(s);

@@ -8,7 +8,7 @@
 #include <numeric>
 
 namespace {
-constexpr int kMargin = 12;
+constexpr int kQkMargin = 12;
 constexpr int kTitle = 40;
 constexpr double kPick = 9;  // pixels within which a press picks a query
 const QColor kQuery(31, 119, 180), kKey(255, 127, 14);
@@ -58,8 +58,8 @@ void QkView::rebuild() {
 }
 
 QRectF QkView::plotRect() const {
-    return QRectF(kMargin + 30, kMargin + kTitle, width() - 2 * kMargin - 30 - 200,
-                  height() - 2 * kMargin - kTitle - 24);
+    return QRectF(kQkMargin + 30, kQkMargin + kTitle, width() - 2 * kQkMargin - 30 - 200,
+                  height() - 2 * kQkMargin - kTitle - 24);
 }
 
 QPointF QkView::toPixels(double x, double y) const {
@@ -104,7 +104,7 @@ void QkView::reset() {
 
 void QkView::resizeEvent(QResizeEvent*) {
     reset_->adjustSize();
-    reset_->move(width() - kMargin - reset_->width(), kMargin);
+    reset_->move(width() - kQkMargin - reset_->width(), kQkMargin);
 }
 
 void QkView::paintEvent(QPaintEvent*) {
@@ -121,14 +121,14 @@ void QkView::paintEvent(QPaintEvent*) {
     bold.setBold(true);
     p.setFont(bold);
     const double total = std::max(1e-12, proj_.total_variance);
-    p.drawText(QRectF(kMargin, kMargin, width() - 2 * kMargin - 90, 18), Qt::AlignLeft,
+    p.drawText(QRectF(kQkMargin, kQkMargin, width() - 2 * kQkMargin - 90, 18), Qt::AlignLeft,
                tr("Query–key space, head %1: joint PCA (PC1 %2%, PC2 %3% of the variance)")
                    .arg(head() + 1)
                    .arg(100 * proj_.variance(0) / total, 0, 'f', 0)
                    .arg(100 * proj_.variance(1) / total, 0, 'f', 0));
     p.setFont(font());
     p.setPen(pal.color(QPalette::PlaceholderText));
-    p.drawText(QRectF(kMargin, kMargin + 18, width() - 2 * kMargin, 18), Qt::AlignLeft,
+    p.drawText(QRectF(kQkMargin, kQkMargin + 18, width() - 2 * kQkMargin, 18), Qt::AlignLeft,
                tr("● queries   ■ keys   drag a query: its weights follow live"));
     const QRectF r = plotRect();
     p.setPen(pal.color(QPalette::Mid));

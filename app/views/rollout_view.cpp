@@ -15,11 +15,11 @@
 #include "views/model_grid_data.hpp"
 
 namespace {
-constexpr int kMargin = 12;
-constexpr int kTitle = 70;   // title, legend and the bars' title
-constexpr int kLabels = 90;  // token labels left of and below the heatmap
+constexpr int kRolloutMargin = 12;
+constexpr int kRolloutTitle = 70;  // title, legend and the bars' title
+constexpr int kLabels = 90;        // token labels left of and below the heatmap
 
-const QString kJob = QStringLiteral("rollout");
+const QString kRolloutJob = QStringLiteral("rollout");
 
 RolloutData computeRollout(const attn::SceneSpec& spec, attn::Progress* progress) {
     RolloutData d;
@@ -55,7 +55,7 @@ RolloutView::RolloutView(Scene* scene, QWidget* parent)
 }
 
 void RolloutView::refreshNow() {
-    Scheduler::instance().cancel(this, kJob);
+    Scheduler::instance().cancel(this, kRolloutJob);
     onComputed(computeRollout(scene_->spec(), nullptr));
     dirty_ = false;
 }
@@ -66,7 +66,7 @@ void RolloutView::onSpecChanged() {
         dirty_ = false;
         const attn::SceneSpec spec = scene_->spec();
         Scheduler::instance().run(
-            this, kJob, [spec](attn::Progress& p) { return computeRollout(spec, &p); },
+            this, kRolloutJob, [spec](attn::Progress& p) { return computeRollout(spec, &p); },
             [this](RolloutData d) { onComputed(std::move(d)); });
     }
 }
@@ -130,16 +130,17 @@ Eigen::RowVectorXd RolloutView::bars() const {
 
 QRect RolloutView::heatRect() const {
     const int n = std::max<int>(1, int(shownTokens().size()));
-    const int side = std::max(
-        40, std::min(width() / 2 - kLabels - kMargin, height() - kTitle - kLabels - 2 * kMargin));
+    const int side =
+        std::max(40, std::min(width() / 2 - kLabels - kRolloutMargin,
+                              height() - kRolloutTitle - kLabels - 2 * kRolloutMargin));
     const int cell = std::max(1, side / n);
-    return {kMargin + kLabels, kMargin + kTitle, cell * n, cell * n};
+    return {kRolloutMargin + kLabels, kRolloutMargin + kRolloutTitle, cell * n, cell * n};
 }
 
 QRect RolloutView::barRect() const {
     const QRect h = heatRect();
-    return QRect(h.right() + 40 + kLabels, h.top(), width() - h.right() - 60 - kLabels - kMargin,
-                 h.height());
+    return QRect(h.right() + 40 + kLabels, h.top(),
+                 width() - h.right() - 60 - kLabels - kRolloutMargin, h.height());
 }
 
 QRect RolloutView::cellRect(int row, int column) const {
@@ -155,7 +156,7 @@ void RolloutView::resizeEvent(QResizeEvent*) {
         std::max(layerBox_->width(),
                  layerBox_->fontMetrics().horizontalAdvance(tr("after layer 000")) + 40),
         layerBox_->height());
-    layerBox_->move(width() - kMargin - layerBox_->width(), kMargin);
+    layerBox_->move(width() - kRolloutMargin - layerBox_->width(), kRolloutMargin);
 }
 
 void RolloutView::paintEvent(QPaintEvent*) {
@@ -174,8 +175,8 @@ void RolloutView::paintEvent(QPaintEvent*) {
     QFont bold = font();
     bold.setBold(true);
     p.setFont(bold);
-    const int titleWidth = width() - 2 * kMargin - layerBox_->width() - 10;
-    p.drawText(QRect(kMargin, kMargin, titleWidth, 18), Qt::AlignLeft,
+    const int titleWidth = width() - 2 * kRolloutMargin - layerBox_->width() - 10;
+    p.drawText(QRect(kRolloutMargin, kRolloutMargin, titleWidth, 18), Qt::AlignLeft,
                QFontMetrics(bold).elidedText(
                    tr("Attention rollout after layer %1 of %2: R = Â_l ⋯ Â_0, Â = ½·mean_h A + ½·I")
                        .arg(layer())
@@ -183,14 +184,15 @@ void RolloutView::paintEvent(QPaintEvent*) {
                    Qt::ElideRight, titleWidth));
     p.setFont(font());
     p.setPen(pal.color(QPalette::PlaceholderText));
-    p.drawText(QRect(kMargin, kMargin + 20, width() - 2 * kMargin, 18), Qt::AlignLeft,
+    p.drawText(QRect(kRolloutMargin, kRolloutMargin + 20, width() - 2 * kRolloutMargin, 18),
+               Qt::AlignLeft,
                QFontMetrics(font()).elidedText(
                    tr("rows: output positions · columns: input tokens · colour scaled to the "
                       "largest value %1%2")
                        .arg(m.maxCoeff(), 0, 'f', 3)
                        .arg(options_.mergeWords ? tr(" · words: inputs summed, outputs averaged")
                                                 : QString()),
-                   Qt::ElideRight, width() - 2 * kMargin));
+                   Qt::ElideRight, width() - 2 * kRolloutMargin));
     const double top = std::max(1e-12, m.maxCoeff());
     const QList<QRgb> colors = model_grid::thumbnailColors(ColorMapKind::Viridis);  // 0…254
     for (int i = 0; i < n; ++i)
@@ -205,7 +207,7 @@ void RolloutView::paintEvent(QPaintEvent*) {
     for (int i = 0; i < n; i += every) {
         const QString t = fm.elidedText(QString::fromStdString(tokens[std::size_t(i)]),
                                         Qt::ElideRight, kLabels - 6);
-        p.drawText(QRect(kMargin, cellRect(i, 0).top(), kLabels - 6, cell),
+        p.drawText(QRect(kRolloutMargin, cellRect(i, 0).top(), kLabels - 6, cell),
                    Qt::AlignRight | Qt::AlignVCenter, t);
     }
     for (int j = 0; j < n; j += every) {  // input tokens below the columns, read downwards

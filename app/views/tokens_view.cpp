@@ -7,11 +7,11 @@
 #include <algorithm>
 
 namespace {
-constexpr int kMargin = 12;
-constexpr int kLine = 30;   // height of a line of tokens
-constexpr int kPad = 5;     // inside a token box
-constexpr int kGap = 4;     // between boxes
-constexpr int kTitle = 44;  // title and legend
+constexpr int kTokensMargin = 12;
+constexpr int kLine = 30;         // height of a line of tokens
+constexpr int kPad = 5;           // inside a token box
+constexpr int kTokensGap = 4;     // between boxes
+constexpr int kTokensTitle = 44;  // title and legend
 }  // namespace
 
 TokensView::TokensView(QWidget* parent) : AttentionView(parent) {
@@ -30,16 +30,16 @@ bool TokensView::isCross() const {
 int TokensView::flow(const std::vector<std::string>& tokens, int width, int y,
                      std::vector<QRect>* boxes) const {
     const QFontMetrics fm(font());
-    int x = kMargin;
+    int x = kTokensMargin;
     boxes->clear();
     for (const std::string& t : tokens) {
         const int w = fm.horizontalAdvance(QString::fromStdString(t)) + 2 * kPad;
-        if (x + w > width - kMargin && x > kMargin) {
-            x = kMargin;
+        if (x + w > width - kTokensMargin && x > kTokensMargin) {
+            x = kTokensMargin;
             y += kLine;
         }
-        boxes->emplace_back(x, y, w, kLine - kGap);
-        x += w + kGap;
+        boxes->emplace_back(x, y, w, kLine - kTokensGap);
+        x += w + kTokensGap;
     }
     return y + kLine;
 }
@@ -51,13 +51,13 @@ int TokensView::layoutFor(int width, std::vector<QRect>* source, std::vector<QRe
     const bool cross = isCross();
     const auto& src = options_.reverse ? shown_.kTokens : shown_.qTokens;
     const auto& dst = options_.reverse ? shown_.qTokens : shown_.kTokens;
-    int y = kMargin + kTitle;
+    int y = kTokensMargin + kTokensTitle;
     if (cross) {
         *sourceTop = y;
         y = flow(src, width, y + 18, source) + 8;
     }
     *shadedTop = y;
-    const int bottom = flow(dst, width, y + (cross ? 18 : 0), shaded) + kMargin;
+    const int bottom = flow(dst, width, y + (cross ? 18 : 0), shaded) + kTokensMargin;
     if (!cross) *source = *shaded;
     return bottom;
 }
@@ -148,11 +148,11 @@ void TokensView::paintEvent(QPaintEvent*) {
     bold.setBold(true);
     p.setFont(bold);
     p.setPen(pal.color(QPalette::Text));
-    p.drawText(QRect(kMargin, kMargin, width() - 2 * kMargin, 20), Qt::AlignLeft | Qt::AlignVCenter,
-               tr("Text view (%1): %2").arg(heads, what));
+    p.drawText(QRect(kTokensMargin, kTokensMargin, width() - 2 * kTokensMargin, 20),
+               Qt::AlignLeft | Qt::AlignVCenter, tr("Text view (%1): %2").arg(heads, what));
     p.setFont(font());
     p.setPen(pal.color(QPalette::PlaceholderText));
-    p.drawText(QRect(kMargin, kMargin + 20, width() - 2 * kMargin, 18),
+    p.drawText(QRect(kTokensMargin, kTokensMargin + 20, width() - 2 * kTokensMargin, 18),
                Qt::AlignLeft | Qt::AlignVCenter,
                tr("darkest = %1%2")
                    .arg(top, 0, 'f', 3)
@@ -160,10 +160,10 @@ void TokensView::paintEvent(QPaintEvent*) {
     const QColor ink = options_.reverse ? QColor(214, 39, 40) : QColor(31, 119, 180);
     const bool cross = isCross();
     if (cross) {
-        p.drawText(QPoint(kMargin, sourceTop_ + 12), options_.reverse
-                                                         ? tr("keys (hover or click one)")
-                                                         : tr("queries (hover or click one)"));
-        p.drawText(QPoint(kMargin, shadedTop_ + 12),
+        p.drawText(QPoint(kTokensMargin, sourceTop_ + 12),
+                   options_.reverse ? tr("keys (hover or click one)")
+                                    : tr("queries (hover or click one)"));
+        p.drawText(QPoint(kTokensMargin, shadedTop_ + 12),
                    options_.reverse ? tr("queries, shaded") : tr("keys, shaded"));
         for (int t = 0; t < int(sourceBoxes_.size()); ++t) {
             p.setPen(pal.color(QPalette::Mid));

@@ -6,6 +6,8 @@
 #   2. No include cycle between the folders of app/ (main_window & co. count as the folder ".").
 #   3. core/ knows nothing of Qt.
 #   4. No tracked text file is over 400 lines (LICENSE, the GPL's own text, excepted).
+#   5. No two .cpp files of a unity-built library (app, core) define the same file-local name
+#      (tests/architecture/unity_names.py): which files share a unity batch shifts as files come.
 # Usage: check_architecture.sh [repository root]; prints every violation, exits 1 on any.
 set -u
 root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -43,5 +45,8 @@ if git rev-parse --git-dir >/dev/null 2>&1; then
   [ -n "$big" ] && fail "files over 400 lines:"$'\n'"$big"
 fi
 
-[ $status -eq 0 ] && echo "architecture: threads only in app/model, no folder cycle, Qt-free core, no file over 400 lines"
+# 5. Unity batches cannot collide.
+clashes=$(python3 "$root/tests/architecture/unity_names.py" "$root") || fail "file-local names that collide in a unity build:"$'\n'"$clashes"
+
+[ $status -eq 0 ] && echo "architecture: threads only in app/model, no folder cycle, Qt-free core, no file over 400 lines, no unity-batch clash"
 exit $status
