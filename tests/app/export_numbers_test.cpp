@@ -12,13 +12,19 @@
 #include <vector>
 
 #include "app_test_support.hpp"
+#include "attn/error.hpp"
+#include "attn/io/load.hpp"
 #include "attn/io/npy.hpp"
 #include "export/export_controller.hpp"
 #include "export/export_dialog.hpp"
+#include "export/layers_export.hpp"
 #include "lenses/lens_panel.hpp"
 #include "lenses/lens_registry.hpp"
+#include "model/scene.hpp"
+#include "model/scheduler.hpp"
 #include "playground/playground_model.hpp"
 #include "playground/playground_widget.hpp"
+#include "views/model_grid.hpp"
 #include "views/qcp.hpp"
 
 namespace {
@@ -264,6 +270,41 @@ class ExportNumbersTest : public QObject {
         // Token labels name the points: the first key is k1.
         QVERIFY(
             readLines(csv).value(1 + int(st.queries.size())).endsWith(QLatin1StringView(",k1,")));
+    }
+
+    // The Model tab's numbers: every layer, streamed as the scheduler's "export numbers" job;
+    // a cancelled stream leaves no file.
+    void modelTabExportsEveryLayerAsAJob() {
+        MainWindow w;
+        exporting::ExportController exporter(&w);
+        test_support::showWindow(w);
+        attn::SceneSpec spec;
+        spec.data = std::make_shared<const attn::AttentionData>(attn::io::load_attention(
+            test_support::fixture("bertviz_distilbert_headview.json").toStdString()));
+        w.scene()->setSpec(spec, QStringLiteral("Load"));
+        ModelGrid model(w.scene(), w.computeService());  // as attachDataIo puts it in its tab
+        QStringList jobs;
+        QObject listening;  // the connection ends with this test, before `jobs` goes
+        connect(&Scheduler::instance(), &Scheduler::jobFinished, &listening,
+                [&](const QString& name) { jobs << name; });
+        const QString npy = dir_.filePath(QStringLiteral("model.npy"));
+        QCOMPARE(exporter.exportView(&model, npy, numbersFormat(exporting::Format::Npy)),
+                 QString());
+        QVERIFY(jobs.contains(QStringLiteral("export numbers")));
+        const attn::io::NpyArray a = attn::io::read_npy(QFile::encodeName(npy).toStdString());
+        QCOMPARE(a.shape, (std::vector<std::uint64_t>{6, 12, 8, 8}));
+        spec.layer = 5;
+        const attn::SceneResult last = attn::compute_scene(spec);
+        QCOMPARE(a.values[std::size_t(((5 * 12 + 11) * 8 + 7) * 8 + 6)],
+                 last.heads[11].weights(7, 6));
+        struct CancelAfterFirstLayer : attn::Progress {
+            double seen = 0;
+            void update(double f) override { seen = std::max(seen, f); }
+            bool cancelled() const override { return seen > 0; }
+        } cancel;
+        const QString gone = dir_.filePath(QStringLiteral("cancelled.npy"));
+        QVERIFY_THROWS_EXCEPTION(attn::Cancelled, exporting::writeAllLayers(spec, gone, &cancel));
+        QVERIFY(!QFile::exists(gone));
     }
 
     void headsViewStillExportsWeights() {
