@@ -4,7 +4,10 @@
 #include <QApplication>
 #include <QTextStream>
 #include <cstdio>
+#include <new>
 
+#include "attn/error.hpp"
+#include "attn/memory_budget.hpp"
 #include "cli/census_command.hpp"
 #include "cli/cli_request.hpp"
 #include "cli/exit_codes.hpp"
@@ -15,6 +18,10 @@ namespace {
 
 /// The offscreen platform reports, as warnings, things a headless run cannot have (no runtime
 /// directory, no window manager to take size hints); they are noise on a command line's stderr.
+QString tr(const char* text) {
+    return QCoreApplication::translate("cli", text);
+}
+
 QtMessageHandler previousHandler = nullptr;
 void quietHandler(QtMsgType type, const QMessageLogContext& context, const QString& message) {
     if (type == QtWarningMsg && (message.contains(QLatin1StringView("propagateSizeHints")) ||
@@ -41,22 +48,34 @@ int run(const QStringList& arguments, QTextStream& out, QTextStream& err) {
         return kExitUsage;
     }
     int code = kExitOk;
-    switch (request->command) {
-        case Request::Command::Help:
-            out << helpText();
-            break;
-        case Request::Command::Version:
-            out << "attnscope " << QStringLiteral(ATTNSCOPE_VERSION) << "\n";
-            break;
-        case Request::Command::Render:
-            code = runRender(*request, &error);
-            break;
-        case Request::Command::Compute:
-            code = runCompute(*request, &error);
-            break;
-        case Request::Command::Census:
-            code = runCensus(*request, &error);
-            break;
+    attn::set_memory_budget(request->memoryBudget);
+    try {
+        switch (request->command) {
+            case Request::Command::Help:
+                out << helpText();
+                break;
+            case Request::Command::Version:
+                out << "attnscope " << QStringLiteral(ATTNSCOPE_VERSION) << "\n";
+                break;
+            case Request::Command::Render:
+                code = runRender(*request, &error);
+                break;
+            case Request::Command::Compute:
+                code = runCompute(*request, &error);
+                break;
+            case Request::Command::Census:
+                code = runCensus(*request, &error);
+                break;
+        }
+    } catch (const std::bad_alloc&) {
+        // Every large allocation is estimated first; this is the net under what was not.
+        error = tr("not enough memory for this request (budget %1); use fewer tokens or heads, "
+                   "or a smaller --size")
+                    .arg(QString::fromStdString(attn::format_bytes(double(attn::memory_budget()))));
+        code = kExitResource;
+    } catch (const attn::ResourceError& e) {
+        error = QString::fromUtf8(e.what());
+        code = kExitResource;
     }
     out.flush();
     if (code != kExitOk) {

@@ -6,6 +6,7 @@
 #include <QCoreApplication>
 #include <QRegularExpression>
 
+#include "attn/memory_budget.hpp"
 #include "cli/scene_options.hpp"
 #include "export/export_options.hpp"
 
@@ -27,6 +28,8 @@ void addCommonOptions(QCommandLineParser& p) {
     p.addOption({QStringLiteral("size"), tr("size"), QStringLiteral("WxH")});
     p.addOption({QStringLiteral("dpi"), tr("dpi"), QStringLiteral("N")});
     p.addOption({QStringLiteral("colormap"), tr("colour map"), QStringLiteral("NAME")});
+    p.addOption({QStringLiteral("memory-budget"), tr("memory budget"), QStringLiteral("SIZE")});
+    p.addOption({QStringLiteral("stages"), tr("stages to write"), QStringLiteral("LIST")});
     p.addOption({{QStringLiteral("h"), QStringLiteral("help")}, tr("help")});
     p.addOption({{QStringLiteral("v"), QStringLiteral("version")}, tr("version")});
     addSceneOptions(p);
@@ -71,6 +74,9 @@ QString helpText() {
               "  --colormap NAME          viridis | magma | cividis | greys\n"
               "  -o, --output OUT         .png, .svg or .pdf (render); .npz or .json (compute);\n"
               "                           .csv or .json (census)\n"
+              "  --stages LIST            compute: raw,scaled,masked,weights,output (default all)\n"
+              "  --memory-budget SIZE     refuse requests needing more memory, e.g. 4G, 512M\n"
+              "                           (default: half the physical memory)\n"
               "\n"
               "compute: --rollout adds rollout [L,Nq,Nk], the attention rollout of every layer\n"
               "(self-attention only). census: a pattern label and six scores per layer x head\n"
@@ -79,7 +85,8 @@ QString helpText() {
               "scene options (as the controls dock):\n") +
            sceneOptionsHelp() +
            tr("\n"
-              "Exit codes: 0 ok, 1 usage error, 2 input file error, 3 output error.\n"
+              "Exit codes: 0 ok, 1 usage error, 2 input file error, 3 output error,\n"
+              "4 refused: more memory or disk than the budget or the free space allows.\n"
               "Without a display the offscreen platform is used automatically.\n");
 }
 
@@ -214,6 +221,31 @@ std::optional<Request> parseRequest(const QStringList& arguments, QString* error
         if (!maps.contains(r.colorMap)) {
             *error = tr("--colormap: '%1' is not viridis, magma, cividis or greys").arg(r.colorMap);
             return std::nullopt;
+        }
+    }
+    if (p.isSet(QStringLiteral("memory-budget"))) {
+        try {
+            r.memoryBudget =
+                attn::parse_bytes(p.value(QStringLiteral("memory-budget")).toStdString());
+        } catch (const std::exception& e) {
+            *error = tr("--memory-budget: %1").arg(QString::fromUtf8(e.what()));
+            return std::nullopt;
+        }
+    }
+    if (p.isSet(QStringLiteral("stages"))) {
+        if (r.command != Request::Command::Compute) {
+            *error = tr("--stages applies to compute only");
+            return std::nullopt;
+        }
+        const QStringList all = r.stages;
+        r.stages.clear();
+        for (const QString& s : p.value(QStringLiteral("stages")).split(QLatin1Char(','))) {
+            const QString name = s.trimmed().toLower();
+            if (!all.contains(name)) {
+                *error = tr("--stages: '%1' is not raw, scaled, masked, weights or output").arg(s);
+                return std::nullopt;
+            }
+            if (!r.stages.contains(name)) r.stages.push_back(name);
         }
     }
     // Validate the scene options now (on the default scene) so a typo is a usage error even

@@ -21,9 +21,13 @@ struct Request {
     QString component;  ///< by name, or by index
     QSize size{1200, 900};
     double dpi = 96;
-    QString colorMap;       ///< viridis | magma | cividis | greys (empty: default)
-    attn::SceneSpec spec;   ///< the scene options, applied on the default scene
-    QStringList sceneArgs;  ///< the scene options again, re-applied after loading a file
+    QString colorMap;          ///< viridis | magma | cividis | greys (empty: default)
+    attn::SceneSpec spec;      ///< the scene options, applied on the default scene
+    QStringList sceneArgs;     ///< the scene options again, re-applied after loading a file
+    quint64 memoryBudget = 0;  ///< --memory-budget in bytes (0: half the physical memory)
+    /// compute --stages: raw, scaled, masked, weights, output (default: all)
+    QStringList stages{QStringLiteral("raw"), QStringLiteral("scaled"), QStringLiteral("masked"),
+                       QStringLiteral("weights"), QStringLiteral("output")};
 };
 
 /// Parses argv (argv[0] is the program, argv[1] the subcommand). On a usage error returns

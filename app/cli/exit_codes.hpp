@@ -8,5 +8,7 @@ inline constexpr int kExitOk = 0;      ///< done
 inline constexpr int kExitUsage = 1;   ///< bad arguments or option values
 inline constexpr int kExitInput = 2;   ///< the input file is missing, unreadable or malformed
 inline constexpr int kExitOutput = 3;  ///< the output could not be rendered or written
+/// A request for more memory (--memory-budget) or disk than available, refused up front.
+inline constexpr int kExitResource = 4;
 
 }  // namespace cli

@@ -9,11 +9,14 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "attn/error.hpp"
 #include "attn/io/result_writer.hpp"
 #include "attn/rollout.hpp"
 #include "attn/scene_layers.hpp"
+#include "attn/memory_budget.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/scene_input.hpp"
 #include "cli/view_factory.hpp"
@@ -27,6 +30,7 @@ namespace {
 /// Options that do not fit the scene (h not dividing d_model, a window on no tokens…) are usage
 /// errors; anything else going wrong while computing loaded data is the input's fault.
 int computeErrorCode(const std::exception& e) {
+    if (dynamic_cast<const attn::ResourceError*>(&e)) return kExitResource;
     if (dynamic_cast<const attn::ArgumentError*>(&e) || dynamic_cast<const attn::ShapeError*>(&e))
         return kExitUsage;
     return kExitInput;
@@ -46,6 +50,40 @@ std::vector<float> rolloutValues(const attn::RolloutAccumulator& r) {
             for (attn::Index j = 0; j < m.cols(); ++j)
                 v.push_back(static_cast<float>(m(i, j)));
     return v;
+}
+
+struct OutputSize {
+    double bytes = 0;       ///< the whole file
+    double layerBytes = 0;  ///< one layer's stages
+    std::string what;       ///< "30000 tokens × 4 heads × 5 stages"
+};
+
+/// What `compute` will write: per layer and head the chosen n × n stages and the output.
+OutputSize outputSize(const attn::SceneSpec& spec, const QStringList& stages) {
+    double nq = 0, nk = 0, heads = double(spec.heads), layers = 1, width = 0, scoreStages = 0;
+    bool scores = true;
+    if (spec.data) {
+        const auto& c = spec.data->components.at(std::size_t(spec.component));
+        nq = double(c.q_tokens.size()), nk = double(c.k_tokens.size());
+        heads = double(c.heads), layers = double(c.layers);
+        scores = c.are_scores;
+    } else {
+        nq = double(spec.query_tokens().size());
+        nk = spec.cross_text.empty() ? nq : double(attn::tokenize(spec.cross_text).size());
+        width = double(spec.d_model) / std::max(1.0, heads);
+    }
+    for (const QString& s : stages)
+        if (s != QLatin1StringView("output") && (scores || s == QLatin1StringView("weights")))
+            ++scoreStages;
+    const bool output = stages.contains(QStringLiteral("output")) && width > 0;
+    OutputSize o;
+    o.layerBytes = heads * nq * (nk * scoreStages + (output ? width : 0)) * 4;
+    o.bytes = o.layerBytes * layers;
+    const auto count = [](double v) { return std::to_string(static_cast<long long>(v)); };
+    o.what = (nq == nk ? count(nq) + " tokens" : count(nq) + " × " + count(nk) + " tokens") +
+             (layers > 1 ? " × " + count(layers) + " layers" : std::string()) + " × " +
+             count(heads) + " heads × " + count(scoreStages + (output ? 1 : 0)) + " stages";
+    return o;
 }
 
 bool outputDirectoryExists(const QString& path, QString* error) {
@@ -68,10 +106,23 @@ int runRender(const Request& request, QString* error) {
         s.head = *request.head;
         scene.setSelection(s);
     }
+    // The picture's pixels (and PNG encoding's copy) are estimated before anything is computed.
+    const double scale = request.dpi / 96.0;
+    try {
+        attn::require_memory(2.0 * 4 * request.size.width() * scale * request.size.height() * scale,
+                             tr("a %1 × %2 pixel image")
+                                 .arg(qRound64(request.size.width() * scale))
+                                 .arg(qRound64(request.size.height() * scale))
+                                 .toStdString(),
+                             "use a smaller --size or --dpi");
+    } catch (const attn::ResourceError& e) {
+        *error = QString::fromUtf8(e.what());
+        return kExitResource;
+    }
     SceneResultPtr result;
     try {
         result = std::make_shared<const attn::SceneResult>(
-            attn::compute_scene(scene.spec(), nullptr, ComputeService::keepsStages(scene.spec())));
+            attn::compute_scene(scene.spec(), nullptr, ComputeService::storageFor(scene.spec())));
     } catch (const std::exception& e) {
         *error = QString::fromUtf8(e.what());
         return computeErrorCode(e);
@@ -104,38 +155,66 @@ int runCompute(const Request& request, QString* error) {
     SceneInput input;
     if (const int code = prepareScene(request, &input, error); code != kExitOk) return code;
     if (!outputDirectoryExists(request.output, error)) return kExitOutput;
+    const std::string path = QFile::encodeName(request.output).toStdString();
+    const bool json = request.output.endsWith(QLatin1StringView(".json"), Qt::CaseInsensitive);
+    // The size of what will be written, checked against the free disk space (and, for JSON,
+    // which is built in memory layer by layer, against the memory budget) before computing.
+    try {
+        const OutputSize size = outputSize(input.spec, request.stages);
+        const std::string wayOut = "use --stages weights, fewer tokens or heads";
+        attn::require_disk(size.bytes, path, size.what, wayOut);
+        if (json)
+            attn::require_memory(size.layerBytes * 6, size.what + " as JSON text",
+                                 "write .npz, or " + wayOut);
+    } catch (const std::exception& e) {
+        *error = QString::fromUtf8(e.what());
+        return computeErrorCode(e);
+    }
     // Layer by layer: each layer's stages are written and freed before the next is computed, so
-    // a 12-layer [12,12,1024,1024] tensor needs one layer's stages in memory, not twelve.
+    // a 12-layer [12,12,1024,1024] tensor needs one layer's stages in memory, not twelve. A
+    // computed long sequence is streamed: tile by tile of queries, nothing n × n in memory.
     std::optional<attn::io::ResultStream> out;
     const auto outputFailed = [&](const std::exception* e) {
         *error = e ? QString::fromUtf8(e->what())
                    : tr("%1: not enough memory to write the result").arg(request.output);
-        return kExitOutput;
+        return e && dynamic_cast<const attn::ResourceError*>(e) ? kExitResource : kExitOutput;
     };
     try {
-        out.emplace(QFile::encodeName(request.output).toStdString(),
-                    static_cast<std::size_t>(attn::layer_count(input.spec)));
+        out.emplace(path, static_cast<std::size_t>(attn::layer_count(input.spec)));
+        std::vector<std::string> stages;
+        for (const QString& s : request.stages)
+            stages.push_back(s.toStdString());
+        out->select_stages(std::move(stages));
     } catch (const std::exception& e) {
         return outputFailed(&e);
     }
     struct WriteFailed {};  // unwinds for_each_layer when the output, not the input, failed
     int code = kExitOk;
     attn::RolloutAccumulator rollout;
+    const auto write = [&](attn::Index, const attn::SceneResult& r) {
+        if (request.rollout) rollout.add(r);  // refuses cross-attention before writing
+        try {
+            out->add(r);
+        } catch (const std::bad_alloc&) {
+            code = outputFailed(nullptr);
+            throw WriteFailed{};
+        } catch (const std::exception& e) {
+            code = outputFailed(&e);
+            throw WriteFailed{};
+        }
+    };
     try {
-        attn::for_each_layer(input.spec, [&](attn::Index, const attn::SceneResult& r) {
-            if (request.rollout) rollout.add(r);  // refuses cross-attention before writing
-            try {
-                out->add(r);
-            } catch (const std::bad_alloc&) {
-                code = outputFailed(nullptr);
-                throw WriteFailed{};
-            } catch (const std::exception& e) {
-                code = outputFailed(&e);
-                throw WriteFailed{};
-            }
-        });
+        // A long computed scene is written tile by tile: nothing n × n in memory.
+        if (!input.spec.data && !json && !request.rollout &&
+            ComputeService::storageFor(input.spec) != attn::Storage::Stages)
+            write(0, attn::compute_scene(input.spec, nullptr, attn::Storage::Streamed));
+        else
+            attn::for_each_layer(input.spec, write);
     } catch (const WriteFailed&) {
         return code;
+    } catch (const std::bad_alloc&) {
+        *error = tr("not enough memory to compute this scene; use fewer tokens or heads");
+        return kExitResource;
     } catch (const std::exception& e) {
         *error = QString::fromUtf8(e.what());
         return computeErrorCode(e);

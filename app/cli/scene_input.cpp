@@ -28,7 +28,10 @@ int prepareScene(const Request& request, SceneInput* input, QString* error) {
             input->viewsJson = opened.viewsJson;
         } catch (const std::bad_alloc&) {
             *error = tr("%1: not enough memory to load it").arg(request.file);
-            return kExitInput;
+            return kExitResource;
+        } catch (const attn::ResourceError& e) {
+            *error = QString::fromUtf8(e.what());
+            return kExitResource;
         } catch (const std::exception& e) {
             *error = QString::fromUtf8(e.what());
             return kExitInput;

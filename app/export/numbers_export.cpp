@@ -9,13 +9,15 @@
 #include <cmath>
 
 #include "attn/io/npy.hpp"
+#include "attn/memory_budget.hpp"
 #include "attn/view_math.hpp"
 
 namespace exporting {
 namespace {
 
-void append(Numbers& n, const attn::SceneResult& r, int layer) {
-    const auto heads = static_cast<std::uint64_t>(r.heads.size());
+/// Appends the weights of every head of r (or of head `only`).
+void append(Numbers& n, const attn::SceneResult& r, int layer, int only = -1) {
+    const auto heads = static_cast<std::uint64_t>(only >= 0 ? 1 : r.heads.size());
     const auto nq = static_cast<std::uint64_t>(r.q_tokens.size());
     const auto nk = static_cast<std::uint64_t>(r.k_tokens.size());
     if (n.shape.empty()) {
@@ -23,8 +25,25 @@ void append(Numbers& n, const attn::SceneResult& r, int layer) {
         n.qTokens = r.q_tokens;
         n.kTokens = r.k_tokens;
     }
-    for (const attn::HeadResult& h : r.heads)
-        n.values.insert(n.values.end(), h.weights.data(), h.weights.data() + h.weights.size());
+    // Estimated first: a 32k-token head is 4 GB of numbers.
+    attn::require_memory(
+        double(sizeof(n.values[0])) * double(heads * nq * nk) * double(n.shape[0] + 1),
+        std::to_string(heads) + " heads of " + std::to_string(nq) + " × " + std::to_string(nk) +
+            " weights",
+        "export one head of a shorter sequence, or the picture instead");
+    for (std::size_t h = 0; h < r.heads.size(); ++h) {
+        if (only >= 0 && int(h) != only) continue;
+        const attn::Matrix& w = r.heads[h].weights;
+        if (!r.heads[h].streamed()) {
+            n.values.insert(n.values.end(), w.data(), w.data() + w.size());
+            continue;
+        }
+        // A streamed head holds no weights: recomputed row by row (the budget was checked).
+        for (attn::Index i = 0; i < r.query_count(); ++i) {
+            const Eigen::RowVectorXf row = r.weights_row(attn::Index(h), i);
+            n.values.insert(n.values.end(), row.data(), row.data() + row.size());
+        }
+    }
     n.shape[0] += 1;
     n.layerIndex.push_back(layer);
 }
@@ -118,12 +137,8 @@ Numbers numbersOf(const attn::SceneResult& result) {
 
 Numbers numbersOfHead(const attn::SceneResult& result, int head) {
     if (head < 0 || std::size_t(head) >= result.heads.size()) return numbersOf(result);
-    attn::SceneResult one;
-    one.q_tokens = result.q_tokens;
-    one.k_tokens = result.k_tokens;
-    one.heads.push_back(result.heads[std::size_t(head)]);
     Numbers n;
-    append(n, one, static_cast<int>(result.layer));
+    append(n, result, static_cast<int>(result.layer), head);
     n.headIndex = {head};
     return n;
 }

@@ -105,8 +105,9 @@ LensPanel::Compute LookupLens::prepare() {
     // The scene's computation runs on the worker; the lookup itself is the lens's own maths.
     return [this, spec](attn::Progress& progress) -> Draw {
         try {
-            auto r =
-                std::make_shared<const attn::SceneResult>(attn::compute_scene(spec, &progress));
+            // A long scene is streamed: the one query's row is recomputed, nothing n × n.
+            auto r = std::make_shared<const attn::SceneResult>(
+                attn::compute_scene(spec, &progress, attn::storage_for(spec)));
             return [this, r] { drawLookup(*r); };
         } catch (const attn::Error& e) {
             const QString message = QString::fromUtf8(e.what());
@@ -123,13 +124,15 @@ void LookupLens::drawLookup(const attn::SceneResult& r) {
     const std::size_t h = std::size_t(head_->value() - 1);
     const attn::Index i = query_->value();
     const attn::HeadResult& head = r.heads[h];
-    // Scores before τ: the lens applies its own temperature (masked keys stay at −∞).
-    attn::VectorD s(head.masked.cols());
+    // Scores before τ: the lens applies its own temperature (masked keys stay at −∞). Post-softmax
+    // data has no scores.
+    const auto hi = attn::Index(h);
+    const Eigen::RowVectorXf masked = r.weights_only ? Eigen::RowVectorXf() : r.masked_row(hi, i);
+    const Eigen::RowVectorXf raw = r.weights_only ? Eigen::RowVectorXf() : r.raw_row(hi, i);
+    attn::VectorD s(masked.size());
     for (attn::Index j = 0; j < s.size(); ++j) {
-        const bool hidden = std::isinf(head.masked(i, j)) && head.masked(i, j) < 0;
-        s(j) = hidden ? -INFINITY
-                      : (head.raw.size() ? double(head.raw(i, j)) * head.scale_factor
-                                         : double(head.masked(i, j)));
+        const bool hidden = std::isinf(masked(j)) && masked(j) < 0;
+        s(j) = hidden ? -INFINITY : double(raw(j)) * head.scale_factor;
     }
     const attn::Index n = s.size();
     const attn::Index visible = (s.array() > -INFINITY).count();

@@ -78,15 +78,19 @@ double ComputeService::estimateWork(const attn::SceneSpec& spec) {
 }
 
 bool ComputeService::keepsStages(const attn::SceneSpec& spec) {
-    if (spec.data) return true;  // loaded data: the stages are the file's own numbers
-    double n = 0;
     try {
-        n = double(spec.query_tokens().size());
+        return attn::storage_for(spec) == attn::Storage::Stages;
     } catch (const std::exception&) {
-        return true;
+        return true;  // invalid text: the computation reports it
     }
-    const double nk = spec.cross_text.empty() ? n : double(attn::tokenize(spec.cross_text).size());
-    return n * nk * double(spec.heads) <= kStageCellLimit;
+}
+
+attn::Storage ComputeService::storageFor(const attn::SceneSpec& spec) {
+    try {
+        return attn::storage_for(spec);
+    } catch (const std::exception&) {
+        return attn::Storage::Stages;
+    }
 }
 
 quint64 ComputeService::request(const attn::SceneSpec& spec) {
@@ -128,7 +132,7 @@ ComputeService::Outcome ComputeService::compute(const attn::SceneSpec& spec, qui
     try {
         SupersededProgress progress(requested_, id, job);
         auto* fresh = new attn::SceneResult(
-            attn::compute_scene(inputs_.prepare(spec), &progress, keepsStages(spec), old.get()));
+            attn::compute_scene(inputs_.prepare(spec), &progress, storageFor(spec), old.get()));
         out.result = SceneResultPtr(fresh, [bin = recycler_](const attn::SceneResult* r) {
             bin->put(const_cast<attn::SceneResult*>(r));
         });
@@ -136,7 +140,8 @@ ComputeService::Outcome ComputeService::compute(const attn::SceneSpec& spec, qui
         if (old) recycler_->put(old.release());  // compute_scene handed its buffers back
         throw;                                   // a newer request exists; it will deliver
     } catch (const std::bad_alloc&) {
-        out.error = tr("Not enough memory to compute this scene");
+        out.error = tr("Not enough memory to compute this scene; use fewer tokens or heads, or a "
+                       "smaller d_model.");
     } catch (const std::exception& e) {
         out.error = QString::fromUtf8(e.what());
     }

@@ -31,11 +31,13 @@ class ComputeService : public QObject {
     /// Rough cost of computing spec (multiply-adds), used to choose sync or async.
     static double estimateWork(const attn::SceneSpec& spec);
     /// Whether a computed scene keeps its raw/scaled/masked matrices: only while they are small.
-    /// Long sequences keep weights alone (a quarter of the memory, one fused pass) and the views
-    /// recompute a selected row's scores on demand.
+    /// Longer sequences keep weights alone, long ones nothing n × n (attn::storage_for), and the
+    /// views recompute a selected row's scores and a zoomed region's weights on demand.
     static bool keepsStages(const attn::SceneSpec& spec);
+    /// attn::storage_for, with invalid specs (they fail when computed) as Stages.
+    static attn::Storage storageFor(const attn::SceneSpec& spec);
     /// Score cells (queries × keys × heads) above which stages are not kept.
-    static constexpr double kStageCellLimit = 8.0 * 1024 * 1024;
+    static constexpr double kStageCellLimit = attn::kStageCellLimit;
 
     /// The last delivered result (null before the first).
     SceneResultPtr result() const { return result_; }

@@ -116,22 +116,56 @@ void HeadHeatmap::setOwnColorScale(bool on) {
     applyTheme();
 }
 
+attn::Index HeadHeatmap::queries() const {
+    return result_ && head_ < int(result_->heads.size()) ? result_->query_count() : 0;
+}
+
+attn::Index HeadHeatmap::keys() const {
+    return result_ && head_ < int(result_->heads.size()) ? result_->key_count() : 0;
+}
+
+QSize HeadHeatmap::wantedFactors(const QSize& budget) const {
+    return {attn::blockFactor(view_.cols, budget.width()),
+            attn::blockFactor(view_.rows, budget.height())};
+}
+
+void HeadHeatmap::setRegion(const HeatmapViewport& region) {
+    HeatmapViewport v = region;
+    v.n = queries();
+    v.m = keys();
+    v.rows = std::clamp<attn::Index>(v.rows, std::min<attn::Index>(v.n, 1), v.n);
+    v.cols = std::clamp<attn::Index>(v.cols, std::min<attn::Index>(v.m, 1), v.m);
+    v.row = std::clamp<attn::Index>(v.row, 0, v.n - v.rows);
+    v.col = std::clamp<attn::Index>(v.col, 0, v.m - v.cols);
+    if (v == view_) return;
+    view_ = v;
+    regionChanged();
+}
+
+void HeadHeatmap::resetZoom() {
+    HeatmapViewport whole;
+    whole.reset(queries(), keys());
+    setRegion(whole);
+}
+
+void HeadHeatmap::regionChanged() {
+    cellsDirty_ = true;
+}
+
 void HeadHeatmap::prepare(const QSize& budget) {
-    if (!result_ || head_ >= int(result_->heads.size())) {
+    if (!result_ || head_ >= int(result_->heads.size()) || queries() == 0 || keys() == 0) {
         cells_ = attn::AggregatedGrid{};
         cellsDirty_ = false;
         return;
     }
-    const attn::HeadResult& h = result_->heads[std::size_t(head_)];
-    // Only a change of block factor needs new cells; small resizes keep them.
-    const int rf = attn::blockFactor(h.weights.rows(), budget.height());
-    const int cf = attn::blockFactor(h.weights.cols(), budget.width());
-    if (!cellsDirty_ && rf == cells_.rowFactor && cf == cells_.colFactor) return;
-    // Scenes computed without their score stages carry the mask as allowed pairs instead.
-    cells_ = h.has_stages() ? attn::aggregate(h.weights, &h.masked, budget.height(), budget.width(),
-                                              style_.aggregation)
-                            : attn::aggregate(h.weights, result_->visible, budget.height(),
-                                              budget.width(), style_.aggregation);
+    if (view_.n != queries() || view_.m != keys()) view_.reset(queries(), keys());
+    // Only a change of block factor (or of region) needs new cells; small resizes keep them.
+    const QSize factors = wantedFactors(budget);
+    if (!cellsDirty_ && factors == factors_) return;
+    // Stored weights are aggregated; a streamed head computes the region from Q and K.
+    cells_ = result_->weights_blocks(head_, view_.row, view_.rows, view_.col, view_.cols,
+                                     budget.height(), budget.width(), style_.aggregation);
+    factors_ = factors;
     budget_ = budget;
     cellsDirty_ = false;
     mapDirty_ = true;
@@ -153,8 +187,10 @@ void HeadHeatmap::fillMap() {
     const int rows = cells_.rows, cols = cells_.cols;
     auto* data =
         new QCPColorMapData(std::max(1, cols), std::max(1, rows), QCPRange(0, 1), QCPRange(0, 1));
-    // Cell centres sit on source indices: block b covers [b·f, (b+1)·f) → centre b·f + (f−1)/2.
-    const double cx = (cells_.colFactor - 1) / 2.0, cy = (cells_.rowFactor - 1) / 2.0;
+    // Cell centres sit on source indices: block b covers first + [b·f, (b+1)·f) → centre
+    // first + b·f + (f−1)/2.
+    const double cx = double(cells_.firstCol) + (cells_.colFactor - 1) / 2.0;
+    const double cy = double(cells_.firstRow) + (cells_.rowFactor - 1) / 2.0;
     data->setRange(QCPRange(cx, cx + std::max(0, cols - 1) * double(cells_.colFactor)),
                    QCPRange(cy, cy + std::max(0, rows - 1) * double(cells_.rowFactor)));
     if (rows == 0 || cols == 0) {
@@ -181,12 +217,14 @@ void HeadHeatmap::fillMap() {
 void HeadHeatmap::refresh() {
     // Lay out first so the cell budget and label spacing use this size, not the previous one.
     updateLayoutNow();
-    if (cellsDirty_) prepare(cellBudget());
+    if (view_.n != queries() || view_.m != keys()) {
+        view_.reset(queries(), keys());
+        cellsDirty_ = true;
+    }
+    if (cellsDirty_ || wantedFactors(cellBudget()) != factors_) prepare(cellBudget());
     if (mapDirty_) fillMap();
-    const int n = result_ ? int(result_->q_tokens.size()) : 0;
-    const int m = result_ ? int(result_->k_tokens.size()) : 0;
-    xAxis->setRange(-0.5, std::max(0, m) - 0.5);
-    yAxis->setRange(-0.5, std::max(0, n) - 0.5);
+    xAxis->setRange(double(view_.col) - 0.5, double(view_.col + view_.cols) - 0.5);
+    yAxis->setRange(double(view_.row) - 0.5, double(view_.row + view_.rows) - 0.5);
     map_->setDataRange(range_);
     title_->setText(titleText());
     rebuildTicks();
@@ -204,6 +242,12 @@ QString HeadHeatmap::titleText() const {
                 .arg(style_.aggregation == attn::Aggregation::Max ? tr("max of") : tr("mean of"))
                 .arg(cells_.rowFactor)
                 .arg(cells_.colFactor);
+    if (!view_.whole())
+        text += tr(" · queries %1–%2, keys %3–%4")
+                    .arg(view_.row)
+                    .arg(view_.row + view_.rows - 1)
+                    .arg(view_.col)
+                    .arg(view_.col + view_.cols - 1);
     if (head_ < int(result_->stats.size())) {
         const attn::HeadStats& s = result_->stats[std::size_t(head_)];
         text += tr("\nH %1 · max %2 · dist %3")
@@ -232,76 +276,6 @@ void HeadHeatmap::updateSelectionItems() {
         cellItem_->topLeft->setCoords(k - 0.5, q - 0.5);
         cellItem_->bottomRight->setCoords(k + 0.5, q + 0.5);
     }
-}
-
-QPoint HeadHeatmap::cellAt(const QPoint& pos) const {
-    if (!result_) return {-1, -1};
-    const QRect r = axisRect()->rect();
-    const int n = int(result_->q_tokens.size()), m = int(result_->k_tokens.size());
-    const int k = int(std::lround(xAxis->pixelToCoord(pos.x())));
-    const int q = int(std::lround(yAxis->pixelToCoord(pos.y())));
-    const bool inRows = pos.y() >= r.top() && pos.y() <= r.bottom() && q >= 0 && q < n;
-    const bool inCols = pos.x() >= r.left() && pos.x() <= r.right() && k >= 0 && k < m;
-    if (inRows && inCols) return {k, q};
-    if (inRows && pos.x() < r.left()) return {-1, q};    // a row (query) label
-    if (inCols && pos.y() > r.bottom()) return {k, -1};  // a column (key) label
-    return {-1, -1};
-}
-
-void HeadHeatmap::resizeEvent(QResizeEvent* event) {
-    // Not QCustomPlot::resizeEvent: it replots, and refresh() below replots anyway.
-    QWidget::resizeEvent(event);
-    setViewport(rect());
-    const QSize b = cellBudget();
-    if (result_ && !result_->heads.empty() && head_ < int(result_->heads.size())) {
-        const auto& w = result_->heads[std::size_t(head_)].weights;
-        if (attn::blockFactor(w.rows(), b.height()) != cells_.rowFactor ||
-            attn::blockFactor(w.cols(), b.width()) != cells_.colFactor)
-            cellsDirty_ = true;
-    }
-    refresh();
-}
-
-void HeadHeatmap::mouseMoveEvent(QMouseEvent* event) {
-    QCustomPlot::mouseMoveEvent(event);
-    const QPoint cell = cellAt(event->pos());
-    const bool inCell = cell.x() >= 0 && cell.y() >= 0;
-    Q_EMIT cellHovered(head_, inCell ? cell.y() : -1, inCell ? cell.x() : -1);
-    const QString text = toolTipAt(event->pos());
-    if (text.isEmpty())
-        QToolTip::hideText();
-    else
-        QToolTip::showText(event->globalPosition().toPoint(), text, this);
-}
-
-bool HeadHeatmap::event(QEvent* event) {
-    if (event->type() == QEvent::ToolTip) {
-        // The resting mouse asks for a tooltip: answer with what is under it, never letting
-        // the request travel up to the grid's generic help while a cell is hovered.
-        auto* help = static_cast<QHelpEvent*>(event);
-        const QString text = toolTipAt(help->pos());
-        if (text.isEmpty()) return QCustomPlot::event(event);
-        QToolTip::showText(help->globalPos(), text, this);
-        return true;
-    }
-    return QCustomPlot::event(event);
-}
-
-void HeadHeatmap::leaveEvent(QEvent* event) {
-    QCustomPlot::leaveEvent(event);
-    Q_EMIT cellHovered(head_, -1, -1);
-}
-
-void HeadHeatmap::mousePressEvent(QMouseEvent* event) {
-    QCustomPlot::mousePressEvent(event);
-    if (event->button() != Qt::LeftButton) return;
-    const QPoint cell = cellAt(event->pos());
-    if (cell.x() >= 0 || cell.y() >= 0) Q_EMIT cellClicked(head_, cell.y(), cell.x());
-}
-
-void HeadHeatmap::mouseDoubleClickEvent(QMouseEvent* event) {
-    QCustomPlot::mouseDoubleClickEvent(event);
-    if (event->button() == Qt::LeftButton) Q_EMIT headDoubleClicked(head_);
 }
 
 void HeadHeatmap::changeEvent(QEvent* event) {

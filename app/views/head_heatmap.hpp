@@ -8,11 +8,15 @@
 #include "model/scene_result.hpp"
 #include "model/selection.hpp"
 #include "views/heatmap_style.hpp"
+#include "views/heatmap_viewport.hpp"
 #include "views/qcp.hpp"
 
 /// Queries on rows (top to bottom), keys on columns, token labels on both axes, a title with the
 /// head's statistics. Draws only: it is given a result, a head index, a style and the selection.
-/// When the matrix has more rows/columns than the plot has pixels it shows blocks (max or mean).
+/// When the matrix has more rows/columns than the plot has pixels it shows blocks (max or mean),
+/// each exact for its block. The scroll wheel zooms about the cursor and a drag pans, down to
+/// single labelled cells; only the visible region is computed (long, streamed scenes compute it
+/// from Q and K, so no head is ever held n × n).
 class HeadHeatmap : public QCustomPlot {
     Q_OBJECT
   public:
@@ -36,6 +40,13 @@ class HeadHeatmap : public QCustomPlot {
     void updateLayoutNow();
     /// Rebuilds the plot from the prepared cells and replots (queued widget update).
     void refresh();
+
+    /// The visible region (the whole matrix unless zoomed).
+    const HeatmapViewport& region() const { return view_; }
+    /// Shows region (clamped to the matrix); call refresh() to draw.
+    void setRegion(const HeatmapViewport& region);
+    /// Shows the whole matrix again.
+    void resetZoom();
 
     int head() const { return head_; }
     const Selection& selection() const { return selection_; }
@@ -87,7 +98,9 @@ class HeadHeatmap : public QCustomPlot {
     void resizeEvent(QResizeEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
     void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
     void changeEvent(QEvent* event) override;
     /// Answers tooltip requests itself: otherwise the grid's generic help replaced a cell's
     /// numbers once the mouse rested.
@@ -106,6 +119,12 @@ class HeadHeatmap : public QCustomPlot {
     void rebuildTicks();
     void updateSelectionItems();
     void fillMap();
+    /// Block factors the current region needs for budget (cells are recomputed when they change).
+    QSize wantedFactors(const QSize& budget) const;
+    /// Number of queries and keys of the shown head (0 without one).
+    attn::Index queries() const;
+    attn::Index keys() const;
+    void regionChanged();
 
     /// Minimum margins of the axes: a little room on the right keeps neighbours' labels apart.
     static constexpr QMargins kBaseMargins{0, 4, 12, 0};
@@ -120,6 +139,11 @@ class HeadHeatmap : public QCustomPlot {
     bool cellsDirty_ = true;
     bool mapDirty_ = true;
     attn::AggregatedGrid cells_;
+    QSize factors_;         ///< wantedFactors() the cells were prepared for
+    HeatmapViewport view_;  ///< the visible region
+    HeatmapViewport dragFrom_;
+    QPoint pressPos_;
+    bool pressed_ = false, dragging_ = false;
 
     QCPColorMap* map_ = nullptr;
     QCPColorScale* scale_ = nullptr;

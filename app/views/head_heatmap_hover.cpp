@@ -23,11 +23,11 @@ const std::string& tokenAt(const std::vector<std::string>& tokens, int i) {
 bool HeadHeatmap::cellNumbers(int q, int k, CellNumbers* out) const {
     if (!result_ || head_ >= int(result_->heads.size())) return false;
     const attn::HeadResult& h = result_->heads[std::size_t(head_)];
-    if (q < 0 || k < 0 || q >= h.weights.rows() || k >= h.weights.cols()) return false;
+    if (q < 0 || k < 0 || q >= queries() || k >= keys()) return false;
     out->query = tokenText(tokenAt(result_->q_tokens, q));
     out->key = tokenText(tokenAt(result_->k_tokens, k));
     out->masked = result_->is_masked(head_, q, k);
-    out->weight = h.weights(q, k);
+    out->weight = result_->weight(head_, q, k);  // stored, or from Q and K
     if (!result_->weights_only && (h.has_stages() || result_->has_vectors)) {
         // Without stored stages the row is recomputed: d_k multiply-adds per key, microseconds.
         const Eigen::RowVectorXf raw = result_->raw_row(head_, q);
@@ -40,7 +40,6 @@ bool HeadHeatmap::cellNumbers(int q, int k, CellNumbers* out) const {
 QString HeadHeatmap::cellDescription(int q, int k) const {
     CellNumbers c;
     if (!cellNumbers(q, k, &c)) return {};
-    const attn::HeadResult& h = result_->heads[std::size_t(head_)];
     QString text = tr("<b>%1</b> (query %2) → <b>%3</b> (key %4)<br/>")
                        .arg(c.query.toHtmlEscaped())
                        .arg(q)
@@ -51,15 +50,22 @@ QString HeadHeatmap::cellDescription(int q, int k) const {
     text +=
         c.masked ? tr("<i>masked</i> — weight 0") : tr("weight <b>%1</b>").arg(number(c.weight));
     if (cells_.rowFactor > 1 || cells_.colFactor > 1) {
-        const int r = q / cells_.rowFactor, col = k / cells_.colFactor;
-        if (r < cells_.rows && col < cells_.cols)
+        // Blocks start at the region's first row and column (a zoomed view is not at 0, 0).
+        const int r = int((q - cells_.firstRow) / cells_.rowFactor);
+        const int col = int((k - cells_.firstCol) / cells_.colFactor);
+        if (r >= 0 && col >= 0 && r < cells_.rows && col < cells_.cols) {
+            const attn::Index q0 = cells_.firstRow + attn::Index(r) * cells_.rowFactor;
+            const attn::Index k0 = cells_.firstCol + attn::Index(col) * cells_.colFactor;
+            const attn::Index qEnd = cells_.firstRow + cells_.regionRows;
+            const attn::Index kEnd = cells_.firstCol + cells_.regionCols;
             text += tr("<br/>drawn cell: %1 of queries %2–%3 × keys %4–%5 = %6")
                         .arg(style_.aggregation == attn::Aggregation::Max ? tr("max") : tr("mean"))
-                        .arg(r * cells_.rowFactor)
-                        .arg(std::min(int(h.weights.rows()), (r + 1) * cells_.rowFactor) - 1)
-                        .arg(col * cells_.colFactor)
-                        .arg(std::min(int(h.weights.cols()), (col + 1) * cells_.colFactor) - 1)
+                        .arg(q0)
+                        .arg(std::min(qEnd, q0 + cells_.rowFactor) - 1)
+                        .arg(k0)
+                        .arg(std::min(kEnd, k0 + cells_.colFactor) - 1)
                         .arg(number(cells_.at(r, col)));
+        }
     }
     return text;
 }

@@ -65,8 +65,10 @@ void HeadHeatmap::updateLayoutNow() {
     const QMargins base = kBaseMargins;
     axisRect()->setMinimumMargins(base);
     updateLayout();
-    const int n = result_ ? int(result_->q_tokens.size()) : 0;
-    const int m = result_ ? int(result_->k_tokens.size()) : 0;
+    // The visible region (the whole matrix unless zoomed) is what the cells are shaped for.
+    const bool zoomed = view_.n == rowCount() && view_.m == columnCount();
+    const int n = zoomed ? int(view_.rows) : rowCount();
+    const int m = zoomed ? int(view_.cols) : columnCount();
     if (n == 0 || m == 0) return;
     // Cells no flatter than the matrix itself (at most 2:1): a 6-token head in a wide slot is
     // not drawn as flat stripes, while a 14 × 7 cross-attention head fills its slot with
@@ -93,7 +95,9 @@ void HeadHeatmap::rebuildTicks() {
     double h = r.height() > 8 ? r.height() : height() - 110;
     const QFontMetrics fm(xAxis->tickLabelFont());
     const double pitch = fm.height() * 1.05;
-    const int n = rowCount(), m = columnCount();
+    const bool zoomed = view_.n == rowCount() && view_.m == columnCount();
+    const int n = zoomed ? int(view_.rows) : rowCount();
+    const int m = zoomed ? int(view_.cols) : columnCount();
     if (!margins_.isValid() && n > 0 && m > 0) readableMargins();  // measures, then comes back
     if (margins_.isValid() && n > 0 && m > 0) {
         // The room the cells get with every token labelled (measured margins, cells at most
@@ -107,6 +111,8 @@ void HeadHeatmap::rebuildTicks() {
         if (cellW >= pitch && cellH >= pitch) w = cellW * m, h = cellH * n;
     }
     // Rotated key labels need their line height, not their width, between them.
-    setTokenTicks(*xTicks_, result_ ? result_->k_tokens : none, w, pitch);
-    setTokenTicks(*yTicks_, result_ ? result_->q_tokens : none, h, pitch);
+    setTokenTicks(*xTicks_, result_ ? result_->k_tokens : none, zoomed ? view_.col : 0, m, w,
+                  pitch);
+    setTokenTicks(*yTicks_, result_ ? result_->q_tokens : none, zoomed ? view_.row : 0, n, h,
+                  pitch);
 }

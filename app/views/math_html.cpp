@@ -42,8 +42,8 @@ QString link(const QString& href, const QString& text) {
 }
 
 /// Which keys the table lists, in key order, and the sentence saying so (with its links).
-std::vector<int> listedKeys(const attn::HeadResult& head, int q, int selectedKey, int m,
-                            int maxKeys, const MathPage& page, QString* caption) {
+std::vector<int> listedKeys(const Eigen::RowVectorXf& weights, int selectedKey, int m, int maxKeys,
+                            const MathPage& page, QString* caption) {
     std::vector<int> keys(static_cast<std::size_t>(m));
     std::iota(keys.begin(), keys.end(), 0);
     if (m <= maxKeys) return keys;
@@ -51,7 +51,7 @@ std::vector<int> listedKeys(const attn::HeadResult& head, int q, int selectedKey
     QStringList links;
     if (page.page < 0) {
         std::partial_sort(keys.begin(), keys.begin() + maxKeys, keys.end(),
-                          [&](int a, int b) { return head.weights(q, a) > head.weights(q, b); });
+                          [&](int a, int b) { return weights(a) > weights(b); });
         keys.resize(std::size_t(maxKeys));
         if (selectedKey >= 0 && selectedKey < m &&
             std::find(keys.begin(), keys.end(), selectedKey) == keys.end())
@@ -126,7 +126,9 @@ QString mathHtml(const attn::SceneResult& r, const Selection& sel, const MathCon
             "<p>Click a cell or a row label of a heatmap: the computation of that "
             "query is worked out here, number by number.</p>");
     const attn::HeadResult& head = r.heads[std::size_t(h)];
-    const int m = int(head.weights.cols());
+    // Stored, or recomputed from Q and K for a long (streamed) scene.
+    const Eigen::RowVectorXf weights = r.weights_row(h, q);
+    const int m = int(weights.size());
     const bool hasStages = !r.weights_only && (head.has_stages() || r.has_vectors);
     const bool hard = ctx.temperature <= attn::kHardTemperature;
     // One query's rows, stored or recomputed from Q and K (long sequences keep no stages).
@@ -182,7 +184,7 @@ QString mathHtml(const attn::SceneResult& r, const Selection& sel, const MathCon
     }
 
     QString caption;
-    const std::vector<int> keys = listedKeys(head, q, sel.key, m, maxKeys, page, &caption);
+    const std::vector<int> keys = listedKeys(weights, sel.key, m, maxKeys, page, &caption);
     html += QObject::tr("<p><b>2. Scores and weights</b>%1</p>").arg(caption);
     // Aligned monospace rows rather than an HTML table: QTextDocument lays tables out an order
     // of magnitude slower, and the panel follows every control change.
@@ -196,7 +198,7 @@ QString mathHtml(const attn::SceneResult& r, const Selection& sel, const MathCon
     for (int k : keys) {
         QStringList row{QString::number(k), elideToken(r.k_tokens[std::size_t(k)], 12)};
         if (hasStages) row << mathNumber(raw(k)) << mathNumber(scaled(k)) << mathNumber(masked(k));
-        row << mathNumber(head.weights(q, k));
+        row << mathNumber(weights(k));
         if (k == sel.key) highlight = int(rows.size());
         rows.push_back(row);
     }
@@ -264,7 +266,7 @@ QString mathHtml(const attn::SceneResult& r, const Selection& sel, const MathCon
                         .arg(mathNumber(sum));
         }
     }
-    const double total = head.weights.row(q).cast<double>().sum();
+    const double total = weights.cast<double>().sum();
     QString note;
     if (q < int(head.empty_rows.size()) && head.empty_rows[std::size_t(q)])
         note = QObject::tr(" — every key is masked: this query attends to nothing");

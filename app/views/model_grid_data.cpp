@@ -2,8 +2,6 @@
 // GPL-3.0-or-later.
 #include "views/model_grid_data.hpp"
 
-#include "attn/scene_layers.hpp"
-
 #include <QFileInfo>
 #include <algorithm>
 #include <cmath>
@@ -16,24 +14,23 @@ namespace {
 
 constexpr QRgb kMaskedColour = qRgb(200, 200, 200);
 
-/// visible: the scene's allowed pairs when the head keeps no masked scores (may be empty).
-QImage thumbnail(const attn::HeadResult& head, const attn::BoolMatrix& visible, int maxSide,
-                 double* maxWeight) {
-    const attn::Matrix& w = head.weights;
-    const bool hasMask = head.masked.rows() == w.rows() && head.masked.cols() == w.cols();
-    const attn::AggregatedGrid g =
-        hasMask ? attn::aggregate(w, &head.masked, maxSide, maxSide, attn::Aggregation::Max)
-                : attn::aggregate(w, visible, maxSide, maxSide, attn::Aggregation::Max);
-    const double top = std::max(w.size() ? double(w.maxCoeff()) : 0.0, 1e-12);
+/// Head h of r pooled to at most maxSide cells a side (max of each block; a streamed head's
+/// blocks come from its overview, never from an n × n matrix).
+QImage thumbnail(const attn::SceneResult& r, int h, int maxSide, double* maxWeight) {
+    const attn::AggregatedGrid g = r.weights_blocks(h, 0, r.query_count(), 0, r.key_count(),
+                                                    maxSide, maxSide, attn::Aggregation::Max);
+    double top = 1e-12;
+    for (std::size_t k = 0; k < g.values.size(); ++k)
+        if (!g.masked[k]) top = std::max(top, g.values[k]);
     *maxWeight = top;
     QImage image(g.cols, g.rows, QImage::Format_Indexed8);
     image.setColorTable(thumbnailColors(ColorMapKind::Viridis));
-    for (int r = 0; r < g.rows; ++r) {
-        uchar* line = image.scanLine(r);
+    for (int row = 0; row < g.rows; ++row) {
+        uchar* line = image.scanLine(row);
         for (int c = 0; c < g.cols; ++c) {
-            const double t = std::clamp(g.at(r, c) / top, 0.0, 1.0);
-            line[c] =
-                g.isMasked(r, c) ? uchar(kMaskedIndex) : uchar(std::lround(t * (kMaskedIndex - 1)));
+            const double t = std::clamp(g.at(row, c) / top, 0.0, 1.0);
+            line[c] = g.isMasked(row, c) ? uchar(kMaskedIndex)
+                                         : uchar(std::lround(t * (kMaskedIndex - 1)));
         }
     }
     return image;
@@ -74,7 +71,7 @@ Thumbnails computeThumbnails(const attn::SceneSpec& spec, int maxSide, attn::Pro
             }
             for (std::size_t h = 0; h < r.heads.size(); ++h) {
                 double top = 0;
-                t.images.push_back(thumbnail(r.heads[h], r.visible, maxSide, &top));
+                t.images.push_back(thumbnail(r, int(h), maxSide, &top));
                 t.maxWeight.push_back(top);
                 t.entropy.push_back(h < r.stats.size() ? r.stats[h].entropy : 0.0);
             }

@@ -32,15 +32,24 @@ QString elideToken(const std::string& token, int maxChars) {
 
 void setTokenTicks(QCPAxisTickerText& ticker, const std::vector<std::string>& tokens,
                    double axisPixels, double minSpacingPx) {
-    const int n = int(tokens.size());
+    setTokenTicks(ticker, tokens, 0, static_cast<long long>(tokens.size()), axisPixels,
+                  minSpacingPx);
+}
+
+void setTokenTicks(QCPAxisTickerText& ticker, const std::vector<std::string>& tokens,
+                   long long first, long long count, double axisPixels, double minSpacingPx) {
+    const auto total = static_cast<long long>(tokens.size());
+    first = std::clamp(first, 0LL, total);
+    count = std::clamp(count, 0LL, total - first);
     QMap<double, QString> ticks;
-    if (n > 0) {
-        const double perToken = std::max(axisPixels, 1.0) / n;
-        const int stride = std::max(1, int(std::ceil(minSpacingPx / perToken)));
-        for (int i = 0; i < n; i += stride) {
+    if (count > 0) {
+        const double perToken = std::max(axisPixels, 1.0) / double(count);
+        const auto stride = std::max(1LL, (long long)std::ceil(minSpacingPx / perToken));
+        // Labels on multiples of the stride, so panning does not make them jump about.
+        for (long long i = (first + stride - 1) / stride * stride; i < first + count; i += stride) {
             QString label = elideToken(tokens[std::size_t(i)]);
             if (stride > 1) label += QStringLiteral(" ·%1").arg(i);
-            ticks.insert(i, label);
+            ticks.insert(double(i), label);
         }
     }
     ticker.setTicks(ticks);

@@ -17,6 +17,10 @@ QString elideToken(const std::string& token, int maxChars = 10);
 void setTokenTicks(QCPAxisTickerText& ticker, const std::vector<std::string>& tokens,
                    double axisPixels, double minSpacingPx);
 
+/// The same for the tokens [first, first + count) only, at their positions (a zoomed axis).
+void setTokenTicks(QCPAxisTickerText& ticker, const std::vector<std::string>& tokens,
+                   long long first, long long count, double axisPixels, double minSpacingPx);
+
 /// Converts a UTF-8 token to QString for display: a token of only whitespace (XLNet's " ")
 /// becomes visible symbols (␣ space, ⇥ tab, ⏎ newline; "" is ␣) instead of a blank label.
 QString tokenText(const std::string& token);

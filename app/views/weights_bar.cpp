@@ -62,17 +62,23 @@ void WeightsBar::rebuild() {
                     q < int(result_->q_tokens.size());
     QVector<double> keys, values, maskedKeys, zeros;
     if (ok) {
-        const attn::HeadResult& head = result_->heads[std::size_t(h)];
-        const int m = int(head.weights.cols());
-        // Several selected queries: their weights summed or averaged, as in every view.
+        // Stored, or recomputed from Q and K for a long (streamed) scene. Several selected
+        // queries: their rows combined as attn::combined_row does (sum, or mean of the rows).
         std::vector<attn::Index> several;
         for (int s : selection_.queries)
-            if (s >= 0 && s < head.weights.rows()) several.push_back(s);
-        const Eigen::RowVectorXf row =
-            several.size() > 1
-                ? attn::combined_row(head.weights, several,
-                                     selection_.sum ? attn::Combine::Sum : attn::Combine::Mean)
-                : Eigen::RowVectorXf(head.weights.row(q));
+            if (s >= 0 && s < result_->query_count()) several.push_back(s);
+        Eigen::RowVectorXf row = result_->weights_row(h, q);
+        if (several.size() > 1) {
+            attn::Matrix rows(attn::Index(several.size()), row.size());
+            for (std::size_t r = 0; r < several.size(); ++r)
+                rows.row(attn::Index(r)) = result_->weights_row(h, several[r]);
+            std::vector<attn::Index> all(several.size());
+            for (std::size_t r = 0; r < all.size(); ++r)
+                all[r] = attn::Index(r);
+            row = attn::combined_row(rows, all,
+                                     selection_.sum ? attn::Combine::Sum : attn::Combine::Mean);
+        }
+        const int m = int(row.size());
         for (int k = 0; k < m; ++k) {
             keys.push_back(k);
             values.push_back(row(k));

@@ -1,6 +1,7 @@
 // AttnScope core — internal helpers shared by the core sources (not installed). GPL-3.0-or-later.
 #pragma once
 
+#include <limits>
 #include <string>
 
 #include "attn/attention.hpp"
@@ -41,10 +42,19 @@ void finish_scores(float d_k, const AttentionParams& params, HeadResult& out);
 
 namespace attn::detail {
 
+/// A softmax row's normalisers: out_j = exp(in_j − max) · inv_sum (NaN when the fast path did
+/// not settle the row).
+struct RowNorm {
+    float max = std::numeric_limits<float>::quiet_NaN();
+    float inv_sum = std::numeric_limits<float>::quiet_NaN();
+};
+
 /// Softmax of one row of n logits from in to out (must not alias); returns true when the row is
 /// entirely −inf (then out is all zeros). Throws NonFiniteError on NaN, naming row. When given,
-/// log_sum_exp receives log Σ exp(in) (NaN for rows the fast path did not settle).
-bool softmax_row(const float* in, float* out, Index n, Index row, double* log_sum_exp = nullptr);
+/// log_sum_exp receives log Σ exp(in) (NaN for rows the fast path did not settle) and norm the
+/// normalisers.
+bool softmax_row(const float* in, float* out, Index n, Index row, double* log_sum_exp = nullptr,
+                 RowNorm* norm = nullptr);
 /// Hard (argmax) row: equal split among the maximal entries; same return and errors.
 bool hardmax_row(const float* in, float* out, Index n, Index row);
 

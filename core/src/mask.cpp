@@ -15,14 +15,19 @@ bool MaskSpec::operator==(const MaskSpec& o) const {
            (custom.size() == 0 || custom == o.custom);
 }
 
-BoolMatrix build_mask_rows(const MaskSpec& spec, Index nq, Index nk, Index first, Index count) {
+BoolMatrix build_mask_block(const MaskSpec& spec, Index nq, Index nk, Index first, Index count,
+                            Index c0, Index ncols) {
     if (nq < 0 || nk < 0)
         throw ArgumentError("build_mask: negative size " + detail::shape(nq, nk) + ".");
     if (first < 0 || count < 0 || first + count > nq)
         throw ArgumentError("build_mask: rows " + std::to_string(first) + ".." +
                             std::to_string(first + count) + " are outside the " +
                             std::to_string(nq) + " queries.");
-    BoolMatrix m(count, nk);
+    if (c0 < 0 || ncols < 0 || c0 + ncols > nk)
+        throw ArgumentError("build_mask: columns " + std::to_string(c0) + ".." +
+                            std::to_string(c0 + ncols) + " are outside the " + std::to_string(nk) +
+                            " keys.");
+    BoolMatrix m(count, ncols);
     // Bottom-right alignment: the last query sees the last key, as in a decoder with a KV cache.
     const Index offset = nk - nq;
     switch (spec.kind) {
@@ -31,21 +36,23 @@ BoolMatrix build_mask_rows(const MaskSpec& spec, Index nq, Index nk, Index first
             break;
         case MaskKind::Causal:
             for (Index r = 0; r < count; ++r)
-                for (Index j = 0; j < nk; ++j)
-                    m(r, j) = j <= first + r + offset;
+                for (Index c = 0; c < ncols; ++c)
+                    m(r, c) = c0 + c <= first + r + offset;
             break;
         case MaskKind::AntiCausal:
             for (Index r = 0; r < count; ++r)
-                for (Index j = 0; j < nk; ++j)
-                    m(r, j) = j >= first + r;
+                for (Index c = 0; c < ncols; ++c)
+                    m(r, c) = c0 + c >= first + r;
             break;
         case MaskKind::Padding: {
             const Index given = static_cast<Index>(spec.key_valid.size());
             if (given > nk)
                 throw ShapeError("Padding mask has " + std::to_string(given) +
                                  " key flags but there are only " + std::to_string(nk) + " keys.");
-            for (Index j = 0; j < nk; ++j)
-                m.col(j).setConstant(j >= given || spec.key_valid[static_cast<std::size_t>(j)]);
+            for (Index c = 0; c < ncols; ++c) {
+                const Index j = c0 + c;
+                m.col(c).setConstant(j >= given || spec.key_valid[static_cast<std::size_t>(j)]);
+            }
             break;
         }
         case MaskKind::SlidingWindow:
@@ -55,8 +62,10 @@ BoolMatrix build_mask_rows(const MaskSpec& spec, Index nq, Index nk, Index first
                                     std::to_string(spec.window) + ").");
             for (Index r = 0; r < count; ++r) {
                 const Index i = first + r;
-                for (Index j = 0; j < nk; ++j)
-                    m(r, j) = (i > j ? i - j : j - i) <= spec.window;
+                for (Index c = 0; c < ncols; ++c) {
+                    const Index j = c0 + c;
+                    m(r, c) = (i > j ? i - j : j - i) <= spec.window;
+                }
             }
             if (spec.kind == MaskKind::GlobalWindow) {
                 const Index n = std::max(nq, nk);
@@ -67,7 +76,7 @@ BoolMatrix build_mask_rows(const MaskSpec& spec, Index nq, Index nk, Index first
                                             " queries and " + std::to_string(nk) + " keys.");
                     // A global token sees every key and is seen by every query.
                     if (g >= first && g < first + count) m.row(g - first).setConstant(true);
-                    if (g < nk) m.col(g).setConstant(true);
+                    if (g >= c0 && g < c0 + ncols) m.col(g - c0).setConstant(true);
                 }
             }
             break;
@@ -77,10 +86,14 @@ BoolMatrix build_mask_rows(const MaskSpec& spec, Index nq, Index nk, Index first
                 throw ShapeError("Custom mask is " +
                                  detail::shape(spec.custom.rows(), spec.custom.cols()) +
                                  " but the scores are " + detail::shape(nq, nk) + ".");
-            m = spec.custom.middleRows(first, count);
+            m = spec.custom.block(first, c0, count, ncols);
             break;
     }
     return m;
+}
+
+BoolMatrix build_mask_rows(const MaskSpec& spec, Index nq, Index nk, Index first, Index count) {
+    return build_mask_block(spec, nq, nk, first, count, 0, std::max<Index>(nk, 0));
 }
 
 BoolMatrix build_mask(const MaskSpec& spec, Index nq, Index nk) {

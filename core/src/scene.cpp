@@ -1,11 +1,16 @@
 // AttnScope core — computing a scene (synthetic or loaded attention). GPL-3.0-or-later.
 #include "attn/scene.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <string>
+#include <utility>
 
 #include "attn/error.hpp"
+#include "attn/memory_budget.hpp"
 #include "attn/random.hpp"
 #include "detail.hpp"
+#include "parallel.hpp"
 
 namespace attn {
 
@@ -145,9 +150,99 @@ MultiHeadWeights seeded_weights(const SceneSpec& spec) {
     return MultiHeadWeights::xavier(config, spec.score, derive_seed(spec.seed, 7), spec.sigma);
 }
 
+namespace {
+
+std::string count_text(double v) {
+    return std::to_string(static_cast<long long>(v));
+}
+
+/// Query and key counts of a computed spec (tokenising only).
+std::pair<double, double> token_counts(const SceneSpec& spec) {
+    const auto nq = static_cast<double>(spec.query_tokens().size());
+    const double nk =
+        spec.cross_text.empty() ? nq : static_cast<double>(tokenize(spec.cross_text).size());
+    return {nq, nk};
+}
+
+}  // namespace
+
+Storage storage_for(const SceneSpec& spec) {
+    if (spec.data) return Storage::Stages;  // loaded data: the stages are the file's own numbers
+    const auto [nq, nk] = token_counts(spec);
+    const double cells = nq * nk * static_cast<double>(spec.heads);
+    if (cells <= kStageCellLimit) return Storage::Stages;
+    return cells <= kWeightCellLimit ? Storage::Weights : Storage::Streamed;
+}
+
+SceneEstimate estimate_scene(const SceneSpec& spec, Storage storage) {
+    SceneEstimate e;
+    const auto part = [&e](double bytes, std::string what) {
+        e.bytes += bytes;
+        if (bytes > e.largest_bytes) e.largest_bytes = bytes, e.largest = std::move(what);
+    };
+    constexpr double f = sizeof(float);
+    if (spec.data) {
+        // Loaded data is in memory already; applying the controls adds the shown layer's stages.
+        for (const AttentionComponent& c : spec.data->components) {
+            const double cells = double(c.q_tokens.size()) * double(c.k_tokens.size());
+            const double stages = c.are_scores ? 4 : 1;
+            part(cells * double(c.heads) * stages * f,
+                 count_text(double(c.q_tokens.size())) + " × " +
+                     count_text(double(c.k_tokens.size())) + " tokens × " +
+                     count_text(double(c.heads)) + " heads × " + count_text(stages) + " stages");
+        }
+        return e;
+    }
+    const auto [nq, nk] = token_counts(spec);
+    const double d = double(std::max<Index>(spec.d_model, 0));
+    const double h = double(std::max<Index>(spec.heads, 1));
+    const double dk = std::max(1.0, std::floor(d / h));
+    const std::string tokens =
+        nq == nk ? count_text(nq) + " tokens" : count_text(nq) + " × " + count_text(nk) + " tokens";
+    part(4 * d * d * f,
+         "d_model " + count_text(d) + ": W_Q, W_K, W_V, W_O of 4 × " + count_text(d) + "² floats");
+    if (spec.score == ScoreKind::General || spec.score == ScoreKind::Additive)
+        part(h * 2 * dk * dk * f,
+             count_text(h) + " heads × score matrices of " + count_text(dk) + "² floats");
+    part((6 * nq + 3 * nk) * d * f, tokens + " × d_model " + count_text(d) + " × 9 vectors");
+    switch (storage) {
+        case Storage::Stages:
+            part(h * nq * nk * 4 * f + h * nq * dk * f,
+                 tokens + " × " + count_text(h) + " heads × 4 stages");
+            break;
+        case Storage::Weights:
+            part(h * nq * nk * f + nq * nk, tokens + " × " + count_text(h) + " heads × weights");
+            break;
+        case Storage::Streamed: {
+            const double ov =
+                std::min(double(kOverviewCells), nq) * std::min(double(kOverviewCells), nk);
+            part(h * (ov * 16 + nq * (sizeof(RowStats) + 2 * f)),
+                 count_text(h) + " heads × overview and row statistics");
+            // Per thread: a tile's scores and weights (floats) and its mask (bytes).
+            const double threads = std::min(double(detail::thread_count()), h);
+            part(threads * 64 * nk * (2 * f + 1),
+                 "tiles of 64 queries × " + count_text(nk) + " keys");
+            break;
+        }
+    }
+    return e;
+}
+
 SceneResult compute_scene(const SceneSpec& spec, Progress* progress, bool keep_stages,
                           SceneResult* recycle) {
+    return compute_scene(spec, progress, keep_stages ? Storage::Stages : Storage::Weights, recycle);
+}
+
+SceneResult compute_scene(const SceneSpec& spec, Progress* progress, Storage storage,
+                          SceneResult* recycle, int overview_cells) {
+    {
+        const SceneEstimate e = estimate_scene(spec, storage);
+        require_memory(e.bytes,
+                       e.largest + (e.bytes > 1.05 * e.largest_bytes ? " and the rest" : ""),
+                       "use fewer tokens or heads, a smaller d_model, or a larger memory budget");
+    }
     if (spec.data) return compute_loaded(spec, progress);
+    const bool keep_stages = storage == Storage::Stages;
 
     MultiHeadConfig config{spec.d_model, spec.heads, spec.kv_heads};
     config.validate();
@@ -179,6 +274,7 @@ SceneResult compute_scene(const SceneSpec& spec, Progress* progress, bool keep_s
     const MultiHeadWeights& weights = spec.weights ? *spec.weights : *seeded;
     AttentionParams params = attention_params(spec);
     params.keep_stages = keep_stages;
+    params.overview_cells = storage == Storage::Streamed ? std::max(1, overview_cells) : 0;
     MultiHeadResult m;
     if (recycle) m.heads = std::move(recycle->heads);
     try {
@@ -195,7 +291,9 @@ SceneResult compute_scene(const SceneSpec& spec, Progress* progress, bool keep_s
         r.head_scores.assign(static_cast<std::size_t>(spec.heads), params.score);
     for (ScoreParams& p : r.head_scores)
         p.kind = spec.score;
-    if (!keep_stages && spec.mask.kind != MaskKind::None)
+    r.mask = spec.mask;
+    r.streamed = storage == Storage::Streamed;
+    if (storage == Storage::Weights && spec.mask.kind != MaskKind::None)
         r.visible = build_mask(spec.mask, nq, static_cast<Index>(r.k_tokens.size()));
     r.Q = std::move(m.Q);
     r.K = std::move(m.K);

@@ -44,7 +44,11 @@ void for_each_layer(const SceneSpec& spec,
         }
         if (spec.data) layer_spec.layer = l;
         LayerProgress part(progress, l, layers);
-        sink(l, compute_scene(layer_spec, progress ? &part : nullptr, keep_stages));
+        // Without the stages, a long computed scene is streamed: nothing n × n at all.
+        const Storage storage = keep_stages                              ? Storage::Stages
+                                : storage_for(spec) == Storage::Streamed ? Storage::Streamed
+                                                                         : Storage::Weights;
+        sink(l, compute_scene(layer_spec, progress ? &part : nullptr, storage));
     }
     if (progress) progress->update(1.0);
 }

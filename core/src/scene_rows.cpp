@@ -16,9 +16,10 @@ const HeadResult& checked_head(const SceneResult& r, Index h, Index i) {
         throw ArgumentError("Head " + std::to_string(h) + " does not exist (the scene has " +
                             std::to_string(r.heads.size()) + ").");
     const HeadResult& head = r.heads[static_cast<std::size_t>(h)];
-    if (i < 0 || i >= head.weights.rows())
+    const Index nq = head.streamed() ? r.query_count() : head.weights.rows();
+    if (i < 0 || i >= nq)
         throw ArgumentError("Query " + std::to_string(i) + " does not exist (the head has " +
-                            std::to_string(head.weights.rows()) + ").");
+                            std::to_string(nq) + ").");
     if (r.weights_only) throw ArgumentError("Post-softmax attention has no scores to show.");
     return head;
 }
@@ -49,23 +50,62 @@ Eigen::RowVectorXf SceneResult::masked_row(Index h, Index i) const {
     const HeadResult& head = checked_head(*this, h, i);
     if (head.has_stages()) return head.masked.row(i);
     Eigen::RowVectorXf row = scaled_row(h, i);
-    if (visible.rows() > i && visible.cols() == row.size())
+    if (visible.rows() > i && visible.cols() == row.size()) {
         row = visible.row(i).select(row, -std::numeric_limits<float>::infinity());
+    } else if (streamed && mask.kind != MaskKind::None) {
+        const BoolMatrix allowed = build_mask_rows(mask, query_count(), key_count(), i, 1);
+        row = allowed.row(0).select(row, -std::numeric_limits<float>::infinity());
+    }
     return row;
 }
 
 Eigen::RowVectorXf SceneResult::output_row(Index h, Index i) const {
     const HeadResult& head = checked_head(*this, h, i);
-    if (head.output.rows() == head.weights.rows()) return head.output.row(i);
+    if (head.output.rows() > i && head.output.rows() == head.weights.rows())
+        return head.output.row(i);
     if (!has_vectors || d_k <= 0)
         throw ArgumentError("The outputs of this scene were not kept and cannot be recomputed.");
     const Index g = kv_head_of(h, static_cast<Index>(heads.size()), kv_heads);
-    return head.weights.row(i) * V.middleCols(g * d_k, d_k);
+    return weights_row(h, i) * V.middleCols(g * d_k, d_k);
+}
+
+Eigen::RowVectorXf SceneResult::weights_row(Index h, Index i) const {
+    if (h < 0 || h >= static_cast<Index>(heads.size()))
+        throw ArgumentError("Head " + std::to_string(h) + " does not exist (the scene has " +
+                            std::to_string(heads.size()) + ").");
+    const HeadResult& head = heads[static_cast<std::size_t>(h)];
+    if (!head.streamed()) {
+        if (i < 0 || i >= head.weights.rows())
+            throw ArgumentError("Query " + std::to_string(i) + " does not exist (the head has " +
+                                std::to_string(head.weights.rows()) + ").");
+        return head.weights.row(i);
+    }
+    // The same scaling, mask and softmax as the tiled pass, on this query's recomputed scores.
+    const Eigen::RowVectorXf z = masked_row(h, i);
+    Eigen::RowVectorXf w(z.size());
+    if (head.hard)
+        detail::hardmax_row(z.data(), w.data(), z.size(), i);
+    else
+        detail::softmax_row(z.data(), w.data(), z.size(), i);
+    return w;
+}
+
+float SceneResult::weight(Index h, Index i, Index j) const {
+    const Eigen::RowVectorXf row = weights_row(h, i);  // checks h and i
+    if (j < 0 || j >= row.size())
+        throw ArgumentError("Key " + std::to_string(j) + " does not exist (the head has " +
+                            std::to_string(row.size()) + ").");
+    return row(j);
 }
 
 bool SceneResult::is_masked(Index h, Index i, Index j) const {
     if (weights_only || h < 0 || h >= static_cast<Index>(heads.size())) return false;
     const HeadResult& head = heads[static_cast<std::size_t>(h)];
+    if (head.streamed()) {
+        if (i < 0 || j < 0 || i >= query_count() || j >= key_count()) return false;
+        return mask.kind != MaskKind::None &&
+               !build_mask_block(mask, query_count(), key_count(), i, 1, j, 1)(0, 0);
+    }
     if (i < 0 || j < 0 || i >= head.weights.rows() || j >= head.weights.cols()) return false;
     if (head.has_stages()) return head.masked(i, j) == -std::numeric_limits<float>::infinity();
     return visible.size() != 0 && !visible(i, j);

@@ -85,7 +85,8 @@ double sum_in_double(const Eigen::Map<RowArr<T>>& y) {
 }
 
 template <class T>
-bool softmax_row_t(const T* in, T* out, Index n, Index row, double* log_sum_exp = nullptr) {
+bool softmax_row_t(const T* in, T* out, Index n, Index row, double* log_sum_exp = nullptr,
+                   detail::RowNorm* norm = nullptr) {
     const Eigen::Map<const RowArr<T>> x(in, n);
     Eigen::Map<RowArr<T>> y(out, n);
     if (log_sum_exp) *log_sum_exp = std::numeric_limits<double>::quiet_NaN();
@@ -101,6 +102,8 @@ bool softmax_row_t(const T* in, T* out, Index n, Index row, double* log_sum_exp 
             // Multiplying in T by the rounded 1/s adds at most an ulp; a pass through double
             // would cost two conversions per entry.
             y *= static_cast<T>(1.0 / s);
+            if constexpr (std::is_same_v<T, float>)
+                if (norm) *norm = {m, static_cast<float>(1.0 / s)};
             if (log_sum_exp) *log_sum_exp = static_cast<double>(m) + std::log(s);
             return false;
         }
@@ -123,8 +126,9 @@ M softmax_rows_t(const M& logits, std::vector<std::uint8_t>* empty_rows) {
 
 namespace detail {
 
-bool softmax_row(const float* in, float* out, Index n, Index row, double* log_sum_exp) {
-    return softmax_row_t<float>(in, out, n, row, log_sum_exp);
+bool softmax_row(const float* in, float* out, Index n, Index row, double* log_sum_exp,
+                 RowNorm* norm) {
+    return softmax_row_t<float>(in, out, n, row, log_sum_exp, norm);
 }
 
 bool hardmax_row(const float* in, float* out, Index n, Index row) {

@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "attn/aggregate.hpp"
 #include "attn/mask.hpp"
 #include "attn/score.hpp"
 #include "attn/types.hpp"
@@ -24,6 +25,9 @@ struct AttentionParams {
     /// false: only weights and empty_rows are stored (one row-tiled pass); raw, scaled, masked
     /// and output stay empty and a SceneResult recomputes their rows on demand.
     bool keep_stages = true;
+    /// > 0 with keep_stages false: not even the weights are stored (a streamed head): the pass
+    /// keeps per-query softmax normalisers and block sums at this many cells per axis instead.
+    int overview_cells = 0;
 };
 
 /// Every stage of one head's computation, for "show the math".
@@ -36,8 +40,16 @@ struct HeadResult {
     std::vector<std::uint8_t> empty_rows;  ///< 1 where a query had no visible key
     float scale_factor = 1.f;              ///< the factor applied before τ (1/√d_k or 1)
     float multiplier = 1.f;                ///< scaled = raw · multiplier (scale_factor / τ)
+    bool hard = false;                     ///< τ ≤ kHardTemperature: hardmax rows
+    /// Streamed heads: per query the softmax's max and 1 / Σ exp(z − max), so weight (i, j) is
+    /// exp(z_ij − max_i) · inv_sum_i without any n × n matrix; NaN for rows the fast softmax did
+    /// not settle (hard, +inf scores, empty), which are recomputed whole.
+    std::vector<float> row_max, row_inv_sum;
+    BlockSums overview;  ///< streamed heads: block maxima and sums of the weights
     /// True when raw, scaled and masked hold every stage (AttentionParams::keep_stages).
     bool has_stages() const { return raw.size() != 0 && raw.size() == weights.size(); }
+    /// True when the weights are not stored (AttentionParams::overview_cells).
+    bool streamed() const { return !row_max.empty() && weights.size() == 0; }
 };
 
 /// Scaled (masked) attention of one head: Q nq×d_k, K nk×d_k, V nk×d_v. Throws on bad shapes,

@@ -36,6 +36,13 @@ class FormatError : public Error {
     using Error::Error;
 };
 
+/// A request for more memory or disk than allowed (the memory budget, free disk space), refused
+/// before anything was allocated; the message names the size and the way out.
+class ResourceError : public Error {
+  public:
+    using Error::Error;
+};
+
 /// The operation was cancelled through a Progress callback.
 class Cancelled : public Error {
   public:

@@ -36,6 +36,11 @@ BoolMatrix build_mask(const MaskSpec& spec, Index nq, Index nk);
 /// Rows [first, first + count) of build_mask(spec, nq, nk), without building the rest.
 BoolMatrix build_mask_rows(const MaskSpec& spec, Index nq, Index nk, Index first, Index count);
 
+/// The block [first_row, +rows) × [first_col, +cols) of build_mask(spec, nq, nk), without
+/// building the rest (a zoomed region of a long sequence).
+BoolMatrix build_mask_block(const MaskSpec& spec, Index nq, Index nk, Index first_row, Index rows,
+                            Index first_col, Index cols);
+
 /// Stable identifier ("none", "causal", "anti-causal", "padding", "window", "global", "custom").
 std::string_view to_string(MaskKind kind);
 /// Parses an identifier of to_string; throws ArgumentError.

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/aggregate.hpp"
 #include "attn/attention.hpp"
 #include "attn/embedding.hpp"
 #include "attn/multihead.hpp"
@@ -80,6 +81,21 @@ MultiHeadWeights seeded_weights(const SceneSpec& spec);
 /// spec.positional.
 Matrix seeded_embeddings(const std::vector<std::string>& tokens, const SceneSpec& spec);
 
+/// How much of each head a computed scene holds.
+enum class Storage {
+    Stages,    ///< every stage n × n (raw, scaled, masked, weights) and the output
+    Weights,   ///< the weights n × n; a query's scores and output are recomputed on demand
+    Streamed,  ///< nothing n × n: per-query normalisers and a block overview; any weight, row or
+               ///< region is recomputed from Q and K on demand
+};
+
+/// Score cells (queries × keys × heads) up to which every stage is kept.
+inline constexpr double kStageCellLimit = 8.0 * 1024 * 1024;
+/// Score cells up to which the weights are kept (64 MB of floats); beyond, heads are streamed.
+inline constexpr double kWeightCellLimit = 16.0 * 1024 * 1024;
+/// Cells per axis of a streamed head's block overview.
+inline constexpr int kOverviewCells = 1024;
+
 /// The computed scene: every stage of every shown head, with statistics.
 struct SceneResult {
     std::vector<std::string> q_tokens, k_tokens;
@@ -100,7 +116,29 @@ struct SceneResult {
     /// keep_stages = false); the *_row accessors below then recompute the score stages.
     bool stages_kept = true;
     std::vector<ScoreParams> head_scores;  ///< per head, to recompute raw rows from Q and K
-    BoolMatrix visible;  ///< nq × nk allowed pairs when stages were not kept and a mask applies
+    BoolMatrix visible;     ///< nq × nk allowed pairs when only the weights were kept and a mask
+                            ///< applies (streamed scenes build mask blocks from `mask` instead)
+    MaskSpec mask;          ///< the mask of a computed scene
+    bool streamed = false;  ///< Storage::Streamed: heads hold no n × n matrix at all
+
+    /// Number of queries (rows) and keys (columns).
+    Index query_count() const { return static_cast<Index>(q_tokens.size()); }
+    Index key_count() const { return static_cast<Index>(k_tokens.size()); }
+    /// Rows [first, first + count) of stage `stage` of head h (0 raw, 1 scaled, 2 masked,
+    /// 3 weights, 4 output) into out: copied when stored, recomputed from Q, K and V otherwise
+    /// (a streamed compute writes every stage tile by tile).
+    void stage_rows(int stage, Index h, Index first, Index count, Matrix& out) const;
+    /// Weights of query i in head h (stored or recomputed from Q and K, to the same numbers).
+    Eigen::RowVectorXf weights_row(Index h, Index i) const;
+    /// Weight of query i on key j in head h.
+    float weight(Index h, Index i, Index j) const;
+    /// Block overview of head h's weights over the region [firstRow, +rows) × [firstCol, +cols)
+    /// at no more than max_rows × max_cols cells, every cell exact for its block (see
+    /// aggregate_blocks). Streamed heads compute the region from Q and K (or reduce their stored
+    /// overview when the region and factors align with it); progress may cancel.
+    AggregatedGrid weights_blocks(Index h, Index firstRow, Index rows, Index firstCol, Index cols,
+                                  int max_rows, int max_cols, Aggregation mode,
+                                  Progress* progress = nullptr) const;
 
     /// Raw scores of query i in head h (stored or recomputed); throws for post-softmax data.
     Eigen::RowVectorXf raw_row(Index h, Index i) const;
@@ -113,6 +151,26 @@ struct SceneResult {
     /// True when key j is hidden from query i in head h (false for post-softmax data).
     bool is_masked(Index h, Index i, Index j) const;
 };
+
+/// The storage a computed scene gets: every stage while small (kStageCellLimit), the weights up
+/// to kWeightCellLimit, streamed beyond; loaded data keeps its stages.
+Storage storage_for(const SceneSpec& spec);
+
+/// Bytes compute_scene(spec, …, storage) will allocate, by part, largest first (an estimate
+/// made before allocating anything; tokenising the text is the only work done).
+struct SceneEstimate {
+    double bytes = 0;     ///< total
+    std::string largest;  ///< what the largest part is, e.g. "30000 tokens × 4 heads × 4 stages"
+    double largest_bytes = 0;  ///< its size
+};
+/// Estimates the memory of computing spec with the given storage.
+SceneEstimate estimate_scene(const SceneSpec& spec, Storage storage);
+
+/// Computes a scene with the given storage; refuses (ResourceError) before allocating when the
+/// estimate exceeds memory_budget(). Streamed heads keep a block overview of overview_cells per
+/// axis.
+SceneResult compute_scene(const SceneSpec& spec, Progress* progress, Storage storage,
+                          SceneResult* recycle = nullptr, int overview_cells = kOverviewCells);
 
 /// Computes a scene (or applies its controls to loaded data); deterministic for a given spec.
 /// keep_stages = false stores only weights and outputs of computed scenes (loaded data always

@@ -1,6 +1,8 @@
 // AttnScope core — helpers shared by the file-format readers. GPL-3.0-or-later.
 #include "io_util.hpp"
 
+#include "attn/memory_budget.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -21,21 +23,7 @@ void fail(std::string_view name, std::string_view what) {
 }
 
 std::string human_bytes(std::uint64_t bytes) {
-    static const char* units[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
-    double v = static_cast<double>(bytes);
-    int u = 0;
-    while (v >= 1000.0 && u < 6) {
-        v /= 1000.0;
-        ++u;
-    }
-    char buf[64];
-    if (u == 0)
-        std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
-    else if (v < 10.0)
-        std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
-    else
-        std::snprintf(buf, sizeof buf, "%.0f %s", v, units[u]);
-    return buf;
+    return format_bytes(static_cast<double>(bytes));
 }
 
 std::string shape_string(std::span<const std::uint64_t> shape) {

@@ -1,6 +1,8 @@
 // AttnScope core — format detection and the single load entry point. GPL-3.0-or-later.
 #include "attn/io/load.hpp"
 
+#include <sys/stat.h>
+
 #include <cstring>
 #include <fstream>
 
@@ -15,6 +17,18 @@ namespace {
 using detail::fail;
 
 std::string head_of(const std::string& path, std::size_t n) {
+    // Opening a FIFO would block until a writer comes; a directory or device is no file at all.
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+        const char* what = S_ISDIR(st.st_mode)    ? "a directory"
+                           : S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
+                           : S_ISCHR(st.st_mode)  ? "a character device"
+                           : S_ISBLK(st.st_mode)  ? "a block device"
+                           : S_ISSOCK(st.st_mode) ? "a socket"
+                                                  : "not a regular file";
+        fail(detail::base_name(path),
+             std::string("is ") + what + ", not a file; AttnScope opens regular files only");
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) fail(detail::base_name(path), std::string("cannot open: ") + std::strerror(errno));
     std::string s(n, '\0');

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "attn/io/numpy_attention.hpp"
+#include "attn/memory_budget.hpp"
 #include "io_util.hpp"
 
 namespace attn::io {
@@ -56,6 +57,9 @@ AttentionComponent component_from_npy(const NpyView& view, std::string component
     c.layers = n == 4 ? static_cast<Index>(h.shape[0]) : 1;
     c.heads = n >= 3 ? static_cast<Index>(h.shape[n - 3]) : 1;
     const std::uint64_t count = view.matrix_count();
+    require_memory(static_cast<double>(h.count()) * sizeof(float),
+                   view.name() + ": " + detail::shape_string(h.shape) + " as float32",
+                   "open a smaller file or raise the memory budget");
     c.mats.resize(static_cast<std::size_t>(count));
     const bool contiguous = !h.fortran_order;
     // Fortran order scatters every matrix over the whole file: all of it is needed at once.

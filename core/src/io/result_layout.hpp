@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -17,7 +18,8 @@ using Stage = std::function<const Matrix&(const HeadResult&)>;
 const std::vector<std::pair<const char*, Stage>>& stages();
 /// The JSON document's members before "layers" (taken from the first layer).
 ojson compute_json_head(const SceneResult& first);
-/// One element of the JSON document's "layers".
-ojson compute_json_layer(const SceneResult& layer);
+/// One element of the JSON document's "layers" (only the named stages when `only` is given and
+/// not empty).
+ojson compute_json_layer(const SceneResult& layer, const std::vector<std::string>* only = nullptr);
 
 }  // namespace attn::io::detail

@@ -1,4 +1,5 @@
 // AttnScope core — the compute output written one layer at a time. GPL-3.0-or-later.
+#include <algorithm>
 #include <bit>
 #include <cstdio>
 #include <cstring>
@@ -24,10 +25,18 @@ struct ResultStream::Sink {
         std::vector<float> values;
     };
     std::vector<Extra> extras;
+    /// True when stage s (index into detail::stages()) is written.
+    bool wanted(std::size_t s) const {
+        return stages.empty() ||
+               std::find(stages.begin(), stages.end(), detail::stages()[s].first) != stages.end();
+    }
     std::size_t layers = 0, added = 0, heads = 0;
+    std::vector<std::string> stages;  ///< empty: every stage
 };
 
 namespace {
+
+constexpr Index kTileRows = 256;
 
 /// float32 little-endian bytes of a matrix (row-major, as the in-memory writer lays it out).
 std::span<const std::byte> le_bytes(const Matrix& m, std::vector<std::byte>& scratch) {
@@ -55,8 +64,22 @@ class NpzSink final : public ResultStream::Sink {
         if (added == 0) lay_out(r);
         const auto& all = detail::stages();
         for (const Slot& slot : slots_)
-            for (const auto& h : r.heads) {
-                const Matrix& m = all[slot.stage].second(h);
+            for (std::size_t h = 0; h < r.heads.size(); ++h) {
+                if (r.streamed) {
+                    // Tile by tile: one tile of one stage in memory at a time.
+                    Matrix tile;
+                    const Index nq = r.query_count();
+                    for (Index b = 0; b < nq; b += kTileRows) {
+                        const Index len = std::min(kTileRows, nq - b);
+                        r.stage_rows(static_cast<int>(slot.stage), static_cast<Index>(h), b, len,
+                                     tile);
+                        if (tile.cols() != slot.cols)
+                            throw ShapeError("write_result: heads have different matrix shapes");
+                        zip_.write(slot.member, le_bytes(tile, scratch_));
+                    }
+                    continue;
+                }
+                const Matrix& m = all[slot.stage].second(r.heads[h]);
                 if (m.rows() != slot.rows || m.cols() != slot.cols)
                     throw ShapeError("write_result: heads have different matrix shapes");
                 zip_.write(slot.member, le_bytes(m, scratch_));
@@ -73,6 +96,7 @@ class NpzSink final : public ResultStream::Sink {
                 {"X", &r.X}, {"X_kv", &r.Xkv}, {"Q", &r.Q},
                 {"K", &r.K}, {"V", &r.V},      {"layer_output", &r.output}};
             for (const auto& [name, m] : vectors) {
+                if (m->size() == 0) continue;  // a streamed scene has no layer output
                 const std::uint64_t shape[] = {static_cast<std::uint64_t>(m->rows()),
                                                static_cast<std::uint64_t>(m->cols())};
                 const auto n = static_cast<std::size_t>(m->size());
@@ -114,19 +138,29 @@ class NpzSink final : public ResultStream::Sink {
         dk_ = static_cast<float>(first.d_k);
         const auto& all = detail::stages();
         for (std::size_t s = 0; s < all.size() && heads_ > 0; ++s) {
-            const Matrix& m = all[s].second(first.heads[0]);
-            if (m.size() == 0) continue;  // left out, as when empty in every head
+            if (!wanted(s)) continue;
+            Index rows = 0, cols = 0;
+            if (first.streamed) {  // every stage can be recomputed: shapes from the scene
+                rows = first.query_count();
+                cols = s == 4 ? first.d_k : first.key_count();
+            } else {
+                const Matrix& m = all[s].second(first.heads[0]);
+                rows = m.rows();
+                cols = m.cols();
+            }
+            if (rows * cols == 0) continue;  // left out, as when empty in every head
             std::vector<std::uint64_t> shape;
             if (layers > 1) shape.push_back(layers);
             shape.push_back(heads_);
-            shape.push_back(static_cast<std::uint64_t>(m.rows()));
-            shape.push_back(static_cast<std::uint64_t>(m.cols()));
+            shape.push_back(static_cast<std::uint64_t>(rows));
+            shape.push_back(static_cast<std::uint64_t>(cols));
             const std::vector<std::byte> header = npy_f4_header(shape);
-            const std::uint64_t data = layers * heads_ * static_cast<std::uint64_t>(m.size()) * 4;
+            const std::uint64_t data =
+                layers * heads_ * static_cast<std::uint64_t>(rows * cols) * 4;
             const std::size_t member =
                 zip_.reserve(std::string(all[s].first) + ".npy", header.size() + data);
             zip_.write(member, header);
-            slots_.push_back({s, member, m.rows(), m.cols()});
+            slots_.push_back({s, member, rows, cols});
         }
     }
 
@@ -161,6 +195,10 @@ class JsonSink final : public ResultStream::Sink {
     }
 
     void add(const SceneResult& r) override {
+        if (r.streamed)
+            throw ArgumentError(path_ +
+                                ": a long sequence is written as .npz (tile by tile); "
+                                "JSON would hold every number in memory");
         if (added == 0) {
             std::string head = detail::compute_json_head(r).dump();
             head.pop_back();  // the closing brace: "layers" follows
@@ -168,7 +206,7 @@ class JsonSink final : public ResultStream::Sink {
         } else {
             out_ << ',';
         }
-        out_ << detail::compute_json_layer(r).dump();
+        out_ << detail::compute_json_layer(r, &stages).dump();
         check();
     }
 
@@ -227,6 +265,10 @@ ResultStream::ResultStream(const std::string& path, std::size_t layers, std::uin
 }
 
 ResultStream::~ResultStream() = default;
+
+void ResultStream::select_stages(std::vector<std::string> names) {
+    sink_->stages = std::move(names);
+}
 
 void ResultStream::add(const SceneResult& layer) {
     if (sink_->added == sink_->layers)

@@ -1,6 +1,8 @@
 // AttnScope core — writing every stage of a computed scene. GPL-3.0-or-later.
 #include "attn/io/result_writer.hpp"
 
+#include <algorithm>
+
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -36,7 +38,7 @@ ojson compute_json_head(const SceneResult& first) {
     return root;
 }
 
-ojson compute_json_layer(const SceneResult& r) {
+ojson compute_json_layer(const SceneResult& r, const std::vector<std::string>* only) {
     const auto stage_json = [](const Matrix& m) {
         ojson rows = ojson::array();
         for (Index i = 0; i < m.rows(); ++i) {
@@ -53,7 +55,9 @@ ojson compute_json_layer(const SceneResult& r) {
     for (const auto& h : r.heads) {
         ojson hj;
         for (const auto& [name, get] : stages())
-            if (get(h).size() > 0) hj[name] = stage_json(get(h));
+            if (get(h).size() > 0 && (!only || only->empty() ||
+                                      std::find(only->begin(), only->end(), name) != only->end()))
+                hj[name] = stage_json(get(h));
         hj["empty_rows"] = h.empty_rows;
         hj["scale_factor"] = float_value(h.scale_factor);
         heads.push_back(std::move(hj));

@@ -37,7 +37,11 @@ class ResultStream {
     ~ResultStream();
     ResultStream(const ResultStream&) = delete;
     ResultStream& operator=(const ResultStream&) = delete;
+    /// Writes only the named stages (of raw, scaled, masked, weights, output); call before add().
+    void select_stages(std::vector<std::string> names);
     /// Writes the next layer; throws ShapeError when it does not match the first layer's shapes.
+    /// A streamed layer (SceneResult::streamed) is written tile by tile of queries, recomputed
+    /// from Q, K and V: memory stays one tile's whatever the size of the file (.npz only).
     void add(const SceneResult& layer);
     /// Adds one more float32 array (e.g. `rollout` [L,Nq,Nk]) after the layers, before finish:
     /// an .npz member, or a top-level JSON key holding nested lists of the given shape.

@@ -1,0 +1,139 @@
+// AttnScope — a head heatmap's pointer input: hover text, clicks, wheel zoom and drag pan.
+// GPL-3.0-or-later.
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QToolTip>
+#include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
+
+#include "views/head_heatmap.hpp"
+#include "views/token_labels.hpp"
+
+namespace {
+
+const std::string& tokenAt(const std::vector<std::string>& tokens, int i) {
+    static const std::string none;
+    return i >= 0 && i < int(tokens.size()) ? tokens[std::size_t(i)] : none;
+}
+
+/// Pixels the pointer may move between press and release and still count as a click.
+constexpr int kDragThreshold = 4;
+
+}  // namespace
+
+QPoint HeadHeatmap::cellAt(const QPoint& pos) const {
+    if (!result_) return {-1, -1};
+    const QRect r = axisRect()->rect();
+    const auto k = attn::Index(std::lround(xAxis->pixelToCoord(pos.x())));
+    const auto q = attn::Index(std::lround(yAxis->pixelToCoord(pos.y())));
+    const bool inRows =
+        pos.y() >= r.top() && pos.y() <= r.bottom() && q >= view_.row && q < view_.row + view_.rows;
+    const bool inCols =
+        pos.x() >= r.left() && pos.x() <= r.right() && k >= view_.col && k < view_.col + view_.cols;
+    if (inRows && inCols) return {int(k), int(q)};
+    if (inRows && pos.x() < r.left()) return {-1, int(q)};    // a row (query) label
+    if (inCols && pos.y() > r.bottom()) return {int(k), -1};  // a column (key) label
+    return {-1, -1};
+}
+
+void HeadHeatmap::resizeEvent(QResizeEvent* event) {
+    // Not QCustomPlot::resizeEvent: it replots, and refresh() below replots anyway.
+    QWidget::resizeEvent(event);
+    setViewport(rect());
+    refresh();  // recomputes the cells only when the block factors change
+}
+
+void HeadHeatmap::mouseMoveEvent(QMouseEvent* event) {
+    QCustomPlot::mouseMoveEvent(event);
+    if (pressed_ && (event->buttons() & Qt::LeftButton)) {
+        const QPoint d = event->pos() - pressPos_;
+        if (dragging_ || d.manhattanLength() > kDragThreshold) {
+            // Drag pan: the cells under the pointer follow it.
+            dragging_ = true;
+            const QRect r = axisRect()->rect();
+            const double perX = double(dragFrom_.cols) / std::max(1, r.width());
+            const double perY = double(dragFrom_.rows) / std::max(1, r.height());
+            HeatmapViewport v = dragFrom_;
+            v.pan(-d.y() * perY, -d.x() * perX);
+            if (!(v == view_)) {
+                view_ = v;
+                regionChanged();
+                refresh();
+            }
+            return;
+        }
+    }
+    const QPoint cell = cellAt(event->pos());
+    const bool inCell = cell.x() >= 0 && cell.y() >= 0;
+    Q_EMIT cellHovered(head_, inCell ? cell.y() : -1, inCell ? cell.x() : -1);
+    const QString text = toolTipAt(event->pos());
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(event->globalPosition().toPoint(), text, this);
+}
+
+bool HeadHeatmap::event(QEvent* event) {
+    if (event->type() == QEvent::ToolTip) {
+        // The resting mouse asks for a tooltip: answer with what is under it, never letting
+        // the request travel up to the grid's generic help while a cell is hovered.
+        auto* help = static_cast<QHelpEvent*>(event);
+        const QString text = toolTipAt(help->pos());
+        if (text.isEmpty()) return QCustomPlot::event(event);
+        QToolTip::showText(help->globalPos(), text, this);
+        return true;
+    }
+    return QCustomPlot::event(event);
+}
+
+void HeadHeatmap::leaveEvent(QEvent* event) {
+    QCustomPlot::leaveEvent(event);
+    Q_EMIT cellHovered(head_, -1, -1);
+}
+
+void HeadHeatmap::mousePressEvent(QMouseEvent* event) {
+    QCustomPlot::mousePressEvent(event);
+    if (event->button() != Qt::LeftButton) return;
+    pressed_ = true;
+    dragging_ = false;
+    pressPos_ = event->pos();
+    dragFrom_ = view_;
+}
+
+void HeadHeatmap::mouseReleaseEvent(QMouseEvent* event) {
+    QCustomPlot::mouseReleaseEvent(event);
+    if (event->button() != Qt::LeftButton || !pressed_) return;
+    pressed_ = false;
+    if (dragging_) {
+        dragging_ = false;
+        return;  // a pan, not a click
+    }
+    const QPoint cell = cellAt(event->pos());
+    if (cell.x() >= 0 || cell.y() >= 0) Q_EMIT cellClicked(head_, cell.y(), cell.x());
+}
+
+void HeadHeatmap::mouseDoubleClickEvent(QMouseEvent* event) {
+    QCustomPlot::mouseDoubleClickEvent(event);
+    pressed_ = false;
+    if (event->button() == Qt::LeftButton) Q_EMIT headDoubleClicked(head_);
+}
+
+void HeadHeatmap::wheelEvent(QWheelEvent* event) {
+    if (!result_ || queries() == 0) {
+        QCustomPlot::wheelEvent(event);
+        return;
+    }
+    // One notch (120) zooms by 1.25 about the cell under the pointer, which stays in place.
+    const double steps = event->angleDelta().y() / 120.0;
+    if (steps == 0) return;
+    const QPointF p = event->position();
+    const double anchorCol = xAxis->pixelToCoord(p.x()), anchorRow = yAxis->pixelToCoord(p.y());
+    HeatmapViewport v = view_;
+    v.zoom(std::pow(1.25, steps), anchorRow, anchorCol);
+    event->accept();
+    if (v == view_) return;
+    view_ = v;
+    regionChanged();
+    refresh();
+}

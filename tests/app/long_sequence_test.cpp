@@ -1,0 +1,129 @@
+// QtTest with real events: a 32k-token text opened in the main window is streamed (no head held
+// n × n); the heatmap shows exact block overviews; the scroll wheel zooms to single labelled
+// cells, whose drawn values are core's weights; a drag pans; a mouse click selects a query and
+// the weights bar shows its recomputed row.
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QWheelEvent>
+
+#include "app_test_support.hpp"
+#include "io/file_controller.hpp"
+#include "views/weights_bar.hpp"
+
+namespace {
+
+void wheel(QWidget* w, const QPoint& at, int notches) {
+    QWheelEvent e(QPointF(at), QPointF(w->mapToGlobal(at)), QPoint(), QPoint(0, 120 * notches),
+                  Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+    QCoreApplication::sendEvent(w, &e);
+}
+
+QPoint cellPixel(HeadHeatmap* h, attn::Index q, attn::Index k) {
+    return {int(h->xAxis->coordToPixel(double(k))), int(h->yAxis->coordToPixel(double(q)))};
+}
+
+}  // namespace
+
+class LongSequenceTest : public QObject {
+    Q_OBJECT
+  private Q_SLOTS:
+    void initTestCase() { test_support::isolateSettings(); }
+
+    void openZoomAndSelectByMouse() {
+        constexpr int kTokens = 32768;
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("long.txt"));
+        {
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            QByteArray text;
+            for (int i = 0; i < kTokens; ++i)
+                text += "w" + QByteArray::number(i % 5003) + ' ';
+            f.write(text);
+        }
+        MainWindow w;
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        fileio::FileController files(&w);
+        files.setQuiet(true);
+        QVERIFY2(files.openFile(path), qPrintable(files.lastError()));
+        test_support::settle(w.computeService());
+        const SceneResultPtr r = w.computeService()->result();
+        QVERIFY(r);
+        QCOMPARE(r->query_count(), attn::Index(kTokens));
+        QVERIFY(r->streamed);
+        for (const attn::HeadResult& h : r->heads)
+            QCOMPARE(h.weights.size(), attn::Index(0));  // never n × n
+
+        HeatmapGrid* grid = w.heatmapGrid();
+        QCOMPARE(grid->headCount(), 4);
+        HeadHeatmap* hm = grid->head(1);
+        QVERIFY(hm->region().whole());
+        const AggregatedGrid& overview = hm->cells();
+        QVERIFY(overview.rowFactor > 1);
+        QVERIFY(overview.rows <= hm->cellBudget().height());
+        // Every drawn pixel is its block's exact maximum (brute force on one block).
+        {
+            const int br = overview.rows / 2, bc = overview.cols / 3;
+            double best = 0;
+            for (attn::Index i = attn::Index(br) * overview.rowFactor;
+                 i < attn::Index(br + 1) * overview.rowFactor; ++i) {
+                const Eigen::RowVectorXf row = r->weights_row(1, i);
+                best = std::max(best, double(row.segment(attn::Index(bc) * overview.colFactor,
+                                                         overview.colFactor)
+                                                 .maxCoeff()));
+            }
+            QVERIFY(std::abs(overview.at(br, bc) - best) <= 1e-6);
+        }
+
+        // Wheel zoom about a point near the middle, down to single cells.
+        const QRect area = hm->axisRect()->rect();
+        const QPoint centre = area.center();
+        for (int i = 0; i < 60 && hm->region().rows > 24; ++i)
+            wheel(hm, centre, 2);
+        QVERIFY2(hm->region().rows <= 24, qPrintable(QString::number(hm->region().rows)));
+        QCOMPARE(hm->cells().rowFactor, 1);
+        QCOMPARE(hm->cells().colFactor, 1);
+        // The zoomed region stayed around the point under the cursor (the middle of the matrix).
+        QVERIFY(std::abs(double(hm->region().row) - kTokens / 2.0) < kTokens / 8.0);
+        // Drawn cells are core's weights, recomputed from Q and K.
+        const attn::Index q0 = hm->region().row, k0 = hm->region().col;
+        const Eigen::RowVectorXf row = r->weights_row(1, q0 + 2);
+        QVERIFY(std::abs(hm->cells().at(2, 3) - row(k0 + 3)) <= 1e-6);
+        QCPColorMapData* d = hm->colorMap()->data();
+        QCOMPARE(d->keySize(), int(hm->region().cols));
+        // Labelled: the tick labels name the tokens of the zoomed region.
+        QVERIFY(hm->xAxis->tickVectorLabels().size() >= 2);
+        const QString label = hm->yAxis->tickVectorLabels().value(0);
+        QVERIFY2(label.startsWith(QStringLiteral("w")), qPrintable(label));
+
+        // A drag to the left pans towards later keys.
+        const attn::Index before = hm->region().col;
+        QTest::mousePress(hm, Qt::LeftButton, {}, centre);
+        QMouseEvent move(QEvent::MouseMove, QPointF(centre - QPoint(area.width() / 3, 0)),
+                         QPointF(hm->mapToGlobal(centre - QPoint(area.width() / 3, 0))),
+                         Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(hm, &move);
+        QTest::mouseRelease(hm, Qt::LeftButton, {}, centre - QPoint(area.width() / 3, 0));
+        QVERIFY2(hm->region().col > before, qPrintable(QString::number(hm->region().col)));
+        QCOMPARE(w.scene()->selection().query, -1);  // a pan is not a click
+
+        // A click on a cell selects that query; the weights bar shows its recomputed row.
+        const attn::Index q = hm->region().row + 1, k = hm->region().col + 2;
+        QTest::mouseClick(hm, Qt::LeftButton, {}, cellPixel(hm, q, k));
+        QCOMPARE(w.scene()->selection().query, int(q));
+        QCOMPARE(w.scene()->selection().key, int(k));
+        QCPBarsDataContainer* bars = w.weightsBar()->bars()->data().data();
+        const Eigen::RowVectorXf sel = r->weights_row(w.scene()->selection().head, q);
+        QCOMPARE(bars->size(), kTokens);
+        QVERIFY(std::abs(bars->at(int(k))->value - sel(k)) <= 1e-6);
+        if (!qEnvironmentVariableIsEmpty("ATTN_SCREENSHOT_DIR"))
+            w.grab().save(qEnvironmentVariable("ATTN_SCREENSHOT_DIR") +
+                          QStringLiteral("/long_zoomed.png"));
+    }
+};
+
+QTEST_MAIN(LongSequenceTest)
+#include "long_sequence_test.moc"

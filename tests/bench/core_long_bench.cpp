@@ -1,0 +1,84 @@
+// Benchmark: long sequences in bounded memory — the streamed pass of the default scene (4 heads,
+// d_model 64) at 8k and 32k tokens, a 512 × 512 zoom region at full resolution from Q and K,
+// and the refusal of an over-budget request. Run by hand, never by ctest.
+#include <benchmark/benchmark.h>
+
+#include <string>
+
+#include "attn/error.hpp"
+#include "attn/memory_budget.hpp"
+#include "attn/scene.hpp"
+
+namespace {
+
+attn::SceneSpec longScene(int n) {
+    attn::SceneSpec spec;
+    std::string text;
+    for (int i = 0; i < n; ++i) {
+        text += 'w';
+        text += std::to_string(i % 5003);
+        text += ' ';
+    }
+    spec.text = std::move(text);
+    return spec;
+}
+
+void BM_StreamedScene(benchmark::State& state) {
+    const attn::SceneSpec spec = longScene(int(state.range(0)));
+    for (auto _ : state) {
+        attn::SceneResult r = attn::compute_scene(spec, nullptr, attn::Storage::Streamed);
+        benchmark::DoNotOptimize(r.stats.data());
+    }
+    state.counters["Gcells/s"] =
+        benchmark::Counter(4.0 * double(state.range(0)) * double(state.range(0)) / 1e9,
+                           benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_StreamedScene)
+    ->Arg(8192)
+    ->Arg(32768)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(3);
+
+// The heatmap's zoom: a 512 × 512 region of a 32k-token head at full resolution (one pixel per
+// cell), computed from Q, K and the stored row normalisers.
+void BM_ZoomRegion512(benchmark::State& state) {
+    const attn::SceneResult r =
+        attn::compute_scene(longScene(32768), nullptr, attn::Storage::Streamed);
+    attn::Index at = 1000;
+    for (auto _ : state) {
+        attn::AggregatedGrid g =
+            r.weights_blocks(1, at, 512, at + 3000, 512, 512, 512, attn::Aggregation::Max);
+        benchmark::DoNotOptimize(g.values.data());
+        at = (at + 4099) % 28000;  // another region each time: nothing cached
+    }
+}
+BENCHMARK(BM_ZoomRegion512)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(50);
+
+// The overview at a heatmap's size, reduced from the stored block sums.
+void BM_OverviewFromSums(benchmark::State& state) {
+    const attn::SceneResult r =
+        attn::compute_scene(longScene(32768), nullptr, attn::Storage::Streamed);
+    for (auto _ : state) {
+        attn::AggregatedGrid g =
+            r.weights_blocks(0, 0, 32768, 0, 32768, 600, 600, attn::Aggregation::Mean);
+        benchmark::DoNotOptimize(g.values.data());
+    }
+}
+BENCHMARK(BM_OverviewFromSums)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(20);
+
+void BM_RefuseAllStages30k(benchmark::State& state) {
+    const attn::SceneSpec spec = longScene(30000);
+    for (auto _ : state) {
+        try {
+            attn::compute_scene(spec, nullptr, attn::Storage::Stages);
+        } catch (const attn::ResourceError& e) {
+            benchmark::DoNotOptimize(e.what());
+        }
+    }
+}
+BENCHMARK(BM_RefuseAllStages30k)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,289 @@
+// Streamed scenes (no n × n matrix kept) against the full computation, for random sizes, score
+// kinds, temperatures and every mask including empty rows: the same block pixels of any region,
+// the same statistics from the streaming pass and the same selected rows, within 1e-6.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "attn/aggregate.hpp"
+#include "attn/error.hpp"
+#include "attn/random.hpp"
+#include "attn/scene.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+using attn::Index;
+
+std::string words(int n, attn::Rng& rng) {
+    std::string text;
+    for (int i = 0; i < n; ++i) {
+        text += 'w';
+        text += std::to_string(static_cast<int>(rng.uniform() * 40));
+        text += ' ';
+    }
+    return text;
+}
+
+/// |a − b| ≤ tol · max(1, |b|), with equal infinities.
+::testing::AssertionResult near(double a, double b, double tol) {
+    if (std::isinf(a) || std::isinf(b)) {
+        if (a == b) return ::testing::AssertionSuccess();
+    } else if (std::abs(a - b) <= tol * std::max(1.0, std::abs(b))) {
+        return ::testing::AssertionSuccess();
+    }
+    return ::testing::AssertionFailure() << a << " vs " << b;
+}
+
+void expectSameGrid(const attn::AggregatedGrid& s, const attn::AggregatedGrid& f, const std::string& at) {
+    ASSERT_EQ(s.rows, f.rows) << at;
+    ASSERT_EQ(s.cols, f.cols) << at;
+    ASSERT_EQ(s.rowFactor, f.rowFactor) << at;
+    ASSERT_EQ(s.colFactor, f.colFactor) << at;
+    EXPECT_EQ(s.firstRow, f.firstRow) << at;
+    EXPECT_EQ(s.firstCol, f.firstCol) << at;
+    EXPECT_EQ(s.masked, f.masked) << at;
+    for (std::size_t k = 0; k < f.values.size(); ++k)
+        EXPECT_TRUE(near(s.values[k], f.values[k], 1e-6)) << at << " cell " << k;
+}
+
+/// Brute force: every block of g's region at g's own factors, from the full weights and masked
+/// scores (max over visible cells, mean over all cells, masked when none is visible).
+void expectBruteForce(const attn::AggregatedGrid& g, const attn::HeadResult& full, attn::Aggregation mode,
+                      const std::string& at) {
+    ASSERT_EQ(g.rows, int((g.regionRows + g.rowFactor - 1) / g.rowFactor)) << at;
+    ASSERT_EQ(g.cols, int((g.regionCols + g.colFactor - 1) / g.colFactor)) << at;
+    const Index r_end = g.firstRow + g.regionRows, c_end = g.firstCol + g.regionCols;
+    for (int r = 0; r < g.rows; ++r)
+        for (int c = 0; c < g.cols; ++c) {
+            double best = 0, sum = 0;
+            int cells = 0, visible = 0;
+            const Index i0 = g.firstRow + Index(r) * g.rowFactor;
+            const Index j0 = g.firstCol + Index(c) * g.colFactor;
+            for (Index i = i0; i < std::min(r_end, i0 + g.rowFactor); ++i)
+                for (Index j = j0; j < std::min(c_end, j0 + g.colFactor); ++j) {
+                    ++cells;
+                    sum += full.weights(i, j);
+                    if (std::isinf(full.masked(i, j))) continue;
+                    best = visible++ ? std::max(best, double(full.weights(i, j)))
+                                     : double(full.weights(i, j));
+                }
+            EXPECT_EQ(g.isMasked(r, c), visible == 0) << at;
+            const double want = mode == attn::Aggregation::Max ? best : sum / cells;
+            EXPECT_TRUE(near(g.at(r, c), want, 1e-6)) << at << " block " << r << "," << c;
+        }
+}
+
+struct Drawn {
+    attn::SceneSpec spec;
+    Index nq = 0, nk = 0;
+};
+
+/// A random scene: size, heads, score, temperature and one of every mask kind, some with rows
+/// that see no key at all.
+Drawn draw(attn::Rng& rng, attn::MaskKind kind) {
+    Drawn d;
+    const int n = 20 + static_cast<int>(rng.uniform() * 180);
+    d.spec.text = words(n, rng);
+    d.nq = d.nk = n;
+    if (rng.uniform() < 0.3) {
+        const int m = 10 + static_cast<int>(rng.uniform() * 150);
+        d.spec.cross_text = words(m, rng);
+        d.nk = m;
+    }
+    d.spec.heads = rng.uniform() < 0.5 ? 2 : 4;
+    d.spec.d_model = d.spec.heads * (4 + static_cast<int>(rng.uniform() * 8));
+    d.spec.kv_heads = rng.uniform() < 0.3 ? 1 : 0;
+    const attn::ScoreKind kinds[] = {attn::ScoreKind::Dot, attn::ScoreKind::General,
+                                     attn::ScoreKind::Additive, attn::ScoreKind::Rbf};
+    d.spec.score = kinds[static_cast<int>(rng.uniform() * 4)];
+    const double t = rng.uniform();
+    d.spec.temperature = t < 0.15 ? 0.f : static_cast<float>(0.3 + 2 * t);
+    d.spec.seed = rng.next();
+    attn::MaskSpec& m = d.spec.mask;
+    m.kind = kind;
+    m.window = 1 + static_cast<Index>(rng.uniform() * 5);
+    if (kind == attn::MaskKind::GlobalWindow) m.global = {0, std::min(d.nq, d.nk) / 2};
+    if (kind == attn::MaskKind::Padding)
+        for (Index j = 0; j < d.nk; ++j)
+            m.key_valid.push_back(rng.uniform() < 0.7);
+    if (kind == attn::MaskKind::Custom) {
+        m.custom.resize(d.nq, d.nk);
+        for (Index i = 0; i < d.nq; ++i)
+            for (Index j = 0; j < d.nk; ++j)
+                m.custom(i, j) = rng.uniform() < 0.5;
+        m.custom.row(d.nq / 3).setConstant(false);  // empty rows
+        m.custom.row(d.nq - 1).setConstant(false);
+    }
+    return d;
+}
+
+TEST(StreamedScene, MatchesTheFullComputationForRandomScenes) {
+    attn::Rng rng(2026);
+    const attn::MaskKind masks[] = {attn::MaskKind::None,          attn::MaskKind::Causal,
+                                    attn::MaskKind::AntiCausal,    attn::MaskKind::Padding,
+                                    attn::MaskKind::SlidingWindow, attn::MaskKind::GlobalWindow,
+                                    attn::MaskKind::Custom};
+    int compared_rows = 0, empty_rows = 0;
+    for (int round = 0; round < 3; ++round)
+        for (const attn::MaskKind kind : masks) {
+            const Drawn d = draw(rng, kind);
+            const attn::SceneResult full =
+                attn::compute_scene(d.spec, nullptr, attn::Storage::Stages);
+            // A coarse stored overview: regions then take both the exact path and the
+            // reduction of the overview.
+            const attn::SceneResult st = attn::compute_scene(
+                d.spec, nullptr, attn::Storage::Streamed, nullptr, 3 + int(rng.uniform() * 40));
+            const std::string at = std::string(attn::to_string(kind)) + " round " +
+                                   std::to_string(round) + " " + std::to_string(d.nq) + "x" +
+                                   std::to_string(d.nk);
+            ASSERT_TRUE(st.streamed) << at;
+            for (std::size_t h = 0; h < full.heads.size(); ++h) {
+                const attn::HeadResult& sh = st.heads[h];
+                EXPECT_TRUE(sh.streamed()) << at;
+                EXPECT_EQ(sh.weights.size(), 0) << at;  // the point: nothing n × n
+                EXPECT_EQ(sh.empty_rows, full.heads[h].empty_rows) << at;
+                for (const auto& e : sh.empty_rows)
+                    empty_rows += e;
+                // Statistics from the streaming pass.
+                const attn::HeadStats &a = st.stats[h], &b = full.stats[h];
+                EXPECT_TRUE(near(a.max_weight, b.max_weight, 1e-6)) << at;
+                EXPECT_TRUE(near(a.mean_distance, b.mean_distance, 1e-6)) << at;
+                EXPECT_TRUE(near(a.entropy, b.entropy, 1e-5)) << at;  // L − Σαz vs −Σα log α
+                // Pixels: the whole head, and random regions, at random budgets.
+                const Index hi = Index(h);
+                for (int k = 0; k < 4; ++k) {
+                    Index r0 = 0, c0 = 0, nr = d.nq, nc = d.nk;
+                    if (k > 0) {
+                        r0 = Index(rng.uniform() * double(d.nq - 1));
+                        c0 = Index(rng.uniform() * double(d.nk - 1));
+                        nr = 1 + Index(rng.uniform() * double(d.nq - r0 - 1));
+                        nc = 1 + Index(rng.uniform() * double(d.nk - c0 - 1));
+                    }
+                    const int br = 1 + int(rng.uniform() * 60), bc = 1 + int(rng.uniform() * 60);
+                    for (const auto mode : {attn::Aggregation::Max, attn::Aggregation::Mean}) {
+                        const std::string where = at + " region " + std::to_string(k);
+                        const attn::AggregatedGrid sg =
+                            st.weights_blocks(hi, r0, nr, c0, nc, br, bc, mode);
+                        const attn::AggregatedGrid fg =
+                            full.weights_blocks(hi, r0, nr, c0, nc, br, bc, mode);
+                        EXPECT_EQ(sg.firstRow, r0) << where;
+                        EXPECT_EQ(sg.regionCols, nc) << where;
+                        EXPECT_LE(sg.rows, br) << where;  // never more cells than pixels
+                        EXPECT_LE(sg.cols, bc) << where;
+                        expectBruteForce(sg, full.heads[h], mode, where + " streamed");
+                        expectBruteForce(fg, full.heads[h], mode, where + " full");
+                        // Where the streamed grid has the full path's factors: the same pixels.
+                        if (sg.rowFactor == fg.rowFactor && sg.colFactor == fg.colFactor)
+                            expectSameGrid(sg, fg, where);
+                    }
+                }
+                // Selected rows.
+                for (const Index i : {Index(0), d.nq / 3, d.nq - 1}) {
+                    ++compared_rows;
+                    const Eigen::RowVectorXf w = st.weights_row(hi, i);
+                    for (Index j = 0; j < d.nk; ++j) {
+                        EXPECT_TRUE(near(w(j), full.heads[h].weights(i, j), 1e-6)) << at;
+                        EXPECT_EQ(st.is_masked(hi, i, j), full.is_masked(hi, i, j)) << at;
+                    }
+                    const Eigen::RowVectorXf ms = st.masked_row(hi, i);
+                    const Eigen::RowVectorXf mf = full.masked_row(hi, i);
+                    for (Index j = 0; j < d.nk; ++j)
+                        EXPECT_TRUE(near(ms(j), mf(j), 1e-6)) << at;
+                    const Eigen::RowVectorXf os = st.output_row(hi, i);
+                    const Eigen::RowVectorXf of = full.output_row(hi, i);
+                    for (Index j = 0; j < os.size(); ++j)
+                        EXPECT_TRUE(near(os(j), of(j), 1e-6)) << at;
+                }
+            }
+        }
+    EXPECT_GT(compared_rows, 100);
+    EXPECT_GT(empty_rows, 0);  // the custom masks did produce rows with no visible key
+}
+
+TEST(StreamedScene, HandComputedOverview) {
+    // One head, d_k 2, identity projections, no scaling: raw = X Xᵀ, weights by hand.
+    attn::SceneSpec spec;
+    spec.tokens = {"a", "b", "c", "d"};
+    spec.d_model = 2;
+    spec.heads = 1;
+    spec.scale = false;
+    spec.positional = attn::PositionalKind::None;
+    attn::Matrix E(4, 2);
+    E << 1, 0, 0, 1, 1, 1, 0, 0;
+    spec.embeddings = E;
+    attn::MultiHeadWeights w;
+    w.Wq = w.Wk = w.Wv = w.Wo = attn::Matrix::Identity(2, 2);
+    spec.weights = w;
+    spec.mask.kind = attn::MaskKind::Causal;
+    const attn::SceneResult r = attn::compute_scene(spec, nullptr, attn::Storage::Streamed);
+    // Row b sees a, b with scores 0, 1; row c sees a, b, c with 1, 1, 2; row d sees 4 zeros.
+    const double e = std::exp(1.0);
+    const double b1 = e / (1 + e), c2 = e * e / (2 * e + e * e), c0 = e / (2 * e + e * e);
+    const attn::AggregatedGrid mx = r.weights_blocks(0, 0, 4, 0, 4, 2, 2, attn::Aggregation::Max);
+    ASSERT_EQ(mx.rows, 2);
+    ASSERT_EQ(mx.rowFactor, 2);
+    EXPECT_NEAR(mx.at(0, 0), std::max(1.0, b1), 1e-6);  // row a: weight 1 on itself
+    EXPECT_TRUE(mx.isMasked(0, 1));                    // keys c, d unseen by a and b
+    EXPECT_NEAR(mx.at(1, 0), std::max(c0, 0.25), 1e-6);
+    EXPECT_NEAR(mx.at(1, 1), std::max(c2, 0.25), 1e-6);
+    const attn::AggregatedGrid mean = r.weights_blocks(0, 0, 4, 0, 4, 2, 2, attn::Aggregation::Mean);
+    EXPECT_NEAR(mean.at(0, 0), (1 + (1 - b1) + b1) / 4, 1e-6);
+    EXPECT_NEAR(mean.at(1, 1), (c2 + 0.25 + 0.25) / 4, 1e-6);
+    // A single cell region at full resolution.
+    const attn::AggregatedGrid one = r.weights_blocks(0, 2, 1, 2, 1, 512, 512, attn::Aggregation::Max);
+    EXPECT_EQ(one.rows, 1);
+    EXPECT_NEAR(one.at(0, 0), c2, 1e-6);
+    EXPECT_NEAR(r.weight(0, 1, 1), b1, 1e-6);
+    EXPECT_NEAR(r.stats[0].rows[0].entropy, 0.0, 1e-9);
+    EXPECT_NEAR(r.stats[0].rows[3].entropy, std::log(4.0), 1e-6);
+    EXPECT_THROW(r.weights_blocks(0, 3, 2, 0, 1, 8, 8, attn::Aggregation::Max), attn::ArgumentError);
+}
+
+TEST(BlockSums, CoarserGridsAreExactReductions) {
+    attn::Rng rng(5);
+    for (int round = 0; round < 20; ++round) {
+        const Index n = 5 + Index(rng.uniform() * 300), m = 5 + Index(rng.uniform() * 300);
+        const attn::Matrix w = rng.normal_matrix(n, m).cwiseAbs().cast<float>();
+        attn::BoolMatrix visible(n, m);
+        for (Index i = 0; i < n; ++i)
+            for (Index j = 0; j < m; ++j)
+                visible(i, j) = rng.uniform() < 0.8;
+        const attn::Matrix shown = visible.select(w, attn::Matrix::Zero(n, m));
+        attn::BlockSums s;
+        s.reset(n, m, 7 + int(rng.uniform() * 60));
+        for (Index i = 0; i < n; ++i)
+            s.add_row(i, shown.row(i).data(), visible.row(i).data());
+        s.finish();
+        const int budget = 1 + int(rng.uniform() * 20);
+        for (const auto mode : {attn::Aggregation::Max, attn::Aggregation::Mean}) {
+            const attn::AggregatedGrid g = attn::reduce_blocks(s, budget, budget, mode);
+            EXPECT_EQ(g.rowFactor % s.rowFactor, 0);
+            EXPECT_LE(g.rows, budget);
+            attn::HeadResult ref;
+            ref.weights = shown;
+            ref.masked =
+                visible.select(attn::Matrix::Zero(n, m), attn::Matrix::Constant(n, m, -INFINITY));
+            expectBruteForce(g, ref, mode, "round " + std::to_string(round));
+        }
+    }
+}
+
+TEST(MaskBlocks, BlocksEqualTheFullMask) {
+    attn::Rng rng(9);
+    for (auto [nq, nk] : {std::pair<Index, Index>{12, 12}, {5, 12}, {12, 7}})
+        for (const attn::MaskSpec& spec : testutil::all_masks(nq, nk, rng)) {
+            const attn::BoolMatrix full = attn::build_mask(spec, nq, nk);
+            for (Index r0 = 0; r0 < nq; r0 += 3)
+                for (Index c0 = 0; c0 < nk; c0 += 4) {
+                    const Index nr = std::min<Index>(4, nq - r0), nc = std::min<Index>(5, nk - c0);
+                    EXPECT_EQ(attn::build_mask_block(spec, nq, nk, r0, nr, c0, nc),
+                              attn::BoolMatrix(full.block(r0, c0, nr, nc)))
+                        << attn::to_string(spec.kind);
+                }
+        }
+}
+
+}  // namespace
