@@ -14,9 +14,9 @@
 
 #include "attn/error.hpp"
 #include "attn/io/result_writer.hpp"
+#include "attn/memory_budget.hpp"
 #include "attn/rollout.hpp"
 #include "attn/scene_layers.hpp"
-#include "attn/memory_budget.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/scene_input.hpp"
 #include "cli/view_factory.hpp"

@@ -140,8 +140,9 @@ ComputeService::Outcome ComputeService::compute(const attn::SceneSpec& spec, qui
         if (old) recycler_->put(old.release());  // compute_scene handed its buffers back
         throw;                                   // a newer request exists; it will deliver
     } catch (const std::bad_alloc&) {
-        out.error = tr("Not enough memory to compute this scene; use fewer tokens or heads, or a "
-                       "smaller d_model.");
+        out.error =
+            tr("Not enough memory to compute this scene; use fewer tokens or heads, or a "
+               "smaller d_model.");
     } catch (const std::exception& e) {
         out.error = QString::fromUtf8(e.what());
     }

@@ -35,7 +35,8 @@ class Accumulator {
         g_.rows = blocks_of(rows, rowFactor);
         g_.cols = blocks_of(cols, colFactor);
         const std::size_t cells = std::size_t(g_.rows) * std::size_t(g_.cols);
-        acc_.assign(cells, mode == Aggregation::Max ? -std::numeric_limits<double>::infinity() : 0.0);
+        acc_.assign(cells,
+                    mode == Aggregation::Max ? -std::numeric_limits<double>::infinity() : 0.0);
         visible_.assign(cells, 0);
     }
 
@@ -73,8 +74,7 @@ class Accumulator {
         g_.values.resize(cells);
         g_.masked.resize(cells);
         for (int r = 0; r < g_.rows; ++r) {
-            const Index h =
-                std::min<Index>(g_.rowFactor, g_.regionRows - Index(r) * g_.rowFactor);
+            const Index h = std::min<Index>(g_.rowFactor, g_.regionRows - Index(r) * g_.rowFactor);
             for (int c = 0; c < g_.cols; ++c) {
                 const Index w =
                     std::min<Index>(g_.colFactor, g_.regionCols - Index(c) * g_.colFactor);
@@ -167,7 +167,7 @@ AggregatedGrid reduce_blocks(const BlockSums& s, int max_rows, int max_cols, Agg
 }
 
 AggregatedGrid reduce_blocks(const BlockSums& s, int br, int nbr, int bc, int nbc, int max_rows,
-                        int max_cols, Aggregation mode) {
+                             int max_cols, Aggregation mode) {
     AggregatedGrid g;
     const int kr = blockFactor(nbr, max_rows), kc = blockFactor(nbc, max_cols);
     g.firstRow = Index(br) * s.rowFactor;
@@ -202,8 +202,9 @@ AggregatedGrid reduce_blocks(const BlockSums& s, int br, int nbr, int bc, int nb
     return g;
 }
 
-AggregatedGrid aggregate_region(Index firstRow, Index rows, Index firstCol, Index cols, int max_rows,
-                           int max_cols, Aggregation mode, const RegionRow& row) {
+AggregatedGrid aggregate_region(Index firstRow, Index rows, Index firstCol, Index cols,
+                                int max_rows, int max_cols, Aggregation mode,
+                                const RegionRow& row) {
     Accumulator acc(firstRow, rows, firstCol, cols, blockFactor(rows, max_rows),
                     blockFactor(cols, max_cols), mode);
     std::vector<float> w(static_cast<std::size_t>(cols));
@@ -217,7 +218,7 @@ AggregatedGrid aggregate_region(Index firstRow, Index rows, Index firstCol, Inde
 }
 
 AggregatedGrid aggregate(const Matrix& values, const Matrix* masked_scores, int max_rows,
-                           int max_cols, Aggregation mode) {
+                         int max_cols, Aggregation mode) {
     const Index n = values.rows(), m = values.cols();
     Accumulator acc(0, n, 0, m, blockFactor(n, max_rows), blockFactor(m, max_cols), mode);
     const std::unique_ptr<bool[]> allowed(new bool[static_cast<std::size_t>(m)]);
@@ -234,7 +235,7 @@ AggregatedGrid aggregate(const Matrix& values, const Matrix* masked_scores, int 
 }
 
 AggregatedGrid aggregate(const Matrix& values, const BoolMatrix& visible, int max_rows,
-                           int max_cols, Aggregation mode) {
+                         int max_cols, Aggregation mode) {
     const Index n = values.rows(), m = values.cols();
     const bool use = visible.rows() == n && visible.cols() == m;
     Accumulator acc(0, n, 0, m, blockFactor(n, max_rows), blockFactor(m, max_cols), mode);

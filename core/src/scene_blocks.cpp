@@ -35,8 +35,9 @@ int blocks(Index first, Index len, int factor) {
 
 }  // namespace
 
-AggregatedGrid SceneResult::weights_blocks(Index h, Index r0, Index nr, Index c0, Index nc, int max_rows,
-                                      int max_cols, Aggregation mode, Progress* progress) const {
+AggregatedGrid SceneResult::weights_blocks(Index h, Index r0, Index nr, Index c0, Index nc,
+                                           int max_rows, int max_cols, Aggregation mode,
+                                           Progress* progress) const {
     if (h < 0 || h >= static_cast<Index>(heads.size()))
         throw ArgumentError("Head " + std::to_string(h) + " does not exist (the scene has " +
                             std::to_string(heads.size()) + ").");

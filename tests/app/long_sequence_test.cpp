@@ -61,7 +61,7 @@ class LongSequenceTest : public QObject {
         QCOMPARE(grid->headCount(), 4);
         HeadHeatmap* hm = grid->head(1);
         QVERIFY(hm->region().whole());
-        const AggregatedGrid& overview = hm->cells();
+        const attn::AggregatedGrid& overview = hm->cells();
         QVERIFY(overview.rowFactor > 1);
         QVERIFY(overview.rows <= hm->cellBudget().height());
         // Every drawn pixel is its block's exact maximum (brute force on one block).

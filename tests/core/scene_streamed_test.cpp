@@ -37,7 +37,8 @@ std::string words(int n, attn::Rng& rng) {
     return ::testing::AssertionFailure() << a << " vs " << b;
 }
 
-void expectSameGrid(const attn::AggregatedGrid& s, const attn::AggregatedGrid& f, const std::string& at) {
+void expectSameGrid(const attn::AggregatedGrid& s, const attn::AggregatedGrid& f,
+                    const std::string& at) {
     ASSERT_EQ(s.rows, f.rows) << at;
     ASSERT_EQ(s.cols, f.cols) << at;
     ASSERT_EQ(s.rowFactor, f.rowFactor) << at;
@@ -51,8 +52,8 @@ void expectSameGrid(const attn::AggregatedGrid& s, const attn::AggregatedGrid& f
 
 /// Brute force: every block of g's region at g's own factors, from the full weights and masked
 /// scores (max over visible cells, mean over all cells, masked when none is visible).
-void expectBruteForce(const attn::AggregatedGrid& g, const attn::HeadResult& full, attn::Aggregation mode,
-                      const std::string& at) {
+void expectBruteForce(const attn::AggregatedGrid& g, const attn::HeadResult& full,
+                      attn::Aggregation mode, const std::string& at) {
     ASSERT_EQ(g.rows, int((g.regionRows + g.rowFactor - 1) / g.rowFactor)) << at;
     ASSERT_EQ(g.cols, int((g.regionCols + g.colFactor - 1) / g.colFactor)) << at;
     const Index r_end = g.firstRow + g.regionRows, c_end = g.firstCol + g.regionCols;
@@ -226,20 +227,23 @@ TEST(StreamedScene, HandComputedOverview) {
     ASSERT_EQ(mx.rows, 2);
     ASSERT_EQ(mx.rowFactor, 2);
     EXPECT_NEAR(mx.at(0, 0), std::max(1.0, b1), 1e-6);  // row a: weight 1 on itself
-    EXPECT_TRUE(mx.isMasked(0, 1));                    // keys c, d unseen by a and b
+    EXPECT_TRUE(mx.isMasked(0, 1));                     // keys c, d unseen by a and b
     EXPECT_NEAR(mx.at(1, 0), std::max(c0, 0.25), 1e-6);
     EXPECT_NEAR(mx.at(1, 1), std::max(c2, 0.25), 1e-6);
-    const attn::AggregatedGrid mean = r.weights_blocks(0, 0, 4, 0, 4, 2, 2, attn::Aggregation::Mean);
+    const attn::AggregatedGrid mean =
+        r.weights_blocks(0, 0, 4, 0, 4, 2, 2, attn::Aggregation::Mean);
     EXPECT_NEAR(mean.at(0, 0), (1 + (1 - b1) + b1) / 4, 1e-6);
     EXPECT_NEAR(mean.at(1, 1), (c2 + 0.25 + 0.25) / 4, 1e-6);
     // A single cell region at full resolution.
-    const attn::AggregatedGrid one = r.weights_blocks(0, 2, 1, 2, 1, 512, 512, attn::Aggregation::Max);
+    const attn::AggregatedGrid one =
+        r.weights_blocks(0, 2, 1, 2, 1, 512, 512, attn::Aggregation::Max);
     EXPECT_EQ(one.rows, 1);
     EXPECT_NEAR(one.at(0, 0), c2, 1e-6);
     EXPECT_NEAR(r.weight(0, 1, 1), b1, 1e-6);
     EXPECT_NEAR(r.stats[0].rows[0].entropy, 0.0, 1e-9);
     EXPECT_NEAR(r.stats[0].rows[3].entropy, std::log(4.0), 1e-6);
-    EXPECT_THROW(r.weights_blocks(0, 3, 2, 0, 1, 8, 8, attn::Aggregation::Max), attn::ArgumentError);
+    EXPECT_THROW(r.weights_blocks(0, 3, 2, 0, 1, 8, 8, attn::Aggregation::Max),
+                 attn::ArgumentError);
 }
 
 TEST(BlockSums, CoarserGridsAreExactReductions) {

@@ -21,10 +21,10 @@ enum class Aggregation {
 struct AggregatedGrid {
     Index firstRow = 0, firstCol = 0;      ///< the region's top-left source cell
     Index regionRows = 0, regionCols = 0;  ///< the region's size in source cells
-    int rows = 0, cols = 0;                  ///< cells after aggregation
+    int rows = 0, cols = 0;                ///< cells after aggregation
     int rowFactor = 1, colFactor = 1;      ///< source rows/columns per cell
-    std::vector<double> values;              ///< rows × cols, row-major
-    std::vector<std::uint8_t> masked;        ///< 1 where every source cell of the block is masked
+    std::vector<double> values;            ///< rows × cols, row-major
+    std::vector<std::uint8_t> masked;      ///< 1 where every source cell of the block is masked
     /// Value of cell (r, c).
     double at(int r, int c) const { return values[std::size_t(r) * std::size_t(cols) + c]; }
     /// True when every source cell of block (r, c) is masked.
@@ -68,18 +68,18 @@ AggregatedGrid reduce_blocks(const BlockSums& sums, int max_rows, int max_cols, 
 
 /// The same over the stored blocks [block_row, +block_rows) × [block_col, +block_cols) only.
 AggregatedGrid reduce_blocks(const BlockSums& sums, int block_row, int block_rows, int block_col,
-                        int block_cols, int max_rows, int max_cols, Aggregation mode);
+                             int block_cols, int max_rows, int max_cols, Aggregation mode);
 
 /// Aggregates values (e.g. weights) into blocks. A cell is masked where `masked_scores` is −inf
 /// (nullptr: nothing masked); a block is masked only when all its cells are. With budgets at
 /// least the matrix size, the result is the matrix itself.
 AggregatedGrid aggregate(const Matrix& values, const Matrix* masked_scores, int max_rows,
-                           int max_cols, Aggregation mode);
+                         int max_cols, Aggregation mode);
 
 /// The same with the mask given as allowed pairs (false = masked); an empty `visible` (or one of
 /// another shape) masks nothing.
 AggregatedGrid aggregate(const Matrix& values, const BoolMatrix& visible, int max_rows,
-                           int max_cols, Aggregation mode);
+                         int max_cols, Aggregation mode);
 
 /// Weights of one source row of a region for aggregate_region: fills w (the region's columns)
 /// and allowed (one flag per column) and returns true, or returns false when every key is allowed
@@ -88,7 +88,7 @@ using RegionRow = std::function<bool(Index row, float* w, bool* allowed)>;
 
 /// Aggregates the region [firstRow, +rows) × [firstCol, +cols) given one row at a time (in
 /// order) into at most max_rows × max_cols blocks, with the rules of aggregate_blocks.
-AggregatedGrid aggregate_region(Index firstRow, Index rows, Index firstCol, Index cols, int max_rows,
-                           int max_cols, Aggregation mode, const RegionRow& row);
+AggregatedGrid aggregate_region(Index firstRow, Index rows, Index firstCol, Index cols,
+                                int max_rows, int max_cols, Aggregation mode, const RegionRow& row);
 
 }  // namespace attn
