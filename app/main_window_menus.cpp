@@ -9,6 +9,7 @@
 #include <QTabWidget>
 #include <QUndoStack>
 
+#include "attn/memory_budget.hpp"
 #include "io/examples.hpp"
 #include "main_window.hpp"
 #include "model/scene.hpp"
@@ -143,6 +144,12 @@ void MainWindow::restoreSettings() {
     controls_->setStyle(style);
     grid_->setStyle(style);
     tabs_->setCurrentIndex(settings.value(settings_keys::kCurrentTab, 0).toInt());
+    try {
+        const QString budget = settings.value(settings_keys::kMemoryBudget).toString();
+        attn::set_memory_budget(budget.isEmpty() ? 0 : attn::parse_bytes(budget.toStdString()));
+    } catch (const std::exception&) {
+        attn::set_memory_budget(0);  // an unreadable setting: the default
+    }
 }
 
 void MainWindow::saveSettings() {

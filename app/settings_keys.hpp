@@ -29,4 +29,8 @@ inline constexpr QLatin1StringView kLogScale{"display/logScale"};
 inline constexpr QLatin1StringView kSharedRange{"display/sharedRange"};
 inline constexpr QLatin1StringView kAggregation{"display/aggregation"};
 
+// Resources: the memory budget every large allocation is checked against ("12G", "512M"; unset:
+// half the physical memory), as the command line's --memory-budget.
+inline constexpr QLatin1StringView kMemoryBudget{"resources/memoryBudget"};
+
 }  // namespace settings_keys

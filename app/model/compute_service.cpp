@@ -28,6 +28,9 @@ class SupersededProgress : public attn::Progress {
 };
 
 const QString kSceneJob = QStringLiteral("scene");
+const QString kPreviewJob = QStringLiteral("scene-preview");
+/// A streamed scene's preview computes every kPreviewStride-th query: 1/16 of the work.
+constexpr attn::Index kPreviewStride = 16;
 
 double elapsedMs(std::chrono::steady_clock::time_point since) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since)
@@ -113,6 +116,26 @@ quint64 ComputeService::request(const attn::SceneSpec& spec) {
         auto outcome = std::make_shared<Outcome>(compute(spec, id, &job));
         return Scheduler::Delivery([this, id, outcome] { settle(id, std::move(*outcome)); });
     });
+    if (storageFor(spec) == attn::Storage::Streamed) {
+        // Coarse first: every 16th query, drawn until the exact pass (running beside it) arrives.
+        Scheduler::instance().submit(this, kPreviewJob, [this, spec, id](attn::Progress& job) {
+            SupersededProgress progress(requested_, id, &job);
+            const auto start = std::chrono::steady_clock::now();
+            SceneResultPtr preview;
+            try {
+                preview = std::make_shared<const attn::SceneResult>(
+                    attn::compute_scene(spec, &progress, attn::Storage::Streamed, nullptr,
+                                        attn::kOverviewCells, kPreviewStride));
+            } catch (const attn::Cancelled&) {
+                throw;
+            } catch (const std::exception&) {
+                return Scheduler::Delivery();  // the exact pass reports the error
+            }
+            const double ms = elapsedMs(start);
+            return Scheduler::Delivery(
+                [this, id, preview, ms] { deliverPreview(id, preview, ms); });
+        });
+    }
     return id;
 }
 
@@ -168,6 +191,13 @@ void ComputeService::deliver(quint64 id, SceneResultPtr result, attn::SceneSpec 
         wasBusy_ = false;
         Q_EMIT busyChanged(false);
     }
+}
+
+void ComputeService::deliverPreview(quint64 id, SceneResultPtr preview, double ms) {
+    // Only while it is the newest request and its exact result has not arrived.
+    if (id <= delivered_ || id < requested_.load()) return;
+    ++previews_;
+    Q_EMIT resultReady(std::move(preview), id, ms);
 }
 
 void ComputeService::fail(quint64 id, const QString& message) {

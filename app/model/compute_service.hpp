@@ -50,6 +50,8 @@ class ComputeService : public QObject {
     double lastComputeMs() const { return lastMs_; }
     /// Computations that reused the buffers of a released result (tests, diagnostics).
     quint64 reusedBuffers() const { return reused_.load(); }
+    /// Coarse previews delivered so far (long, streamed scenes; tests and diagnostics).
+    quint64 previewsDelivered() const { return previews_; }
     /// True while a request newer than the delivered result is outstanding.
     bool busy() const { return delivered_ < requested_.load(); }
     /// Blocks until the worker has nothing left to do, then delivers what it posted (tests,
@@ -86,9 +88,13 @@ class ComputeService : public QObject {
     void settle(quint64 id, Outcome outcome);
     void deliver(quint64 id, SceneResultPtr result, attn::SceneSpec spec, double ms);
     void fail(quint64 id, const QString& message);
+    /// Hands a coarse preview of request id to the views (resultReady), unless its exact result
+    /// or a newer request came first; result() stays the last exact result.
+    void deliverPreview(quint64 id, SceneResultPtr preview, double ms);
 
     std::atomic<quint64> requested_{0};
     std::atomic<quint64> reused_{0};
+    quint64 previews_ = 0;
     quint64 delivered_ = 0;
     SceneResultPtr result_;
     attn::SceneSpec resultSpec_;

@@ -242,12 +242,14 @@ QString HeadHeatmap::titleText() const {
                 .arg(style_.aggregation == attn::Aggregation::Max ? tr("max of") : tr("mean of"))
                 .arg(cells_.rowFactor)
                 .arg(cells_.colFactor);
-    if (!view_.whole())
-        text += tr(" · queries %1–%2, keys %3–%4")
+    if (result_->preview_stride > 1)
+        text += tr(" · preview: every %1th query").arg(result_->preview_stride);
+    if (!view_.whole())  // short: the title shares its line with the block note
+        text += tr(" · zoom %1×%2 at q%3 k%4")
+                    .arg(view_.rows)
+                    .arg(view_.cols)
                     .arg(view_.row)
-                    .arg(view_.row + view_.rows - 1)
-                    .arg(view_.col)
-                    .arg(view_.col + view_.cols - 1);
+                    .arg(view_.col);
     if (head_ < int(result_->stats.size())) {
         const attn::HeadStats& s = result_->stats[std::size_t(head_)];
         text += tr("\nH %1 · max %2 · dist %3")

@@ -109,6 +109,7 @@ void BlockSums::reset(Index n, Index m, int cells) {
     max.assign(size, -std::numeric_limits<float>::infinity());
     sum.assign(size, 0.0);
     visible.assign(size, 0);
+    rows_added.assign(static_cast<std::size_t>(rows), 0);
     pending_ = -1;
     col_max_.assign(static_cast<std::size_t>(m), 0.f);
     col_sum_.assign(static_cast<std::size_t>(m), 0.f);
@@ -121,6 +122,7 @@ void BlockSums::add_row(Index i, const float* w, const bool* allowed) {
         finish();
         pending_ = block_row;
     }
+    ++rows_added[static_cast<std::size_t>(block_row)];
     // Masked weights are exactly 0 and visible ones ≥ 0, so a maximum over every cell equals
     // the maximum over the visible cells whenever one is visible.
     const Index m = source_cols;
@@ -186,17 +188,22 @@ AggregatedGrid reduce_blocks(const BlockSums& s, int br, int nbr, int bc, int nb
         for (int c = 0; c < g.cols; ++c) {
             const Index w = std::min<Index>(g.colFactor, g.regionCols - Index(c) * g.colFactor);
             double best = 0, total = 0;
-            std::uint64_t seen = 0;
-            for (int fr = br + r * kr; fr < br + std::min(nbr, (r + 1) * kr); ++fr)
+            std::uint64_t seen = 0, added = 0;
+            for (int fr = br + r * kr; fr < br + std::min(nbr, (r + 1) * kr); ++fr) {
+                added += s.rows_added.empty() ? 0 : s.rows_added[std::size_t(fr)];
                 for (int fc = bc + c * kc; fc < bc + std::min(nbc, (c + 1) * kc); ++fc) {
                     const std::size_t k = std::size_t(fr) * std::size_t(s.cols) + fc;
                     if (s.visible[k] > 0) best = std::max(best, double(s.max[k]));
                     total += s.sum[k];
                     seen += s.visible[k];
                 }
+            }
+            // Rows of a preview not computed yet are not in the mean either.
+            const double rows_in =
+                s.rows_added.empty() ? double(h) : double(std::max<std::uint64_t>(added, 1));
             const std::size_t k = std::size_t(r) * std::size_t(g.cols) + c;
             g.masked[k] = seen == 0 ? 1 : 0;
-            g.values[k] = mode == Aggregation::Max ? best : total / double(h * w);
+            g.values[k] = mode == Aggregation::Max ? best : total / (rows_in * double(w));
         }
     }
     return g;

@@ -81,14 +81,29 @@ void attend_tiled(const ConstRef& Q, const ConstRef& K, const ConstRef& V, float
     std::vector<RowStats> rows(stats ? static_cast<std::size_t>(nq) : 0);
     // Each tile goes through the same scores_into as the full path (general: its Q·W; additive:
     // K·U_a again per tile, small next to its n · d_k tanh), so the numbers are the same.
-    Matrix tile, weights(streamed ? kTileRows : 0, nk);
+    Matrix tile, weights(streamed ? kTileRows : 0, nk), sampled;
     BoolMatrix mask;
-    for (Index b = 0; b < nq; b += kTileRows) {
-        const Index len = std::min(kTileRows, nq - b);
-        scores_into(Q.middleRows(b, len), K, params.score, tile);
-        if (masking) mask = build_mask_rows(params.mask, nq, nk, b, len);
+    // A preview samples every stride-th query; the exact pass takes them all.
+    const Index stride = streamed ? std::max<Index>(1, params.query_stride) : 1;
+    if (stats && stride > 1)
+        for (RowStats& rs : rows)
+            rs.empty = true;  // not computed: left out of the averages
+    for (Index b = 0; b < nq; b += kTileRows * stride) {
+        const Index len = std::min(kTileRows, (nq - b + stride - 1) / stride);
+        if (stride == 1) {
+            scores_into(Q.middleRows(b, len), K, params.score, tile);
+            if (masking) mask = build_mask_rows(params.mask, nq, nk, b, len);
+        } else {
+            sampled.resize(len, Q.cols());
+            if (masking) mask.resize(len, nk);
+            for (Index r = 0; r < len; ++r) {
+                sampled.row(r) = Q.row(b + r * stride);
+                if (masking) mask.row(r) = build_mask_rows(params.mask, nq, nk, b + r * stride, 1);
+            }
+            scores_into(sampled, K, params.score, tile);
+        }
         for (Index r = 0; r < len; ++r) {
-            const Index i = b + r;
+            const Index i = b + r * stride;
             double lse = 0;
             RowNorm norm;
             float* w = streamed ? weights.row(r).data() : out.weights.row(i).data();
@@ -99,8 +114,11 @@ void attend_tiled(const ConstRef& Q, const ConstRef& K, const ConstRef& V, float
             if (stats)
                 rows[static_cast<std::size_t>(i)] = row_stats_softmax(wrow, tile.row(r), i, lse);
             if (!streamed) continue;
-            out.row_max[static_cast<std::size_t>(i)] = norm.max;
-            out.row_inv_sum[static_cast<std::size_t>(i)] = norm.inv_sum;
+            // A preview's norms stay NaN: its rows are recomputed whole when asked for.
+            if (stride == 1) {
+                out.row_max[static_cast<std::size_t>(i)] = norm.max;
+                out.row_inv_sum[static_cast<std::size_t>(i)] = norm.inv_sum;
+            }
             out.overview.add_row(i, w, masking ? mask.row(r).data() : nullptr);
         }
     }

@@ -234,7 +234,7 @@ SceneResult compute_scene(const SceneSpec& spec, Progress* progress, bool keep_s
 }
 
 SceneResult compute_scene(const SceneSpec& spec, Progress* progress, Storage storage,
-                          SceneResult* recycle, int overview_cells) {
+                          SceneResult* recycle, int overview_cells, Index query_stride) {
     {
         const SceneEstimate e = estimate_scene(spec, storage);
         require_memory(e.bytes,
@@ -275,6 +275,7 @@ SceneResult compute_scene(const SceneSpec& spec, Progress* progress, Storage sto
     AttentionParams params = attention_params(spec);
     params.keep_stages = keep_stages;
     params.overview_cells = storage == Storage::Streamed ? std::max(1, overview_cells) : 0;
+    params.query_stride = storage == Storage::Streamed ? std::max<Index>(1, query_stride) : 1;
     MultiHeadResult m;
     if (recycle) m.heads = std::move(recycle->heads);
     try {
@@ -293,6 +294,7 @@ SceneResult compute_scene(const SceneSpec& spec, Progress* progress, Storage sto
         p.kind = spec.score;
     r.mask = spec.mask;
     r.streamed = storage == Storage::Streamed;
+    r.preview_stride = params.query_stride;
     if (storage == Storage::Weights && spec.mask.kind != MaskKind::None)
         r.visible = build_mask(spec.mask, nq, static_cast<Index>(r.k_tokens.size()));
     r.Q = std::move(m.Q);

@@ -246,6 +246,51 @@ TEST(StreamedScene, HandComputedOverview) {
                  attn::ArgumentError);
 }
 
+TEST(StreamedScene, PreviewSamplesEveryStrideThQuery) {
+    attn::SceneSpec spec;
+    attn::Rng rng(77);
+    spec.text = words(150, rng);
+    spec.mask.kind = attn::MaskKind::Causal;
+    const attn::SceneResult full = attn::compute_scene(spec, nullptr, attn::Storage::Stages);
+    const attn::SceneResult pre =
+        attn::compute_scene(spec, nullptr, attn::Storage::Streamed, nullptr, 1024, 4);
+    EXPECT_EQ(pre.preview_stride, 4);
+    for (std::size_t h = 0; h < full.heads.size(); ++h) {
+        const attn::HeadResult& f = full.heads[h];
+        // Statistics: the average over the sampled queries 0, 4, 8, ….
+        double entropy = 0;
+        int rows = 0;
+        for (Index i = 0; i < 150; i += 4, ++rows)
+            entropy += full.stats[h].rows[std::size_t(i)].entropy;
+        EXPECT_NEAR(pre.stats[h].entropy, entropy / rows, 1e-5);
+        // Blocks of 10 × 10: max and mean over the sampled rows of each block.
+        for (const auto mode : {attn::Aggregation::Max, attn::Aggregation::Mean}) {
+            const attn::AggregatedGrid g =
+                pre.weights_blocks(Index(h), 0, 150, 0, 150, 15, 15, mode);
+            ASSERT_EQ(g.rowFactor, 10);
+            for (int r = 0; r < g.rows; ++r)
+                for (int c = 0; c < g.cols; ++c) {
+                    double best = 0, sum = 0;
+                    int n = 0;
+                    for (Index i = r * 10; i < r * 10 + 10; ++i) {
+                        if (i % 4) continue;
+                        ++n;
+                        for (Index j = c * 10; j < c * 10 + 10; ++j) {
+                            best = std::max(best, double(f.weights(i, j)));
+                            sum += f.weights(i, j);
+                        }
+                    }
+                    const double want = mode == attn::Aggregation::Max ? best : sum / (n * 10);
+                    EXPECT_TRUE(near(g.at(r, c), want, 1e-6)) << r << "," << c;
+                }
+        }
+        // Rows stay exact: recomputed from Q and K.
+        const Eigen::RowVectorXf w = pre.weights_row(Index(h), 33);
+        for (Index j = 0; j < 150; ++j)
+            EXPECT_TRUE(near(w(j), f.weights(33, j), 1e-6));
+    }
+}
+
 TEST(BlockSums, CoarserGridsAreExactReductions) {
     attn::Rng rng(5);
     for (int round = 0; round < 20; ++round) {

@@ -43,9 +43,11 @@ struct BlockSums {
     Index source_rows = 0, source_cols = 0;
     int rows = 0, cols = 0;
     int rowFactor = 1, colFactor = 1;
-    std::vector<float> max;              ///< −inf where nothing is visible yet
-    std::vector<double> sum;             ///< Σ weights of the block
-    std::vector<std::uint32_t> visible;  ///< visible cells of the block
+    std::vector<float> max;                 ///< −inf where nothing is visible yet
+    std::vector<double> sum;                ///< Σ weights of the block
+    std::vector<std::uint32_t> visible;     ///< visible cells of the block
+    std::vector<std::uint32_t> rows_added;  ///< source rows added per block row (a preview
+                                            ///< adds some only; means divide by these)
     /// Sizes the sums for an n × m matrix at no more than `cells` blocks per axis, all empty.
     void reset(Index n, Index m, int cells);
     /// Adds source row i (rows come in increasing order): its weights w (m entries) and allowed

@@ -28,6 +28,9 @@ struct AttentionParams {
     /// > 0 with keep_stages false: not even the weights are stored (a streamed head): the pass
     /// keeps per-query softmax normalisers and block sums at this many cells per axis instead.
     int overview_cells = 0;
+    /// Streamed heads only: compute every query_stride-th query alone, a coarse preview drawn
+    /// while the exact pass runs (the other rows count as not yet seen).
+    Index query_stride = 1;
 };
 
 /// Every stage of one head's computation, for "show the math".

@@ -120,6 +120,9 @@ struct SceneResult {
                             ///< applies (streamed scenes build mask blocks from `mask` instead)
     MaskSpec mask;          ///< the mask of a computed scene
     bool streamed = false;  ///< Storage::Streamed: heads hold no n × n matrix at all
+    /// > 1: a coarse preview of a streamed scene from every preview_stride-th query (overview
+    /// and statistics of those rows only; rows and regions are still recomputed exactly).
+    Index preview_stride = 1;
 
     /// Number of queries (rows) and keys (columns).
     Index query_count() const { return static_cast<Index>(q_tokens.size()); }
@@ -168,9 +171,10 @@ SceneEstimate estimate_scene(const SceneSpec& spec, Storage storage);
 
 /// Computes a scene with the given storage; refuses (ResourceError) before allocating when the
 /// estimate exceeds memory_budget(). Streamed heads keep a block overview of overview_cells per
-/// axis.
+/// axis; query_stride > 1 makes a streamed scene a coarse preview (SceneResult::preview_stride).
 SceneResult compute_scene(const SceneSpec& spec, Progress* progress, Storage storage,
-                          SceneResult* recycle = nullptr, int overview_cells = kOverviewCells);
+                          SceneResult* recycle = nullptr, int overview_cells = kOverviewCells,
+                          Index query_stride = 1);
 
 /// Computes a scene (or applies its controls to loaded data); deterministic for a given spec.
 /// keep_stages = false stores only weights and outputs of computed scenes (loaded data always
