@@ -56,6 +56,20 @@ QString writeAllLayers(const attn::SceneSpec& spec, const QString& path, attn::P
                     r.k_tokens.size() != keys)
                     throw WriteFailed{tr("layer %1 has another shape than layer 1").arg(l + 1)};
                 for (std::size_t h = 0; h < r.heads.size(); ++h) {
+                    if (r.heads[h].streamed()) {
+                        // A long scene holds no weights: written row by row as recomputed.
+                        if (csv)
+                            throw WriteFailed{
+                                tr("%1 × %2 weights per head are too many for CSV; export .npy")
+                                    .arg(queries)
+                                    .arg(keys)};
+                        for (attn::Index i = 0; i < r.query_count(); ++i) {
+                            const Eigen::RowVectorXf row = r.weights_row(attn::Index(h), i);
+                            put(reinterpret_cast<const char*>(row.data()),
+                                qint64(row.size()) * qint64(sizeof(float)));
+                        }
+                        continue;
+                    }
                     const attn::Matrix& w = r.heads[h].weights;
                     if (csv)
                         writeWeightsCsv(file, int(l), int(h), w.data(), r.q_tokens, r.k_tokens);

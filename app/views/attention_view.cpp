@@ -23,7 +23,9 @@ int ShownAttention::firstKeyToken(int c) const {
 ShownAttention shownAttention(const attn::SceneResult& result, const Selection& selection,
                               const ViewOptions& options, int head) {
     ShownAttention s;
-    if (result.heads.empty()) return s;
+    // A long (streamed) scene holds no n × n weights: these views draw every token, so they show
+    // nothing rather than a matrix of gigabytes; the heatmaps zoom into it instead.
+    if (result.heads.empty() || result.streamed) return s;
     head = std::clamp(head, 0, static_cast<int>(result.heads.size()) - 1);
     s.weights = attn::reduced_weights(result, options.reduce, head);
     s.qTokens = result.q_tokens;

@@ -91,7 +91,7 @@ Eigen::RowVectorXf QkView::liveWeights() const {
         return attn::weights_for_query(
             *result_, head(), i,
             attn::moved_query(*result_, proj_, head(), i, offset_.x(), offset_.y()));
-    return result_->heads[std::size_t(head())].weights.row(i);
+    return result_->weights_row(head(), i);  // stored, or recomputed for a long scene
 }
 
 void QkView::reset() {

@@ -24,6 +24,10 @@ MatrixD residual_mix(const MatrixD& mean) {
 
 MatrixD mean_heads(const std::vector<HeadResult>& heads) {
     if (heads.empty()) throw ArgumentError("rollout: a layer has no heads");
+    if (heads[0].streamed())
+        throw ArgumentError(
+            "rollout needs every weight of every head; this scene is too long to hold them (it "
+            "is streamed): use a shorter text.");
     MatrixD m = MatrixD::Zero(heads[0].weights.rows(), heads[0].weights.cols());
     for (const auto& h : heads) {
         if (h.weights.rows() != m.rows() || h.weights.cols() != m.cols())
