@@ -144,8 +144,8 @@ Matrix merge_words(const Matrix& weights, const WordGroups& queries, const WordG
 
 NeuronVectors neuron_vectors(const SceneResult& result, Index head, Index i, Index j) {
     check_vectors(result, head);
-    const HeadResult& h = result.heads[static_cast<std::size_t>(head)];
-    if (i < 0 || i >= h.weights.rows() || j < 0 || j >= h.weights.cols())
+    // The token counts, not the weights' shape: a long (streamed) head stores no weights.
+    if (i < 0 || i >= result.query_count() || j < 0 || j >= result.key_count())
         throw ArgumentError("Query " + std::to_string(i) + ", key " + std::to_string(j) +
                             " is outside the head.");
     NeuronVectors v;
@@ -155,7 +155,7 @@ NeuronVectors neuron_vectors(const SceneResult& result, Index head, Index i, Ind
     v.product = v.q.cwiseProduct(v.k);
     v.raw = result.raw_row(head, i)(j);
     v.scaled = result.scaled_row(head, i)(j);
-    v.weight = h.weights(i, j);
+    v.weight = result.weight(head, i, j);  // stored, or recomputed from Q and K
     return v;
 }
 
