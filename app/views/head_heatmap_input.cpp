@@ -1,4 +1,4 @@
-// AttnScope — a head heatmap's pointer input: hover text, clicks, wheel zoom and drag pan.
+// AttnScope — a head heatmap's pointer input: hover, clicks, wheel zoom and drag pan.
 // GPL-3.0-or-later.
 #include <QHelpEvent>
 #include <QMouseEvent>
@@ -8,14 +8,8 @@
 #include <cmath>
 
 #include "views/head_heatmap.hpp"
-#include "views/token_labels.hpp"
 
 namespace {
-
-const std::string& tokenAt(const std::vector<std::string>& tokens, int i) {
-    static const std::string none;
-    return i >= 0 && i < int(tokens.size()) ? tokens[std::size_t(i)] : none;
-}
 
 /// Pixels the pointer may move between press and release and still count as a click.
 constexpr int kDragThreshold = 4;
