@@ -2,6 +2,7 @@
 #include "views/neuron_view.hpp"
 
 #include <QMouseEvent>
+#include <QPaintEvent>
 #include <QPainter>
 #include <algorithm>
 #include <cmath>
@@ -73,11 +74,10 @@ void NeuronView::rebuild() {
     rows_.clear();
     if (message().isEmpty()) {
         const int h = std::clamp(selection_.head, 0, int(result_->heads.size()) - 1);
-        const int n = static_cast<int>(result_->k_tokens.size());
         vecMax_ = prodMax_ = 1e-6f;
-        for (int j = 0; j < n; ++j) {
-            rows_.push_back(attn::neuron_vectors(*result_, h, query(), j));
-            const auto& r = rows_.back();
+        // One row computation for every key (per key, a long head would redo its whole row).
+        rows_ = attn::neuron_rows(*result_, h, query());
+        for (const attn::NeuronVectors& r : rows_) {
             vecMax_ = std::max({vecMax_, r.q.cwiseAbs().maxCoeff(), r.k.cwiseAbs().maxCoeff()});
             prodMax_ = std::max(prodMax_, r.product.cwiseAbs().maxCoeff());
         }
@@ -100,7 +100,7 @@ QRect NeuronView::productStrip(int key) const {
     return keyStrip(key).translated(stripWidth() + 10, 0);
 }
 
-void NeuronView::paintEvent(QPaintEvent*) {
+void NeuronView::paintEvent(QPaintEvent* event) {
     QPainter p(this);
     const QPalette pal = palette();
     p.setPen(pal.color(QPalette::Text));
@@ -133,7 +133,10 @@ void NeuronView::paintEvent(QPaintEvent*) {
                tr("q ⊙ k_j (±%1)").arg(prodMax_, 0, 'g', 3));
     const int nx = productStrip(0).right() + 10;
     p.drawText(QRect(nx, hy, kNumbers, 16), Qt::AlignLeft, tr("score   weight"));
-    for (int j = 0; j < keys(); ++j) {
+    // Only the keys in the exposed rectangle: a 32k-token scene has 32k rows, a screen ~50.
+    const int first = std::max(0, (event->rect().top() - kMargin - kTop) / kRow);
+    const int last = std::min(keys() - 1, (event->rect().bottom() - kMargin - kTop) / kRow);
+    for (int j = first; j <= last; ++j) {
         const auto& r = rows_[std::size_t(j)];
         const QRect ks = keyStrip(j);
         const bool masked = result_->is_masked(h, query(), j);
@@ -154,7 +157,8 @@ void NeuronView::paintEvent(QPaintEvent*) {
 }
 
 void NeuronView::mousePressEvent(QMouseEvent* event) {
-    for (int j = 0; j < keys(); ++j) {
+    const int j = int(std::floor((event->position().y() - kMargin - kTop) / kRow));
+    if (j >= 0 && j < keys()) {
         const QRect r = keyStrip(j);
         if (event->position().y() >= r.top() && event->position().y() < r.top() + kNeuronRow) {
             Selection s = selection_;  // rows are tokens here, never merged words

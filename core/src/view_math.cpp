@@ -142,21 +142,48 @@ Matrix merge_words(const Matrix& weights, const WordGroups& queries, const WordG
     return out;
 }
 
-NeuronVectors neuron_vectors(const SceneResult& result, Index head, Index i, Index j) {
-    check_vectors(result, head);
+namespace {
+
+void check_query_key(const SceneResult& result, Index i, Index j) {
     // The token counts, not the weights' shape: a long (streamed) head stores no weights.
     if (i < 0 || i >= result.query_count() || j < 0 || j >= result.key_count())
         throw ArgumentError("Query " + std::to_string(i) + ", key " + std::to_string(j) +
                             " is outside the head.");
+}
+
+NeuronVectors neuron_key(const SceneResult& result, Index head, Index i, Index j, float raw,
+                         float scaled, float weight) {
     NeuronVectors v;
     v.q = result.Q.block(i, head * result.d_k, 1, result.d_k);
     const Index g = kv_head_of(head, static_cast<Index>(result.heads.size()), result.kv_heads);
     v.k = result.K.block(j, g * result.d_k, 1, result.d_k);
     v.product = v.q.cwiseProduct(v.k);
-    v.raw = result.raw_row(head, i)(j);
-    v.scaled = result.scaled_row(head, i)(j);
-    v.weight = result.weight(head, i, j);  // stored, or recomputed from Q and K
+    v.raw = raw;
+    v.scaled = scaled;
+    v.weight = weight;
     return v;
+}
+
+}  // namespace
+
+NeuronVectors neuron_vectors(const SceneResult& result, Index head, Index i, Index j) {
+    check_vectors(result, head);
+    check_query_key(result, i, j);
+    return neuron_key(result, head, i, j, result.raw_row(head, i)(j), result.scaled_row(head, i)(j),
+                      result.weight(head, i, j));  // stored, or recomputed from Q and K
+}
+
+std::vector<NeuronVectors> neuron_rows(const SceneResult& result, Index head, Index i) {
+    check_vectors(result, head);
+    check_query_key(result, i, 0);
+    const Eigen::RowVectorXf raw = result.raw_row(head, i);
+    const Eigen::RowVectorXf scaled = result.scaled_row(head, i);
+    const Eigen::RowVectorXf weights = result.weights_row(head, i);
+    std::vector<NeuronVectors> rows;
+    rows.reserve(static_cast<std::size_t>(result.key_count()));
+    for (Index j = 0; j < result.key_count(); ++j)
+        rows.push_back(neuron_key(result, head, i, j, raw(j), scaled(j), weights(j)));
+    return rows;
 }
 
 QkProjection qk_projection(const SceneResult& result, Index head) {

@@ -40,6 +40,17 @@ BENCHMARK(BM_StreamedScene)
     ->UseRealTime()
     ->Iterations(3);
 
+// The GUI's coarse preview: every 16th query of a 32k-token scene (what is drawn first).
+void BM_PreviewScene32k(benchmark::State& state) {
+    const attn::SceneSpec spec = longScene(32768);
+    for (auto _ : state) {
+        attn::SceneResult r = attn::compute_scene(spec, nullptr, attn::Storage::Streamed, nullptr,
+                                                  attn::kOverviewCells, 16);
+        benchmark::DoNotOptimize(r.stats.data());
+    }
+}
+BENCHMARK(BM_PreviewScene32k)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+
 // The heatmap's zoom: a 512 × 512 region of a 32k-token head at full resolution (one pixel per
 // cell), computed from Q, K and the stored row normalisers.
 void BM_ZoomRegion512(benchmark::State& state) {

@@ -89,6 +89,28 @@ TEST(ViewMath, NeuronVectorsMatchTheScoresUnderGqa) {
     EXPECT_FLOAT_EQ(v.k(0), r.K(2, 1 * r.d_k));
 }
 
+TEST(ViewMath, NeuronRowsOfAStreamedHeadAreTheFullHeadsNumbers) {
+    SceneSpec spec;
+    spec.mask.kind = MaskKind::SlidingWindow;
+    spec.mask.window = 2;
+    const SceneResult full = compute_scene(spec, nullptr, Storage::Stages);
+    const SceneResult streamed = compute_scene(spec, nullptr, Storage::Streamed);
+    ASSERT_TRUE(streamed.streamed);
+    ASSERT_EQ(streamed.heads[1].weights.size(), 0);
+    for (const Index i : {Index(0), Index(4)}) {
+        const std::vector<NeuronVectors> rows = neuron_rows(streamed, 1, i);
+        ASSERT_EQ(Index(rows.size()), full.key_count());
+        for (Index j = 0; j < full.key_count(); ++j) {
+            const NeuronVectors& v = rows[std::size_t(j)];
+            EXPECT_NEAR(v.weight, full.heads[1].weights(i, j), 1e-6f) << i << "," << j;
+            EXPECT_NEAR(v.raw, full.heads[1].raw(i, j), 1e-6f);  // GEMV vs GEMM rounding
+            EXPECT_NEAR(v.scaled, full.heads[1].scaled(i, j), 1e-6f);
+            EXPECT_EQ(v.product, neuron_vectors(streamed, 1, i, j).product);
+        }
+    }
+    EXPECT_THROW(neuron_rows(streamed, 1, full.query_count()), ArgumentError);
+}
+
 TEST(ViewMath, WeightsForTheUnmovedQueryAreTheHeadsRow) {
     const SceneResult r = computed();
     const QkProjection p = qk_projection(r, 1);

@@ -52,6 +52,10 @@ struct NeuronVectors {
 /// scaled score and the weight. Throws ArgumentError without vectors or out of range.
 NeuronVectors neuron_vectors(const SceneResult& result, Index head, Index i, Index j);
 
+/// neuron_vectors of query i for every key, with the query's scores and weights computed once
+/// (a long, streamed head would otherwise recompute its whole row for each key: n² work).
+std::vector<NeuronVectors> neuron_rows(const SceneResult& result, Index head, Index i);
+
 /// Queries and keys of one head projected together onto their top two principal directions.
 struct QkProjection {
     Eigen::RowVectorXd mean;    ///< mean of the stacked query and key rows (d_k)
