@@ -10,6 +10,7 @@
 #include "attn/memory_budget.hpp"
 #include "cli/census_command.hpp"
 #include "cli/cli_request.hpp"
+#include "cli/cli_tr.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/render_command.hpp"
 
@@ -18,10 +19,6 @@ namespace {
 
 /// The offscreen platform reports, as warnings, things a headless run cannot have (no runtime
 /// directory, no window manager to take size hints); they are noise on a command line's stderr.
-QString tr(const char* text) {
-    return QCoreApplication::translate("cli", text);
-}
-
 QtMessageHandler previousHandler = nullptr;
 void quietHandler(QtMsgType type, const QMessageLogContext& context, const QString& message) {
     if (type == QtWarningMsg && (message.contains(QLatin1StringView("propagateSizeHints")) ||

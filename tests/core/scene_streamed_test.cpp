@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "attn/aggregate.hpp"
@@ -214,10 +215,10 @@ TEST(StreamedScene, HandComputedOverview) {
     spec.positional = attn::PositionalKind::None;
     attn::Matrix E(4, 2);
     E << 1, 0, 0, 1, 1, 1, 0, 0;
-    spec.embeddings = E;
+    spec.embeddings = std::make_shared<const attn::Matrix>(E);
     attn::MultiHeadWeights w;
     w.Wq = w.Wk = w.Wv = w.Wo = attn::Matrix::Identity(2, 2);
-    spec.weights = w;
+    spec.weights = std::make_shared<const attn::MultiHeadWeights>(w);
     spec.mask.kind = attn::MaskKind::Causal;
     const attn::SceneResult r = attn::compute_scene(spec, nullptr, attn::Storage::Streamed);
     // Row b sees a, b with scores 0, 1; row c sees a, b, c with 1, 1, 2; row d sees 4 zeros.

@@ -36,7 +36,7 @@ struct ResultStream::Sink {
 
 namespace {
 
-constexpr Index kTileRows = 256;
+constexpr Index kStreamTileRows = 256;
 
 /// float32 little-endian bytes of a matrix (row-major, as the in-memory writer lays it out).
 std::span<const std::byte> le_bytes(const Matrix& m, std::vector<std::byte>& scratch) {
@@ -69,8 +69,8 @@ class NpzSink final : public ResultStream::Sink {
                     // Tile by tile: one tile of one stage in memory at a time.
                     Matrix tile;
                     const Index nq = r.query_count();
-                    for (Index b = 0; b < nq; b += kTileRows) {
-                        const Index len = std::min(kTileRows, nq - b);
+                    for (Index b = 0; b < nq; b += kStreamTileRows) {
+                        const Index len = std::min(kStreamTileRows, nq - b);
                         r.stage_rows(static_cast<int>(slot.stage), static_cast<Index>(h), b, len,
                                      tile);
                         if (tile.cols() != slot.cols)
