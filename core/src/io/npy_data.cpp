@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "../half.hpp"
 #include "attn/io/npy.hpp"
 #include "io_util.hpp"
 
@@ -25,27 +26,6 @@ U load(const std::byte* p, bool big_endian) {
         v = r;
     }
     return v;
-}
-
-/// IEEE 754 binary16 → float, exact for normals, subnormals, ±0, ±inf and NaN.
-float half_to_float(std::uint16_t h) {
-    const std::uint32_t sign = (h & 0x8000u) << 16;
-    const std::uint32_t exp = (h >> 10) & 0x1F;
-    const std::uint32_t mant = h & 0x3FF;
-    std::uint32_t bits;
-    if (exp == 0) {
-        if (mant == 0) {
-            bits = sign;
-        } else {  // subnormal: value = mant · 2^-24, exactly representable as float
-            const float v = std::ldexp(static_cast<float>(mant), -24);
-            return sign ? -v : v;
-        }
-    } else if (exp == 31) {
-        bits = sign | 0x7F800000u | (mant << 13);
-    } else {
-        bits = sign | ((exp + 112) << 23) | (mant << 13);
-    }
-    return std::bit_cast<float>(bits);
 }
 
 /// Per-dimension element strides of the stored layout (C or Fortran order).
@@ -104,7 +84,7 @@ double NpyView::value_at(std::size_t off) const {
     const bool be = header_.big_endian;
     switch (header_.type) {
         case NpyType::Float16:
-            return half_to_float(load<std::uint16_t>(p, be));
+            return attn::detail::half_to_float(load<std::uint16_t>(p, be));
         case NpyType::Float32:
             return std::bit_cast<float>(load<std::uint32_t>(p, be));
         case NpyType::Float64:

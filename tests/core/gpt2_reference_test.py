@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+# AttnScope — core's GPT-2 forward against an independent numpy implementation, on tiny random
+# GPT-2s written here in exactly the Hugging Face layout (config.json + model.safetensors).
+# GPL-3.0-or-later.
+#   gpt2_reference_test.py RUN_TOOL
+# The numpy side follows the GPT-2 paper / Hugging Face's modeling_gpt2 formulas directly, not the
+# C++ code's structure: attention weights of every layer must agree to 1e-5, logits to 1e-4
+# relative, with GPT-2's own settings, with scaling off and with temperature 2 inside the run;
+# and every malformed weights folder must be refused with a message naming the tensor.
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+TOOL = sys.argv[1]
+L, H, D, NPOS, VOCAB = 2, 2, 8, 16, 40
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def weights(rng):
+    w = {"wte.weight": rng.normal(0, 0.5, (VOCAB, D)), "wpe.weight": rng.normal(0, 0.3, (NPOS, D)),
+         "ln_f.weight": 1 + rng.normal(0, 0.1, D), "ln_f.bias": rng.normal(0, 0.1, D)}
+    for l in range(L):
+        p = f"h.{l}."
+        w |= {p + "ln_1.weight": 1 + rng.normal(0, 0.1, D), p + "ln_1.bias": rng.normal(0, 0.1, D),
+              p + "attn.c_attn.weight": rng.normal(0, 0.6, (D, 3 * D)),
+              p + "attn.c_attn.bias": rng.normal(0, 0.1, 3 * D),
+              p + "attn.c_proj.weight": rng.normal(0, 0.3, (D, D)),
+              p + "attn.c_proj.bias": rng.normal(0, 0.1, D),
+              p + "ln_2.weight": 1 + rng.normal(0, 0.1, D), p + "ln_2.bias": rng.normal(0, 0.1, D),
+              p + "mlp.c_fc.weight": rng.normal(0, 0.3, (D, 4 * D)),
+              p + "mlp.c_fc.bias": rng.normal(0, 0.1, 4 * D),
+              p + "mlp.c_proj.weight": rng.normal(0, 0.3, (4 * D, D)),
+              p + "mlp.c_proj.bias": rng.normal(0, 0.1, D)}
+    return {k: v.astype(np.float32) for k, v in w.items()}
+
+
+def encode(a, dtype):
+    """A float32 array as the bytes of DTYPE, and the float32 values those bytes stand for."""
+    if dtype == "F32":
+        return a.tobytes(), a
+    if dtype == "F16":
+        h = a.astype(np.float16)
+        return h.tobytes(), h.astype(np.float32)
+    bits = a.view(np.uint32)  # BF16: the top half of float32, rounded to nearest even
+    top = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+    return top.tobytes(), (top.astype(np.uint32) << 16).view(np.float32)
+
+
+def write_model(folder, w, dtype="F32", prefix="", extra=None, config=None, truncate=0):
+    os.makedirs(folder, exist_ok=True)
+    cfg = {"model_type": "gpt2", "n_layer": L, "n_head": H, "n_embd": D, "n_positions": NPOS,
+           "vocab_size": VOCAB, "layer_norm_epsilon": 1e-5, "activation_function": "gelu_new"}
+    cfg |= config or {}
+    json.dump(cfg, open(os.path.join(folder, "config.json"), "w"))
+    header, blobs, offset, used = {}, [], 0, {}
+    items = [(prefix + k, v, dtype) for k, v in w.items()]
+    items += [(k, v, dt) for k, (v, dt) in (extra or {}).items()]
+    for name, value, dt in items:
+        if isinstance(value, bytes):  # a raw buffer such as attn.bias (BOOL)
+            raw, shape = value, [len(value)]
+        else:
+            raw, used[name[len(prefix):]] = encode(value, dt)
+            shape = list(value.shape)
+        header[name] = {"dtype": dt, "shape": shape, "data_offsets": [offset, offset + len(raw)]}
+        blobs.append(raw)
+        offset += len(raw)
+    text = json.dumps(header).encode()
+    text += b" " * (-len(text) % 8)
+    data = struct.pack("<Q", len(text)) + text + b"".join(blobs)
+    open(os.path.join(folder, "model.safetensors"), "wb").write(data[:len(data) - truncate])
+    return used
+
+
+def layer_norm(x, g, b):
+    mu = x.mean(-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + 1e-5) * g + b
+
+
+def reference(w, ids, scale=True, temperature=1.0, mask=True, layers=None):
+    """GPT-2 in numpy (float64), following modeling_gpt2: returns weights [L][H] and logits."""
+    w = {k: v.astype(np.float64) for k, v in w.items()}
+    n, dk = len(ids), D // H
+    x = w["wte.weight"][ids] + w["wpe.weight"][:n]
+    all_w = []
+    for l in range(L):
+        p = f"h.{l}."
+        inside = layers is None or l in layers
+        a = layer_norm(x, w[p + "ln_1.weight"], w[p + "ln_1.bias"])
+        q, k, v = np.split(a @ w[p + "attn.c_attn.weight"] + w[p + "attn.c_attn.bias"], 3, axis=1)
+        q, k, v = (t.reshape(n, H, dk).transpose(1, 0, 2) for t in (q, k, v))
+        s = q @ k.transpose(0, 2, 1)
+        if not inside or scale:
+            s = s / np.sqrt(dk)
+        if inside:
+            s = s / temperature
+        if not inside or mask:
+            s = np.where(np.tril(np.ones((n, n), bool)), s, -np.inf)
+        e = np.exp(s - s.max(-1, keepdims=True))
+        att = e / e.sum(-1, keepdims=True)
+        all_w.append(att)
+        o = (att @ v).transpose(1, 0, 2).reshape(n, D)
+        x = x + o @ w[p + "attn.c_proj.weight"] + w[p + "attn.c_proj.bias"]
+        m = layer_norm(x, w[p + "ln_2.weight"], w[p + "ln_2.bias"])
+        hdn = m @ w[p + "mlp.c_fc.weight"] + w[p + "mlp.c_fc.bias"]
+        hdn = 0.5 * hdn * (1 + np.tanh(np.sqrt(2 / np.pi) * (hdn + 0.044715 * hdn ** 3)))
+        x = x + hdn @ w[p + "mlp.c_proj.weight"] + w[p + "mlp.c_proj.bias"]
+    last = layer_norm(x[-1], w["ln_f.weight"], w["ln_f.bias"])
+    return np.array(all_w), w["wte.weight"] @ last
+
+
+def run(folder, ids, *args):
+    r = subprocess.run([TOOL, folder, ",".join(map(str, ids)), *args], capture_output=True, text=True)
+    return r.returncode, (json.loads(r.stdout) if r.returncode == 0 else r.stderr.strip())
+
+
+def compare(name, folder, w, ids, args, **ref):
+    code, out = run(folder, ids, *args)
+    if code != 0:
+        check(False, f"{name}: the run failed: {out}")
+        return
+    ref_w, ref_logits = reference(w, ids, **ref)
+    got_w = np.array(out["weights"]).reshape(ref_w.shape)
+    got_logits = np.array(out["logits"])
+    err_w = np.abs(got_w - ref_w).max()
+    err_l = np.abs(got_logits - ref_logits).max() / np.abs(ref_logits).max()
+    check(err_w <= 1e-5, f"{name}: attention weights differ by {err_w:.2e} (> 1e-5)")
+    check(err_l <= 1e-4, f"{name}: logits differ by {err_l:.2e} relative (> 1e-4)")
+    print(f"{name}: weights max |diff| {err_w:.1e}, logits max rel diff {err_l:.1e}")
+    return got_w
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    rng = np.random.default_rng(7)
+    w = weights(rng)
+    ids = [3, 17, 5, 39, 0, 12, 12, 8, 21, 30]
+    f32 = os.path.join(tmp, "f32")
+    # GPT2LMHeadModel's layout: "transformer." prefix, causal-mask buffers, a tied lm_head.
+    used = write_model(f32, w, prefix="transformer.",
+                       extra={"transformer.h.0.attn.bias": (b"\x01" * 4, "BOOL"),
+                              "transformer.h.0.attn.masked_bias": (np.float32([-1e4]), "F32")})
+    used = {k: v for k, v in used.items() if k not in ("h.0.attn.bias", "h.0.attn.masked_bias")}
+    base = compare("F32, GPT-2's own settings", f32, used, ids, [])
+    compare("F32, scaling off inside the run", f32, used, ids, ["--no-scale"], scale=False)
+    hot = compare("F32, temperature 2 inside the run", f32, used, ids, ["--temperature", "2"],
+                  temperature=2.0)
+    compare("F32, causal mask removed", f32, used, ids, ["--no-mask"], mask=False)
+    one = compare("F32, temperature 2 in layer 1 only", f32, used, ids,
+                  ["--temperature", "2", "--layers", "1"], temperature=2.0, layers=[1])
+    if base is not None and hot is not None and one is not None:
+        check(np.abs(base - hot).max() > 1e-3, "temperature 2 must change the weights")
+        check(np.abs(one[0] - base[0]).max() < 1e-6, "a layer-1 control must leave layer 0 as is")
+    for dt in ("F16", "BF16"):
+        folder = os.path.join(tmp, dt)
+        used = write_model(folder, w, dtype=dt)
+        compare(f"{dt}, no prefix", folder, used, ids, [])
+
+    # Malformed folders: each refused with a message naming the tensor (or the field).
+    bad = {k: v.copy() for k, v in w.items()}
+    bad["h.1.mlp.c_fc.bias"][3] = np.nan
+    cases = {
+        "missing tensor": (dict(w=dict((k, v) for k, v in w.items() if k != "h.1.ln_2.bias")),
+                           "h.1.ln_2.bias"),
+        "wrong shape": (dict(w=w | {"h.0.attn.c_attn.weight": w["h.0.attn.c_attn.weight"][:, :8]}),
+                        "h.0.attn.c_attn.weight"),
+        "truncated file": (dict(w=w, truncate=100), "truncated"),
+        "NaN value": (dict(w=bad), "h.1.mlp.c_fc.bias"),
+        "not gpt2": (dict(w=w, config={"model_type": "bert"}), "model_type"),
+        "bad activation": (dict(w=w, config={"activation_function": "relu"}), "activation_function"),
+        "n_head not dividing": (dict(w=w, config={"n_head": 3}), "n_head"),
+    }
+    for name, (kw, needle) in cases.items():
+        folder = os.path.join(tmp, name.replace(" ", "_"))
+        write_model(folder, **kw)
+        code, message = run(folder, ids)
+        check(code == 1 and needle in message, f"{name}: expected a refusal naming '{needle}', "
+              f"got exit {code}: {message}")
+        print(f"{name}: refused: {message}")
+    code, message = run(os.path.join(tmp, "nowhere"), ids)
+    check(code == 1 and "config.json" in message, f"missing folder: {message}")
+    code, message = run(f32, list(range(NPOS + 1)))
+    check(code == 1 and "positions" in message, f"too many tokens: {message}")
+
+print(f"{len(failures)} failure(s)")
+sys.exit(1 if failures else 0)
