@@ -14,7 +14,7 @@ ATTN_PACKAGES=(
   cmake ninja-build g++ pkg-config ccache git clang-format gzip
   clang-14 libclang-rt-14-dev
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6 libgl-dev
-  libeigen3-dev nlohmann-json3-dev libzip-dev zlib1g-dev
+  libeigen3-dev libopenblas-dev nlohmann-json3-dev libzip-dev zlib1g-dev
   googletest libgtest-dev libbenchmark-dev
   fonts-dejavu-core poppler-utils
   python3 python3-numpy unzip libxml2-utils file
