@@ -30,6 +30,7 @@ void addCommonOptions(QCommandLineParser& p) {
     p.addOption({QStringLiteral("colormap"), tr("colour map"), QStringLiteral("NAME")});
     p.addOption({QStringLiteral("memory-budget"), tr("memory budget"), QStringLiteral("SIZE")});
     p.addOption({QStringLiteral("stages"), tr("stages to write"), QStringLiteral("LIST")});
+    p.addOption({QStringLiteral("model"), tr("GPT-2 folder"), QStringLiteral("DIR")});
     p.addOption({{QStringLiteral("h"), QStringLiteral("help")}, tr("help")});
     p.addOption({{QStringLiteral("v"), QStringLiteral("version")}, tr("version")});
     addSceneOptions(p);
@@ -75,6 +76,10 @@ QString helpText() {
               "  -o, --output OUT         .png, .svg or .pdf (render); .npz or .json (compute);\n"
               "                           .csv or .json (census)\n"
               "  --stages LIST            compute: raw,scaled,masked,weights,output (default all)\n"
+              "  --model DIR              run the GPT-2 folder DIR (config.json, "
+              "model.safetensors,\n"
+              "                           vocab.json, merges.txt) on --text instead of a FILE;\n"
+              "                           compute adds token_ids [n] and logits [vocab]\n"
               "  --memory-budget SIZE     refuse requests needing more memory, e.g. 4G, 512M\n"
               "                           (default: half the physical memory)\n"
               "\n"
@@ -134,6 +139,11 @@ std::optional<Request> parseRequest(const QStringList& arguments, QString* error
         return std::nullopt;
     }
     if (!positional.isEmpty()) r.file = positional.first();
+    r.model = p.value(QStringLiteral("model"));
+    if (!r.model.isEmpty() && !r.file.isEmpty()) {
+        *error = tr("--model runs a model on --text; it takes no input file (%1)").arg(r.file);
+        return std::nullopt;
+    }
     r.output = p.value(QStringLiteral("output"));
     if (r.output.isEmpty()) {
         *error = tr("no output file: give -o OUT");

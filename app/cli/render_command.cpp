@@ -222,6 +222,10 @@ int runCompute(const Request& request, QString* error) {
     try {
         if (request.rollout)
             out->add_array("rollout", rolloutShape(rollout), rolloutValues(rollout));
+        if (!input.tokenIds.empty()) {
+            out->add_int_array("token_ids", input.tokenIds);
+            out->add_array("logits", {input.logits.size()}, input.logits);
+        }
         out->finish();
     } catch (const std::bad_alloc&) {
         return outputFailed(nullptr);

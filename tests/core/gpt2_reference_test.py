@@ -9,15 +9,16 @@
 # and every malformed weights folder must be refused with a message naming the tensor.
 import json
 import os
-import struct
 import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gpt2_tiny import NPOS, reference, weights, write_model  # noqa: E402
+
 TOOL = sys.argv[1]
-L, H, D, NPOS, VOCAB = 2, 2, 8, 16, 40
 failures = []
 
 
@@ -25,99 +26,6 @@ def check(cond, what):
     if not cond:
         failures.append(what)
         print("FAIL:", what)
-
-
-def weights(rng):
-    w = {"wte.weight": rng.normal(0, 0.5, (VOCAB, D)), "wpe.weight": rng.normal(0, 0.3, (NPOS, D)),
-         "ln_f.weight": 1 + rng.normal(0, 0.1, D), "ln_f.bias": rng.normal(0, 0.1, D)}
-    for l in range(L):
-        p = f"h.{l}."
-        w |= {p + "ln_1.weight": 1 + rng.normal(0, 0.1, D), p + "ln_1.bias": rng.normal(0, 0.1, D),
-              p + "attn.c_attn.weight": rng.normal(0, 0.6, (D, 3 * D)),
-              p + "attn.c_attn.bias": rng.normal(0, 0.1, 3 * D),
-              p + "attn.c_proj.weight": rng.normal(0, 0.3, (D, D)),
-              p + "attn.c_proj.bias": rng.normal(0, 0.1, D),
-              p + "ln_2.weight": 1 + rng.normal(0, 0.1, D), p + "ln_2.bias": rng.normal(0, 0.1, D),
-              p + "mlp.c_fc.weight": rng.normal(0, 0.3, (D, 4 * D)),
-              p + "mlp.c_fc.bias": rng.normal(0, 0.1, 4 * D),
-              p + "mlp.c_proj.weight": rng.normal(0, 0.3, (4 * D, D)),
-              p + "mlp.c_proj.bias": rng.normal(0, 0.1, D)}
-    return {k: v.astype(np.float32) for k, v in w.items()}
-
-
-def encode(a, dtype):
-    """A float32 array as the bytes of DTYPE, and the float32 values those bytes stand for."""
-    if dtype == "F32":
-        return a.tobytes(), a
-    if dtype == "F16":
-        h = a.astype(np.float16)
-        return h.tobytes(), h.astype(np.float32)
-    bits = a.view(np.uint32)  # BF16: the top half of float32, rounded to nearest even
-    top = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
-    return top.tobytes(), (top.astype(np.uint32) << 16).view(np.float32)
-
-
-def write_model(folder, w, dtype="F32", prefix="", extra=None, config=None, truncate=0):
-    os.makedirs(folder, exist_ok=True)
-    cfg = {"model_type": "gpt2", "n_layer": L, "n_head": H, "n_embd": D, "n_positions": NPOS,
-           "vocab_size": VOCAB, "layer_norm_epsilon": 1e-5, "activation_function": "gelu_new"}
-    cfg |= config or {}
-    json.dump(cfg, open(os.path.join(folder, "config.json"), "w"))
-    header, blobs, offset, used = {}, [], 0, {}
-    items = [(prefix + k, v, dtype) for k, v in w.items()]
-    items += [(k, v, dt) for k, (v, dt) in (extra or {}).items()]
-    for name, value, dt in items:
-        if isinstance(value, bytes):  # a raw buffer such as attn.bias (BOOL)
-            raw, shape = value, [len(value)]
-        else:
-            raw, used[name[len(prefix):]] = encode(value, dt)
-            shape = list(value.shape)
-        header[name] = {"dtype": dt, "shape": shape, "data_offsets": [offset, offset + len(raw)]}
-        blobs.append(raw)
-        offset += len(raw)
-    text = json.dumps(header).encode()
-    text += b" " * (-len(text) % 8)
-    data = struct.pack("<Q", len(text)) + text + b"".join(blobs)
-    open(os.path.join(folder, "model.safetensors"), "wb").write(data[:len(data) - truncate])
-    return used
-
-
-def layer_norm(x, g, b):
-    mu = x.mean(-1, keepdims=True)
-    var = ((x - mu) ** 2).mean(-1, keepdims=True)
-    return (x - mu) / np.sqrt(var + 1e-5) * g + b
-
-
-def reference(w, ids, scale=True, temperature=1.0, mask=True, layers=None):
-    """GPT-2 in numpy (float64), following modeling_gpt2: returns weights [L][H] and logits."""
-    w = {k: v.astype(np.float64) for k, v in w.items()}
-    n, dk = len(ids), D // H
-    x = w["wte.weight"][ids] + w["wpe.weight"][:n]
-    all_w = []
-    for l in range(L):
-        p = f"h.{l}."
-        inside = layers is None or l in layers
-        a = layer_norm(x, w[p + "ln_1.weight"], w[p + "ln_1.bias"])
-        q, k, v = np.split(a @ w[p + "attn.c_attn.weight"] + w[p + "attn.c_attn.bias"], 3, axis=1)
-        q, k, v = (t.reshape(n, H, dk).transpose(1, 0, 2) for t in (q, k, v))
-        s = q @ k.transpose(0, 2, 1)
-        if not inside or scale:
-            s = s / np.sqrt(dk)
-        if inside:
-            s = s / temperature
-        if not inside or mask:
-            s = np.where(np.tril(np.ones((n, n), bool)), s, -np.inf)
-        e = np.exp(s - s.max(-1, keepdims=True))
-        att = e / e.sum(-1, keepdims=True)
-        all_w.append(att)
-        o = (att @ v).transpose(1, 0, 2).reshape(n, D)
-        x = x + o @ w[p + "attn.c_proj.weight"] + w[p + "attn.c_proj.bias"]
-        m = layer_norm(x, w[p + "ln_2.weight"], w[p + "ln_2.bias"])
-        hdn = m @ w[p + "mlp.c_fc.weight"] + w[p + "mlp.c_fc.bias"]
-        hdn = 0.5 * hdn * (1 + np.tanh(np.sqrt(2 / np.pi) * (hdn + 0.044715 * hdn ** 3)))
-        x = x + hdn @ w[p + "mlp.c_proj.weight"] + w[p + "mlp.c_proj.bias"]
-    last = layer_norm(x[-1], w["ln_f.weight"], w["ln_f.bias"])
-    return np.array(all_w), w["wte.weight"] @ last
 
 
 def run(folder, ids, *args):

@@ -177,4 +177,42 @@ Run Model::run(const std::vector<std::int32_t>& ids, const RunControls& controls
     return run;
 }
 
+ModelFolder open_folder(const std::string& dir) {
+    ModelFolder f;
+    f.model = Model::open(dir);
+    f.tokenizer = std::make_shared<const BpeTokenizer>(
+        BpeTokenizer::load(dir + "/vocab.json", dir + "/merges.txt"));
+    if (Index(f.tokenizer->vocab_size()) > f.model->config().vocab_size)
+        throw FormatError(dir + "/vocab.json: " + std::to_string(f.tokenizer->vocab_size()) +
+                          " tokens, more than the model's vocab_size " +
+                          std::to_string(f.model->config().vocab_size));
+    return f;
+}
+
+AttentionData attention_data(const Run& run, const Model& model, const BpeTokenizer& tokenizer,
+                             const std::string& source) {
+    const Config& c = model.config();
+    AttentionComponent comp;
+    comp.name = "GPT-2";
+    for (const std::int32_t id : run.ids)
+        comp.q_tokens.push_back(tokenizer.token_text(id));
+    comp.k_tokens = comp.q_tokens;
+    comp.layers = c.n_layer;
+    comp.heads = c.n_head;
+    comp.are_scores = true;
+    comp.d_k = float(c.n_embd / c.n_head);
+    for (const LayerAttention& layer : run.layers) {
+        for (std::size_t h = 0; h < layer.heads.size(); ++h) {
+            comp.mats.push_back(layer.heads[h].raw);
+            comp.q.push_back(layer.q[h]);
+            comp.k.push_back(layer.k[h]);
+            comp.v.push_back(layer.v[h]);
+        }
+    }
+    AttentionData data;
+    data.source = source;
+    data.components.push_back(std::move(comp));
+    return data;
+}
+
 }  // namespace attn::gpt2

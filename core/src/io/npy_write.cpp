@@ -52,6 +52,16 @@ std::vector<std::byte> npy_f4_header(std::span<const std::uint64_t> shape) {
     return npy_preamble("<f4", shape);
 }
 
+std::vector<std::byte> npy_i4_bytes(std::span<const std::int32_t> values) {
+    const std::uint64_t shape[] = {values.size()};
+    std::vector<std::byte> out = npy_preamble("<i4", shape);
+    const std::size_t off = out.size();
+    out.resize(off + values.size() * 4);
+    for (std::size_t i = 0; i < values.size(); ++i)
+        put_le32(out.data() + off + 4 * i, static_cast<std::uint32_t>(values[i]));
+    return out;
+}
+
 std::vector<std::byte> npy_bytes(std::span<const float> values,
                                  std::span<const std::uint64_t> shape) {
     std::uint64_t n = 1;

@@ -23,6 +23,7 @@ struct ResultStream::Sink {
         std::string name;
         std::vector<std::uint64_t> shape;
         std::vector<float> values;
+        std::vector<std::int32_t> ints;  ///< an int32 array instead (1-D), when not empty
     };
     std::vector<Extra> extras;
     /// True when stage s (index into detail::stages()) is written.
@@ -120,7 +121,7 @@ class NpzSink final : public ResultStream::Sink {
         for (const auto& [name, bytes] : vectors_)
             put(name, bytes);
         for (const Extra& e : extras)
-            put(e.name, npy_bytes(e.values, e.shape));
+            put(e.name, e.ints.empty() ? npy_bytes(e.values, e.shape) : npy_i4_bytes(e.ints));
         zip_.finish();
     }
 
@@ -213,7 +214,9 @@ class JsonSink final : public ResultStream::Sink {
     void finish() override {
         out_ << ']';
         for (const Extra& e : extras)
-            out_ << ",\"" << e.name << "\":" << nested(e.values, e.shape, 0, 0).dump();
+            out_ << ",\"" << e.name << "\":"
+                 << (e.ints.empty() ? nested(e.values, e.shape, 0, 0) : nlohmann::json(e.ints))
+                        .dump();
         out_ << "}\n";
         out_.close();
         check();
@@ -289,7 +292,13 @@ void ResultStream::add_array(const std::string& name, const std::vector<std::uin
     if (shape.empty() || n != values.size())
         throw ShapeError("write_result: array " + name + " has " + std::to_string(values.size()) +
                          " values for its shape");
-    sink_->extras.push_back({name, shape, std::move(values)});
+    sink_->extras.push_back({name, shape, std::move(values), {}});
+}
+
+void ResultStream::add_int_array(const std::string& name, std::vector<std::int32_t> values) {
+    if (values.empty()) throw ShapeError("write_result: array " + name + " is empty");
+    const std::uint64_t n = values.size();
+    sink_->extras.push_back({name, {n}, {}, std::move(values)});
 }
 
 void ResultStream::finish() {

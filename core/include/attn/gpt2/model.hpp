@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "attn/attention.hpp"
+#include "attn/gpt2/bpe_tokenizer.hpp"
 #include "attn/gpt2/safetensors.hpp"
 #include "attn/mask.hpp"
+#include "attn/scene.hpp"
 
 namespace attn::gpt2 {
 
@@ -75,5 +77,20 @@ class Model {
     FloatTensor wte_, wpe_, lnf_w_, lnf_b_;
     std::vector<Block> blocks_;
 };
+
+/// A Hugging Face GPT-2 folder opened whole: the weights and the tokenizer beside them.
+struct ModelFolder {
+    std::shared_ptr<const Model> model;
+    std::shared_ptr<const BpeTokenizer> tokenizer;
+};
+
+/// Opens DIR: config.json, model.safetensors, vocab.json and merges.txt; errors name the file.
+ModelFolder open_folder(const std::string& dir);
+
+/// A run as loaded attention: one component "GPT-2" with every layer's raw scores (so the
+/// scene's scaling, temperature and mask apply to them as to any raw scores), q, k, v and the
+/// tokens as text (GPT-2's 'Ġ' shown as a space).
+AttentionData attention_data(const Run& run, const Model& model, const BpeTokenizer& tokenizer,
+                             const std::string& source);
 
 }  // namespace attn::gpt2

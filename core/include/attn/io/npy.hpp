@@ -103,6 +103,8 @@ std::vector<std::byte> npy_f4_header(std::span<const std::uint64_t> shape);
 /// Serialises float32 data of the given shape (C order) as a version 1.0 .npy.
 std::vector<std::byte> npy_bytes(std::span<const float> values,
                                  std::span<const std::uint64_t> shape);
+/// A 1-D little-endian int32 .npy file of VALUES ("<i4").
+std::vector<std::byte> npy_i4_bytes(std::span<const std::int32_t> values);
 /// Serialises strings as a 1-D NumPy unicode array (<U n, n the longest in code points).
 std::vector<std::byte> npy_string_bytes(const std::vector<std::string>& strings);
 /// Writes float32 data of the given shape (C order) to path as .npy.
