@@ -29,8 +29,9 @@ class SupersededProgress : public attn::Progress {
 
 const QString kSceneJob = QStringLiteral("scene");
 const QString kPreviewJob = QStringLiteral("scene-preview");
-/// A streamed scene's preview computes every kPreviewStride-th query: 1/16 of the work.
-constexpr attn::Index kPreviewStride = 16;
+/// A streamed scene's preview computes every kPreviewStride-th query: 1/32 of the work (a 32k
+/// scene still has 1024 sampled rows, several per pixel of a heatmap).
+constexpr attn::Index kPreviewStride = 32;
 
 double elapsedMs(std::chrono::steady_clock::time_point since) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since)
@@ -111,32 +112,58 @@ quint64 ComputeService::request(const attn::SceneSpec& spec) {
         }
         return id;
     }
-    Scheduler::instance().submit(this, kSceneJob, [this, spec, id](attn::Progress& job) {
+    // Coarse first: a streamed scene's preview (every 32nd query) runs before the exact pass,
+    // which waits for it, so that the preview has the processors to itself and is drawn within
+    // about a second; the exact pass follows (1/32 later than it could have started).
+    const bool streamed = storageFor(spec) == attn::Storage::Streamed;
+    auto gate = streamed ? std::make_shared<PreviewGate>() : nullptr;
+    Scheduler::instance().submit(this, kSceneJob, [this, spec, id, gate](attn::Progress& job) {
+        if (gate) {
+            SupersededProgress progress(requested_, id, &job);
+            gate->wait(progress);  // throws attn::Cancelled when superseded meanwhile
+        }
         if (id < requested_.load()) return Scheduler::Delivery();  // superseded while queued
         auto outcome = std::make_shared<Outcome>(compute(spec, id, &job));
         return Scheduler::Delivery([this, id, outcome] { settle(id, std::move(*outcome)); });
     });
-    if (storageFor(spec) == attn::Storage::Streamed) {
-        // Coarse first: every 16th query, drawn until the exact pass (running beside it) arrives.
-        Scheduler::instance().submit(this, kPreviewJob, [this, spec, id](attn::Progress& job) {
-            SupersededProgress progress(requested_, id, &job);
-            const auto start = std::chrono::steady_clock::now();
-            SceneResultPtr preview;
-            try {
-                preview = std::make_shared<const attn::SceneResult>(
-                    attn::compute_scene(spec, &progress, attn::Storage::Streamed, nullptr,
-                                        attn::kOverviewCells, kPreviewStride));
-            } catch (const attn::Cancelled&) {
-                throw;
-            } catch (const std::exception&) {
-                return Scheduler::Delivery();  // the exact pass reports the error
-            }
-            const double ms = elapsedMs(start);
-            return Scheduler::Delivery(
-                [this, id, preview, ms] { deliverPreview(id, preview, ms); });
-        });
+    if (streamed) {
+        Scheduler::instance().submit(
+            this, kPreviewJob, [this, spec, id, gate](attn::Progress& job) {
+                const PreviewGate::Opener opener{gate.get()};  // however the preview ends
+                SupersededProgress progress(requested_, id, &job);
+                const auto start = std::chrono::steady_clock::now();
+                SceneResultPtr preview;
+                try {
+                    preview = std::make_shared<const attn::SceneResult>(
+                        attn::compute_scene(spec, &progress, attn::Storage::Streamed, nullptr,
+                                            attn::kOverviewCells, kPreviewStride));
+                } catch (const attn::Cancelled&) {
+                    throw;
+                } catch (const std::exception&) {
+                    return Scheduler::Delivery();  // the exact pass reports the error
+                }
+                const double ms = elapsedMs(start);
+                return Scheduler::Delivery(
+                    [this, id, preview, ms] { deliverPreview(id, preview, ms); });
+            });
     }
     return id;
+}
+
+void ComputeService::PreviewGate::open() {
+    {
+        std::lock_guard lock(mutex_);
+        open_ = true;
+    }
+    opened_.notify_all();
+}
+
+void ComputeService::PreviewGate::wait(const attn::Progress& progress) {
+    std::unique_lock lock(mutex_);
+    // Woken by the preview, or every 20 ms to see whether this request is still wanted (a
+    // preview dropped before it started never opens the gate, but then a newer request exists).
+    while (!opened_.wait_for(lock, std::chrono::milliseconds(20), [this] { return open_; }))
+        if (progress.cancelled()) throw attn::Cancelled();
 }
 
 void ComputeService::waitForIdle() {

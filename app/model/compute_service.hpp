@@ -4,6 +4,7 @@
 #include <QObject>
 #include <QString>
 #include <atomic>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 
@@ -76,6 +77,26 @@ class ComputeService : public QObject {
       private:
         std::mutex mutex_;
         std::unique_ptr<attn::SceneResult> held_;
+    };
+    /// Opened when a streamed request's preview is over (delivered, failed or cancelled); the
+    /// exact pass waits for it.
+    class PreviewGate {
+      public:
+        void open();
+        /// Blocks until open; throws attn::Cancelled once progress is cancelled.
+        void wait(const attn::Progress& progress);
+        /// Opens the gate when it goes out of scope.
+        struct Opener {
+            PreviewGate* gate;
+            ~Opener() {
+                if (gate) gate->open();
+            }
+        };
+
+      private:
+        std::mutex mutex_;
+        std::condition_variable opened_;
+        bool open_ = false;
     };
     struct Outcome {
         attn::SceneSpec spec;

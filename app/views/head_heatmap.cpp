@@ -162,9 +162,10 @@ void HeadHeatmap::prepare(const QSize& budget) {
     // Only a change of block factor (or of region) needs new cells; small resizes keep them.
     const QSize factors = wantedFactors(budget);
     if (!cellsDirty_ && factors == factors_) return;
-    // Stored weights are aggregated; a streamed head computes the region from Q and K.
-    cells_ = result_->weights_blocks(head_, view_.row, view_.rows, view_.col, view_.cols,
-                                     budget.height(), budget.width(), style_.aggregation);
+    // Stored weights are aggregated; a streamed head reduces its overview, or computes a region
+    // finer than the overview from Q and K.
+    cells_ = result_->drawn_blocks(head_, view_.row, view_.rows, view_.col, view_.cols,
+                                   budget.height(), budget.width(), style_.aggregation);
     factors_ = factors;
     budget_ = budget;
     cellsDirty_ = false;

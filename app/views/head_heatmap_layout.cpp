@@ -26,9 +26,11 @@ QSize HeadHeatmap::readableMargins() {
     if (margins_.isValid()) return margins_;
     // Measured, not estimated: lay the plot out once on a large viewport with every token
     // labelled and both title lines; what is not the axis rect is title, labels and scale.
+    // The widest labels stand for all: laying out 32k labels per axis took seconds.
     static const std::vector<std::string> none;
-    setTokenTicks(*xTicks_, result_ ? result_->k_tokens : none, 1e9, 1);
-    setTokenTicks(*yTicks_, result_ ? result_->q_tokens : none, 1e9, 1);
+    constexpr std::size_t kMeasured = 256;
+    setTokenTicks(*xTicks_, widestTokens(result_ ? result_->k_tokens : none, kMeasured), 1e9, 1);
+    setTokenTicks(*yTicks_, widestTokens(result_ ? result_->q_tokens : none, kMeasured), 1e9, 1);
     const QString title = title_->text();
     title_->setText(tr("Head\nH"));
     const QRect old = viewport();

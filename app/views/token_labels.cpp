@@ -30,6 +30,23 @@ QString elideToken(const std::string& token, int maxChars) {
     return s.left(std::max(1, maxChars - 1)) + QStringLiteral("…");
 }
 
+std::vector<std::string> widestTokens(const std::vector<std::string>& tokens, std::size_t count) {
+    if (tokens.size() <= count) return tokens;
+    std::vector<std::pair<qsizetype, std::size_t>> lengths;  // (−label length, index)
+    lengths.reserve(tokens.size());
+    for (std::size_t i = 0; i < tokens.size(); ++i)
+        lengths.emplace_back(-elideToken(tokens[i]).size(), i);
+    std::partial_sort(lengths.begin(), lengths.begin() + std::ptrdiff_t(count), lengths.end());
+    std::vector<std::size_t> picked;
+    for (std::size_t k = 0; k < count; ++k)
+        picked.push_back(lengths[k].second);
+    std::sort(picked.begin(), picked.end());
+    std::vector<std::string> out;
+    for (const std::size_t i : picked)
+        out.push_back(tokens[i]);
+    return out;
+}
+
 void setTokenTicks(QCPAxisTickerText& ticker, const std::vector<std::string>& tokens,
                    double axisPixels, double minSpacingPx) {
     setTokenTicks(ticker, tokens, 0, static_cast<long long>(tokens.size()), axisPixels,

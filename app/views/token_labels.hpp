@@ -21,6 +21,10 @@ void setTokenTicks(QCPAxisTickerText& ticker, const std::vector<std::string>& to
 void setTokenTicks(QCPAxisTickerText& ticker, const std::vector<std::string>& tokens,
                    long long first, long long count, double axisPixels, double minSpacingPx);
 
+/// At most count of tokens, those with the longest labels (elideToken), in their order: what a
+/// layout measures so that 32k tokens are not each laid out to find the widest label.
+std::vector<std::string> widestTokens(const std::vector<std::string>& tokens, std::size_t count);
+
 /// Converts a UTF-8 token to QString for display: a token of only whitespace (XLNet's " ")
 /// becomes visible symbols (␣ space, ⇥ tab, ⏎ newline; "" is ␣) instead of a blank label.
 QString tokenText(const std::string& token);

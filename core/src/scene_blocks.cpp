@@ -121,6 +121,24 @@ AggregatedGrid SceneResult::weights_blocks(Index h, Index r0, Index nr, Index c0
 
 namespace attn {
 
+AggregatedGrid SceneResult::drawn_blocks(Index h, Index r0, Index nr, Index c0, Index nc,
+                                         int max_rows, int max_cols, Aggregation mode) const {
+    const bool streamed_head = h >= 0 && h < static_cast<Index>(heads.size()) &&
+                               heads[static_cast<std::size_t>(h)].streamed();
+    if (streamed_head && r0 >= 0 && c0 >= 0 && nr > 0 && nc > 0 && r0 + nr <= query_count() &&
+        c0 + nc <= key_count()) {
+        const BlockSums& s = heads[static_cast<std::size_t>(h)].overview;
+        if (s.rows > 0 && s.cols > 0 && blockFactor(nr, max_rows) >= s.rowFactor &&
+            blockFactor(nc, max_cols) >= s.colFactor) {
+            const auto br = static_cast<int>(r0 / s.rowFactor);
+            const auto bc = static_cast<int>(c0 / s.colFactor);
+            return reduce_blocks(s, br, blocks(r0, nr, s.rowFactor), bc,
+                                 blocks(c0, nc, s.colFactor), max_rows, max_cols, mode);
+        }
+    }
+    return weights_blocks(h, r0, nr, c0, nc, max_rows, max_cols, mode);
+}
+
 void SceneResult::stage_rows(int stage, Index h, Index first, Index count, Matrix& out) const {
     if (h < 0 || h >= static_cast<Index>(heads.size()) || stage < 0 || stage > 4)
         throw ArgumentError("Stage " + std::to_string(stage) + " of head " + std::to_string(h) +

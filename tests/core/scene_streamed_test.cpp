@@ -177,6 +177,14 @@ TEST(StreamedScene, MatchesTheFullComputationForRandomScenes) {
                         EXPECT_LE(sg.cols, bc) << where;
                         expectBruteForce(sg, full.heads[h], mode, where + " streamed");
                         expectBruteForce(fg, full.heads[h], mode, where + " full");
+                        // What a view draws: the region or, as coarse as the stored overview,
+                        // the overview's blocks around it; exact either way.
+                        const attn::AggregatedGrid dg =
+                            st.drawn_blocks(hi, r0, nr, c0, nc, br, bc, mode);
+                        EXPECT_LE(dg.firstRow, r0) << where;
+                        EXPECT_GE(dg.firstCol + dg.regionCols, c0 + nc) << where;
+                        EXPECT_LE(dg.rows, br) << where;
+                        expectBruteForce(dg, full.heads[h], mode, where + " drawn");
                         // Where the streamed grid has the full path's factors: the same pixels.
                         if (sg.rowFactor == fg.rowFactor && sg.colFactor == fg.colFactor)
                             expectSameGrid(sg, fg, where);

@@ -142,6 +142,12 @@ struct SceneResult {
     AggregatedGrid weights_blocks(Index h, Index firstRow, Index rows, Index firstCol, Index cols,
                                   int max_rows, int max_cols, Aggregation mode,
                                   Progress* progress = nullptr) const;
+    /// What a view draws for that region: weights_blocks, except that a streamed head whose
+    /// blocks would be at least as coarse as its stored overview's widens the region to the
+    /// overview's grid and reduces it (exact for every block, microseconds) rather than
+    /// recomputing it from Q and K. The grid then covers the region and a little around it.
+    AggregatedGrid drawn_blocks(Index h, Index firstRow, Index rows, Index firstCol, Index cols,
+                                int max_rows, int max_cols, Aggregation mode) const;
 
     /// Raw scores of query i in head h (stored or recomputed); throws for post-softmax data.
     Eigen::RowVectorXf raw_row(Index h, Index i) const;
