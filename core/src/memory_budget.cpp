@@ -105,14 +105,13 @@ void require_disk(double bytes, const std::string& path, const std::string& what
     if (fs.f_blocks == 0) return;
     const double free = double(fs.f_bavail) * double(fs.f_frsize);
     const double total = double(fs.f_blocks) * double(fs.f_frsize);
-    // 1 % of the disk stays free for the file system's own records; a small file on a nearly
-    // full disk is still written.
-    const double usable = free - 0.01 * total;
+    // 10 % of the disk (at least 1 GB) stays free: a full disk stalls a desktop.
+    const double usable = free - std::max(1e9, 0.1 * total);
     if (bytes <= usable) return;
     throw ResourceError(what + " = " + format_bytes(bytes) + ", more than the " +
                         format_bytes(std::max(0.0, usable)) + " that can be written to " +
                         dir.string() + " (" + format_bytes(free) +
-                        " free, 1 % of the disk kept free); " + way_out);
+                        " free, 10 % of the disk kept free); " + way_out);
 }
 
 }  // namespace attn

@@ -33,8 +33,8 @@ std::uint64_t parse_bytes(std::string_view text);
 void require_memory(double bytes, const std::string& what, const std::string& way_out);
 
 /// Throws ResourceError when bytes exceeds the free space of the file system holding path, less
-/// 1 % of its size (a full disk stalls a desktop as surely as exhausted memory); a file system
-/// that reports no size (/proc) is not checked.
+/// 10 % of its size, at least 1 GB (a full disk stalls a desktop as surely as exhausted memory);
+/// a file system that reports no size (/proc) is not checked.
 void require_disk(double bytes, const std::string& path, const std::string& what,
                   const std::string& way_out);
 
