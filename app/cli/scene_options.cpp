@@ -36,6 +36,9 @@ constexpr OptionDoc kSceneOptions[] = {
     {"sigma", "S", "RBF bandwidth"},
     {"positional", "KIND", "sinusoidal | learned | none"},
     {"seed", "N", "seed of embeddings and projection weights"},
+    {"merge-words", nullptr,
+     "merge sub-word pieces (WordPiece ##, GPT-2 \u0120 or a leading space, SentencePiece "
+     "\u2581) into words: keys summed, queries averaged"},
 };
 
 bool toIndex(const QString& text, attn::Index min, attn::Index* out) {
@@ -152,6 +155,7 @@ QString applySceneOptions(const QCommandLineParser& p, attn::SceneSpec& spec) {
             if (!ok) return badValue("seed", value("seed"), tr("a non-negative integer"));
             spec.seed = s;
         }
+        if (has("merge-words")) spec.merge_words = true;
     } catch (const attn::Error& e) {
         return QString::fromStdString(e.what());
     }

@@ -47,9 +47,6 @@ QString ExportController::exportView(QWidget* view, const QString& path, const O
             view->findChild<ModelGrid*>(QString(), Qt::FindDirectChildrenOnly))
             return exportAllLayers(path);
         if (!window_->result()) return tr("%1: nothing has been computed yet").arg(path);
-        // The Views tab merging sub-words: its numbers are the words' weights it shows.
-        if (auto* tab = qobject_cast<ViewsTab*>(view); tab && tab->options().mergeWords)
-            return writeNumbers(numbersOfWords(*window_->result()), path);
         // A focused head is a single-head view: its numbers are that head's only.
         if (auto* grid = qobject_cast<HeatmapGrid*>(view); grid && grid->focusedHead() >= 0)
             return writeNumbers(numbersOfHead(*window_->result(), grid->focusedHead()), path);

@@ -143,22 +143,6 @@ Numbers numbersOfHead(const attn::SceneResult& result, int head) {
     return n;
 }
 
-Numbers numbersOfWords(const attn::SceneResult& result) {
-    const attn::WordGroups q = attn::word_groups(result.q_tokens);
-    const attn::WordGroups k = attn::word_groups(result.k_tokens);
-    attn::SceneResult words;
-    words.q_tokens = q.words;
-    words.k_tokens = k.words;
-    for (const attn::HeadResult& h : result.heads) {
-        attn::HeadResult w;
-        w.weights = attn::merge_words(h.weights, q, k);
-        words.heads.push_back(std::move(w));
-    }
-    Numbers n;
-    append(n, words, static_cast<int>(result.layer));
-    return n;
-}
-
 QString writeNumbers(const Numbers& n, const QString& path) {
     if (n.shape.size() != 4 || n.values.empty())
         return tr("%1: there are no numbers to write").arg(path);

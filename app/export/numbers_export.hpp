@@ -29,10 +29,6 @@ Numbers numbersOf(const attn::SceneResult& result);
 /// as [Nq, Nk] to .npy; the CSV names the head.
 Numbers numbersOfHead(const attn::SceneResult& result, int head);
 
-/// The weights of one result with sub-word tokens merged into words (keys summed, queries
-/// averaged; attn::merge_words), as the Views tab shows them with "Words, not pieces".
-Numbers numbersOfWords(const attn::SceneResult& result);
-
 /// The header line of weights CSV files.
 inline constexpr char kWeightsCsvHeader[] = "layer,head,query,query_token,key,key_token,weight\n";
 /// A CSV field: quoted when it holds commas, quotes or line breaks (RFC 4180).

@@ -22,6 +22,12 @@ void Scene::setSpec(const attn::SceneSpec& spec, const QString& what, int mergeK
                                           spec_, spec, what, id, mergeWindowMs_));
 }
 
+void Scene::setMergeWords(bool on) {
+    attn::SceneSpec s = spec_;
+    s.merge_words = on;
+    setSpec(s, on ? tr("Merge sub-words into words") : tr("Show sub-word pieces"));
+}
+
 void Scene::resetSpec(const attn::SceneSpec& spec) {
     spec_ = spec;
     Q_EMIT specChanged();

@@ -8,18 +8,6 @@ Eigen::RowVectorXf ShownAttention::selectedRow(bool sum) const {
     return attn::combined_row(weights, queries, sum ? attn::Combine::Sum : attn::Combine::Mean);
 }
 
-int ShownAttention::firstQueryToken(int r) const {
-    if (!merged) return r;
-    const auto& g = qGroups.group_of;
-    return static_cast<int>(std::find(g.begin(), g.end(), r) - g.begin());
-}
-
-int ShownAttention::firstKeyToken(int c) const {
-    if (!merged) return c;
-    const auto& g = kGroups.group_of;
-    return static_cast<int>(std::find(g.begin(), g.end(), c) - g.begin());
-}
-
 ShownAttention shownAttention(const attn::SceneResult& result, const Selection& selection,
                               const ViewOptions& options, int head) {
     ShownAttention s;
@@ -34,17 +22,7 @@ ShownAttention shownAttention(const attn::SceneResult& result, const Selection& 
     for (int q : selection.selectedQueries())
         if (q >= 0 && q < s.weights.rows()) queries.push_back(q);
     s.key = selection.key < s.weights.cols() ? selection.key : -1;
-    if (options.mergeWords) {
-        s.merged = true;
-        s.qGroups = attn::word_groups(result.q_tokens);
-        s.kGroups = attn::word_groups(result.k_tokens);
-        s.weights = attn::merge_words(s.weights, s.qGroups, s.kGroups);
-        s.qTokens = s.qGroups.words;
-        s.kTokens = s.kGroups.words;
-        for (attn::Index& q : queries)
-            q = s.qGroups.group_of[static_cast<std::size_t>(q)];
-        if (s.key >= 0) s.key = static_cast<int>(s.kGroups.group_of[std::size_t(s.key)]);
-    }
+    s.merged = result.merged_words;
     std::sort(queries.begin(), queries.end());
     queries.erase(std::unique(queries.begin(), queries.end()), queries.end());
     s.queries = queries;
@@ -109,7 +87,7 @@ void AttentionView::rebuild() {
 
 Selection AttentionView::clickedQuery(int row, Qt::KeyboardModifiers modifiers) const {
     Selection s = selection_;
-    const int token = shown_.firstQueryToken(row);
+    const int token = row;
     if (modifiers & (Qt::ControlModifier | Qt::ShiftModifier)) return s.withQueryToggled(token);
     s.queries.clear();
     s.query = token;
@@ -118,6 +96,6 @@ Selection AttentionView::clickedQuery(int row, Qt::KeyboardModifiers modifiers) 
 
 Selection AttentionView::clickedKey(int column) const {
     Selection s = selection_;
-    s.key = shown_.firstKeyToken(column);
+    s.key = column;
     return s;
 }

@@ -14,25 +14,20 @@
 /// Display options shared by the views of the Views tab (not part of the scene, no undo).
 struct ViewOptions {
     attn::HeadReduce reduce = attn::HeadReduce::One;  ///< the focused head, or mean/max of all
-    bool mergeWords = false;  ///< sub-word tokens merged into words (keys summed, queries averaged)
-    bool reverse = false;     ///< tokens view: how much each query attends to the selected key
+    bool reverse = false;  ///< tokens view: how much each query attends to the selected key
     bool operator==(const ViewOptions&) const = default;
 };
 
-/// What the views draw for a result: one head's (or the reduced) weights, merged into words
-/// when asked, with the selection in the shown rows and columns.
+/// What the views draw for a result: one head's (or the reduced) weights, with the selection
+/// in the shown rows and columns.
 struct ShownAttention {
     attn::Matrix weights;                       ///< shown queries × shown keys
     std::vector<std::string> qTokens, kTokens;  ///< labels of the shown rows and columns
     std::vector<attn::Index> queries;           ///< selected queries (shown rows, unique)
     int key = -1;                               ///< selected key (shown column), −1 none
-    bool merged = false;                        ///< words, not pieces
-    attn::WordGroups qGroups, kGroups;          ///< when merged: token → word
+    bool merged = false;                        ///< words, not pieces (SceneSpec::merge_words)
     /// The combined weights of the selected queries (sum or mean), empty when none.
     Eigen::RowVectorXf selectedRow(bool sum) const;
-    /// First token (of the result) of shown row / column r.
-    int firstQueryToken(int r) const;
-    int firstKeyToken(int c) const;
 };
 
 /// Builds what the views show for head `head` of result (reduce from options).

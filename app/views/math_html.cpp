@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "attn/multihead.hpp"
+#include "views/math_notes.hpp"
 #include "views/math_panel.hpp"
 #include "views/token_labels.hpp"
 
@@ -164,6 +165,7 @@ QString mathHtml(const attn::SceneResult& r, const Selection& sel, const MathCon
                 .arg(q)
                 .arg(tokenText(r.q_tokens[std::size_t(q)]).toHtmlEscaped())
                 .arg(h + 1);
+    html += mergedWordsNote(r, q);
     if (hasStages) {
         html += QObject::tr(
                     "<p>d<sub>k</sub> = %1 · score s(q, k<sub>j</sub>) = %2 · scale "

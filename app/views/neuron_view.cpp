@@ -51,6 +51,11 @@ int NeuronView::query() const {
 
 QString NeuronView::message() const {
     if (!result_) return tr("No scene yet");
+    if (result_->merged_words)
+        return tr(
+            "Sub-words are merged into words: a word has no query or key vector of its own "
+            "(its weights are its pieces' mean and sum). Turn off “Merge sub-words into "
+            "words” to see the pieces' q, k and q ⊙ k.");
     if (!result_->has_qk)
         return tr(
             "The neuron view needs query and key vectors: a computed scene, or an .npz "

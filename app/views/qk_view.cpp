@@ -30,6 +30,10 @@ int QkView::head() const {
 
 QString QkView::message() const {
     if (!result_) return tr("No scene yet");
+    if (result_->merged_words)
+        return tr(
+            "Sub-words are merged into words, which have no query or key vectors of their "
+            "own. Turn off “Merge sub-words into words” to place the pieces' queries and keys.");
     if (!result_->has_qk)
         return tr(
             "The query–key view needs query and key vectors: a computed scene, or an .npz "

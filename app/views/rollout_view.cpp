@@ -31,6 +31,12 @@ RolloutData computeRollout(const attn::SceneSpec& spec, attn::Progress* progress
                 spec.component, 0, attn::Index(spec.data->components.size()) - 1));
             d.tokens = spec.data->components[c].q_tokens;
         }
+        // Each layer was merged by compute_scene (inside rollout): the labels follow.
+        if (const attn::WordGroups g = attn::word_groups(d.tokens);
+            spec.merge_words && g.merges()) {
+            d.tokens = g.words;
+            d.merged = true;
+        }
     } catch (const attn::Cancelled&) {
         throw;  // superseded: the scheduler drops it
     } catch (const std::exception& e) {
@@ -100,25 +106,22 @@ void RolloutView::rebuild() {
 }
 
 std::vector<std::string> RolloutView::shownTokens() const {
-    return options_.mergeWords ? attn::word_groups(data_.tokens).words : data_.tokens;
+    return data_.tokens;
 }
 
 attn::MatrixD RolloutView::shownMatrix() const {
     if (data_.layers.empty()) return {};
     const attn::MatrixD& r =
         data_.layers[std::size_t(std::clamp(layer(), 0, int(data_.layers.size()) - 1))];
-    if (!options_.mergeWords || int(data_.tokens.size()) != r.rows()) return r;
-    const attn::WordGroups g = attn::word_groups(data_.tokens);
-    return attn::merge_words(attn::Matrix(r.cast<float>()), g, g).cast<double>();
+    return r;
 }
 
 Eigen::RowVectorXd RolloutView::bars() const {
     const attn::MatrixD m = shownMatrix();
     std::vector<attn::Index> rows;
-    const attn::WordGroups g = attn::word_groups(data_.tokens);
     for (int q : selection_.selectedQueries()) {
         if (q < 0 || q >= int(data_.tokens.size())) continue;
-        const attn::Index r = options_.mergeWords ? g.group_of[std::size_t(q)] : q;
+        const attn::Index r = q;
         if (std::find(rows.begin(), rows.end(), r) == rows.end()) rows.push_back(r);
     }
     if (rows.empty() || m.size() == 0) return {};
@@ -184,15 +187,14 @@ void RolloutView::paintEvent(QPaintEvent*) {
                    Qt::ElideRight, titleWidth));
     p.setFont(font());
     p.setPen(pal.color(QPalette::PlaceholderText));
-    p.drawText(QRect(kRolloutMargin, kRolloutMargin + 20, width() - 2 * kRolloutMargin, 18),
-               Qt::AlignLeft,
-               QFontMetrics(font()).elidedText(
-                   tr("rows: output positions · columns: input tokens · colour scaled to the "
-                      "largest value %1%2")
-                       .arg(m.maxCoeff(), 0, 'f', 3)
-                       .arg(options_.mergeWords ? tr(" · words: inputs summed, outputs averaged")
-                                                : QString()),
-                   Qt::ElideRight, width() - 2 * kRolloutMargin));
+    p.drawText(
+        QRect(kRolloutMargin, kRolloutMargin + 20, width() - 2 * kRolloutMargin, 18), Qt::AlignLeft,
+        QFontMetrics(font()).elidedText(
+            tr("rows: output positions · columns: input tokens · colour scaled to the "
+               "largest value %1%2")
+                .arg(m.maxCoeff(), 0, 'f', 3)
+                .arg(data_.merged ? tr(" · words: inputs summed, outputs averaged") : QString()),
+            Qt::ElideRight, width() - 2 * kRolloutMargin));
     const double top = std::max(1e-12, m.maxCoeff());
     const QList<QRgb> colors = model_grid::thumbnailColors(ColorMapKind::Viridis);  // 0…254
     for (int i = 0; i < n; ++i)
@@ -223,9 +225,7 @@ void RolloutView::paintEvent(QPaintEvent*) {
     p.setPen(QPen(Qt::red, 2));
     for (int q : sel) {
         if (q < 0 || q >= int(data_.tokens.size())) continue;
-        const int r =
-            options_.mergeWords ? int(attn::word_groups(data_.tokens).group_of[std::size_t(q)]) : q;
-        p.drawRect(QRect(h.left(), cellRect(r, 0).top(), h.width(), cell));
+        p.drawRect(QRect(h.left(), cellRect(q, 0).top(), h.width(), cell));
     }
     // Bars: how much each input token feeds the selected output token(s).
     const Eigen::RowVectorXd b = bars();
@@ -264,12 +264,7 @@ void RolloutView::mousePressEvent(QMouseEvent* event) {
         if (QRect(heatRect().left(), cellRect(i, 0).top(), heatRect().width(),
                   cellRect(i, 0).height())
                 .contains(event->position().toPoint())) {
-            // Rows are words when merged: select the word's first token.
-            int token = i;
-            if (options_.mergeWords) {
-                const auto g = attn::word_groups(data_.tokens).group_of;
-                token = int(std::find(g.begin(), g.end(), i) - g.begin());
-            }
+            const int token = i;
             Selection s = selection_;
             if (event->modifiers() & (Qt::ControlModifier | Qt::ShiftModifier))
                 return Q_EMIT selectionRequested(s.withQueryToggled(token));

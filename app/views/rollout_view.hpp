@@ -12,14 +12,15 @@ class Scene;
 /// The rollout of the scene (every layer, docs/census.md).
 struct RolloutData {
     std::vector<attn::MatrixD> layers;  ///< R_0 … R_{L−1}
-    std::vector<std::string> tokens;
+    std::vector<std::string> tokens;    ///< words when the scene merges sub-words
+    bool merged = false;                ///< layers are of words (each layer merged, then rolled)
     QString error;  ///< why there is none (cross-attention, a failed computation)
 };
 
 /// R_l as a heatmap (rows: output positions, columns: input tokens) for a chosen layer, and
 /// beside it bars of how much each input token feeds the selected output token(s) (summed or
-/// averaged). Words merge as everywhere (inputs summed, outputs averaged). Computed off the GUI
-/// thread when the scene changes while the view is visible.
+/// averaged). With SceneSpec::merge_words each layer is merged into words before the rollout.
+/// Computed off the GUI thread when the scene changes while the view is visible.
 class RolloutView : public AttentionView {
     Q_OBJECT
   public:

@@ -53,15 +53,13 @@ ViewsTab::ViewsTab(Scene* scene, QWidget* parent)
     combine_->setToolTip(
         tr("Ctrl- or shift-click tokens to select several queries: the views "
            "show the mean or the sum of their weights"));
-    words_->setToolTip(
-        tr("Merge sub-word tokens (WordPiece ##, GPT-2 Ġ or a leading space, "
-           "SentencePiece ▁) into words: a word's keys are summed, its queries "
-           "averaged"));
+    words_->setToolTip(QString::fromUtf8(attn::kWordMergeRule));
     reverse_->setToolTip(
         tr("Text view: shade each query by how much it attends to the "
            "hovered or selected key"));
     rule_->setText(tr("words: keys summed, queries averaged"));
-    rule_->setVisible(false);
+    rule_->setVisible(scene_->spec().merge_words);
+    words_->setChecked(scene_->spec().merge_words);
 
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(6, 4, 6, 2);
@@ -101,7 +99,14 @@ ViewsTab::ViewsTab(Scene* scene, QWidget* parent)
         v->setSelection(scene_->selection());
     }
     connect(reduce_, &QComboBox::currentIndexChanged, this, &ViewsTab::applyOptions);
-    connect(words_, &QCheckBox::toggled, this, &ViewsTab::applyOptions);
+    // The merge is the scene's (every tab, exports, undo): this box and the controls dock's
+    // both edit it.
+    connect(words_, &QCheckBox::toggled, scene_, &Scene::setMergeWords);
+    connect(scene_, &Scene::specChanged, this, [this] {
+        const QSignalBlocker block(words_);
+        words_->setChecked(scene_->spec().merge_words);
+        rule_->setVisible(scene_->spec().merge_words);
+    });
     connect(reverse_, &QCheckBox::toggled, this, &ViewsTab::applyOptions);
     connect(combine_, &QComboBox::currentIndexChanged, this, [this] {
         Selection s = scene_->selection();
@@ -130,9 +135,8 @@ void ViewsTab::syncCombine() {
 
 void ViewsTab::setOptions(const ViewOptions& options) {
     {
-        const QSignalBlocker b1(reduce_), b2(words_), b3(reverse_);
+        const QSignalBlocker b1(reduce_), b3(reverse_);
         reduce_->setCurrentIndex(reduce_->findData(int(options.reduce)));
-        words_->setChecked(options.mergeWords);
         reverse_->setChecked(options.reverse);
     }
     applyOptions();
@@ -140,9 +144,7 @@ void ViewsTab::setOptions(const ViewOptions& options) {
 
 void ViewsTab::applyOptions() {
     options_.reduce = static_cast<attn::HeadReduce>(reduce_->currentData().toInt());
-    options_.mergeWords = words_->isChecked();
     options_.reverse = reverse_->isChecked();
-    rule_->setVisible(options_.mergeWords);
     for (AttentionView* v :
          std::initializer_list<AttentionView*>{lines_, tokens_, neuron_, rollout_, qk_})
         v->setOptions(options_);

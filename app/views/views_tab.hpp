@@ -19,7 +19,8 @@ class Scene;
 
 /// One tab holding the views BertViz, CircuitsVis and AttentionViz users know, with the display
 /// options they share above them. Every view follows the scene's selection and asks the scene
-/// to change it; the options (heads one/mean/max, words, reverse) are this tab's.
+/// to change it; the options (heads one/mean/max, reverse) are this tab's; its "Words, not
+/// pieces" box edits the scene's SceneSpec::merge_words.
 class ViewsTab : public QWidget {
     Q_OBJECT
   public:

@@ -233,8 +233,11 @@ SceneResult compute_scene(const SceneSpec& spec, Progress* progress, bool keep_s
     return compute_scene(spec, progress, keep_stages ? Storage::Stages : Storage::Weights, recycle);
 }
 
-SceneResult compute_scene(const SceneSpec& spec, Progress* progress, Storage storage,
-                          SceneResult* recycle, int overview_cells, Index query_stride) {
+namespace {
+
+/// compute_scene before the merge into words: the tokens' own attention.
+SceneResult compute_pieces(const SceneSpec& spec, Progress* progress, Storage storage,
+                           SceneResult* recycle, int overview_cells, Index query_stride) {
     {
         const SceneEstimate e = estimate_scene(spec, storage);
         require_memory(e.bytes,
@@ -307,6 +310,15 @@ SceneResult compute_scene(const SceneSpec& spec, Progress* progress, Storage sto
     r.has_qk = true;
     r.layer = 0;
     r.layers = 1;
+    return r;
+}
+
+}  // namespace
+
+SceneResult compute_scene(const SceneSpec& spec, Progress* progress, Storage storage,
+                          SceneResult* recycle, int overview_cells, Index query_stride) {
+    SceneResult r = compute_pieces(spec, progress, storage, recycle, overview_cells, query_stride);
+    if (spec.merge_words) merge_scene_words(r);
     return r;
 }
 

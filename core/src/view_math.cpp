@@ -34,15 +34,6 @@ Matrix head_keys(const SceneResult& r, Index h) {
     return r.K.middleCols(g * r.d_k, r.d_k);
 }
 
-bool is_special(const std::string& t) {
-    return t.size() >= 3 &&
-           ((t.front() == '[' && t.back() == ']') || (t.front() == '<' && t.back() == '>'));
-}
-
-bool starts_with(const std::string& t, const char* prefix) {
-    return t.rfind(prefix, 0) == 0;
-}
-
 }  // namespace
 
 Matrix reduced_weights(const SceneResult& result, HeadReduce reduce, Index head) {
@@ -84,62 +75,6 @@ Eigen::VectorXf combined_column(const Matrix& weights, const std::vector<Index>&
     }
     if (combine == Combine::Mean && !keys.empty()) col /= static_cast<float>(keys.size());
     return col;
-}
-
-WordGroups word_groups(const std::vector<std::string>& tokens) {
-    bool wordpiece = false, begin_marked = false;
-    for (const std::string& t : tokens) {
-        wordpiece = wordpiece || starts_with(t, "##");
-        begin_marked = begin_marked || starts_with(t, "\xC4\xA0") ||  // Ġ
-                       starts_with(t, "\xE2\x96\x81") ||              // ▁
-                       starts_with(t, " ");
-    }
-    WordGroups g;
-    for (std::size_t n = 0; n < tokens.size(); ++n) {
-        std::string t = tokens[n];
-        bool continues = false;
-        if (wordpiece && starts_with(t, "##")) {
-            continues = true;
-            t = t.substr(2);
-        } else if (!wordpiece && begin_marked) {
-            if (starts_with(t, "\xC4\xA0"))
-                t = t.substr(2);
-            else if (starts_with(t, "\xE2\x96\x81"))
-                t = t.substr(3);
-            else if (starts_with(t, " "))
-                t = t.substr(1);
-            else
-                continues = true;
-        }
-        // A special token never joins a word, nor does a word continue one.
-        const bool after_special = n > 0 && is_special(tokens[n - 1]);
-        if (continues && n > 0 && !is_special(tokens[n]) && !after_special) {
-            g.words.back() += t;
-        } else {
-            g.words.push_back(t);
-        }
-        g.group_of.push_back(static_cast<Index>(g.words.size()) - 1);
-    }
-    return g;
-}
-
-Matrix merge_words(const Matrix& weights, const WordGroups& queries, const WordGroups& keys) {
-    if (static_cast<Index>(queries.group_of.size()) != weights.rows() ||
-        static_cast<Index>(keys.group_of.size()) != weights.cols())
-        throw ShapeError("merge_words: the word groups do not match the " +
-                         std::to_string(weights.rows()) + " × " + std::to_string(weights.cols()) +
-                         " weights");
-    Matrix out = Matrix::Zero(queries.size(), keys.size());
-    Eigen::VectorXf count = Eigen::VectorXf::Zero(queries.size());
-    for (Index i = 0; i < weights.rows(); ++i) {
-        const Index wi = queries.group_of[static_cast<std::size_t>(i)];
-        count(wi) += 1;
-        for (Index j = 0; j < weights.cols(); ++j)
-            out(wi, keys.group_of[static_cast<std::size_t>(j)]) += weights(i, j);
-    }
-    for (Index w = 0; w < out.rows(); ++w)
-        out.row(w) /= count(w);
-    return out;
 }
 
 namespace {

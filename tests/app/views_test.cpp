@@ -162,17 +162,18 @@ class ViewsTest : public QObject {
 
     void wordsMergeKeysSummedQueriesAveraged() {
         Scene scene;
-        const SceneResultPtr r = computed(fileSpec("gpt2_small_ex0.npz", 1));
+        attn::SceneSpec spec = fileSpec("gpt2_small_ex0.npz", 1);
+        const SceneResultPtr pieces = computed(spec);
+        spec.merge_words = true;  // the scene's merge: every view gets words × words
+        const SceneResultPtr r = computed(spec);
         TokensView view;
         view.setResult(r);
         showFollowing(view, scene);
-        ViewOptions o;
-        o.mergeWords = true;
-        view.setOptions(o);
-        scene.setSelection(Selection{3, -1, 0});  // "powers", part of the word "empowers"
+        scene.setSelection(Selection{2, -1, 0});  // the word "empowers" (" em" + "powers")
         QCOMPARE(view.shown().kTokens,
                  (std::vector<std::string>{"Data", "visualization", "empowers", "users", "to"}));
-        const attn::Matrix& w = r->heads[0].weights;
+        QVERIFY(view.shown().merged);
+        const attn::Matrix& w = pieces->heads[0].weights;
         // Word "empowers" = tokens 2 and 3: its row averages their rows, keys summed.
         const float fromEmpowersToData = (w(2, 0) + w(3, 0)) / 2;
         const float toEmpowers = (w(2, 2) + w(2, 3) + w(3, 2) + w(3, 3)) / 2;

@@ -2,6 +2,7 @@
 // from the heatmaps, word merging in exports, a second sentence for cross-attention, and the
 // Alignment lens on loaded cross-attention. GPL-3.0-or-later.
 #include "views_test_support.hpp"
+#include "widgets/controls_dock.hpp"
 
 using namespace views_test;
 
@@ -31,8 +32,11 @@ class ViewsWindowTest : public QObject {
         tab->combineBox()->setCurrentIndex(1);
         QVERIFY(w.scene()->selection().sum);
         QVERIFY(w.mathPanel()->toPlainText().contains(QStringLiteral("the sum of their weights")));
-        tab->wordsBox()->click();
-        QVERIFY(tab->tokens()->options().mergeWords && tab->lines()->options().mergeWords);
+        tab->wordsBox()->click();  // the scene's merge: the controls dock's box follows
+        QVERIFY(w.scene()->spec().merge_words);
+        QVERIFY(w.controlsDock()->mergeWordsBox()->isChecked());
+        w.scene()->undoStack()->undo();
+        QVERIFY(!tab->wordsBox()->isChecked());
     }
 
     void heatmapCtrlClickSelectsSeveralQueriesAndTheBarsCombineThem() {
@@ -69,24 +73,38 @@ class ViewsWindowTest : public QObject {
         QVERIFY(files.openFile(fixture("gpt2_small_ex0.npz")));
         test_support::settle(w.computeService());
         exporting::ExportController exporter(&w);
+        const SceneResultPtr pieces = w.result();
         w.tabs()->setCurrentWidget(w.viewsTab());
         w.viewsTab()->wordsBox()->click();
+        test_support::settle(w.computeService());
+        QVERIFY(w.result()->merged_words);
         QTemporaryDir dir;
-        const QString npy = dir.filePath(QStringLiteral("words.npy"));
-        exporting::Options o;
-        o.format = exporting::Format::Npy;
-        QCOMPARE(exporter.exportView(w.viewsTab(), npy, o), QString());
-        const attn::AttentionData back = attn::io::load_attention(npy.toStdString());
-        const attn::AttentionComponent& c = back.components.at(0);
-        QCOMPARE(c.heads, attn::Index(12));
-        const attn::WordGroups g = attn::word_groups(w.result()->q_tokens);
+        const attn::WordGroups g = attn::word_groups(pieces->q_tokens);
         QCOMPARE(g.size(), attn::Index(5));  // "empowers" is one word of two pieces
-        for (int h : {0, 11}) {
-            const attn::Matrix want =
-                attn::merge_words(w.result()->heads[std::size_t(h)].weights, g, g);
-            QCOMPARE(c.at(0, h).rows(), attn::Index(5));
-            QVERIFY((c.at(0, h) - want).cwiseAbs().maxCoeff() < 1e-7f);
+        // The Views tab's numbers and the Heads tab's grid: both the words' weights.
+        for (QWidget* view :
+             {static_cast<QWidget*>(w.viewsTab()), static_cast<QWidget*>(w.heatmapGrid())}) {
+            const QString npy = dir.filePath(QStringLiteral("words.npy"));
+            exporting::Options o;
+            o.format = exporting::Format::Npy;
+            QCOMPARE(exporter.exportView(view, npy, o), QString());
+            const attn::AttentionData back = attn::io::load_attention(npy.toStdString());
+            const attn::AttentionComponent& c = back.components.at(0);
+            QCOMPARE(c.heads, attn::Index(12));
+            for (int h : {0, 11}) {
+                const attn::Matrix want =
+                    attn::merge_words(pieces->heads[std::size_t(h)].weights, g, g);
+                QCOMPARE(c.at(0, h).rows(), attn::Index(5));
+                QVERIFY((c.at(0, h) - want).cwiseAbs().maxCoeff() < 1e-7f);
+            }
         }
+        // The math panel says what it shows.
+        w.scene()->setSelection(Selection{2, -1, 11});
+        const QString math = w.mathPanel()->toPlainText();
+        QVERIFY2(math.contains(QStringLiteral("Words, not pieces")) &&
+                     math.contains(QStringLiteral("2 “ em”, 3 “powers”")) &&
+                     math.contains(QStringLiteral("mean")),
+                 qPrintable(math.left(600)));
     }
 
     void secondSentenceMakesCrossAttention() {

@@ -44,43 +44,6 @@ TEST(ViewMath, ReducedWeightsAndCombinations) {
     EXPECT_THROW(combined_row(a, {99}, Combine::Sum), ArgumentError);
 }
 
-TEST(ViewMath, WordGroupsOfEachTokenizer) {
-    const WordGroups gpt2 =
-        word_groups({"Data", " visualization", " em", "powers", " users", " to"});
-    EXPECT_EQ(gpt2.words,
-              (std::vector<std::string>{"Data", "visualization", "empowers", "users", "to"}));
-    EXPECT_EQ(gpt2.group_of, (std::vector<Index>{0, 1, 2, 2, 3, 4}));
-    const WordGroups bert = word_groups({"[CLS]", "em", "##power", "##s", "users", "[SEP]"});
-    EXPECT_EQ(bert.words, (std::vector<std::string>{"[CLS]", "empowers", "users", "[SEP]"}));
-    const WordGroups roberta = word_groups({"<s>", "Hello",
-                                            "\xC4\xA0"
-                                            "wor",
-                                            "ld", "</s>"});
-    EXPECT_EQ(roberta.words, (std::vector<std::string>{"<s>", "Hello", "world", "</s>"}));
-    const WordGroups sp =
-        word_groups({"\xE2\x96\x81"
-                     "un",
-                     "believ", "able",
-                     "\xE2\x96\x81"
-                     "!"});
-    EXPECT_EQ(sp.words, (std::vector<std::string>{"unbelievable", "!"}));
-    EXPECT_EQ(word_groups({"a", "b"}).size(), 2);  // no marker: every token is a word
-}
-
-TEST(ViewMath, MergeWordsSumsKeysAndAveragesQueries) {
-    Matrix a(3, 3);
-    a << 1, 0, 0, 0.2f, 0.8f, 0, 0.1f, 0.3f, 0.6f;
-    const WordGroups g = word_groups({"x", "##y", "z"});  // words: "xy", "z"
-    const Matrix m = merge_words(a, g, g);
-    ASSERT_EQ(m.rows(), 2);
-    // Row "xy" = mean of rows 0 and 1 with keys 0+1 summed: (1 + 1) / 2 = 1 on "xy".
-    EXPECT_FLOAT_EQ(m(0, 0), 1.f);
-    EXPECT_FLOAT_EQ(m(0, 1), 0.f);
-    EXPECT_FLOAT_EQ(m(1, 0), 0.4f);
-    EXPECT_FLOAT_EQ(m(1, 1), 0.6f);
-    EXPECT_THROW(merge_words(a, word_groups({"x"}), g), ShapeError);
-}
-
 TEST(ViewMath, NeuronVectorsMatchTheScoresUnderGqa) {
     const SceneResult r = computed(4, 2);
     const NeuronVectors v = neuron_vectors(r, 3, 5, 2);

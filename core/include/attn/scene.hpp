@@ -14,6 +14,7 @@
 #include "attn/multihead.hpp"
 #include "attn/progress.hpp"
 #include "attn/stats.hpp"
+#include "attn/words.hpp"
 
 namespace attn {
 
@@ -67,6 +68,7 @@ struct SceneSpec {
     std::shared_ptr<const AttentionData> data;  ///< loaded attention: replaces the computation
     Index component = 0, layer = 0;             ///< which block of data is shown
     std::optional<float> data_dk;               ///< override of the component's d_k
+    bool merge_words = false;  ///< sub-word pieces merged into words (kWordMergeRule)
 
     /// The tokens of the query side (explicit tokens, or tokenize(text)).
     std::vector<std::string> query_tokens() const;
@@ -148,6 +150,12 @@ struct SceneResult {
     /// recomputing it from Q and K. The grid then covers the region and a little around it.
     AggregatedGrid drawn_blocks(Index h, Index firstRow, Index rows, Index firstCol, Index cols,
                                 int max_rows, int max_cols, Aggregation mode) const;
+    /// Sub-word pieces were merged into words (SceneSpec::merge_words and some word has several
+    /// pieces): tokens and weights are words × words, weights_only is set and the per-piece
+    /// stages and vectors are gone; q_words/k_words say which pieces each word holds.
+    bool merged_words = false;
+    WordGroups q_words, k_words;  ///< the piece groups (set whenever merge_words was asked)
+    std::vector<std::string> q_pieces, k_pieces;  ///< the tokens before merging (when merged)
 
     /// Raw scores of query i in head h (stored or recomputed); throws for post-softmax data.
     Eigen::RowVectorXf raw_row(Index h, Index i) const;
@@ -181,6 +189,10 @@ SceneEstimate estimate_scene(const SceneSpec& spec, Storage storage);
 SceneResult compute_scene(const SceneSpec& spec, Progress* progress, Storage storage,
                           SceneResult* recycle = nullptr, int overview_cells = kOverviewCells,
                           Index query_stride = 1);
+
+/// Merges r's pieces into words (merge_words on every head's weights, stats recomputed) when
+/// some word has several pieces; otherwise only records the (one-piece) groups.
+void merge_scene_words(SceneResult& r);
 
 /// Computes a scene (or applies its controls to loaded data); deterministic for a given spec.
 /// keep_stages = false stores only weights and outputs of computed scenes (loaded data always

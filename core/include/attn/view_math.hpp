@@ -7,6 +7,7 @@
 
 #include "attn/scene.hpp"
 #include "attn/types.hpp"
+#include "attn/words.hpp"
 
 namespace attn {
 
@@ -24,23 +25,6 @@ Eigen::RowVectorXf combined_row(const Matrix& weights, const std::vector<Index>&
 /// The weights each query gives the keys, summed or averaged over the keys (nq × 1).
 Eigen::VectorXf combined_column(const Matrix& weights, const std::vector<Index>& keys,
                                 Combine combine);
-
-/// Sub-word tokens grouped into words.
-struct WordGroups {
-    std::vector<std::string> words;  ///< one label per word, markers stripped
-    std::vector<Index> group_of;     ///< per token, its word
-    /// Number of words.
-    Index size() const { return static_cast<Index>(words.size()); }
-};
-
-/// Groups sub-word tokens into words: WordPiece "##x" continues the previous word; with GPT-2 /
-/// RoBERTa "Ġ" (or a leading space, as decoded GPT-2 tokens show it) or SentencePiece "▁",
-/// a token without the marker continues the previous word. Special tokens ([CLS], <s>, …)
-/// are words of their own. Without any marker every token is a word.
-WordGroups word_groups(const std::vector<std::string>& tokens);
-
-/// Weights between words: a word's keys are summed, its queries averaged (rows still sum to 1).
-Matrix merge_words(const Matrix& weights, const WordGroups& queries, const WordGroups& keys);
 
 /// The vectors of the neuron view for query i and key j of head h.
 struct NeuronVectors {

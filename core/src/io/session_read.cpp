@@ -127,6 +127,7 @@ SceneSpec read_scene(const JsonReader& r, const ojson& j) {
     if (auto* x = opt(j, "positional"))
         s.positional = parse_enum(r, *x, p + ".positional", positional_kind_from_string);
     if (auto* x = opt(j, "seed")) s.seed = r.uint64(*x, p + ".seed");
+    if (auto* x = opt(j, "merge_words")) s.merge_words = r.boolean(*x, p + ".merge_words");
     if (auto* x = opt(j, "embeddings"); x && !x->is_null())
         s.embeddings = std::make_shared<const Matrix>(r.matrix(*x, p + ".embeddings"));
     if (auto* x = opt(j, "weights"); x && !x->is_null())

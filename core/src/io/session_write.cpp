@@ -139,6 +139,8 @@ std::string session_to_json(const Session& session) {
     scene["mask"] = mask_json(s.mask);
     scene["positional"] = std::string(to_string(s.positional));
     scene["seed"] = s.seed;
+    // Only when on: sessions written before the merge existed stay byte-identical.
+    if (s.merge_words) scene["merge_words"] = true;
     scene["embeddings"] = s.embeddings ? matrix_json(*s.embeddings) : ojson();
     scene["weights"] = s.weights ? weights_json(*s.weights) : ojson();
     root["scene"] = std::move(scene);
