@@ -73,11 +73,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(compute_, &ComputeService::failed, this, &MainWindow::onFailed);
     connect(compute_, &ComputeService::busyChanged, busyLabel_, &QLabel::setVisible);
     connect(grid_, &HeatmapGrid::selectionRequested, scene_, &Scene::setSelection);
-    connect(weights_, &WeightsBar::keyClicked, this, [this](int key) {
-        Selection s = scene_->selection();
-        s.key = key;
-        scene_->setSelection(s);
-    });
+    connect(weights_, &WeightsBar::keyClicked, this,
+            [this](int key, Qt::KeyboardModifiers modifiers) {
+                Selection s = scene_->selection();
+                if (modifiers & (Qt::ControlModifier | Qt::ShiftModifier)) {
+                    s = s.withKeyToggled(key);  // several keys: the views show their sum/mean
+                } else {
+                    s.keys.clear();
+                    s.key = key;
+                }
+                scene_->setSelection(s);
+            });
     connect(controls_, &ControlsDock::styleChanged, grid_, &HeatmapGrid::setStyle);
 
     restoreSettings();

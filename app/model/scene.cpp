@@ -46,5 +46,7 @@ void Scene::clampSelection(int queries, int keys, int heads) {
     s.head = std::clamp(s.head, 0, std::max(0, heads - 1));
     std::erase_if(s.queries, [queries](int q) { return q >= queries; });
     if (s.queries.size() < 2) s.queries.clear();
+    std::erase_if(s.keys, [keys](int k) { return k >= keys; });
+    if (s.keys.size() < 2) s.keys.clear();
     setSelection(s);
 }

@@ -12,26 +12,47 @@ struct Selection {
     int key = -1;              ///< column, −1 = none
     int head = 0;              ///< focused head
     std::vector<int> queries;  ///< several queries selected at once (shift/ctrl-click), else empty
-    bool sum = false;          ///< several queries: their weights summed (true) or averaged
+    std::vector<int> keys;     ///< several keys selected at once (shift/ctrl-click), else empty
+    bool sum = false;          ///< several queries or keys: weights summed (true) or averaged
     bool operator==(const Selection&) const = default;
     /// Every selected query: `queries` when several were picked, else {query} or {}.
     std::vector<int> selectedQueries() const {
         if (!queries.empty()) return queries;
         return query >= 0 ? std::vector<int>{query} : std::vector<int>{};
     }
+    /// Every selected key: `keys` when several were picked, else {key} or {}.
+    std::vector<int> selectedKeys() const {
+        if (!keys.empty()) return keys;
+        return key >= 0 ? std::vector<int>{key} : std::vector<int>{};
+    }
+    /// Ctrl/shift-click on key k: as withQueryToggled, for the keys.
+    Selection withKeyToggled(int k) const {
+        Selection s = *this;
+        std::vector<int> ks = selectedKeys();
+        s.key = toggled(ks, k);
+        s.keys = ks.size() > 1 ? ks : std::vector<int>{};
+        return s;
+    }
     /// Ctrl/shift-click on query q: q joins the selected queries, or leaves them when it was
     /// one of several; the last one added is the primary query (the math panel's).
     Selection withQueryToggled(int q) const {
         Selection s = *this;
         std::vector<int> qs = selectedQueries();
-        const bool had = std::find(qs.begin(), qs.end(), q) != qs.end();
-        if (had && qs.size() > 1)
-            std::erase(qs, q);
-        else if (!had)
-            qs.push_back(q);
-        std::sort(qs.begin(), qs.end());
+        s.query = toggled(qs, q);
         s.queries = qs.size() > 1 ? qs : std::vector<int>{};
-        s.query = had ? qs.back() : q;
         return s;
+    }
+
+  private:
+    /// Adds t to (or takes it from, unless it is the only one) the sorted list; returns the
+    /// primary one: t when added, else the last left.
+    static int toggled(std::vector<int>& list, int t) {
+        const bool had = std::find(list.begin(), list.end(), t) != list.end();
+        if (had && list.size() > 1)
+            std::erase(list, t);
+        else if (!had)
+            list.push_back(t);
+        std::sort(list.begin(), list.end());
+        return had ? list.back() : t;
     }
 };

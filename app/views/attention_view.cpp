@@ -8,6 +8,11 @@ Eigen::RowVectorXf ShownAttention::selectedRow(bool sum) const {
     return attn::combined_row(weights, queries, sum ? attn::Combine::Sum : attn::Combine::Mean);
 }
 
+Eigen::VectorXf ShownAttention::selectedColumn(bool sum) const {
+    if (keys.empty()) return {};
+    return attn::combined_column(weights, keys, sum ? attn::Combine::Sum : attn::Combine::Mean);
+}
+
 ShownAttention shownAttention(const attn::SceneResult& result, const Selection& selection,
                               const ViewOptions& options, int head) {
     ShownAttention s;
@@ -22,6 +27,8 @@ ShownAttention shownAttention(const attn::SceneResult& result, const Selection& 
     for (int q : selection.selectedQueries())
         if (q >= 0 && q < s.weights.rows()) queries.push_back(q);
     s.key = selection.key < s.weights.cols() ? selection.key : -1;
+    for (int k : selection.selectedKeys())
+        if (k >= 0 && k < s.weights.cols()) s.keys.push_back(k);
     s.merged = result.merged_words;
     std::sort(queries.begin(), queries.end());
     queries.erase(std::unique(queries.begin(), queries.end()), queries.end());
@@ -94,8 +101,11 @@ Selection AttentionView::clickedQuery(int row, Qt::KeyboardModifiers modifiers) 
     return s;
 }
 
-Selection AttentionView::clickedKey(int column) const {
+Selection AttentionView::clickedKey(int column, Qt::KeyboardModifiers modifiers) const {
+    if (modifiers & (Qt::ControlModifier | Qt::ShiftModifier))
+        return selection_.withKeyToggled(column);
     Selection s = selection_;
+    s.keys.clear();
     s.key = column;
     return s;
 }

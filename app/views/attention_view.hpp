@@ -25,9 +25,13 @@ struct ShownAttention {
     std::vector<std::string> qTokens, kTokens;  ///< labels of the shown rows and columns
     std::vector<attn::Index> queries;           ///< selected queries (shown rows, unique)
     int key = -1;                               ///< selected key (shown column), −1 none
+    std::vector<attn::Index> keys;              ///< selected keys (shown columns, unique)
     bool merged = false;                        ///< words, not pieces (SceneSpec::merge_words)
     /// The combined weights of the selected queries (sum or mean), empty when none.
     Eigen::RowVectorXf selectedRow(bool sum) const;
+    /// The weight each query gives the selected keys together (sum or mean; nq), empty when
+    /// no key is selected.
+    Eigen::VectorXf selectedColumn(bool sum) const;
 };
 
 /// Builds what the views show for head `head` of result (reduce from options).
@@ -65,8 +69,9 @@ class AttentionView : public QWidget {
     virtual void rebuild();
     /// The selection after a click on shown query row r with these modifiers.
     Selection clickedQuery(int row, Qt::KeyboardModifiers modifiers) const;
-    /// The selection after a click on shown key column c.
-    Selection clickedKey(int column) const;
+    /// The selection after a click on shown key column c (ctrl/shift: toggles it among the
+    /// selected keys).
+    Selection clickedKey(int column, Qt::KeyboardModifiers modifiers = Qt::NoModifier) const;
 
     SceneResultPtr result_;
     Selection selection_;

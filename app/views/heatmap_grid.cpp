@@ -304,7 +304,17 @@ void HeatmapGrid::onCellClicked(int head, int query, int key) {
         Q_EMIT selectionRequested(s);
         return;
     }
+    // … and on a key label (no query), a key to the selected keys.
+    if (query < 0 && key >= 0 &&
+        (QGuiApplication::keyboardModifiers() & (Qt::ControlModifier | Qt::ShiftModifier))) {
+        s = s.withKeyToggled(key);
+        s.head = head;
+        setFocus(Qt::MouseFocusReason);
+        Q_EMIT selectionRequested(s);
+        return;
+    }
     s.queries.clear();
+    if (key >= 0) s.keys.clear();
     s.head = head;
     if (query >= 0) s.query = query;
     if (key >= 0) s.key = key;

@@ -89,6 +89,22 @@ QRect LinesView::keyRect(int column) const {
     return {width() - kMargin - columnWidth(), kTop + kMargin + column * kRow, columnWidth(), kRow};
 }
 
+QString LinesView::keysSummary() const {
+    if (shown_.keys.size() < 2) return {};
+    const Eigen::RowVectorXf row = shown_.selectedRow(selection_.sum);
+    if (row.size() == 0)
+        return tr("%1 keys selected: select a query to see its weight on them")
+            .arg(shown_.keys.size());
+    float total = 0;
+    for (attn::Index k : shown_.keys)
+        total += row(k);
+    if (!selection_.sum) total /= float(shown_.keys.size());
+    return tr("%1 of the %2 selected keys' weights: %3")
+        .arg(selection_.sum ? tr("sum") : tr("mean"))
+        .arg(shown_.keys.size())
+        .arg(double(total), 0, 'f', 3);
+}
+
 std::vector<LinesView::Line> LinesView::visibleLines() const {
     std::vector<Line> out;
     const bool reduced = options_.reduce != attn::HeadReduce::One;
@@ -131,6 +147,9 @@ void LinesView::paintEvent(QPaintEvent*) {
         tr("Head view: line opacity = weight, %1%2")
             .arg(mode, shown_.merged ? tr(" · words (keys summed, queries averaged)") : QString()));
     p.setFont(font());
+    if (const QString keys = keysSummary(); !keys.isEmpty())
+        p.drawText(QRect(width() / 2, kMargin + 26, width() / 2 - kMargin, kSwatch),
+                   Qt::AlignRight | Qt::AlignVCenter, keys);
     p.drawText(QRect(kMargin, kMargin + 26, 60, kSwatch), Qt::AlignLeft | Qt::AlignVCenter,
                tr("Heads:"));
     for (int h = 0; h < headCount(); ++h) {
@@ -163,7 +182,9 @@ void LinesView::paintEvent(QPaintEvent*) {
             c.setAlphaF(std::clamp(double(sel(j)), 0.0, 1.0) * 0.6);
             p.fillRect(r, c);
         }
-        if (j == hoverKey_ || j == shown_.key) p.fillRect(r, QColor(255, 200, 0, 90));
+        const bool keySelected =
+            std::find(shown_.keys.begin(), shown_.keys.end(), j) != shown_.keys.end();
+        if (j == hoverKey_ || keySelected) p.fillRect(r, QColor(255, 200, 0, 90));
         p.setPen(pal.color(QPalette::Text));
         p.drawText(r.adjusted(6, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter,
                    QString::fromStdString(shown_.kTokens[std::size_t(j)]));
@@ -216,5 +237,6 @@ void LinesView::mousePressEvent(QMouseEvent* event) {
         if (queryRect(i).contains(pos))
             return Q_EMIT selectionRequested(clickedQuery(i, event->modifiers()));
     for (int j = 0; j < static_cast<int>(shown_.kTokens.size()); ++j)
-        if (keyRect(j).contains(pos)) return Q_EMIT selectionRequested(clickedKey(j));
+        if (keyRect(j).contains(pos))
+            return Q_EMIT selectionRequested(clickedKey(j, event->modifiers()));
 }

@@ -29,6 +29,8 @@ class LinesView : public AttentionView {
     QRect swatchRect(int head) const;
     QRect queryRect(int row) const;
     QRect keyRect(int column) const;
+    /// With several keys selected: the sum or mean of the selected queries' weights on them.
+    QString keysSummary() const;
     /// The query row or key column hovered (−1: none).
     int hoveredQuery() const { return hoverQuery_; }
     int hoveredKey() const { return hoverKey_; }

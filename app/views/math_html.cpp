@@ -166,6 +166,7 @@ QString mathHtml(const attn::SceneResult& r, const Selection& sel, const MathCon
                 .arg(tokenText(r.q_tokens[std::size_t(q)]).toHtmlEscaped())
                 .arg(h + 1);
     html += mergedWordsNote(r, q);
+    html += selectedKeysNote(r, sel);
     if (hasStages) {
         html += QObject::tr(
                     "<p>d<sub>k</sub> = %1 · score s(q, k<sub>j</sub>) = %2 · scale "

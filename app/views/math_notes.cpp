@@ -5,6 +5,7 @@
 #include <QObject>
 #include <QStringList>
 
+#include "attn/view_math.hpp"
 #include "views/token_labels.hpp"
 
 namespace {
@@ -19,6 +20,38 @@ QString piecesOfWord(const attn::WordGroups& g, const std::vector<std::string>& 
 }
 
 }  // namespace
+
+QString selectedKeysNote(const attn::SceneResult& r, const Selection& sel) {
+    const int h = sel.head;
+    if (sel.keys.size() < 2 || h < 0 || h >= int(r.heads.size())) return {};
+    const attn::Matrix& w = r.heads[std::size_t(h)].weights;
+    std::vector<attn::Index> queries, keys;
+    for (int q : sel.selectedQueries())
+        if (q >= 0 && q < w.rows()) queries.push_back(q);
+    QStringList names;
+    for (int k : sel.keys)
+        if (k >= 0 && k < w.cols()) {
+            keys.push_back(k);
+            names << QStringLiteral("%1 “%2”").arg(k).arg(
+                tokenText(r.k_tokens[std::size_t(k)]).toHtmlEscaped());
+        }
+    if (queries.empty() || keys.empty()) return {};
+    const attn::Combine combine = sel.sum ? attn::Combine::Sum : attn::Combine::Mean;
+    // Queries combined first (as the views' rows), then the keys of that row.
+    const Eigen::RowVectorXf row = attn::combined_row(w, queries, combine);
+    const float value = attn::combined_column(row, keys, combine)(0);
+    return QObject::tr(
+               "<p><b>%1 keys selected</b> (%2): the views show the <b>%3</b> of their "
+               "weights; here %4 gives them %5.</p>")
+        .arg(keys.size())
+        .arg(names.join(QStringLiteral(", ")))
+        .arg(sel.sum ? QObject::tr("sum") : QObject::tr("mean"))
+        .arg(queries.size() > 1 ? QObject::tr("the %1 of the %2 selected queries")
+                                      .arg(sel.sum ? QObject::tr("sum") : QObject::tr("mean"))
+                                      .arg(queries.size())
+                                : QObject::tr("query %1").arg(queries.front()))
+        .arg(QString::number(double(value), 'f', 4));
+}
 
 QString mergedWordsNote(const attn::SceneResult& r, int query) {
     if (!r.merged_words || query < 0 || query >= r.q_words.size()) return {};

@@ -145,7 +145,10 @@ void NeuronView::paintEvent(QPaintEvent* event) {
         const auto& r = rows_[std::size_t(j)];
         const QRect ks = keyStrip(j);
         const bool masked = result_->is_masked(h, query(), j);
-        p.setPen(j == selection_.key ? pal.color(QPalette::Highlight) : pal.color(QPalette::Text));
+        const std::vector<int> picked = selection_.selectedKeys();
+        p.setPen(std::find(picked.begin(), picked.end(), j) != picked.end()
+                     ? pal.color(QPalette::Highlight)
+                     : pal.color(QPalette::Text));
         p.drawText(QRect(kNeuronMargin, ks.top(), kLabel - 6, ks.height()),
                    Qt::AlignRight | Qt::AlignVCenter,
                    QString::fromStdString(result_->k_tokens[std::size_t(j)]));
@@ -166,9 +169,7 @@ void NeuronView::mousePressEvent(QMouseEvent* event) {
     if (j >= 0 && j < keys()) {
         const QRect r = keyStrip(j);
         if (event->position().y() >= r.top() && event->position().y() < r.top() + kNeuronRow) {
-            Selection s = selection_;  // rows are tokens here, never merged words
-            s.key = j;
-            return Q_EMIT selectionRequested(s);
+            return Q_EMIT selectionRequested(clickedKey(j, event->modifiers()));
         }
     }
 }

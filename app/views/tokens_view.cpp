@@ -98,8 +98,8 @@ Eigen::RowVectorXf TokensView::shading() const {
         std::vector<attn::Index> keys;
         if (hover_ >= 0)
             keys.push_back(hover_);
-        else if (shown_.key >= 0)
-            keys.push_back(shown_.key);
+        else
+            keys = shown_.keys;
         if (keys.empty()) return Eigen::RowVectorXf::Zero(w.rows());
         return attn::combined_column(w, keys, combine).transpose();
     }
@@ -136,7 +136,10 @@ void TokensView::paintEvent(QPaintEvent*) {
                                  : tr("attention query “%1” gives each token"))
                    .arg(QString::fromStdString(srcTokens[std::size_t(hover_)]));
     else if (options_.reverse)
-        what = shown_.key >= 0
+        what = shown_.keys.size() > 1 ? tr("attention each query gives the %1 of %2 selected keys")
+                                            .arg(selection_.sum ? tr("sum") : tr("mean"))
+                                            .arg(shown_.keys.size())
+               : shown_.key >= 0
                    ? tr("attention each query gives the selected key “%1”")
                          .arg(QString::fromStdString(shown_.kTokens[std::size_t(shown_.key)]))
                    : tr("hover or select a key");
@@ -192,7 +195,8 @@ void TokensView::paintEvent(QPaintEvent*) {
         p.drawRect(r.adjusted(-1, -1, 1, 1));
     };
     if (options_.reverse) {
-        if (shown_.key >= 0) outline(shown_.key, Qt::SolidLine);
+        for (attn::Index k : shown_.keys)
+            outline(int(k), Qt::SolidLine);
     } else {
         for (attn::Index q : shown_.queries)
             outline(int(q), Qt::SolidLine);
@@ -233,6 +237,6 @@ void TokensView::leaveEvent(QEvent*) {
 void TokensView::mousePressEvent(QMouseEvent* event) {
     const int t = sourceAt(event->position().toPoint());
     if (t < 0) return;
-    Q_EMIT selectionRequested(options_.reverse ? clickedKey(t)
+    Q_EMIT selectionRequested(options_.reverse ? clickedKey(t, event->modifiers())
                                                : clickedQuery(t, event->modifiers()));
 }

@@ -48,11 +48,12 @@ ViewsTab::ViewsTab(Scene* scene, QWidget* parent)
         tr("Text view: one head (the selected one), or the mean or max over "
            "heads. The head view overlays every head unless mean or max is "
            "chosen. Rollout always averages the heads."));
-    combine_->addItem(tr("Mean of queries"), false);
-    combine_->addItem(tr("Sum of queries"), true);
+    combine_->addItem(tr("Mean of selected"), false);
+    combine_->addItem(tr("Sum of selected"), true);
     combine_->setToolTip(
-        tr("Ctrl- or shift-click tokens to select several queries: the views "
-           "show the mean or the sum of their weights"));
+        tr("Ctrl- or shift-click tokens to select several queries (or keys: "
+           "key labels, reversed text, the weights bars): the views show the "
+           "mean or the sum of their weights"));
     words_->setToolTip(QString::fromUtf8(attn::kWordMergeRule));
     reverse_->setToolTip(
         tr("Text view: shade each query by how much it attends to the "

@@ -88,16 +88,31 @@ void WeightsBar::rebuild() {
                 zeros.push_back(0);
             }
         }
+        // Several selected keys: the sum or mean of their bars, said in the title.
+        QString keysNote;
+        if (selection_.keys.size() > 1) {
+            double total = 0;
+            QStringList names;
+            for (int k : selection_.keys)
+                if (k >= 0 && k < m) total += row(k), names << QString::number(k);
+            if (!selection_.sum && !names.isEmpty()) total /= names.size();
+            keysNote =
+                tr(" · keys %1: %2 %3")
+                    .arg(names.join(QStringLiteral(", ")), selection_.sum ? tr("sum") : tr("mean"))
+                    .arg(total, 0, 'f', 3);
+        }
         if (several.size() > 1)
             title_->setText(tr("Head %1 · %2 of %3 queries")
                                 .arg(h + 1)
                                 .arg(selection_.sum ? tr("sum") : tr("mean"))
-                                .arg(several.size()));
+                                .arg(several.size()) +
+                            keysNote);
         else
             title_->setText(tr("Head %1 · query %2 “%3”")
                                 .arg(h + 1)
                                 .arg(q)
-                                .arg(elideToken(result_->q_tokens[std::size_t(q)], 24)));
+                                .arg(elideToken(result_->q_tokens[std::size_t(q)], 24)) +
+                            keysNote);
         const QRect r = axisRect()->rect();
         setTokenTicks(*ticks_, result_->k_tokens, r.width() > 8 ? r.width() : width() - 60,
                       QFontMetrics(xAxis->tickLabelFont()).height() * 1.25);
@@ -122,7 +137,7 @@ void WeightsBar::mousePressEvent(QMouseEvent* event) {
     if (!result_ || event->button() != Qt::LeftButton) return;
     if (!axisRect()->rect().contains(event->pos())) return;
     const int k = int(std::lround(xAxis->pixelToCoord(event->pos().x())));
-    if (k >= 0 && k < int(result_->k_tokens.size())) Q_EMIT keyClicked(k);
+    if (k >= 0 && k < int(result_->k_tokens.size())) Q_EMIT keyClicked(k, event->modifiers());
 }
 
 void WeightsBar::resizeEvent(QResizeEvent* event) {

@@ -20,7 +20,7 @@ class WeightsBar : public QCustomPlot {
 
   Q_SIGNALS:
     /// A bar was clicked: select that key.
-    void keyClicked(int key);
+    void keyClicked(int key, Qt::KeyboardModifiers modifiers);
 
   protected:
     void mousePressEvent(QMouseEvent* event) override;

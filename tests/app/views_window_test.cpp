@@ -65,6 +65,52 @@ class ViewsWindowTest : public QObject {
         QCOMPARE(w.scene()->selection().query, 3);
     }
 
+    void ctrlClickSelectsSeveralKeysAndEveryViewCombinesThem() {
+        MainWindow w;
+        test_support::showWindow(w);
+        ViewsTab* tab = w.viewsTab();
+        w.tabs()->setCurrentWidget(tab);
+        tab->tabs()->setCurrentWidget(tab->tokens()->parentWidget()->parentWidget());
+        QTest::qWait(20);
+        TokensView* tokens = tab->tokens();
+        QTest::mouseClick(tokens, Qt::LeftButton, Qt::NoModifier, tokens->sourceRect(3).center());
+        tab->reverseBox()->click();  // clicks now pick keys
+        QTest::qWait(20);
+        QTest::mouseClick(tokens, Qt::LeftButton, Qt::NoModifier, tokens->sourceRect(2).center());
+        QTest::mouseClick(tokens, Qt::LeftButton, Qt::ShiftModifier,
+                          tokens->sourceRect(5).center());
+        QCOMPARE(w.scene()->selection().keys, (std::vector<int>{2, 5}));
+        QCOMPARE(w.scene()->selection().query, 3);
+        const int h = w.scene()->selection().head;
+        const attn::Matrix& a = w.result()->heads[std::size_t(h)].weights;
+        // Text view, reversed: each query shaded by the mean of its weights on keys 2 and 5.
+        const Eigen::RowVectorXf shade = tokens->shading();
+        for (int i = 0; i < a.rows(); ++i)
+            QVERIFY(std::abs(shade(i) - (a(i, 2) + a(i, 5)) / 2) < 1e-6f);
+        const QString mean = QString::number(double((a(3, 2) + a(3, 5)) / 2), 'f', 3);
+        QVERIFY2(w.weightsBar()->titleText().contains(QStringLiteral("keys 2, 5: mean ") + mean),
+                 qPrintable(w.weightsBar()->titleText()));
+        QVERIFY(tab->lines()->keysSummary().contains(mean));
+        QString math = w.mathPanel()->toPlainText();
+        QVERIFY2(math.contains(QStringLiteral("2 keys selected")) &&
+                     math.contains(QString::number(double((a(3, 2) + a(3, 5)) / 2), 'f', 4)),
+                 qPrintable(math.left(500)));
+        // A ctrl-click on a bar of the weights adds key 7; the sum is the three bars'.
+        WeightsBar* bars = w.weightsBar();
+        const QPoint bar(int(bars->xAxis->coordToPixel(7)), bars->axisRect()->rect().center().y());
+        QTest::mouseClick(bars, Qt::LeftButton, Qt::ControlModifier, bar);
+        QCOMPARE(w.scene()->selection().keys, (std::vector<int>{2, 5, 7}));
+        tab->combineBox()->setCurrentIndex(1);  // sum
+        const QString sum = QString::number(double(a(3, 2) + a(3, 5) + a(3, 7)), 'f', 4);
+        math = w.mathPanel()->toPlainText();
+        QVERIFY2(math.contains(QStringLiteral("3 keys selected")) && math.contains(sum),
+                 qPrintable(math.left(500)));
+        // A plain click selects one key again.
+        QTest::mouseClick(tokens, Qt::LeftButton, Qt::NoModifier, tokens->sourceRect(1).center());
+        QVERIFY(w.scene()->selection().keys.empty());
+        QCOMPARE(w.scene()->selection().key, 1);
+    }
+
     void wordsExportAsTheViewsShowThem() {
         MainWindow w;
         test_support::showWindow(w);
