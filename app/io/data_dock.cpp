@@ -27,7 +27,8 @@ DataDock::DataDock(Scene* scene, QWidget* parent)
       layer_(new QSpinBox),
       head_(new QSpinBox),
       dk_(new QDoubleSpinBox),
-      note_(new QLabel) {
+      note_(new QLabel),
+      mergeWords_(new QCheckBox(tr("Merge sub-&words into words"))) {
     setObjectName(QStringLiteral("dataDock"));
     // Typed numbers apply when done: "12" must not show layer 1 on the way.
     for (QAbstractSpinBox* box :
@@ -54,6 +55,10 @@ DataDock::DataDock(Scene* scene, QWidget* parent)
     form->addRow(tr("&Layer:"), layer_);
     form->addRow(tr("&Head:"), head_);
     form->addRow(tr("&d_k:"), dk_);
+    // Here, where real tokenisers' pieces arrive; part of the scene (undoable, saved), since it
+    // changes every number shown. The Views tab's "Words, not pieces" edits the same flag.
+    mergeWords_->setToolTip(QString::fromUtf8(attn::kWordMergeRule));
+    form->addRow(mergeWords_);
     form->addRow(note_);
     setWidget(body);
 
@@ -61,6 +66,7 @@ DataDock::DataDock(Scene* scene, QWidget* parent)
     connect(layer_, &QSpinBox::valueChanged, this, &DataDock::onLayer);
     connect(head_, &QSpinBox::valueChanged, this, &DataDock::onHead);
     connect(dk_, &QDoubleSpinBox::valueChanged, this, &DataDock::onDk);
+    connect(mergeWords_, &QCheckBox::toggled, scene_, &Scene::setMergeWords);
     connect(scene_, &Scene::selectionChanged, this, &DataDock::syncHead);
     connect(scene_, &Scene::specChanged, this, &DataDock::sync);
     sync();
@@ -106,6 +112,10 @@ void DataDock::sync() {
     const attn::SceneSpec& spec = scene_->spec();
     const bool hasData = spec.data && !spec.data->components.empty();
     setVisible(hasData);
+    {
+        const QSignalBlocker block(mergeWords_);
+        mergeWords_->setChecked(spec.merge_words);
+    }
     if (hasData) {
         const QSignalBlocker b1(component_), b2(layer_), b3(dk_);
         component_->clear();

@@ -4,6 +4,7 @@
 
 #include <QDockWidget>
 
+class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
@@ -24,6 +25,8 @@ class DataDock : public QDockWidget {
     QSpinBox* layerBox() const { return layer_; }
     QSpinBox* headBox() const { return head_; }
     QDoubleSpinBox* dkBox() const { return dk_; }
+    /// "Merge sub-words into words" (SceneSpec::merge_words): real tokenisers' pieces.
+    QCheckBox* mergeWordsBox() const { return mergeWords_; }
 
   private:
     void sync();
@@ -39,6 +42,7 @@ class DataDock : public QDockWidget {
     QSpinBox* head_;
     QDoubleSpinBox* dk_;
     QLabel* note_;
+    QCheckBox* mergeWords_;
 };
 
 }  // namespace fileio

@@ -233,11 +233,6 @@ QWidget* ControlsDock::buildDisplayGroup() {
         tr("When a sequence has more tokens than the heatmap has pixels, "
            "blocks of cells are drawn as their maximum or mean weight"));
     form->addRow(tr("&Blocks:"), aggregation_);
-    // Part of the scene (undoable, saved), not of the heatmap style: it changes every number.
-    mergeWords_ = new QCheckBox(tr("Merge sub-&words into words"));
-    mergeWords_->setToolTip(QString::fromUtf8(attn::kWordMergeRule));
-    form->addRow(QString(), mergeWords_);
-    connect(mergeWords_, &QCheckBox::toggled, scene_, &Scene::setMergeWords);
     connect(colorMap_, &QComboBox::currentIndexChanged, this, &ControlsDock::onStyleEdited);
     connect(logScale_, &QCheckBox::toggled, this, &ControlsDock::onStyleEdited);
     connect(sharedRange_, &QCheckBox::toggled, this, &ControlsDock::onStyleEdited);

@@ -48,7 +48,6 @@ class ControlsDock : public QDockWidget {
     QCheckBox* logScaleBox() const { return logScale_; }
     QCheckBox* sharedRangeBox() const { return sharedRange_; }
     QComboBox* aggregationBox() const { return aggregation_; }
-    QCheckBox* mergeWordsBox() const { return mergeWords_; }
 
   Q_SIGNALS:
     void styleChanged(const HeatmapStyle& style);
@@ -96,7 +95,6 @@ class ControlsDock : public QDockWidget {
     QCheckBox* logScale_ = nullptr;
     QCheckBox* sharedRange_ = nullptr;
     QComboBox* aggregation_ = nullptr;
-    QCheckBox* mergeWords_ = nullptr;
     QGroupBox* modelGroup_ = nullptr;
     HeatmapStyle shownStyle_;  ///< the style last applied (the "before" of an undoable edit)
     QHash<QWidget*, QString> baseTips_;  ///< each control's own tooltip, without a reason

@@ -59,8 +59,7 @@ void ControlsDock::syncFromScene() {
     const attn::SceneSpec& s = scene_->spec();
     const QSignalBlocker b1(score_), b2(scale_), b3(sigma_), b4(temperature_),
         b5(temperatureSlider_), b6(mask_), b7(window_), b8(padding_), b9(global_), b10(heads_),
-        b11(dModel_), b12(positional_), b13(seed_), b14(mergeWords_);
-    mergeWords_->setChecked(s.merge_words);
+        b11(dModel_), b12(positional_), b13(seed_);
     score_->setCurrentIndex(scoreIndex(s));
     // Additive and RBF scores are never scaled (factor 1): the greyed box must not say so.
     // (Whether it is enabled is applyControlStates' business.)

@@ -1,8 +1,9 @@
 // QtTest: the Views in the main window — one selection shared by every view, several queries
 // from the heatmaps, word merging in exports, a second sentence for cross-attention, and the
 // Alignment lens on loaded cross-attention. GPL-3.0-or-later.
+#include "io/data_dock.hpp"
+#include "io/data_io.hpp"
 #include "views_test_support.hpp"
-#include "widgets/controls_dock.hpp"
 
 using namespace views_test;
 
@@ -32,9 +33,8 @@ class ViewsWindowTest : public QObject {
         tab->combineBox()->setCurrentIndex(1);
         QVERIFY(w.scene()->selection().sum);
         QVERIFY(w.mathPanel()->toPlainText().contains(QStringLiteral("the sum of their weights")));
-        tab->wordsBox()->click();  // the scene's merge: the controls dock's box follows
+        tab->wordsBox()->click();  // the scene's merge, undoable
         QVERIFY(w.scene()->spec().merge_words);
-        QVERIFY(w.controlsDock()->mergeWordsBox()->isChecked());
         w.scene()->undoStack()->undo();
         QVERIFY(!tab->wordsBox()->isChecked());
     }
@@ -113,17 +113,22 @@ class ViewsWindowTest : public QObject {
 
     void wordsExportAsTheViewsShowThem() {
         MainWindow w;
+        fileio::attachDataIo(&w, {});  // the File menu and the Loaded data dock, as the app has
         test_support::showWindow(w);
-        fileio::FileController files(&w);
-        files.setQuiet(true);
-        QVERIFY(files.openFile(fixture("gpt2_small_ex0.npz")));
+        auto* files = w.findChild<fileio::FileController*>();
+        QVERIFY(files);
+        files->setQuiet(true);
+        QVERIFY(files->openFile(fixture("gpt2_small_ex0.npz")));
         test_support::settle(w.computeService());
         exporting::ExportController exporter(&w);
         const SceneResultPtr pieces = w.result();
         w.tabs()->setCurrentWidget(w.viewsTab());
-        w.viewsTab()->wordsBox()->click();
+        auto* dock = w.findChild<fileio::DataDock*>();
+        QVERIFY(dock && dock->isVisible());
+        dock->mergeWordsBox()->click();
         test_support::settle(w.computeService());
         QVERIFY(w.result()->merged_words);
+        QVERIFY(w.viewsTab()->wordsBox()->isChecked());
         QTemporaryDir dir;
         const attn::WordGroups g = attn::word_groups(pieces->q_tokens);
         QCOMPARE(g.size(), attn::Index(5));  // "empowers" is one word of two pieces
