@@ -64,7 +64,10 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path), file_(p
     }
     if (!header.is_object()) fail("header is not a JSON object");
     const std::size_t data_begin = 8 + header_len, data_size = bytes.size() - data_begin;
-    for (const auto& [name, entry] : header.items()) {
+    for (const auto& item : header.items()) {
+        // Named copies, not a structured binding: clang 14 cannot capture bindings in lambdas.
+        const std::string name = item.key();
+        const nlohmann::json& entry = item.value();
         if (name == "__metadata__") continue;
         const auto bad = [&](const std::string& why) { fail("tensor \"" + name + "\": " + why); };
         if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") ||
