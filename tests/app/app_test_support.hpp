@@ -2,7 +2,11 @@
 #pragma once
 
 #include <QCoreApplication>
+#include <QDir>
 #include <QFile>
+#include <QImage>
+#include <QImageWriter>
+#include <QSet>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -18,6 +22,27 @@
 #include "views/heatmap_grid.hpp"
 
 namespace test_support {
+
+/// Distinct colours in a coarse sample (every 3rd pixel): a blank or single-colour window has
+/// very few, a drawn plot many.
+inline int distinctColours(const QImage& image) {
+    QSet<QRgb> seen;
+    for (int y = 0; y < image.height(); y += 3)
+        for (int x = 0; x < image.width(); x += 3)
+            seen.insert(image.pixel(x, y));
+    return int(seen.size());
+}
+
+/// With ATTN_SCREENSHOT_DIR set, saves IMAGE there as FILE_NAME: an opaque PNG at zlib level 9
+/// (screenshots are written once and read many times). Without it, does nothing.
+inline void saveScreenshot(const QImage& image, const QString& fileName) {
+    const QString dir = qEnvironmentVariable("ATTN_SCREENSHOT_DIR");
+    if (dir.isEmpty()) return;
+    QDir().mkpath(dir);
+    QImageWriter writer(dir + QLatin1Char('/') + fileName);
+    writer.setQuality(0);
+    QVERIFY2(writer.write(image.convertToFormat(QImage::Format_RGB888)), qPrintable(fileName));
+}
 
 /// A real fixture under tests/data/real. A missing or unreadable one fails the test program at
 /// once, naming its path (a test must never wait on a file that is not there).

@@ -9,6 +9,7 @@
 #include <QtTest>
 #include <memory>
 
+#include "app_test_support.hpp"
 #include "attn/lenses/cost.hpp"
 #include "attn/lenses/rank_collapse.hpp"
 #include "attn/lenses/scaling.hpp"
@@ -19,18 +20,6 @@
 #include "lenses/scaling_lens.hpp"
 #include "model/scene.hpp"
 #include "views/qcp.hpp"
-
-namespace {
-
-int distinctColors(const QImage& img) {
-    QSet<QRgb> seen;
-    for (int y = 0; y < img.height(); y += 3)
-        for (int x = 0; x < img.width(); x += 3)
-            seen.insert(img.pixel(x, y));
-    return int(seen.size());
-}
-
-}  // namespace
 
 class LensRenderTest : public QObject {
     Q_OBJECT
@@ -64,7 +53,7 @@ class LensRenderTest : public QObject {
             const QImage img = w->grab().toImage();
             QVERIFY(!img.isNull());
             QCOMPARE(img.size(), QSize(1200, 800));
-            QVERIFY2(distinctColors(img) > 20, qPrintable(name));
+            QVERIFY2(test_support::distinctColours(img) > 20, qPrintable(name));
             if (!dir.isEmpty()) {
                 QDir().mkpath(dir);
                 QVERIFY(img.save(dir + QStringLiteral("/lens-") + name + QStringLiteral(".png")));

@@ -1,32 +1,11 @@
 // The window renders something worth looking at; with ATTN_SCREENSHOT_DIR set it also writes the
 // README screenshots (docs/screenshots/), drawn by the app itself.
 #include <QComboBox>
-#include <QDir>
 #include <QImage>
 #include <QTest>
 
 #include "app_test_support.hpp"
 #include "widgets/controls_dock.hpp"
-
-namespace {
-
-/// Distinct colours in a coarse sample: a blank or single-colour window has very few.
-int distinctColours(const QImage& image) {
-    QSet<QRgb> seen;
-    for (int y = 0; y < image.height(); y += 3)
-        for (int x = 0; x < image.width(); x += 3)
-            seen.insert(image.pixel(x, y));
-    return int(seen.size());
-}
-
-void save(const QImage& image, const char* name) {
-    const QString dir = qEnvironmentVariable("ATTN_SCREENSHOT_DIR");
-    if (dir.isEmpty()) return;
-    QDir().mkpath(dir);
-    QVERIFY(image.save(dir + QLatin1Char('/') + QLatin1StringView(name)));
-}
-
-}  // namespace
 
 class ScreenshotTest : public QObject {
     Q_OBJECT
@@ -40,8 +19,8 @@ class ScreenshotTest : public QObject {
         QCoreApplication::processEvents();
         const QImage image = w.grab().toImage();
         QCOMPARE(image.size(), QSize(1280, 800));
-        QVERIFY(distinctColours(image) > 200);
-        save(image, "default-scene.png");
+        QVERIFY(test_support::distinctColours(image) > 200);
+        test_support::saveScreenshot(image, QStringLiteral("default-scene.png"));
     }
 
     void causalMaskFocusedHead() {
@@ -55,8 +34,8 @@ class ScreenshotTest : public QObject {
         w.heatmapGrid()->setFocusedHead(1);
         QCoreApplication::processEvents();
         const QImage image = w.grab().toImage();
-        QVERIFY(distinctColours(image) > 200);
-        save(image, "causal-focused-head.png");
+        QVERIFY(test_support::distinctColours(image) > 200);
+        test_support::saveScreenshot(image, QStringLiteral("causal-focused-head.png"));
     }
 
     void longSequenceIsAggregated() {
@@ -74,8 +53,8 @@ class ScreenshotTest : public QObject {
         QCoreApplication::processEvents();
         QVERIFY(w.heatmapGrid()->head(0)->cells().colFactor > 1);
         const QImage image = w.grab().toImage();
-        QVERIFY(distinctColours(image) > 200);
-        save(image, "long-sequence-aggregated.png");
+        QVERIFY(test_support::distinctColours(image) > 200);
+        test_support::saveScreenshot(image, QStringLiteral("long-sequence-aggregated.png"));
     }
 };
 

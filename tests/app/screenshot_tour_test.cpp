@@ -1,10 +1,8 @@
 // A tour of every tab in the default 1280×800 window: each is drawn with its plots at a
 // readable size (not blank, nothing squeezed under the minimum). With ATTN_SCREENSHOT_DIR set it
 // also writes the README's tour (docs/screenshots/tour-*.png), drawn by the app itself.
-#include <QDir>
 #include <QFile>
 #include <QImage>
-#include <QImageWriter>
 #include <QTabWidget>
 #include <QtTest>
 
@@ -16,28 +14,6 @@
 #include "playground/playground_widget.hpp"
 #include "views/model_grid.hpp"
 #include "views/qcp.hpp"
-
-namespace {
-
-int distinctColours(const QImage& image) {
-    QSet<QRgb> seen;
-    for (int y = 0; y < image.height(); y += 3)
-        for (int x = 0; x < image.width(); x += 3)
-            seen.insert(image.pixel(x, y));
-    return int(seen.size());
-}
-
-/// Saves the window (when asked) as a maximally compressed opaque PNG.
-void save(const QImage& image, const QString& name) {
-    const QString dir = qEnvironmentVariable("ATTN_SCREENSHOT_DIR");
-    if (dir.isEmpty()) return;
-    QDir().mkpath(dir);
-    QImageWriter writer(dir + QStringLiteral("/tour-") + name + QStringLiteral(".png"));
-    writer.setQuality(0);  // zlib level 9: screenshots are written once, read many times
-    QVERIFY(writer.write(image.convertToFormat(QImage::Format_RGB888)));
-}
-
-}  // namespace
 
 class ScreenshotTourTest : public QObject {
     Q_OBJECT
@@ -102,8 +78,9 @@ class ScreenshotTourTest : public QObject {
             if (plot->isVisible()) plot->replot(QCustomPlot::rpImmediateRefresh);
         const QImage image = w.grab().toImage();
         QCOMPARE(image.size(), QSize(1280, 800));
-        QVERIFY2(distinctColours(image) > 60, qPrintable(name));
-        save(image, name);
+        QVERIFY2(test_support::distinctColours(image) > 60, qPrintable(name));
+        test_support::saveScreenshot(image,
+                                     QStringLiteral("tour-") + name + QStringLiteral(".png"));
     }
 };
 
