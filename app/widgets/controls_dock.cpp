@@ -52,11 +52,24 @@ ControlsDock::ControlsDock(Scene* scene, QWidget* parent)
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     setWidget(scroll);
-    // Wide enough for every control: the scroll area only scrolls vertically.
-    setMinimumWidth(content->minimumSizeHint().width() +
-                    scroll->verticalScrollBar()->sizeHint().width() + 6);
     connect(scene_, &Scene::specChanged, this, &ControlsDock::syncFromScene);
     syncFromScene();
+}
+
+void ControlsDock::showEvent(QShowEvent* event) {
+    // The widths the controls need are only known once they are polished: measured at
+    // construction alone, the dock came out 17 px too narrow at 1280×800 and clipped "Scale by
+    // 1/√d_k  (d_k = 16)", the combo boxes and the seed's New button.
+    fitWidth();
+    QDockWidget::showEvent(event);
+}
+
+void ControlsDock::fitWidth() {
+    // Wide enough for every control: the scroll area only scrolls vertically.
+    const auto* scroll = static_cast<QScrollArea*>(widget());
+    scroll->widget()->ensurePolished();
+    setMinimumWidth(scroll->widget()->minimumSizeHint().width() +
+                    scroll->verticalScrollBar()->sizeHint().width() + 6);
 }
 
 QWidget* ControlsDock::buildScoreGroup() {

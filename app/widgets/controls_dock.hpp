@@ -52,7 +52,13 @@ class ControlsDock : public QDockWidget {
   Q_SIGNALS:
     void styleChanged(const HeatmapStyle& style);
 
+  protected:
+    /// Measures the dock's minimum width once the controls are polished.
+    void showEvent(QShowEvent* event) override;
+
   private:
+    /// Keeps the dock at least as wide as its widest control.
+    void fitWidth();
     QWidget* buildScoreGroup();
     QWidget* buildMaskGroup();
     QWidget* buildModelGroup();

@@ -97,6 +97,7 @@ void ControlsDock::syncFromScene() {
     positional_->setCurrentIndex(positional_->findData(int(s.positional)));
     seed_->setValue(int(s.seed % std::uint64_t(std::numeric_limits<int>::max())));
     applyControlStates(s);
+    fitWidth();  // the scale label's d_k may have changed width
 }
 
 void ControlsDock::onScore(int index) {
