@@ -1,5 +1,7 @@
 // AttnScope — a parsed `attnscope render|compute …` command line. GPL-3.0-or-later.
 #include "cli/cli_request.hpp"
+
+#include <algorithm>
 #include "cli/cli_tr.hpp"
 
 #include <QCommandLineParser>
@@ -31,6 +33,7 @@ void addCommonOptions(QCommandLineParser& p) {
     p.addOption({QStringLiteral("memory-budget"), tr("memory budget"), QStringLiteral("SIZE")});
     p.addOption({QStringLiteral("stages"), tr("stages to write"), QStringLiteral("LIST")});
     p.addOption({QStringLiteral("model"), tr("GPT-2 folder"), QStringLiteral("DIR")});
+    p.addOption({QStringLiteral("layers"), tr("layers of the run"), QStringLiteral("LIST")});
     p.addOption({{QStringLiteral("h"), QStringLiteral("help")}, tr("help")});
     p.addOption({{QStringLiteral("v"), QStringLiteral("version")}, tr("version")});
     addSceneOptions(p);
@@ -79,7 +82,11 @@ QString helpText() {
               "  --model DIR              run the GPT-2 folder DIR (config.json, "
               "model.safetensors,\n"
               "                           vocab.json, merges.txt) on --text instead of a FILE;\n"
-              "                           compute adds token_ids [n] and logits [vocab]\n"
+              "                           compute adds token_ids [n] and logits [vocab]; the\n"
+              "                           output stage is each head's α·V [L,H,n,d_k]\n"
+              "  --layers L0,L1           --model: the layers (from 0) where --no-scale, --mask\n"
+              "                           and --temperature apply inside the run (default all;\n"
+              "                           the others run as GPT-2 does: scaled, τ = 1, causal)\n"
               "  --memory-budget SIZE     refuse requests needing more memory, e.g. 4G, 512M\n"
               "                           (default: half the physical memory)\n"
               "\n"
@@ -143,6 +150,22 @@ std::optional<Request> parseRequest(const QStringList& arguments, QString* error
     if (!r.model.isEmpty() && !r.file.isEmpty()) {
         *error = tr("--model runs a model on --text; it takes no input file (%1)").arg(r.file);
         return std::nullopt;
+    }
+    if (p.isSet(QStringLiteral("layers"))) {
+        if (r.model.isEmpty()) {
+            *error = tr("--layers applies to a --model run");
+            return std::nullopt;
+        }
+        for (const QString& item : p.value(QStringLiteral("layers")).split(QLatin1Char(','))) {
+            int layer = 0;
+            if (!parseInt(item.trimmed(), 0, &layer)) {
+                *error = tr("--layers: '%1' is not a list of layer indices such as 0,3")
+                             .arg(p.value(QStringLiteral("layers")));
+                return std::nullopt;
+            }
+            if (std::find(r.modelLayers.begin(), r.modelLayers.end(), layer) == r.modelLayers.end())
+                r.modelLayers.push_back(layer);
+        }
     }
     r.output = p.value(QStringLiteral("output"));
     if (r.output.isEmpty()) {

@@ -13,9 +13,10 @@ namespace cli {
 /// Everything a subcommand needs, fully validated except what depends on the input file.
 struct Request {
     enum class Command { Render, Compute, Census, Help, Version } command = Command::Help;
-    QString file;    ///< input file; empty: the default scene
-    QString model;   ///< --model DIR: a GPT-2 folder run on the --text sentence instead of a file
-    QString output;  ///< -o
+    QString file;   ///< input file; empty: the default scene
+    QString model;  ///< --model DIR: a GPT-2 folder run on the --text sentence instead of a file
+    std::vector<int> modelLayers;  ///< --layers: where the controls apply in the run (empty: all)
+    QString output;                ///< -o
     QString view = QStringLiteral("heads");  ///< heads | model | playground | lens:NAME | …
     bool rollout = false;                    ///< compute: add the attention rollout
     std::optional<int> layer, head, query;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "attn/error.hpp"
+#include "attn/gpt2/model.hpp"
 #include "attn/io/result_writer.hpp"
 #include "attn/memory_budget.hpp"
 #include "attn/rollout.hpp"
@@ -62,7 +63,12 @@ struct OutputSize {
 OutputSize outputSize(const attn::SceneSpec& spec, const QStringList& stages) {
     double nq = 0, nk = 0, heads = double(spec.heads), layers = 1, width = 0, scoreStages = 0;
     bool scores = true;
-    if (spec.data) {
+    if (spec.model) {
+        const attn::gpt2::Config& c = spec.model->model->config();
+        nq = nk = double(spec.model->tokenizer->encode(spec.text).size());
+        heads = double(c.n_head), layers = double(c.n_layer);
+        width = double(c.n_embd) / heads;
+    } else if (spec.data) {
         const auto& c = spec.data->components.at(std::size_t(spec.component));
         nq = double(c.q_tokens.size()), nk = double(c.k_tokens.size());
         heads = double(c.heads), layers = double(c.layers);
@@ -191,7 +197,9 @@ int runCompute(const Request& request, QString* error) {
     struct WriteFailed {};  // unwinds for_each_layer when the output, not the input, failed
     int code = kExitOk;
     attn::RolloutAccumulator rollout;
+    std::shared_ptr<const attn::gpt2::Run> run;  // a model scene's: token ids and logits
     const auto write = [&](attn::Index, const attn::SceneResult& r) {
+        if (r.run) run = r.run;
         if (request.rollout) rollout.add(r);  // refuses cross-attention before writing
         try {
             out->add(r);
@@ -205,7 +213,7 @@ int runCompute(const Request& request, QString* error) {
     };
     try {
         // A long computed scene is written tile by tile: nothing n × n in memory.
-        if (!input.spec.data && !json && !request.rollout &&
+        if (!input.spec.data && !input.spec.model && !json && !request.rollout &&
             ComputeService::storageFor(input.spec) != attn::Storage::Stages)
             write(0, attn::compute_scene(input.spec, nullptr, attn::Storage::Streamed));
         else
@@ -222,9 +230,11 @@ int runCompute(const Request& request, QString* error) {
     try {
         if (request.rollout)
             out->add_array("rollout", rolloutShape(rollout), rolloutValues(rollout));
-        if (!input.tokenIds.empty()) {
-            out->add_int_array("token_ids", input.tokenIds);
-            out->add_array("logits", {input.logits.size()}, input.logits);
+        if (run) {
+            out->add_int_array("token_ids", run->ids);
+            out->add_array(
+                "logits", {std::size_t(run->logits.size())},
+                std::vector<float>(run->logits.data(), run->logits.data() + run->logits.size()));
         }
         out->finish();
     } catch (const std::bad_alloc&) {

@@ -17,10 +17,10 @@
 namespace cli {
 namespace {
 
-/// Runs the GPT-2 folder of --model on the --text sentence with the scene options' scaling,
-/// temperature and mask applied inside the run (GPT-2's causal mask unless --mask says
-/// otherwise), and loads the run's raw scores, q, k and v as the scene's data.
-int runModel(const Request& request, attn::SceneSpec& spec, SceneInput* input, QString* error) {
+/// Opens the GPT-2 folder of --model as the scene's model: it runs on the --text sentence with
+/// the scene options' scaling, temperature and mask applied inside the run, in the --layers
+/// (GPT-2's causal mask unless --mask says otherwise).
+int openModel(const Request& request, attn::SceneSpec& spec, QString* error) {
     const QString optionError = reapplySceneOptions(request, spec);
     if (!optionError.isEmpty()) {
         *error = optionError;
@@ -29,28 +29,27 @@ int runModel(const Request& request, attn::SceneSpec& spec, SceneInput* input, Q
     if (!request.sceneArgs.contains(QStringLiteral("--mask"))) spec.mask = attn::gpt2::causal();
     try {
         const std::string dir = QFile::encodeName(request.model).toStdString();
-        const attn::gpt2::ModelFolder folder = attn::gpt2::open_folder(dir);
-        attn::gpt2::RunControls controls;
-        controls.scale = spec.scale;
-        controls.temperature = spec.temperature;
-        controls.mask = spec.mask;
-        const attn::gpt2::Run run =
-            folder.model->run(folder.tokenizer->encode(spec.text), controls);
-        spec.data = std::make_shared<const attn::AttentionData>(
-            attn::gpt2::attention_data(run, *folder.model, *folder.tokenizer, dir));
-        spec.tokens.clear();
-        input->tokenIds = run.ids;
-        input->logits.assign(run.logits.data(), run.logits.data() + run.logits.size());
+        spec.model = std::make_shared<const attn::gpt2::ModelFolder>(attn::gpt2::open_folder(dir));
     } catch (const std::bad_alloc&) {
-        *error = tr("%1: not enough memory to run the model").arg(request.model);
+        *error = tr("%1: not enough memory to open the model").arg(request.model);
         return kExitResource;
-    } catch (const attn::ArgumentError& e) {
-        *error = QString::fromUtf8(e.what());
-        return kExitUsage;
     } catch (const std::exception& e) {
         *error = QString::fromUtf8(e.what());
         return kExitInput;
     }
+    const int layers = spec.model->model->config().n_layer;
+    for (const int l : request.modelLayers)
+        if (l >= layers) {
+            *error = tr("--layers: %1 is out of range (the model has %2 layers: 0…%3)")
+                         .arg(l)
+                         .arg(layers)
+                         .arg(layers - 1);
+            return kExitUsage;
+        }
+    spec.model_layers = request.modelLayers;
+    spec.score = attn::ScoreKind::Dot;
+    spec.tokens.clear();
+    spec.data.reset();
     return kExitOk;
 }
 
@@ -59,7 +58,7 @@ int runModel(const Request& request, attn::SceneSpec& spec, SceneInput* input, Q
 int prepareScene(const Request& request, SceneInput* input, QString* error) {
     attn::SceneSpec spec;
     if (!request.model.isEmpty()) {
-        if (const int code = runModel(request, spec, input, error); code != kExitOk) return code;
+        if (const int code = openModel(request, spec, error); code != kExitOk) return code;
     } else if (!request.file.isEmpty()) {
         if (!QFileInfo::exists(request.file)) {
             *error = tr("%1: no such file").arg(request.file);
@@ -101,7 +100,7 @@ int prepareScene(const Request& request, SceneInput* input, QString* error) {
         }
         spec.layer = *request.layer;
     }
-    // A model run applied the options before the run (a --text would replace its data now).
+    // A model scene has its options already (its mask defaults to GPT-2's causal one).
     const QString optionError =
         request.model.isEmpty() ? reapplySceneOptions(request, spec) : QString();
     if (!optionError.isEmpty()) {

@@ -13,8 +13,6 @@ namespace cli {
 struct SceneInput {
     attn::SceneSpec spec;
     QString viewsJson = QStringLiteral("{}");
-    std::vector<std::int32_t> tokenIds;  ///< --model: the sentence's GPT-2 token ids
-    std::vector<float> logits;           ///< --model: next-token logits of the last position
 };
 
 /// Loads the request's file (if any) and applies --component, --layer and the scene options.

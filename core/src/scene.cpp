@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "attn/error.hpp"
+#include "attn/gpt2/model_scene.hpp"
 #include "attn/memory_budget.hpp"
 #include "attn/random.hpp"
 #include "detail.hpp"
@@ -167,7 +168,8 @@ std::pair<double, double> token_counts(const SceneSpec& spec) {
 }  // namespace
 
 Storage storage_for(const SceneSpec& spec) {
-    if (spec.data) return Storage::Stages;  // loaded data: the stages are the file's own numbers
+    if (spec.data || spec.model)
+        return Storage::Stages;  // loaded data: the stages are the file's own numbers
     const auto [nq, nk] = token_counts(spec);
     const double cells = nq * nk * static_cast<double>(spec.heads);
     if (cells <= kStageCellLimit) return Storage::Stages;
@@ -181,6 +183,13 @@ SceneEstimate estimate_scene(const SceneSpec& spec, Storage storage) {
         if (bytes > e.largest_bytes) e.largest_bytes = bytes, e.largest = std::move(what);
     };
     constexpr double f = sizeof(float);
+    if (spec.model && spec.model->model && spec.model->tokenizer) {
+        // A model run keeps every layer's stages (gpt2::scene_run checks them before running).
+        const auto n = Index(spec.model->tokenizer->encode(spec.text).size());
+        part(gpt2::run_bytes(spec.model->model->config(), n),
+             count_text(double(n)) + " tokens × every layer's heads × 4 stages of a model run");
+        return e;
+    }
     if (spec.data) {
         // Loaded data is in memory already; applying the controls adds the shown layer's stages.
         for (const AttentionComponent& c : spec.data->components) {
@@ -244,6 +253,7 @@ SceneResult compute_pieces(const SceneSpec& spec, Progress* progress, Storage st
                        e.largest + (e.bytes > 1.05 * e.largest_bytes ? " and the rest" : ""),
                        "use fewer tokens or heads, a smaller d_model, or a larger memory budget");
     }
+    if (spec.model) return gpt2::model_scene(spec, progress);
     if (spec.data) return compute_loaded(spec, progress);
     const bool keep_stages = storage == Storage::Stages;
 

@@ -13,9 +13,10 @@ const AttentionComponent* shown_component(const SceneSpec& spec) {
 }
 
 ControlState control_state(const SceneSpec& spec, SceneControl c) {
-    const bool loaded = spec.data && !spec.data->components.empty();
+    // A model run is loaded attention whose scores the controls change inside the run.
+    const bool loaded = (spec.data && !spec.data->components.empty()) || spec.model;
     const AttentionComponent* comp = shown_component(spec);
-    const bool scores = comp && comp->are_scores;
+    const bool scores = (comp && comp->are_scores) || spec.model;
     const MaskKind mask = spec.mask.kind;
     const bool windowed = mask == MaskKind::SlidingWindow || mask == MaskKind::GlobalWindow;
     // Post-softmax weights are shown as they are: nothing can be re-applied to them.

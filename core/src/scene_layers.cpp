@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "attn/gpt2/model.hpp"
+
 namespace attn {
 namespace {
 
@@ -24,6 +26,7 @@ class LayerProgress : public Progress {
 }  // namespace
 
 Index layer_count(const SceneSpec& spec) {
+    if (spec.model && spec.model->model) return spec.model->model->config().n_layer;
     if (!spec.data || spec.data->components.empty()) return 1;
     const auto c = static_cast<std::size_t>(
         std::clamp<Index>(spec.component, 0, Index(spec.data->components.size()) - 1));
@@ -37,12 +40,13 @@ void for_each_layer(const SceneSpec& spec,
     SceneSpec layer_spec = spec;
     for (Index l = 0; l < layers; ++l) {
         report(progress, double(l) / double(layers));
-        const bool is_known = known && (spec.data ? spec.layer == l : l == 0);
+        const bool layered = spec.data || spec.model;
+        const bool is_known = known && (layered ? spec.layer == l : l == 0);
         if (is_known) {
             sink(l, *known);
             continue;
         }
-        if (spec.data) layer_spec.layer = l;
+        if (layered) layer_spec.layer = l;
         LayerProgress part(progress, l, layers);
         // Without the stages, a long computed scene is streamed: nothing n × n at all.
         const Storage storage = keep_stages                              ? Storage::Stages

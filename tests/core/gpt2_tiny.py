@@ -2,19 +2,24 @@
 # reference of gpt2_reference_test.py and tests/cli/gpt2_model_test.sh. GPL-3.0-or-later.
 # The numpy side follows the GPT-2 paper / Hugging Face's modeling_gpt2 formulas directly, not
 # the C++ code's structure.
+#   gpt2_tiny.py DIR [SEED] [LAYERS]: writes a tiny GPT-2 folder (weights, config, a byte-level
+#       vocabulary with two merges) into DIR.
+#   gpt2_tiny.py DIR SEED LAYERS --reference IDS [--no-scale] [--temperature T] [--no-mask]
+#       [--layers L,L]: prints numpy's weights [L][H][n][n] and logits of that folder as JSON.
 import json
 import os
 import struct
+import sys
 
 import numpy as np
 
 L, H, D, NPOS, VOCAB = 2, 2, 8, 16, 40
 
 
-def weights(rng, vocab=VOCAB):
+def weights(rng, vocab=VOCAB, layers=L):
     w = {"wte.weight": rng.normal(0, 0.5, (vocab, D)), "wpe.weight": rng.normal(0, 0.3, (NPOS, D)),
          "ln_f.weight": 1 + rng.normal(0, 0.1, D), "ln_f.bias": rng.normal(0, 0.1, D)}
-    for l in range(L):
+    for l in range(layers):
         p = f"h.{l}."
         w |= {p + "ln_1.weight": 1 + rng.normal(0, 0.1, D), p + "ln_1.bias": rng.normal(0, 0.1, D),
               p + "attn.c_attn.weight": rng.normal(0, 0.6, (D, 3 * D)),
@@ -44,7 +49,8 @@ def encode(a, dtype):
 def write_model(folder, w, dtype="F32", prefix="", extra=None, config=None, truncate=0,
                 vocab_size=None):
     os.makedirs(folder, exist_ok=True)
-    cfg = {"model_type": "gpt2", "n_layer": L, "n_head": H, "n_embd": D, "n_positions": NPOS,
+    layers = len({k.split(".")[1] for k in w if k.startswith("h.")})
+    cfg = {"model_type": "gpt2", "n_layer": layers, "n_head": H, "n_embd": D, "n_positions": NPOS,
            "vocab_size": vocab_size or VOCAB, "layer_norm_epsilon": 1e-5, "activation_function": "gelu_new"}
     cfg |= config or {}
     json.dump(cfg, open(os.path.join(folder, "config.json"), "w"))
@@ -73,13 +79,14 @@ def layer_norm(x, g, b):
     return (x - mu) / np.sqrt(var + 1e-5) * g + b
 
 
-def reference(w, ids, scale=True, temperature=1.0, mask=True, layers=None):
-    """GPT-2 in numpy (float64), following modeling_gpt2: returns weights [L][H] and logits."""
+def reference(w, ids, scale=True, temperature=1.0, mask=True, layers=None, outputs=None):
+    """GPT-2 in numpy (float64), following modeling_gpt2: returns weights [L][H] and logits;
+    OUTPUTS, a list when given, receives each layer's per-head α·V [H, n, d_k]."""
     w = {k: v.astype(np.float64) for k, v in w.items()}
     n, dk = len(ids), D // H
     x = w["wte.weight"][ids] + w["wpe.weight"][:n]
     all_w = []
-    for l in range(L):
+    for l in range(len({k.split(".")[1] for k in w if k.startswith("h.")})):
         p = f"h.{l}."
         inside = layers is None or l in layers
         a = layer_norm(x, w[p + "ln_1.weight"], w[p + "ln_1.bias"])
@@ -95,6 +102,8 @@ def reference(w, ids, scale=True, temperature=1.0, mask=True, layers=None):
         e = np.exp(s - s.max(-1, keepdims=True))
         att = e / e.sum(-1, keepdims=True)
         all_w.append(att)
+        if outputs is not None:
+            outputs.append(att @ v)
         o = (att @ v).transpose(1, 0, 2).reshape(n, D)
         x = x + o @ w[p + "attn.c_proj.weight"] + w[p + "attn.c_proj.bias"]
         m = layer_norm(x, w[p + "ln_2.weight"], w[p + "ln_2.bias"])
@@ -103,3 +112,53 @@ def reference(w, ids, scale=True, temperature=1.0, mask=True, layers=None):
         x = x + hdn @ w[p + "mlp.c_proj.weight"] + w[p + "mlp.c_proj.bias"]
     last = layer_norm(x[-1], w["ln_f.weight"], w["ln_f.bias"])
     return np.array(all_w), w["wte.weight"] @ last
+
+
+def byte_symbols():
+    """GPT-2's bytes_to_unicode, written out: printable Latin-1 bytes stand for themselves."""
+    printable = set(range(33, 127)) | set(range(161, 173)) | set(range(174, 256))
+    sym, extra = {}, 0
+    for b in range(256):
+        if b in printable:
+            sym[b] = chr(b)
+        else:
+            sym[b] = chr(256 + extra)
+            extra += 1
+    return sym
+
+
+def write_tokenizer(folder):
+    """A byte-level vocabulary (one token per byte) with two merges: "he" (256) and " t" (257).
+    Returns the vocabulary's size."""
+    sym = byte_symbols()
+    vocab = {sym[b]: b for b in range(256)} | {"he": 256, sym[32] + "t": 257}
+    json.dump(vocab, open(os.path.join(folder, "vocab.json"), "w"))
+    open(os.path.join(folder, "merges.txt"), "w").write(f"#version: 0.2\nh e\n{sym[32]} t\n")
+    return len(vocab)
+
+
+TOKENIZER_VOCAB = 258
+
+
+def tiny_folder(folder, seed=11, layers=L):
+    """A whole tiny GPT-2 folder (weights, config and tokenizer); returns its float32 weights."""
+    w = weights(np.random.default_rng(seed), vocab=TOKENIZER_VOCAB, layers=layers)
+    write_model(folder, w, vocab_size=TOKENIZER_VOCAB)
+    write_tokenizer(folder)
+    return w
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    folder, seed = args[0], int(args[1]) if len(args) > 1 else 11
+    layers = int(args[2]) if len(args) > 2 else L
+    w = tiny_folder(folder, seed, layers)
+    if "--reference" in args:
+        ids = [int(t) for t in args[args.index("--reference") + 1].split(",")]
+        ref = {"scale": "--no-scale" not in args, "mask": "--no-mask" not in args}
+        if "--temperature" in args:
+            ref["temperature"] = float(args[args.index("--temperature") + 1])
+        if "--layers" in args:
+            ref["layers"] = [int(t) for t in args[args.index("--layers") + 1].split(",")]
+        att, logits = reference(w, ids, **ref)
+        print(json.dumps({"weights": att.tolist(), "logits": logits.tolist()}))

@@ -18,6 +18,11 @@
 
 namespace attn {
 
+namespace gpt2 {
+struct ModelFolder;
+struct Run;
+}  // namespace gpt2
+
 /// The sentence of the embedded default scene (the classic alignment example).
 inline constexpr const char* kDefaultSentence =
     "The agreement on the European Economic Area was signed in August 1992 .";
@@ -69,6 +74,10 @@ struct SceneSpec {
     Index component = 0, layer = 0;             ///< which block of data is shown
     std::optional<float> data_dk;               ///< override of the component's d_k
     bool merge_words = false;  ///< sub-word pieces merged into words (kWordMergeRule)
+    /// A GPT-2 folder that runs on `text`: scale, temperature and mask apply inside the run, in
+    /// model_layers (empty: every layer), and `layer` picks the layer shown. Shared, by identity.
+    std::shared_ptr<const gpt2::ModelFolder> model;
+    std::vector<int> model_layers;  ///< layers the controls apply to in a model run; empty: all
 
     /// The tokens of the query side (explicit tokens, or tokenize(text)).
     std::vector<std::string> query_tokens() const;
@@ -97,6 +106,13 @@ inline constexpr double kStageCellLimit = 8.0 * 1024 * 1024;
 inline constexpr double kWeightCellLimit = 16.0 * 1024 * 1024;
 /// Cells per axis of a streamed head's block overview.
 inline constexpr int kOverviewCells = 1024;
+
+/// One candidate next token of a model run.
+struct NextToken {
+    std::int32_t id = 0;
+    std::string text;         ///< as a user reads it ('Ġ' shown as a space)
+    float probability = 0.f;  ///< softmax of the last position's logits
+};
 
 /// The computed scene: every stage of every shown head, with statistics.
 struct SceneResult {
@@ -156,6 +172,9 @@ struct SceneResult {
     bool merged_words = false;
     WordGroups q_words, k_words;  ///< the piece groups (set whenever merge_words was asked)
     std::vector<std::string> q_pieces, k_pieces;  ///< the tokens before merging (when merged)
+    /// A model scene's whole run (every layer, token ids, logits), shared with the run cache.
+    std::shared_ptr<const gpt2::Run> run;
+    std::vector<NextToken> next_tokens;  ///< a model scene's 10 likeliest next tokens
 
     /// Raw scores of query i in head h (stored or recomputed); throws for post-softmax data.
     Eigen::RowVectorXf raw_row(Index h, Index i) const;

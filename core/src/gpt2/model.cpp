@@ -117,7 +117,8 @@ std::shared_ptr<const Model> Model::open(const std::string& dir) {
     return m;
 }
 
-Run Model::run(const std::vector<std::int32_t>& ids, const RunControls& controls) const {
+Run Model::run(const std::vector<std::int32_t>& ids, const RunControls& controls,
+               Progress* progress) const {
     const Config& c = config_;
     if (ids.empty()) throw ArgumentError("GPT-2 needs at least one token");
     if (Index(ids.size()) > c.n_positions)
@@ -141,6 +142,7 @@ Run Model::run(const std::vector<std::int32_t>& ids, const RunControls& controls
 
     Run run;
     run.ids = ids;
+    report(progress, 0.0);
     for (int l = 0; l < c.n_layer; ++l) {
         const Block& b = blocks_[l];
         const bool inside =
@@ -171,6 +173,7 @@ Run Model::run(const std::vector<std::int32_t>& ids, const RunControls& controls
         gelu_new(hidden);
         x += affine(hidden, b.mlp_proj_w, b.mlp_proj_b);
         run.layers.push_back(std::move(layer));
+        report(progress, double(l + 1) / double(c.n_layer + 1));
     }
     const Matrix last = layer_norm(x.bottomRows(1), lnf_w_, lnf_b_, c.layer_norm_epsilon);
     run.logits = wte_.matrix() * last.row(0).transpose();  // logits from the tied embedding
@@ -179,6 +182,7 @@ Run Model::run(const std::vector<std::int32_t>& ids, const RunControls& controls
 
 ModelFolder open_folder(const std::string& dir) {
     ModelFolder f;
+    f.dir = dir;
     f.model = Model::open(dir);
     f.tokenizer = std::make_shared<const BpeTokenizer>(
         BpeTokenizer::load(dir + "/vocab.json", dir + "/merges.txt"));

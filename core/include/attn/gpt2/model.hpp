@@ -11,6 +11,7 @@
 #include "attn/gpt2/bpe_tokenizer.hpp"
 #include "attn/gpt2/safetensors.hpp"
 #include "attn/mask.hpp"
+#include "attn/progress.hpp"
 #include "attn/scene.hpp"
 
 namespace attn::gpt2 {
@@ -61,8 +62,10 @@ class Model {
     static std::shared_ptr<const Model> open(const std::string& dir);
 
     /// Runs IDS (1 … n_positions of them) through every layer with CONTROLS applied inside the
-    /// run, so later layers and the logits see their effect.
-    Run run(const std::vector<std::int32_t>& ids, const RunControls& controls = {}) const;
+    /// run, so later layers and the logits see their effect. PROGRESS (optional) is told after
+    /// each layer and may cancel (attn::Cancelled).
+    Run run(const std::vector<std::int32_t>& ids, const RunControls& controls = {},
+            Progress* progress = nullptr) const;
 
     /// The model's configuration.
     const Config& config() const { return config_; }
@@ -80,6 +83,7 @@ class Model {
 
 /// A Hugging Face GPT-2 folder opened whole: the weights and the tokenizer beside them.
 struct ModelFolder {
+    std::string dir;  ///< the folder it was opened from (sessions reference it)
     std::shared_ptr<const Model> model;
     std::shared_ptr<const BpeTokenizer> tokenizer;
 };

@@ -1,0 +1,31 @@
+// AttnScope core — a GPT-2 run as a scene: the shown layer's stages as computed inside the run.
+// GPL-3.0-or-later.
+#pragma once
+
+#include <memory>
+
+#include "attn/gpt2/model.hpp"
+#include "attn/scene.hpp"
+
+namespace attn::gpt2 {
+
+/// The run controls a scene asks for: its scale, temperature and mask in spec.model_layers.
+RunControls run_controls(const SceneSpec& spec);
+
+/// The run of spec.model on spec.text with run_controls(spec). The last few runs are kept, so a
+/// spec differing only in the shown layer, head or display reuses its run; PROGRESS may cancel.
+/// Throws ArgumentError for an empty text, a layer out of range or more tokens than positions.
+std::shared_ptr<const Run> scene_run(const SceneSpec& spec, Progress* progress = nullptr);
+
+/// The scene of a model run: layer spec.layer's heads with every stage as computed inside the
+/// run (layers outside spec.model_layers as GPT-2 computes them: scaled, τ = 1, causal), the
+/// real q, k, v, the whole run and the ten likeliest next tokens.
+SceneResult model_scene(const SceneSpec& spec, Progress* progress = nullptr);
+
+/// The K likeliest next tokens after RUN (softmax of its logits), likeliest first.
+std::vector<NextToken> top_next_tokens(const Run& run, const BpeTokenizer& tokenizer, int k = 10);
+
+/// Bytes a run of N tokens keeps (every layer's stages, q, k, v), estimated before running.
+double run_bytes(const Config& config, Index n);
+
+}  // namespace attn::gpt2

@@ -1,0 +1,178 @@
+// AttnScope core — a GPT-2 run as a scene. GPL-3.0-or-later.
+#include "attn/gpt2/model_scene.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <mutex>
+#include <numeric>
+
+#include "attn/error.hpp"
+#include "attn/memory_budget.hpp"
+#include "attn/stats.hpp"
+
+namespace attn::gpt2 {
+namespace {
+
+/// What a run depends on; the folder by identity (weak, so closing it frees the weights).
+struct RunKey {
+    std::weak_ptr<const ModelFolder> folder;
+    const ModelFolder* address = nullptr;
+    std::vector<std::int32_t> ids;
+    bool scale = true;
+    float temperature = 1.f;
+    MaskSpec mask;
+    std::vector<int> layers;
+
+    bool matches(const RunKey& o) const {
+        return address == o.address && !folder.expired() && ids == o.ids && scale == o.scale &&
+               temperature == o.temperature && mask == o.mask && layers == o.layers;
+    }
+};
+
+/// The last runs, newest first: the scene's own and the Model tab's (the same spec) share one,
+/// and switching the shown layer or head never runs the model again.
+class RunCache {
+  public:
+    std::shared_ptr<const Run> find(const RunKey& key) {
+        std::lock_guard lock(mutex_);
+        for (const auto& [k, run] : entries_)
+            if (k.matches(key)) return run;
+        return nullptr;
+    }
+    void put(RunKey key, std::shared_ptr<const Run> run) {
+        std::lock_guard lock(mutex_);
+        entries_.emplace_front(std::move(key), std::move(run));
+        // Two runs: the shown one and the one before it (undo, or a control toggled back).
+        while (entries_.size() > 2)
+            entries_.pop_back();
+    }
+
+  private:
+    std::mutex mutex_;
+    std::deque<std::pair<RunKey, std::shared_ptr<const Run>>> entries_;
+};
+
+RunCache& cache() {
+    static RunCache c;
+    return c;
+}
+
+bool in_scope(const std::vector<int>& layers, Index l) {
+    return layers.empty() || std::find(layers.begin(), layers.end(), int(l)) != layers.end();
+}
+
+}  // namespace
+
+RunControls run_controls(const SceneSpec& spec) {
+    RunControls c;
+    c.scale = spec.scale;
+    c.temperature = spec.temperature;
+    c.mask = spec.mask;
+    c.layers = spec.model_layers;
+    return c;
+}
+
+double run_bytes(const Config& config, Index n) {
+    const double heads = double(config.n_layer) * double(config.n_head);
+    const double dk = double(config.n_embd) / double(config.n_head);
+    // Per head: raw, scaled, masked, weights (n × n), output, q, k, v (n × d_k); plus the
+    // residual stream's working matrices (n × 4·d at most, a few of them).
+    return 4.0 * (heads * (4.0 * double(n) * double(n) + 4.0 * double(n) * dk) +
+                  8.0 * double(n) * double(config.n_embd));
+}
+
+std::shared_ptr<const Run> scene_run(const SceneSpec& spec, Progress* progress) {
+    if (!spec.model || !spec.model->model || !spec.model->tokenizer)
+        throw ArgumentError("The scene has no model to run.");
+    const ModelFolder& folder = *spec.model;
+    RunKey key;
+    key.folder = spec.model;
+    key.address = spec.model.get();
+    key.ids = folder.tokenizer->encode(spec.text);
+    if (key.ids.empty()) throw ArgumentError("The scene has no tokens: the text is empty.");
+    const RunControls controls = run_controls(spec);
+    key.scale = controls.scale;
+    key.temperature = controls.temperature;
+    key.mask = controls.mask;
+    key.layers = controls.layers;
+    if (auto hit = cache().find(key)) return hit;
+    const Config& config = folder.model->config();
+    if (Index(key.ids.size()) <= config.n_positions)
+        require_memory(run_bytes(config, Index(key.ids.size())),
+                       std::to_string(key.ids.size()) + " tokens × " +
+                           std::to_string(config.n_layer * config.n_head) +
+                           " heads × 4 stages of a model run",
+                       "use a shorter text");
+    auto run = std::make_shared<const Run>(folder.model->run(key.ids, controls, progress));
+    cache().put(std::move(key), run);
+    return run;
+}
+
+std::vector<NextToken> top_next_tokens(const Run& run, const BpeTokenizer& tokenizer, int k) {
+    const Vector& logits = run.logits;
+    const Index v = logits.size();
+    if (v == 0 || k <= 0) return {};
+    const double top = logits.maxCoeff();
+    double sum = 0;
+    for (Index i = 0; i < v; ++i)
+        sum += std::exp(double(logits[i]) - top);
+    std::vector<std::int32_t> order(static_cast<std::size_t>(v));
+    std::iota(order.begin(), order.end(), 0);
+    const auto count = static_cast<std::ptrdiff_t>(std::min<Index>(k, v));
+    std::partial_sort(order.begin(), order.begin() + count, order.end(),
+                      [&](std::int32_t a, std::int32_t b) {
+                          return logits[a] > logits[b] || (logits[a] == logits[b] && a < b);
+                      });
+    std::vector<NextToken> out;
+    for (std::ptrdiff_t i = 0; i < count; ++i) {
+        NextToken t;
+        t.id = order[static_cast<std::size_t>(i)];
+        // The model's vocabulary may be padded beyond the tokenizer's (e.g. to a multiple of 64).
+        t.text = std::size_t(t.id) < tokenizer.vocab_size() ? tokenizer.token_text(t.id)
+                                                            : "<" + std::to_string(t.id) + ">";
+        t.probability = float(std::exp(double(logits[t.id]) - top) / sum);
+        out.push_back(std::move(t));
+    }
+    return out;
+}
+
+SceneResult model_scene(const SceneSpec& spec, Progress* progress) {
+    const std::shared_ptr<const Run> run = scene_run(spec, progress);
+    const ModelFolder& folder = *spec.model;
+    const Config& config = folder.model->config();
+    if (spec.layer < 0 || spec.layer >= config.n_layer)
+        throw ArgumentError("The model has " + std::to_string(config.n_layer) + " layers; layer " +
+                            std::to_string(spec.layer) + " does not exist.");
+    const LayerAttention& layer = run->layers[std::size_t(spec.layer)];
+    SceneResult r;
+    for (const std::int32_t id : run->ids)
+        r.q_tokens.push_back(folder.tokenizer->token_text(id));
+    r.k_tokens = r.q_tokens;
+    r.layer = spec.layer;
+    r.layers = config.n_layer;
+    r.heads = layer.heads;
+    for (const HeadResult& h : r.heads)
+        r.stats.push_back(head_stats(h));
+    const Index n = Index(run->ids.size()), heads = config.n_head,
+                dk = config.n_embd / config.n_head;
+    r.Q.resize(n, heads * dk);
+    r.K.resize(n, heads * dk);
+    r.V.resize(n, heads * dk);
+    for (Index h = 0; h < heads; ++h) {
+        r.Q.middleCols(h * dk, dk) = layer.q[std::size_t(h)];
+        r.K.middleCols(h * dk, dk) = layer.k[std::size_t(h)];
+        r.V.middleCols(h * dk, dk) = layer.v[std::size_t(h)];
+    }
+    r.d_k = dk;
+    r.kv_heads = heads;
+    r.has_qk = true;  // not has_vectors: the layer's inputs are the run's residual stream
+    r.head_scores.assign(std::size_t(heads), ScoreParams{});
+    // The mask this layer ran with: the scene's inside the scope, GPT-2's own outside it.
+    r.mask = in_scope(spec.model_layers, spec.layer) ? spec.mask : causal();
+    r.run = run;
+    r.next_tokens = top_next_tokens(*run, *folder.tokenizer);
+    return r;
+}
+
+}  // namespace attn::gpt2

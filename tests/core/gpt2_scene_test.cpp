@@ -1,0 +1,220 @@
+// AttnScope — a GPT-2 run as a scene (SceneSpec::model): the shown layer's stages as computed
+// inside the run, the controls' layer scope, the run cache and the next-token list, checked
+// against the numpy GPT-2 of gpt2_tiny.py on a tiny random folder it writes. GPL-3.0-or-later.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "attn/error.hpp"
+#include "attn/gpt2/model_scene.hpp"
+#include "attn/scene_controls.hpp"
+#include "attn/scene_layers.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+using attn::Index;
+using attn::SceneSpec;
+namespace fs = std::filesystem;
+
+/// The output of a shell command.
+std::string capture(const std::string& command) {
+    std::string out;
+    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+    if (!pipe) return out;
+    std::array<char, 4096> buf{};
+    for (std::size_t n; (n = fread(buf.data(), 1, buf.size(), pipe.get())) > 0;)
+        out.append(buf.data(), n);
+    return out;
+}
+
+/// gpt2_tiny.py's folder of 3 layers (seed 11) and numpy's numbers for the ids of "the cat".
+class Gpt2Scene : public ::testing::Test {
+  protected:
+    static void SetUpTestSuite() {
+        dir_ = new fs::path(fs::temp_directory_path() /
+                            ("attn_gpt2_scene_" + std::to_string(::getpid())));
+        fs::create_directories(*dir_);
+        const std::string out = capture("/usr/bin/python3 " ATTN_GPT2_TINY " " + dir_->string() +
+                                        " 11 3 --reference 116,256,32,99,97,116");
+        ASSERT_FALSE(out.empty()) << "gpt2_tiny.py wrote nothing";
+        folder_ = new std::shared_ptr<const attn::gpt2::ModelFolder>(
+            std::make_shared<const attn::gpt2::ModelFolder>(
+                attn::gpt2::open_folder(dir_->string())));
+    }
+    static void TearDownTestSuite() {
+        delete folder_;
+        fs::remove_all(*dir_);
+        delete dir_;
+    }
+    /// numpy's weights [layer][head][i][j] and logits for the given extra arguments.
+    static nlohmann::json reference(const std::string& args) {
+        const std::string out =
+            capture("/usr/bin/python3 " ATTN_GPT2_TINY " " + (*dir_ / "ref").string() +
+                    " 11 3 --reference 116,256,32,99,97,116 " + args);
+        return nlohmann::json::parse(out);
+    }
+    static SceneSpec spec() {
+        SceneSpec s;
+        s.model = *folder_;
+        s.text = "the cat";
+        s.mask = attn::gpt2::causal();
+        return s;
+    }
+    /// Every layer's scene of spec s.
+    static std::vector<attn::SceneResult> layers(const SceneSpec& s) {
+        std::vector<attn::SceneResult> out;
+        attn::for_each_layer(s, [&](Index, const attn::SceneResult& r) { out.push_back(r); });
+        return out;
+    }
+    /// Largest |difference| between the scenes' weights and numpy's.
+    static double weights_error(const std::vector<attn::SceneResult>& got,
+                                const nlohmann::json& ref) {
+        double err = 0;
+        for (std::size_t l = 0; l < got.size(); ++l)
+            for (std::size_t h = 0; h < got[l].heads.size(); ++h) {
+                const attn::Matrix& w = got[l].heads[h].weights;
+                for (Index i = 0; i < w.rows(); ++i)
+                    for (Index j = 0; j < w.cols(); ++j)
+                        err = std::max(err, std::abs(double(w(i, j)) -
+                                                     ref["weights"][l][h][i][j].get<double>()));
+            }
+        return err;
+    }
+    static double logits_error(const attn::SceneResult& r, const nlohmann::json& ref) {
+        double err = 0, top = 0;
+        for (Index v = 0; v < r.run->logits.size(); ++v) {
+            const double want = ref["logits"][std::size_t(v)].get<double>();
+            err = std::max(err, std::abs(double(r.run->logits[v]) - want));
+            top = std::max(top, std::abs(want));
+        }
+        return err / top;
+    }
+    static double layer_difference(const attn::SceneResult& a, const attn::SceneResult& b) {
+        double d = 0;
+        for (std::size_t h = 0; h < a.heads.size(); ++h)
+            d = std::max(d,
+                         double((a.heads[h].weights - b.heads[h].weights).cwiseAbs().maxCoeff()));
+        return d;
+    }
+    static fs::path* dir_;
+    static std::shared_ptr<const attn::gpt2::ModelFolder>* folder_;
+};
+fs::path* Gpt2Scene::dir_ = nullptr;
+std::shared_ptr<const attn::gpt2::ModelFolder>* Gpt2Scene::folder_ = nullptr;
+
+TEST_F(Gpt2Scene, EveryLayerAndTheLogitsMatchNumpy) {
+    const auto got = layers(spec());
+    ASSERT_EQ(got.size(), 3u);
+    EXPECT_EQ(got[0].q_tokens, (std::vector<std::string>{"t", "he", " ", "c", "a", "t"}));
+    EXPECT_EQ(got[0].run->ids, (std::vector<std::int32_t>{116, 256, 32, 99, 97, 116}));
+    const nlohmann::json ref = reference("");
+    EXPECT_LT(weights_error(got, ref), 1e-5);
+    EXPECT_LT(logits_error(got[2], ref), 1e-4);
+}
+
+TEST_F(Gpt2Scene, ScopeOneLayerChangesItAndLaterLayersOnly) {
+    const auto base = layers(spec());
+    SceneSpec s = spec();
+    s.scale = false;
+    s.model_layers = {1};
+    const auto scoped = layers(s);
+    const nlohmann::json ref = reference("--no-scale --layers 1");
+    EXPECT_LT(weights_error(scoped, ref), 1e-5);
+    EXPECT_LT(logits_error(scoped[0], ref), 1e-4);
+    EXPECT_EQ(layer_difference(base[0], scoped[0]), 0.0);  // before the scope: untouched
+    EXPECT_GT(layer_difference(base[1], scoped[1]), 1e-3);
+    EXPECT_GT(layer_difference(base[2], scoped[2]), 1e-3);  // after it: follows the change
+    EXPECT_GT((base[0].run->logits - scoped[0].run->logits).cwiseAbs().maxCoeff(), 1e-3);
+    // Inside the scope the stages are unscaled; outside they are GPT-2's own 1/√d_k.
+    const float dk = float(scoped[1].d_k);
+    EXPECT_FLOAT_EQ(scoped[1].heads[0].multiplier, 1.f);
+    EXPECT_FLOAT_EQ(scoped[2].heads[0].multiplier, 1.f / std::sqrt(dk));
+    // Layer 2's weights by hand from its own q and k: softmax(q·kᵀ/√d_k) under the causal mask.
+    const attn::SceneResult& r = scoped[2];
+    for (Index h = 0; h < 2; ++h) {
+        const attn::Matrix q = r.Q.middleCols(h * r.d_k, r.d_k),
+                           k = r.K.middleCols(h * r.d_k, r.d_k);
+        for (Index i = 0; i < q.rows(); ++i) {
+            Eigen::RowVectorXd e(q.rows());
+            for (Index j = 0; j < q.rows(); ++j)
+                e[j] = j > i ? 0.0 : std::exp(double(q.row(i).dot(k.row(j))) / std::sqrt(dk));
+            e /= e.sum();
+            for (Index j = 0; j < q.rows(); ++j)
+                EXPECT_NEAR(r.heads[std::size_t(h)].weights(i, j), e[j], 1e-6);
+        }
+    }
+}
+
+TEST_F(Gpt2Scene, TemperatureInTheFirstLayerChangesEveryLayer) {
+    const auto base = layers(spec());
+    SceneSpec s = spec();
+    s.temperature = 2.f;
+    s.model_layers = {0};
+    const auto hot = layers(s);
+    const nlohmann::json ref = reference("--temperature 2 --layers 0");
+    EXPECT_LT(weights_error(hot, ref), 1e-5);
+    EXPECT_LT(logits_error(hot[0], ref), 1e-4);
+    for (std::size_t l = 0; l < 3; ++l)
+        EXPECT_GT(layer_difference(base[l], hot[l]), 1e-3) << "layer " << l;
+    EXPECT_FLOAT_EQ(hot[0].heads[1].multiplier, 1.f / (std::sqrt(float(hot[0].d_k)) * 2.f));
+}
+
+TEST_F(Gpt2Scene, ShowingAnotherLayerReusesTheRun) {
+    SceneSpec s = spec();
+    const auto first = attn::gpt2::scene_run(s);
+    s.layer = 2;
+    s.merge_words = true;
+    EXPECT_EQ(attn::gpt2::scene_run(s), first);  // the shown layer and display: no new run
+    s.temperature = 0.5f;
+    const auto cooler = attn::gpt2::scene_run(s);
+    EXPECT_NE(cooler, first);
+    s.temperature = 1.f;  // toggled back: the run before is still kept
+    EXPECT_EQ(attn::gpt2::scene_run(s), first);
+    s.text = "the hat";
+    EXPECT_NE(attn::gpt2::scene_run(s), first);
+}
+
+TEST_F(Gpt2Scene, NextTokensAreTheSoftmaxOfTheLogits) {
+    const attn::SceneResult r = attn::compute_scene(spec());
+    ASSERT_EQ(r.next_tokens.size(), 10u);
+    const attn::Vector& logits = r.run->logits;
+    const double top = logits.maxCoeff();
+    const double sum = (logits.array() - float(top)).exp().cast<double>().sum();
+    for (std::size_t i = 0; i < r.next_tokens.size(); ++i) {
+        const attn::NextToken& t = r.next_tokens[i];
+        EXPECT_NEAR(t.probability, std::exp(double(logits[t.id]) - top) / sum, 1e-6);
+        if (i > 0) {
+            EXPECT_LE(t.probability, r.next_tokens[i - 1].probability);
+        }
+        EXPECT_EQ(t.text, (*folder_)->tokenizer->token_text(t.id));
+    }
+    Index best = 0;
+    logits.maxCoeff(&best);
+    EXPECT_EQ(r.next_tokens[0].id, best);
+}
+
+TEST_F(Gpt2Scene, ControlsAndErrors) {
+    SceneSpec s = spec();
+    EXPECT_EQ(attn::control_state(s, attn::SceneControl::Scale), attn::ControlState::Applies);
+    EXPECT_EQ(attn::control_state(s, attn::SceneControl::Temperature), attn::ControlState::Applies);
+    EXPECT_EQ(attn::control_state(s, attn::SceneControl::Heads), attn::ControlState::FixedByModel);
+    EXPECT_EQ(attn::layer_count(s), 3);
+    s.model_layers = {3};
+    EXPECT_THROW_MSG(attn::compute_scene(s), attn::ArgumentError, "layer 3", "has 3");
+    s = spec();
+    s.layer = 5;
+    EXPECT_THROW_MSG(attn::compute_scene(s), attn::ArgumentError, "layer 5");
+    s = spec();
+    s.text = "";
+    EXPECT_THROW_MSG(attn::compute_scene(s), attn::ArgumentError, "no tokens");
+    s.text = "the cat sat on the mat and then it sat";  // 17+ byte tokens: over 16 positions
+    EXPECT_THROW_MSG(attn::compute_scene(s), attn::ArgumentError, "positions");
+}
+
+}  // namespace
