@@ -84,6 +84,12 @@ CensusTable::CensusTable(Scene* scene, QWidget* parent)
         headers << QString::fromStdString(attn::pattern_column(attn::HeadPattern(p)));
     table_->setColumnCount(int(headers.size()));
     table_->setHorizontalHeaderLabels(headers);
+    // The app numbers layers and heads from 1 (Heads and Model tabs); `attnscope census` and
+    // its files from 0, as Python does: say so where a user compares the two.
+    for (int c : {1, 2})
+        table_->horizontalHeaderItem(c)->setToolTip(
+            tr("Numbered from 1, as in the Heads and Model tabs (attnscope census and its CSV "
+               "and JSON number from 0)"));
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->verticalHeader()->setVisible(false);

@@ -13,10 +13,11 @@
 #include "model/scene.hpp"
 #include "model/scheduler.hpp"
 #include "views/model_grid_data.hpp"
+#include "views/screen_only.hpp"
 
 namespace {
 constexpr int kRolloutMargin = 12;
-constexpr int kRolloutTitle = 70;  // title, legend and the bars' title
+constexpr int kRolloutTitle = 90;  // title, legend, hover readout and the bars' title
 constexpr int kLabels = 90;        // token labels left of and below the heatmap
 
 const QString kRolloutJob = QStringLiteral("rollout");
@@ -48,15 +49,26 @@ RolloutData computeRollout(const attn::SceneSpec& spec, attn::Progress* progress
 }  // namespace
 
 RolloutView::RolloutView(Scene* scene, QWidget* parent)
-    : AttentionView(parent), scene_(scene), layerBox_(new QSpinBox(this)) {
+    : AttentionView(parent),
+      scene_(scene),
+      layerBox_(new QSpinBox(this)),
+      readout_(new QLabel(this)) {
+    // The hover readout and its hint help on screen; exported figures leave them out.
+    readout_->setProperty(kScreenOnlyProperty, true);
+    readout_->setForegroundRole(QPalette::PlaceholderText);
+    showReadout();
     setObjectName(QStringLiteral("rolloutView"));
     setAutoFillBackground(true);
     setBackgroundRole(QPalette::Base);
     layerBox_->setKeyboardTracking(false);  // a typed "11" must not show layer 1 on the way
+    // Layers count from 1 here as in the Heads and Model tabs (layer() stays 0-based).
     layerBox_->setPrefix(tr("after layer "));
-    layerBox_->setToolTip(tr("Rollout R_l after this layer (0 = the first)"));
-    layerBox_->setRange(0, 0);  // until the first rollout: then it follows the last layer
-    connect(layerBox_, &QSpinBox::valueChanged, this, [this] { update(); });
+    layerBox_->setToolTip(tr("Rollout R after this layer (1 = the first, as in the Model tab)"));
+    layerBox_->setRange(1, 1);  // until the first rollout: then it follows the last layer
+    connect(layerBox_, &QSpinBox::valueChanged, this, [this] {
+        showReadout();
+        update();
+    });
     connect(scene_, &Scene::specChanged, this, &RolloutView::onSpecChanged);
 }
 
@@ -86,22 +98,24 @@ void RolloutView::onComputed(RolloutData data) {
     const bool wasLast = layerBox_->value() == layerBox_->maximum();
     data_ = std::move(data);
     const QSignalBlocker block(layerBox_);
-    layerBox_->setMaximum(std::max(0, int(data_.layers.size()) - 1));
+    layerBox_->setMaximum(std::max(1, int(data_.layers.size())));
     if (wasLast) layerBox_->setValue(layerBox_->maximum());  // follow the last layer
     layerBox_->setEnabled(data_.layers.size() > 1);
+    showReadout();
     update();
 }
 
 int RolloutView::layer() const {
-    return layerBox_->value();
+    return layerBox_->value() - 1;
 }
 
 void RolloutView::setLayer(int layer) {
-    layerBox_->setValue(layer);
+    layerBox_->setValue(layer + 1);
 }
 
 void RolloutView::rebuild() {
     AttentionView::rebuild();
+    showReadout();
     update();
 }
 
@@ -160,6 +174,9 @@ void RolloutView::resizeEvent(QResizeEvent*) {
                  layerBox_->fontMetrics().horizontalAdvance(tr("after layer 000")) + 40),
         layerBox_->height());
     layerBox_->move(width() - kRolloutMargin - layerBox_->width(), kRolloutMargin);
+    readout_->setGeometry(kRolloutMargin, kRolloutMargin + 38, width() - 2 * kRolloutMargin,
+                          readout_->fontMetrics().height() + 2);
+    showReadout();
 }
 
 void RolloutView::paintEvent(QPaintEvent*) {
@@ -181,8 +198,8 @@ void RolloutView::paintEvent(QPaintEvent*) {
     const int titleWidth = width() - 2 * kRolloutMargin - layerBox_->width() - 10;
     p.drawText(QRect(kRolloutMargin, kRolloutMargin, titleWidth, 18), Qt::AlignLeft,
                QFontMetrics(bold).elidedText(
-                   tr("Attention rollout after layer %1 of %2: R = Â_l ⋯ Â_0, Â = ½·mean_h A + ½·I")
-                       .arg(layer())
+                   tr("Attention rollout after layer %1 of %2: R = Â_l ⋯ Â_1, Â = ½·mean_h A + ½·I")
+                       .arg(layer() + 1)
                        .arg(data_.layers.size()),
                    Qt::ElideRight, titleWidth));
     p.setFont(font());
@@ -227,6 +244,9 @@ void RolloutView::paintEvent(QPaintEvent*) {
         if (q < 0 || q >= int(data_.tokens.size())) continue;
         p.drawRect(QRect(h.left(), cellRect(q, 0).top(), h.width(), cell));
     }
+    p.setPen(QPen(QColor(255, 140, 0), 2));
+    for (int k : selectedInputs())
+        p.drawRect(QRect(cellRect(0, k).left(), h.top(), cell, h.height()));
     // Bars: how much each input token feeds the selected output token(s).
     const Eigen::RowVectorXd b = bars();
     const QRect br = barRect();
@@ -256,20 +276,116 @@ void RolloutView::paintEvent(QPaintEvent*) {
         p.drawText(row.adjusted(0, 0, -2, 0), Qt::AlignRight | Qt::AlignVCenter,
                    QString::number(b(j), 'f', 3));
     }
+    const std::vector<int> inputs = selectedInputs();
+    p.setPen(QPen(QColor(255, 140, 0), 2));
+    for (int k : inputs)
+        p.drawRect(QRect(br.left(), br.top() + k * bh, br.width(), bh - 2));
+    if (!inputs.empty()) {
+        p.setPen(pal.color(QPalette::Text));
+        p.drawText(QRect(br.left() - kLabels, br.top() + n * bh + 4, br.width() + kLabels, 18),
+                   Qt::AlignLeft, inputsSummary());
+    }
+}
+
+std::vector<int> RolloutView::selectedInputs() const {
+    std::vector<int> keys;
+    for (int k : selection_.selectedKeys())
+        if (k >= 0 && k < int(data_.tokens.size())) keys.push_back(k);
+    return keys;
+}
+
+double RolloutView::selectedInputsFeed() const {
+    const Eigen::RowVectorXd b = bars();
+    const std::vector<int> keys = selectedInputs();
+    if (b.size() == 0 || keys.empty()) return 0;
+    double total = 0;
+    for (int k : keys)
+        total += b(k);
+    return selection_.sum ? total : total / double(keys.size());
+}
+
+QString RolloutView::inputsSummary() const {
+    const std::vector<int> keys = selectedInputs();
+    if (keys.empty() || bars().size() == 0) return {};
+    if (keys.size() == 1)
+        return tr("input “%1” feeds %2")
+            .arg(QString::fromStdString(data_.tokens[std::size_t(keys[0])]))
+            .arg(selectedInputsFeed(), 0, 'f', 4);
+    return tr("%1 selected inputs feed %2 (%3)")
+        .arg(keys.size())
+        .arg(selectedInputsFeed(), 0, 'f', 4)
+        .arg(selection_.sum ? tr("sum") : tr("mean"));
+}
+
+QPoint RolloutView::cellAt(const QPoint& pos) const {
+    const QRect h = heatRect();
+    const int n = int(shownTokens().size());
+    if (n == 0 || !h.contains(pos)) return {-1, -1};
+    const int cell = std::max(1, h.width() / n);
+    return {std::min(n - 1, (pos.x() - h.left()) / cell),
+            std::min(n - 1, (pos.y() - h.top()) / cell)};
+}
+
+int RolloutView::barAt(const QPoint& pos) const {
+    const QRect br = barRect();
+    const int n = int(shownTokens().size());
+    const int bh = std::max(4, std::min(22, br.height() / std::max(1, n)));
+    if (bars().size() == 0 || pos.x() < br.left() - kLabels || pos.x() > br.right() ||
+        pos.y() < br.top() || pos.y() >= br.top() + n * bh)
+        return -1;
+    return (pos.y() - br.top()) / bh;
+}
+
+QString RolloutView::hoverText() const {
+    const attn::MatrixD m = shownMatrix();
+    const auto token = [this](int i) {
+        return QString::fromStdString(data_.tokens[std::size_t(i)]);
+    };
+    if (hovered_.x() >= 0 && hovered_.y() >= 0 && hovered_.y() < m.rows() &&
+        hovered_.x() < m.cols())
+        return tr("R[output “%1” (%2), input “%3” (%4)] = %5")
+            .arg(token(hovered_.y()))
+            .arg(hovered_.y())
+            .arg(token(hovered_.x()))
+            .arg(hovered_.x())
+            .arg(m(hovered_.y(), hovered_.x()), 0, 'f', 6);
+    return {};
+}
+
+void RolloutView::mouseMoveEvent(QMouseEvent* event) {
+    const QPoint cell = cellAt(event->position().toPoint());
+    if (cell == hovered_) return;
+    hovered_ = cell;
+    setToolTip(hoverText());
+    showReadout();
+}
+
+void RolloutView::showReadout() {
+    const QString text = hoverText().isEmpty()
+                             ? tr("hover a cell for its value; click a row for what feeds it, a "
+                                  "bar for an input (ctrl/shift: several)")
+                             : hoverText();
+    readout_->setText(readout_->fontMetrics().elidedText(text, Qt::ElideRight, readout_->width()));
+}
+
+void RolloutView::leaveEvent(QEvent*) {
+    hovered_ = {-1, -1};
+    showReadout();
 }
 
 void RolloutView::mousePressEvent(QMouseEvent* event) {
-    const int n = int(shownTokens().size());
-    for (int i = 0; i < n; ++i)
-        if (QRect(heatRect().left(), cellRect(i, 0).top(), heatRect().width(),
-                  cellRect(i, 0).height())
-                .contains(event->position().toPoint())) {
-            const int token = i;
-            Selection s = selection_;
-            if (event->modifiers() & (Qt::ControlModifier | Qt::ShiftModifier))
-                return Q_EMIT selectionRequested(s.withQueryToggled(token));
-            s.queries.clear();
-            s.query = token;
-            return Q_EMIT selectionRequested(s);
-        }
+    const QPoint pos = event->position().toPoint();
+    // A bar (or its label) is an input token: it becomes the selected key.
+    if (const int bar = barAt(pos); bar >= 0)
+        return Q_EMIT selectionRequested(clickedKey(bar, event->modifiers()));
+    const QPoint cell = cellAt(pos);
+    if (cell.y() < 0) return;
+    // A cell: its row is the output token whose feeds the bars show (ctrl/shift: several);
+    // a plain click also makes its column the selected input.
+    Selection s = clickedQuery(cell.y(), event->modifiers());
+    if (!(event->modifiers() & (Qt::ControlModifier | Qt::ShiftModifier))) {
+        s.keys.clear();
+        s.key = cell.x();
+    }
+    Q_EMIT selectionRequested(s);
 }

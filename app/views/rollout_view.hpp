@@ -6,6 +6,7 @@
 
 #include "views/attention_view.hpp"
 
+class QLabel;
 class QSpinBox;
 class Scene;
 
@@ -36,11 +37,27 @@ class RolloutView : public AttentionView {
     /// Bar heights: the selected output tokens' combined row of the shown matrix.
     Eigen::RowVectorXd bars() const;
     QRect cellRect(int row, int column) const;
+    /// The selected keys that are input tokens of the rollout, sorted.
+    std::vector<int> selectedInputs() const;
+    /// How much the selected inputs together feed the selected output(s): the sum or mean
+    /// (Selection::sum) of their bars; 0 when either is missing.
+    double selectedInputsFeed() const;
+    /// The sentence under the bars about the selected inputs ("" when none).
+    QString inputsSummary() const;
+    /// The value under the pointer as a sentence ("" off the heatmap): the readout line and
+    /// the tooltip.
+    QString hoverText() const;
+    /// Heatmap cell (column = input, row = output) under pos, or (−1, −1).
+    QPoint cellAt(const QPoint& pos) const;
+    /// Bar (input token) under pos, or −1.
+    int barAt(const QPoint& pos) const;
 
   protected:
     void rebuild() override;
     void paintEvent(QPaintEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void leaveEvent(QEvent* event) override;
     void showEvent(QShowEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
 
@@ -52,7 +69,12 @@ class RolloutView : public AttentionView {
     QRect barRect() const;
 
     Scene* scene_;
+    /// Puts the hovered cell's sentence (or the hint) in the readout line.
+    void showReadout();
+
     QSpinBox* layerBox_;
+    QLabel* readout_;
     RolloutData data_;
     bool dirty_ = true;
+    QPoint hovered_{-1, -1};  ///< (input, output) cell under the pointer
 };

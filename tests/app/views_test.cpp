@@ -4,6 +4,7 @@
 #include <QComboBox>
 #include <QFile>
 #include <QHeaderView>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMouseEvent>
 #include <QPushButton>
@@ -247,6 +248,34 @@ class ViewsTest : public QObject {
         QCOMPARE(scene.selection().query, 5);
         QCOMPARE(view.bars(), Eigen::RowVectorXd(core[11].row(5)));
         QVERIFY(std::abs(view.bars()(0) - 0.99380585) < 1e-6);  // numpy, the attention sink
+        QCOMPARE(scene.selection().key, 2);  // a plain click on a cell: its column is the input
+        QVERIFY(std::abs(view.selectedInputsFeed() - core[11](5, 2)) < 1e-12);
+        // Hovering a cell names it and its value, to 6 places.
+        hover(&view, view.cellRect(4, 1).center());
+        QVERIFY2(view.hoverText().contains(QString::number(core[11](4, 1), 'f', 6)),
+                 qPrintable(view.hoverText()));
+        QVERIFY(view.hoverText().contains(QStringLiteral("output “")));
+        QCOMPARE(view.toolTip(), view.hoverText());
+        QVERIFY(view.findChild<QLabel*>()->text().contains(
+            QStringLiteral("= ") + QString::number(core[11](4, 1), 'f', 6)));
+        // Ctrl-click on two bars (input tokens): the keys, and what they feed together.
+        const auto barCentre = [&](int j) {
+            for (int y = 0; y < view.height(); ++y)
+                for (int x = view.width() / 2; x < view.width(); x += 7)
+                    if (view.barAt(QPoint(x, y)) == j) return QPoint(x + 20, y + 2);
+            return QPoint(-1, -1);
+        };
+        QTest::mouseClick(&view, Qt::LeftButton, Qt::ControlModifier, barCentre(0));
+        QTest::mouseClick(&view, Qt::LeftButton, Qt::ControlModifier, barCentre(4));
+        QCOMPARE(scene.selection().keys, (std::vector<int>{0, 2, 4}));
+        const double mean = (core[11](5, 0) + core[11](5, 2) + core[11](5, 4)) / 3;
+        QVERIFY(std::abs(view.selectedInputsFeed() - mean) < 1e-12);
+        QVERIFY(view.inputsSummary().contains(QStringLiteral("3 selected inputs feed ") +
+                                              QString::number(mean, 'f', 4)));
+        Selection summed = scene.selection();
+        summed.sum = true;
+        scene.setSelection(summed);
+        QVERIFY(std::abs(view.selectedInputsFeed() - 3 * mean) < 1e-12);
         view.setLayer(3);
         QCOMPARE(view.shownMatrix(), core[3]);
         // Cross-attention is refused with a message.
@@ -286,6 +315,7 @@ class ViewsTest : public QObject {
         QCOMPARE(t->item(0, 2)->text(), QStringLiteral("12"));
         QCOMPARE(t->item(0, 4)->text(), QStringLiteral("1.000"));  // 0.99986
         QCOMPARE(t->item(0, 3)->text(), QStringLiteral("previous-token"));
+        QVERIFY(t->horizontalHeaderItem(1)->toolTip().contains(QStringLiteral("from 1")));
         QSignalSpy opened(&table, &CensusTable::headActivated);
         // A user's double-click: a click, then the second press arriving as a double-click.
         const QPoint cell = t->visualItemRect(t->item(0, 3)).center();

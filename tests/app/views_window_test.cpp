@@ -65,6 +65,31 @@ class ViewsWindowTest : public QObject {
         QCOMPARE(w.scene()->selection().query, 3);
     }
 
+    void heatmapKeyLabelClicksSelectOneOrSeveralKeys() {
+        MainWindow w;
+        test_support::showWindow(w);
+        HeadHeatmap* h = w.heatmapGrid()->head(2);
+        QTest::mouseClick(h, Qt::LeftButton, Qt::NoModifier,
+                          QPoint(int(h->xAxis->coordToPixel(1)), int(h->yAxis->coordToPixel(4))));
+        // Below the cells, on column k's label: the key, not a query.
+        const int below = h->axisRect()->rect().bottom() + 8;
+        const auto label = [&](int k) { return QPoint(int(h->xAxis->coordToPixel(k)), below); };
+        QCOMPARE(h->cellAt(label(6)), QPoint(6, -1));
+        QTest::mouseClick(h, Qt::LeftButton, Qt::NoModifier, label(6));
+        QCOMPARE(w.scene()->selection().key, 6);
+        QCOMPARE(w.scene()->selection().query, 4);  // the query stays
+        QCOMPARE(w.scene()->selection().head, 2);
+        QTest::mouseClick(h, Qt::LeftButton, Qt::ControlModifier, label(2));
+        QTest::mouseClick(h, Qt::LeftButton, Qt::ShiftModifier, label(9));
+        QCOMPARE(w.scene()->selection().keys, (std::vector<int>{2, 6, 9}));
+        const attn::Matrix& a = w.result()->heads[2].weights;
+        const QString mean = QString::number(double((a(4, 2) + a(4, 6) + a(4, 9)) / 3), 'f', 3);
+        QVERIFY2(w.weightsBar()->titleText().contains(mean),
+                 qPrintable(w.weightsBar()->titleText()));
+        QTest::mouseClick(h, Qt::LeftButton, Qt::ControlModifier, label(6));  // out again
+        QCOMPARE(w.scene()->selection().keys, (std::vector<int>{2, 9}));
+    }
+
     void ctrlClickSelectsSeveralKeysAndEveryViewCombinesThem() {
         MainWindow w;
         test_support::showWindow(w);
