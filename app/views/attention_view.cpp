@@ -1,6 +1,7 @@
 // AttnScope — the common ground of the Views tab's views. GPL-3.0-or-later.
 #include "views/attention_view.hpp"
 
+#include <QPainter>
 #include <algorithm>
 
 Eigen::RowVectorXf ShownAttention::selectedRow(bool sum) const {
@@ -65,8 +66,33 @@ QString selectionSummary(const Selection& selection, const std::vector<std::stri
         .arg(names.join(QStringLiteral(", ")));
 }
 
-AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
+AttentionView::AttentionView(const QString& name, QWidget* parent) : QWidget(parent) {
+    setObjectName(name);
+    setAutoFillBackground(true);
+    setBackgroundRole(QPalette::Base);
     setMouseTracking(true);
+}
+
+QString AttentionView::vectorsMissing(const QString& view) const {
+    if (!result_) return tr("No scene yet");
+    if (result_->merged_words)
+        return tr(
+            "Sub-words are merged into words: a word has no query or key vector of its own "
+            "(its weights are its pieces' mean and sum). Turn off “Merge sub-words into "
+            "words” to see the pieces' vectors.");
+    if (!result_->has_qk)
+        return tr("%1 needs query and key vectors: a computed scene, or an .npz with q and k "
+                  "(docs/session-format.md). These are loaded weights or scores.")
+            .arg(view);
+    return {};
+}
+
+bool AttentionView::drawMessage(QPainter& painter, const QString& message) const {
+    if (message.isEmpty()) return false;
+    painter.setPen(palette().color(QPalette::Text));
+    painter.drawText(rect().adjusted(20, 20, -20, -20), Qt::AlignCenter | Qt::TextWordWrap,
+                     message);
+    return true;
 }
 
 void AttentionView::setResult(SceneResultPtr result) {

@@ -46,10 +46,13 @@ QColor headColor(int head);
 QString selectionSummary(const Selection& selection, const std::vector<std::string>& tokens);
 
 /// Base of the Views tab's views: holds what they draw and turns clicks into selections.
+class QPainter;
+
 class AttentionView : public QWidget {
     Q_OBJECT
   public:
-    explicit AttentionView(QWidget* parent = nullptr);
+    /// A view named `name` (for tests and style sheets), drawn on the palette's Base colour.
+    explicit AttentionView(const QString& name, QWidget* parent = nullptr);
 
     void setResult(SceneResultPtr result);
     void setSelection(const Selection& selection);
@@ -65,6 +68,13 @@ class AttentionView : public QWidget {
     void selectionRequested(const Selection& selection);
 
   protected:
+    /// Draws message centred and word-wrapped (what a view shows instead of itself: no scene,
+    /// no q and k, nothing selected); false, drawing nothing, when message is empty.
+    bool drawMessage(QPainter& painter, const QString& message) const;
+    /// Why a view of query and key vectors (`view`, e.g. "The neuron view") cannot draw the
+    /// result: no scene, merged words (a word has no vector of its own) or no q and k; "" when
+    /// it can.
+    QString vectorsMissing(const QString& view) const;
     /// The result, selection or options changed: recompute what is drawn, then repaint.
     virtual void rebuild();
     /// The selection after a click on shown query row r with these modifiers.

@@ -12,11 +12,7 @@ constexpr int kMargin = 10;  // around everything
 constexpr int kSwatch = 18;
 }  // namespace
 
-LinesView::LinesView(QWidget* parent) : AttentionView(parent) {
-    setObjectName(QStringLiteral("linesView"));
-    setAutoFillBackground(true);
-    setBackgroundRole(QPalette::Base);
-}
+LinesView::LinesView(QWidget* parent) : AttentionView(QStringLiteral("linesView"), parent) {}
 
 int LinesView::headCount() const {
     return static_cast<int>(perHead_.size());

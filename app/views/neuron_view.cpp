@@ -35,11 +35,7 @@ void drawStrip(QPainter& p, const QRect& r, const Eigen::RowVectorXf& v, float s
 }
 }  // namespace
 
-NeuronView::NeuronView(QWidget* parent) : AttentionView(parent) {
-    setObjectName(QStringLiteral("neuronView"));
-    setAutoFillBackground(true);
-    setBackgroundRole(QPalette::Base);
-}
+NeuronView::NeuronView(QWidget* parent) : AttentionView(QStringLiteral("neuronView"), parent) {}
 
 int NeuronView::keys() const {
     return static_cast<int>(rows_.size());
@@ -50,16 +46,7 @@ int NeuronView::query() const {
 }
 
 QString NeuronView::message() const {
-    if (!result_) return tr("No scene yet");
-    if (result_->merged_words)
-        return tr(
-            "Sub-words are merged into words: a word has no query or key vector of its own "
-            "(its weights are its pieces' mean and sum). Turn off “Merge sub-words into "
-            "words” to see the pieces' q, k and q ⊙ k.");
-    if (!result_->has_qk)
-        return tr(
-            "The neuron view needs query and key vectors: a computed scene, or an .npz "
-            "with q and k (docs/session-format.md). These are loaded weights or scores.");
+    if (QString why = vectorsMissing(tr("The neuron view")); !why.isEmpty()) return why;
     // A selection from a larger scene is clamped after the new result arrives.
     if (query() < 0 || query() >= int(result_->q_tokens.size()))
         return tr("Select a query (click a token or a heatmap row)");
@@ -109,11 +96,7 @@ void NeuronView::paintEvent(QPaintEvent* event) {
     QPainter p(this);
     const QPalette pal = palette();
     p.setPen(pal.color(QPalette::Text));
-    if (!message().isEmpty()) {
-        p.drawText(rect().adjusted(20, 20, -20, -20), Qt::AlignCenter | Qt::TextWordWrap,
-                   message());
-        return;
-    }
+    if (drawMessage(p, message())) return;
     const int h = std::clamp(selection_.head, 0, int(result_->heads.size()) - 1);
     QFont bold = font();
     bold.setBold(true);

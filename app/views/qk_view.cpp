@@ -14,10 +14,7 @@ constexpr double kPick = 9;  // pixels within which a press picks a query
 const QColor kQuery(31, 119, 180), kKey(255, 127, 14);
 }  // namespace
 
-QkView::QkView(QWidget* parent) : AttentionView(parent) {
-    setObjectName(QStringLiteral("qkView"));
-    setAutoFillBackground(true);
-    setBackgroundRole(QPalette::Base);
+QkView::QkView(QWidget* parent) : AttentionView(QStringLiteral("qkView"), parent) {
     reset_ = new QPushButton(tr("Reset"), this);
     reset_->setToolTip(tr("Put the dragged query back where the model has it"));
     reset_->setEnabled(false);
@@ -29,16 +26,7 @@ int QkView::head() const {
 }
 
 QString QkView::message() const {
-    if (!result_) return tr("No scene yet");
-    if (result_->merged_words)
-        return tr(
-            "Sub-words are merged into words, which have no query or key vectors of their "
-            "own. Turn off “Merge sub-words into words” to place the pieces' queries and keys.");
-    if (!result_->has_qk)
-        return tr(
-            "The query–key view needs query and key vectors: a computed scene, or an .npz "
-            "with q and k (docs/session-format.md).");
-    return {};
+    return vectorsMissing(tr("The query–key view"));
 }
 
 void QkView::rebuild() {
@@ -116,11 +104,7 @@ void QkView::paintEvent(QPaintEvent*) {
     p.setRenderHint(QPainter::Antialiasing);
     const QPalette pal = palette();
     p.setPen(pal.color(QPalette::Text));
-    if (!message().isEmpty()) {
-        p.drawText(rect().adjusted(20, 20, -20, -20), Qt::AlignCenter | Qt::TextWordWrap,
-                   message());
-        return;
-    }
+    if (drawMessage(p, message())) return;
     QFont bold = font();
     bold.setBold(true);
     p.setFont(bold);

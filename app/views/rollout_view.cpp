@@ -49,7 +49,7 @@ RolloutData computeRollout(const attn::SceneSpec& spec, attn::Progress* progress
 }  // namespace
 
 RolloutView::RolloutView(Scene* scene, QWidget* parent)
-    : AttentionView(parent),
+    : AttentionView(QStringLiteral("rolloutView"), parent),
       scene_(scene),
       layerBox_(new QSpinBox(this)),
       readout_(new QLabel(this)) {
@@ -57,9 +57,6 @@ RolloutView::RolloutView(Scene* scene, QWidget* parent)
     readout_->setProperty(kScreenOnlyProperty, true);
     readout_->setForegroundRole(QPalette::PlaceholderText);
     showReadout();
-    setObjectName(QStringLiteral("rolloutView"));
-    setAutoFillBackground(true);
-    setBackgroundRole(QPalette::Base);
     layerBox_->setKeyboardTracking(false);  // a typed "11" must not show layer 1 on the way
     // Layers count from 1 here as in the Heads and Model tabs (layer() stays 0-based).
     layerBox_->setPrefix(tr("after layer "));
@@ -183,12 +180,10 @@ void RolloutView::paintEvent(QPaintEvent*) {
     QPainter p(this);
     const QPalette pal = palette();
     p.setPen(pal.color(QPalette::Text));
-    if (!data_.error.isEmpty() || data_.layers.empty()) {
-        p.drawText(rect().adjusted(20, 20, -20, -20), Qt::AlignCenter | Qt::TextWordWrap,
-                   data_.error.isEmpty() ? tr("Computing the rollout…")
-                                         : tr("No rollout: %1").arg(data_.error));
+    if (drawMessage(p, !data_.error.isEmpty() ? tr("No rollout: %1").arg(data_.error)
+                       : data_.layers.empty() ? tr("Computing the rollout…")
+                                              : QString()))
         return;
-    }
     const attn::MatrixD m = shownMatrix();
     const std::vector<std::string> tokens = shownTokens();
     const int n = int(tokens.size());

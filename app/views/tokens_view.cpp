@@ -14,10 +14,7 @@ constexpr int kTokensGap = 4;     // between boxes
 constexpr int kTokensTitle = 44;  // title and legend
 }  // namespace
 
-TokensView::TokensView(QWidget* parent) : AttentionView(parent) {
-    setObjectName(QStringLiteral("tokensView"));
-    setAutoFillBackground(true);
-    setBackgroundRole(QPalette::Base);
+TokensView::TokensView(QWidget* parent) : AttentionView(QStringLiteral("tokensView"), parent) {
     QSizePolicy policy(QSizePolicy::Preferred, QSizePolicy::Preferred);
     policy.setHeightForWidth(true);
     setSizePolicy(policy);
