@@ -111,56 +111,66 @@ void BlockSums::reset(Index n, Index m, int cells) {
     visible.assign(size, 0);
     rows_added.assign(static_cast<std::size_t>(rows), 0);
     pending_ = -1;
+    pending_unmasked_ = 0;
     col_max_.assign(static_cast<std::size_t>(m), 0.f);
     col_sum_.assign(static_cast<std::size_t>(m), 0.f);
     col_visible_.assign(static_cast<std::size_t>(m), 0);
 }
 
-void BlockSums::add_row(Index i, const float* w, const bool* allowed) {
+BlockSums::Columns BlockSums::row_columns(Index i, const bool* allowed) {
     const int block_row = static_cast<int>(i / rowFactor);
     if (block_row != pending_) {
         finish();
         pending_ = block_row;
     }
     ++rows_added[static_cast<std::size_t>(block_row)];
-    // Masked weights are exactly 0 and visible ones ≥ 0, so a maximum over every cell equals
-    // the maximum over the visible cells whenever one is visible.
     const Index m = source_cols;
-    Eigen::Map<Eigen::ArrayXf> cmax(col_max_.data(), m), csum(col_sum_.data(), m);
-    const Eigen::Map<const Eigen::ArrayXf> row(w, m);
-    cmax = cmax.max(row);
-    csum += row;
     if (allowed) {
         std::uint32_t* v = col_visible_.data();
         for (Index j = 0; j < m; ++j)
             v[j] += allowed[j] ? 1u : 0u;
     } else {
-        Eigen::Map<Eigen::Array<std::uint32_t, Eigen::Dynamic, 1>>(col_visible_.data(), m) += 1u;
+        ++pending_unmasked_;  // every column once: counted per block in finish()
     }
+    return {col_max_.data(), col_sum_.data()};
+}
+
+void BlockSums::add_row(Index i, const float* w, const bool* allowed) {
+    // Masked weights are exactly 0 and visible ones ≥ 0, so a maximum over every cell equals
+    // the maximum over the visible cells whenever one is visible.
+    const Columns c = row_columns(i, allowed);
+    const Index m = source_cols;
+    Eigen::Map<Eigen::ArrayXf> cmax(c.max, m), csum(c.sum, m);
+    const Eigen::Map<const Eigen::ArrayXf> row(w, m);
+    cmax = cmax.max(row);
+    csum += row;
 }
 
 void BlockSums::finish() {
     if (pending_ < 0) return;
     const std::size_t base = std::size_t(pending_) * std::size_t(cols);
+    bool counted = false;  // whether any row of the block row was masked
     for (int c = 0; c < cols; ++c) {
         const Index j0 = Index(c) * colFactor;
         const Index len = std::min<Index>(colFactor, source_cols - j0);
         const std::size_t k = base + std::size_t(c);
         double total = 0;
-        std::uint32_t seen = 0;
+        std::uint32_t seen = pending_unmasked_ * static_cast<std::uint32_t>(len);
         float best = max[k];
         for (Index j = j0; j < j0 + len; ++j) {
             best = std::max(best, col_max_[std::size_t(j)]);
             total += double(col_sum_[std::size_t(j)]);
             seen += col_visible_[std::size_t(j)];
         }
+        counted = counted || seen != pending_unmasked_ * static_cast<std::uint32_t>(len);
         max[k] = best;
         sum[k] += total;
         visible[k] += seen;
     }
     std::fill(col_max_.begin(), col_max_.end(), 0.f);
     std::fill(col_sum_.begin(), col_sum_.end(), 0.f);
-    std::fill(col_visible_.begin(), col_visible_.end(), 0u);
+    if (counted) std::fill(col_visible_.begin(), col_visible_.end(), 0u);
+    pending_unmasked_ = 0;
     pending_ = -1;
 }
 

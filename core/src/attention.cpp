@@ -39,7 +39,7 @@ bool set_multiplier(float d_k, const AttentionParams& params, HeadResult& out) {
 /// mask may be null (nothing masked); its row mask_row belongs to this query.
 template <class Row>
 bool weigh_row(Row&& row, const BoolMatrix* mask, Index mask_row, float c, bool hard, float* w,
-               Index i, double* log_sum_exp = nullptr, RowNorm* norm = nullptr) {
+               Index i, double* log_sum_exp = nullptr) {
     constexpr float ninf = -std::numeric_limits<float>::infinity();
     if (c != 1.f) row *= c;
     if (mask) row = mask->row(mask_row).select(row, ninf);
@@ -48,7 +48,7 @@ bool weigh_row(Row&& row, const BoolMatrix* mask, Index mask_row, float c, bool 
         if (log_sum_exp) *log_sum_exp = std::numeric_limits<double>::quiet_NaN();
         return hardmax_row(row.data(), w, nk, i);
     }
-    return softmax_row(row.data(), w, nk, i, log_sum_exp, norm);
+    return softmax_row(row.data(), w, nk, i, log_sum_exp);
 }
 
 // Queries per tile of the compact pass: a 64 × 4096 float tile is 1 MiB, about L2; larger
@@ -58,71 +58,46 @@ constexpr Index kTileRows = 64;
 /// Weights and (optionally) statistics tile by tile, without keeping the score stages or the
 /// output: memory O(tile · nk) besides the weights, and each tile's scores are still in cache
 /// when they are scaled, masked, normalised and summarised. Streamed (overview_cells > 0), not
-/// even the weights are kept: each row's normalisers and the block sums of the overview are.
+/// even the weights are kept (attend_streamed).
 void attend_tiled(const ConstRef& Q, const ConstRef& K, const ConstRef& V, float d_k,
                   const AttentionParams& params, HeadResult& out, HeadStats* stats) {
     const bool hard = set_multiplier(d_k, params, out);
     const Index nq = Q.rows(), nk = K.rows();
     const bool masking = params.mask.kind != MaskKind::None;
-    const bool streamed = params.overview_cells > 0;
     out.raw.resize(0, 0);
     out.scaled.resize(0, 0);
     out.masked.resize(0, 0);
-    out.weights.resize(streamed ? 0 : nq, streamed ? 0 : nk);
     out.output.resize(0, V.cols());
+    if (params.overview_cells > 0) {
+        attend_streamed(Q, K, params, out, stats);
+        return;
+    }
+    out.weights.resize(nq, nk);
     out.empty_rows.assign(static_cast<std::size_t>(nq), 0);
-    const float nan = std::numeric_limits<float>::quiet_NaN();
-    out.row_max.assign(streamed ? static_cast<std::size_t>(nq) : 0, nan);
-    out.row_inv_sum.assign(streamed ? static_cast<std::size_t>(nq) : 0, nan);
-    if (streamed)
-        out.overview.reset(nq, nk, params.overview_cells);
-    else
-        out.overview = BlockSums{};
+    out.row_max.clear();
+    out.row_inv_sum.clear();
+    out.overview = BlockSums{};
     std::vector<RowStats> rows(stats ? static_cast<std::size_t>(nq) : 0);
     // Each tile goes through the same scores_into as the full path (general: its Q·W; additive:
     // K·U_a again per tile, small next to its n · d_k tanh), so the numbers are the same.
-    Matrix tile, weights(streamed ? kTileRows : 0, nk), sampled;
+    Matrix tile;
     BoolMatrix mask;
-    // A preview samples every stride-th query; the exact pass takes them all.
-    const Index stride = streamed ? std::max<Index>(1, params.query_stride) : 1;
-    if (stats && stride > 1)
-        for (RowStats& rs : rows)
-            rs.empty = true;  // not computed: left out of the averages
-    for (Index b = 0; b < nq; b += kTileRows * stride) {
-        const Index len = std::min(kTileRows, (nq - b + stride - 1) / stride);
-        if (stride == 1) {
-            scores_into(Q.middleRows(b, len), K, params.score, tile);
-            if (masking) mask = build_mask_rows(params.mask, nq, nk, b, len);
-        } else {
-            sampled.resize(len, Q.cols());
-            if (masking) mask.resize(len, nk);
-            for (Index r = 0; r < len; ++r) {
-                sampled.row(r) = Q.row(b + r * stride);
-                if (masking) mask.row(r) = build_mask_rows(params.mask, nq, nk, b + r * stride, 1);
-            }
-            scores_into(sampled, K, params.score, tile);
-        }
+    for (Index b = 0; b < nq; b += kTileRows) {
+        const Index len = std::min(kTileRows, nq - b);
+        scores_into(Q.middleRows(b, len), K, params.score, tile);
+        if (masking) mask = build_mask_rows(params.mask, nq, nk, b, len);
         for (Index r = 0; r < len; ++r) {
-            const Index i = b + r * stride;
+            const Index i = b + r;
             double lse = 0;
-            RowNorm norm;
-            float* w = streamed ? weights.row(r).data() : out.weights.row(i).data();
+            float* w = out.weights.row(i).data();
             const bool empty = weigh_row(tile.row(r), masking ? &mask : nullptr, r, out.multiplier,
-                                         hard, w, i, &lse, streamed ? &norm : nullptr);
+                                         hard, w, i, &lse);
             out.empty_rows[static_cast<std::size_t>(i)] = empty ? 1 : 0;
-            const Eigen::Map<const Eigen::RowVectorXf> wrow(w, nk);
             if (stats)
-                rows[static_cast<std::size_t>(i)] = row_stats_softmax(wrow, tile.row(r), i, lse);
-            if (!streamed) continue;
-            // A preview's norms stay NaN: its rows are recomputed whole when asked for.
-            if (stride == 1) {
-                out.row_max[static_cast<std::size_t>(i)] = norm.max;
-                out.row_inv_sum[static_cast<std::size_t>(i)] = norm.inv_sum;
-            }
-            out.overview.add_row(i, w, masking ? mask.row(r).data() : nullptr);
+                rows[static_cast<std::size_t>(i)] =
+                    row_stats_softmax(out.weights.row(i), tile.row(r), i, lse);
         }
     }
-    if (streamed) out.overview.finish();
     if (stats) *stats = summarize_rows(std::move(rows));
 }
 

@@ -9,7 +9,8 @@
 
 namespace attn {
 struct HeadStats;
-}
+struct RowStats;
+}  // namespace attn
 
 namespace attn::detail {
 
@@ -55,7 +56,23 @@ struct RowNorm {
 /// normalisers.
 bool softmax_row(const float* in, float* out, Index n, Index row, double* log_sum_exp = nullptr,
                  RowNorm* norm = nullptr);
+/// out = exp(in − max) (exactly 0 where in is −inf), returning Σ out in double: softmax_row's
+/// fast path before its division, the same numbers.
+double exp_row(const float* in, float* out, Index n, float max);
 /// Hard (argmax) row: equal split among the maximal entries; same return and errors.
 bool hardmax_row(const float* in, float* out, Index n, Index row);
+
+/// Statistics of a softmax row given its exponentials e_j = exp(z_j − max) and inv_sum =
+/// 1 / Σ e (weights w_j = e_j · inv_sum), with z the masked scores; folds the weights into
+/// col_max and col_sum (BlockSums::Columns) in the same pass. The same numbers as
+/// row_stats_softmax on the weights, for rows whose max and sum are finite.
+RowStats softmax_row_stats(const float* e, const float* z, Index n, Index query_pos, float inv_sum,
+                           double log_sum_exp, float* col_max, float* col_sum);
+
+/// The streamed pass of one head (AttentionParams::overview_cells > 0): per query its softmax
+/// normalisers, into the block overview and (with stats) its statistics, tile by tile; nothing
+/// n × n is kept. out.multiplier and out.hard are set already.
+void attend_streamed(const ConstRef& Q, const ConstRef& K, const AttentionParams& params,
+                     HeadResult& out, HeadStats* stats);
 
 }  // namespace attn::detail

@@ -131,6 +131,30 @@ bool softmax_row(const float* in, float* out, Index n, Index row, double* log_su
     return softmax_row_t<float>(in, out, n, row, log_sum_exp, norm);
 }
 
+double exp_row(const float* in, float* out, Index n, float max) {
+    // softmax_row_t's steps a chunk at a time, so that each chunk's exponentials are still in
+    // L1 when they are checked and summed (with sum_in_double's lanes: the same sum).
+    constexpr Index kLanes = 16, kChunk = 64 * kLanes;
+    double acc[kLanes] = {};
+    for (Index c = 0; c < n; c += kChunk) {
+        const Index len = std::min(kChunk, n - c);
+        const Eigen::Map<const RowArr<float>> x(in + c, len);
+        Eigen::Map<RowArr<float>> y(out + c, len);
+        y = (x - max).exp();
+        zero_where_minus_inf<float>(x, y);
+        const float* p = out + c;
+        for (Index j = 0; j + kLanes <= len; j += kLanes)
+            for (Index l = 0; l < kLanes; ++l)
+                acc[l] += static_cast<double>(p[j + l]);
+    }
+    double s = 0;
+    for (Index j = n / kLanes * kLanes; j < n; ++j)
+        s += static_cast<double>(out[j]);
+    for (Index l = 0; l < kLanes; ++l)
+        s += acc[l];
+    return s;
+}
+
 bool hardmax_row(const float* in, float* out, Index n, Index row) {
     const Eigen::Map<const RowArr<float>> x(in, n);
     Eigen::Map<RowArr<float>> y(out, n);

@@ -53,6 +53,15 @@ struct BlockSums {
     /// Adds source row i (rows come in increasing order): its weights w (m entries) and allowed
     /// keys (null: every key).
     void add_row(Index i, const float* w, const bool* allowed);
+    /// Per column of the block row being filled: the maximum and the sum of its rows' weights.
+    struct Columns {
+        float* max;
+        float* sum;
+    };
+    /// Starts source row i (rows in increasing order) for a caller that folds the row's weights
+    /// w into the columns itself (max[j] = max(max[j], w_j), sum[j] += w_j), e.g. in the pass
+    /// that computes them; allowed keys are counted here (null: every key).
+    Columns row_columns(Index i, const bool* allowed);
     /// Folds the rows added since the last block row into the blocks; call after the last row.
     void finish();
 
@@ -62,6 +71,7 @@ struct BlockSums {
     int pending_ = -1;  ///< block row being accumulated (−1: none)
     std::vector<float> col_max_, col_sum_;
     std::vector<std::uint32_t> col_visible_;
+    std::uint32_t pending_unmasked_ = 0;  ///< rows of the block row with every key allowed
 };
 
 /// The grid of a whole BlockSums at no more than max_rows × max_cols cells; factors are the

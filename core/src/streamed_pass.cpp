@@ -1,0 +1,220 @@
+// AttnScope core — the streamed pass of a long head: scores, softmax, statistics and block sums
+// per query row while the row is in cache; nothing n × n is kept. GPL-3.0-or-later.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "attn/stats.hpp"
+#include "detail.hpp"
+
+namespace attn::detail {
+
+namespace {
+
+using ScorePacket = Eigen::internal::packet_traits<float>::type;
+constexpr Index kScoreLanes = Eigen::internal::packet_traits<float>::size;
+// Queries per tile of the dot kernel: one accumulator register each, and 8 rows of 32k scores
+// (1 MiB) stay in L2 between the kernel and the row passes.
+constexpr int kKernelRows = 8;
+// Queries per tile of the other score kinds (scores_into packs K once per tile).
+constexpr Index kPackedTileRows = 64;
+
+/// The keys of a head packed for dot_rows: per block of kScoreLanes keys, each of the width
+/// dimensions' kScoreLanes values together (the last block padded with zeros), so that the
+/// kernel reads K once, sequentially (as rows of Kᵀ it would touch width pages per step).
+void pack_keys(const ConstRef& K, Matrix& packed) {
+    const Index nk = K.rows(), width = K.cols();
+    const Index blocks = (nk + kScoreLanes - 1) / kScoreLanes;
+    packed.resize(blocks, width * kScoreLanes);
+    for (Index b = 0; b < blocks; ++b) {
+        float* dst = packed.row(b).data();
+        for (Index l = 0; l < kScoreLanes; ++l) {
+            const Index j = b * kScoreLanes + l;
+            for (Index d = 0; d < width; ++d)
+                dst[d * kScoreLanes + l] = j < nk ? K(j, d) : 0.f;
+        }
+    }
+}
+
+/// Scaled scores c · Σ_d q(r, d) · k(j, d) of R queries q (R × width, row-major) against the
+/// packed keys into out (R rows of nk), and each row's maximum into row_max: fused
+/// multiply-adds in d order (the order of OpenBLAS's kernel, so scores_into's numbers), then
+/// one rounded multiplication by c, as the full path scales.
+template <int R>
+void dot_rows(const float* q, Index width, const Matrix& packed, Index nk, float c, float* out,
+              float* row_max) {
+    using namespace Eigen::internal;
+    const ScorePacket scale = pset1<ScorePacket>(c);
+    const auto block = [&](Index b, ScorePacket(&acc)[R]) {
+        const float* k = packed.row(b).data();
+        for (int r = 0; r < R; ++r)
+            acc[r] = pset1<ScorePacket>(0.f);
+        for (Index d = 0; d < width; ++d) {
+            const ScorePacket kv = ploadu<ScorePacket>(k + d * kScoreLanes);
+            for (int r = 0; r < R; ++r)
+                acc[r] = pmadd(pset1<ScorePacket>(q[r * width + d]), kv, acc[r]);
+        }
+        for (int r = 0; r < R; ++r)
+            acc[r] = pmul(acc[r], scale);
+    };
+    ScorePacket top[R], acc[R];
+    for (int r = 0; r < R; ++r)
+        top[r] = pset1<ScorePacket>(-std::numeric_limits<float>::infinity());
+    const Index full = nk / kScoreLanes;
+    for (Index b = 0; b < full; ++b) {
+        block(b, acc);
+        for (int r = 0; r < R; ++r) {
+            top[r] = pmax(top[r], acc[r]);
+            pstoreu(out + r * nk + b * kScoreLanes, acc[r]);
+        }
+    }
+    for (int r = 0; r < R; ++r)
+        row_max[r] = predux_max(top[r]);
+    if (full == packed.rows()) return;
+    // The last, partial block of keys (the packing padded it with zeros).
+    block(full, acc);
+    for (int r = 0; r < R; ++r) {
+        alignas(64) float last[kScoreLanes];
+        pstore(last, acc[r]);
+        for (Index l = 0; l < nk - full * kScoreLanes; ++l) {
+            out[r * nk + full * kScoreLanes + l] = last[l];
+            row_max[r] = std::max(row_max[r], last[l]);
+        }
+    }
+}
+
+/// Buffers of one thread's streamed heads, kept between tiles and heads (no allocation, page
+/// fault or zero-fill per tile).
+struct StreamScratch {
+    Matrix keys;                ///< the head's keys packed for dot_rows, once per head
+    Matrix queries;             ///< a tile's queries (a preview's sampled rows), contiguous
+    Matrix projected;           ///< a general score's Q·W of the tile
+    Matrix scores;              ///< a tile's scores, then scaled and masked in place
+    Eigen::VectorXf e;          ///< one row's exp(z − max)
+    std::vector<float> maxima;  ///< the kernel's row maxima of a tile
+    BoolMatrix mask;
+};
+
+StreamScratch& stream_scratch() {
+    thread_local StreamScratch s;
+    return s;
+}
+
+/// One query's row of a streamed head: z its scores (scaled and masked here), allowed its keys
+/// (null: all). The fast path fuses normalising, statistics and block sums; rows it cannot settle
+/// (the hard limit, ±inf, NaN, no visible key) take the generic softmax.
+struct RowPass {
+    HeadResult& out;
+    std::vector<RowStats>* rows;
+    float* e;
+    Index nk;
+    bool exact;  ///< not a preview: the normalisers are stored
+
+    /// scaled: z is scaled already and top is its maximum (the kernel's).
+    void operator()(Index i, float* z, const bool* allowed, bool scaled, float top) const {
+        constexpr float ninf = -std::numeric_limits<float>::infinity();
+        Eigen::Map<Eigen::ArrayXf> zr(z, nk);
+        if (!scaled && out.multiplier != 1.f) zr *= out.multiplier;
+        if (allowed)
+            for (Index j = 0; j < nk; ++j)
+                z[j] = allowed[j] ? z[j] : ninf;
+        const auto k = static_cast<std::size_t>(i);
+        const float m = out.hard ? ninf : scaled && !allowed ? top : zr.maxCoeff();
+        const double sum = std::isfinite(m) ? exp_row(z, e, nk, m) : 0.0;
+        if (std::isfinite(m) && std::isfinite(sum)) {
+            const auto inv = static_cast<float>(1.0 / sum);
+            const BlockSums::Columns c = out.overview.row_columns(i, allowed);
+            const RowStats s = softmax_row_stats(
+                e, z, nk, i, inv, static_cast<double>(m) + std::log(sum), c.max, c.sum);
+            if (rows) (*rows)[k] = s;
+            out.empty_rows[k] = 0;
+            if (exact) out.row_max[k] = m, out.row_inv_sum[k] = inv;
+            return;
+        }
+        double lse = 0;
+        RowNorm norm;
+        const bool empty =
+            out.hard ? hardmax_row(z, e, nk, i) : softmax_row(z, e, nk, i, &lse, &norm);
+        if (out.hard) lse = std::numeric_limits<double>::quiet_NaN();
+        out.empty_rows[k] = empty ? 1 : 0;
+        const Eigen::Map<const Eigen::RowVectorXf> w(e, nk), zs(z, nk);
+        if (rows) (*rows)[k] = row_stats_softmax(w, zs, i, lse);
+        if (exact) out.row_max[k] = norm.max, out.row_inv_sum[k] = norm.inv_sum;
+        out.overview.add_row(i, e, allowed);
+    }
+};
+
+}  // namespace
+
+void attend_streamed(const ConstRef& Q, const ConstRef& K, const AttentionParams& params,
+                     HeadResult& out, HeadStats* stats) {
+    const Index nq = Q.rows(), nk = K.rows(), width = K.cols();
+    const bool masking = params.mask.kind != MaskKind::None;
+    // A preview samples every stride-th query; the exact pass takes them all.
+    const Index stride = std::max<Index>(1, params.query_stride);
+    const ScoreKind kind = params.score.kind;
+    const bool kernel = kind == ScoreKind::Dot || kind == ScoreKind::General;
+    const Index tile_rows = kernel ? kKernelRows : kPackedTileRows;
+    out.weights.resize(0, 0);
+    out.empty_rows.assign(static_cast<std::size_t>(nq), 0);
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    // A preview's norms stay NaN: its rows are recomputed whole when asked for.
+    out.row_max.assign(static_cast<std::size_t>(nq), nan);
+    out.row_inv_sum.assign(static_cast<std::size_t>(nq), nan);
+    out.overview.reset(nq, nk, params.overview_cells);
+    std::vector<RowStats> rows(stats ? static_cast<std::size_t>(nq) : 0);
+    if (stats && stride > 1)
+        for (RowStats& rs : rows)
+            rs.empty = true;  // not computed: left out of the averages
+    StreamScratch& s = stream_scratch();
+    if (kernel) pack_keys(K, s.keys);
+    s.e.resize(nk);
+    const RowPass row{out, stats ? &rows : nullptr, s.e.data(), nk, stride == 1};
+    for (Index b = 0; b < nq; b += tile_rows * stride) {
+        const Index len = std::min(tile_rows, (nq - b + stride - 1) / stride);
+        s.scores.resize(len, nk);
+        if (kernel || stride > 1) {
+            s.queries.resize(len, Q.cols());
+            for (Index r = 0; r < len; ++r)
+                s.queries.row(r) = Q.row(b + r * stride);
+        }
+        if (kernel) {
+            const Matrix* q = &s.queries;
+            if (kind == ScoreKind::General) {
+                s.projected.resize(len, width);
+                s.projected.noalias() = s.queries * params.score.W;
+                q = &s.projected;
+            }
+            s.maxima.resize(static_cast<std::size_t>(len));
+            Index r = 0;
+            for (; r + kKernelRows <= len; r += kKernelRows)
+                dot_rows<kKernelRows>(q->row(r).data(), width, s.keys, nk, out.multiplier,
+                                      s.scores.row(r).data(), s.maxima.data() + r);
+            for (; r < len; ++r)
+                dot_rows<1>(q->row(r).data(), width, s.keys, nk, out.multiplier,
+                            s.scores.row(r).data(), s.maxima.data() + r);
+        } else if (stride == 1) {
+            scores_into(Q.middleRows(b, len), K, params.score, s.scores);
+        } else {
+            scores_into(s.queries, K, params.score, s.scores);
+        }
+        if (masking) {
+            if (stride == 1) {
+                s.mask = build_mask_rows(params.mask, nq, nk, b, len);
+            } else {
+                s.mask.resize(len, nk);
+                for (Index r = 0; r < len; ++r)
+                    s.mask.row(r) = build_mask_rows(params.mask, nq, nk, b + r * stride, 1);
+            }
+        }
+        for (Index r = 0; r < len; ++r)
+            row(b + r * stride, s.scores.row(r).data(), masking ? s.mask.row(r).data() : nullptr,
+                kernel, kernel ? s.maxima[static_cast<std::size_t>(r)] : 0.f);
+    }
+    out.overview.finish();
+    if (stats) *stats = summarize_rows(std::move(rows));
+}
+
+}  // namespace attn::detail
