@@ -73,16 +73,16 @@ QString HeadHeatmap::cellDescription(int q, int k) const {
 QString HeadHeatmap::cellSummary(int q, int k) const {
     CellNumbers c;
     if (!cellNumbers(q, k, &c)) return {};
-    QString text = tr("Head %1 · query %2 “%3” → key %4 “%5”")
-                       .arg(head_ + 1)
-                       .arg(q)
-                       .arg(c.query)
-                       .arg(k)
-                       .arg(c.key);
+    // The numbers first: a narrow window elides the end of the line, never the numbers.
+    QString text = c.masked ? tr("masked, weight 0") : tr("weight %1").arg(number(c.weight));
     if (!std::isnan(c.raw))
         text += tr(" · raw %1 · scaled %2").arg(number(c.raw), number(c.scaled));
-    text += c.masked ? tr(" · masked, weight 0") : tr(" · weight %1").arg(number(c.weight));
-    return text;
+    return text + tr(" — head %1 · query %2 “%3” → key %4 “%5”")
+                      .arg(head_ + 1)
+                      .arg(q)
+                      .arg(c.query)
+                      .arg(k)
+                      .arg(c.key);
 }
 
 QString HeadHeatmap::statsExplanation() {

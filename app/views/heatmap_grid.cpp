@@ -39,9 +39,8 @@ HeatmapGrid::HeatmapGrid(QWidget* parent) : QWidget(parent) {
     message_->setAlignment(Qt::AlignCenter);
     message_->setVisible(false);
     outer->addWidget(message_);
-    note_ = new QLabel(this);
+    note_ = new ElidedLabel(this);
     note_->setObjectName(QStringLiteral("headsNote"));
-    note_->setWordWrap(true);
     note_->setVisible(false);
     note_->setProperty(kScreenOnlyProperty, true);
     outer->addWidget(note_);
@@ -75,14 +74,12 @@ HeatmapGrid::HeatmapGrid(QWidget* parent) : QWidget(parent) {
     row->addWidget(scalePlot_);
 
     // The hovered cell's numbers stay here while the mouse rests (tooltips vanish).
-    readout_ = new QLabel(this);
+    readout_ = new ElidedLabel(this);
     readout_->setObjectName(QStringLiteral("cellReadout"));
-    readout_->setTextFormat(Qt::PlainText);
     readout_->setProperty(kScreenOnlyProperty, true);
-    readout_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
-    readout_->setToolTip(HeadHeatmap::statsExplanation());
+    readout_->setToolTipWhenWhole(HeadHeatmap::statsExplanation());
     outer->addWidget(readout_);
-    readout_->setText(kReadoutHint());
+    readout_->setFullText(kReadoutHint());
     applyPlotTheme(scalePlot_, palette());
     setStyle(style_);
 }
@@ -126,7 +123,7 @@ void HeatmapGrid::setFocusedHead(int head) {
 }
 
 void HeatmapGrid::setNote(const QString& note) {
-    note_->setText(note);
+    note_->setFullText(note);
     note_->setVisible(!note.isEmpty());
 }
 
@@ -151,7 +148,7 @@ void HeatmapGrid::ensureHeads(int count) {
         connect(h, &HeadHeatmap::cellClicked, this, &HeatmapGrid::onCellClicked);
         connect(h, &HeadHeatmap::cellHovered, this, [this, h](int, int query, int key) {
             const QString text = query >= 0 ? h->cellSummary(query, key) : QString();
-            readout_->setText(text.isEmpty() ? kReadoutHint() : text);
+            readout_->setFullText(text.isEmpty() ? kReadoutHint() : text);
         });
         connect(h, &HeadHeatmap::headDoubleClicked, this, [this](int head) {
             setFocusedHead(focused_ == head ? -1 : head);

@@ -8,6 +8,7 @@
 
 #include "model/scene_result.hpp"
 #include "model/selection.hpp"
+#include "views/elided_label.hpp"
 #include "views/heatmap_style.hpp"
 
 class HeadHeatmap;
@@ -38,7 +39,7 @@ class HeatmapGrid : public QWidget {
     /// A note above the heads (e.g. what the synthetic scene is); empty hides it. Screen only.
     void setNote(const QString& note);
     /// The fixed line under the heads with the hovered cell's numbers (screen only).
-    QLabel* readout() const { return readout_; }
+    ElidedLabel* readout() const { return readout_; }
     QLabel* note() const { return note_; }
 
     const SceneResultPtr& result() const { return result_; }
@@ -99,6 +100,6 @@ class HeatmapGrid : public QWidget {
     QCustomPlot* scalePlot_ = nullptr;  ///< holds the shared colour scale
     QCPColorScale* scale_ = nullptr;
     QLabel* message_ = nullptr;
-    QLabel* note_ = nullptr;
-    QLabel* readout_ = nullptr;
+    ElidedLabel* note_ = nullptr;
+    ElidedLabel* readout_ = nullptr;
 };

@@ -19,7 +19,9 @@
 #include "playground/readout_panel.hpp"
 #include "playground/regression_panel.hpp"
 #include "playground/weights_chart.hpp"
+#include "views/elided_label.hpp"
 #include "views/head_heatmap.hpp"
+#include "views/heatmap_grid.hpp"
 #include "views/model_grid.hpp"
 #include "views/qcp.hpp"
 #include "views/scroll_frame.hpp"
@@ -98,6 +100,21 @@ class LayoutFitTest : public QObject {
         }
         // All four in view, nothing to scroll.
         QVERIFY(!grid->findChild<ScrollFrame*>()->verticalScrollBar()->isVisible());
+        // The lines under and above the heads are never cut off at the edge: what does not
+        // fit is elided, the whole line is the tooltip, and a hovered cell's weight stays.
+        for (const char* name : {"cellReadout", "headsNote"}) {
+            auto* line = grid->findChild<ElidedLabel*>(QLatin1String(name));
+            QVERIFY(line && line->isVisible());
+            QVERIFY2(
+                line->fontMetrics().horizontalAdvance(line->text()) <= line->contentsRect().width(),
+                name);
+            if (line->isElided()) QCOMPARE(line->toolTip(), line->fullText());
+        }
+        HeadHeatmap* first = grid->head(0);
+        QTest::mouseMove(
+            first, QPoint(int(first->xAxis->coordToPixel(12)), int(first->yAxis->coordToPixel(1))));
+        const QString weight = QString::number(double(w.result()->heads[0].weights(1, 12)), 'f', 4);
+        QVERIFY2(grid->readout()->text().contains(weight), qPrintable(grid->readout()->text()));
         // Beside the heads: the controls and the selected query.
         QVERIFY(w.controlsDock()->isVisible());
         QVERIFY(w.queryDock()->isVisible());
