@@ -13,7 +13,9 @@
 #include <QTabWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <algorithm>
 
+#include "attn/gpt2/model_scene.hpp"
 #include "attn/io/attention_json.hpp"
 #include "lenses/lens_registry.hpp"
 #include "model/scene.hpp"
@@ -178,10 +180,23 @@ void MainWindow::onSpecChanged() {
     if (!math_) return;  // still constructing: the constructor computes at its end
     const attn::SceneSpec& s = scene_->spec();
     // Nobody should read linguistics into random projections.
-    grid_->setNote(s.data ? QString()
-                          : tr("Synthetic scene: random projections from seed %1, no trained "
-                               "model — its patterns mean nothing linguistic.")
-                                .arg(s.seed));
+    QString note = s.data || s.model ? QString()
+                                     : tr("Synthetic scene: random projections from seed %1, no "
+                                          "trained model — its patterns mean nothing linguistic.")
+                                           .arg(s.seed);
+    // A model layer outside the controls' scope: say why the controls seem not to act on it.
+    if (s.model && !attn::gpt2::controls_apply_in(s, s.layer)) {
+        const int first = *std::min_element(s.model_layers.begin(), s.model_layers.end());
+        note = s.layer < first ? tr("Layer %1 comes before layer %2, where the controls apply: "
+                                    "it is GPT-2's own.")
+                                     .arg(s.layer + 1)
+                                     .arg(first + 1)
+                               : tr("Layer %1 runs as GPT-2 does (scaled, τ = 1, causal); it "
+                                    "sees the controls' effect through layer %2.")
+                                     .arg(s.layer + 1)
+                                     .arg(first + 1);
+    }
+    grid_->setNote(note);
     compute_->request(s);
 }
 
@@ -199,7 +214,10 @@ void MainWindow::onResult(SceneResultPtr result, quint64, double ms) {
         std::size_t(shown.component) < shown.data->components.size())
         rowNote = QString::fromStdString(attn::io::component_row_note(
             shown.data->components[std::size_t(shown.component)].name));
-    math_->setContext(MathContext{shown.score, shown.temperature, rowNote});
+    // A model layer outside the controls' scope ran at GPT-2's own τ = 1.
+    const float tau =
+        shown.model && !attn::gpt2::controls_apply_in(shown, shown.layer) ? 1.f : shown.temperature;
+    math_->setContext(MathContext{shown.score, tau, rowNote});
     math_->setResult(result);
     if (firstResult_ && scene_->selection().query < 0 && n > 1) {
         // Open on a worked example rather than an empty math panel.
@@ -208,17 +226,17 @@ void MainWindow::onResult(SceneResultPtr result, quint64, double ms) {
     firstResult_ = false;
     scene_->clampSelection(n, m, h);
     const attn::SceneSpec& s = scene_->spec();
-    sizeLabel_->setText(s.data ? tr("n = %1 × %2 · h = %3 · layer %4/%5")
-                                     .arg(n)
-                                     .arg(m)
-                                     .arg(h)
-                                     .arg(result->layer + 1)
-                                     .arg(result->layers)
-                               : tr("n = %1 · d_model = %2 · h = %3 · d_k = %4")
-                                     .arg(n)
-                                     .arg(s.d_model)
-                                     .arg(h)
-                                     .arg(result->d_k));
+    sizeLabel_->setText(s.data || s.model ? tr("n = %1 × %2 · h = %3 · layer %4/%5")
+                                                .arg(n)
+                                                .arg(m)
+                                                .arg(h)
+                                                .arg(result->layer + 1)
+                                                .arg(result->layers)
+                                          : tr("n = %1 · d_model = %2 · h = %3 · d_k = %4")
+                                                .arg(n)
+                                                .arg(s.d_model)
+                                                .arg(h)
+                                                .arg(result->d_k));
     timeLabel_->setText(tr("computed in %1 ms").arg(ms, 0, 'f', ms < 10 ? 2 : 0));
     Q_EMIT resultChanged(result);
 }

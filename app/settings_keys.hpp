@@ -13,6 +13,8 @@ inline constexpr QLatin1StringView kCurrentTab{"window/currentTab"};
 
 // Files (used by the data/IO module: Open, Save, Recent).
 inline constexpr QLatin1StringView kLastDirectory{"files/lastDirectory"};
+/// Where Model ▸ Open Model… last found a model folder.
+inline constexpr QLatin1StringView kLastModelDirectory{"model/lastDirectory"};
 inline constexpr QLatin1StringView kRecentFiles{"files/recent"};
 inline constexpr int kMaxRecentFiles = 10;
 inline constexpr QLatin1StringView kEmbedData{"files/embedData"};

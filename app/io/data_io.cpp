@@ -9,6 +9,7 @@
 #include "export/export_controller.hpp"
 #include "io/data_dock.hpp"
 #include "io/file_controller.hpp"
+#include "io/model_controller.hpp"
 #include "main_window.hpp"
 #include "views/census_table.hpp"
 #include "views/heatmap_grid.hpp"
@@ -20,6 +21,7 @@ namespace fileio {
 void attachDataIo(MainWindow* window, const QStringList& files) {
     auto* files_ = new FileController(window);
     new exporting::ExportController(window);
+    new ModelController(window);  // Model ▸ and its dock, beside the loaded data's
     auto* data = new DataDock(window->scene(), window);
     window->addDockWidget(Qt::RightDockWidgetArea, data);
     window->viewMenu()->addAction(data->toggleViewAction());

@@ -10,6 +10,8 @@
 #include <memory>
 #include <variant>
 
+#include "attn/error.hpp"
+#include "attn/gpt2/model.hpp"
 #include "attn/io/infer_mask.hpp"
 #include "attn/io/load.hpp"
 #include "attn/io/session.hpp"
@@ -26,6 +28,9 @@ void dropSequenceBoundState(attn::SceneSpec& spec) {
     spec.mask.custom.resize(0, 0);
     if (spec.mask.kind == attn::MaskKind::Custom) spec.mask.kind = attn::MaskKind::None;
     spec.embeddings.reset();
+    // A file's attention or tokens replace the model's run (Model ▸ Open reopens it).
+    spec.model.reset();
+    spec.model_layers.clear();
 }
 
 }  // namespace
@@ -73,6 +78,17 @@ Opened readFile(const QString& path, const attn::SceneSpec& current, attn::Progr
             out.spec.data = std::make_shared<const attn::AttentionData>(std::move(data));
             out.spec.component = component;
             out.spec.layer = layer;
+        }
+        if (!session.model_path.empty()) {
+            // The session runs a GPT-2 folder: it must still be where it was saved.
+            const QString dir = QFile::decodeName(QByteArray::fromStdString(session.model_path));
+            if (!QFileInfo(dir).isDir())
+                throw attn::FormatError(
+                    localPath(path) + ": the GPT-2 model folder it runs, " + session.model_path +
+                    ", does not exist (moved or deleted?); open the model again with Model ▸ "
+                    "Open Model… and save the session");
+            out.spec.model = std::make_shared<const attn::gpt2::ModelFolder>(
+                attn::gpt2::open_folder(localPath(dir)));
         }
     }
     return out;

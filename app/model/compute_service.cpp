@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "attn/error.hpp"
+#include "attn/gpt2/model.hpp"
 #include "model/scheduler.hpp"
 
 namespace {
@@ -68,6 +69,13 @@ double ComputeService::estimateWork(const attn::SceneSpec& spec) {
         for (const auto& c : spec.data->components)
             cells += double(c.q_tokens.size()) * double(c.k_tokens.size()) * double(c.heads);
         return cells * 20;  // softmax + statistics per cell
+    }
+    if (spec.model) {
+        // The forward pass: per token 24·L·d² multiply-adds (attention and MLP) and the
+        // logits' vocabulary × d; a cached run (another layer shown) costs far less.
+        const attn::gpt2::Config& c = spec.model->model->config();
+        const double tokens = double(spec.text.size()) / 3 + 1, d = double(c.n_embd);
+        return tokens * 24 * double(c.n_layer) * d * d + double(c.vocab_size) * d;
     }
     double n = 0;
     try {

@@ -76,7 +76,7 @@ const model_grid::Thumbnails& ModelGrid::thumbnails() const {
 
 void ModelGrid::openHead(int layer, int head) {
     const attn::SceneSpec& spec = scene_->spec();
-    if (spec.data && spec.layer != layer) {
+    if ((spec.data || spec.model) && spec.layer != layer) {
         attn::SceneSpec next = spec;
         next.layer = layer;
         scene_->setSpec(next, tr("Show layer %1").arg(layer));
@@ -158,5 +158,6 @@ void ModelGrid::syncSelectors() {
     headBox_->setValue(scene_->selection().head + 1);
     note_->setText(layers > 1 ? tr("Click a thumbnail to open it in the heatmap grid")
                               : tr("One layer: computed scene, or a single-layer file"));
-    canvas_->setCurrent(spec.data ? static_cast<int>(spec.layer) : 0, scene_->selection().head);
+    canvas_->setCurrent(spec.data || spec.model ? static_cast<int>(spec.layer) : 0,
+                        scene_->selection().head);
 }

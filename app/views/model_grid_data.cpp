@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "attn/aggregate.hpp"
+#include "attn/gpt2/model_scene.hpp"
 #include "attn/scene_layers.hpp"
 
 namespace model_grid {
@@ -57,6 +58,9 @@ Thumbnails computeThumbnails(const attn::SceneSpec& spec, int maxSide, attn::Pro
         const auto c = static_cast<std::size_t>(spec.component);
         const QString comp = c < comps.size() ? QString::fromStdString(comps[c].name) : QString();
         t.title = comp.isEmpty() ? file : file + QStringLiteral(" — ") + comp;
+    } else if (spec.model) {
+        t.title = QString::fromStdString(attn::gpt2::model_name(spec.model->dir)) +
+                  QStringLiteral(" — ") + QString::fromStdString(spec.text);
     } else {
         t.title = QString::fromStdString(spec.text);
     }

@@ -75,6 +75,16 @@ void ControlsDock::fitWidth() {
 QWidget* ControlsDock::buildScoreGroup() {
     auto* box = new QGroupBox(tr("Scores"));
     auto* form = makeForm(box);
+    scoreForm_ = form;
+    // First, above the controls it scopes; shown only while a model runs (syncScope).
+    scope_ = new QComboBox;
+    scope_->setObjectName(QStringLiteral("scopeBox"));
+    scope_->setToolTip(
+        tr("Where scaling, the mask and the temperature apply inside the model's run: every "
+           "layer, or one layer. The other layers run as GPT-2 does (scaled, τ = 1, causal); "
+           "the layers after a changed one still see its effect."));
+    form->addRow(tr("&Apply in:"), scope_);
+    connect(scope_, &QComboBox::currentIndexChanged, this, &ControlsDock::onScope);
 
     score_ = new QComboBox;
     score_->addItem(tr("Dot product"));

@@ -16,6 +16,7 @@ class QSlider;
 class QSpinBox;
 class QToolButton;
 class QGroupBox;
+class QFormLayout;
 
 /// Edits the Scene through undoable commands and the heatmap display style; follows the Scene
 /// (undo, loading) without echoing edits back.
@@ -48,6 +49,8 @@ class ControlsDock : public QDockWidget {
     QCheckBox* logScaleBox() const { return logScale_; }
     QCheckBox* sharedRangeBox() const { return sharedRange_; }
     QComboBox* aggregationBox() const { return aggregation_; }
+    /// While a model runs: where scaling, mask and temperature apply (all layers, or one).
+    QComboBox* scopeBox() const { return scope_; }
 
   Q_SIGNALS:
     void styleChanged(const HeatmapStyle& style);
@@ -81,6 +84,9 @@ class ControlsDock : public QDockWidget {
     void onPositional(int index);
     void onSeed(int seed);
     void onStyleEdited();
+    void onScope(int index);
+    /// The scope box's layers and choice from the scene; the row shows only with a model.
+    void syncScope(const attn::SceneSpec& spec);
 
     Scene* scene_;
     QComboBox* score_ = nullptr;
@@ -102,6 +108,8 @@ class ControlsDock : public QDockWidget {
     QCheckBox* sharedRange_ = nullptr;
     QComboBox* aggregation_ = nullptr;
     QGroupBox* modelGroup_ = nullptr;
+    QComboBox* scope_ = nullptr;
+    QFormLayout* scoreForm_ = nullptr;
     HeatmapStyle shownStyle_;  ///< the style last applied (the "before" of an undoable edit)
     QHash<QWidget*, QString> baseTips_;  ///< each control's own tooltip, without a reason
 };

@@ -3,6 +3,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFormLayout>
 #include <QGroupBox>
 #include <QLineEdit>
 #include <QSignalBlocker>
@@ -11,6 +12,7 @@
 #include <QUndoStack>
 #include <cmath>
 
+#include "attn/gpt2/model.hpp"
 #include "model/scene.hpp"
 #include "model/spec_edit.hpp"
 #include "model/undo_command.hpp"
@@ -70,9 +72,11 @@ void ControlsDock::syncFromScene() {
         s.data && s.component >= 0 && std::size_t(s.component) < s.data->components.size()
             ? &s.data->components[std::size_t(s.component)]
             : nullptr;
-    const attn::Index heads = loaded ? loaded->heads : s.heads;
-    const double dk = loaded ? double(s.data_dk.value_or(loaded->d_k))
-                             : double(s.heads > 0 ? s.d_model / s.heads : 0);
+    const attn::gpt2::Config* model = s.model ? &s.model->model->config() : nullptr;
+    const attn::Index heads = model ? model->n_head : loaded ? loaded->heads : s.heads;
+    const double dk = model    ? double(model->n_embd / model->n_head)
+                      : loaded ? double(s.data_dk.value_or(loaded->d_k))
+                               : double(s.heads > 0 ? s.d_model / s.heads : 0);
     scale_->setText(tr("Scale by 1/√d_k  (d_k = %1)").arg(dk));
     sigma_->setValue(s.sigma);
     temperature_->setValue(s.temperature);
@@ -96,8 +100,32 @@ void ControlsDock::syncFromScene() {
     heads_->setCurrentIndex(heads_->findData(int(heads)));
     positional_->setCurrentIndex(positional_->findData(int(s.positional)));
     seed_->setValue(int(s.seed % std::uint64_t(std::numeric_limits<int>::max())));
+    syncScope(s);
     applyControlStates(s);
     fitWidth();  // the scale label's d_k may have changed width
+}
+
+void ControlsDock::syncScope(const attn::SceneSpec& s) {
+    const QSignalBlocker block(scope_);
+    const int layers = s.model ? s.model->model->config().n_layer : 0;
+    if (scope_->count() != layers + 1) {
+        scope_->clear();
+        scope_->addItem(tr("All layers"));
+        for (int l = 0; l < layers; ++l)
+            scope_->addItem(tr("Layer %1 only").arg(l + 1));  // from 1, like every label
+    }
+    scope_->setCurrentIndex(s.model_layers.size() == 1 ? s.model_layers.front() + 1 : 0);
+    scoreForm_->setRowVisible(scope_, bool(s.model));
+}
+
+void ControlsDock::onScope(int index) {
+    attn::SceneSpec s = scene_->spec();
+    if (!s.model || index < 0) return;
+    const std::vector<int> layers = index == 0 ? std::vector<int>{} : std::vector<int>{index - 1};
+    if (s.model_layers == layers) return;
+    s.model_layers = layers;
+    scene_->setSpec(s, index == 0 ? tr("Apply the controls in every layer")
+                                  : tr("Apply the controls in layer %1 only").arg(index));
 }
 
 void ControlsDock::onScore(int index) {

@@ -37,7 +37,11 @@ void ControlsDock::applyControlStates(const attn::SceneSpec& spec) {
                 tr("Disabled: the loaded file holds post-softmax weights, which are shown as "
                    "they are. Load raw scores (an .npz with 'scores') to use this control.");
         else if (state == attn::ControlState::FixedByModel)
-            reason = tr("Disabled: the loaded scores come from the model, which fixed this.");
+            reason = spec.model
+                         ? tr("Disabled: the open GPT-2 model fixes this (Model ▸ Close Model "
+                              "to leave it).")
+                         : tr("Disabled: the loaded scores come from the model, which fixed "
+                              "this.");
         for (QWidget* w : widgets) {
             if (!baseTips_.contains(w)) baseTips_.insert(w, w->toolTip());
             w->setEnabled(state == attn::ControlState::Applies);

@@ -112,7 +112,7 @@ void TokenEditor::applyCross() {
     cross_->setModified(false);
     const std::string text = cross_->text().trimmed().toStdString();
     attn::SceneSpec s = scene_->spec();
-    if (s.data || s.cross_text == text) return;
+    if (s.data || s.model || s.cross_text == text) return;
     s.cross_text = text;
     scene_->setSpec(s, text.empty() ? tr("Self-attention") : tr("Cross-attention sentence"));
 }
@@ -128,7 +128,7 @@ void TokenEditor::syncFromScene() {
     if (debounce_->isActive()) return;
     const attn::SceneSpec& spec = scene_->spec();
     // Loaded attention brings its own keys: the second sentence has nothing to change.
-    crossRow_->setVisible(!spec.data);
+    crossRow_->setVisible(!spec.data && !spec.model);
     if (!cross_->isModified()) {  // never overwrite what is being typed
         const QSignalBlocker block(cross_);
         cross_->setText(QString::fromStdString(spec.cross_text));
@@ -187,14 +187,18 @@ void TokenEditor::updatePreview() {
     if (edit_->isReadOnly()) return;  // loaded tokens: showLoadedTokens wrote the preview
     std::vector<std::string> tokens;
     try {
-        tokens = attn::tokenize(edit_->toPlainText().toStdString());
+        // The scene's own tokenizer: GPT-2's pieces while a model runs, words otherwise.
+        attn::SceneSpec s = scene_->spec();
+        s.text = edit_->toPlainText().toStdString();
+        s.tokens.clear();
+        tokens = s.query_tokens();
     } catch (const std::exception& e) {
         preview_->setText(QString::fromUtf8(e.what()));
         return;
     }
     QStringList parts;
     for (const std::string& t : tokens)
-        parts << QString::fromStdString(t);
+        parts << tokenText(t);  // GPT-2's leading spaces as visible symbols
     const QString full =
         tr("%n token(s): ", nullptr, int(tokens.size())) + parts.join(QStringLiteral(" · "));
     preview_->setText(

@@ -29,6 +29,12 @@ const Matrix& AttentionComponent::at(Index l, Index h) const {
 }
 
 std::vector<std::string> SceneSpec::query_tokens() const {
+    if (model && model->tokenizer) {  // a model run's own tokens, as text
+        std::vector<std::string> out;
+        for (const std::int32_t id : model->tokenizer->encode(text))
+            out.push_back(model->tokenizer->token_text(id));
+        return out;
+    }
     return tokens.empty() ? tokenize(text) : tokens;
 }
 

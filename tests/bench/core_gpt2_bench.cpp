@@ -13,6 +13,7 @@
 #include <random>
 
 #include "attn/gpt2/model.hpp"
+#include "attn/gpt2/model_scene.hpp"
 
 namespace {
 
@@ -79,6 +80,24 @@ const std::string& model_dir() {
                 buf[std::size_t(i)] = normal(rng);
             out.write(reinterpret_cast<const char*>(buf.data()), n * 4);
         }
+        // A byte-level tokenizer (one token per byte, no merges): a 64-character text is 64
+        // tokens, so the scene benchmark below runs exactly 64.
+        nlohmann::json vocab;
+        int extra = 0;
+        for (int b = 0; b < 256; ++b) {
+            const bool printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || b >= 174;
+            const int cp = printable ? b : 256 + extra++;  // GPT-2's bytes_to_unicode
+            std::string sym;
+            if (cp < 0x80) {
+                sym += char(cp);
+            } else {
+                sym += char(0xC0 | (cp >> 6));
+                sym += char(0x80 | (cp & 0x3F));
+            }
+            vocab[sym] = b;
+        }
+        std::ofstream(d / "vocab.json") << vocab.dump();
+        std::ofstream(d / "merges.txt") << "#version: 0.2\n";
         return d.string();
     }();
     return dir;
@@ -104,6 +123,30 @@ void BM_Gpt2Forward(benchmark::State& state) {
         double(fs::file_size(fs::path(model_dir()) / "model.safetensors")) / (1 << 20);
 }
 BENCHMARK(BM_Gpt2Forward)->Arg(64)->Arg(256)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+/// The GUI's path when one word of a 64-token sentence is retyped: compute_scene of a model
+/// scene (tokenise, run every layer with the stages kept, the shown layer's scene and the top
+/// 10). Issue 16's budget: ≤ 150 ms. Each iteration alternates the word, so no run is reused.
+void BM_Gpt2RetypeWord(benchmark::State& state) {
+    attn::SceneSpec spec;
+    spec.model =
+        std::make_shared<const attn::gpt2::ModelFolder>(attn::gpt2::open_folder(model_dir()));
+    spec.mask = attn::gpt2::causal();
+    const std::string head = "Attention lets every token look at all others;  ";  // 48 bytes
+    const std::string words[] = {"cats sleep often", "dogs bark loudly"};         // 16 bytes each
+    std::size_t i = 0;
+    for (auto _ : state) {
+        spec.text = head + words[i++ % 2];
+        const attn::SceneResult r = attn::compute_scene(spec);
+        benchmark::DoNotOptimize(r.next_tokens.data());
+    }
+    state.counters["tokens"] = 64;
+}
+BENCHMARK(BM_Gpt2RetypeWord)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Repetitions(5)
+    ->ReportAggregatesOnly(true);
 
 }  // namespace
 

@@ -6,12 +6,15 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "attn/error.hpp"
 #include "attn/gpt2/model_scene.hpp"
+#include "attn/io/session.hpp"
 #include "attn/scene_controls.hpp"
 #include "attn/scene_layers.hpp"
 #include "test_util.hpp"
@@ -215,6 +218,65 @@ TEST_F(Gpt2Scene, ControlsAndErrors) {
     EXPECT_THROW_MSG(attn::compute_scene(s), attn::ArgumentError, "no tokens");
     s.text = "the cat sat on the mat and then it sat";  // 17+ byte tokens: over 16 positions
     EXPECT_THROW_MSG(attn::compute_scene(s), attn::ArgumentError, "positions");
+}
+
+}  // namespace
+
+namespace {
+
+TEST_F(Gpt2Scene, SessionsReferenceTheModelFolder) {
+    attn::io::Session session;
+    session.spec = spec();
+    session.spec.layer = 2;
+    session.spec.model_layers = {1};
+    const std::string text = attn::io::session_to_json(session);
+    const attn::io::Session back = attn::io::parse_session(text, "s.attnscope");
+    EXPECT_EQ(back.model_path, dir_->string());
+    EXPECT_EQ(back.spec.layer, 2);
+    EXPECT_EQ(back.spec.model_layers, std::vector<int>{1});
+    EXPECT_FALSE(back.spec.model);  // the app opens the folder
+    // Without a model the session has no "model" key at all.
+    EXPECT_EQ(attn::io::session_to_json(attn::io::Session{}).find("\"model\""), std::string::npos);
+}
+
+TEST(Gpt2HubCache, ListsOnlyGpt2FoldersWithSafetensors) {
+    const fs::path hub = fs::temp_directory_path() / ("attn_hub_" + std::to_string(::getpid()));
+    const auto folder = [&](const std::string& repo, const std::string& type, bool weights) {
+        const fs::path d = hub / ("models--" + repo) / "snapshots" / "abc123";
+        fs::create_directories(d);
+        std::ofstream(d / "config.json") << "{\"model_type\": \"" << type << "\"}";
+        if (weights) std::ofstream(d / "model.safetensors") << "x";
+        return d.string();
+    };
+    const std::string gpt2 = folder("gpt2", "gpt2", true);
+    const std::string distil = folder("distilgpt2", "gpt2", true);
+    folder("bert-base-uncased", "bert", true);  // not GPT-2
+    folder("gpt2-medium", "gpt2", false);       // no model.safetensors (e.g. .bin only)
+    fs::create_directories(hub / "datasets--x" / "snapshots" / "s");
+    std::ofstream(hub / "models--broken" / "snapshots" / "s" / "config.json");
+    EXPECT_EQ(attn::gpt2::find_cached_models(hub.string()),
+              (std::vector<std::string>{distil, gpt2}));
+    EXPECT_TRUE(attn::gpt2::find_cached_models((hub / "nowhere").string()).empty());
+    fs::remove_all(hub);
+}
+
+TEST(Gpt2HubCache, ModelNamesAreTheRepositories) {
+    EXPECT_EQ(attn::gpt2::model_name("/h/hub/models--openai-community--gpt2/snapshots/607a30d"),
+              "openai-community/gpt2");
+    EXPECT_EQ(attn::gpt2::model_name("/h/hub/models--gpt2/snapshots/607a30d/"), "gpt2");
+    EXPECT_EQ(attn::gpt2::model_name("/home/me/my-gpt2"), "my-gpt2");
+    EXPECT_EQ(attn::gpt2::model_name("/x/snapshots/abc"), "abc");  // not a hub cache
+}
+
+TEST(Gpt2HubCache, HubDirectoryFollowsHfHome) {
+    const char* old = std::getenv("HF_HOME");
+    const std::string saved = old ? old : "";
+    setenv("HF_HOME", "/data/hf", 1);
+    EXPECT_EQ(attn::gpt2::hub_cache_dir(), "/data/hf/hub");
+    unsetenv("HF_HOME");
+    EXPECT_EQ(attn::gpt2::hub_cache_dir(),
+              std::string(std::getenv("HOME")) + "/.cache/huggingface/hub");
+    if (old) setenv("HF_HOME", saved.c_str(), 1);
 }
 
 }  // namespace

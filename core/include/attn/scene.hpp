@@ -79,7 +79,8 @@ struct SceneSpec {
     std::shared_ptr<const gpt2::ModelFolder> model;
     std::vector<int> model_layers;  ///< layers the controls apply to in a model run; empty: all
 
-    /// The tokens of the query side (explicit tokens, or tokenize(text)).
+    /// The tokens of the query side (a model's tokens of text, explicit tokens, or
+    /// tokenize(text)).
     std::vector<std::string> query_tokens() const;
     /// Every field equal (defaulted: a new field can never be forgotten; the shared matrices and
     /// data by identity).

@@ -64,6 +64,10 @@ bool in_scope(const std::vector<int>& layers, Index l) {
 
 }  // namespace
 
+bool controls_apply_in(const SceneSpec& spec, Index layer) {
+    return in_scope(spec.model_layers, layer);
+}
+
 RunControls run_controls(const SceneSpec& spec) {
     RunControls c;
     c.scale = spec.scale;
@@ -169,7 +173,7 @@ SceneResult model_scene(const SceneSpec& spec, Progress* progress) {
     r.has_qk = true;  // not has_vectors: the layer's inputs are the run's residual stream
     r.head_scores.assign(std::size_t(heads), ScoreParams{});
     // The mask this layer ran with: the scene's inside the scope, GPT-2's own outside it.
-    r.mask = in_scope(spec.model_layers, spec.layer) ? spec.mask : causal();
+    r.mask = controls_apply_in(spec, spec.layer) ? spec.mask : causal();
     r.run = run;
     r.next_tokens = top_next_tokens(*run, *folder.tokenizer);
     return r;

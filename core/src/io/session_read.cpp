@@ -233,6 +233,16 @@ Session parse_session(std::string_view text, const std::string& name) {
         if (auto* x = opt(*d, "d_k"); x && !x->is_null())
             session.spec.data_dk = r.number(*x, "data.d_k");
     }
+    if (auto* m = opt(root, "model"); m && !m->is_null()) {
+        session.model_path = r.string(r.member(*m, "path", "model"), "model.path");
+        if (auto* x = opt(*m, "layer"))
+            session.spec.layer = r.integer(*x, "model.layer", 0, kMaxDim);
+        if (auto* x = opt(*m, "layers")) {
+            if (!x->is_array()) r.fail("model.layers", "is not a list of layer indices");
+            for (const auto& l : *x)
+                session.spec.model_layers.push_back(int(r.integer(l, "model.layers", 0, kMaxDim)));
+        }
+    }
     if (auto* v = opt(root, "views"); v && !v->is_null()) {
         if (!v->is_object())
             r.fail("views", "is " + detail::json_kind(*v) + ", expected an object");

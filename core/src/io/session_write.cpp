@@ -1,5 +1,7 @@
 // AttnScope core — writing session files. GPL-3.0-or-later.
 #include "attn/io/session.hpp"
+
+#include "attn/gpt2/model.hpp"
 #include "attn/mask.hpp"
 #include "attn/score.hpp"
 #include "io_util.hpp"
@@ -160,6 +162,17 @@ std::string session_to_json(const Session& session) {
         data["d_k"] = s.data_dk ? ojson(float_value(*s.data_dk)) : ojson();
         if (embed) data["embedded"] = embedded_json(*s.data);
         root["data"] = std::move(data);
+    }
+    // Only with a model: sessions without one stay byte-identical.
+    const std::string model = !session.model_path.empty() ? session.model_path
+                              : s.model                   ? s.model->dir
+                                                          : std::string();
+    if (!model.empty()) {
+        ojson m;
+        m["path"] = model;
+        m["layer"] = s.layer;
+        m["layers"] = s.model_layers;
+        root["model"] = std::move(m);
     }
     ojson views;
     try {

@@ -9,6 +9,9 @@
 
 namespace attn::gpt2 {
 
+/// Whether the scene's scale, temperature and mask apply in layer L of its model run.
+bool controls_apply_in(const SceneSpec& spec, Index layer);
+
 /// The run controls a scene asks for: its scale, temperature and mask in spec.model_layers.
 RunControls run_controls(const SceneSpec& spec);
 
@@ -24,6 +27,19 @@ SceneResult model_scene(const SceneSpec& spec, Progress* progress = nullptr);
 
 /// The K likeliest next tokens after RUN (softmax of its logits), likeliest first.
 std::vector<NextToken> top_next_tokens(const Run& run, const BpeTokenizer& tokenizer, int k = 10);
+
+/// The Hugging Face hub cache: $HF_HOME/hub when HF_HOME is set, else
+/// $HOME/.cache/huggingface/hub ("" when neither variable is set).
+std::string hub_cache_dir();
+
+/// GPT-2-family model folders in a hub cache: HUB/models--*/snapshots/* holding a config.json
+/// whose model_type is gpt2 and a model.safetensors, sorted by path; never throws.
+std::vector<std::string> find_cached_models(const std::string& hub);
+
+/// A model folder's name as a user knows it: the repository of a hub cache snapshot
+/// ("openai-community/gpt2" for …/models--openai-community--gpt2/snapshots/<hash>), else the
+/// folder's own name.
+std::string model_name(const std::string& dir);
 
 /// Bytes a run of N tokens keeps (every layer's stages, q, k, v), estimated before running.
 double run_bytes(const Config& config, Index n);

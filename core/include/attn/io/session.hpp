@@ -22,6 +22,8 @@ struct Session {
     std::string data_absolute_path;  ///< where the data was when saved: the fallback when
                                      ///< data_path does not resolve ("" = none)
     bool embed_data = false;         ///< write spec.data's matrices into the session itself
+    /// A GPT-2 folder the scene runs (default spec.model->dir; "" = none): the app opens it.
+    std::string model_path;
     std::string views = "{}";  ///< opaque JSON object of the app (views, playground, selection)
 };
 

@@ -1,0 +1,156 @@
+// AttnScope — Model ▸ Open Model…, the GPT-2 models of the Hugging Face cache, Close Model.
+// GPL-3.0-or-later.
+#include "io/model_controller.hpp"
+
+#include <QAction>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStatusBar>
+#include <memory>
+#include <new>
+
+#include "attn/error.hpp"
+#include "attn/gpt2/model_scene.hpp"
+#include "io/local_path.hpp"
+#include "io/model_dock.hpp"
+#include "main_window.hpp"
+#include "model/scene.hpp"
+#include "settings_keys.hpp"
+#include "widgets/progress_runner.hpp"
+
+namespace fileio {
+
+ModelController::ModelController(MainWindow* window) : QObject(window), window_(window) {
+    menu_ = new QMenu(tr("&Model"), window_);
+    menu_->setObjectName(QStringLiteral("modelMenu"));
+    window_->menuBar()->insertMenu(window_->viewMenu()->menuAction(), menu_);
+    openAction_ = new QAction(tr("&Open Model…"), this);
+    openAction_->setObjectName(QStringLiteral("actionOpenModel"));
+    openAction_->setShortcut(QKeySequence(tr("Ctrl+Shift+M")));
+    openAction_->setToolTip(
+        tr("Run a GPT-2-family model from a Hugging Face folder (config.json, "
+           "model.safetensors, vocab.json, merges.txt) on the sentence"));
+    connect(openAction_, &QAction::triggered, this, &ModelController::openWithDialog);
+    closeAction_ = new QAction(tr("&Close Model"), this);
+    closeAction_->setObjectName(QStringLiteral("actionCloseModel"));
+    closeAction_->setToolTip(tr("Leave the model: back to the synthetic scene"));
+    connect(closeAction_, &QAction::triggered, this, &ModelController::closeModel);
+    // Listed afresh each time the menu opens: a download meanwhile shows up.
+    connect(menu_, &QMenu::aboutToShow, this, &ModelController::rebuildMenu);
+    rebuildMenu();
+
+    dock_ = new ModelDock(window_->scene(), window_);
+    window_->addDockWidget(Qt::RightDockWidgetArea, dock_);
+    window_->viewMenu()->addAction(dock_->toggleViewAction());
+    connect(window_, &MainWindow::resultChanged, dock_, &ModelDock::setResult);
+}
+
+QStringList ModelController::cachedModels() {
+    QStringList out;
+    for (const std::string& dir : attn::gpt2::find_cached_models(attn::gpt2::hub_cache_dir()))
+        out << QFile::decodeName(QByteArray::fromStdString(dir));
+    return out;
+}
+
+void ModelController::rebuildMenu() {
+    menu_->clear();
+    menu_->addAction(openAction_);
+    menu_->addAction(closeAction_);
+    closeAction_->setEnabled(bool(window_->scene()->spec().model));
+    menu_->addSection(tr("In the Hugging Face cache"));
+    const QStringList found = cachedModels();
+    for (const QString& dir : found) {
+        QAction* a = menu_->addAction(modelName(dir));
+        a->setToolTip(dir);
+        a->setStatusTip(dir);
+        connect(a, &QAction::triggered, this, [this, dir] { openModel(dir); });
+    }
+    if (found.isEmpty()) {
+        const QString hub =
+            QFile::decodeName(QByteArray::fromStdString(attn::gpt2::hub_cache_dir()));
+        QAction* none = menu_->addAction(tr("No GPT-2 models in %1").arg(hub));
+        none->setEnabled(false);
+    }
+}
+
+void ModelController::fail(const QString& message) {
+    lastError_ = message;
+    if (!quiet_) QMessageBox::warning(window_, tr("AttnScope"), message);
+}
+
+bool ModelController::openModel(const QString& path) {
+    if (busy_) return false;
+    busy_ = true;
+    lastError_.clear();
+    const QString dir = QFileInfo(path).absoluteFilePath();
+    const QString name = modelName(dir);
+    std::shared_ptr<const attn::gpt2::ModelFolder> folder;
+    try {
+        runWithProgress(window_, QStringLiteral("load model"),
+                        tr("Opening the model %1…").arg(name), [&](attn::Progress*) {
+                            folder = std::make_shared<const attn::gpt2::ModelFolder>(
+                                attn::gpt2::open_folder(localPath(dir)));
+                        });
+    } catch (const attn::Cancelled&) {
+        busy_ = false;
+        lastError_ = tr("Opening the model %1 was cancelled.").arg(name);
+        window_->statusBar()->showMessage(lastError_, 5000);
+        return false;
+    } catch (const std::bad_alloc&) {
+        busy_ = false;
+        fail(tr("Cannot open the model %1: there is not enough memory.\n\nThe current scene is "
+                "unchanged.")
+                 .arg(dir));
+        return false;
+    } catch (const std::exception& e) {
+        busy_ = false;
+        fail(tr("Cannot open the model %1:\n\n%2\n\nThe current scene is unchanged.")
+                 .arg(dir, QString::fromUtf8(e.what())));
+        return false;
+    }
+    busy_ = false;
+    // Only now, with every tensor read and checked, does the scene change: one undo step. The
+    // sentence stays; the controls start at GPT-2's own (scaled dot product, τ kept, causal).
+    attn::SceneSpec spec = window_->scene()->spec();
+    spec.model = std::move(folder);
+    spec.model_layers.clear();
+    spec.data.reset();
+    spec.data_dk.reset();
+    spec.component = spec.layer = 0;
+    spec.tokens.clear();
+    spec.cross_text.clear();
+    spec.embeddings.reset();
+    spec.weights.reset();
+    spec.score = attn::ScoreKind::Dot;
+    spec.scale = true;
+    spec.mask = attn::gpt2::causal();
+    window_->scene()->setSpec(spec, tr("Open model %1").arg(name));
+    QSettings().setValue(settings_keys::kLastModelDirectory, QFileInfo(dir).absolutePath());
+    window_->statusBar()->showMessage(tr("Opened the model %1").arg(name), 5000);
+    return true;
+}
+
+void ModelController::openWithDialog() {
+    const QString start = QSettings().value(settings_keys::kLastModelDirectory).toString();
+    const QString dir = QFileDialog::getExistingDirectory(
+        window_, tr("Open a GPT-2 Model Folder"), start.isEmpty() ? QDir::homePath() : start);
+    if (!dir.isEmpty()) openModel(dir);
+}
+
+void ModelController::closeModel() {
+    Scene* scene = window_->scene();
+    attn::SceneSpec spec = scene->spec();
+    if (!spec.model) return;
+    const QString name = modelName(QString::fromStdString(spec.model->dir));
+    spec.model.reset();
+    spec.model_layers.clear();
+    spec.layer = 0;
+    scene->setSpec(spec, tr("Close the model %1").arg(name));
+}
+
+}  // namespace fileio

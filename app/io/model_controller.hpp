@@ -1,0 +1,55 @@
+// AttnScope — Model ▸ Open Model…, the GPT-2 models of the Hugging Face cache, Close Model.
+// GPL-3.0-or-later.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+class MainWindow;
+class QAction;
+class QMenu;
+
+namespace fileio {
+
+class ModelDock;
+
+/// Opens GPT-2 folders as the scene's model. Opening is all-or-nothing: the folder is read and
+/// checked as the scheduler's job "load model" (the window stays live), and only a good one
+/// changes the scene (one undo step); a bad one explains itself naming the file or tensor and
+/// leaves the scene untouched.
+class ModelController : public QObject {
+    Q_OBJECT
+  public:
+    explicit ModelController(MainWindow* window);
+
+    /// Opens the GPT-2 folder dir; false (and a message box unless quiet) when it cannot.
+    bool openModel(const QString& dir);
+    /// Model ▸ Open Model…: a folder dialog, then openModel.
+    void openWithDialog();
+    /// Model ▸ Close Model: back to the synthetic scene on the same sentence (undoable).
+    void closeModel();
+    /// The GPT-2 folders of the Hugging Face cache, as Model ▸ lists them.
+    static QStringList cachedModels();
+
+    QMenu* menu() const { return menu_; }
+    ModelDock* dock() const { return dock_; }
+    /// No message boxes: failures only return false (tests).
+    void setQuiet(bool quiet) { quiet_ = quiet; }
+    const QString& lastError() const { return lastError_; }
+
+  private:
+    void rebuildMenu();
+    void fail(const QString& message);
+
+    MainWindow* window_;
+    QMenu* menu_ = nullptr;
+    QAction* openAction_ = nullptr;
+    QAction* closeAction_ = nullptr;
+    ModelDock* dock_ = nullptr;
+    QString lastError_;
+    bool quiet_ = false;
+    bool busy_ = false;  ///< a load is running (its event loop must not start another)
+};
+
+}  // namespace fileio

@@ -1,0 +1,126 @@
+// AttnScope — the "Model" dock. GPL-3.0-or-later.
+#include "io/model_dock.hpp"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include "attn/gpt2/model_scene.hpp"
+#include "attn/scene_layers.hpp"
+#include "model/scene.hpp"
+#include "views/next_tokens_view.hpp"
+
+namespace fileio {
+
+QString modelName(const QString& dir) {
+    return QFile::decodeName(
+        QByteArray::fromStdString(attn::gpt2::model_name(QFile::encodeName(dir).toStdString())));
+}
+
+ModelDock::ModelDock(Scene* scene, QWidget* parent)
+    : QDockWidget(tr("Model"), parent),
+      scene_(scene),
+      about_(new QLabel),
+      layer_(new QSpinBox),
+      head_(new QSpinBox),
+      after_(new QLabel),
+      next_(new NextTokensView) {
+    setObjectName(QStringLiteral("modelDock"));
+    about_->setWordWrap(true);
+    about_->setTextFormat(Qt::PlainText);
+    // Typed numbers apply when done: "12" must not show layer 1 on the way.
+    layer_->setKeyboardTracking(false);
+    head_->setKeyboardTracking(false);
+    layer_->setToolTip(tr("The layer shown in the Heads tab (the Model tab shows every layer)"));
+    head_->setToolTip(
+        tr("The selected head: the weights bar, the math panel and the lenses follow it"));
+    after_->setWordWrap(true);
+    after_->setTextFormat(Qt::PlainText);
+    auto* body = new QWidget;
+    auto* column = new QVBoxLayout(body);
+    column->setContentsMargins(6, 4, 6, 4);
+    // Layer and head on one row: the prediction below needs its ten rows at 1280 × 800.
+    auto* row = new QHBoxLayout;
+    auto* layerLabel = new QLabel(tr("&Layer:"));
+    layerLabel->setBuddy(layer_);
+    auto* headLabel = new QLabel(tr("&Head:"));
+    headLabel->setBuddy(head_);
+    row->addWidget(layerLabel);
+    row->addWidget(layer_, 1);
+    row->addSpacing(8);
+    row->addWidget(headLabel);
+    row->addWidget(head_, 1);
+    column->addWidget(about_);
+    column->addLayout(row);
+    column->addWidget(after_);
+    column->addWidget(next_);
+    column->addStretch(1);
+    setWidget(body);
+
+    connect(layer_, &QSpinBox::valueChanged, this, [this](int layer) {
+        // Displayed from 1, like every label; stored from 0. The run is reused (no new run).
+        if (layer - 1 == scene_->spec().layer) return;
+        attn::SceneSpec spec = scene_->spec();
+        spec.layer = layer - 1;
+        scene_->setSpec(spec, tr("Show layer %1").arg(layer));
+    });
+    connect(head_, &QSpinBox::valueChanged, this, [this](int head) {
+        Selection s = scene_->selection();
+        if (s.head == head - 1) return;
+        s.head = head - 1;
+        scene_->setSelection(s);
+    });
+    connect(scene_, &Scene::specChanged, this, &ModelDock::sync);
+    connect(scene_, &Scene::selectionChanged, this, &ModelDock::syncHead);
+    sync();
+}
+
+void ModelDock::sync() {
+    const attn::SceneSpec& spec = scene_->spec();
+    setVisible(bool(spec.model));
+    if (!spec.model) {
+        next_->setTokens({});
+        return;
+    }
+    const attn::gpt2::Config& c = spec.model->model->config();
+    const QString dir = QString::fromStdString(spec.model->dir);
+    about_->setText(tr("%1 · %2 layers × %3 heads · d = %4")
+                        .arg(modelName(dir))
+                        .arg(c.n_layer)
+                        .arg(c.n_head)
+                        .arg(c.n_embd));
+    about_->setToolTip(tr("GPT-2 from %1: %2 positions, %3 tokens of vocabulary")
+                           .arg(dir)
+                           .arg(c.n_positions)
+                           .arg(c.vocab_size));
+    {
+        const QSignalBlocker b1(layer_), b2(head_);
+        layer_->setRange(1, c.n_layer);
+        layer_->setValue(int(spec.layer) + 1);
+        head_->setRange(1, c.n_head);
+    }
+    syncHead();
+}
+
+void ModelDock::syncHead() {
+    const QSignalBlocker block(head_);
+    head_->setValue(scene_->selection().head + 1);
+}
+
+void ModelDock::setResult(const SceneResultPtr& result) {
+    if (!result || !result->run) {
+        next_->setTokens({});
+        after_->clear();
+        return;
+    }
+    const QString last =
+        result->q_tokens.empty() ? QString() : QString::fromStdString(result->q_tokens.back());
+    after_->setText(tr("Next token after “%1” (top 10):").arg(last));
+    next_->setTokens(result->next_tokens);
+}
+
+}  // namespace fileio

@@ -1,0 +1,44 @@
+// AttnScope — the "Model" dock: the open GPT-2 model, its layer and head, and its next-token
+// prediction. GPL-3.0-or-later.
+#pragma once
+
+#include <QDockWidget>
+
+#include "model/scene_result.hpp"
+
+class NextTokensView;
+class QLabel;
+class QSpinBox;
+class Scene;
+
+namespace fileio {
+
+/// attn::gpt2::model_name for a QString folder.
+QString modelName(const QString& dir);
+
+/// Shown while a model runs: which model, the layer and head on show (the Heads tab shows one
+/// layer), and the top 10 next tokens of the last delivered run.
+class ModelDock : public QDockWidget {
+    Q_OBJECT
+  public:
+    explicit ModelDock(Scene* scene, QWidget* parent = nullptr);
+
+    QSpinBox* layerBox() const { return layer_; }
+    QSpinBox* headBox() const { return head_; }
+    NextTokensView* nextTokens() const { return next_; }
+    /// Shows the prediction of result (a model scene's; others clear it).
+    void setResult(const SceneResultPtr& result);
+
+  private:
+    void sync();
+    void syncHead();
+
+    Scene* scene_;
+    QLabel* about_;
+    QSpinBox* layer_;
+    QSpinBox* head_;
+    QLabel* after_;
+    NextTokensView* next_;
+};
+
+}  // namespace fileio

@@ -1,0 +1,64 @@
+// AttnScope core — GPT-2-family models already in a user's Hugging Face cache.
+// GPL-3.0-or-later.
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "attn/gpt2/model_scene.hpp"
+
+namespace attn::gpt2 {
+
+std::string hub_cache_dir() {
+    if (const char* hf = std::getenv("HF_HOME"); hf && *hf) return std::string(hf) + "/hub";
+    if (const char* home = std::getenv("HOME"); home && *home)
+        return std::string(home) + "/.cache/huggingface/hub";
+    return {};
+}
+
+std::string model_name(const std::string& dir) {
+    namespace fs = std::filesystem;
+    fs::path snapshot(dir);
+    if (!snapshot.has_filename()) snapshot = snapshot.parent_path();  // a trailing '/'
+    const fs::path snapshots = snapshot.parent_path();
+    const std::string repo = snapshots.parent_path().filename().string();
+    if (snapshots.filename() != "snapshots" || repo.rfind("models--", 0) != 0)
+        return snapshot.filename().string();
+    std::string name;  // "--" separates owner and name in the cache's folder names
+    for (std::size_t i = 8; i < repo.size(); ++i) {
+        if (repo.compare(i, 2, "--") == 0) {
+            name += '/';
+            ++i;
+        } else {
+            name += repo[i];
+        }
+    }
+    return name;
+}
+
+std::vector<std::string> find_cached_models(const std::string& hub) {
+    namespace fs = std::filesystem;
+    std::vector<std::string> out;
+    std::error_code ec;
+    if (hub.empty() || !fs::is_directory(hub, ec)) return out;
+    for (const auto& repo : fs::directory_iterator(hub, ec)) {
+        if (repo.path().filename().string().rfind("models--", 0) != 0) continue;
+        const fs::path snapshots = repo.path() / "snapshots";
+        if (!fs::is_directory(snapshots, ec)) continue;
+        for (const auto& snap : fs::directory_iterator(snapshots, ec)) {
+            const fs::path dir = snap.path();
+            if (!fs::exists(dir / "model.safetensors", ec)) continue;
+            // Only the config is read: a model that is not gpt2 is not offered at all.
+            std::ifstream in(dir / "config.json");
+            const nlohmann::json config = nlohmann::json::parse(in, nullptr, false);
+            const auto type = config.is_object() ? config.find("model_type") : config.end();
+            if (type != config.end() && type->is_string() && type->get<std::string>() == "gpt2")
+                out.push_back(dir.string());
+        }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+}  // namespace attn::gpt2

@@ -1,0 +1,253 @@
+// QtTest: a GPT-2 model in the window, driven with real events. A tiny random GPT-2 (written by
+// tests/core/gpt2_tiny.py) opens from Model ▸ (the Hugging Face cache list), the sentence box
+// runs it, scaling is switched off in one layer only, and a later layer's drawn weights and the
+// top-10 prediction change and match core's numbers; a bad folder leaves the scene untouched;
+// a session reopens the model, and a session whose model folder is gone says so.
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QMenu>
+#include <QMenuBar>
+#include <QPlainTextEdit>
+#include <QProcess>
+#include <QScreen>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QUndoStack>
+#include <QtTest>
+
+#include "app_test_support.hpp"
+#include "attn/gpt2/model_scene.hpp"
+#include "attn/scene_layers.hpp"
+#include "io/data_io.hpp"
+#include "io/file_controller.hpp"
+#include "io/model_controller.hpp"
+#include "io/model_dock.hpp"
+#include "main_window.hpp"
+#include "model/scene.hpp"
+#include "views/heatmap_grid.hpp"
+#include "views/next_tokens_view.hpp"
+#include "widgets/controls_dock.hpp"
+#include "widgets/token_editor.hpp"
+
+namespace {
+
+/// Writes gpt2_tiny.py's folder of 3 layers into dir; an empty string when it worked.
+QString writeTinyModel(const QString& dir) {
+    QProcess p;
+    p.start(QStringLiteral("/usr/bin/python3"),
+            {QStringLiteral(ATTN_GPT2_TINY), dir, QStringLiteral("11"), QStringLiteral("3")});
+    if (!p.waitForFinished(60000) || p.exitCode() != 0)
+        return QString::fromUtf8(p.readAllStandardError());
+    return {};
+}
+
+/// The largest difference between two layers' weights (all heads).
+double difference(const attn::SceneResult& a, const attn::SceneResult& b) {
+    double d = 0;
+    for (std::size_t h = 0; h < a.heads.size(); ++h)
+        d = std::max(d, double((a.heads[h].weights - b.heads[h].weights).cwiseAbs().maxCoeff()));
+    return d;
+}
+
+}  // namespace
+
+class Gpt2ModelTest : public QObject {
+    Q_OBJECT
+  private Q_SLOTS:
+    void initTestCase() {
+        test_support::isolateSettings();
+        QCoreApplication::setApplicationName(QStringLiteral("AttnScopeGpt2ModelTest"));
+        QVERIFY(hub_.isValid());
+        // A Hugging Face cache with the tiny model as models--tiny-gpt2 (HF_HOME/hub/…).
+        model_ = hub_.path() + QStringLiteral("/hub/models--tiny-gpt2/snapshots/0123abcd");
+        QVERIFY(QDir().mkpath(model_));
+        const QString error = writeTinyModel(model_);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        qputenv("HF_HOME", hub_.path().toLocal8Bit());
+    }
+
+    void badFolderLeavesTheSceneUntouched() {
+        MainWindow w;
+        fileio::ModelController models(&w);
+        models.setQuiet(true);
+        QTemporaryDir bad;
+        QVERIFY2(writeTinyModel(bad.path()).isEmpty(), "tiny model");
+        QFile weights(bad.path() + QStringLiteral("/model.safetensors"));
+        QVERIFY(weights.resize(weights.size() - 100));  // truncated
+        const attn::SceneSpec before = w.scene()->spec();
+        const int undo = w.scene()->undoStack()->count();
+        QVERIFY(!models.openModel(bad.path()));
+        QVERIFY2(models.lastError().contains(QStringLiteral("model.safetensors")) &&
+                     models.lastError().contains(QStringLiteral("truncated")) &&
+                     models.lastError().contains(QStringLiteral("h.2.mlp.c_proj")),
+                 qPrintable(models.lastError()));
+        QVERIFY(w.scene()->spec() == before);
+        QCOMPARE(w.scene()->undoStack()->count(), undo);
+        QVERIFY(!models.openModel(bad.path() + QStringLiteral("/nowhere")));
+        QVERIFY2(models.lastError().contains(QStringLiteral("config.json")),
+                 qPrintable(models.lastError()));
+        QVERIFY(w.scene()->spec() == before);
+    }
+
+    void typeScopeAndToggleScalingLikeAUser() {
+        MainWindow w;
+        fileio::attachDataIo(&w, {});
+        auto* models = w.findChild<fileio::ModelController*>();
+        QVERIFY(models);
+        models->setQuiet(true);
+        test_support::showWindow(w);
+        ControlsDock* controls = w.controlsDock();
+        QVERIFY(!controls->scopeBox()->isVisible());  // no model: no scope
+
+        // Model ▸ lists the cache's GPT-2 folder; its entry opens it.
+        QMenu* menu = models->menu();
+        QVERIFY(w.menuBar()->actions().contains(menu->menuAction()));
+        Q_EMIT menu->aboutToShow();
+        QAction* entry = nullptr;
+        for (QAction* a : menu->actions())
+            if (a->text() == QLatin1StringView("tiny-gpt2")) entry = a;
+        QVERIFY2(entry, "Model ▸ lists models--tiny-gpt2");
+        QCOMPARE(entry->toolTip(), QFileInfo(model_).absoluteFilePath());
+        entry->trigger();
+        QVERIFY2(models->lastError().isEmpty(), qPrintable(models->lastError()));
+        QVERIFY(w.scene()->spec().model);
+        QVERIFY(controls->scopeBox()->isVisible());
+        QVERIFY(models->dock()->isVisible());
+
+        // Typing in the sentence box runs the model once the typing pauses.
+        QPlainTextEdit* edit = w.tokenEditor()->editor();
+        QTest::mouseClick(edit->viewport(), Qt::LeftButton);
+        QTest::keyClick(edit, Qt::Key_A, Qt::ControlModifier);
+        QTest::keyClicks(edit, QStringLiteral("the cat"));
+        QTRY_COMPARE(w.scene()->spec().text, std::string("the cat"));
+        test_support::settle(w.computeService());
+        QCOMPARE(w.result()->q_tokens, (std::vector<std::string>{"t", "he", " ", "c", "a", "t"}));
+        QCOMPARE(w.heatmapGrid()->headCount(), 2);
+        QCOMPARE(test_support::compareWithCore(w.heatmapGrid(), w.scene()->spec()), QString());
+        attn::SceneSpec base = w.scene()->spec();
+        base.layer = 2;
+        const attn::SceneResult baseLast = attn::compute_scene(base);
+        base.layer = 0;
+        const attn::SceneResult baseFirst = attn::compute_scene(base);
+        const std::vector<attn::NextToken> baseNext = models->dock()->nextTokens()->tokens();
+        QCOMPARE(baseNext.size(), std::size_t(10));
+        QCOMPARE(baseNext.front().id, baseLast.next_tokens.front().id);
+
+        // Scope: layer 2 only (keyboard on the combo box), then scaling off (a click).
+        QComboBox* scope = controls->scopeBox();
+        QCOMPARE(scope->count(), 4);  // all layers + 3
+        scope->setFocus();
+        QTest::keyClick(scope, Qt::Key_Down);
+        QTest::keyClick(scope, Qt::Key_Down);
+        QCOMPARE(w.scene()->spec().model_layers, std::vector<int>{1});
+        QCheckBox* scale = controls->scaleBox();
+        QVERIFY(scale->isEnabled() && scale->isChecked());
+        QTest::mouseClick(scale, Qt::LeftButton, {}, QPoint(8, scale->height() / 2));
+        QVERIFY(!w.scene()->spec().scale);
+        test_support::settle(w.computeService());
+
+        // Show layer 3 (the dock's spin box, typed): later than the scope, so it changed.
+        QSpinBox* layer = models->dock()->layerBox();
+        layer->setFocus();
+        layer->selectAll();
+        QTest::keyClicks(layer, QStringLiteral("3"));
+        QTest::keyClick(layer, Qt::Key_Return);
+        QCOMPARE(w.scene()->spec().layer, attn::Index(2));
+        test_support::settle(w.computeService());
+        QCOMPARE(test_support::compareWithCore(w.heatmapGrid(), w.scene()->spec()), QString());
+        const attn::SceneResult shown = *w.result();
+        QVERIFY2(difference(shown, baseLast) > 1e-3, "layer 3 follows the change in layer 2");
+        attn::SceneSpec first = w.scene()->spec();
+        first.layer = 0;
+        QCOMPARE(difference(attn::compute_scene(first), baseFirst), 0.0);  // before it: as was
+
+        // The prediction follows: core's top 10 of this run, not the one before.
+        const std::vector<attn::NextToken>& next = models->dock()->nextTokens()->tokens();
+        QCOMPARE(next.size(), std::size_t(10));
+        double moved = 0;
+        for (std::size_t i = 0; i < next.size(); ++i) {
+            QCOMPARE(next[i].id, shown.next_tokens[i].id);
+            QCOMPARE(next[i].probability, shown.next_tokens[i].probability);
+            for (const attn::NextToken& b : baseNext)
+                if (b.id == next[i].id)
+                    moved = std::max(moved, double(std::abs(b.probability - next[i].probability)));
+        }
+        QVERIFY2(moved > 1e-4, "the probabilities changed");
+        QVERIFY(models->dock()->nextTokens()->rowText(0).contains(QStringLiteral("%")));
+
+        // Looked at by a person: ATTN_SCREENSHOT_DIR=… (under xvfb-run, at the screen's size).
+        if (!qEnvironmentVariableIsEmpty("ATTN_SCREENSHOT_DIR")) {
+            w.resize(w.screen()->availableGeometry().size());
+            QTest::qWait(200);
+            test_support::settle(w.computeService());
+            const QImage shot = w.grab().toImage();
+            test_support::saveScreenshot(
+                shot, QStringLiteral("gpt2-model-%1x%2.png").arg(shot.width()).arg(shot.height()));
+            // The Model tab: every layer's heads.
+            w.tabs()->setCurrentWidget(w.findChild<QWidget*>(QStringLiteral("modelTab")));
+            QTest::qWait(300);
+            const QImage tab = w.grab().toImage();
+            test_support::saveScreenshot(
+                tab, QStringLiteral("gpt2-model-tab-%1x%2.png").arg(tab.width()).arg(tab.height()));
+            w.tabs()->setCurrentIndex(0);
+        }
+
+        // Every layer in the Model tab: 3 × 2 thumbnails.
+        QCOMPARE(attn::layer_count(w.scene()->spec()), attn::Index(3));
+
+        // The session references the folder and reopens it with the scope.
+        QTemporaryDir sessions;
+        const QString session = sessions.path() + QStringLiteral("/gpt2.attnscope");
+        auto* files = w.findChild<fileio::FileController*>();
+        QVERIFY(files);
+        files->setQuiet(true);
+        QString error;
+        QVERIFY2(files->saveTo(session, &error), qPrintable(error));
+        {
+            MainWindow again;
+            fileio::FileController reopen(&again);
+            reopen.setQuiet(true);
+            QVERIFY2(reopen.openFile(session), qPrintable(reopen.lastError()));
+            const attn::SceneSpec& s = again.scene()->spec();
+            QVERIFY(s.model);
+            QCOMPARE(QString::fromStdString(s.model->dir), QFileInfo(model_).absoluteFilePath());
+            QCOMPARE(s.model_layers, std::vector<int>{1});
+            QCOMPARE(s.layer, attn::Index(2));
+            QCOMPARE(s.text, std::string("the cat"));
+            QVERIFY(!s.scale);
+        }
+        // Moved away: a clear message, and the scene stays as it was.
+        const QString movedTo = hub_.path() + QStringLiteral("/elsewhere");
+        QVERIFY(QDir().rename(model_, movedTo));
+        {
+            MainWindow again;
+            fileio::FileController reopen(&again);
+            reopen.setQuiet(true);
+            const attn::SceneSpec before = again.scene()->spec();
+            QVERIFY(!reopen.openFile(session));
+            QVERIFY2(reopen.lastError().contains(QStringLiteral("does not exist")) &&
+                         reopen.lastError().contains(QFileInfo(model_).absoluteFilePath()),
+                     qPrintable(reopen.lastError()));
+            QVERIFY(again.scene()->spec() == before);
+        }
+        QVERIFY(QDir().rename(movedTo, model_));
+
+        // Close Model: back to the synthetic scene, the scope row gone.
+        models->closeModel();
+        QVERIFY(!w.scene()->spec().model);
+        QVERIFY(!controls->scopeBox()->isVisible());
+        test_support::settle(w.computeService());
+        QVERIFY(!w.result()->run);
+        QVERIFY(models->dock()->nextTokens()->tokens().empty());
+    }
+
+  private:
+    QTemporaryDir hub_;
+    QString model_;
+};
+
+QTEST_MAIN(Gpt2ModelTest)
+#include "gpt2_model_test.moc"
