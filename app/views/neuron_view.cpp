@@ -122,8 +122,9 @@ void NeuronView::paintEvent(QPaintEvent* event) {
     const int nx = productStrip(0).right() + 10;
     p.drawText(QRect(nx, hy, kNumbers, 16), Qt::AlignLeft, tr("score   weight"));
     // Only the keys in the exposed rectangle: a 32k-token scene has 32k rows, a screen ~50.
-    const int first = std::max(0, (event->rect().top() - kMargin - kTop) / kRow);
-    const int last = std::min(keys() - 1, (event->rect().bottom() - kMargin - kTop) / kRow);
+    const int first = std::max(0, (event->rect().top() - kNeuronMargin - kNeuronTop) / kNeuronRow);
+    const int last =
+        std::min(keys() - 1, (event->rect().bottom() - kNeuronMargin - kNeuronTop) / kNeuronRow);
     for (int j = first; j <= last; ++j) {
         const auto& r = rows_[std::size_t(j)];
         const QRect ks = keyStrip(j);
@@ -148,7 +149,8 @@ void NeuronView::paintEvent(QPaintEvent* event) {
 }
 
 void NeuronView::mousePressEvent(QMouseEvent* event) {
-    const int j = int(std::floor((event->position().y() - kMargin - kTop) / kRow));
+    const int j =
+        int(std::floor((event->position().y() - kNeuronMargin - kNeuronTop) / kNeuronRow));
     if (j >= 0 && j < keys()) {
         const QRect r = keyStrip(j);
         if (event->position().y() >= r.top() && event->position().y() < r.top() + kNeuronRow) {
