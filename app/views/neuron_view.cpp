@@ -45,6 +45,13 @@ int NeuronView::query() const {
     return selection_.query;
 }
 
+std::vector<attn::Index> NeuronView::queries() const {
+    std::vector<attn::Index> qs;
+    for (int q : selection_.selectedQueries())
+        if (result_ && q >= 0 && q < int(result_->q_tokens.size())) qs.push_back(q);
+    return qs;
+}
+
 QString NeuronView::message() const {
     if (QString why = vectorsMissing(tr("The neuron view")); !why.isEmpty()) return why;
     // A selection from a larger scene is clamped after the new result arrives.
@@ -68,7 +75,9 @@ void NeuronView::rebuild() {
         const int h = std::clamp(selection_.head, 0, int(result_->heads.size()) - 1);
         vecMax_ = prodMax_ = 1e-6f;
         // One row computation for every key (per key, a long head would redo its whole row).
-        rows_ = attn::neuron_rows(*result_, h, query());
+        // Several selected queries: their sum or mean, as every view shows them.
+        rows_ = attn::neuron_rows(*result_, h, queries(),
+                                  selection_.sum ? attn::Combine::Sum : attn::Combine::Mean);
         for (const attn::NeuronVectors& r : rows_) {
             vecMax_ = std::max({vecMax_, r.q.cwiseAbs().maxCoeff(), r.k.cwiseAbs().maxCoeff()});
             prodMax_ = std::max(prodMax_, r.product.cwiseAbs().maxCoeff());
@@ -101,16 +110,25 @@ void NeuronView::paintEvent(QPaintEvent* event) {
     QFont bold = font();
     bold.setBold(true);
     p.setFont(bold);
-    p.drawText(QRect(kNeuronMargin, kNeuronMargin, width() - 2 * kNeuronMargin, 18), Qt::AlignLeft,
-               tr("Neuron view, head %1, query “%2” (%3): d_k = %4; blue < 0 < red")
-                   .arg(h + 1)
-                   .arg(QString::fromStdString(result_->q_tokens[std::size_t(query())]))
-                   .arg(query())
-                   .arg(result_->d_k));
+    p.drawText(
+        QRect(kNeuronMargin, kNeuronMargin, width() - 2 * kNeuronMargin, 18), Qt::AlignLeft,
+        QFontMetrics(bold).elidedText(
+            tr("Neuron view, head %1, %2: d_k = %3; blue < 0 < red")
+                .arg(h + 1)
+                .arg(queries().size() > 1
+                         ? tr("%1 (q, scores and weights)")
+                               .arg(selectionSummary(selection_, result_->q_tokens))
+                         : tr("query “%1” (%2)")
+                               .arg(QString::fromStdString(result_->q_tokens[std::size_t(query())]))
+                               .arg(query()))
+                .arg(result_->d_k),
+            Qt::ElideRight, width() - 2 * kNeuronMargin));
     p.setFont(font());
     const QRect qStrip(kNeuronMargin + kLabel, kNeuronMargin + 26, stripWidth(), kNeuronRow - 3);
     p.drawText(QRect(kNeuronMargin, qStrip.top(), kLabel - 6, qStrip.height()),
-               Qt::AlignRight | Qt::AlignVCenter, tr("q_%1").arg(query()));
+               Qt::AlignRight | Qt::AlignVCenter,
+               queries().size() > 1 ? (selection_.sum ? tr("Σ q") : tr("mean q"))
+                                    : tr("q_%1").arg(query()));
     drawStrip(p, qStrip, rows_.front().q, vecMax_);
     p.setPen(pal.color(QPalette::PlaceholderText));
     const int hy = kNeuronMargin + kNeuronTop - 18;
@@ -128,7 +146,9 @@ void NeuronView::paintEvent(QPaintEvent* event) {
     for (int j = first; j <= last; ++j) {
         const auto& r = rows_[std::size_t(j)];
         const QRect ks = keyStrip(j);
-        const bool masked = result_->is_masked(h, query(), j);
+        bool masked = true;  // for every selected query
+        for (attn::Index q : queries())
+            masked = masked && result_->is_masked(h, q, j);
         const std::vector<int> picked = selection_.selectedKeys();
         p.setPen(std::find(picked.begin(), picked.end(), j) != picked.end()
                      ? pal.color(QPalette::Highlight)

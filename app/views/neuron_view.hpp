@@ -30,6 +30,8 @@ class NeuronView : public AttentionView {
   private:
     int keys() const;
     int query() const;
+    /// The selected queries inside the result (the primary one alone, or several).
+    std::vector<attn::Index> queries() const;
     int stripWidth() const;
     std::vector<attn::NeuronVectors> rows_;
     float vecMax_ = 1, prodMax_ = 1;

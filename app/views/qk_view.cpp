@@ -76,9 +76,25 @@ QPointF QkView::keyPoint(int j) const {
     return toPixels(proj_.keys(j, 0), proj_.keys(j, 1));
 }
 
+std::vector<int> QkView::selectedQueries() const {
+    std::vector<int> qs;
+    if (!message().isEmpty()) return qs;
+    for (int i : selection_.selectedQueries())
+        if (i >= 0 && i < int(proj_.queries.rows())) qs.push_back(i);
+    return qs;
+}
+
 Eigen::RowVectorXf QkView::liveWeights() const {
-    const int i = selection_.query;
-    if (!message().isEmpty() || i < 0 || i >= int(proj_.queries.rows())) return {};
+    const std::vector<int> qs = selectedQueries();
+    if (qs.empty()) return {};
+    Eigen::RowVectorXf sum = queryWeights(qs.front());
+    for (std::size_t n = 1; n < qs.size(); ++n)
+        sum += queryWeights(qs[n]);
+    // Several queries: their sum or mean, as the other views show them.
+    return selection_.sum ? sum : Eigen::RowVectorXf(sum / float(qs.size()));
+}
+
+Eigen::RowVectorXf QkView::queryWeights(int i) const {
     if (i == moved_)
         return attn::weights_for_query(
             *result_, head(), i,
@@ -133,12 +149,18 @@ void QkView::paintEvent(QPaintEvent*) {
     std::iota(order.begin(), order.end(), 0);
     std::sort(order.begin(), order.end(), [&](int a, int b) { return w(a) > w(b); });
     if (order.size() > std::size_t(kTopKeys)) order.resize(kTopKeys);
-    if (w.size()) {
-        for (int j : order) {
+    // Each selected query's lines to its own top keys (several: one fan each).
+    for (int i : selectedQueries()) {
+        const Eigen::RowVectorXf wi = queryWeights(i);
+        std::vector<int> top(std::size_t(wi.size()));
+        std::iota(top.begin(), top.end(), 0);
+        std::sort(top.begin(), top.end(), [&](int a, int b) { return wi(a) > wi(b); });
+        if (top.size() > std::size_t(kTopKeys)) top.resize(kTopKeys);
+        for (int j : top) {
             QColor c(60, 60, 60);
-            c.setAlphaF(std::clamp(double(w(j)), 0.08, 1.0));
-            p.setPen(QPen(c, 1 + 3 * w(j)));
-            p.drawLine(queryPoint(selection_.query), keyPoint(j));
+            c.setAlphaF(std::clamp(double(wi(j)), 0.08, 1.0));
+            p.setPen(QPen(c, 1 + 3 * wi(j)));
+            p.drawLine(queryPoint(i), keyPoint(j));
         }
     }
     const auto label = [&](const QPointF& at, const std::string& t) {
@@ -154,7 +176,8 @@ void QkView::paintEvent(QPaintEvent*) {
     }
     for (int i = 0; i < int(proj_.queries.rows()); ++i) {
         const QPointF c = queryPoint(i);
-        const bool sel = i == selection_.query;
+        const std::vector<int> picked = selectedQueries();
+        const bool sel = std::find(picked.begin(), picked.end(), i) != picked.end();
         p.setPen(QPen(sel ? pal.color(QPalette::Text) : kQuery.darker(130), sel ? 2 : 1));
         p.setBrush(kQuery);
         p.drawEllipse(c, sel ? 6 : 4, sel ? 6 : 4);
@@ -167,8 +190,12 @@ void QkView::paintEvent(QPaintEvent*) {
     const double x = r.right() + 16;
     if (w.size()) {
         p.setFont(bold);
-        p.drawText(QPointF(x, y + 12),
-                   selection_.query == moved_ ? tr("moved query's weights") : tr("weights"));
+        p.drawText(QPointF(x, y + 12), selectedQueries().size() > 1
+                                           ? (selection_.sum ? tr("sum of %1 queries' weights")
+                                                             : tr("mean of %1 queries' weights"))
+                                                 .arg(selectedQueries().size())
+                                       : selection_.query == moved_ ? tr("moved query's weights")
+                                                                    : tr("weights"));
         p.setFont(font());
         for (int j : order) {
             y += 20;
@@ -191,18 +218,17 @@ void QkView::mousePressEvent(QMouseEvent* event) {
         if (d < bestDist) best = i, bestDist = d;
     }
     if (best < 0) return;
+    // Ctrl/shift-click: the query joins (or leaves) the selected ones; nothing is dragged.
+    if (event->modifiers() & (Qt::ControlModifier | Qt::ShiftModifier))
+        return Q_EMIT selectionRequested(clickedQuery(best, event->modifiers()));
     if (best != moved_) {
         moved_ = best;
         offset_ = {};
     }
     dragging_ = true;
     reset_->setEnabled(true);
-    if (selection_.query != best) {
-        Selection s = selection_;
-        s.query = best;
-        s.queries.clear();
-        Q_EMIT selectionRequested(s);
-    }
+    if (selection_.query != best || !selection_.queries.empty())
+        Q_EMIT selectionRequested(clickedQuery(best, Qt::NoModifier));
 }
 
 void QkView::mouseMoveEvent(QMouseEvent* event) {

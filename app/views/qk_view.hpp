@@ -24,8 +24,13 @@ class QkView : public AttentionView {
     /// Widget position of query i (moved when it is the dragged one) and key j.
     QPointF queryPoint(int i) const;
     QPointF keyPoint(int j) const;
-    /// The weights of the selected query as drawn: live while moved, else the head's row.
+    /// The weights of the selected query as drawn (several: their sum or mean), live while
+    /// moved, else the head's row.
     Eigen::RowVectorXf liveWeights() const;
+    /// Query i's weights: live for the moved query, the head's row otherwise.
+    Eigen::RowVectorXf queryWeights(int i) const;
+    /// The selected queries inside the projection (none while a message is shown).
+    std::vector<int> selectedQueries() const;
     /// The moved query and its offset along the two axes, if any.
     int movedQuery() const { return moved_; }
     QPointF offset() const { return offset_; }

@@ -121,6 +121,35 @@ std::vector<NeuronVectors> neuron_rows(const SceneResult& result, Index head, In
     return rows;
 }
 
+std::vector<NeuronVectors> neuron_rows(const SceneResult& result, Index head,
+                                       const std::vector<Index>& queries, Combine combine) {
+    if (queries.empty()) throw ArgumentError("No query is selected.");
+    if (queries.size() == 1) return neuron_rows(result, head, queries.front());
+    std::vector<NeuronVectors> rows;
+    for (Index i : queries) {
+        std::vector<NeuronVectors> one = neuron_rows(result, head, i);
+        if (rows.empty()) {
+            rows = std::move(one);
+            continue;
+        }
+        for (std::size_t j = 0; j < rows.size(); ++j) {
+            rows[j].q += one[j].q;
+            rows[j].raw += one[j].raw;
+            rows[j].scaled += one[j].scaled;
+            rows[j].weight += one[j].weight;
+        }
+    }
+    const float scale = combine == Combine::Mean ? 1.f / static_cast<float>(queries.size()) : 1.f;
+    for (NeuronVectors& r : rows) {
+        r.q *= scale;
+        r.raw *= scale;
+        r.scaled *= scale;
+        r.weight *= scale;
+        r.product = r.q.cwiseProduct(r.k);
+    }
+    return rows;
+}
+
 QkProjection qk_projection(const SceneResult& result, Index head) {
     check_vectors(result, head);
     const Matrix q = head_queries(result, head), k = head_keys(result, head);

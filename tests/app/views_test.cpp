@@ -202,6 +202,17 @@ class ViewsTest : public QObject {
         }
         QTest::mouseClick(&view, Qt::LeftButton, Qt::NoModifier, view.keyStrip(3).center());
         QCOMPARE(scene.selection().key, 3);
+        // Two queries: the view shows their mean (then sum) q, scores and weights.
+        scene.setSelection(Selection{5, 3, 1}.withQueryToggled(8));
+        const Eigen::RowVectorXf both =
+            attn::combined_row(r->heads[1].weights, {5, 8}, attn::Combine::Mean);
+        QVERIFY(std::abs(view.row(4).weight - both(4)) < 1e-7f);
+        QVERIFY(std::abs(view.row(4).raw - (r->heads[1].raw(5, 4) + r->heads[1].raw(8, 4)) / 2) <
+                1e-5f);
+        Selection summed = scene.selection();
+        summed.sum = true;
+        scene.setSelection(summed);
+        QVERIFY(std::abs(view.row(4).weight - 2 * both(4)) < 1e-6f);
         scene.setSelection(Selection{50, 60, 1});  // from a longer scene, not yet clamped
         QVERIFY(view.message().contains(QStringLiteral("Select a query")));
         view.setResult(computed(fileSpec("gpt2_small_ex0.npz", 1)));  // weights only
@@ -231,6 +242,17 @@ class ViewsTest : public QObject {
         QTest::mouseClick(reset, Qt::LeftButton);
         QCOMPARE(view.movedQuery(), -1);
         QVERIFY((view.liveWeights() - r->heads[0].weights.row(3)).cwiseAbs().maxCoeff() < 1e-6f);
+        // Ctrl-click a second query: the weights shown are the two rows' mean, then their sum.
+        QTest::mouseClick(&view, Qt::LeftButton, Qt::ControlModifier, view.queryPoint(6).toPoint());
+        QCOMPARE(scene.selection().queries, (std::vector<int>{3, 6}));
+        QCOMPARE(view.movedQuery(), -1);  // a ctrl-click picks, it does not drag
+        const Eigen::RowVectorXf mean =
+            attn::combined_row(r->heads[0].weights, {3, 6}, attn::Combine::Mean);
+        QVERIFY((view.liveWeights() - mean).cwiseAbs().maxCoeff() < 1e-6f);
+        Selection summed = scene.selection();
+        summed.sum = true;
+        scene.setSelection(summed);
+        QVERIFY((view.liveWeights() - 2 * mean).cwiseAbs().maxCoeff() < 1e-6f);
     }
 
     void rolloutMatchesCoreAndFollowsClicks() {

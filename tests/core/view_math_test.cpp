@@ -81,6 +81,35 @@ TEST(ViewMath, NeuronRowsOfAStreamedHeadAreTheFullHeadsNumbers) {
     EXPECT_THROW(neuron_rows(streamed, 1, full.query_count()), ArgumentError);
 }
 
+TEST(ViewMath, NeuronRowsOfSeveralQueriesAreTheirSumOrMean) {
+    const SceneResult r = computed();
+    const std::vector<Index> qs{2, 5, 7};
+    const Matrix& a = r.heads[2].weights;
+    const Eigen::RowVectorXf mean = combined_row(a, qs, Combine::Mean);
+    const std::vector<NeuronVectors> m = neuron_rows(r, 2, qs, Combine::Mean);
+    const std::vector<NeuronVectors> s = neuron_rows(r, 2, qs, Combine::Sum);
+    ASSERT_EQ(Index(m.size()), r.key_count());
+    const Index d = r.d_k;
+    const Eigen::RowVectorXf qMean =
+        (r.Q.block(2, 2 * d, 1, d) + r.Q.block(5, 2 * d, 1, d) + r.Q.block(7, 2 * d, 1, d)) / 3;
+    for (Index j = 0; j < r.key_count(); ++j) {
+        const NeuronVectors& v = m[std::size_t(j)];
+        EXPECT_TRUE(v.q.isApprox(qMean, 1e-6f));
+        EXPECT_NEAR(v.raw, (r.heads[2].raw(2, j) + r.heads[2].raw(5, j) + r.heads[2].raw(7, j)) / 3,
+                    1e-5f);
+        // The score is linear in q: the mean query's product still sums to the mean score.
+        EXPECT_NEAR(v.product.sum(), v.raw, 1e-4f);
+        EXPECT_NEAR(v.weight, mean(j), 1e-7f);
+        EXPECT_NEAR(s[std::size_t(j)].weight, 3 * mean(j), 1e-6f);
+        EXPECT_NEAR(s[std::size_t(j)].raw, 3 * v.raw, 1e-4f);
+    }
+    // One query is neuron_rows of that query; none is refused.
+    const std::vector<NeuronVectors> one = neuron_rows(r, 2, std::vector<Index>{5}, Combine::Sum);
+    EXPECT_EQ(one[3].q, neuron_rows(r, 2, 5)[3].q);
+    EXPECT_EQ(one[3].weight, a(5, 3));
+    EXPECT_THROW(neuron_rows(r, 2, std::vector<Index>{}, Combine::Mean), ArgumentError);
+}
+
 TEST(ViewMath, WeightsForTheUnmovedQueryAreTheHeadsRow) {
     const SceneResult r = computed();
     const QkProjection p = qk_projection(r, 1);

@@ -40,6 +40,12 @@ NeuronVectors neuron_vectors(const SceneResult& result, Index head, Index i, Ind
 /// (a long, streamed head would otherwise recompute its whole row for each key: n² work).
 std::vector<NeuronVectors> neuron_rows(const SceneResult& result, Index head, Index i);
 
+/// neuron_rows of several queries combined: q is the sum or mean of their vectors, and the raw
+/// and scaled scores and the weights are the sum or mean of theirs (the scores are linear in q,
+/// so the product's sum is still the dot score). Masked keys of every query have weight 0.
+std::vector<NeuronVectors> neuron_rows(const SceneResult& result, Index head,
+                                       const std::vector<Index>& queries, Combine combine);
+
 /// Queries and keys of one head projected together onto their top two principal directions.
 struct QkProjection {
     Eigen::RowVectorXd mean;    ///< mean of the stacked query and key rows (d_k)
