@@ -116,6 +116,9 @@ void ControlsDock::syncScope(const attn::SceneSpec& s) {
     }
     scope_->setCurrentIndex(s.model_layers.size() == 1 ? s.model_layers.front() + 1 : 0);
     scoreForm_->setRowVisible(scope_, bool(s.model));
+    // The synthetic model's d_model, heads, positions and seed are not the open model's (the
+    // Model dock gives its shape): hidden rather than shown greyed with wrong numbers.
+    modelGroup_->setVisible(!s.model);
 }
 
 void ControlsDock::onScope(int index) {

@@ -29,6 +29,7 @@
 #include "model/scene.hpp"
 #include "views/heatmap_grid.hpp"
 #include "views/next_tokens_view.hpp"
+#include "views/views_tab.hpp"
 #include "widgets/controls_dock.hpp"
 #include "widgets/token_editor.hpp"
 
@@ -115,6 +116,7 @@ class Gpt2ModelTest : public QObject {
         QVERIFY2(models->lastError().isEmpty(), qPrintable(models->lastError()));
         QVERIFY(w.scene()->spec().model);
         QVERIFY(controls->scopeBox()->isVisible());
+        QVERIFY(!controls->dModelBox()->isVisible());  // the synthetic model's group is hidden
         QVERIFY(models->dock()->isVisible());
 
         // Typing in the sentence box runs the model once the typing pauses.
@@ -192,6 +194,13 @@ class Gpt2ModelTest : public QObject {
             const QImage tab = w.grab().toImage();
             test_support::saveScreenshot(
                 tab, QStringLiteral("gpt2-model-tab-%1x%2.png").arg(tab.width()).arg(tab.height()));
+            w.tabs()->setCurrentWidget(w.viewsTab());  // every view of the Views tab
+            for (int i = 0; i < w.viewsTab()->tabs()->count(); ++i) {
+                w.viewsTab()->tabs()->setCurrentIndex(i);
+                QTest::qWait(300);
+                test_support::saveScreenshot(w.grab().toImage(),
+                                             QStringLiteral("gpt2-views-%1.png").arg(i));
+            }
             w.tabs()->setCurrentIndex(0);
         }
 
@@ -239,6 +248,7 @@ class Gpt2ModelTest : public QObject {
         models->closeModel();
         QVERIFY(!w.scene()->spec().model);
         QVERIFY(!controls->scopeBox()->isVisible());
+        QVERIFY(controls->dModelBox()->isVisible());
         test_support::settle(w.computeService());
         QVERIFY(!w.result()->run);
         QVERIFY(models->dock()->nextTokens()->tokens().empty());
