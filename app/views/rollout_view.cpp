@@ -191,22 +191,22 @@ void RolloutView::paintEvent(QPaintEvent*) {
     bold.setBold(true);
     p.setFont(bold);
     const int titleWidth = width() - 2 * kRolloutMargin - layerBox_->width() - 10;
-    p.drawText(QRect(kRolloutMargin, kRolloutMargin, titleWidth, 18), Qt::AlignLeft,
-               QFontMetrics(bold).elidedText(
-                   tr("Attention rollout after layer %1 of %2: R = Â_l ⋯ Â_1, Â = ½·mean_h A + ½·I")
-                       .arg(layer() + 1)
-                       .arg(data_.layers.size()),
-                   Qt::ElideRight, titleWidth));
+    p.drawText(
+        QRect(kRolloutMargin, kRolloutMargin, titleWidth, 18), Qt::AlignLeft,
+        QFontMetrics(bold).elidedText(tr("Attention rollout after layer %1 of %2: R = Â_l ⋯ Â_1")
+                                          .arg(layer() + 1)
+                                          .arg(data_.layers.size()),
+                                      Qt::ElideRight, titleWidth));
     p.setFont(font());
     p.setPen(pal.color(QPalette::PlaceholderText));
     p.drawText(
-        QRect(kRolloutMargin, kRolloutMargin + 20, width() - 2 * kRolloutMargin, 18), Qt::AlignLeft,
+        // Beside the layer box, which is taller than the title line.
+        QRect(kRolloutMargin, kRolloutMargin + 20, titleWidth, 18), Qt::AlignLeft,
         QFontMetrics(font()).elidedText(
-            tr("rows: output positions · columns: input tokens · colour scaled to the "
-               "largest value %1%2")
+            tr("Â = ½·mean_h A + ½·I · rows: outputs · columns: inputs · colour up to %1%2")
                 .arg(m.maxCoeff(), 0, 'f', 3)
                 .arg(data_.merged ? tr(" · words: inputs summed, outputs averaged") : QString()),
-            Qt::ElideRight, width() - 2 * kRolloutMargin));
+            Qt::ElideRight, titleWidth));
     const double top = std::max(1e-12, m.maxCoeff());
     const QList<QRgb> colors = model_grid::thumbnailColors(ColorMapKind::Viridis);  // 0…254
     for (int i = 0; i < n; ++i)
@@ -262,7 +262,9 @@ void RolloutView::paintEvent(QPaintEvent*) {
     const int bh = std::max(4, std::min(22, br.height() / std::max(1, n)));
     for (int j = 0; j < n; ++j) {
         const QRect row(br.left(), br.top() + j * bh, br.width(), bh - 2);
-        p.fillRect(QRect(row.left(), row.top(), int(row.width() * 0.8 * b(j) / btop), row.height()),
+        // The longest bar ends before the value's column ("0.000").
+        const int room = row.width() - fm.horizontalAdvance(QStringLiteral("0.0000")) - 6;
+        p.fillRect(QRect(row.left(), row.top(), int(std::max(0, room) * b(j) / btop), row.height()),
                    QColor(31, 119, 180));
         p.drawText(QRect(br.left() - kLabels, row.top(), kLabels - 6, row.height()),
                    Qt::AlignRight | Qt::AlignVCenter,
