@@ -111,7 +111,7 @@ void BlockSums::reset(Index n, Index m, int cells) {
     visible.assign(size, 0);
     rows_added.assign(static_cast<std::size_t>(rows), 0);
     pending_ = -1;
-    pending_unmasked_ = 0;
+    pending_unmasked_ = pending_masked_ = 0;
     col_max_.assign(static_cast<std::size_t>(m), 0.f);
     col_sum_.assign(static_cast<std::size_t>(m), 0.f);
     col_visible_.assign(static_cast<std::size_t>(m), 0);
@@ -126,6 +126,7 @@ BlockSums::Columns BlockSums::row_columns(Index i, const bool* allowed) {
     ++rows_added[static_cast<std::size_t>(block_row)];
     const Index m = source_cols;
     if (allowed) {
+        ++pending_masked_;
         std::uint32_t* v = col_visible_.data();
         for (Index j = 0; j < m; ++j)
             v[j] += allowed[j] ? 1u : 0u;
@@ -149,28 +150,28 @@ void BlockSums::add_row(Index i, const float* w, const bool* allowed) {
 void BlockSums::finish() {
     if (pending_ < 0) return;
     const std::size_t base = std::size_t(pending_) * std::size_t(cols);
-    bool counted = false;  // whether any row of the block row was masked
     for (int c = 0; c < cols; ++c) {
         const Index j0 = Index(c) * colFactor;
         const Index len = std::min<Index>(colFactor, source_cols - j0);
         const std::size_t k = base + std::size_t(c);
-        double total = 0;
+        // A block's columns summed in float (vectorised; at most a block's width of values,
+        // each a sum of at most a block's height of weights ≤ 1), the blocks in double.
+        const Eigen::Map<const Eigen::ArrayXf> cmax(col_max_.data() + j0, len),
+            csum(col_sum_.data() + j0, len);
+        const double total = double(csum.sum());
         std::uint32_t seen = pending_unmasked_ * static_cast<std::uint32_t>(len);
-        float best = max[k];
-        for (Index j = j0; j < j0 + len; ++j) {
-            best = std::max(best, col_max_[std::size_t(j)]);
-            total += double(col_sum_[std::size_t(j)]);
-            seen += col_visible_[std::size_t(j)];
-        }
-        counted = counted || seen != pending_unmasked_ * static_cast<std::uint32_t>(len);
+        const float best = std::max(max[k], cmax.maxCoeff());
+        if (pending_masked_ > 0)
+            for (Index j = j0; j < j0 + len; ++j)
+                seen += col_visible_[std::size_t(j)];
         max[k] = best;
         sum[k] += total;
         visible[k] += seen;
     }
     std::fill(col_max_.begin(), col_max_.end(), 0.f);
     std::fill(col_sum_.begin(), col_sum_.end(), 0.f);
-    if (counted) std::fill(col_visible_.begin(), col_visible_.end(), 0u);
-    pending_unmasked_ = 0;
+    if (pending_masked_ > 0) std::fill(col_visible_.begin(), col_visible_.end(), 0u);
+    pending_unmasked_ = pending_masked_ = 0;
     pending_ = -1;
 }
 

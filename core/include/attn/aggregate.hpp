@@ -72,6 +72,7 @@ struct BlockSums {
     std::vector<float> col_max_, col_sum_;
     std::vector<std::uint32_t> col_visible_;
     std::uint32_t pending_unmasked_ = 0;  ///< rows of the block row with every key allowed
+    std::uint32_t pending_masked_ = 0;    ///< rows of the block row counted per column
 };
 
 /// The grid of a whole BlockSums at no more than max_rows × max_cols cells; factors are the
