@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/scheduler.hpp"
 #include "views/plot_theme.hpp"
 #include "views/screen_only.hpp"
 #include "views/token_labels.hpp"
@@ -163,9 +164,14 @@ void HeadHeatmap::prepare(const QSize& budget) {
     const QSize factors = wantedFactors(budget);
     if (!cellsDirty_ && factors == factors_) return;
     // Stored weights are aggregated; a streamed head reduces its overview, or computes a region
-    // finer than the overview from Q and K.
+    // finer than the overview from Q and K (a large one off the GUI thread, the overview's
+    // blocks drawn meanwhile).
+    QSize coarse;
+    regionWanted_ = needsRegionJob(budget, &coarse);
+    regionDropped_ = !regionWanted_ && refining_;
+    const QSize drawn = regionWanted_ ? coarse : budget;
     cells_ = result_->drawn_blocks(head_, view_.row, view_.rows, view_.col, view_.cols,
-                                   budget.height(), budget.width(), style_.aggregation);
+                                   drawn.height(), drawn.width(), style_.aggregation);
     factors_ = factors;
     budget_ = budget;
     cellsDirty_ = false;
@@ -223,6 +229,13 @@ void HeadHeatmap::refresh() {
         cellsDirty_ = true;
     }
     if (cellsDirty_ || wantedFactors(cellBudget()) != factors_) prepare(cellBudget());
+    if (regionWanted_) {
+        requestRegion();
+    } else if (regionDropped_) {
+        // Prepared at once since: a job still computing an older region must not replace it.
+        Scheduler::instance().cancel(this, kRegionJob);
+        regionDropped_ = refining_ = false;
+    }
     if (mapDirty_) fillMap();
     xAxis->setRange(double(view_.col) - 0.5, double(view_.col + view_.cols) - 0.5);
     yAxis->setRange(double(view_.row) - 0.5, double(view_.row + view_.rows) - 0.5);
@@ -243,6 +256,7 @@ QString HeadHeatmap::titleText() const {
                 .arg(style_.aggregation == attn::Aggregation::Max ? tr("max of") : tr("mean of"))
                 .arg(cells_.rowFactor)
                 .arg(cells_.colFactor);
+    if (refining_) text += tr(" · refining");
     if (result_->preview_stride > 1)
         text += tr(" · preview: every %1th query").arg(result_->preview_stride);
     if (!view_.whole())  // short: the title shares its line with the block note

@@ -38,8 +38,17 @@ class HeadHeatmap : public QCustomPlot {
     /// Lays the plot out for its current size (so cellBudget() is exact) without drawing;
     /// the colour map area is shrunk and centred so that cells are square.
     void updateLayoutNow();
-    /// Rebuilds the plot from the prepared cells and replots (queued widget update).
+    /// Rebuilds the plot from the prepared cells and replots (queued widget update). A region of
+    /// a streamed head finer than its stored overview and too large to compute at once is drawn
+    /// from the overview's blocks first and refined by a scheduler job (kRegionJob).
     void refresh();
+    /// True while a finer region is being computed for the drawn one (the cells are coarse).
+    bool refining() const { return refining_; }
+    /// The scheduler job that computes fine zoom regions off the GUI thread.
+    static const QString kRegionJob;
+    /// Cells of a streamed head's region computed at once (zooming stays within ~10 ms); larger
+    /// regions are computed by kRegionJob.
+    static constexpr attn::Index kSyncRegionCells = attn::Index(1) << 21;
 
     /// The visible region (the whole matrix unless zoomed).
     const HeatmapViewport& region() const { return view_; }
@@ -125,6 +134,12 @@ class HeadHeatmap : public QCustomPlot {
     attn::Index queries() const;
     attn::Index keys() const;
     void regionChanged();
+    /// Whether the region at budget needs a computation from Q and K larger than
+    /// kSyncRegionCells; then coarse receives the budget at which the stored overview answers.
+    bool needsRegionJob(const QSize& budget, QSize* coarse) const;
+    /// Submits kRegionJob for the drawn region (GUI thread); its result replaces the coarse
+    /// cells if the region, result, budget and aggregation are still the same.
+    void requestRegion();
 
     /// Minimum margins of the axes: a little room on the right keeps neighbours' labels apart.
     static constexpr QMargins kBaseMargins{0, 4, 12, 0};
@@ -138,6 +153,9 @@ class HeadHeatmap : public QCustomPlot {
     QSize budget_;  ///< budget the cells were prepared for
     bool cellsDirty_ = true;
     bool mapDirty_ = true;
+    bool regionWanted_ = false;   ///< prepare() drew coarse cells: refresh() submits the job
+    bool refining_ = false;       ///< kRegionJob is computing the drawn region
+    bool regionDropped_ = false;  ///< prepare() drew at once while a job was computing
     attn::AggregatedGrid cells_;
     QSize factors_;         ///< wantedFactors() the cells were prepared for
     HeatmapViewport view_;  ///< the visible region

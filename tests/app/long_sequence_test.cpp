@@ -1,7 +1,8 @@
 // QtTest with real events: a 32k-token text opened in the main window is streamed (no head held
-// n × n); the heatmap shows exact block overviews; the scroll wheel zooms to single labelled
-// cells, whose drawn values are core's weights; a drag pans; a mouse click selects a query and
-// the weights bar shows its recomputed row.
+// n × n); the heatmap shows exact block overviews; the scroll wheel zooms (a large fine region
+// drawn coarse first and refined by a scheduler job) to single labelled cells, whose drawn
+// values are core's weights; a drag pans; a mouse click selects a query and the weights bar
+// shows its recomputed row.
 #include <QElapsedTimer>
 #include <QFile>
 #include <QTemporaryDir>
@@ -105,6 +106,39 @@ class LongSequenceTest : public QObject {
         // Wheel zoom about a point near the middle, down to single cells.
         const QRect area = hm->axisRect()->rect();
         const QPoint centre = area.center();
+        // A few thousand rows: finer than the stored overview and too large to compute at
+        // once, the region is drawn from the overview's blocks while a job computes it (each
+        // notch's job superseding the last one's).
+        while (hm->region().rows > 4000)
+            wheel(hm, centre, 1);
+        const attn::BlockSums& stored = r->heads[1].overview;
+        QVERIFY(hm->region().rows * hm->region().cols > HeadHeatmap::kSyncRegionCells);
+        QVERIFY(hm->refining());
+        QVERIFY(hm->cells().rowFactor >= stored.rowFactor);
+        QVERIFY(hm->titleText().contains(QStringLiteral("refining")));
+        QElapsedTimer refine;
+        refine.start();
+        QTRY_VERIFY_WITH_TIMEOUT(!hm->refining(), 30000);
+        qInfo("a %lld × %lld region refined in %lld ms after the last notch",
+              qint64(hm->region().rows), qint64(hm->region().cols), qint64(refine.elapsed()));
+        {
+            const HeatmapViewport& v = hm->region();
+            const QSize budget = hm->cellBudget();
+            const attn::AggregatedGrid& fine = hm->cells();
+            QVERIFY(fine.rowFactor < stored.rowFactor);
+            const attn::AggregatedGrid want =
+                r->weights_blocks(1, v.row, v.rows, v.col, v.cols, budget.height(), budget.width(),
+                                  attn::Aggregation::Max);
+            QCOMPARE(fine.firstRow, v.row);
+            QCOMPARE(fine.firstCol, v.col);
+            QCOMPARE(fine.rowFactor, want.rowFactor);
+            // The same function on a worker thread (whose BLAS calls may round differently).
+            QCOMPARE(fine.values.size(), want.values.size());
+            double worst = 0;
+            for (std::size_t k = 0; k < want.values.size(); ++k)
+                worst = std::max(worst, std::abs(fine.values[k] - want.values[k]));
+            QVERIFY2(worst <= 1e-6, qPrintable(QString::number(worst)));
+        }
         for (int i = 0; i < 60 && hm->region().rows > 24; ++i)
             wheel(hm, centre, 2);
         QVERIFY2(hm->region().rows <= 24, qPrintable(QString::number(hm->region().rows)));
