@@ -280,3 +280,71 @@ TEST(Gpt2HubCache, HubDirectoryFollowsHfHome) {
 }
 
 }  // namespace
+
+namespace {
+
+/// Largest difference between two runs' weights (every layer and head) and logits.
+double run_difference(const attn::gpt2::Run& a, const attn::gpt2::Run& b) {
+    double d = (a.logits - b.logits).cwiseAbs().maxCoeff();
+    for (std::size_t l = 0; l < a.layers.size(); ++l)
+        for (std::size_t h = 0; h < a.layers[l].heads.size(); ++h) {
+            const auto& x = a.layers[l].heads[h];
+            const auto& y = b.layers[l].heads[h];
+            d = std::max(d, double((x.weights - y.weights).cwiseAbs().maxCoeff()));
+            d = std::max(d, double((x.raw - y.raw).cwiseAbs().maxCoeff()));
+            d = std::max(d, double((x.output - y.output).cwiseAbs().maxCoeff()));
+        }
+    return d;
+}
+
+TEST_F(Gpt2Scene, ARetypedEndReusesTheStartOfTheRun) {
+    const attn::gpt2::Model& model = *(*folder_)->model;
+    attn::gpt2::RunControls controls;
+    controls.scale = false;
+    controls.layers = {1};
+    const std::vector<std::int32_t> cat{116, 256, 32, 99, 97, 116}, hat{116, 256, 32, 104, 97, 116};
+    const attn::gpt2::Run before = model.run(cat, controls);
+    const attn::gpt2::Run fresh = model.run(hat, controls);
+    const attn::gpt2::Run reused = model.run(hat, controls, nullptr, &before);
+    EXPECT_EQ(fresh.reused, 0);
+    EXPECT_EQ(reused.reused, 3);  // "t", "he", " " shared; from "h" on computed
+    EXPECT_LT(run_difference(reused, fresh), 1e-5);
+    EXPECT_GT(run_difference(before, fresh), 1e-3);  // the word did change the run
+    // A shorter sentence (a deleted word) reuses all but its last token.
+    const attn::gpt2::Run shorter = model.run({116, 256, 32}, controls, nullptr, &before);
+    EXPECT_EQ(shorter.reused, 2);
+    EXPECT_LT(run_difference(shorter, model.run({116, 256, 32}, controls)), 1e-5);
+    // Without the causal mask every token sees the later ones: nothing can be reused; nor from
+    // a run with other controls.
+    attn::gpt2::RunControls open = controls;
+    open.mask = attn::MaskSpec{};
+    EXPECT_EQ(model.run(hat, open, nullptr, &before).reused, 0);
+    attn::gpt2::RunControls hot = controls;
+    hot.temperature = 2.f;
+    EXPECT_EQ(model.run(hat, hot, nullptr, &before).reused, 0);
+}
+
+TEST_F(Gpt2Scene, TheSceneRunReusesAPrefixAndMatchesNumpy) {
+    SceneSpec s = spec();
+    s.text = "the cat";
+    s.scale = false;
+    s.model_layers = {1};
+    attn::gpt2::scene_run(s);
+    s.text = "the hat";  // 116,256,32,104,97,116: numpy's reference below is of these ids
+    const auto run = attn::gpt2::scene_run(s);
+    EXPECT_EQ(run->reused, 3);
+    const std::string out =
+        capture("/usr/bin/python3 " ATTN_GPT2_TINY " " + (*dir_ / "ref").string() +
+                " 11 3 --reference 116,256,32,104,97,116 --no-scale --layers 1");
+    const nlohmann::json ref = nlohmann::json::parse(out);
+    double err = 0;
+    for (std::size_t l = 0; l < 3; ++l)
+        for (std::size_t h = 0; h < 2; ++h)
+            for (Index i = 0; i < 6; ++i)
+                for (Index j = 0; j < 6; ++j)
+                    err = std::max(err, std::abs(double(run->layers[l].heads[h].weights(i, j)) -
+                                                 ref["weights"][l][h][i][j].get<double>()));
+    EXPECT_LT(err, 1e-5);
+}
+
+}  // namespace

@@ -118,7 +118,7 @@ std::shared_ptr<const Model> Model::open(const std::string& dir) {
 }
 
 Run Model::run(const std::vector<std::int32_t>& ids, const RunControls& controls,
-               Progress* progress) const {
+               Progress* progress, const Run* prefix) const {
     const Config& c = config_;
     if (ids.empty()) throw ArgumentError("GPT-2 needs at least one token");
     if (Index(ids.size()) > c.n_positions)
@@ -136,14 +136,31 @@ Run Model::run(const std::vector<std::int32_t>& ids, const RunControls& controls
         throw ArgumentError("temperature must be a positive number");
 
     const Index n = Index(ids.size()), d = c.n_embd, dk = d / c.n_head;
+    // GPT-2 is causal: a token's hidden states depend on it and the tokens before it only, so
+    // the rows of a shared prefix are the earlier run's (the last token is always computed).
+    Index p = 0;
+    if (prefix && controls.mask == causal() && prefix->controls.mask == causal() &&
+        prefix->controls.scale == controls.scale &&
+        prefix->controls.temperature == controls.temperature &&
+        prefix->controls.layers == controls.layers &&
+        prefix->inputs.size() == std::size_t(c.n_layer) + 1 &&
+        Index(prefix->layers.size()) == c.n_layer)
+        while (p < n - 1 && p < Index(prefix->ids.size()) &&
+               prefix->ids[std::size_t(p)] == ids[std::size_t(p)])
+            ++p;
+    const Index m = n - p;  // the rows computed here
     Matrix x(n, d);
-    for (Index i = 0; i < n; ++i)
+    if (p > 0) x.topRows(p) = prefix->inputs[0].topRows(p);
+    for (Index i = p; i < n; ++i)
         x.row(i) = wte_.matrix().row(ids[i]) + wpe_.matrix().row(i);
 
     Run run;
     run.ids = ids;
+    run.reused = p;
+    run.controls = controls;
     report(progress, 0.0);
     for (int l = 0; l < c.n_layer; ++l) {
+        run.inputs.push_back(x);
         const Block& b = blocks_[l];
         const bool inside =
             controls.layers.empty() ||
@@ -156,25 +173,37 @@ Run Model::run(const std::vector<std::int32_t>& ids, const RunControls& controls
             params.mask = controls.mask;
         }
         const Matrix qkv =
-            affine(layer_norm(x, b.ln1_w, b.ln1_b, c.layer_norm_epsilon), b.attn_w, b.attn_b);
+            affine(layer_norm(x.bottomRows(m), b.ln1_w, b.ln1_b, c.layer_norm_epsilon), b.attn_w,
+                   b.attn_b);
         LayerAttention layer;
-        Matrix merged(n, d);
+        Matrix merged(m, d);
+        // Head h's q, k or v (the column block at col): the prefix's rows, then the new ones.
+        const auto rows = [&](const std::vector<Matrix>* old, int h, Index col) {
+            Matrix t(n, dk);
+            if (p > 0) t.topRows(p) = (*old)[std::size_t(h)].topRows(p);
+            t.bottomRows(m) = qkv.middleCols(col, dk);
+            return t;
+        };
+        const LayerAttention* before = p > 0 ? &prefix->layers[std::size_t(l)] : nullptr;
         for (int h = 0; h < c.n_head; ++h) {
             // Heads are d_k-wide column blocks of q, k and v.
-            layer.q.push_back(qkv.middleCols(h * dk, dk));
-            layer.k.push_back(qkv.middleCols(d + h * dk, dk));
-            layer.v.push_back(qkv.middleCols(2 * d + h * dk, dk));
+            layer.q.push_back(rows(before ? &before->q : nullptr, h, h * dk));
+            layer.k.push_back(rows(before ? &before->k : nullptr, h, d + h * dk));
+            layer.v.push_back(rows(before ? &before->v : nullptr, h, 2 * d + h * dk));
+            // Every query's attention, the prefix's too: the shown stages are the whole run's.
             layer.heads.push_back(attend(layer.q.back(), layer.k.back(), layer.v.back(), params));
-            merged.middleCols(h * dk, dk) = layer.heads.back().output;
+            merged.middleCols(h * dk, dk) = layer.heads.back().output.bottomRows(m);
         }
-        x += affine(merged, b.proj_w, b.proj_b);
-        Matrix hidden =
-            affine(layer_norm(x, b.ln2_w, b.ln2_b, c.layer_norm_epsilon), b.fc_w, b.fc_b);
+        x.bottomRows(m) += affine(merged, b.proj_w, b.proj_b);
+        Matrix hidden = affine(layer_norm(x.bottomRows(m), b.ln2_w, b.ln2_b, c.layer_norm_epsilon),
+                               b.fc_w, b.fc_b);
         gelu_new(hidden);
-        x += affine(hidden, b.mlp_proj_w, b.mlp_proj_b);
+        x.bottomRows(m) += affine(hidden, b.mlp_proj_w, b.mlp_proj_b);
+        if (p > 0) x.topRows(p) = prefix->inputs[std::size_t(l) + 1].topRows(p);
         run.layers.push_back(std::move(layer));
         report(progress, double(l + 1) / double(c.n_layer + 1));
     }
+    run.inputs.push_back(x);
     const Matrix last = layer_norm(x.bottomRows(1), lnf_w_, lnf_b_, c.layer_norm_epsilon);
     run.logits = wte_.matrix() * last.row(0).transpose();  // logits from the tied embedding
     return run;

@@ -24,10 +24,12 @@ struct RunKey {
     MaskSpec mask;
     std::vector<int> layers;
 
-    bool matches(const RunKey& o) const {
-        return address == o.address && !folder.expired() && ids == o.ids && scale == o.scale &&
+    /// Same model and controls (the ids may differ).
+    bool same_run_of(const RunKey& o) const {
+        return address == o.address && !folder.expired() && scale == o.scale &&
                temperature == o.temperature && mask == o.mask && layers == o.layers;
     }
+    bool matches(const RunKey& o) const { return same_run_of(o) && ids == o.ids; }
 };
 
 /// The last runs, newest first: the scene's own and the Model tab's (the same spec) share one,
@@ -39,6 +41,21 @@ class RunCache {
         for (const auto& [k, run] : entries_)
             if (k.matches(key)) return run;
         return nullptr;
+    }
+    /// The kept run of the same model and controls sharing the longest start of key's ids.
+    std::shared_ptr<const Run> longest_prefix(const RunKey& key) {
+        std::lock_guard lock(mutex_);
+        std::shared_ptr<const Run> best;
+        std::size_t best_length = 0;
+        for (const auto& [k, run] : entries_) {
+            if (!k.same_run_of(key)) continue;
+            const auto end = std::min(k.ids.size(), key.ids.size());
+            std::size_t i = 0;
+            while (i < end && k.ids[i] == key.ids[i])
+                ++i;
+            if (i > best_length) best_length = i, best = run;
+        }
+        return best;
     }
     void put(RunKey key, std::shared_ptr<const Run> run) {
         std::lock_guard lock(mutex_);
@@ -108,7 +125,10 @@ std::shared_ptr<const Run> scene_run(const SceneSpec& spec, Progress* progress) 
                            std::to_string(config.n_layer * config.n_head) +
                            " heads × 4 stages of a model run",
                        "use a shorter text");
-    auto run = std::make_shared<const Run>(folder.model->run(key.ids, controls, progress));
+    // Retyping the end of a sentence: the unchanged start's hidden states are reused.
+    const std::shared_ptr<const Run> prefix = cache().longest_prefix(key);
+    auto run =
+        std::make_shared<const Run>(folder.model->run(key.ids, controls, progress, prefix.get()));
     cache().put(std::move(key), run);
     return run;
 }

@@ -52,6 +52,11 @@ struct Run {
     std::vector<std::int32_t> ids;
     std::vector<LayerAttention> layers;
     Vector logits;  ///< next-token logits of the last position, [vocab_size]
+    /// The residual stream entering each layer and leaving the last (n_layer + 1 of n × d): what
+    /// a later run sharing a prefix of ids reuses.
+    std::vector<Matrix> inputs;
+    Index reused = 0;      ///< leading tokens whose hidden states came from an earlier run
+    RunControls controls;  ///< what the run applied
 };
 
 /// GPT-2 weights from a Hugging Face folder (config.json + model.safetensors), mapped.
@@ -63,9 +68,12 @@ class Model {
 
     /// Runs IDS (1 … n_positions of them) through every layer with CONTROLS applied inside the
     /// run, so later layers and the logits see their effect. PROGRESS (optional) is told after
-    /// each layer and may cancel (attn::Cancelled).
+    /// each layer and may cancel (attn::Cancelled). PREFIX, an earlier run of this model with
+    /// the same controls, lends the hidden states of the ids it shares at the start (GPT-2 is
+    /// causal), so a retyped last word recomputes only its own tokens; it is ignored unless
+    /// the mask is causal.
     Run run(const std::vector<std::int32_t>& ids, const RunControls& controls = {},
-            Progress* progress = nullptr) const;
+            Progress* progress = nullptr, const Run* prefix = nullptr) const;
 
     /// The model's configuration.
     const Config& config() const { return config_; }
