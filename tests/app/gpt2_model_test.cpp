@@ -27,6 +27,7 @@
 #include "io/model_dock.hpp"
 #include "main_window.hpp"
 #include "model/scene.hpp"
+#include "model/scheduler.hpp"
 #include "views/heatmap_grid.hpp"
 #include "views/next_tokens_view.hpp"
 #include "views/views_tab.hpp"
@@ -203,6 +204,20 @@ class Gpt2ModelTest : public QObject {
             }
             w.tabs()->setCurrentIndex(0);
         }
+
+        // Every tab and lens shows the model's scene without failing (each lens recomputes).
+        auto* theory = w.findChild<QTabWidget*>(QStringLiteral("theoryTabs"));
+        QVERIFY(theory);
+        w.tabs()->setCurrentWidget(theory);
+        for (int i = 0; i < theory->count(); ++i) {
+            theory->setCurrentIndex(i);
+            QTest::qWait(50);
+            Scheduler::instance().waitForIdle();
+        }
+        w.tabs()->setCurrentWidget(w.findChild<QWidget*>(QStringLiteral("modelTab")));
+        QTest::qWait(50);
+        Scheduler::instance().waitForIdle();
+        w.tabs()->setCurrentIndex(0);
 
         // Every layer in the Model tab: 3 × 2 thumbnails.
         QCOMPARE(attn::layer_count(w.scene()->spec()), attn::Index(3));
