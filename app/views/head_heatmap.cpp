@@ -78,6 +78,7 @@ void HeadHeatmap::setStyle(const HeatmapStyle& style) {
     if (style.aggregation != style_.aggregation) cellsDirty_ = true;
     style_ = style;
     map_->setGradient(makeGradient(style.colorMap));
+    if (scale_) scale_->setGradient(map_->gradient());
     map_->setDataScaleType(style.logScale ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
     if (scale_) setWeightScaleType(scale_, style.logScale);
     mapDirty_ = true;
@@ -101,6 +102,9 @@ void HeadHeatmap::setOwnColorScale(bool on) {
         scale_ = new QCPColorScale(this);
         scale_->setBarWidth(10);
         plotLayout()->addElement(1, 1, scale_);
+        // A map attached to a scale takes the scale's gradient (QCustomPlot's default is a
+        // blue-white one): the scale gets the chosen colour map first.
+        scale_->setGradient(map_->gradient());
         map_->setColorScale(scale_);
         setWeightScaleType(scale_, style_.logScale);
         scale_->setDataRange(range_);

@@ -7,6 +7,7 @@
 
 #include "app_test_support.hpp"
 #include "attn/aggregate.hpp"
+#include "views/color_maps.hpp"
 #include "views/head_heatmap.hpp"
 #include "views/heatmap_grid.hpp"
 
@@ -43,6 +44,31 @@ class HeatmapGridTest : public QObject {
         QVERIFY2(diff.isEmpty(), qPrintable(diff));
         QVERIFY(grid.head(0)->titleText().contains(QStringLiteral("Head 1")));
         QVERIFY(grid.head(0)->titleText().contains(QStringLiteral("H ")));
+    }
+
+    void perHeadColourScalesKeepTheChosenColourMap() {
+        // Each head's own scale (shared range off) draws with the chosen map, not QCustomPlot's
+        // default blue-white gradient that a colour scale starts with.
+        HeatmapGrid grid;
+        grid.resize(900, 700);
+        grid.setResult(computeShared(attn::SceneSpec{}));
+        for (const ColorMapKind kind : {ColorMapKind::Viridis, ColorMapKind::Magma}) {
+            HeatmapStyle style;
+            style.colorMap = kind;
+            style.sharedRange = false;
+            grid.setStyle(style);
+            QCPColorGradient want = makeGradient(kind);  // color() is not const
+            for (int h = 0; h < grid.headCount(); ++h) {
+                QVERIFY(grid.head(h)->colorScale());
+                for (const double at : {0.0, 0.3, 1.0}) {
+                    QCPColorGradient map = grid.head(h)->colorMap()->gradient();
+                    QCPColorGradient scale = grid.head(h)->colorScale()->gradient();
+                    const QRgb drawn = map.color(at, {0, 1});
+                    QCOMPARE(drawn, want.color(at, {0, 1}));
+                    QCOMPARE(scale.color(at, {0, 1}), drawn);
+                }
+            }
+        }
     }
 
     void maskedCellsAreTransparentOverHatching() {
