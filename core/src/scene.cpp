@@ -233,9 +233,10 @@ SceneEstimate estimate_scene(const SceneSpec& spec, Storage storage) {
                 std::min(double(kOverviewCells), nq) * std::min(double(kOverviewCells), nk);
             part(h * (ov * 16 + nq * (sizeof(RowStats) + 2 * f)),
                  count_text(h) + " heads × overview and row statistics");
-            // Per thread: a tile's scores and weights (floats) and its mask (bytes).
+            // Per thread: a tile's scores (floats) and mask (bytes), one row's exponentials and
+            // the head's keys packed for the dot kernel (streamed_pass.cpp).
             const double threads = std::min(double(detail::thread_count()), h);
-            part(threads * 64 * nk * (2 * f + 1),
+            part(threads * nk * (64 * (f + 1) + f + dk * f),
                  "tiles of 64 queries × " + count_text(nk) + " keys");
             break;
         }

@@ -76,6 +76,14 @@ TEST(MemoryBudget, SceneEstimateByStorage) {
     EXPECT_NEAR(w.largest_bytes, 30000.0 * 30000 * 4 * 4 + 30000.0 * 30000, 1);
     const attn::SceneEstimate s = attn::estimate_scene(spec, attn::Storage::Streamed);
     EXPECT_LT(s.bytes, 200e6);  // no n² term
+    {
+        // One wide head: the 9 token vectors and the keys the streamed pass packs per thread.
+        attn::SceneSpec wide = spec;
+        wide.heads = 1;
+        wide.d_model = 1024;
+        const attn::SceneEstimate e = attn::estimate_scene(wide, attn::Storage::Streamed);
+        EXPECT_GE(e.bytes, 30000.0 * 1024 * 4 * 10);
+    }
     EXPECT_EQ(attn::storage_for(spec), attn::Storage::Streamed);
     spec.text = words(600);
     EXPECT_EQ(attn::storage_for(spec), attn::Storage::Stages);  // 1.4 M cells
