@@ -151,6 +151,7 @@ void ModelController::closeModel() {
     spec.model_layers.clear();
     spec.layer = 0;
     scene->setSpec(spec, tr("Close the model %1").arg(name));
+    attn::gpt2::release_runs();  // a long sentence's run can hold gigabytes of stages
 }
 
 }  // namespace fileio

@@ -181,6 +181,9 @@ TEST_F(Gpt2Scene, ShowingAnotherLayerReusesTheRun) {
     EXPECT_EQ(attn::gpt2::scene_run(s), first);
     s.text = "the hat";
     EXPECT_NE(attn::gpt2::scene_run(s), first);
+    const std::weak_ptr<const attn::gpt2::Run> kept = attn::gpt2::scene_run(s);
+    attn::gpt2::release_runs();  // nothing else holds the run: it is freed
+    EXPECT_TRUE(kept.expired());
 }
 
 TEST_F(Gpt2Scene, NextTokensAreTheSoftmaxOfTheLogits) {

@@ -57,6 +57,13 @@ class RunCache {
         }
         return best;
     }
+    void clear() {
+        std::deque<std::pair<RunKey, std::shared_ptr<const Run>>> gone;
+        {
+            std::lock_guard lock(mutex_);
+            gone.swap(entries_);
+        }  // the runs (possibly gigabytes) are freed here, outside the lock
+    }
     void put(RunKey key, std::shared_ptr<const Run> run) {
         std::lock_guard lock(mutex_);
         entries_.emplace_front(std::move(key), std::move(run));
@@ -83,6 +90,10 @@ bool in_scope(const std::vector<int>& layers, Index l) {
 
 bool controls_apply_in(const SceneSpec& spec, Index layer) {
     return in_scope(spec.model_layers, layer);
+}
+
+void release_runs() {
+    cache().clear();
 }
 
 RunControls run_controls(const SceneSpec& spec) {

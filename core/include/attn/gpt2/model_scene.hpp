@@ -20,6 +20,9 @@ RunControls run_controls(const SceneSpec& spec);
 /// Throws ArgumentError for an empty text, a layer out of range or more tokens than positions.
 std::shared_ptr<const Run> scene_run(const SceneSpec& spec, Progress* progress = nullptr);
 
+/// Forgets the kept runs (their memory goes now, not when the next runs replace them).
+void release_runs();
+
 /// The scene of a model run: layer spec.layer's heads with every stage as computed inside the
 /// run (layers outside spec.model_layers as GPT-2 computes them: scaled, τ = 1, causal), the
 /// real q, k, v, the whole run and the ten likeliest next tokens.
