@@ -187,12 +187,11 @@ void MainWindow::onSpecChanged() {
     // A model layer outside the controls' scope: say why the controls seem not to act on it.
     if (s.model && !attn::gpt2::controls_apply_in(s, s.layer)) {
         const int first = *std::min_element(s.model_layers.begin(), s.model_layers.end());
-        note = s.layer < first ? tr("Layer %1 comes before layer %2, where the controls apply: "
-                                    "it is GPT-2's own.")
+        note = s.layer < first ? tr("Layer %1 is GPT-2's own: the controls apply from layer %2 on.")
                                      .arg(s.layer + 1)
                                      .arg(first + 1)
-                               : tr("Layer %1 runs as GPT-2 does (scaled, τ = 1, causal); it "
-                                    "sees the controls' effect through layer %2.")
+                               : tr("Layer %1 runs as GPT-2 does (scaled, τ = 1, causal) but sees "
+                                    "layer %2's change.")
                                      .arg(s.layer + 1)
                                      .arg(first + 1);
     }
