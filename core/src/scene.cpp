@@ -296,6 +296,7 @@ SceneResult compute_pieces(const SceneSpec& spec, Progress* progress, Storage st
     params.keep_stages = keep_stages;
     params.overview_cells = storage == Storage::Streamed ? std::max(1, overview_cells) : 0;
     params.query_stride = storage == Storage::Streamed ? std::max<Index>(1, query_stride) : 1;
+    params.stop = progress;
     MultiHeadResult m;
     if (recycle) m.heads = std::move(recycle->heads);
     try {

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "attn/error.hpp"
 #include "attn/stats.hpp"
 #include "detail.hpp"
 
@@ -173,6 +174,7 @@ void attend_streamed(const ConstRef& Q, const ConstRef& K, const AttentionParams
     s.e.resize(nk);
     const RowPass row{out, stats ? &rows : nullptr, s.e.data(), nk, stride == 1};
     for (Index b = 0; b < nq; b += tile_rows * stride) {
+        if (params.stop && params.stop->cancelled()) throw Cancelled();
         const Index len = std::min(tile_rows, (nq - b + stride - 1) / stride);
         s.scores.resize(len, nk);
         if (kernel || stride > 1) {

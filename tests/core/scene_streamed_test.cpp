@@ -3,6 +3,7 @@
 // the same statistics from the streaming pass and the same selected rows, within 1e-6.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -265,6 +266,23 @@ TEST(StreamedScene, LongRowsMatchTheFullPathRowByRow) {
             }
         }
     }
+}
+
+TEST(StreamedScene, CancelledBetweenTilesNotAtTheEndOfAHead) {
+    // One head of 3000 queries is hundreds of tiles: a stop asked for after a few questions
+    // ends the pass there (the progress itself is only reported per head).
+    struct StopAfter : attn::Progress {
+        mutable std::atomic<int> asked{0};
+        void update(double) override {}
+        bool cancelled() const override { return ++asked > 5; }
+    };
+    attn::Rng rng(31);
+    attn::SceneSpec spec;
+    spec.text = words(3000, rng);
+    spec.heads = 1;
+    StopAfter stop;
+    EXPECT_THROW(attn::compute_scene(spec, &stop, attn::Storage::Streamed), attn::Cancelled);
+    EXPECT_EQ(stop.asked.load(), 6);  // asked per tile, and the 6th answer stopped it
 }
 
 TEST(StreamedScene, HandComputedOverview) {

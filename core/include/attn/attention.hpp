@@ -7,6 +7,7 @@
 
 #include "attn/aggregate.hpp"
 #include "attn/mask.hpp"
+#include "attn/progress.hpp"
 #include "attn/score.hpp"
 #include "attn/types.hpp"
 
@@ -31,6 +32,9 @@ struct AttentionParams {
     /// Streamed heads only: compute every query_stride-th query alone, a coarse preview drawn
     /// while the exact pass runs (the other rows count as not yet seen).
     Index query_stride = 1;
+    /// Streamed heads only: asked between tiles (attn::Cancelled when it says so), so that a
+    /// long head stops within milliseconds, not at its end. Must be safe to ask from any thread.
+    const Progress* stop = nullptr;
 };
 
 /// Every stage of one head's computation, for "show the math".
