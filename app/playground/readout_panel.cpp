@@ -105,7 +105,7 @@ QString playgroundReadoutHtml(const attn::PlaygroundState& s, const attn::Playgr
                                                                       : QString()),
                         -5)
                    .arg(num(r.raw2d(i, jj), 3), 8)
-                   .arg(masked ? QStringLiteral("\u2212\u221e") : num(r.head.masked(i, jj), 3), 8)
+                   .arg(masked ? QStringLiteral("\u2212\u221e") : num(r.head.masked_at(i, jj), 3), 8)
                    .arg(num(r.head.weights(i, jj)), 7)
                    .arg(point(s.values[j], 2));
     }

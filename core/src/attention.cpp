@@ -65,8 +65,7 @@ void attend_tiled(const ConstRef& Q, const ConstRef& K, const ConstRef& V, float
     const Index nq = Q.rows(), nk = K.rows();
     const bool masking = params.mask.kind != MaskKind::None;
     out.raw.resize(0, 0);
-    out.scaled.resize(0, 0);
-    out.masked.resize(0, 0);
+    out.mask = params.mask;
     out.output.resize(0, V.cols());
     if (params.overview_cells > 0) {
         attend_streamed(Q, K, params, out, stats);
@@ -103,26 +102,32 @@ void attend_tiled(const ConstRef& Q, const ConstRef& K, const ConstRef& V, float
 
 }  // namespace
 
-void finish_scores(float d_k, const AttentionParams& params, HeadResult& out) {
+void finish_scores(float d_k, const AttentionParams& params, HeadResult& out, HeadStats* stats) {
     const bool hard = set_multiplier(d_k, params, out);
-    const float c = out.multiplier;
     const Index nq = out.raw.rows(), nk = out.raw.cols();
+    out.mask = params.mask;
     const bool masking = params.mask.kind != MaskKind::None;
-    BoolMatrix mask;
-    if (masking) mask = build_mask(params.mask, nq, nk);
-
-    out.scaled.resize(nq, nk);
-    out.masked.resize(nq, nk);
     out.weights.resize(nq, nk);
     out.empty_rows.assign(static_cast<std::size_t>(nq), 0);
-    // One pass per row keeps the row in cache across the four stages.
-    for (Index i = 0; i < nq; ++i) {
-        out.scaled.row(i) = out.raw.row(i) * c;
-        out.masked.row(i) = out.scaled.row(i);
-        const bool empty = weigh_row(out.masked.row(i), masking ? &mask : nullptr, i, 1.f, hard,
-                                     out.weights.row(i).data(), i);
-        out.empty_rows[static_cast<std::size_t>(i)] = empty ? 1 : 0;
+    std::vector<RowStats> rows(stats ? static_cast<std::size_t>(nq) : 0);
+    // The scaled and masked scores are not kept (HeadResult derives them): one row of them lives
+    // in z while its softmax and statistics are taken, so raw is read once and nothing n × n
+    // but the weights is written. The mask is built a tile at a time for the same reason.
+    Eigen::RowVectorXf z(nk);
+    BoolMatrix mask;
+    for (Index b = 0; b < nq; b += kTileRows) {
+        const Index len = std::min(kTileRows, nq - b);
+        if (masking) mask = build_mask_rows(params.mask, nq, nk, b, len);
+        for (Index r = 0; r < len; ++r) {
+            const Index i = b + r;
+            z = out.raw.row(i);
+            const bool empty = weigh_row(z, masking ? &mask : nullptr, r, out.multiplier, hard,
+                                         out.weights.row(i).data(), i);
+            out.empty_rows[static_cast<std::size_t>(i)] = empty ? 1 : 0;
+            if (stats) rows[static_cast<std::size_t>(i)] = row_stats(out.weights.row(i), z, i);
+        }
     }
+    if (stats) *stats = summarize_rows(std::move(rows));
 }
 
 void attend_into(const ConstRef& Q, const ConstRef& K, const ConstRef& V,
@@ -139,10 +144,9 @@ void attend_into(const ConstRef& Q, const ConstRef& K, const ConstRef& V,
         return;
     }
     scores_into(Q, K, params.score, out.raw);
-    finish_scores(d_k, params, out);
+    finish_scores(d_k, params, out, stats);
     out.output.resize(Q.rows(), V.cols());
     out.output.noalias() = out.weights * V;
-    if (stats) *stats = head_stats(out);
 }
 
 }  // namespace detail

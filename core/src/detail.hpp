@@ -35,9 +35,11 @@ void check_score_inputs(const ConstRef& Q, const ConstRef& K, const ScoreParams&
 void attend_into(const ConstRef& Q, const ConstRef& K, const ConstRef& V,
                  const AttentionParams& params, HeadResult& out, HeadStats* stats = nullptr);
 
-/// Scaling, temperature, mask and softmax of out.raw (already filled); fills the later stages
-/// except output. d_k is the width used for 1/√d_k.
-void finish_scores(float d_k, const AttentionParams& params, HeadResult& out);
+/// Scaling, temperature, mask and softmax of out.raw (already filled): the weights, empty rows,
+/// multiplier and mask (not output). d_k is the width used for 1/√d_k. With stats, also the
+/// head's statistics, in the same pass.
+void finish_scores(float d_k, const AttentionParams& params, HeadResult& out,
+                   HeadStats* stats = nullptr);
 
 }  // namespace attn::detail
 

@@ -56,13 +56,15 @@ AggregatedGrid SceneResult::weights_blocks(Index h, Index r0, Index nr, Index c0
         constexpr float ninf = -std::numeric_limits<float>::infinity();
         const bool by_scores = head.has_stages();
         const bool by_visible = !by_scores && visible.rows() == nq && visible.cols() == nk;
+        Matrix masked;  // one row of derived masked scores
         return aggregate_region(r0, nr, c0, nc, max_rows, max_cols, mode,
                                 [&](Index i, float* w, bool* allowed) {
                                     tick(i);
                                     const float* src = head.weights.data() + i * nk + c0;
                                     std::copy(src, src + nc, w);
                                     if (by_scores) {
-                                        const float* s = head.masked.data() + i * nk + c0;
+                                        head.masked_rows(i, 1, masked);
+                                        const float* s = masked.data() + c0;
                                         for (Index c = 0; c < nc; ++c)
                                             allowed[c] = s[c] != ninf;
                                     } else if (by_visible) {
@@ -144,10 +146,16 @@ void SceneResult::stage_rows(int stage, Index h, Index first, Index count, Matri
         throw ArgumentError("Stage " + std::to_string(stage) + " of head " + std::to_string(h) +
                             " does not exist.");
     const HeadResult& head = heads[static_cast<std::size_t>(h)];
-    const Matrix* stored[] = {&head.raw, &head.scaled, &head.masked, &head.weights, &head.output};
+    // Scaled and masked scores are derived from raw (HeadResult keeps no copy of them).
+    const Matrix* stored[] = {&head.raw, &head.raw, &head.raw, &head.weights, &head.output};
     const Matrix& m = *stored[stage];
     if (m.rows() >= first + count && first >= 0 && count >= 0 && m.size() != 0) {
-        out = m.middleRows(first, count);
+        if (stage == 1)
+            out = m.middleRows(first, count) * head.multiplier;
+        else if (stage == 2)
+            head.masked_rows(first, count, out);
+        else
+            out = m.middleRows(first, count);
         return;
     }
     if (first < 0 || count < 0 || first + count > query_count())

@@ -42,13 +42,13 @@ Eigen::RowVectorXf SceneResult::raw_row(Index h, Index i) const {
 
 Eigen::RowVectorXf SceneResult::scaled_row(Index h, Index i) const {
     const HeadResult& head = checked_head(*this, h, i);
-    if (head.has_stages()) return head.scaled.row(i);
+    if (head.has_stages()) return head.scaled_row(i);
     return raw_row(h, i) * head.multiplier;
 }
 
 Eigen::RowVectorXf SceneResult::masked_row(Index h, Index i) const {
     const HeadResult& head = checked_head(*this, h, i);
-    if (head.has_stages()) return head.masked.row(i);
+    if (head.has_stages()) return head.masked_row(i);
     Eigen::RowVectorXf row = scaled_row(h, i);
     if (visible.rows() > i && visible.cols() == row.size()) {
         row = visible.row(i).select(row, -std::numeric_limits<float>::infinity());
@@ -107,7 +107,7 @@ bool SceneResult::is_masked(Index h, Index i, Index j) const {
                !build_mask_block(mask, query_count(), key_count(), i, 1, j, 1)(0, 0);
     }
     if (i < 0 || j < 0 || i >= head.weights.rows() || j >= head.weights.cols()) return false;
-    if (head.has_stages()) return head.masked(i, j) == -std::numeric_limits<float>::infinity();
+    if (head.has_stages()) return head.masked_at(i, j) == -std::numeric_limits<float>::infinity();
     return visible.size() != 0 && !visible(i, j);
 }
 

@@ -298,14 +298,24 @@ HeadStats summarize_rows(std::vector<RowStats> rows) {
 }
 
 HeadStats head_stats(const HeadResult& head) {
-    const bool has_scores = head.masked.size() != 0;
-    if (has_scores &&
-        (head.masked.rows() != head.weights.rows() || head.masked.cols() != head.weights.cols()))
+    if (head.raw.size() == 0) return aggregate(head.weights, nullptr);
+    if (head.raw.rows() != head.weights.rows() || head.raw.cols() != head.weights.cols())
         throw ShapeError("head_stats: weights are " +
                          detail::shape(head.weights.rows(), head.weights.cols()) +
-                         " but masked scores are " +
-                         detail::shape(head.masked.rows(), head.masked.cols()) + ".");
-    return aggregate(head.weights, has_scores ? &head.masked : nullptr);
+                         " but raw scores are " + detail::shape(head.raw.rows(), head.raw.cols()) +
+                         ".");
+    // The masked scores are derived a tile of rows at a time (they are not stored).
+    constexpr Index kTile = 64;
+    std::vector<RowStats> rows;
+    rows.reserve(static_cast<std::size_t>(head.weights.rows()));
+    Matrix z;
+    for (Index b = 0; b < head.weights.rows(); b += kTile) {
+        const Index len = std::min(kTile, head.weights.rows() - b);
+        head.masked_rows(b, len, z);
+        for (Index r = 0; r < len; ++r)
+            rows.push_back(row_stats(head.weights.row(b + r), z.row(r), b + r));
+    }
+    return summarize_rows(std::move(rows));
 }
 
 HeadStats weights_stats(const Matrix& weights) {

@@ -121,9 +121,10 @@ inline QString compareWithCore(HeatmapGrid* grid, const attn::SceneSpec& spec) {
                 .arg(d->keySize())
                 .arg(e.weights.rows())
                 .arg(e.weights.cols());
+        const attn::Matrix em = e.masked_matrix();
         for (int q = 0; q < e.weights.rows(); ++q)
             for (int k = 0; k < e.weights.cols(); ++k) {
-                const bool masked = std::isinf(e.masked(q, k)) && e.masked(q, k) < 0;
+                const bool masked = std::isinf(em(q, k)) && em(q, k) < 0;
                 if (masked != (d->alpha(k, q) == 0))
                     return QStringLiteral("head %1 (%2,%3): mask differs").arg(h).arg(q).arg(k);
                 if (!masked && std::abs(d->cell(k, q) - e.weights(q, k)) > 1e-6)

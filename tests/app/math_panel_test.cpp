@@ -130,7 +130,7 @@ class MathPanelTest : public QObject {
         c.layers = c.heads = 1;
         attn::Matrix m(2, 1);
         m << 0.25f, 0.5f;
-        c.mats = {m};
+        c.mats.push_back(m);  // not = {m}: GCC 12 -O3 SSE2 (portable) warns falsely on it
         data->components = {c};
         attn::SceneSpec s;
         s.data = data;

@@ -35,7 +35,7 @@ class SelectionTest : public QObject {
         const QString text = w_->mathPanel()->toPlainText();
         for (int j = 0; j < hr.weights.cols(); ++j) {
             for (double v :
-                 {double(hr.raw(q, j)), double(hr.scaled(q, j)), double(hr.weights(q, j))})
+                 {double(hr.raw(q, j)), double(hr.scaled_row(q)(j)), double(hr.weights(q, j))})
                 QVERIFY2(
                     text.contains(mathNumber(v)),
                     qPrintable(QStringLiteral("missing %1 (key %2)").arg(mathNumber(v)).arg(j)));
@@ -110,7 +110,7 @@ class SelectionTest : public QObject {
         QVERIFY(text.contains(QStringLiteral("agreement")));
         QVERIFY(text.contains(QStringLiteral("European")));
         QVERIFY(text.contains(QString::number(core.heads[0].raw(1, 4), 'f', 4)));
-        QVERIFY(text.contains(QString::number(core.heads[0].scaled(1, 4), 'f', 4)));
+        QVERIFY(text.contains(QString::number(core.heads[0].scaled_row(1)(4), 'f', 4)));
         QVERIFY(text.contains(QString::number(core.heads[0].weights(1, 4), 'f', 4)));
         QCOMPARE(h0->cellAt(cellPixel(h0, 1, 4)), QPoint(4, 1));
     }
@@ -136,7 +136,7 @@ class SelectionTest : public QObject {
         const attn::SceneResult core = attn::compute_scene(w_->scene()->spec());
         const attn::HeadResult& hr = core.heads[std::size_t(head)];
         const QString text2 = w_->mathPanel()->toPlainText();
-        for (double v : {double(hr.raw(q, k)), double(hr.scaled(q, k)), double(hr.weights(q, k)),
+        for (double v : {double(hr.raw(q, k)), double(hr.scaled_row(q)(k)), double(hr.weights(q, k)),
                          double(hr.output(q, 0))})
             QVERIFY2(text2.contains(mathNumber(v)) || text2.contains(QString::number(v, 'f', 3)),
                      qPrintable(QStringLiteral("missing %1").arg(v)));

@@ -29,9 +29,9 @@ TEST(Attention, WorkedExample) {
     EXPECT_NEAR(r.raw(0, 1), 0.f, 1e-6);
     EXPECT_NEAR(r.raw(0, 2), 1.f, 1e-6);
     EXPECT_FLOAT_EQ(r.scale_factor, 0.5f);
-    EXPECT_NEAR(r.scaled(0, 0), 1.f, 1e-6);
-    EXPECT_NEAR(r.scaled(0, 2), 0.5f, 1e-6);
-    EXPECT_EQ(r.masked, r.scaled);
+    EXPECT_NEAR(r.scaled_matrix()(0, 0), 1.f, 1e-6);
+    EXPECT_NEAR(r.scaled_matrix()(0, 2), 0.5f, 1e-6);
+    EXPECT_EQ(r.masked_matrix(), r.scaled_matrix());
     EXPECT_NEAR(r.weights(0, 0), 0.5065, 1e-4);
     EXPECT_NEAR(r.weights(0, 1), 0.1863, 1e-4);
     EXPECT_NEAR(r.weights(0, 2), 0.3072, 1e-4);
@@ -97,7 +97,7 @@ TEST(Attention, IdentitiesOnRandomInputsOfManySizes) {
                 for (Index j = 0; j < nk; ++j) {
                     if (!allowed(i, j)) {
                         EXPECT_EQ(r.weights(i, j), 0.f);  // exactly zero, not just small
-                        EXPECT_EQ(r.masked(i, j), -kInf);
+                        EXPECT_EQ(r.masked_at(i, j), -kInf);
                     }
                     EXPECT_GE(r.weights(i, j), 0.f);
                 }
@@ -133,8 +133,8 @@ TEST(Attention, ScalingKeepsScoreVarianceNearOne) {
             const double mean = m.cast<double>().mean();
             return (m.cast<double>().array() - mean).square().mean();
         };
-        EXPECT_NEAR(var(un.scaled), double(dk), 0.06 * double(dk)) << "d_k = " << dk;
-        EXPECT_NEAR(var(sc.scaled), 1.0, 0.06) << "d_k = " << dk;
+        EXPECT_NEAR(var(un.scaled_matrix()), double(dk), 0.06 * double(dk)) << "d_k = " << dk;
+        EXPECT_NEAR(var(sc.scaled_matrix()), 1.0, 0.06) << "d_k = " << dk;
         EXPECT_FLOAT_EQ(sc.scale_factor, 1.f / std::sqrt(float(dk)));
         EXPECT_FLOAT_EQ(un.scale_factor, 1.f);
     }
@@ -149,7 +149,7 @@ TEST(Attention, ScalingAppliesOnlyToDotAndGeneral) {
         p.score = attn::make_score_params(kind, 4, 5);
         const attn::HeadResult r = attn::attend(Q, K, V, p);
         EXPECT_FLOAT_EQ(r.scale_factor, 1.f);
-        EXPECT_EQ(r.scaled, r.raw);
+        EXPECT_EQ(r.scaled_matrix(), r.raw);
     }
 }
 
@@ -162,7 +162,7 @@ TEST(Attention, TemperatureDividesAndZeroIsArgmax) {
     p.scale = false;
     p.temperature = 2.f;
     const attn::HeadResult soft = attn::attend(Q, K, V, p);
-    EXPECT_FLOAT_EQ(soft.scaled(0, 1), 1.5f);
+    EXPECT_FLOAT_EQ(soft.scaled_matrix()(0, 1), 1.5f);
     p.temperature = 0.f;
     const attn::HeadResult hard = attn::attend(Q, K, V, p);
     // Row 0: keys 1 and 2 tie at 3 → half each. Row 1: all scores 0 → a third each.
@@ -172,7 +172,7 @@ TEST(Attention, TemperatureDividesAndZeroIsArgmax) {
     EXPECT_FLOAT_EQ(hard.output(0, 0), 3.f);
     for (Index j = 0; j < 3; ++j)
         EXPECT_FLOAT_EQ(hard.weights(1, j), 1.f / 3.f);
-    EXPECT_EQ(hard.scaled, hard.raw);  // "raw / 1" in the hard limit
+    EXPECT_EQ(hard.scaled_matrix(), hard.raw);  // "raw / 1" in the hard limit
     EXPECT_TRUE(hard.weights.allFinite());
     // Small but soft τ approaches the hard limit.
     p.temperature = 1e-3f;
@@ -209,7 +209,7 @@ TEST(Attention, FullyMaskedRowGivesZeroWeightsAndOutputAndIsFlagged) {
         EXPECT_EQ(r.empty_rows, (std::vector<std::uint8_t>{0, 1, 0}));
         EXPECT_TRUE(r.weights.row(1).isZero(0));
         EXPECT_TRUE(r.output.row(1).isZero(0));
-        EXPECT_TRUE((r.masked.row(1).array() == -kInf).all());
+        EXPECT_TRUE((r.masked_row(1).array() == -kInf).all());
         EXPECT_TRUE(r.weights.allFinite());
         EXPECT_TRUE(r.output.allFinite());
         EXPECT_NEAR(r.weights.row(0).sum(), 1.f, 1e-6);
@@ -234,7 +234,7 @@ TEST(Attention, AttendScoresHandlesInfinitiesAndScales) {
     EXPECT_EQ(r.empty_rows, (std::vector<std::uint8_t>{0, 1, 0, 0}));
     EXPECT_TRUE(r.weights.row(1).isZero(0));
     EXPECT_FLOAT_EQ(r.weights(2, 0), 1.f);
-    EXPECT_FLOAT_EQ(r.scaled(3, 0), 1.f);  // 2 / √4
+    EXPECT_FLOAT_EQ(r.scaled_matrix()(3, 0), 1.f);  // 2 / √4
     EXPECT_NEAR(r.weights(3, 0), std::exp(1.f) / (std::exp(1.f) + 1.f), 1e-6);
     EXPECT_TRUE(r.weights.allFinite());
     EXPECT_TRUE(r.output.allFinite());

@@ -159,9 +159,10 @@ TEST(ResultStream, LayerByLayerJsonHoldsEveryNumberOfEveryLayer) {
             const HeadResult& head = layers[l].heads[h];
             const auto& hj = lj["heads"][h];
             EXPECT_FLOAT_EQ(hj["scale_factor"].get<float>(), head.scale_factor);
+            const Matrix scaled = head.scaled_matrix(), masked = head.masked_matrix();
             const std::pair<const char*, const Matrix*> stages[] = {{"raw", &head.raw},
-                                                                    {"scaled", &head.scaled},
-                                                                    {"masked", &head.masked},
+                                                                    {"scaled", &scaled},
+                                                                    {"masked", &masked},
                                                                     {"weights", &head.weights},
                                                                     {"output", &head.output}};
             for (const auto& [name, m] : stages) {

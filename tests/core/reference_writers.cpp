@@ -4,11 +4,13 @@
 #include <zip.h>
 
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <stdexcept>
 #include <utility>
 
 #include "attn/io/npy.hpp"
+#include "attn/mask.hpp"
 #include "attn/io/result_writer.hpp"
 
 namespace reference {
@@ -21,21 +23,32 @@ using attn::io::NpzMembers;
 
 namespace {
 
+/// One per-head stage: stored, or derived here from raw as the stored stages were computed
+/// (not through HeadResult's own accessors).
+using StageOf = Matrix (*)(const HeadResult&);
+
+Matrix masked_of(const HeadResult& h) {
+    if (h.raw.size() == 0) return {};
+    const attn::BoolMatrix allowed = attn::build_mask(h.mask, h.raw.rows(), h.raw.cols());
+    const Matrix scaled = h.raw * h.multiplier;
+    return allowed.select(scaled, -std::numeric_limits<float>::infinity());
+}
+
 /// The per-head stages in the layout's order (written here, not taken from core's writer).
-constexpr std::pair<const char*, Matrix HeadResult::*> kStages[] = {
-    {"raw", &HeadResult::raw},
-    {"scaled", &HeadResult::scaled},
-    {"masked", &HeadResult::masked},
-    {"weights", &HeadResult::weights},
-    {"output", &HeadResult::output}};
+constexpr std::pair<const char*, StageOf> kStages[] = {
+    {"raw", [](const HeadResult& h) { return h.raw; }},
+    {"scaled", [](const HeadResult& h) { return Matrix(h.raw * h.multiplier); }},
+    {"masked", masked_of},
+    {"weights", [](const HeadResult& h) { return h.weights; }},
+    {"output", [](const HeadResult& h) { return h.output; }}};
 
 /// Stacks one stage over layers and heads; empty when the stage is empty everywhere.
-std::vector<std::byte> stack(const std::vector<SceneResult>& layers, Matrix HeadResult::*stage) {
+std::vector<std::byte> stack(const std::vector<SceneResult>& layers, StageOf stage) {
     bool any = false;
     Index rows = -1, cols = -1;
     for (const auto& r : layers)
         for (const auto& h : r.heads) {
-            const Matrix& m = h.*stage;
+            const Matrix m = stage(h);
             if (m.size() > 0) any = true;
             if (rows < 0) rows = m.rows(), cols = m.cols();
             if (m.rows() != rows || m.cols() != cols)
@@ -45,7 +58,7 @@ std::vector<std::byte> stack(const std::vector<SceneResult>& layers, Matrix Head
     std::vector<float> values;
     for (const auto& r : layers)
         for (const auto& h : r.heads) {
-            const Matrix& m = h.*stage;
+            const Matrix m = stage(h);
             values.insert(values.end(), m.data(), m.data() + m.size());
         }
     std::vector<std::uint64_t> shape;

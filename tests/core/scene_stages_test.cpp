@@ -67,7 +67,7 @@ TEST_P(CompactScene, MatchesTheFullComputation) {
         const attn::HeadResult& f = full.heads[h];
         const attn::HeadResult& c = compact.heads[h];
         EXPECT_EQ(c.raw.size(), 0);  // the point: no n² score stages kept
-        EXPECT_EQ(c.masked.size(), 0);
+        EXPECT_EQ(c.masked_matrix().size(), 0);
         EXPECT_TRUE(c.weights.isApprox(f.weights, 1e-5f)) << "head " << h;
         EXPECT_EQ(c.output.size(), 0);
         EXPECT_EQ(c.empty_rows, f.empty_rows);
@@ -91,11 +91,11 @@ TEST_P(CompactScene, MatchesTheFullComputation) {
             (at += std::to_string(h)) += " query ";
             at += std::to_string(i);
             expectRowsNear(compact.raw_row(hi, i), f.raw.row(i), 1e-5f, "raw " + at);
-            expectRowsNear(compact.scaled_row(hi, i), f.scaled.row(i), 1e-5f, "scaled " + at);
-            expectRowsNear(compact.masked_row(hi, i), f.masked.row(i), 1e-5f, "masked " + at);
+            expectRowsNear(compact.scaled_row(hi, i), f.scaled_row(i), 1e-5f, "scaled " + at);
+            expectRowsNear(compact.masked_row(hi, i), f.masked_row(i), 1e-5f, "masked " + at);
             expectRowsNear(compact.output_row(hi, i), f.output.row(i), 1e-5f, "output " + at);
             // The full result's accessors return its stored rows.
-            EXPECT_EQ(full.masked_row(hi, i), Eigen::RowVectorXf(f.masked.row(i)));
+            EXPECT_EQ(full.masked_row(hi, i), f.masked_row(i));
             for (Index j = 0; j < Index(n); ++j)
                 EXPECT_EQ(compact.is_masked(hi, i, j), full.is_masked(hi, i, j))
                     << at << " key " << j;

@@ -56,9 +56,12 @@ TEST(Stats, EmptyRowAndHeadAverages) {
     head.weights << 0.5f, 0.5f,  //
         0, 0,                    //
         1, 0;
-    head.masked.resize(3, 2);
-    const float ninf = -std::numeric_limits<float>::infinity();
-    head.masked << 2, 2, ninf, ninf, 4, ninf;
+    // The masked scores are derived: raw · multiplier (1) with −inf where the mask forbids.
+    head.raw.resize(3, 2);
+    head.raw << 2, 2, 0, 0, 4, 0;
+    head.mask.kind = attn::MaskKind::Custom;
+    head.mask.custom.resize(3, 2);
+    head.mask.custom << true, true, false, false, true, false;
     const attn::HeadStats s = attn::head_stats(head);
     ASSERT_EQ(s.rows.size(), 3u);
     EXPECT_TRUE(s.rows[1].empty);
@@ -83,7 +86,7 @@ TEST(Stats, Errors) {
     EXPECT_THROW(attn::row_stats(n, Row(0), 0), attn::NonFiniteError);
     attn::HeadResult h;
     h.weights = Matrix::Ones(2, 2);
-    h.masked = Matrix::Ones(3, 2);
+    h.raw = Matrix::Ones(3, 2);
     EXPECT_THROW(attn::head_stats(h), attn::ShapeError);
 }
 

@@ -74,7 +74,7 @@ TEST(ViewMath, NeuronRowsOfAStreamedHeadAreTheFullHeadsNumbers) {
             // round differently, 2 ulps apart at |score| ≈ 8 (measured); allow 4 ulps.
             const float raw = full.heads[1].raw(i, j);
             EXPECT_NEAR(v.raw, raw, std::max(1e-6f, 4 * FLT_EPSILON * std::abs(raw)));
-            EXPECT_NEAR(v.scaled, full.heads[1].scaled(i, j), 1e-6f);
+            EXPECT_NEAR(v.scaled, full.heads[1].scaled_row(i)(j), 1e-6f);
             EXPECT_EQ(v.product, neuron_vectors(streamed, 1, i, j).product);
         }
     }

@@ -37,26 +37,40 @@ struct AttentionParams {
     const Progress* stop = nullptr;
 };
 
-/// Every stage of one head's computation, for "show the math".
+/// One head's computation, for "show the math". Only what cannot be derived is stored: the scaled
+/// and masked scores are raw · multiplier with −∞ where `mask` hides a key, derived on read
+/// (scaled_row, masked_row, …) with the same float operations the softmax saw.
 struct HeadResult {
-    Matrix raw;      ///< nq × nk: s(q_i, k_j)
-    Matrix scaled;   ///< raw · (1/√d_k if scaling applies) / τ  (raw / 1 when τ is hard)
-    Matrix masked;   ///< scaled with −inf at masked pairs
-    Matrix weights;  ///< row softmax of masked (hardmax when τ → 0); rows sum to 1 or are all 0
+    Matrix raw;      ///< nq × nk: s(q_i, k_j) (empty when only the weights are kept)
+    Matrix weights;  ///< row softmax of the masked scores (hardmax when τ → 0); rows sum to 1 or 0
     Matrix output;   ///< nq × d_v: weights · V (zero rows for fully masked queries)
     std::vector<std::uint8_t> empty_rows;  ///< 1 where a query had no visible key
     float scale_factor = 1.f;              ///< the factor applied before τ (1/√d_k or 1)
     float multiplier = 1.f;                ///< scaled = raw · multiplier (scale_factor / τ)
     bool hard = false;                     ///< τ ≤ kHardTemperature: hardmax rows
+    MaskSpec mask;                         ///< the mask the weights were computed with
     /// Streamed heads: per query the softmax's max and 1 / Σ exp(z − max), so weight (i, j) is
     /// exp(z_ij − max_i) · inv_sum_i without any n × n matrix; NaN for rows the fast softmax did
     /// not settle (hard, +inf scores, empty), which are recomputed whole.
     std::vector<float> row_max, row_inv_sum;
     BlockSums overview;  ///< streamed heads: block maxima and sums of the weights
-    /// True when raw, scaled and masked hold every stage (AttentionParams::keep_stages).
+    /// True when raw is kept, so every score stage can be derived (AttentionParams::keep_stages).
     bool has_stages() const { return raw.size() != 0 && raw.size() == weights.size(); }
     /// True when the weights are not stored (AttentionParams::overview_cells).
     bool streamed() const { return !row_max.empty() && weights.size() == 0; }
+    /// Scaled scores of query i: raw.row(i) · multiplier. Needs has_stages().
+    Eigen::RowVectorXf scaled_row(Index i) const;
+    /// Masked scores of query i: scaled_row(i) with −∞ at the keys the mask hides.
+    Eigen::RowVectorXf masked_row(Index i) const;
+    /// Masked scores of queries [first, first + count) into out (count × nk), the mask built once.
+    void masked_rows(Index first, Index count, Matrix& out) const;
+    /// Masked score of query i on key j.
+    float masked_at(Index i, Index j) const;
+    /// The whole scaled (masked) score matrix, nq × nk (empty without raw): an n² allocation,
+    /// for exports; views read rows.
+    Matrix scaled_matrix() const;
+    /// The whole masked score matrix, nq × nk (empty without raw), as scaled_matrix.
+    Matrix masked_matrix() const;
 };
 
 /// Scaled (masked) attention of one head: Q nq×d_k, K nk×d_k, V nk×d_v. Throws on bad shapes,

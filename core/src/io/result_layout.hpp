@@ -12,8 +12,9 @@
 
 namespace attn::io::detail {
 
-/// One per-head stage of a HeadResult.
-using Stage = std::function<const Matrix&(const HeadResult&)>;
+/// One per-head stage of a HeadResult: a stored matrix, or a derived one (scaled, masked)
+/// written into scratch.
+using Stage = std::function<const Matrix&(const HeadResult&, Matrix& scratch)>;
 /// The per-head stages in output order: raw, scaled, masked, weights, output.
 const std::vector<std::pair<const char*, Stage>>& stages();
 /// The JSON document's members before "layers" (taken from the first layer).

@@ -80,7 +80,7 @@ class NpzSink final : public ResultStream::Sink {
                     }
                     continue;
                 }
-                const Matrix& m = all[slot.stage].second(r.heads[h]);
+                const Matrix& m = all[slot.stage].second(r.heads[h], derived_);
                 if (m.rows() != slot.rows || m.cols() != slot.cols)
                     throw ShapeError("write_result: heads have different matrix shapes");
                 zip_.write(slot.member, le_bytes(m, scratch_));
@@ -145,7 +145,7 @@ class NpzSink final : public ResultStream::Sink {
                 rows = first.query_count();
                 cols = s == 4 ? first.d_k : first.key_count();
             } else {
-                const Matrix& m = all[s].second(first.heads[0]);
+                const Matrix& m = all[s].second(first.heads[0], derived_);
                 rows = m.rows();
                 cols = m.cols();
             }
@@ -173,6 +173,7 @@ class NpzSink final : public ResultStream::Sink {
     std::size_t heads_ = 0;
     std::vector<Slot> slots_;
     std::vector<std::byte> scratch_;
+    Matrix derived_;  ///< a derived stage (scaled, masked) of the head being written
     std::vector<float> empty_, scale_, layer_ids_;
     std::uint64_t nq_ = 0;
     std::vector<std::string> q_tokens_, k_tokens_;

@@ -19,11 +19,13 @@ namespace detail {
 
 const std::vector<std::pair<const char*, Stage>>& stages() {
     static const std::vector<std::pair<const char*, Stage>> s = {
-        {"raw", [](const HeadResult& h) -> const Matrix& { return h.raw; }},
-        {"scaled", [](const HeadResult& h) -> const Matrix& { return h.scaled; }},
-        {"masked", [](const HeadResult& h) -> const Matrix& { return h.masked; }},
-        {"weights", [](const HeadResult& h) -> const Matrix& { return h.weights; }},
-        {"output", [](const HeadResult& h) -> const Matrix& { return h.output; }},
+        {"raw", [](const HeadResult& h, Matrix&) -> const Matrix& { return h.raw; }},
+        {"scaled",
+         [](const HeadResult& h, Matrix& m) -> const Matrix& { return m = h.scaled_matrix(); }},
+        {"masked",
+         [](const HeadResult& h, Matrix& m) -> const Matrix& { return m = h.masked_matrix(); }},
+        {"weights", [](const HeadResult& h, Matrix&) -> const Matrix& { return h.weights; }},
+        {"output", [](const HeadResult& h, Matrix&) -> const Matrix& { return h.output; }},
     };
     return s;
 }
@@ -54,10 +56,11 @@ ojson compute_json_layer(const SceneResult& r, const std::vector<std::string>* o
     ojson heads = ojson::array();
     for (const auto& h : r.heads) {
         ojson hj;
+        Matrix scratch;
         for (const auto& [name, get] : stages())
-            if (get(h).size() > 0 && (!only || only->empty() ||
-                                      std::find(only->begin(), only->end(), name) != only->end()))
-                hj[name] = stage_json(get(h));
+            if (!only || only->empty() ||
+                std::find(only->begin(), only->end(), name) != only->end())
+                if (const Matrix& m = get(h, scratch); m.size() > 0) hj[name] = stage_json(m);
         hj["empty_rows"] = h.empty_rows;
         hj["scale_factor"] = float_value(h.scale_factor);
         heads.push_back(std::move(hj));

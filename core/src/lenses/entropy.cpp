@@ -73,7 +73,7 @@ SceneEntropy scene_entropy(const SceneSpec& spec, const std::vector<Index>& ns,
             Index used = 0;
             for (Index q = 0; q < w.rows(); ++q) {
                 const VectorD row = w.row(q).transpose().cast<double>();
-                const Index visible = (r.heads[h].masked.row(q).array() > -INFINITY).count();
+                const Index visible = (r.heads[h].masked_row(q).array() > -INFINITY).count();
                 if (visible == 0) continue;
                 sum += entropy(row);
                 ++used;
