@@ -143,6 +143,12 @@ void LensPanel::startJob() {
 }
 
 void LensPanel::requestRefresh() {
+    if (inputs_ == LensInputs::Scene && !isVisible()) {
+        // A hidden lens that reads the scene (e.g. following the selected query) computes
+        // nothing: it refreshes when shown or exported (dirty_).
+        dirty_ = true;
+        return;
+    }
     if (queued_) return;
     queued_ = true;
     pending_ = true;

@@ -102,13 +102,20 @@ double LookupLens::temperature() const {
 
 LensPanel::Compute LookupLens::prepare() {
     const attn::SceneSpec spec = scene() ? scene()->spec() : attn::SceneSpec{};
+    // Another query, head or τ of the lens on the same scene: no new computation.
+    auto reuse = computed_ && computedSpec_ == spec ? computed_ : nullptr;
     // The scene's computation runs on the worker; the lookup itself is the lens's own maths.
-    return [this, spec](attn::Progress& progress) -> Draw {
+    return [this, spec, reuse](attn::Progress& progress) -> Draw {
         try {
             // A long scene is streamed: the one query's row is recomputed, nothing n × n.
-            auto r = std::make_shared<const attn::SceneResult>(
-                attn::compute_scene(spec, &progress, attn::storage_for(spec)));
-            return [this, r] { drawLookup(*r); };
+            auto r = reuse ? reuse
+                           : std::make_shared<const attn::SceneResult>(
+                                 attn::compute_scene(spec, &progress, attn::storage_for(spec)));
+            return [this, r, spec] {
+                computed_ = r;
+                computedSpec_ = spec;
+                drawLookup(*r);
+            };
         } catch (const attn::Error& e) {
             const QString message = QString::fromUtf8(e.what());
             return [this, message] { setReadout(tr("<i>%1</i>").arg(message)); };

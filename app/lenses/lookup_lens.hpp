@@ -1,6 +1,8 @@
 // AttnScope — the "lookup" lens: attention as a soft dictionary lookup. GPL-3.0-or-later.
 #pragma once
 
+#include <memory>
+
 #include "attn/scene.hpp"
 #include "lenses/lens_panel.hpp"
 
@@ -22,6 +24,10 @@ class LookupLens : public LensPanel {
   private:
     /// The lookup of the selected query and head of r, drawn.
     void drawLookup(const attn::SceneResult& r);
+    /// The scene computed for the last draw and its spec: choosing another query or head (the
+    /// selection) redraws from it instead of computing the scene again.
+    std::shared_ptr<const attn::SceneResult> computed_;
+    attn::SceneSpec computedSpec_;
     QSpinBox* query_ = nullptr;
     QSpinBox* head_ = nullptr;
     QSlider* tau_ = nullptr;

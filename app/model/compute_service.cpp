@@ -111,11 +111,13 @@ quint64 ComputeService::request(const attn::SceneSpec& spec) {
         wasBusy_ = true;
         Q_EMIT busyChanged(true);
     }
+    // What is shown now, to continue from (held until the computation is over).
+    const Base base{result_, resultSpec_};
     if (estimateWork(spec) < syncThreshold_) {
         // Anything queued is older than this request: drop it.
         Scheduler::instance().cancel(this, kSceneJob);
         try {
-            settle(id, compute(spec, id, nullptr));
+            settle(id, compute(spec, id, nullptr, base));
         } catch (const attn::Cancelled&) {
         }
         return id;
@@ -125,15 +127,16 @@ quint64 ComputeService::request(const attn::SceneSpec& spec) {
     // about a second; the exact pass follows (1/32 later than it could have started).
     const bool streamed = storageFor(spec) == attn::Storage::Streamed;
     auto gate = streamed ? std::make_shared<PreviewGate>() : nullptr;
-    Scheduler::instance().submit(this, kSceneJob, [this, spec, id, gate](attn::Progress& job) {
-        if (gate) {
-            SupersededProgress progress(requested_, id, &job);
-            gate->wait(progress);  // throws attn::Cancelled when superseded meanwhile
-        }
-        if (id < requested_.load()) return Scheduler::Delivery();  // superseded while queued
-        auto outcome = std::make_shared<Outcome>(compute(spec, id, &job));
-        return Scheduler::Delivery([this, id, outcome] { settle(id, std::move(*outcome)); });
-    });
+    Scheduler::instance().submit(
+        this, kSceneJob, [this, spec, id, gate, base](attn::Progress& job) {
+            if (gate) {
+                SupersededProgress progress(requested_, id, &job);
+                gate->wait(progress);  // throws attn::Cancelled when superseded meanwhile
+            }
+            if (id < requested_.load()) return Scheduler::Delivery();  // superseded while queued
+            auto outcome = std::make_shared<Outcome>(compute(spec, id, &job, base));
+            return Scheduler::Delivery([this, id, outcome] { settle(id, std::move(*outcome)); });
+        });
     if (streamed) {
         Scheduler::instance().submit(
             this, kPreviewJob, [this, spec, id, gate](attn::Progress& job) {
@@ -179,7 +182,7 @@ void ComputeService::waitForIdle() {
 }
 
 ComputeService::Outcome ComputeService::compute(const attn::SceneSpec& spec, quint64 id,
-                                                attn::Progress* job) {
+                                                attn::Progress* job, const Base& base) {
     const auto start = std::chrono::steady_clock::now();
     Outcome out;
     out.spec = spec;
@@ -189,8 +192,15 @@ ComputeService::Outcome ComputeService::compute(const attn::SceneSpec& spec, qui
     if (old) ++reused_;
     try {
         SupersededProgress progress(requested_, id, job);
+        const attn::SceneSpec prepared = inputs_.prepare(spec);
+        // Core's rule says what the change from the shown scene invalidates; recompute_scene
+        // redoes only that (bit-identical to starting over) or everything.
+        const bool partial =
+            base.result && attn::restart_from(base.spec, spec) != attn::SceneRestart::Full;
         auto* fresh = new attn::SceneResult(
-            attn::compute_scene(inputs_.prepare(spec), &progress, storageFor(spec), old.get()));
+            partial ? attn::recompute_scene(*base.result, inputs_.prepare(base.spec), prepared,
+                                            &progress, storageFor(spec), old.get())
+                    : attn::compute_scene(prepared, &progress, storageFor(spec), old.get()));
         out.result = SceneResultPtr(fresh, [bin = recycler_](const attn::SceneResult* r) {
             bin->put(const_cast<attn::SceneResult*>(r));
         });

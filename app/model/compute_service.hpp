@@ -104,8 +104,15 @@ class ComputeService : public QObject {
         QString error;
         double ms = 0;
     };
-    /// Computes spec (on any thread); throws attn::Cancelled when a newer request exists.
-    Outcome compute(const attn::SceneSpec& spec, quint64 id, attn::Progress* job);
+    /// The last delivered result and its spec, which a request continues from.
+    struct Base {
+        SceneResultPtr result;
+        attn::SceneSpec spec;
+    };
+    /// Computes spec (on any thread) from base where attn::restart_from allows (a temperature,
+    /// scaling or mask change re-runs only the softmax from base's raw scores); throws
+    /// attn::Cancelled when a newer request exists.
+    Outcome compute(const attn::SceneSpec& spec, quint64 id, attn::Progress* job, const Base& base);
     void settle(quint64 id, Outcome outcome);
     void deliver(quint64 id, SceneResultPtr result, attn::SceneSpec spec, double ms);
     void fail(quint64 id, const QString& message);

@@ -100,14 +100,15 @@ QString playgroundReadoutHtml(const attn::PlaygroundState& s, const attn::Playgr
         if (r.head.weights.cols() == 0) break;
         const auto jj = static_cast<Eigen::Index>(j);
         const bool masked = s.is_masked(j);
-        pre += QStringLiteral("%1 %2 %3 %4  %5\n")
-                   .arg(QStringLiteral("k%1%2").arg(j + 1).arg(masked ? QStringLiteral("\u00d7")
-                                                                      : QString()),
-                        -5)
-                   .arg(num(r.raw2d(i, jj), 3), 8)
-                   .arg(masked ? QStringLiteral("\u2212\u221e") : num(r.head.masked_at(i, jj), 3), 8)
-                   .arg(num(r.head.weights(i, jj)), 7)
-                   .arg(point(s.values[j], 2));
+        pre +=
+            QStringLiteral("%1 %2 %3 %4  %5\n")
+                .arg(QStringLiteral("k%1%2").arg(j + 1).arg(masked ? QStringLiteral("\u00d7")
+                                                                   : QString()),
+                     -5)
+                .arg(num(r.raw2d(i, jj), 3), 8)
+                .arg(masked ? QStringLiteral("\u2212\u221e") : num(r.head.masked_at(i, jj), 3), 8)
+                .arg(num(r.head.weights(i, jj)), 7)
+                .arg(point(s.values[j], 2));
     }
     if (rows.size() < s.keys.size())
         pre += QObject::tr("\u2026 %1 lighter keys not listed\n").arg(s.keys.size() - rows.size());

@@ -76,12 +76,13 @@ void HeadHeatmap::setResult(SceneResultPtr result, int head) {
 
 void HeadHeatmap::setStyle(const HeatmapStyle& style) {
     if (style.aggregation != style_.aggregation) cellsDirty_ = true;
+    // A new colour map only recolours the map's image; the log scale's floor changes the data.
+    if (style.logScale != style_.logScale) mapDirty_ = true;
     style_ = style;
     map_->setGradient(makeGradient(style.colorMap));
     if (scale_) scale_->setGradient(map_->gradient());
     map_->setDataScaleType(style.logScale ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
     if (scale_) setWeightScaleType(scale_, style.logScale);
-    mapDirty_ = true;
 }
 
 void HeadHeatmap::setColorRange(const QCPRange& range) {

@@ -9,6 +9,7 @@
 
 #include "attn/error.hpp"
 #include "attn/softmax.hpp"
+#include "attn/stage_counters.hpp"
 #include "attn/stats.hpp"
 #include "detail.hpp"
 
@@ -62,6 +63,8 @@ constexpr Index kTileRows = 64;
 void attend_tiled(const ConstRef& Q, const ConstRef& K, const ConstRef& V, float d_k,
                   const AttentionParams& params, HeadResult& out, HeadStats* stats) {
     const bool hard = set_multiplier(d_k, params, out);
+    stage_counters().score_heads.fetch_add(1, std::memory_order_relaxed);
+    stage_counters().softmax_heads.fetch_add(1, std::memory_order_relaxed);
     const Index nq = Q.rows(), nk = K.rows();
     const bool masking = params.mask.kind != MaskKind::None;
     out.raw.resize(0, 0);
@@ -104,6 +107,7 @@ void attend_tiled(const ConstRef& Q, const ConstRef& K, const ConstRef& V, float
 
 void finish_scores(float d_k, const AttentionParams& params, HeadResult& out, HeadStats* stats) {
     const bool hard = set_multiplier(d_k, params, out);
+    stage_counters().softmax_heads.fetch_add(1, std::memory_order_relaxed);
     const Index nq = out.raw.rows(), nk = out.raw.cols();
     out.mask = params.mask;
     const bool masking = params.mask.kind != MaskKind::None;
@@ -143,6 +147,7 @@ void attend_into(const ConstRef& Q, const ConstRef& K, const ConstRef& V,
         attend_tiled(Q, K, V, d_k, params, out, stats);
         return;
     }
+    stage_counters().score_heads.fetch_add(1, std::memory_order_relaxed);
     scores_into(Q, K, params.score, out.raw);
     finish_scores(d_k, params, out, stats);
     out.output.resize(Q.rows(), V.cols());

@@ -5,6 +5,8 @@
 #include <string>
 
 #include "attn/attention.hpp"
+#include "attn/multihead.hpp"
+#include "attn/scene.hpp"
 #include "attn/types.hpp"
 
 namespace attn {
@@ -40,6 +42,21 @@ void attend_into(const ConstRef& Q, const ConstRef& K, const ConstRef& V,
 /// head's statistics, in the same pass.
 void finish_scores(float d_k, const AttentionParams& params, HeadResult& out,
                    HeadStats* stats = nullptr);
+
+/// compute_scene before the merge into words: the tokens' own attention. base: a result whose
+/// tokens, inputs and projections are this spec's (restart_from says Softmax); they are
+/// reused, and so are its raw scores when stored.
+SceneResult compute_pieces(const SceneSpec& spec, Progress* progress, Storage storage,
+                           SceneResult* recycle, int overview_cells, Index query_stride,
+                           const SceneResult* base);
+
+/// The heads and layer output of multi_head_into from the projections already in r (r.Q, r.K,
+/// r.V). from_raw: every head already holds its raw scores (r.heads[k].raw, e.g. copied from a
+/// previous result) and only the scaling, mask, softmax, statistics and outputs run, by the same
+/// calls as a full computation, so the numbers are bit-identical to it.
+void heads_into(const MultiHeadWeights& weights, const MultiHeadConfig& config,
+                const AttentionParams& params, MultiHeadResult& r, Progress* progress,
+                bool with_stats, bool from_raw);
 
 }  // namespace attn::detail
 

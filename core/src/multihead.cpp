@@ -5,6 +5,7 @@
 
 #include "attn/error.hpp"
 #include "attn/random.hpp"
+#include "attn/stage_counters.hpp"
 #include "detail.hpp"
 #include "parallel.hpp"
 
@@ -70,6 +71,17 @@ void check_weight(const Matrix& W, const char* name, Index rows, Index cols) {
     detail::require_finite(W, name);
 }
 
+void check_weights(const MultiHeadWeights& weights, const MultiHeadConfig& config) {
+    const Index d = config.d_model, h = config.heads, kv = config.kv(), dk = config.d_k();
+    check_weight(weights.Wq, "W_Q", d, d);
+    check_weight(weights.Wk, "W_K", d, kv * dk);
+    check_weight(weights.Wv, "W_V", d, kv * dk);
+    check_weight(weights.Wo, "W_O", d, d);
+    if (!weights.head_scores.empty() && static_cast<Index>(weights.head_scores.size()) != h)
+        throw ShapeError("head_scores has " + std::to_string(weights.head_scores.size()) +
+                         " entries but there are " + std::to_string(h) + " heads.");
+}
+
 }  // namespace
 
 MultiHeadResult multi_head(const Matrix& Xq, const Matrix& Xkv, const MultiHeadWeights& weights,
@@ -84,7 +96,7 @@ void multi_head_into(const Matrix& Xq, const Matrix& Xkv, const MultiHeadWeights
                      const MultiHeadConfig& config, const AttentionParams& params,
                      MultiHeadResult& r, Progress* progress, bool with_stats) {
     config.validate();
-    const Index d = config.d_model, h = config.heads, kv = config.kv(), dk = config.d_k();
+    const Index d = config.d_model, kv = config.kv(), dk = config.d_k();
     const Index nq = Xq.rows(), nk = Xkv.rows();
     if (nq == 0 || nk == 0)
         throw ArgumentError("Empty sequence: " + std::to_string(nq) + " queries and " +
@@ -95,19 +107,14 @@ void multi_head_into(const Matrix& Xq, const Matrix& Xkv, const MultiHeadWeights
                          detail::shape(nk, Xkv.cols()) + ".");
     detail::require_finite(Xq, "X_q");
     if (&Xkv != &Xq) detail::require_finite(Xkv, "X_kv");
-    check_weight(weights.Wq, "W_Q", d, d);
-    check_weight(weights.Wk, "W_K", d, kv * dk);
-    check_weight(weights.Wv, "W_V", d, kv * dk);
-    check_weight(weights.Wo, "W_O", d, d);
-    if (!weights.head_scores.empty() && static_cast<Index>(weights.head_scores.size()) != h)
-        throw ShapeError("head_scores has " + std::to_string(weights.head_scores.size()) +
-                         " entries but there are " + std::to_string(h) + " heads.");
+    check_weights(weights, config);
     report(progress, 0.0);
 
     r.d_k = dk;
     r.Q.resize(nq, d);
     r.K.resize(nk, kv * dk);
     r.V.resize(nk, kv * dk);
+    stage_counters().projections.fetch_add(1, std::memory_order_relaxed);
     // Both projections split by rows across the threads; each thread takes a slice of Q and
     // the matching slice of K and V.
     const Index n_max = std::max(nq, nk);
@@ -119,7 +126,20 @@ void multi_head_into(const Matrix& Xq, const Matrix& Xkv, const MultiHeadWeights
         r.K.middleRows(kb, ke - kb).noalias() = Xkv.middleRows(kb, ke - kb) * weights.Wk;
         r.V.middleRows(kb, ke - kb).noalias() = Xkv.middleRows(kb, ke - kb) * weights.Wv;
     });
+    detail::heads_into(weights, config, params, r, progress, with_stats, false);
+}
 
+namespace detail {
+
+void heads_into(const MultiHeadWeights& weights, const MultiHeadConfig& config,
+                const AttentionParams& params, MultiHeadResult& r, Progress* progress,
+                bool with_stats, bool from_raw) {
+    const Index d = config.d_model, h = config.heads, kv = config.kv(), dk = config.d_k();
+    const Index nq = r.Q.rows();
+    if (r.Q.cols() != d || r.K.cols() != kv * dk || r.V.cols() != kv * dk)
+        throw ShapeError("heads_into: the projections do not match the configuration.");
+    check_weights(weights, config);
+    r.d_k = dk;
     r.heads.resize(static_cast<std::size_t>(h));
     r.stats.resize(with_stats ? static_cast<std::size_t>(h) : 0);
     r.concat.resize(params.keep_stages ? nq : 0, d);
@@ -133,9 +153,20 @@ void multi_head_into(const Matrix& Xq, const Matrix& Xkv, const MultiHeadWeights
             }
             const Index g = kv_head_of(k, h, kv);
             HeadResult& head = r.heads[static_cast<std::size_t>(k)];
-            detail::attend_into(r.Q.middleCols(k * dk, dk), r.K.middleCols(g * dk, dk),
-                                r.V.middleCols(g * dk, dk), p, head,
-                                with_stats ? &r.stats[static_cast<std::size_t>(k)] : nullptr);
+            HeadStats* stats = with_stats ? &r.stats[static_cast<std::size_t>(k)] : nullptr;
+            if (from_raw) {
+                // The kept raw scores: only what follows them, the same calls as attend_into's.
+                if (head.raw.rows() != nq || head.raw.cols() != r.K.rows())
+                    throw ShapeError("heads_into: head " + std::to_string(k) +
+                                     " holds no raw scores of the right shape.");
+                const ConstRef V = r.V.middleCols(g * dk, dk);
+                finish_scores(p.scale_dk.value_or(static_cast<float>(dk)), p, head, stats);
+                head.output.resize(nq, V.cols());
+                head.output.noalias() = head.weights * V;
+            } else {
+                attend_into(r.Q.middleCols(k * dk, dk), r.K.middleCols(g * dk, dk),
+                            r.V.middleCols(g * dk, dk), p, head, stats);
+            }
             if (params.keep_stages) r.concat.middleCols(k * dk, dk) = head.output;
         },
         [&](Index done) { report(progress, 0.05 + 0.9 * static_cast<double>(done) / h); });
@@ -153,5 +184,7 @@ void multi_head_into(const Matrix& Xq, const Matrix& Xkv, const MultiHeadWeights
     });
     report(progress, 1.0);
 }
+
+}  // namespace detail
 
 }  // namespace attn

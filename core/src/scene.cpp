@@ -200,7 +200,7 @@ SceneEstimate estimate_scene(const SceneSpec& spec, Storage storage) {
         // Loaded data is in memory already; applying the controls adds the shown layer's stages.
         for (const AttentionComponent& c : spec.data->components) {
             const double cells = double(c.q_tokens.size()) * double(c.k_tokens.size());
-            const double stages = c.are_scores ? 4 : 1;
+            const double stages = c.are_scores ? 2 : 1;  // raw and weights
             part(cells * double(c.heads) * stages * f,
                  count_text(double(c.q_tokens.size())) + " × " +
                      count_text(double(c.k_tokens.size())) + " tokens × " +
@@ -222,8 +222,9 @@ SceneEstimate estimate_scene(const SceneSpec& spec, Storage storage) {
     part((6 * nq + 3 * nk) * d * f, tokens + " × d_model " + count_text(d) + " × 9 vectors");
     switch (storage) {
         case Storage::Stages:
-            part(h * nq * nk * 4 * f + h * nq * dk * f,
-                 tokens + " × " + count_text(h) + " heads × 4 stages");
+            // Raw scores and weights; the scaled and masked scores are derived from raw.
+            part(h * nq * nk * 2 * f + h * nq * dk * f,
+                 tokens + " × " + count_text(h) + " heads × 2 stages");
             break;
         case Storage::Weights:
             part(h * nq * nk * f + nq * nk, tokens + " × " + count_text(h) + " heads × weights");
@@ -249,11 +250,11 @@ SceneResult compute_scene(const SceneSpec& spec, Progress* progress, bool keep_s
     return compute_scene(spec, progress, keep_stages ? Storage::Stages : Storage::Weights, recycle);
 }
 
-namespace {
+namespace detail {
 
-/// compute_scene before the merge into words: the tokens' own attention.
 SceneResult compute_pieces(const SceneSpec& spec, Progress* progress, Storage storage,
-                           SceneResult* recycle, int overview_cells, Index query_stride) {
+                           SceneResult* recycle, int overview_cells, Index query_stride,
+                           const SceneResult* base) {
     {
         const SceneEstimate e = estimate_scene(spec, storage);
         require_memory(e.bytes,
@@ -267,7 +268,7 @@ SceneResult compute_pieces(const SceneSpec& spec, Progress* progress, Storage st
     MultiHeadConfig config{spec.d_model, spec.heads, spec.kv_heads};
     config.validate();
     SceneResult r;
-    r.q_tokens = spec.query_tokens();
+    r.q_tokens = base ? base->q_tokens : spec.query_tokens();
     if (r.q_tokens.empty())
         throw ArgumentError("The scene has no tokens: the text is empty or only whitespace.");
     const bool cross = !spec.cross_text.empty();
@@ -275,7 +276,9 @@ SceneResult compute_pieces(const SceneSpec& spec, Progress* progress, Storage st
     if (r.k_tokens.empty()) throw ArgumentError("The cross-attention text has no tokens.");
     const auto nq = static_cast<Index>(r.q_tokens.size());
 
-    if (spec.embeddings) {
+    if (base) {
+        r.X = base->X;  // the inputs did not change (restart_from): neither did the embeddings
+    } else if (spec.embeddings) {
         const Matrix& E = *spec.embeddings;
         if (E.rows() != nq || E.cols() != spec.d_model)
             throw ShapeError("Explicit embeddings must be tokens x d_model = " +
@@ -286,7 +289,7 @@ SceneResult compute_pieces(const SceneSpec& spec, Progress* progress, Storage st
     } else {
         r.X = seeded_embeddings(r.q_tokens, spec);
     }
-    r.Xkv = cross ? seeded_embeddings(r.k_tokens, spec) : r.X;
+    r.Xkv = base ? base->Xkv : cross ? seeded_embeddings(r.k_tokens, spec) : r.X;
 
     // A reference to the spec's own weights (no copy), or the seeded ones.
     std::optional<MultiHeadWeights> seeded;
@@ -300,7 +303,23 @@ SceneResult compute_pieces(const SceneSpec& spec, Progress* progress, Storage st
     MultiHeadResult m;
     if (recycle) m.heads = std::move(recycle->heads);
     try {
-        multi_head_into(r.X, r.Xkv, weights, config, params, m, progress, true);
+        if (base) {
+            // Same inputs and projections: only the heads from their scores (their kept raw
+            // scores when every head of base has them) onwards.
+            m.Q = base->Q;
+            m.K = base->K;
+            m.V = base->V;
+            bool from_raw = keep_stages && base->heads.size() == std::size_t(config.heads);
+            for (const HeadResult& h : base->heads)
+                from_raw = from_raw && h.has_stages();
+            m.heads.resize(static_cast<std::size_t>(config.heads));
+            if (from_raw)
+                for (std::size_t k = 0; k < m.heads.size(); ++k)
+                    m.heads[k].raw = base->heads[k].raw;
+            heads_into(weights, config, params, m, progress, true, from_raw);
+        } else {
+            multi_head_into(r.X, r.Xkv, weights, config, params, m, progress, true);
+        }
     } catch (...) {
         if (recycle) recycle->heads = std::move(m.heads);  // e.g. cancelled: keep the buffers
         throw;
@@ -331,11 +350,12 @@ SceneResult compute_pieces(const SceneSpec& spec, Progress* progress, Storage st
     return r;
 }
 
-}  // namespace
+}  // namespace detail
 
 SceneResult compute_scene(const SceneSpec& spec, Progress* progress, Storage storage,
                           SceneResult* recycle, int overview_cells, Index query_stride) {
-    SceneResult r = compute_pieces(spec, progress, storage, recycle, overview_cells, query_stride);
+    SceneResult r = detail::compute_pieces(spec, progress, storage, recycle, overview_cells,
+                                           query_stride, nullptr);
     if (spec.merge_words) merge_scene_words(r);
     return r;
 }

@@ -5,6 +5,7 @@
 #include "attn/error.hpp"
 #include "attn/multihead.hpp"
 #include "attn/scene.hpp"
+#include "attn/stage_counters.hpp"
 #include "detail.hpp"
 
 namespace attn {
@@ -31,6 +32,7 @@ Eigen::RowVectorXf SceneResult::raw_row(Index h, Index i) const {
     if (head.has_stages()) return head.raw.row(i);
     if (!has_vectors || head_scores.size() != heads.size() || d_k <= 0)
         throw ArgumentError("The scores of this scene were not kept and cannot be recomputed.");
+    stage_counters().score_rows.fetch_add(1, std::memory_order_relaxed);
     // The same call the full computation made, on one query: identical numbers.
     const Index g = kv_head_of(h, static_cast<Index>(heads.size()), kv_heads);
     const detail::ConstRef q = Q.block(i, h * d_k, 1, d_k);

@@ -300,10 +300,9 @@ HeadStats summarize_rows(std::vector<RowStats> rows) {
 HeadStats head_stats(const HeadResult& head) {
     if (head.raw.size() == 0) return aggregate(head.weights, nullptr);
     if (head.raw.rows() != head.weights.rows() || head.raw.cols() != head.weights.cols())
-        throw ShapeError("head_stats: weights are " +
-                         detail::shape(head.weights.rows(), head.weights.cols()) +
-                         " but raw scores are " + detail::shape(head.raw.rows(), head.raw.cols()) +
-                         ".");
+        throw ShapeError(
+            "head_stats: weights are " + detail::shape(head.weights.rows(), head.weights.cols()) +
+            " but raw scores are " + detail::shape(head.raw.rows(), head.raw.cols()) + ".");
     // The masked scores are derived a tile of rows at a time (they are not stored).
     constexpr Index kTile = 64;
     std::vector<RowStats> rows;

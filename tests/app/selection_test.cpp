@@ -136,8 +136,8 @@ class SelectionTest : public QObject {
         const attn::SceneResult core = attn::compute_scene(w_->scene()->spec());
         const attn::HeadResult& hr = core.heads[std::size_t(head)];
         const QString text2 = w_->mathPanel()->toPlainText();
-        for (double v : {double(hr.raw(q, k)), double(hr.scaled_row(q)(k)), double(hr.weights(q, k)),
-                         double(hr.output(q, 0))})
+        for (double v : {double(hr.raw(q, k)), double(hr.scaled_row(q)(k)),
+                         double(hr.weights(q, k)), double(hr.output(q, 0))})
             QVERIFY2(text2.contains(mathNumber(v)) || text2.contains(QString::number(v, 'f', 3)),
                      qPrintable(QStringLiteral("missing %1").arg(v)));
         const QString hover = w_->heatmapGrid()->head(head)->cellDescription(q, k);

@@ -115,8 +115,7 @@ TEST(HeadDerived, StatisticsOfTheFusedPassEqualThoseFromTheDerivedStages) {
                 EXPECT_EQ(s.masked_row(Index(h), i), s.heads[h].masked_row(i));
                 EXPECT_EQ(s.scaled_row(Index(h), i), s.heads[h].scaled_row(i));
                 for (Index j = 0; j < 70; ++j)
-                    EXPECT_EQ(s.is_masked(Index(h), i, j),
-                              s.heads[h].masked_at(i, j) == kNegInf);
+                    EXPECT_EQ(s.is_masked(Index(h), i, j), s.heads[h].masked_at(i, j) == kNegInf);
             }
         }
     }

@@ -68,10 +68,10 @@ TEST(MemoryBudget, SceneEstimateByStorage) {
     attn::SceneSpec spec;
     spec.text = words(30000);
     spec.heads = 4;
-    // 30000² cells × 4 heads × 4 stages × 4 bytes = 57.6 GB, the largest part.
+    // 30000² cells × 4 heads × 2 stages (raw, weights) × 4 bytes = 28.8 GB, the largest part.
     const attn::SceneEstimate all = attn::estimate_scene(spec, attn::Storage::Stages);
-    EXPECT_NEAR(all.largest_bytes, 30000.0 * 30000 * 4 * 4 * 4 + 4.0 * 30000 * 16 * 4, 1);
-    EXPECT_EQ(all.largest, "30000 tokens × 4 heads × 4 stages");
+    EXPECT_NEAR(all.largest_bytes, 30000.0 * 30000 * 4 * 2 * 4 + 4.0 * 30000 * 16 * 4, 1);
+    EXPECT_EQ(all.largest, "30000 tokens × 4 heads × 2 stages");
     const attn::SceneEstimate w = attn::estimate_scene(spec, attn::Storage::Weights);
     EXPECT_NEAR(w.largest_bytes, 30000.0 * 30000 * 4 * 4 + 30000.0 * 30000, 1);
     const attn::SceneEstimate s = attn::estimate_scene(spec, attn::Storage::Streamed);
@@ -102,7 +102,7 @@ TEST(MemoryBudget, HugeRequestsAreRefusedBeforeAllocating) {
     spec.d_model = 64;
     spec.text = words(30000);
     EXPECT_THROW_MSG(attn::compute_scene(spec, nullptr, attn::Storage::Stages), attn::ResourceError,
-                     "30000 tokens × 4 heads × 4 stages", "58 GB");
+                     "30000 tokens × 4 heads × 2 stages", "29 GB");
     // Refused, not attempted: far less time than computing would take.
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }

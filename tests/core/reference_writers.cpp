@@ -10,8 +10,8 @@
 #include <utility>
 
 #include "attn/io/npy.hpp"
-#include "attn/mask.hpp"
 #include "attn/io/result_writer.hpp"
+#include "attn/mask.hpp"
 
 namespace reference {
 

@@ -43,7 +43,7 @@ struct AttentionParams {
 struct HeadResult {
     Matrix raw;      ///< nq × nk: s(q_i, k_j) (empty when only the weights are kept)
     Matrix weights;  ///< row softmax of the masked scores (hardmax when τ → 0); rows sum to 1 or 0
-    Matrix output;   ///< nq × d_v: weights · V (zero rows for fully masked queries)
+    Matrix output;  ///< nq × d_v: weights · V (zero rows for fully masked queries)
     std::vector<std::uint8_t> empty_rows;  ///< 1 where a query had no visible key
     float scale_factor = 1.f;              ///< the factor applied before τ (1/√d_k or 1)
     float multiplier = 1.f;                ///< scaled = raw · multiplier (scale_factor / τ)

@@ -95,7 +95,7 @@ Matrix seeded_embeddings(const std::vector<std::string>& tokens, const SceneSpec
 
 /// How much of each head a computed scene holds.
 enum class Storage {
-    Stages,    ///< every stage n × n (raw, scaled, masked, weights) and the output
+    Stages,    ///< raw scores and weights n × n (scaled and masked derived) and the output
     Weights,   ///< the weights n × n; a query's scores and output are recomputed on demand
     Streamed,  ///< nothing n × n: per-query normalisers and a block overview; any weight, row or
                ///< region is recomputed from Q and K on demand
@@ -197,7 +197,7 @@ Storage storage_for(const SceneSpec& spec);
 /// made before allocating anything; tokenising the text is the only work done).
 struct SceneEstimate {
     double bytes = 0;     ///< total
-    std::string largest;  ///< what the largest part is, e.g. "30000 tokens × 4 heads × 4 stages"
+    std::string largest;  ///< what the largest part is, e.g. "30000 tokens × 4 heads × 2 stages"
     double largest_bytes = 0;  ///< its size
 };
 /// Estimates the memory of computing spec with the given storage.
@@ -209,6 +209,28 @@ SceneEstimate estimate_scene(const SceneSpec& spec, Storage storage);
 SceneResult compute_scene(const SceneSpec& spec, Progress* progress, Storage storage,
                           SceneResult* recycle = nullptr, int overview_cells = kOverviewCells,
                           Index query_stride = 1);
+
+/// The earliest stage of the computation that a change of spec touches.
+enum class SceneRestart {
+    None,     ///< nothing the numbers depend on changed
+    Softmax,  ///< temperature, scaling, mask (a loaded file's d_k): from the raw scores on
+    Full,     ///< text, tokens, d_model, heads, seed, score, inputs, data, model…: everything
+};
+
+/// What changing a scene from `before` to `after` invalidates: the one rule of what to
+/// recompute (recompute_scene and the application's compute service follow it). Any field it
+/// does not name as Softmax-only restarts fully, and so does any change of a model run (its
+/// temperature and mask act inside the run, on later layers' inputs).
+SceneRestart restart_from(const SceneSpec& before, const SceneSpec& after);
+
+/// compute_scene(spec, …) continuing from `base`, a result of `base_spec`: when restart_from
+/// says Softmax (or None) and base holds this storage's projections, its tokens, inputs and
+/// projections are reused (and its raw scores when stored) and only the rest runs, by the same
+/// calls, so every number is bit-identical to compute_scene's. Otherwise it is compute_scene.
+SceneResult recompute_scene(const SceneResult& base, const SceneSpec& base_spec,
+                            const SceneSpec& spec, Progress* progress, Storage storage,
+                            SceneResult* recycle = nullptr, int overview_cells = kOverviewCells,
+                            Index query_stride = 1);
 
 /// Merges r's pieces into words (merge_words on every head's weights, stats recomputed) when
 /// some word has several pieces; otherwise only records the (one-piece) groups.
