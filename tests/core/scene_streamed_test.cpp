@@ -52,8 +52,7 @@ void expectSameGrid(const attn::AggregatedGrid& s, const attn::AggregatedGrid& f
         EXPECT_TRUE(near(s.values[k], f.values[k], 1e-6)) << at << " cell " << k;
 }
 
-/// Brute force: every block of g's region at g's own factors, from the full weights and masked
-/// scores (max over visible cells, mean over all cells, masked when none is visible).
+/// Brute force over g's blocks from the full weights and masked scores (max over visible cells).
 void expectBruteForce(const attn::AggregatedGrid& g, const attn::HeadResult& full,
                       attn::Aggregation mode, const std::string& at) {
     ASSERT_EQ(g.rows, int((g.regionRows + g.rowFactor - 1) / g.rowFactor)) << at;
@@ -85,8 +84,7 @@ struct Drawn {
     Index nq = 0, nk = 0;
 };
 
-/// A random scene: size, heads, score, temperature and one of every mask kind, some with rows
-/// that see no key at all.
+/// A random scene: size, heads, score, temperature, every mask kind; some rows see no key.
 Drawn draw(attn::Rng& rng, attn::MaskKind kind) {
     Drawn d;
     const int n = 20 + static_cast<int>(rng.uniform() * 180);
@@ -395,7 +393,7 @@ TEST(BlockSums, CoarserGridsAreExactReductions) {
             EXPECT_LE(g.rows, budget);
             attn::HeadResult ref;
             ref.weights = shown;
-            ref.raw =  // mask None, multiplier 1: the masked scores are these
+            ref.raw =  // no mask, multiplier 1: these are the masked scores
                 visible.select(attn::Matrix::Zero(n, m), attn::Matrix::Constant(n, m, -INFINITY));
             expectBruteForce(g, ref, mode, "round " + std::to_string(round));
         }

@@ -12,7 +12,7 @@ namespace {
 
 using json = nlohmann::json;
 
-[[noreturn]] void fail(const std::string& name, const std::string& what) {
+[[noreturn]] void fail_playground(const std::string& name, const std::string& what) {
     throw FormatError(name + ": playground " + what);
 }
 
@@ -24,25 +24,28 @@ json points(const std::vector<Eigen::Vector2d>& v) {
 }
 
 double number(const json& j, const std::string& name, const std::string& key) {
-    if (!j.is_number()) fail(name, "member '" + key + "' is not a number");
+    if (!j.is_number()) fail_playground(name, "member '" + key + "' is not a number");
     const double v = j.get<double>();
-    if (!std::isfinite(v)) fail(name, "member '" + key + "' is not finite");
+    if (!std::isfinite(v)) fail_playground(name, "member '" + key + "' is not finite");
     return v;
 }
 
 std::vector<Eigen::Vector2d> readPoints(const json& j, const std::string& name,
                                         const std::string& key) {
-    if (!j.is_array()) fail(name, "member '" + key + "' is not an array of [x, y] points");
+    if (!j.is_array())
+        fail_playground(name, "member '" + key + "' is not an array of [x, y] points");
     std::vector<Eigen::Vector2d> out;
     for (const json& p : j) {
-        if (!p.is_array() || p.size() != 2) fail(name, "member '" + key + "' holds a non-point");
+        if (!p.is_array() || p.size() != 2)
+            fail_playground(name, "member '" + key + "' holds a non-point");
         out.emplace_back(number(p[0], name, key), number(p[1], name, key));
     }
     return out;
 }
 
 Eigen::Matrix2d readMatrix(const json& j, const std::string& name, const std::string& key) {
-    if (!j.is_array() || j.size() != 4) fail(name, "member '" + key + "' is not 4 numbers");
+    if (!j.is_array() || j.size() != 4)
+        fail_playground(name, "member '" + key + "' is not 4 numbers");
     Eigen::Matrix2d m;
     m << number(j[0], name, key), number(j[1], name, key), number(j[2], name, key),
         number(j[3], name, key);
@@ -50,13 +53,14 @@ Eigen::Matrix2d readMatrix(const json& j, const std::string& name, const std::st
 }
 
 bool boolean(const json& j, const std::string& name, const std::string& key) {
-    if (!j.is_boolean()) fail(name, "member '" + key + "' is not true or false");
+    if (!j.is_boolean()) fail_playground(name, "member '" + key + "' is not true or false");
     return j.get<bool>();
 }
 
 int integer(const json& j, const std::string& name, const std::string& key) {
     const double v = number(j, name, key);
-    if (v != std::floor(v) || std::abs(v) > 1e9) fail(name, "member '" + key + "' is no integer");
+    if (v != std::floor(v) || std::abs(v) > 1e9)
+        fail_playground(name, "member '" + key + "' is no integer");
     return static_cast<int>(v);
 }
 
@@ -92,31 +96,32 @@ std::string playground_to_json(const PlaygroundState& s) {
 PlaygroundState parse_playground(std::string_view text, const PlaygroundState& base,
                                  const std::string& name) {
     const json j = json::parse(text, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) fail(name, "state is not a JSON object");
+    if (j.is_discarded() || !j.is_object()) fail_playground(name, "state is not a JSON object");
     PlaygroundState s = base;
     const auto has = [&](const char* key) { return j.contains(key); };
     if (has("queries")) s.queries = readPoints(j["queries"], name, "queries");
     if (has("keys")) s.keys = readPoints(j["keys"], name, "keys");
     if (has("values")) s.values = readPoints(j["values"], name, "values");
     if (has("masked")) {
-        if (!j["masked"].is_array()) fail(name, "member 'masked' is not an array");
+        if (!j["masked"].is_array()) fail_playground(name, "member 'masked' is not an array");
         s.masked.clear();
         for (const json& m : j["masked"])
             s.masked.push_back(boolean(m, name, "masked"));
     }
     if (has("score")) {
-        if (!j["score"].is_string()) fail(name, "member 'score' is not a string");
+        if (!j["score"].is_string()) fail_playground(name, "member 'score' is not a string");
         try {
             s.score = score_kind_from_string(j["score"].get<std::string>());
         } catch (const Error& e) {
-            fail(name, std::string("member 'score': ") + e.what());
+            fail_playground(name, std::string("member 'score': ") + e.what());
         }
     }
     if (has("W")) s.W = readMatrix(j["W"], name, "W");
     if (has("Wa")) s.Wa = readMatrix(j["Wa"], name, "Wa");
     if (has("Ua")) s.Ua = readMatrix(j["Ua"], name, "Ua");
     if (has("va")) {
-        if (!j["va"].is_array() || j["va"].size() != 2) fail(name, "member 'va' is not 2 numbers");
+        if (!j["va"].is_array() || j["va"].size() != 2)
+            fail_playground(name, "member 'va' is not 2 numbers");
         s.va = Eigen::Vector2d(number(j["va"][0], name, "va"), number(j["va"][1], name, "va"));
     }
     if (has("sigma")) s.sigma = number(j["sigma"], name, "sigma");
@@ -126,15 +131,15 @@ PlaygroundState parse_playground(std::string_view text, const PlaygroundState& b
     if (has("hard_sample")) s.hard_sample = boolean(j["hard_sample"], name, "hard_sample");
     if (has("seed")) {
         const json& seed = j["seed"];
-        if (!seed.is_string()) fail(name, "member 'seed' is not a decimal string");
+        if (!seed.is_string()) fail_playground(name, "member 'seed' is not a decimal string");
         const std::string digits = seed.get<std::string>();
         if (digits.empty() || digits.size() > 20 ||
             digits.find_first_not_of("0123456789") != std::string::npos)
-            fail(name, "member 'seed' is not a decimal string");
+            fail_playground(name, "member 'seed' is not a decimal string");
         try {
             s.seed = std::stoull(digits);
         } catch (const std::exception&) {
-            fail(name, "member 'seed' is out of range");
+            fail_playground(name, "member 'seed' is out of range");
         }
     }
     if (has("selected_query"))
