@@ -74,7 +74,7 @@ void attend_tiled(const ConstRef& Q, const ConstRef& K, const ConstRef& V, float
         attend_streamed(Q, K, params, out, stats);
         return;
     }
-    out.weights.resize(nq, nk);
+    resize_large(out.weights, nq, nk);
     out.empty_rows.assign(static_cast<std::size_t>(nq), 0);
     out.row_max.clear();
     out.row_inv_sum.clear();
@@ -111,7 +111,7 @@ void finish_scores(float d_k, const AttentionParams& params, HeadResult& out, He
     const Index nq = out.raw.rows(), nk = out.raw.cols();
     out.mask = params.mask;
     const bool masking = params.mask.kind != MaskKind::None;
-    out.weights.resize(nq, nk);
+    resize_large(out.weights, nq, nk);
     out.empty_rows.assign(static_cast<std::size_t>(nq), 0);
     std::vector<RowStats> rows(stats ? static_cast<std::size_t>(nq) : 0);
     // The scaled and masked scores are not kept (HeadResult derives them): one row of them lives

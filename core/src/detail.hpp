@@ -25,6 +25,10 @@ std::string shape(Index rows, Index cols);
 /// Throws NonFiniteError naming `what` and the first offending entry when m has NaN or ±inf.
 void require_finite(const ConstRef& m, const std::string& what);
 
+/// m.resize(rows, cols); a newly allocated block of at least 4 MiB is advised onto transparent
+/// huge pages before anything touches it (large_buffers.cpp says why).
+void resize_large(Matrix& m, Index rows, Index cols);
+
 /// compute_scores on views, writing into out (resized as needed); inputs already validated.
 void scores_into(const ConstRef& Q, const ConstRef& K, const ScoreParams& params, Matrix& out);
 

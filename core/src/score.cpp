@@ -79,7 +79,7 @@ void check_score_inputs(const ConstRef& Q, const ConstRef& K, const ScoreParams&
 }
 
 void scores_into(const ConstRef& Q, const ConstRef& K, const ScoreParams& p, Matrix& out) {
-    out.resize(Q.rows(), K.rows());
+    resize_large(out, Q.rows(), K.rows());
     switch (p.kind) {
         case ScoreKind::Dot:
             out.noalias() = Q * K.transpose();
