@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "model/scheduler.hpp"
+#include "views/color_map_cells.hpp"
 #include "views/plot_theme.hpp"
 #include "views/screen_only.hpp"
 #include "views/token_labels.hpp"
@@ -197,30 +198,15 @@ QCPRange HeadHeatmap::valueRange(bool logScale) const {
 
 void HeadHeatmap::fillMap() {
     const int rows = cells_.rows, cols = cells_.cols;
-    auto* data =
-        new QCPColorMapData(std::max(1, cols), std::max(1, rows), QCPRange(0, 1), QCPRange(0, 1));
+    // Log colour scales cannot place 0: clamp (only the drawing, cells_ keeps the exact values).
+    const double floor = style_.logScale ? std::max(range_.lower, 1e-12) : -1e300;
+    QCPColorMapData* data = colorMapCells(cells_, floor);
     // Cell centres sit on source indices: block b covers first + [b·f, (b+1)·f) → centre
     // first + b·f + (f−1)/2.
     const double cx = double(cells_.firstCol) + (cells_.colFactor - 1) / 2.0;
     const double cy = double(cells_.firstRow) + (cells_.rowFactor - 1) / 2.0;
     data->setRange(QCPRange(cx, cx + std::max(0, cols - 1) * double(cells_.colFactor)),
                    QCPRange(cy, cy + std::max(0, rows - 1) * double(cells_.rowFactor)));
-    if (rows == 0 || cols == 0) {
-        data->fill(0);
-        data->fillAlpha(0);
-    }
-    // Log colour scales cannot place 0: clamp (only the drawing, cells_ keeps the exact values).
-    const double floor = style_.logScale ? std::max(range_.lower, 1e-12) : -1e300;
-    bool anyMasked = false;
-    for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c) {
-            data->setCell(c, r, std::max(cells_.at(r, c), floor));
-            anyMasked = anyMasked || cells_.isMasked(r, c);
-        }
-    if (anyMasked)
-        for (int r = 0; r < rows; ++r)
-            for (int c = 0; c < cols; ++c)
-                if (cells_.isMasked(r, c)) data->setAlpha(c, r, 0);  // shows the hatching
     map_->setData(data, false);
     map_->setDataRange(range_);
     mapDirty_ = false;
