@@ -123,6 +123,8 @@ BlockSums::Columns BlockSums::row_columns(Index i, const bool* allowed) {
         finish();
         pending_ = block_row;
     }
+    // The columns of a block row's first row are written, not added to: never zero-filled.
+    const bool fresh = pending_unmasked_ + pending_masked_ == 0;
     ++rows_added[static_cast<std::size_t>(block_row)];
     const Index m = source_cols;
     if (allowed) {
@@ -133,7 +135,7 @@ BlockSums::Columns BlockSums::row_columns(Index i, const bool* allowed) {
     } else {
         ++pending_unmasked_;  // every column once: counted per block in finish()
     }
-    return {col_max_.data(), col_sum_.data()};
+    return {col_max_.data(), col_sum_.data(), fresh};
 }
 
 void BlockSums::add_row(Index i, const float* w, const bool* allowed) {
@@ -143,8 +145,13 @@ void BlockSums::add_row(Index i, const float* w, const bool* allowed) {
     const Index m = source_cols;
     Eigen::Map<Eigen::ArrayXf> cmax(c.max, m), csum(c.sum, m);
     const Eigen::Map<const Eigen::ArrayXf> row(w, m);
-    cmax = cmax.max(row);
-    csum += row;
+    if (c.fresh) {
+        cmax = row;
+        csum = row;
+    } else {
+        cmax = cmax.max(row);
+        csum += row;
+    }
 }
 
 void BlockSums::finish() {
@@ -168,8 +175,6 @@ void BlockSums::finish() {
         sum[k] += total;
         visible[k] += seen;
     }
-    std::fill(col_max_.begin(), col_max_.end(), 0.f);
-    std::fill(col_sum_.begin(), col_sum_.end(), 0.f);
     if (pending_masked_ > 0) std::fill(col_visible_.begin(), col_visible_.end(), 0u);
     pending_unmasked_ = pending_masked_ = 0;
     pending_ = -1;

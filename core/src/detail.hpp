@@ -87,10 +87,10 @@ bool hardmax_row(const float* in, float* out, Index n, Index row);
 
 /// Statistics of a softmax row given its exponentials e_j = exp(z_j − max) and inv_sum =
 /// 1 / Σ e (weights w_j = e_j · inv_sum), with z the masked scores; folds the weights into
-/// col_max and col_sum (BlockSums::Columns) in the same pass. The same numbers as
-/// row_stats_softmax on the weights, for rows whose max and sum are finite.
+/// col_max and col_sum (BlockSums::Columns; written instead when fresh) in the same pass. The
+/// same numbers as row_stats_softmax on the weights, for rows whose max and sum are finite.
 RowStats softmax_row_stats(const float* e, const float* z, Index n, Index query_pos, float inv_sum,
-                           double log_sum_exp, float* col_max, float* col_sum);
+                           double log_sum_exp, float* col_max, float* col_sum, bool fresh);
 
 /// The streamed pass of one head (AttentionParams::overview_cells > 0): per query its softmax
 /// normalisers, into the block overview and (with stats) its statistics, tile by tile; nothing

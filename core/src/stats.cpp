@@ -174,7 +174,7 @@ RowStats row_stats_softmax(const Eigen::Ref<const Eigen::RowVectorXf>& weights,
 namespace detail {
 
 RowStats softmax_row_stats(const float* e, const float* z, Index n, Index query_pos, float inv_sum,
-                           double log_sum_exp, float* col_max, float* col_sum) {
+                           double log_sum_exp, float* col_max, float* col_sum, bool fresh) {
     // One pass for what common_stats and the overview's add_row take in five, over
     // w_j = e_j · inv_sum (the softmax's own last step), with the same kLanes lanes and blocks
     // (written with Eigen's packets: the compiler does not vectorise the fused loop by itself).
@@ -215,8 +215,8 @@ RowStats softmax_row_stats(const float* e, const float* z, Index n, Index query_
                 const P w = pmul(ploadu<P>(e + at), inv);
                 const P v = ploadu<P>(z + at);
                 const P finite = pcmp_le(pabs(v), big);
-                pstoreu(col_max + at, pmax(ploadu<P>(col_max + at), w));
-                pstoreu(col_sum + at, padd(ploadu<P>(col_sum + at), w));
+                pstoreu(col_max + at, fresh ? w : pmax(ploadu<P>(col_max + at), w));
+                pstoreu(col_sum + at, fresh ? w : padd(ploadu<P>(col_sum + at), w));
                 top[g] = pmax(top[g], w);
                 d[g] = pmadd(w, pabs(plset<P>(static_cast<float>(at - query_pos))), d[g]);
                 p[g] = padd(p[g], pand(finite, pmul(w, v)));
@@ -236,8 +236,8 @@ RowStats softmax_row_stats(const float* e, const float* z, Index n, Index query_
         best = std::max(best, tops[l]);
     for (; j < n; ++j) {
         const float w = e[j] * inv_sum;
-        col_max[j] = std::max(col_max[j], w);
-        col_sum[j] += w;
+        col_max[j] = fresh ? w : std::max(col_max[j], w);
+        col_sum[j] = fresh ? w : col_sum[j] + w;
         best = std::max(best, w);
         distance += static_cast<double>(w) *
                     static_cast<double>(j > query_pos ? j - query_pos : query_pos - j);

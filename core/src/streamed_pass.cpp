@@ -128,7 +128,7 @@ struct RowPass {
             const auto inv = static_cast<float>(1.0 / sum);
             const BlockSums::Columns c = out.overview.row_columns(i, allowed);
             const RowStats s = softmax_row_stats(
-                e, z, nk, i, inv, static_cast<double>(m) + std::log(sum), c.max, c.sum);
+                e, z, nk, i, inv, static_cast<double>(m) + std::log(sum), c.max, c.sum, c.fresh);
             if (rows) (*rows)[k] = s;
             out.empty_rows[k] = 0;
             if (exact) out.row_max[k] = m, out.row_inv_sum[k] = inv;

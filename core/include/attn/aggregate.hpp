@@ -57,10 +57,11 @@ struct BlockSums {
     struct Columns {
         float* max;
         float* sum;
+        bool fresh;  ///< the block row's first row: write the weights, do not fold them in
     };
     /// Starts source row i (rows in increasing order) for a caller that folds the row's weights
-    /// w into the columns itself (max[j] = max(max[j], w_j), sum[j] += w_j), e.g. in the pass
-    /// that computes them; allowed keys are counted here (null: every key).
+    /// w into the columns itself (max[j] = max(max[j], w_j), sum[j] += w_j, or = w_j when
+    /// fresh), e.g. in the pass that computes them; allowed keys are counted here (null: all).
     Columns row_columns(Index i, const bool* allowed);
     /// Folds the rows added since the last block row into the blocks; call after the last row.
     void finish();
