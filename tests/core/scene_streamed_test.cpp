@@ -3,7 +3,6 @@
 // the same statistics from the streaming pass and the same selected rows, within 1e-6.
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -13,71 +12,13 @@
 #include "attn/error.hpp"
 #include "attn/random.hpp"
 #include "attn/scene.hpp"
+#include "scene_streamed_util.hpp"
 #include "test_util.hpp"
 
 namespace {
 
 using attn::Index;
-
-std::string words(int n, attn::Rng& rng) {
-    std::string text;
-    for (int i = 0; i < n; ++i) {
-        text += 'w';
-        text += std::to_string(static_cast<int>(rng.uniform() * 40));
-        text += ' ';
-    }
-    return text;
-}
-
-/// |a − b| ≤ tol · max(1, |b|), with equal infinities.
-::testing::AssertionResult near(double a, double b, double tol) {
-    if (std::isinf(a) || std::isinf(b)) {
-        if (a == b) return ::testing::AssertionSuccess();
-    } else if (std::abs(a - b) <= tol * std::max(1.0, std::abs(b))) {
-        return ::testing::AssertionSuccess();
-    }
-    return ::testing::AssertionFailure() << a << " vs " << b;
-}
-
-void expectSameGrid(const attn::AggregatedGrid& s, const attn::AggregatedGrid& f,
-                    const std::string& at) {
-    ASSERT_EQ(s.rows, f.rows) << at;
-    ASSERT_EQ(s.cols, f.cols) << at;
-    ASSERT_EQ(s.rowFactor, f.rowFactor) << at;
-    ASSERT_EQ(s.colFactor, f.colFactor) << at;
-    EXPECT_EQ(s.firstRow, f.firstRow) << at;
-    EXPECT_EQ(s.firstCol, f.firstCol) << at;
-    EXPECT_EQ(s.masked, f.masked) << at;
-    for (std::size_t k = 0; k < f.values.size(); ++k)
-        EXPECT_TRUE(near(s.values[k], f.values[k], 1e-6)) << at << " cell " << k;
-}
-
-/// Brute force over g's blocks from the full weights and masked scores (max over visible cells).
-void expectBruteForce(const attn::AggregatedGrid& g, const attn::HeadResult& full,
-                      attn::Aggregation mode, const std::string& at) {
-    ASSERT_EQ(g.rows, int((g.regionRows + g.rowFactor - 1) / g.rowFactor)) << at;
-    ASSERT_EQ(g.cols, int((g.regionCols + g.colFactor - 1) / g.colFactor)) << at;
-    const Index r_end = g.firstRow + g.regionRows, c_end = g.firstCol + g.regionCols;
-    const attn::Matrix masked = full.masked_matrix();
-    for (int r = 0; r < g.rows; ++r)
-        for (int c = 0; c < g.cols; ++c) {
-            double best = 0, sum = 0;
-            int cells = 0, visible = 0;
-            const Index i0 = g.firstRow + Index(r) * g.rowFactor;
-            const Index j0 = g.firstCol + Index(c) * g.colFactor;
-            for (Index i = i0; i < std::min(r_end, i0 + g.rowFactor); ++i)
-                for (Index j = j0; j < std::min(c_end, j0 + g.colFactor); ++j) {
-                    ++cells;
-                    sum += full.weights(i, j);
-                    if (std::isinf(masked(i, j))) continue;
-                    best = visible++ ? std::max(best, double(full.weights(i, j)))
-                                     : double(full.weights(i, j));
-                }
-            EXPECT_EQ(g.isMasked(r, c), visible == 0) << at;
-            const double want = mode == attn::Aggregation::Max ? best : sum / cells;
-            EXPECT_TRUE(near(g.at(r, c), want, 1e-6)) << at << " block " << r << "," << c;
-        }
-}
+using namespace streamed_test;
 
 struct Drawn {
     attn::SceneSpec spec;
@@ -211,77 +152,6 @@ TEST(StreamedScene, MatchesTheFullComputationForRandomScenes) {
         }
     EXPECT_GT(compared_rows, 100);
     EXPECT_GT(empty_rows, 0);  // the custom masks did produce rows with no visible key
-}
-
-TEST(StreamedScene, LongRowsMatchTheFullPathRowByRow) {
-    // Past the fused pass's blocks: more than 1024 keys (its lanes flush per 1024), a query
-    // count that leaves a partial tile of the dot kernel, keys that leave a partial packet; the
-    // dot kernel (dot, general) and scores_into (rbf); with and without a mask. Every row's
-    // statistics, the stored normalisers (through an exact region) and the overview agree with
-    // the full computation within 1e-6.
-    attn::Rng rng(4242);
-    struct Case {
-        attn::ScoreKind score;
-        attn::MaskKind mask;
-        float temperature;
-    };
-    for (const Case c : {Case{attn::ScoreKind::Dot, attn::MaskKind::None, 1.f},
-                         Case{attn::ScoreKind::Dot, attn::MaskKind::Causal, 0.7f},
-                         Case{attn::ScoreKind::General, attn::MaskKind::SlidingWindow, 1.3f},
-                         Case{attn::ScoreKind::Rbf, attn::MaskKind::None, 1.f}}) {
-        attn::SceneSpec spec;
-        spec.text = words(1203, rng);
-        spec.cross_text = c.mask == attn::MaskKind::None ? words(1301, rng) : std::string();
-        spec.heads = 2;
-        spec.d_model = 32;
-        spec.score = c.score;
-        spec.temperature = c.temperature;
-        spec.mask.kind = c.mask;
-        spec.mask.window = 40;
-        const attn::SceneResult full = attn::compute_scene(spec, nullptr, attn::Storage::Stages);
-        const attn::SceneResult st = attn::compute_scene(spec, nullptr, attn::Storage::Streamed);
-        const std::string at =
-            std::string(attn::to_string(c.score)) + " " + std::string(attn::to_string(c.mask));
-        for (std::size_t h = 0; h < full.heads.size(); ++h) {
-            const auto& a = st.stats[h].rows;
-            const auto& b = full.stats[h].rows;
-            ASSERT_EQ(a.size(), b.size()) << at;
-            for (std::size_t i = 0; i < a.size(); ++i) {
-                ASSERT_EQ(a[i].empty, b[i].empty) << at << " row " << i;
-                EXPECT_TRUE(near(a[i].max_weight, b[i].max_weight, 1e-6)) << at << " row " << i;
-                EXPECT_TRUE(near(a[i].mean_distance, b[i].mean_distance, 1e-6)) << at << i;
-                EXPECT_TRUE(near(a[i].entropy, b[i].entropy, 1e-5)) << at << " row " << i;
-                EXPECT_TRUE(near(a[i].score_mean, b[i].score_mean, 1e-6)) << at << " row " << i;
-                EXPECT_TRUE(near(a[i].score_var, b[i].score_var, 1e-5)) << at << " row " << i;
-            }
-            const Index hi = Index(h), nq = st.query_count(), nk = st.key_count();
-            for (const auto mode : {attn::Aggregation::Max, attn::Aggregation::Mean}) {
-                // The overview (reduced from the pass's block sums) and an exact region (from
-                // Q, K and the stored normalisers), each against brute force.
-                expectBruteForce(st.weights_blocks(hi, 0, nq, 0, nk, 100, 100, mode), full.heads[h],
-                                 mode, at + " overview");
-                expectBruteForce(st.weights_blocks(hi, 333, 37, 1001, 190, 37, 190, mode),
-                                 full.heads[h], mode, at + " region");
-            }
-        }
-    }
-}
-
-TEST(StreamedScene, CancelledBetweenTilesNotAtTheEndOfAHead) {
-    // One head of 3000 queries is hundreds of tiles: a stop asked for after a few questions
-    // ends the pass there (the progress itself is only reported per head).
-    struct StopAfter : attn::Progress {
-        mutable std::atomic<int> asked{0};
-        void update(double) override {}
-        bool cancelled() const override { return ++asked > 5; }
-    };
-    attn::Rng rng(31);
-    attn::SceneSpec spec;
-    spec.text = words(3000, rng);
-    spec.heads = 1;
-    StopAfter stop;
-    EXPECT_THROW(attn::compute_scene(spec, &stop, attn::Storage::Streamed), attn::Cancelled);
-    EXPECT_EQ(stop.asked.load(), 6);  // asked per tile, and the 6th answer stopped it
 }
 
 TEST(StreamedScene, HandComputedOverview) {
