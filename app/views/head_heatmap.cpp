@@ -69,10 +69,14 @@ HeadHeatmap::HeadHeatmap(QWidget* parent) : QCustomPlot(parent) {
 }
 
 void HeadHeatmap::setResult(SceneResultPtr result, int head) {
+    // The label margins are measured on the tokens alone: a control that changes only the
+    // numbers (temperature, scaling, mask) keeps them rather than laying out 2 × 256 labels.
+    const bool sameTokens = result_ && result && result_->q_tokens == result->q_tokens &&
+                            result_->k_tokens == result->k_tokens;
     result_ = std::move(result);
     head_ = head;
     cellsDirty_ = true;
-    margins_ = QSize();
+    if (!sameTokens) margins_ = QSize();
 }
 
 void HeadHeatmap::setStyle(const HeatmapStyle& style) {
