@@ -129,9 +129,20 @@ bool ModelController::openModel(const QString& path) {
     spec.score = attn::ScoreKind::Dot;
     spec.scale = true;
     spec.mask = attn::gpt2::causal();
+    // A sentence longer than the model reads would leave the previous scene's heads under an
+    // error: the model opens on the sentence's first n_positions tokens instead, and says so.
+    bool cut = false;
+    const attn::Index positions = spec.model->model->config().n_positions;
+    spec.text = attn::gpt2::fit_text(*spec.model->tokenizer, spec.text, positions, &cut);
     window_->scene()->setSpec(spec, tr("Open model %1").arg(name));
     QSettings().setValue(settings_keys::kLastModelDirectory, QFileInfo(dir).absolutePath());
-    window_->statusBar()->showMessage(tr("Opened the model %1").arg(name), 5000);
+    window_->statusBar()->showMessage(
+        cut ? tr("Opened the model %1; it reads %2 tokens at most, so the sentence was cut to "
+                 "its first %2")
+                  .arg(name)
+                  .arg(positions)
+            : tr("Opened the model %1").arg(name),
+        cut ? 15000 : 5000);
     return true;
 }
 

@@ -116,6 +116,15 @@ class Gpt2ModelTest : public QObject {
         entry->trigger();
         QVERIFY2(models->lastError().isEmpty(), qPrintable(models->lastError()));
         QVERIFY(w.scene()->spec().model);
+        // The default sentence is longer than the tiny model's 16 positions: it opens on the
+        // first 16 tokens (not an error above the previous scene's heads), and says so.
+        QVERIFY(std::string(attn::kDefaultSentence).starts_with(w.scene()->spec().text));
+        QVERIFY(w.scene()->spec().text.size() < std::string(attn::kDefaultSentence).size());
+        QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("first 16")),
+                 qPrintable(w.statusBar()->currentMessage()));
+        test_support::settle(w.computeService());
+        QCOMPARE(w.result()->query_count(), 16);
+        QVERIFY(w.result()->run);
         QVERIFY(controls->scopeBox()->isVisible());
         QVERIFY(!controls->dModelBox()->isVisible());  // the synthetic model's group is hidden
         QVERIFY(models->dock()->isVisible());

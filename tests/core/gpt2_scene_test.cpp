@@ -223,6 +223,29 @@ TEST_F(Gpt2Scene, ControlsAndErrors) {
     EXPECT_THROW_MSG(attn::compute_scene(s), attn::ArgumentError, "positions");
 }
 
+TEST_F(Gpt2Scene, FitTextKeepsTheFirstWholeTokens) {
+    const attn::gpt2::BpeTokenizer& tok = *(*folder_)->tokenizer;
+    bool cut = true;
+    EXPECT_EQ(attn::gpt2::fit_text(tok, "the cat", 16, &cut), "the cat");
+    EXPECT_FALSE(cut);
+    const std::string text = "the cat sat on the mat and then it sat";
+    const std::vector<std::int32_t> ids = tok.encode(text);
+    ASSERT_GT(ids.size(), 16u);
+    const std::string fit = attn::gpt2::fit_text(tok, text, 16, &cut);
+    EXPECT_TRUE(cut);
+    EXPECT_EQ(fit, text.substr(0, fit.size()));  // the start of the text, whole tokens
+    EXPECT_EQ(tok.encode(fit), std::vector<std::int32_t>(ids.begin(), ids.begin() + 16));
+    SceneSpec s = spec();
+    s.text = fit;
+    EXPECT_EQ(attn::compute_scene(s).query_count(), 16);
+    // Never inside a character: "é" is two bytes, two byte-level tokens in this vocabulary.
+    const std::string accents = "éééééééééééééééééééé";
+    const std::string head = attn::gpt2::fit_text(tok, accents, 7, &cut);
+    EXPECT_TRUE(cut);
+    EXPECT_EQ(head, "ééé");
+    EXPECT_LE(tok.encode(head).size(), 7u);
+}
+
 }  // namespace
 
 namespace {

@@ -11,6 +11,8 @@
 #include "attn/memory_budget.hpp"
 #include "attn/stats.hpp"
 
+#include "../utf8.hpp"
+
 namespace attn::gpt2 {
 namespace {
 
@@ -170,6 +172,24 @@ std::vector<NextToken> top_next_tokens(const Run& run, const BpeTokenizer& token
         out.push_back(std::move(t));
     }
     return out;
+}
+
+std::string fit_text(const BpeTokenizer& tokenizer, const std::string& text, Index max_tokens,
+                     bool* cut) {
+    std::vector<std::int32_t> ids = tokenizer.encode(text);
+    if (cut) *cut = Index(ids.size()) > max_tokens;
+    if (Index(ids.size()) <= max_tokens) return text;
+    // Byte-level tokens may end inside a character: drop tokens until the decoded start is
+    // whole text that encodes back within the limit.
+    ids.resize(std::size_t(std::max<Index>(0, max_tokens)));
+    while (!ids.empty()) {
+        std::string start = tokenizer.decode(ids);
+        if (detail::repair_utf8(start) == start &&
+            Index(tokenizer.encode(start).size()) <= max_tokens)
+            return start;
+        ids.pop_back();
+    }
+    return {};
 }
 
 SceneResult model_scene(const SceneSpec& spec, Progress* progress) {

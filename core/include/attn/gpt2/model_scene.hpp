@@ -20,6 +20,12 @@ RunControls run_controls(const SceneSpec& spec);
 /// Throws ArgumentError for an empty text, a layer out of range or more tokens than positions.
 std::shared_ptr<const Run> scene_run(const SceneSpec& spec, Progress* progress = nullptr);
 
+/// TEXT cut to its first MAX_TOKENS tokens of TOKENIZER (whole tokens; never ending inside a
+/// UTF-8 character, so the cut text encodes to at most MAX_TOKENS tokens again); TEXT itself
+/// when it fits. *CUT, when given, says whether it was cut.
+std::string fit_text(const BpeTokenizer& tokenizer, const std::string& text, Index max_tokens,
+                     bool* cut = nullptr);
+
 /// Forgets the kept runs (their memory goes now, not when the next runs replace them).
 void release_runs();
 
