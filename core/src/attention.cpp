@@ -17,9 +17,6 @@ namespace attn {
 
 namespace detail {
 
-namespace {
-
-/// Validates τ and d_k and records the factor from raw to scaled scores in out.
 bool set_multiplier(float d_k, const AttentionParams& params, HeadResult& out) {
     const float tau = params.temperature;
     if (!(tau >= 0.f) || !std::isfinite(tau))
@@ -36,21 +33,7 @@ bool set_multiplier(float d_k, const AttentionParams& params, HeadResult& out) {
     return hard;
 }
 
-/// Scales and masks one row of scores in place, then writes its weights; true if all masked.
-/// mask may be null (nothing masked); its row mask_row belongs to this query.
-template <class Row>
-bool weigh_row(Row&& row, const BoolMatrix* mask, Index mask_row, float c, bool hard, float* w,
-               Index i, double* log_sum_exp = nullptr) {
-    constexpr float ninf = -std::numeric_limits<float>::infinity();
-    if (c != 1.f) row *= c;
-    if (mask) row = mask->row(mask_row).select(row, ninf);
-    const Index nk = row.size();
-    if (hard) {
-        if (log_sum_exp) *log_sum_exp = std::numeric_limits<double>::quiet_NaN();
-        return hardmax_row(row.data(), w, nk, i);
-    }
-    return softmax_row(row.data(), w, nk, i, log_sum_exp);
-}
+namespace {
 
 // Queries per tile of the compact pass: a 64 × 4096 float tile is 1 MiB, about L2; larger
 // tiles repack K less often.

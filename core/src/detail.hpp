@@ -85,12 +85,38 @@ double exp_row(const float* in, float* out, Index n, float max);
 /// Hard (argmax) row: equal split among the maximal entries; same return and errors.
 bool hardmax_row(const float* in, float* out, Index n, Index row);
 
+/// Validates τ and d_k and records the factor from raw to scaled scores in out; true when hard.
+bool set_multiplier(float d_k, const AttentionParams& params, HeadResult& out);
+
+/// Scales and masks one row of scores in place, then writes its weights; true if all masked.
+/// mask may be null (nothing masked); its row mask_row belongs to this query.
+template <class Row>
+bool weigh_row(Row&& row, const BoolMatrix* mask, Index mask_row, float c, bool hard, float* w,
+               Index i, double* log_sum_exp = nullptr) {
+    constexpr float ninf = -std::numeric_limits<float>::infinity();
+    if (c != 1.f) row *= c;
+    if (mask) row = mask->row(mask_row).select(row, ninf);
+    const Index nk = row.size();
+    if (hard) {
+        if (log_sum_exp) *log_sum_exp = std::numeric_limits<double>::quiet_NaN();
+        return hardmax_row(row.data(), w, nk, i);
+    }
+    return softmax_row(row.data(), w, nk, i, log_sum_exp);
+}
+
 /// Statistics of a softmax row given its exponentials e_j = exp(z_j − max) and inv_sum =
 /// 1 / Σ e (weights w_j = e_j · inv_sum), with z the masked scores; folds the weights into
 /// col_max and col_sum (BlockSums::Columns; written instead when fresh) in the same pass. The
 /// same numbers as row_stats_softmax on the weights, for rows whose max and sum are finite.
 RowStats softmax_row_stats(const float* e, const float* z, Index n, Index query_pos, float inv_sum,
                            double log_sum_exp, float* col_max, float* col_sum, bool fresh);
+
+/// The streamed scene of a long loaded component (comp.rows set): every head of layer `layer`
+/// read row by row with the controls of params applied (raw scores) or as they are (weights),
+/// into r's heads (overview and empty rows), statistics and source.
+void compute_loaded_rows(const AttentionComponent& comp, const std::string& source,
+                         const AttentionParams& params, float d_k, Index layer, Progress* progress,
+                         SceneResult& r);
 
 /// The streamed pass of one head (AttentionParams::overview_cells > 0): per query its softmax
 /// normalisers, into the block overview and (with stats) its statistics, tile by tile; nothing

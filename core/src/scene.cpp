@@ -21,6 +21,9 @@ const Matrix& AttentionComponent::at(Index l, Index h) const {
                             " layers and " + std::to_string(heads) + " heads; layer " +
                             std::to_string(l) + ", head " + std::to_string(h) + " does not exist.");
     const auto k = static_cast<std::size_t>(l * heads + h);
+    if (rows)
+        throw ArgumentError("Component \"" + name +
+                            "\" is read from its file row by row; it holds no matrices.");
     if (k >= mats.size())
         throw ShapeError(
             "Component \"" + name + "\" holds " + std::to_string(mats.size()) +
@@ -103,6 +106,10 @@ SceneResult compute_loaded(const SceneSpec& spec, Progress* progress) {
     AttentionParams params = attention_params(spec);
     params.score = ScoreParams{};
     report(progress, 0.0);
+    if (comp.rows) {
+        detail::compute_loaded_rows(comp, data.source, params, dk, spec.layer, progress, r);
+        return r;
+    }
     for (Index h = 0; h < comp.heads; ++h) {
         const Matrix& m = comp.at(spec.layer, h);
         const auto nq = static_cast<Index>(comp.q_tokens.size());
@@ -199,6 +206,15 @@ SceneEstimate estimate_scene(const SceneSpec& spec, Storage storage) {
     if (spec.data) {
         // Loaded data is in memory already; applying the controls adds the shown layer's stages.
         for (const AttentionComponent& c : spec.data->components) {
+            if (c.rows) {
+                // Read from its file row by row: only the overview and row statistics are held.
+                const double nq = double(c.q_tokens.size()), nk = double(c.k_tokens.size());
+                const double ov =
+                    std::min(double(kOverviewCells), nq) * std::min(double(kOverviewCells), nk);
+                part(double(c.heads) * (ov * 16 + nq * (sizeof(RowStats) + 2 * f)),
+                     count_text(double(c.heads)) + " heads × overview and row statistics");
+                continue;
+            }
             const double cells = double(c.q_tokens.size()) * double(c.k_tokens.size());
             const double stages = c.are_scores ? 2 : 1;  // raw and weights
             part(cells * double(c.heads) * stages * f,

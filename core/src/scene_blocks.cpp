@@ -79,6 +79,20 @@ AggregatedGrid SceneResult::weights_blocks(Index h, Index r0, Index nr, Index c0
         return reduce_blocks(s, static_cast<int>(r0 / s.rowFactor), blocks(r0, nr, s.rowFactor),
                              static_cast<int>(c0 / s.colFactor), blocks(c0, nc, s.colFactor),
                              max_rows, max_cols, mode);
+    if (source) {
+        // A long loaded file: each query's row read from the file and weighed as weights_row.
+        const bool masking = !weights_only && mask.kind != MaskKind::None;
+        return aggregate_region(
+            r0, nr, c0, nc, max_rows, max_cols, mode, [&](Index i, float* w, bool* allowed) {
+                tick(i);
+                const Eigen::RowVectorXf row = weights_row(h, i);
+                std::copy(row.data() + c0, row.data() + c0 + nc, w);
+                if (!masking) return false;
+                const BoolMatrix a = build_mask_block(mask, nq, nk, i, 1, c0, nc);
+                std::copy(a.data(), a.data() + nc, allowed);
+                return true;
+            });
+    }
     if (!has_vectors || head_scores.size() != heads.size() || d_k <= 0)
         throw ArgumentError("The weights of this scene were not kept and cannot be recomputed.");
     // Exact region: the region's scores only (nr × nc · d_k multiply-adds), weighed with each

@@ -30,6 +30,7 @@ const HeadResult& checked_head(const SceneResult& r, Index h, Index i) {
 Eigen::RowVectorXf SceneResult::raw_row(Index h, Index i) const {
     const HeadResult& head = checked_head(*this, h, i);
     if (head.has_stages()) return head.raw.row(i);
+    if (source) return source_row(h, i);
     if (!has_vectors || head_scores.size() != heads.size() || d_k <= 0)
         throw ArgumentError("The scores of this scene were not kept and cannot be recomputed.");
     stage_counters().score_rows.fetch_add(1, std::memory_order_relaxed);
@@ -40,6 +41,12 @@ Eigen::RowVectorXf SceneResult::raw_row(Index h, Index i) const {
     Matrix out;
     detail::scores_into(q, k, head_scores[static_cast<std::size_t>(h)], out);
     return out.row(0);
+}
+
+Eigen::RowVectorXf SceneResult::source_row(Index h, Index i) const {
+    Eigen::RowVectorXf row(key_count());
+    source->read_row(layer, h, i, row.data());
+    return row;
 }
 
 Eigen::RowVectorXf SceneResult::scaled_row(Index h, Index i) const {
@@ -81,6 +88,12 @@ Eigen::RowVectorXf SceneResult::weights_row(Index h, Index i) const {
             throw ArgumentError("Query " + std::to_string(i) + " does not exist (the head has " +
                                 std::to_string(head.weights.rows()) + ").");
         return head.weights.row(i);
+    }
+    if (weights_only && source) {
+        if (i < 0 || i >= query_count())
+            throw ArgumentError("Query " + std::to_string(i) + " does not exist (the head has " +
+                                std::to_string(query_count()) + ").");
+        return source_row(h, i);
     }
     // The same scaling, mask and softmax as the tiled pass, on this query's recomputed scores.
     const Eigen::RowVectorXf z = masked_row(h, i);

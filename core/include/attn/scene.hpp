@@ -27,6 +27,18 @@ struct Run;
 inline constexpr const char* kDefaultSentence =
     "The agreement on the European Economic Area was signed in August 1992 .";
 
+/// The rows of a loaded tensor read on demand from its file (a memory-mapped .npy too large to
+/// convert to matrices): the reader keeps the mapping alive.
+class RowReader {
+  public:
+    virtual ~RowReader() = default;
+    /// Copies row i of the matrix of layer l, head h (one float per key) into out.
+    virtual void read_row(Index l, Index h, Index i, float* out) const = 0;
+    /// Rows [first, first + count) of layer l, head h were read through: their pages may leave
+    /// resident memory (the file stays mapped; they are read again when needed).
+    virtual void release(Index l, Index h, Index first, Index count) const = 0;
+};
+
 /// One block of attention matrices from a real model (e.g. BertViz "Encoder" or "Cross").
 struct AttentionComponent {
     std::string name;                   ///< "Encoder", "Decoder", "Cross", "all", … or ""
@@ -39,6 +51,9 @@ struct AttentionComponent {
     /// Optional per-head query, key and value vectors (index l·heads + h; Nq × d, Nk × d):
     /// an .npz with q and k. Then mats are their raw scores q·kᵀ and the views show the vectors.
     std::vector<Matrix> q, k, v;
+    /// Set instead of mats for a long file: its rows are read from the file on demand, and the
+    /// scene of it is streamed (Storage::Streamed) rather than converted to n × n matrices.
+    std::shared_ptr<const RowReader> rows;
     /// Matrix of layer l, head h (bounds-checked; throws ArgumentError).
     const Matrix& at(Index l, Index h) const;
 };
@@ -139,6 +154,8 @@ struct SceneResult {
                             ///< applies (streamed scenes build mask blocks from `mask` instead)
     MaskSpec mask;          ///< the mask of a computed scene
     bool streamed = false;  ///< Storage::Streamed: heads hold no n × n matrix at all
+    /// A streamed scene of a long loaded file: its rows of layer `layer` are read from here.
+    std::shared_ptr<const RowReader> source;
     /// > 1: a coarse preview of a streamed scene from every preview_stride-th query (overview
     /// and statistics of those rows only; rows and regions are still recomputed exactly).
     Index preview_stride = 1;
@@ -185,6 +202,8 @@ struct SceneResult {
     Eigen::RowVectorXf masked_row(Index h, Index i) const;
     /// Output of head h for query i (α · V, stored or recomputed); throws for post-softmax data.
     Eigen::RowVectorXf output_row(Index h, Index i) const;
+    /// Row i of head h as the loaded file holds it (raw scores or weights; needs source).
+    Eigen::RowVectorXf source_row(Index h, Index i) const;
     /// True when key j is hidden from query i in head h (false for post-softmax data).
     bool is_masked(Index h, Index i, Index j) const;
 };

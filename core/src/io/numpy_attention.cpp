@@ -84,13 +84,11 @@ AttentionComponent component_from_npy(const NpyView& view, std::string component
     return c;
 }
 
-namespace {
-
 /// Whether one row is a weights row: no negative entry, summing to 1 (±1e-3) or 0. The sum is
 /// kept in eight double lanes and the minimum in eight float lanes, so the loop vectorises (a
 /// single running sum would serialise on the adder); the lanes change the sum by ~1e-16, far
 /// inside the tolerance.
-bool weights_row(const float* row, Index n) {
+bool is_weights_row(const float* row, Index n) {
     constexpr Index kLanes = 8;
     double sum[kLanes] = {};
     float low[kLanes] = {};
@@ -113,13 +111,11 @@ bool weights_row(const float* row, Index n) {
     return least >= 0.f && (std::abs(total - 1.0) <= 1e-3 || std::abs(total) <= 1e-6);
 }
 
-}  // namespace
-
 bool looks_like_weights(const std::vector<Matrix>& mats) {
     // This runs over every byte of a loaded weights tensor; raw scores usually fail on row 0.
     for (const Matrix& m : mats)
         for (Index i = 0; i < m.rows(); ++i)
-            if (!weights_row(m.data() + i * m.cols(), m.cols())) return false;
+            if (!is_weights_row(m.data() + i * m.cols(), m.cols())) return false;
     return true;
 }
 
@@ -139,6 +135,8 @@ AttentionData npy_attention(const NpyView& view, const std::string& name, Progre
 }  // namespace
 
 AttentionData load_npy_attention(const std::string& path, Progress* progress) {
+    if (std::optional<AttentionData> mapped = mapped_npy_attention(path, progress))
+        return std::move(*mapped);
     MappedFile file(path);
     file.advise_sequential();
     const std::string name = detail::base_name(path);

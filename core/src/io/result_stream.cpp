@@ -141,6 +141,8 @@ class NpzSink final : public ResultStream::Sink {
         for (std::size_t s = 0; s < all.size() && heads_ > 0; ++s) {
             if (!wanted(s)) continue;
             Index rows = 0, cols = 0;
+            // A long loaded file has no output stage, and post-softmax data no score stages.
+            if (first.source && (s == 4 || (first.weights_only && s < 3))) continue;
             if (first.streamed) {  // every stage can be recomputed: shapes from the scene
                 rows = first.query_count();
                 cols = s == 4 ? first.d_k : first.key_count();

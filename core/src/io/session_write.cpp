@@ -1,6 +1,7 @@
 // AttnScope core — writing session files. GPL-3.0-or-later.
 #include "attn/io/session.hpp"
 
+#include "attn/error.hpp"
 #include "attn/gpt2/model.hpp"
 #include "attn/mask.hpp"
 #include "attn/score.hpp"
@@ -110,6 +111,11 @@ ojson embedded_json(const AttentionData& d) {
         cj["heads"] = c.heads;
         cj["are_scores"] = c.are_scores;
         cj["d_k"] = float_value(c.d_k);
+        if (c.rows)
+            throw ArgumentError("\"" + d.source +
+                                "\" is read from its file row by row (too large to copy into a "
+                                "session); save the session without its data or open a smaller "
+                                "file.");
         ojson mats = ojson::array();
         for (const Matrix& m : c.mats)
             mats.push_back(matrix_json(m));

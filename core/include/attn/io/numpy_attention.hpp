@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -51,6 +52,14 @@ AttentionComponent component_from_npy(const NpyView& view, std::string component
 
 /// Whether matrices look like post-softmax weights (entries ≥ 0, rows summing to 1 or 0).
 bool looks_like_weights(const std::vector<Matrix>& mats);
+/// Whether one row of n values looks like post-softmax weights (see looks_like_weights).
+bool is_weights_row(const float* row, Index n);
+
+/// A float32 C-order [H,Nq,Nk] or [L,H,Nq,Nk] .npy whose layer holds more than kWeightCellLimit
+/// cells, opened as a component read row by row from the map (AttentionComponent::rows)
+/// instead of converted; nullopt for any other file (load_npy_attention converts it).
+std::optional<AttentionData> mapped_npy_attention(const std::string& path,
+                                                  Progress* progress = nullptr);
 
 /// Loads attention from a .npy file (memory-mapped); throws FormatError naming the file.
 AttentionData load_npy_attention(const std::string& path, Progress* progress = nullptr);
