@@ -292,23 +292,16 @@ void HeatmapGrid::changeEvent(QEvent* event) {
 
 void HeatmapGrid::onCellClicked(int head, int query, int key) {
     Selection s = selection_;
-    // Ctrl/shift-click adds a query to (or takes it from) the selected queries.
-    if (query >= 0 &&
-        (QGuiApplication::keyboardModifiers() & (Qt::ControlModifier | Qt::ShiftModifier))) {
-        s = s.withQueryToggled(query);
-        s.head = head;
-        setFocus(Qt::MouseFocusReason);
-        Q_EMIT selectionRequested(s);
-        return;
-    }
-    // … and on a key label (no query), a key to the selected keys.
-    if (query < 0 && key >= 0 &&
-        (QGuiApplication::keyboardModifiers() & (Qt::ControlModifier | Qt::ShiftModifier))) {
-        s = s.withKeyToggled(key);
-        s.head = head;
-        setFocus(Qt::MouseFocusReason);
-        Q_EMIT selectionRequested(s);
-        return;
+    // Ctrl/shift-click adds a query to (or takes it from) the selected queries; on a key label
+    // (no query), a key to the selected keys.
+    if (QGuiApplication::keyboardModifiers() & (Qt::ControlModifier | Qt::ShiftModifier)) {
+        if (query >= 0 || key >= 0) {
+            s = query >= 0 ? s.withQueryToggled(query) : s.withKeyToggled(key);
+            s.head = head;
+            setFocus(Qt::MouseFocusReason);
+            Q_EMIT selectionRequested(s);
+            return;
+        }
     }
     s.queries.clear();
     if (key >= 0) s.keys.clear();

@@ -143,11 +143,12 @@ void NeuronView::paintEvent(QPaintEvent* event) {
     const int first = std::max(0, (event->rect().top() - kNeuronMargin - kNeuronTop) / kNeuronRow);
     const int last =
         std::min(keys() - 1, (event->rect().bottom() - kNeuronMargin - kNeuronTop) / kNeuronRow);
+    const std::vector<attn::Index> selected = queries();
     for (int j = first; j <= last; ++j) {
         const auto& r = rows_[std::size_t(j)];
         const QRect ks = keyStrip(j);
         bool masked = true;  // for every selected query
-        for (attn::Index q : queries())
+        for (attn::Index q : selected)
             masked = masked && result_->is_masked(h, q, j);
         const std::vector<int> picked = selection_.selectedKeys();
         p.setPen(std::find(picked.begin(), picked.end(), j) != picked.end()

@@ -174,9 +174,9 @@ void QkView::paintEvent(QPaintEvent*) {
         p.setPen(pal.color(QPalette::Text));
         label(c, result_->k_tokens[std::size_t(j)]);
     }
+    const std::vector<int> picked = selectedQueries();
     for (int i = 0; i < int(proj_.queries.rows()); ++i) {
         const QPointF c = queryPoint(i);
-        const std::vector<int> picked = selectedQueries();
         const bool sel = std::find(picked.begin(), picked.end(), i) != picked.end();
         p.setPen(QPen(sel ? pal.color(QPalette::Text) : kQuery.darker(130), sel ? 2 : 1));
         p.setBrush(kQuery);
@@ -190,10 +190,10 @@ void QkView::paintEvent(QPaintEvent*) {
     const double x = r.right() + 16;
     if (w.size()) {
         p.setFont(bold);
-        p.drawText(QPointF(x, y + 12), selectedQueries().size() > 1
+        p.drawText(QPointF(x, y + 12), picked.size() > 1
                                            ? (selection_.sum ? tr("sum of %1 queries' weights")
                                                              : tr("mean of %1 queries' weights"))
-                                                 .arg(selectedQueries().size())
+                                                 .arg(picked.size())
                                        : selection_.query == moved_ ? tr("moved query's weights")
                                                                     : tr("weights"));
         p.setFont(font());

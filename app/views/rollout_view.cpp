@@ -120,15 +120,14 @@ std::vector<std::string> RolloutView::shownTokens() const {
     return data_.tokens;
 }
 
-attn::MatrixD RolloutView::shownMatrix() const {
-    if (data_.layers.empty()) return {};
-    const attn::MatrixD& r =
-        data_.layers[std::size_t(std::clamp(layer(), 0, int(data_.layers.size()) - 1))];
-    return r;
+const attn::MatrixD& RolloutView::shownMatrix() const {
+    static const attn::MatrixD kNone;
+    if (data_.layers.empty()) return kNone;
+    return data_.layers[std::size_t(std::clamp(layer(), 0, int(data_.layers.size()) - 1))];
 }
 
 Eigen::RowVectorXd RolloutView::bars() const {
-    const attn::MatrixD m = shownMatrix();
+    const attn::MatrixD& m = shownMatrix();
     std::vector<attn::Index> rows;
     for (int q : selection_.selectedQueries()) {
         if (q < 0 || q >= int(data_.tokens.size())) continue;
@@ -184,7 +183,7 @@ void RolloutView::paintEvent(QPaintEvent*) {
                        : data_.layers.empty() ? tr("Computing the rollout…")
                                               : QString()))
         return;
-    const attn::MatrixD m = shownMatrix();
+    const attn::MatrixD& m = shownMatrix();
     const std::vector<std::string> tokens = shownTokens();
     const int n = int(tokens.size());
     QFont bold = font();
@@ -334,7 +333,7 @@ int RolloutView::barAt(const QPoint& pos) const {
 }
 
 QString RolloutView::hoverText() const {
-    const attn::MatrixD m = shownMatrix();
+    const attn::MatrixD& m = shownMatrix();
     const auto token = [this](int i) {
         return QString::fromStdString(data_.tokens[std::size_t(i)]);
     };

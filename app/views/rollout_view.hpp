@@ -33,7 +33,7 @@ class RolloutView : public AttentionView {
     /// The shown layer (default: the last) and its matrix as drawn (merged when asked).
     int layer() const;
     void setLayer(int layer);
-    attn::MatrixD shownMatrix() const;
+    const attn::MatrixD& shownMatrix() const;
     /// Bar heights: the selected output tokens' combined row of the shown matrix.
     Eigen::RowVectorXd bars() const;
     QRect cellRect(int row, int column) const;
