@@ -25,11 +25,11 @@
 #include "attn/error.hpp"
 #include "attn/io/session.hpp"
 #include "io/file_loader.hpp"
+#include "io/open_guard.hpp"
 #include "io/session_state.hpp"
 #include "main_window.hpp"
 #include "model/scene.hpp"
 #include "settings_keys.hpp"
-#include "widgets/progress_runner.hpp"
 
 namespace fileio {
 namespace {
@@ -126,30 +126,17 @@ bool FileController::open(const QString& path, bool remember) {
     Scene* scene = window_->scene();
     const QString name = QFileInfo(path).fileName();
     Opened opened;
-    try {
-        if (!QFileInfo(path).isFile())
-            throw attn::FormatError(path.toStdString() + ": no such file");
-        const attn::SceneSpec current = scene->spec();
-        runWithProgress(window_, QStringLiteral("load file"), tr("Loading %1…").arg(name),
-                        [&](attn::Progress* p) { opened = readFile(path, current, p); });
-    } catch (const attn::Cancelled&) {
-        busy_ = false;
-        lastError_ = tr("Loading %1 was cancelled.").arg(name);
-        window_->statusBar()->showMessage(lastError_, 5000);
-        return false;
-    } catch (const std::bad_alloc&) {
-        busy_ = false;
-        fail(tr("Cannot open %1: there is not enough memory to load it.\n\n"
-                "The current scene is unchanged.")
-                 .arg(path));
-        return false;
-    } catch (const std::exception& e) {
-        busy_ = false;
-        fail(tr("Cannot open %1:\n\n%2\n\nThe current scene is unchanged.")
-                 .arg(path, QString::fromUtf8(e.what())));
-        return false;
-    }
+    const attn::SceneSpec current = scene->spec();
+    const bool done = openGuarded(
+        window_, QStringLiteral("load file"), tr("Loading %1…").arg(name), path,
+        [&](attn::Progress* p) {
+            if (!QFileInfo(path).isFile())
+                throw attn::FormatError(path.toStdString() + ": no such file");
+            opened = readFile(path, current, p);
+        },
+        OpenReport{window_->statusBar(), &lastError_, [this](const QString& m) { fail(m); }});
     busy_ = false;
+    if (!done) return false;
     // Only now, with everything read and checked, does the scene change: one undo step.
     scene->setSpec(opened.spec, opened.undoText);
     if (opened.isSession) {

@@ -12,16 +12,15 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <memory>
-#include <new>
 
 #include "attn/error.hpp"
 #include "attn/gpt2/model_scene.hpp"
 #include "io/local_path.hpp"
 #include "io/model_dock.hpp"
+#include "io/open_guard.hpp"
 #include "main_window.hpp"
 #include "model/scene.hpp"
 #include "settings_keys.hpp"
-#include "widgets/progress_runner.hpp"
 
 namespace fileio {
 
@@ -90,30 +89,16 @@ bool ModelController::openModel(const QString& path) {
     const QString dir = QFileInfo(path).absoluteFilePath();
     const QString name = modelName(dir);
     std::shared_ptr<const attn::gpt2::ModelFolder> folder;
-    try {
-        runWithProgress(window_, QStringLiteral("load model"),
-                        tr("Opening the model %1…").arg(name), [&](attn::Progress*) {
-                            folder = std::make_shared<const attn::gpt2::ModelFolder>(
-                                attn::gpt2::open_folder(localPath(dir)));
-                        });
-    } catch (const attn::Cancelled&) {
-        busy_ = false;
-        lastError_ = tr("Opening the model %1 was cancelled.").arg(name);
-        window_->statusBar()->showMessage(lastError_, 5000);
-        return false;
-    } catch (const std::bad_alloc&) {
-        busy_ = false;
-        fail(tr("Cannot open the model %1: there is not enough memory.\n\nThe current scene is "
-                "unchanged.")
-                 .arg(dir));
-        return false;
-    } catch (const std::exception& e) {
-        busy_ = false;
-        fail(tr("Cannot open the model %1:\n\n%2\n\nThe current scene is unchanged.")
-                 .arg(dir, QString::fromUtf8(e.what())));
-        return false;
-    }
+    const bool done = openGuarded(
+        window_, QStringLiteral("load model"), tr("Opening the model %1…").arg(name),
+        tr("the model %1").arg(dir),
+        [&](attn::Progress*) {
+            folder = std::make_shared<const attn::gpt2::ModelFolder>(
+                attn::gpt2::open_folder(localPath(dir)));
+        },
+        OpenReport{window_->statusBar(), &lastError_, [this](const QString& m) { fail(m); }});
     busy_ = false;
+    if (!done) return false;
     // Only now, with every tensor read and checked, does the scene change: one undo step. The
     // sentence stays; the controls start at GPT-2's own (scaled dot product, τ kept, causal).
     attn::SceneSpec spec = window_->scene()->spec();

@@ -7,6 +7,7 @@
 #include <QMenu>
 #include <QProgressDialog>
 #include <QPushButton>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTextStream>
@@ -21,6 +22,7 @@
 #include "io/data_io.hpp"
 #include "io/examples.hpp"
 #include "io/file_controller.hpp"
+#include "io/open_guard.hpp"
 #include "main_window.hpp"
 #include "model/scene.hpp"
 #include "model/scheduler.hpp"
@@ -245,6 +247,36 @@ class IoOpenTest : public QObject {
             attn::FormatError,
             runWithProgress(&parent, QStringLiteral("load file"), QString(),
                             [](attn::Progress*) { throw attn::FormatError("x.npy: broken"); }));
+    }
+
+    // One wording for every open that does not happen, file or model: a cancel goes quietly to
+    // the status bar; a lack of memory or a broken file is a failure naming the subject and
+    // promising the scene is unchanged; a load that finishes reports nothing.
+    void openGuardSaysWhatWentWrong() {
+        QMainWindow window;
+        QString lastError;
+        QStringList failures;
+        const fileio::OpenReport report{window.statusBar(), &lastError,
+                                        [&](const QString& m) { failures << m; }};
+        const auto open = [&](const std::function<void(attn::Progress*)>& load) {
+            lastError.clear(), failures.clear();
+            return fileio::openGuarded(&window, QStringLiteral("load file"), QString(),
+                                       QStringLiteral("a.npy"), load, report);
+        };
+        QVERIFY(open([](attn::Progress*) {}));
+        QVERIFY(lastError.isEmpty() && failures.isEmpty());
+        QVERIFY(!open([](attn::Progress*) { throw attn::Cancelled(); }));
+        QCOMPARE(lastError, QStringLiteral("Opening a.npy was cancelled."));
+        QCOMPARE(window.statusBar()->currentMessage(), lastError);
+        QVERIFY(failures.isEmpty());
+        QVERIFY(!open([](attn::Progress*) { throw std::bad_alloc(); }));
+        QCOMPARE(failures, QStringList{QStringLiteral(
+                               "Cannot open a.npy: there is not enough memory to load it.\n\n"
+                               "The current scene is unchanged.")});
+        QVERIFY(!open([](attn::Progress*) { throw attn::FormatError("a.npy: truncated header"); }));
+        QCOMPARE(failures,
+                 QStringList{QStringLiteral("Cannot open a.npy:\n\na.npy: truncated "
+                                            "header\n\nThe current scene is unchanged.")});
     }
 
     // The assembled window: weights disable every scene control with the reason in the
