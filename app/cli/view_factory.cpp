@@ -21,14 +21,17 @@
 #include "views/neuron_view.hpp"
 #include "views/qk_view.hpp"
 #include "views/rollout_view.hpp"
+#include "views/scroll_frame.hpp"
 #include "views/tokens_view.hpp"
 
 namespace cli {
 namespace {
 
 /// Gives a fresh top-level view its export size and lays it out, so views that size their
-/// contents from their own geometry (the heatmap grid's columns) see the final size.
+/// contents from their own geometry (the heatmap grid's columns) see the final size. A figure
+/// never scrolls: fitting from the start, the export does not lay the view out again.
 void place(QWidget* view, const Request& request) {
+    ScrollFrame::setFittingIn(view, true);
     view->resize(request.size);
     exporting::settleLayout(view);
 }
@@ -46,6 +49,7 @@ std::unique_ptr<QWidget> headsView(const Request& request, Scene* scene, SceneRe
     }
     auto grid = std::make_unique<HeatmapGrid>();
     grid->setWindowTitle(tr("Heads"));
+    ScrollFrame::setFittingIn(grid.get(), true);
     // Fill the grid while hidden and lay it out once: laid out first, every head would be
     // aggregated and replotted again on each resize of the layout passes (twice the time).
     grid->resize(request.size);

@@ -8,6 +8,7 @@
 #include <QImageWriter>
 #include <QPageSize>
 #include <QPdfWriter>
+#include <QPointer>
 #include <QSaveFile>
 #include <QSvgGenerator>
 #include <QWidget>
@@ -25,16 +26,20 @@ QString failure(const QString& path, const QString& why) {
 }
 
 /// Temporarily gives the view the export size, with nothing scrolling (a figure shows all of
-/// the view at the size asked for); restores the old geometry on destruction.
+/// the view at the size asked for); restores the old geometry on destruction. What already was
+/// so (the command line builds its view fitting, at the figure's size) is left alone: each
+/// change re-lays out and redraws every plot of the view.
 class SizeOverride {
   public:
     SizeOverride(QWidget* view, QSize size) : view_(view), old_(view->size()) {
-        ScrollFrame::setFittingIn(view_, true);
+        for (ScrollFrame* frame : ScrollFrame::setFittingIn(view_, true))
+            fitted_.push_back(frame);
         if (view_->size() != size) view_->resize(size);
         settleLayout(view_);
     }
     ~SizeOverride() {
-        ScrollFrame::setFittingIn(view_, false);
+        for (const QPointer<ScrollFrame>& frame : fitted_)
+            if (frame) frame->setFitting(false);
         if (view_->size() != old_) view_->resize(old_);
         settleLayout(view_);
     }
@@ -44,6 +49,7 @@ class SizeOverride {
   private:
     QWidget* view_;
     QSize old_;
+    QList<QPointer<ScrollFrame>> fitted_;  ///< the frames this turned fitting
 };
 
 QString writePng(QWidget* view, const QString& path, const Options& o) {

@@ -41,10 +41,16 @@ void ScrollFrame::settle() {
     setWidgetResizable(true);
 }
 
-void ScrollFrame::setFittingIn(QWidget* root, bool on) {
-    if (auto* self = qobject_cast<ScrollFrame*>(root)) self->setFitting(on);
-    for (ScrollFrame* frame : root->findChildren<ScrollFrame*>())
-        frame->setFitting(on);
+QList<ScrollFrame*> ScrollFrame::setFittingIn(QWidget* root, bool on) {
+    QList<ScrollFrame*> frames = root->findChildren<ScrollFrame*>();
+    if (auto* self = qobject_cast<ScrollFrame*>(root)) frames.prepend(self);
+    QList<ScrollFrame*> changed;
+    for (ScrollFrame* frame : frames)
+        if (frame->fitting() != on) {
+            frame->setFitting(on);
+            changed.push_back(frame);
+        }
+    return changed;
 }
 
 QSize ScrollFrame::naturalSize(QWidget* root) {

@@ -22,8 +22,9 @@ class ScrollFrame : public QScrollArea {
     /// Sizes the content for the current viewport at once (offscreen rendering).
     void settle();
 
-    /// Sets fitting on every ScrollFrame inside root (root included).
-    static void setFittingIn(QWidget* root, bool on);
+    /// Sets fitting on every ScrollFrame inside root (root included); returns the frames whose
+    /// state this changed, so that a caller can restore exactly those.
+    static QList<ScrollFrame*> setFittingIn(QWidget* root, bool on);
     /// root's size grown by what its frames scroll: the size at which nothing scrolls.
     static QSize naturalSize(QWidget* root);
 
