@@ -8,6 +8,7 @@
 #include "attn/error.hpp"
 #include "attn/multihead.hpp"
 #include "attn/scene.hpp"
+#include "attn/softmax_kernel.hpp"
 #include "detail.hpp"
 
 namespace attn {
@@ -120,7 +121,8 @@ AggregatedGrid SceneResult::weights_blocks(Index h, Index r0, Index nr, Index c0
             if (head.empty_rows[k]) {
                 out.setZero();
             } else if (std::isfinite(m) && std::isfinite(inv)) {
-                out = ((tile.row(r).array() * head.multiplier) - m).exp() * inv;
+                out = tile.row(r).array() * head.multiplier;
+                simd::exp_scale(w, w, nc, m, inv);  // the softmax's own exp and product
             } else {
                 out = weights_row(h, i).segment(c0, nc).array().transpose();
             }

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "attn/error.hpp"
+#include "attn/softmax_kernel.hpp"
 #include "detail.hpp"
 
 namespace attn {
@@ -60,30 +61,6 @@ bool softmax_row_slow(const Eigen::Map<const RowArr<T>>& x, Eigen::Map<RowArr<T>
     return false;
 }
 
-/// Σ y in double. Eigen 3.4 does not vectorise cast<double>().sum() (one dependent scalar add
-/// per entry); sixteen independent double lanes do vectorise and round no worse.
-template <class T>
-double sum_in_double(const Eigen::Map<RowArr<T>>& y) {
-    if constexpr (!std::is_same_v<T, float>) {
-        return static_cast<double>(y.sum());
-    } else {
-        constexpr Index kLanes = 16;
-        const float* p = y.data();
-        const Index n = y.size();
-        double acc[kLanes] = {};
-        Index j = 0;
-        for (; j + kLanes <= n; j += kLanes)
-            for (Index l = 0; l < kLanes; ++l)
-                acc[l] += static_cast<double>(p[j + l]);
-        double s = 0;
-        for (; j < n; ++j)
-            s += static_cast<double>(p[j]);
-        for (Index l = 0; l < kLanes; ++l)
-            s += acc[l];
-        return s;
-    }
-}
-
 template <class T>
 bool softmax_row_t(const T* in, T* out, Index n, Index row, double* log_sum_exp = nullptr,
                    detail::RowNorm* norm = nullptr) {
@@ -91,19 +68,34 @@ bool softmax_row_t(const T* in, T* out, Index n, Index row, double* log_sum_exp 
     Eigen::Map<RowArr<T>> y(out, n);
     if (log_sum_exp) *log_sum_exp = std::numeric_limits<double>::quiet_NaN();
     if (n == 0) return true;
-    const T m = x.maxCoeff();
+    // Floats go through the run-time dispatched kernels (AVX-512 even in a portable build, where
+    // Eigen's exp is SSE2): the same exp(x − m), exactly 0 at −∞, summed in double.
+    constexpr bool kernels = std::is_same_v<T, float>;
+    T m;
+    if constexpr (kernels)
+        m = simd::row_max(in, n);
+    else
+        m = x.maxCoeff();
     if (std::isfinite(m)) {
-        y = (x - m).exp();
-        zero_where_minus_inf<T>(x, y);
+        double s = 0;
+        if constexpr (kernels) {
+            s = simd::exp_sum(in, out, n, m);
+        } else {
+            y = (x - m).exp();
+            zero_where_minus_inf<T>(x, y);
+            s = static_cast<double>(y.sum());
+        }
         // The sum in double: float weights then stay within about two ulps of the exact softmax.
         // With a finite max the sum lies in [1, n]; anything else means a NaN was present.
-        const double s = sum_in_double<T>(y);
         if (std::isfinite(s)) {
             // Multiplying in T by the rounded 1/s adds at most an ulp; a pass through double
             // would cost two conversions per entry.
-            y *= static_cast<T>(1.0 / s);
-            if constexpr (std::is_same_v<T, float>)
+            if constexpr (kernels) {
+                simd::scale(out, n, static_cast<float>(1.0 / s));
                 if (norm) *norm = {m, static_cast<float>(1.0 / s)};
+            } else {
+                y *= static_cast<T>(1.0 / s);
+            }
             if (log_sum_exp) *log_sum_exp = static_cast<double>(m) + std::log(s);
             return false;
         }
@@ -132,27 +124,7 @@ bool softmax_row(const float* in, float* out, Index n, Index row, double* log_su
 }
 
 double exp_row(const float* in, float* out, Index n, float max) {
-    // softmax_row_t's steps a chunk at a time, so that each chunk's exponentials are still in
-    // L1 when they are checked and summed (with sum_in_double's lanes: the same sum).
-    constexpr Index kLanes = 16, kChunk = 64 * kLanes;
-    double acc[kLanes] = {};
-    for (Index c = 0; c < n; c += kChunk) {
-        const Index len = std::min(kChunk, n - c);
-        const Eigen::Map<const RowArr<float>> x(in + c, len);
-        Eigen::Map<RowArr<float>> y(out + c, len);
-        y = (x - max).exp();
-        zero_where_minus_inf<float>(x, y);
-        const float* p = out + c;
-        for (Index j = 0; j + kLanes <= len; j += kLanes)
-            for (Index l = 0; l < kLanes; ++l)
-                acc[l] += static_cast<double>(p[j + l]);
-    }
-    double s = 0;
-    for (Index j = n / kLanes * kLanes; j < n; ++j)
-        s += static_cast<double>(out[j]);
-    for (Index l = 0; l < kLanes; ++l)
-        s += acc[l];
-    return s;
+    return simd::exp_sum(in, out, n, max);
 }
 
 bool hardmax_row(const float* in, float* out, Index n, Index row) {

@@ -1,0 +1,38 @@
+// AttnScope core — run-time dispatched SIMD kernels of a row softmax (exp, max, sums).
+// GPL-3.0-or-later.
+#pragma once
+
+#include "attn/types.hpp"
+
+namespace attn::simd {
+
+/// The instruction sets the kernels are compiled for; one is chosen at run time.
+enum class Isa : int { Baseline = 0, Avx2 = 1, Avx512 = 2 };
+
+/// The widest instruction set this CPU runs (and the OS saves the registers of), found once.
+Isa detected_isa();
+/// The instruction set the kernels use now: detected_isa() unless a test forced another.
+Isa active_isa();
+/// True when this CPU can run the kernels compiled for isa.
+bool isa_supported(Isa isa);
+/// Test hook: use isa from now on (it must be supported, else ArgumentError); returns the previous.
+/// Not thread-safe against concurrent kernel calls; every ISA computes the same numbers anyway.
+Isa force_isa(Isa isa);
+/// "baseline (SSE2)", "AVX2" or "AVX-512F", for reports.
+const char* isa_name(Isa isa);
+
+/// The largest of x[0..n) (−∞ when n is 0). NaN entries may or may not be ignored.
+float row_max(const float* x, Index n);
+/// y = exp(x − max), exactly 0 where x is −∞, returning Σ y in double (16 lanes, in a fixed
+/// order). x and y may be the same array. NaN in x makes the sum NaN.
+double exp_sum(const float* x, float* y, Index n, float max);
+/// y = exp(x − max) · scale: a softmax row from its normalisers, the numbers exp_sum and scale
+/// give. x and y may be the same array.
+void exp_scale(const float* x, float* y, Index n, float max, float scale);
+/// y *= f.
+void scale(float* y, Index n, float f);
+/// y = exp(x) elementwise: within 2 ulp of the correctly rounded exp over all floats (0 below
+/// about −103.97, +∞ above 88.72, subnormal results included); the same bits on every ISA.
+void exp(const float* x, float* y, Index n);
+
+}  // namespace attn::simd
