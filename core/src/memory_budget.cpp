@@ -19,7 +19,20 @@ namespace attn {
 
 namespace {
 std::atomic<std::uint64_t> g_budget{0};  // 0: the default
+
+bool statvfs_space(const std::string& dir, DiskSpace& out) {
+    struct statvfs fs {};
+    if (statvfs(dir.c_str(), &fs) != 0) return false;
+    out.free = double(fs.f_bavail) * double(fs.f_frsize);
+    out.total = double(fs.f_blocks) * double(fs.f_frsize);
+    return true;
+}
+std::atomic<DiskSpaceQuery> g_disk_space{nullptr};  // nullptr: statvfs
 }  // namespace
+
+void set_disk_space_query(DiskSpaceQuery query) {
+    g_disk_space = query;
+}
 
 std::uint64_t physical_memory() {
     const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
@@ -99,19 +112,20 @@ void require_memory(double bytes, const std::string& what, const std::string& wa
 void require_disk(double bytes, const std::string& path, const std::string& what,
                   const std::string& way_out) {
     std::filesystem::path dir = std::filesystem::absolute(path).parent_path();
-    struct statvfs fs {};
-    if (statvfs(dir.c_str(), &fs) != 0) return;  // unknown: the write itself reports failure
+    const DiskSpaceQuery query = g_disk_space.load();
+    DiskSpace space;
+    // Unknown: the write itself reports failure.
+    if (!(query ? query : statvfs_space)(dir.string(), space)) return;
     // A pseudo file system (/proc, /sys) has no blocks: nothing to check, the write fails itself.
-    if (fs.f_blocks == 0) return;
-    const double free = double(fs.f_bavail) * double(fs.f_frsize);
-    const double total = double(fs.f_blocks) * double(fs.f_frsize);
+    if (space.total <= 0) return;
     // 10 % of the disk (at least 1 GB) stays free: a full disk stalls a desktop.
-    const double usable = free - std::max(1e9, 0.1 * total);
+    const double usable = space.free - std::max(1e9, 0.1 * space.total);
     if (bytes <= usable) return;
     throw ResourceError(what + " = " + format_bytes(bytes) + ", more than the " +
                         format_bytes(std::max(0.0, usable)) + " that can be written to " +
-                        dir.string() + " (" + format_bytes(free) +
-                        " free, 10 % of the disk kept free); " + way_out);
+                        dir.string() + " (" + format_bytes(space.free) +
+                        " free, 10 % of the disk kept free; " +
+                        format_bytes(bytes - std::max(0.0, usable)) + " short); " + way_out);
 }
 
 }  // namespace attn

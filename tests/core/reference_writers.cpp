@@ -121,7 +121,7 @@ NpzMembers result_members(const std::vector<SceneResult>& layers) {
     return out;
 }
 
-std::vector<std::byte> npz_bytes(const NpzMembers& members) {
+std::vector<std::byte> npz_bytes(const NpzMembers& members, bool deflate) {
     zip_error_t err;
     zip_error_init(&err);
     zip_source_t* src = zip_source_buffer_create(nullptr, 0, 0, &err);
@@ -142,7 +142,8 @@ std::vector<std::byte> npz_bytes(const NpzMembers& members) {
             zip_source_free(src);
             throw std::runtime_error("reference npz: cannot add " + member);
         }
-        zip_set_file_compression(z, static_cast<zip_uint64_t>(idx), ZIP_CM_STORE, 0);
+        zip_set_file_compression(z, static_cast<zip_uint64_t>(idx),
+                                 deflate ? ZIP_CM_DEFLATE : ZIP_CM_STORE, 0);
     }
     if (zip_close(z) != 0) {
         zip_discard(z);

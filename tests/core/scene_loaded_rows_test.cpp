@@ -12,6 +12,7 @@
 #include "attn/random.hpp"
 #include "attn/scene.hpp"
 #include "io_test_util.hpp"
+#include "loaded_rows_util.hpp"
 
 namespace {
 
@@ -39,11 +40,9 @@ std::vector<float> tensor(bool weights) {
     return v;
 }
 
-/// The file loaded (streamed) and the same file converted to matrices, as two scenes.
-struct Pair {
-    attn::SceneResult mapped, memory;
-};
+using loaded_rows::Pair;
 
+/// The file loaded (streamed) and the same file converted to matrices, as two scenes.
 Pair scenes(const std::string& path, bool scores, attn::MaskKind mask, float temperature) {
     auto mapped = std::make_shared<attn::AttentionData>(attn::io::load_npy_attention(path));
     const attn::AttentionComponent& c = mapped->components.at(0);
@@ -61,62 +60,12 @@ Pair scenes(const std::string& path, bool scores, attn::MaskKind mask, float tem
     attn::SceneSpec spec;
     spec.mask.kind = mask;
     spec.temperature = temperature;
-    spec.data = mapped;
-    Pair p{attn::compute_scene(spec), {}};
-    spec.data = memory;
-    p.memory = attn::compute_scene(spec);
-    return p;
-}
-
-void expect_near_grid(const attn::AggregatedGrid& a, const attn::AggregatedGrid& b) {
-    ASSERT_EQ(a.rows, b.rows);
-    ASSERT_EQ(a.cols, b.cols);
-    double worst = 0;
-    int masked_differ = 0;
-    for (int r = 0; r < a.rows; ++r)
-        for (int c = 0; c < a.cols; ++c) {
-            worst = std::max(worst, std::abs(a.at(r, c) - b.at(r, c)));
-            masked_differ += a.isMasked(r, c) != b.isMasked(r, c);
-        }
-    EXPECT_LE(worst, 1e-6);
-    EXPECT_EQ(masked_differ, 0);
+    return loaded_rows::scene_pair(spec, mapped, memory);
 }
 
 void expect_same(const Pair& p, bool scores) {
-    const attn::SceneResult& m = p.mapped;
-    const attn::SceneResult& f = p.memory;
-    ASSERT_TRUE(m.streamed);
-    ASSERT_FALSE(f.streamed);
-    ASSERT_EQ(m.heads.size(), std::size_t(kHeads));
-    EXPECT_EQ(m.weights_only, !scores);
-    for (Index h = 0; h < kHeads; ++h) {
-        const auto k = static_cast<std::size_t>(h);
-        EXPECT_EQ(m.heads[k].weights.size(), 0) << "nothing n × n is held";
-        EXPECT_EQ(m.heads[k].empty_rows, f.heads[k].empty_rows);
-        // Head statistics: the same per-row values, averaged alike.
-        EXPECT_NEAR(m.stats[k].entropy, f.stats[k].entropy, 1e-6);
-        EXPECT_NEAR(m.stats[k].effective_keys, f.stats[k].effective_keys, 1e-6);
-        EXPECT_NEAR(m.stats[k].max_weight, f.stats[k].max_weight, 1e-6);
-        EXPECT_NEAR(m.stats[k].mean_distance, f.stats[k].mean_distance, 1e-6);
-        EXPECT_NEAR(m.stats[k].score_mean, f.stats[k].score_mean, 1e-6);
-        // The whole-head overview (the stored block sums) and an unaligned zoomed region
-        // (recomputed from the file's rows), by max and by mean.
-        for (const attn::Aggregation mode : {attn::Aggregation::Max, attn::Aggregation::Mean}) {
-            expect_near_grid(m.drawn_blocks(h, 0, kTokens, 0, kTokens, 700, 700, mode),
-                             f.weights_blocks(h, 0, kTokens, 0, kTokens, 700, 700, mode));
-            expect_near_grid(m.weights_blocks(h, 301, 257, 1003, 511, 64, 64, mode),
-                             f.weights_blocks(h, 301, 257, 1003, 511, 64, 64, mode));
-        }
-        for (const Index i : {Index(0), Index(5), Index(1049), kTokens - 1}) {
-            EXPECT_LE((m.weights_row(h, i) - f.weights_row(h, i)).cwiseAbs().maxCoeff(), 1e-6);
-            if (!scores) continue;
-            EXPECT_EQ(m.raw_row(h, i), f.raw_row(h, i));
-            const Eigen::RowVectorXf a = m.masked_row(h, i), b = f.masked_row(h, i);
-            for (Index j = 0; j < kTokens; ++j)
-                ASSERT_TRUE(a(j) == b(j) || std::abs(a(j) - b(j)) <= 1e-6) << i << "," << j;
-            EXPECT_EQ(m.is_masked(h, i, kTokens - 1), f.is_masked(h, i, kTokens - 1));
-        }
-    }
+    loaded_rows::expect_same(p.mapped, p.memory, scores, {301, 257, 1003, 511, 64},
+                             {Index(0), Index(5), Index(1049), kTokens - 1});
 }
 
 TEST(LoadedLongFile, RawScoresWithACausalMaskMatchTheConvertedFile) {

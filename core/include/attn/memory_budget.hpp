@@ -32,6 +32,15 @@ std::uint64_t parse_bytes(std::string_view text);
 /// bytes exceeds memory_budget(); nothing is allocated either way.
 void require_memory(double bytes, const std::string& what, const std::string& way_out);
 
+/// Free and total bytes of a file system.
+struct DiskSpace {
+    double free = 0, total = 0;
+};
+/// How free space is found (statvfs by default); false when the directory has no answer.
+using DiskSpaceQuery = bool (*)(const std::string& dir, DiskSpace& out);
+/// Test hook: replaces the query of free disk space (nullptr restores statvfs).
+void set_disk_space_query(DiskSpaceQuery query);
+
 /// Throws ResourceError when bytes exceeds the free space of the file system holding path, less
 /// 10 % of its size, at least 1 GB (a full disk stalls a desktop as surely as exhausted memory);
 /// a file system that reports no size (/proc) is not checked.

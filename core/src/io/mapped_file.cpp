@@ -19,22 +19,30 @@ MappedFile::MappedFile(const std::string& path) {
     const std::string name = detail::base_name(path);
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) detail::fail(name, std::string("cannot open: ") + std::strerror(errno));
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    try {
+        map(fd, name);
+    } catch (...) {
         ::close(fd);
-        detail::fail(name, "not a regular file");
+        throw;
     }
+    ::close(fd);  // the mapping keeps the file alive
+}
+
+MappedFile::MappedFile(int fd, const std::string& name) {
+    map(fd, name);
+}
+
+void MappedFile::map(int fd, const std::string& name) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) detail::fail(name, "not a regular file");
     size_ = static_cast<std::size_t>(st.st_size);
     if (size_ > 0) {
         void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (p == MAP_FAILED) {
-            const std::string why = std::strerror(errno);
-            ::close(fd);
-            detail::fail(name, "cannot map the file into memory: " + why);
-        }
+        if (p == MAP_FAILED)
+            detail::fail(name,
+                         std::string("cannot map the file into memory: ") + std::strerror(errno));
         data_ = static_cast<const std::byte*>(p);
     }
-    ::close(fd);  // the mapping keeps the file alive
 }
 
 MappedFile::~MappedFile() {
@@ -60,6 +68,14 @@ void MappedFile::release(std::size_t offset, std::size_t length) const {
     std::size_t begin = (offset + page - 1) / page * page;
     std::size_t end = std::min(size_, offset + length) / page * page;
     if (end <= begin) return;
+    ::madvise(const_cast<std::byte*>(data_) + begin, end - begin, MADV_DONTNEED);
+}
+
+void MappedFile::release_touched(std::size_t offset, std::size_t length) const {
+    if (!data_ || offset >= size_ || length == 0) return;
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t begin = offset / page * page;
+    const std::size_t end = std::min(size_, offset + length);
     ::madvise(const_cast<std::byte*>(data_) + begin, end - begin, MADV_DONTNEED);
 }
 

@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "../half.hpp"
 #include "attn/io/npy.hpp"
@@ -74,15 +75,9 @@ bool copy_finite(const std::byte* from, float* to, std::size_t n) {
                    detail::index_string(index));
 }
 
-}  // namespace
-
-NpyView::NpyView(std::span<const std::byte> file, std::string name)
-    : file_(file), name_(std::move(name)), header_(parse_npy_header(file, name_)) {}
-
-double NpyView::value_at(std::size_t off) const {
-    const std::byte* p = file_.data() + header_.data_offset + off;
-    const bool be = header_.big_endian;
-    switch (header_.type) {
+/// One numeric element at p as double (exact for every supported type).
+double element_value(const std::byte* p, NpyType type, bool be) {
+    switch (type) {
         case NpyType::Float16:
             return attn::detail::half_to_float(load<std::uint16_t>(p, be));
         case NpyType::Float32:
@@ -98,7 +93,28 @@ double NpyView::value_at(std::size_t off) const {
         case NpyType::Unicode:
             break;
     }
-    fail(name_, "holds unicode strings where numbers are expected");
+    return std::numeric_limits<double>::quiet_NaN();
+}
+
+}  // namespace
+
+void decode_floats(const std::byte* p, const NpyHeader& h, std::size_t n, float* out) {
+    if (h.type == NpyType::Float32 && h.big_endian == (std::endian::native == std::endian::big)) {
+        std::memcpy(out, p, n * sizeof(float));
+        return;
+    }
+    for (std::size_t k = 0; k < n; ++k)
+        out[k] = detail::narrow(element_value(p + k * h.item_size, h.type, h.big_endian));
+}
+
+NpyView::NpyView(std::span<const std::byte> file, std::string name)
+    : file_(file), name_(std::move(name)), header_(parse_npy_header(file, name_)) {}
+
+double NpyView::value_at(std::size_t off) const {
+    if (header_.type == NpyType::Unicode)
+        fail(name_, "holds unicode strings where numbers are expected");
+    return element_value(file_.data() + header_.data_offset + off, header_.type,
+                         header_.big_endian);
 }
 
 std::uint64_t NpyView::matrix_count() const {

@@ -182,6 +182,12 @@ std::string NpyHeader::dtype_name() const {
 }
 
 NpyHeader parse_npy_header(std::span<const std::byte> file, std::string_view name) {
+    NpyHeader h = parse_npy_header_only(file, name);
+    check_npy_size(h, file.size(), name);
+    return h;
+}
+
+NpyHeader parse_npy_header_only(std::span<const std::byte> file, std::string_view name) {
     if (file.size() < kMagicLen || std::memcmp(file.data(), kMagic, kMagicLen) != 0)
         fail(name, "not a NumPy .npy file (the magic string \\x93NUMPY is missing at byte 0)");
     if (file.size() < 10) fail(name, "truncated: the file ends inside the .npy preamble");
@@ -255,7 +261,13 @@ NpyHeader parse_npy_header(std::span<const std::byte> file, std::string_view nam
     h.fortran_order = *fortran;
     h.shape = std::move(*shape);
     h.data_offset = start + header_len;
+    return h;
+}
 
+void check_npy_size(const NpyHeader& h, std::uint64_t file_size, std::string_view name) {
+    if (file_size < h.data_offset)
+        fail(name, "truncated: the header ends at byte " + std::to_string(h.data_offset) +
+                       " but the file holds only " + std::to_string(file_size) + " bytes");
     std::uint64_t count = 1, bytes = 0;
     for (auto d : h.shape)
         if (__builtin_mul_overflow(count, d, &count))
@@ -264,7 +276,7 @@ NpyHeader parse_npy_header(std::span<const std::byte> file, std::string_view nam
     if (__builtin_mul_overflow(count, static_cast<std::uint64_t>(h.item_size), &bytes))
         fail(name, "header promises " + detail::shape_string(h.shape) + " " + h.dtype_name() +
                        ", more bytes than any file can hold");
-    const std::uint64_t holds = file.size() - h.data_offset;
+    const std::uint64_t holds = file_size - h.data_offset;
     if (bytes > holds)
         fail(name, "header promises " + detail::shape_string(h.shape) + " " + h.dtype_name() +
                        " (" + detail::human_bytes(bytes) + ") but the file holds " +
@@ -277,7 +289,6 @@ NpyHeader parse_npy_header(std::span<const std::byte> file, std::string_view nam
         fail(name, "header promises " + detail::shape_string(h.shape) + " " + h.dtype_name() +
                        " (" + std::to_string(bytes) + " bytes) but " +
                        std::to_string(holds - bytes) + " more bytes follow the data");
-    return h;
 }
 
 }  // namespace attn::io

@@ -1,12 +1,5 @@
 // AttnScope core — .npz archives through libzip: the attention reader (npz_write.cpp writes).
 // GPL-3.0-or-later.
-#include <sys/mman.h>
-#include <unistd.h>
-#include <zip.h>
-
-#include <algorithm>
-#include <cmath>
-#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -14,173 +7,28 @@
 
 #include "attn/io/mapped_file.hpp"
 #include "attn/io/numpy_attention.hpp"
+#include "attn/memory_budget.hpp"
 #include "io_util.hpp"
+#include "npz_members.hpp"
 
 namespace attn::io {
 
 namespace {
 
 using detail::fail;
+using detail::open_zip;
+using detail::read_member;
+using detail::stored_member;
+using detail::StreamedMember;
+using detail::ZipPtr;
 
-/// Deflate cannot expand data by more than about 1032:1; a member claiming more lies.
-constexpr std::uint64_t kMaxDeflateRatio = 1100;
-
-struct ZipCloser {
-    void operator()(zip_t* z) const { zip_discard(z); }
-};
-using ZipPtr = std::unique_ptr<zip_t, ZipCloser>;
-
-ZipPtr open_zip(std::span<const std::byte> bytes, const std::string& name) {
-    zip_error_t err;
-    zip_error_init(&err);
-    zip_source_t* src = zip_source_buffer_create(bytes.data(), bytes.size(), 0, &err);
-    if (!src) fail(name, std::string("cannot read the archive: ") + zip_error_strerror(&err));
-    zip_t* z = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &err);
-    if (!z) {
-        zip_source_free(src);
-        const std::string why = zip_error_strerror(&err);
-        zip_error_fini(&err);
-        fail(name, "not a valid .npz (zip) archive: " + why);
-    }
-    zip_error_fini(&err);
-    return ZipPtr(z);
+/// Queries of a component: its matrices' rows, or (read from its file) its query labels.
+Index query_rows(const AttentionComponent& c) {
+    return c.rows ? static_cast<Index>(c.q_tokens.size()) : c.mats[0].rows();
 }
-
-/// Reads one member fully, never trusting its claimed size further than deflate allows.
-std::vector<std::byte> read_member(zip_t* z, zip_uint64_t index, const std::string& where) {
-    zip_stat_t st;
-    zip_stat_init(&st);
-    if (zip_stat_index(z, index, 0, &st) != 0) fail(where, "cannot read the member's entry");
-    if ((st.valid & ZIP_STAT_SIZE) == 0 || (st.valid & ZIP_STAT_COMP_SIZE) == 0)
-        fail(where, "the member's size is unknown");
-    if ((st.valid & ZIP_STAT_ENCRYPTION_METHOD) && st.encryption_method != ZIP_EM_NONE)
-        fail(where, "encrypted members are not supported");
-    if ((st.valid & ZIP_STAT_COMP_METHOD) && st.comp_method != ZIP_CM_STORE &&
-        st.comp_method != ZIP_CM_DEFLATE)
-        fail(where, "unsupported compression method " + std::to_string(st.comp_method) +
-                        " (expected stored or deflated)");
-    if (st.size > st.comp_size * kMaxDeflateRatio + 4096)
-        fail(where, "claims " + detail::human_bytes(st.size) + " uncompressed from " +
-                        detail::human_bytes(st.comp_size) + " of compressed data, impossible");
-    zip_file_t* f = zip_fopen_index(z, index, 0);
-    if (!f) fail(where, std::string("cannot open the member: ") + zip_strerror(z));
-    std::vector<std::byte> out;
-    constexpr std::size_t kChunk = 1 << 20;
-    for (;;) {
-        const std::size_t old = out.size();
-        if (old > st.size) break;
-        out.resize(old + kChunk);
-        const zip_int64_t got = zip_fread(f, out.data() + old, kChunk);
-        if (got < 0) {
-            const std::string why = zip_file_strerror(f);
-            zip_fclose(f);
-            fail(where, "corrupt data: " + why);
-        }
-        out.resize(old + static_cast<std::size_t>(got));
-        if (got == 0) break;
-    }
-    zip_fclose(f);
-    if (out.size() != st.size)
-        fail(where, "holds " + std::to_string(out.size()) + " bytes but its entry claims " +
-                        std::to_string(st.size));
-    return out;
-}
-
-/// A stored member read through libzip into anonymous memory as its matrices are copied out:
-/// each matrix's pages are returned once copied, so a 600 MB member never costs 600 MB of its
-/// own on top of the matrices. Only stored members come here: their size is the compressed size,
-/// bounded by the archive itself.
-class StreamedMember : public ByteSource {
-  public:
-    StreamedMember(zip_t* z, zip_uint64_t index, std::size_t size, std::string where,
-                   const MappedFile* archive)
-        : size_(size), where_(std::move(where)), archive_(archive) {
-        file_ = zip_fopen_index(z, index, 0);
-        if (!file_) fail(where_, std::string("cannot open the member: ") + zip_strerror(z));
-        void* p = size_ ? ::mmap(nullptr, size_, PROT_READ | PROT_WRITE,
-                                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
-                        : nullptr;
-        if (p == MAP_FAILED) {
-            zip_fclose(file_);
-            fail(where_, "not enough memory to read " + detail::human_bytes(size_));
-        }
-        data_ = static_cast<std::byte*>(p);
-        // The .npy header: its length is in the preamble (bytes 8–11).
-        need(std::min<std::size_t>(size_, 12));
-        std::size_t header_end = size_;
-        if (size_ >= 12) {
-            const auto byte = [&](std::size_t i) { return std::to_integer<std::size_t>(data_[i]); };
-            header_end = byte(6) == 1
-                             ? 10 + (byte(8) | byte(9) << 8)
-                             : 12 + (byte(8) | byte(9) << 8 | byte(10) << 16 | byte(11) << 24);
-        }
-        need(std::min(size_, std::max<std::size_t>(header_end, 1 << 16)));
-    }
-    ~StreamedMember() override {
-        if (file_) zip_fclose(file_);
-        if (data_) ::munmap(data_, size_);
-    }
-    StreamedMember(const StreamedMember&) = delete;
-    StreamedMember& operator=(const StreamedMember&) = delete;
-
-    std::span<const std::byte> bytes() const { return {data_, size_}; }
-
-    void need(std::size_t end) override {
-        end = std::min(end, size_);
-        while (filled_ < end) {
-            const std::size_t want = std::min<std::size_t>(size_ - filled_, 16 << 20);
-            const zip_int64_t got = zip_fread(file_, data_ + filled_, want);
-            if (got < 0) fail(where_, std::string("corrupt data: ") + zip_file_strerror(file_));
-            if (got == 0)
-                fail(where_, "holds " + std::to_string(filled_) + " bytes but its entry claims " +
-                                 std::to_string(size_));
-            filled_ += static_cast<std::size_t>(got);
-            // The archive's pages were only read to be copied here: drop them from this process
-            // (the page cache keeps them; libzip maps back in whatever it reads again).
-            if (archive_) archive_->release(0, std::numeric_limits<std::size_t>::max());
-        }
-    }
-
-    void release(std::size_t offset, std::size_t length) override {
-        const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-        const std::size_t begin = (offset + page - 1) / page * page;
-        const std::size_t end = std::min(size_, offset + length) / page * page;
-        if (end > begin) ::madvise(data_ + begin, end - begin, MADV_DONTNEED);
-    }
-
-    /// Reads to the end of the member, where libzip checks its CRC.
-    void finish() {
-        need(size_);
-        std::byte extra;
-        const zip_int64_t got = zip_fread(file_, &extra, 1);
-        if (got < 0) fail(where_, std::string("corrupt data: ") + zip_file_strerror(file_));
-        if (got > 0)
-            fail(where_, "holds more bytes than its entry claims (" + std::to_string(size_) + ")");
-    }
-
-  private:
-    zip_file_t* file_ = nullptr;
-    std::byte* data_ = nullptr;
-    std::size_t size_ = 0, filled_ = 0;
-    std::string where_;
-    const MappedFile* archive_ = nullptr;
-};
-
-/// Whether a member is stored (not deflated) with a known size that fits in the archive's
-/// `archive` bytes: then it can be streamed.
-bool stored_member(zip_t* z, zip_uint64_t index, std::size_t archive, std::size_t* size) {
-    zip_stat_t st;
-    zip_stat_init(&st);
-    if (zip_stat_index(z, index, 0, &st) != 0) return false;
-    const bool known = (st.valid & ZIP_STAT_SIZE) && (st.valid & ZIP_STAT_COMP_SIZE) &&
-                       (st.valid & ZIP_STAT_COMP_METHOD);
-    const bool plain =
-        !(st.valid & ZIP_STAT_ENCRYPTION_METHOD) || st.encryption_method == ZIP_EM_NONE;
-    if (!known || !plain || st.comp_method != ZIP_CM_STORE || st.size != st.comp_size ||
-        st.comp_size > archive)
-        return false;
-    *size = static_cast<std::size_t>(st.size);
-    return true;
+/// Keys of a component (see query_rows).
+Index key_cols(const AttentionComponent& c) {
+    return c.rows ? static_cast<Index>(c.k_tokens.size()) : c.mats[0].cols();
 }
 
 std::vector<std::string> read_tokens(const std::map<std::string, std::vector<std::byte>>& m,
@@ -246,11 +94,15 @@ void attach_vectors(std::map<std::string, std::vector<std::byte>>& members, cons
     scores.heads = hq;
     scores.are_scores = true;
     scores.d_k = dk.value_or(static_cast<float>(q[0].cols()));
+    require_memory(static_cast<double>(q.size()) * static_cast<double>(q[0].rows()) *
+                       static_cast<double>(k[0].rows()) * sizeof(float),
+                   name + ": q·k scores of " + dims(lq, hq, q[0]) + " × " + dims(lk, hk, k[0]),
+                   "open fewer tokens, or raise the memory budget");
     for (std::size_t i = 0; i < q.size(); ++i)
         scores.mats.push_back(q[i] * k[i].transpose());
     for (auto& c : data.components)
-        if (c.layers == lq && c.heads == hq && c.mats[0].rows() == q[0].rows() &&
-            c.mats[0].cols() == k[0].rows())
+        if (c.layers == lq && c.heads == hq && query_rows(c) == q[0].rows() &&
+            key_cols(c) == k[0].rows())
             c.q = q, c.k = k, c.v = v;
     scores.q = std::move(q);
     scores.k = std::move(k);
@@ -260,13 +112,15 @@ void attach_vectors(std::map<std::string, std::vector<std::byte>>& members, cons
                            std::move(scores));
 }
 
-/// archive, when given, maps `bytes`: its pages are returned as streamed members are read.
+/// archive, when given, maps `bytes`: its pages are returned as streamed members are read, and
+/// a long attention member is read row by row from it (or from a temporary file).
 AttentionData parse_npz(std::span<const std::byte> bytes, const std::string& name,
-                        Progress* progress, const MappedFile* archive) {
+                        Progress* progress, const std::shared_ptr<const MappedFile>& archive) {
     ZipPtr z = open_zip(bytes, name);
     const zip_int64_t n = zip_get_num_entries(z.get(), 0);
     std::map<std::string, std::vector<std::byte>> members;
     std::map<std::string, std::pair<zip_uint64_t, std::size_t>> streamed;  // index, size
+    std::map<std::string, detail::MappedArray> long_members;
     for (zip_int64_t i = 0; i < n; ++i) {
         const char* raw = zip_get_name(z.get(), static_cast<zip_uint64_t>(i), 0);
         if (!raw) fail(name, "member " + std::to_string(i) + " has no readable name");
@@ -276,17 +130,27 @@ AttentionData parse_npz(std::span<const std::byte> bytes, const std::string& nam
         if (key != "attention" && key != "scores" && key != "tokens" && key != "query_tokens" &&
             key != "key_tokens" && key != "d_k" && key != "q" && key != "k" && key != "v")
             continue;  // other members are not ours to judge
-        if (members.count(key) || streamed.count(key))
+        if (members.count(key) || streamed.count(key) || long_members.count(key))
             fail(name, "member " + member + " appears twice");
         std::size_t size = 0;
-        // Large attention tensors are streamed into their matrices below; the rest is small.
-        if ((key == "attention" || key == "scores") &&
-            stored_member(z.get(), static_cast<zip_uint64_t>(i), bytes.size(), &size))
+        const bool tensor = key == "attention" || key == "scores";
+        std::optional<detail::MappedArray> rows;
+        if (tensor && archive)
+            rows = detail::long_member(z.get(), static_cast<zip_uint64_t>(i), archive, member, name,
+                                       progress);
+        // Long tensors are read row by row; large ones streamed into their matrices below; the
+        // rest is small.
+        if (rows)
+            long_members.emplace(key, std::move(*rows));
+        else if ((key == "attention" || key == "scores") &&
+                 stored_member(z.get(), static_cast<zip_uint64_t>(i), bytes.size(), &size))
             streamed[key] = {static_cast<zip_uint64_t>(i), size};
         else
             members[key] = read_member(z.get(), static_cast<zip_uint64_t>(i), name + ": " + member);
     }
-    const auto has = [&](const char* key) { return members.count(key) || streamed.count(key); };
+    const auto has = [&](const char* key) {
+        return members.count(key) || streamed.count(key) || long_members.count(key);
+    };
     const bool vectors = has("q") && has("k");
     if (has("q") != has("k")) fail(name, "holds only one of 'q' and 'k' (both are needed)");
     if (!has("attention") && !has("scores") && !vectors)
@@ -312,8 +176,12 @@ AttentionData parse_npz(std::span<const std::byte> bytes, const std::string& nam
         const std::string where = name + ": " + key + ".npy";
         const bool scores = std::string(key) == "scores";
         AttentionComponent c;
-        if (auto it = streamed.find(key); it != streamed.end()) {
-            StreamedMember member(z.get(), it->second.first, it->second.second, where, archive);
+        if (auto it = long_members.find(key); it != long_members.end()) {
+            c = detail::rows_component(std::move(it->second), scores, progress);
+            c.name = key;
+        } else if (auto it = streamed.find(key); it != streamed.end()) {
+            StreamedMember member(z.get(), it->second.first, it->second.second, where,
+                                  archive.get());
             NpyView v(member.bytes(), where);
             c = component_from_npy(v, key, scores, nullptr, member);
             member.finish();
@@ -331,12 +199,12 @@ AttentionData parse_npz(std::span<const std::byte> bytes, const std::string& nam
     if (both) {
         const auto& a = data.components[0];
         const auto& b = data.components[1];
-        if (a.layers != b.layers || a.heads != b.heads || a.mats[0].rows() != b.mats[0].rows() ||
-            a.mats[0].cols() != b.mats[0].cols())
+        if (a.layers != b.layers || a.heads != b.heads || query_rows(a) != query_rows(b) ||
+            key_cols(a) != key_cols(b))
             fail(name, "'scores' and 'attention' have different shapes");
     }
     if (vectors) attach_vectors(members, name, dk_given, data);
-    const Index nq = data.components[0].mats[0].rows(), nk = data.components[0].mats[0].cols();
+    const Index nq = query_rows(data.components[0]), nk = key_cols(data.components[0]);
     std::vector<std::string> qt, kt;
     if (members.count("query_tokens") || members.count("key_tokens")) {
         if (!members.count("query_tokens") || !members.count("key_tokens"))
@@ -362,12 +230,12 @@ AttentionData parse_npz(std::span<const std::byte> bytes, const std::string& nam
 
 AttentionData parse_npz_attention(std::span<const std::byte> bytes, const std::string& name,
                                   Progress* progress) {
-    return parse_npz(bytes, name, progress, nullptr);
+    return parse_npz(bytes, name, progress, {});
 }
 
 AttentionData load_npz_attention(const std::string& path, Progress* progress) {
-    MappedFile file(path);
-    AttentionData data = parse_npz(file.bytes(), detail::base_name(path), progress, &file);
+    auto file = std::make_shared<const MappedFile>(path);
+    AttentionData data = parse_npz(file->bytes(), detail::base_name(path), progress, file);
     data.source = path;
     return data;
 }

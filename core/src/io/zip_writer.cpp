@@ -14,17 +14,16 @@
 #include <utility>
 
 #include "attn/error.hpp"
+#include "zip_format.hpp"
 
 namespace attn::io {
 
 namespace {
 
-constexpr std::uint32_t kLocalSig = 0x04034b50, kCentralSig = 0x02014b50;
-constexpr std::uint32_t kEndSig = 0x06054b50, kEnd64Sig = 0x06064b50, kLocator64Sig = 0x07064b50;
+using namespace zip_format;
 constexpr std::uint16_t kMadeBy = (3 << 8) | 63;  // Unix, zip specification 6.3 (as libzip)
 constexpr std::uint16_t kNeeds = 10, kNeeds64 = 45;
 constexpr std::uint32_t kUnixRw = 0100666u << 16;  // regular file, rw-rw-rw- (as libzip)
-constexpr std::uint32_t kMax32 = 0xFFFFFFFFu;
 
 /// Little-endian field appender.
 struct Bytes {

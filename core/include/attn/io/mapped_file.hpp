@@ -13,6 +13,8 @@ class MappedFile {
   public:
     /// Maps path; throws FormatError naming the file when it cannot be opened or mapped.
     explicit MappedFile(const std::string& path);
+    /// Maps the open file fd (which the caller still owns and closes); name is for messages.
+    MappedFile(int fd, const std::string& name);
     ~MappedFile();
     MappedFile(MappedFile&& other) noexcept;
     MappedFile& operator=(MappedFile&& other) noexcept;
@@ -26,10 +28,14 @@ class MappedFile {
     /// Tells the kernel a byte range was consumed, so its pages leave resident memory
     /// (keeps a load's peak RSS near one copy of the data).
     void release(std::size_t offset, std::size_t length) const;
+    /// The same for every page the range touches, its edges too (a reader that is done with
+    /// the neighbours as well, or fine with reading them again from the page cache).
+    void release_touched(std::size_t offset, std::size_t length) const;
     /// Asks the kernel to read ahead sequentially.
     void advise_sequential() const;
 
   private:
+    void map(int fd, const std::string& name);
     const std::byte* data_ = nullptr;
     std::size_t size_ = 0;
 };

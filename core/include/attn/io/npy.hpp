@@ -37,6 +37,14 @@ struct NpyHeader {
 /// Parses the header of a whole .npy file held in memory and checks that the data the header
 /// promises is exactly what the bytes hold; throws FormatError naming `name` and the place.
 NpyHeader parse_npy_header(std::span<const std::byte> file, std::string_view name);
+/// Parses the header at the start of `head` (which holds at least the whole header) without
+/// checking the data that follows it (a member read in pieces: see check_npy_size).
+NpyHeader parse_npy_header_only(std::span<const std::byte> head, std::string_view name);
+/// Checks that a file of file_size bytes holds exactly the data h promises; throws FormatError.
+void check_npy_size(const NpyHeader& h, std::uint64_t file_size, std::string_view name);
+/// Converts n consecutive elements of h's numeric dtype at p to float, as copy_matrix does
+/// (byte order swapped, float64 rounded, float16 widened); no finiteness check.
+void decode_floats(const std::byte* p, const NpyHeader& h, std::size_t n, float* out);
 
 /// A checked .npy array over borrowed bytes (a mapped file or an npz member).
 class NpyView {

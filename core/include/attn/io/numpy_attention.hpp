@@ -55,9 +55,17 @@ bool looks_like_weights(const std::vector<Matrix>& mats);
 /// Whether one row of n values looks like post-softmax weights (see looks_like_weights).
 bool is_weights_row(const float* row, Index n);
 
-/// A float32 C-order [H,Nq,Nk] or [L,H,Nq,Nk] .npy whose layer holds more than kWeightCellLimit
-/// cells, opened as a component read row by row from the map (AttentionComponent::rows)
-/// instead of converted; nullopt for any other file (load_npy_attention converts it).
+/// Cells per layer above which a loaded tensor is read row by row from its file instead of
+/// converted to matrices: kWeightCellLimit unless set_long_tensor_cells changed it.
+double long_tensor_cells();
+/// Test hook: sets long_tensor_cells (0 restores kWeightCellLimit), so small files take the
+/// streamed path.
+void set_long_tensor_cells(double cells);
+
+/// A numeric [Nq,Nk], [H,Nq,Nk] or [L,H,Nq,Nk] .npy (any float dtype, byte order or memory
+/// order) whose layer holds more than long_tensor_cells(), opened as a component read row by
+/// row from the map (AttentionComponent::rows) instead of converted; nullopt for any other
+/// file (load_npy_attention converts it). Fortran order is transposed once to a temporary file.
 std::optional<AttentionData> mapped_npy_attention(const std::string& path,
                                                   Progress* progress = nullptr);
 
@@ -67,7 +75,9 @@ AttentionData load_npy_attention(const std::string& path, Progress* progress = n
 AttentionData parse_npy_attention(std::span<const std::byte> bytes, const std::string& name,
                                   Progress* progress = nullptr);
 
-/// Loads attention from a .npz archive (stored or deflated members).
+/// Loads attention from a .npz archive (stored or deflated members); a long `scores` or
+/// `attention` member is read row by row: a stored one from the archive's map, a deflated one
+/// from a temporary file it is inflated to once.
 AttentionData load_npz_attention(const std::string& path, Progress* progress = nullptr);
 /// Parses attention from .npz bytes (name used in messages).
 AttentionData parse_npz_attention(std::span<const std::byte> bytes, const std::string& name,
