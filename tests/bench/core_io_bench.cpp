@@ -4,19 +4,24 @@
 // the load, as a multiple of the file size. Targets: first heatmap data within 2 s, peak RSS
 // below 1.3× the file size. The file is freshly written, so it is read from the page cache.
 // Also: the same load from a stored .npz, `compute` of every layer streamed to a .npz, and a
-// long [4, 8192, 8192] raw-score file opened row by row from its map (no conversion).
+// long [4, 8192, 8192] raw-score file opened row by row (no conversion): from a .npy's map, from
+// a stored .npz member's map, and from a deflated member inflated once to a temporary file.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
+#include <zip.h>
+
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <vector>
 
+#include "attn/io/load.hpp"
 #include "attn/io/npy.hpp"
 #include "attn/io/numpy_attention.hpp"
 #include "attn/io/result_writer.hpp"
@@ -133,21 +138,25 @@ void BM_LoadAllThenFirstHead(benchmark::State& state) {
 }
 BENCHMARK(BM_LoadAllThenFirstHead)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
 
+/// A .npy file as the stored member "scores" of a .npz beside it, removed at exit.
+struct StoredNpz {
+    std::filesystem::path path;
+    explicit StoredNpz(const std::filesystem::path& npy_path)
+        : path(std::filesystem::path(npy_path).replace_extension(".npz")) {
+        const attn::io::MappedFile npy(npy_path.string());
+        attn::io::ZipWriter zip(path.string());
+        const std::size_t member = zip.reserve("scores.npy", npy.size());
+        constexpr std::size_t kPiece = 64 << 20;
+        for (std::size_t at = 0; at < npy.size(); at += kPiece)
+            zip.write(member, npy.bytes().subspan(at, std::min(kPiece, npy.size() - at)));
+        zip.finish();
+    }
+    ~StoredNpz() { std::filesystem::remove(path); }
+};
+
 /// The same tensor as a stored .npz member ("scores"), written once per process next to it.
 const std::string& big_npz() {
-    static const struct Npz {
-        std::filesystem::path path;
-        Npz() : path(std::filesystem::path(big().path).replace_extension(".npz")) {
-            const attn::io::MappedFile npy(big().path.string());
-            attn::io::ZipWriter zip(path.string());
-            const std::size_t member = zip.reserve("scores.npy", npy.size());
-            constexpr std::size_t kPiece = 64 << 20;
-            for (std::size_t at = 0; at < npy.size(); at += kPiece)
-                zip.write(member, npy.bytes().subspan(at, std::min(kPiece, npy.size() - at)));
-            zip.finish();
-        }
-        ~Npz() { std::filesystem::remove(path); }
-    } npz;
+    static const StoredNpz npz(big().path);
     static const std::string s = npz.path.string();
     return s;
 }
@@ -214,27 +223,71 @@ struct LongFile {
     ~LongFile() { std::filesystem::remove(path); }
 };
 
-/// Opening it as the app does (load, then the scene with a causal mask): too large to convert
-/// (4 × 8192² cells > kWeightCellLimit), it is read row by row from the map into the block
-/// overview and row statistics, so the peak RSS stays a small fraction of the file (converted,
-/// it would be the file plus two stages: about 3.2 GB).
-void BM_OpenLongScoresMapped(benchmark::State& state) {
+const LongFile& long_file() {
     static const LongFile file;
-    const std::string path = file.path.string();
+    return file;
+}
+
+/// The long file as the member "scores" of a deflated .npz (zlib level 1, through libzip).
+struct DeflatedNpz {
+    std::filesystem::path path;
+    explicit DeflatedNpz(const std::filesystem::path& npy_path)
+        : path(std::filesystem::path(npy_path).replace_extension(".deflated.npz")) {
+        int err = 0;
+        zip_t* z = zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &err);
+        zip_source_t* src = z ? zip_source_file(z, npy_path.c_str(), 0, -1) : nullptr;
+        const zip_int64_t i = src ? zip_file_add(z, "scores.npy", src, 0) : -1;
+        if (i < 0 || zip_set_file_compression(z, zip_uint64_t(i), ZIP_CM_DEFLATE, 1) != 0 ||
+            zip_close(z) != 0)
+            std::abort();
+    }
+    ~DeflatedNpz() { std::filesystem::remove(path); }
+};
+
+/// Opens path as the app does (load, then the scene with a causal mask) in a child process.
+void open_long(benchmark::State& state, const std::string& path, std::uint64_t file_bytes) {
     for (auto _ : state) {
         report(state, in_child([&] {
                    attn::SceneSpec spec;
                    spec.data =
-                       std::make_shared<attn::AttentionData>(attn::io::load_npy_attention(path));
+                       std::make_shared<attn::AttentionData>(attn::io::load_attention(path));
                    spec.mask.kind = attn::MaskKind::Causal;
                    const attn::SceneResult r = attn::compute_scene(spec);
                    if (!r.streamed) ::_exit(3);
                    benchmark::DoNotOptimize(r.stats[0].entropy);
                }),
-               file.bytes);
+               file_bytes);
     }
 }
+
+/// Too large to convert (4 × 8192² cells > kWeightCellLimit), the .npy is read row by row from
+/// its map into the block overview and row statistics, so the peak RSS stays a small fraction of
+/// the file (converted, it would be the file plus two stages: about 3.2 GB).
+void BM_OpenLongScoresMapped(benchmark::State& state) {
+    open_long(state, long_file().path.string(), long_file().bytes);
+}
 BENCHMARK(BM_OpenLongScoresMapped)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1);
+
+/// The same tensor as a stored .npz member: mapped in place at the member's data offset.
+void BM_OpenLongScoresStoredNpz(benchmark::State& state) {
+    static const StoredNpz npz(long_file().path);
+    open_long(state, npz.path.string(), std::filesystem::file_size(npz.path));
+}
+BENCHMARK(BM_OpenLongScoresStoredNpz)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+
+/// A deflated member: inflated once, streaming, to an unlinked temporary file that is mapped;
+/// file_MB is the (small) archive, the member inflates to 1.07 GB.
+void BM_OpenLongScoresDeflatedNpz(benchmark::State& state) {
+    static const DeflatedNpz npz(long_file().path);
+    open_long(state, npz.path.string(), std::filesystem::file_size(npz.path));
+}
+BENCHMARK(BM_OpenLongScoresDeflatedNpz)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 }  // namespace
 
