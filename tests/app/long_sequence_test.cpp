@@ -2,7 +2,7 @@
 // n × n); the heatmap shows exact block overviews; the scroll wheel zooms (a large fine region
 // drawn coarse first and refined by a scheduler job) to single labelled cells, whose drawn
 // values are core's weights; a drag pans; a mouse click selects a query and the weights bar
-// shows its recomputed row.
+// shows its recomputed row. The same by mouse on a long stored .npz read from its map.
 #include <QElapsedTimer>
 #include <QFile>
 #include <QTemporaryDir>
@@ -10,6 +10,8 @@
 #include <QWheelEvent>
 
 #include "app_test_support.hpp"
+#include "attn/io/npy.hpp"
+#include "attn/io/numpy_attention.hpp"
 #include "io/file_controller.hpp"
 #include "views/weights_bar.hpp"
 
@@ -24,6 +26,17 @@ void wheel(QWidget* w, const QPoint& at, int notches) {
 QPoint cellPixel(HeadHeatmap* h, attn::Index q, attn::Index k) {
     return {int(h->xAxis->coordToPixel(double(k))), int(h->yAxis->coordToPixel(double(q)))};
 }
+
+/// The main window at 1280 × 800, shown, with a file controller that opens no dialogs.
+struct ShownWindow {
+    MainWindow w;
+    fileio::FileController files{&w};
+    ShownWindow() {
+        w.resize(1280, 800);
+        w.show();
+        files.setQuiet(true);
+    }
+};
 
 }  // namespace
 
@@ -44,12 +57,10 @@ class LongSequenceTest : public QObject {
                 text += "w" + QByteArray::number(i % 5003) + ' ';
             f.write(text);
         }
-        MainWindow w;
-        w.resize(1280, 800);
-        w.show();
+        ShownWindow shown;
+        MainWindow& w = shown.w;
+        fileio::FileController& files = shown.files;
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        fileio::FileController files(&w);
-        files.setQuiet(true);
         // Coarse first: the preview (every 32nd query) reaches the views before the exact pass.
         QElapsedTimer clock;
         qint64 firstMs = -1, lastMs = -1;
@@ -181,6 +192,58 @@ class LongSequenceTest : public QObject {
         if (!qEnvironmentVariableIsEmpty("ATTN_SCREENSHOT_DIR"))
             w.grab().save(qEnvironmentVariable("ATTN_SCREENSHOT_DIR") +
                           QStringLiteral("/long_zoomed.png"));
+    }
+
+    /// A long stored .npz (np.savez's layout) is read row by row from the archive's map, not
+    /// converted: the same overview, wheel zoom to single cells and query selection by mouse.
+    void openLongStoredNpzByMouse() {
+        // 2 heads × 600²: past the lowered threshold, as 32k tokens are past the real one.
+        struct Threshold {
+            Threshold() { attn::io::set_long_tensor_cells(100000); }
+            ~Threshold() { attn::io::set_long_tensor_cells(0); }
+        } low;
+        constexpr attn::Index kN = 600;
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("long.npz"));
+        std::vector<float> scores(std::size_t(2 * kN * kN));
+        for (std::size_t e = 0; e < scores.size(); ++e) {
+            const auto i = attn::Index(e / kN % kN), j = attn::Index(e % kN);
+            scores[e] = -float(std::abs(i - j)) / 4.f + 0.25f * float(e % 13);
+        }
+        const std::vector<std::uint64_t> shape{2, kN, kN};
+        attn::io::write_npz(path.toStdString(), {{"scores", attn::io::npy_bytes(scores, shape)}});
+        ShownWindow shown;
+        MainWindow& w = shown.w;
+        fileio::FileController& files = shown.files;
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY2(files.openFile(path), qPrintable(files.lastError()));
+        test_support::settle(w.computeService());
+        const SceneResultPtr r = w.computeService()->result();
+        QVERIFY(r && r->streamed && r->source);
+        QCOMPARE(r->query_count(), kN);
+        QCOMPARE(r->raw_row(1, 5)(7), scores[std::size_t((kN + 5) * kN + 7)]);  // the file's
+        HeadHeatmap* hm = w.heatmapGrid()->head(1);
+        const attn::AggregatedGrid& overview = hm->cells();
+        QVERIFY(overview.rows > 0 && overview.cols > 0);
+        double best = 0;  // block (0, 0) drawn as the exact maximum of its weights
+        for (attn::Index i = 0; i < overview.rowFactor; ++i)
+            best = std::max(best,
+                            double(r->weights_row(1, i).segment(0, overview.colFactor).maxCoeff()));
+        QVERIFY(std::abs(overview.at(0, 0) - best) <= 1e-6);
+        const QPoint centre = hm->axisRect()->rect().center();
+        for (int i = 0; i < 60 && hm->region().rows > 24; ++i)
+            wheel(hm, centre, 2);
+        QTRY_VERIFY_WITH_TIMEOUT(!hm->refining(), 30000);
+        QVERIFY2(hm->region().rows <= 24, qPrintable(QString::number(hm->region().rows)));
+        QCOMPARE(hm->cells().rowFactor, 1);
+        const attn::Index q0 = hm->region().row, k0 = hm->region().col;
+        QVERIFY(std::abs(hm->cells().at(2, 3) - r->weights_row(1, q0 + 2)(k0 + 3)) <= 1e-6);
+        const attn::Index q = q0 + 1, k = k0 + 2;
+        QTest::mouseClick(hm, Qt::LeftButton, {}, cellPixel(hm, q, k));
+        QCOMPARE(w.scene()->selection().query, int(q));
+        QCPBarsDataContainer* bars = w.weightsBar()->bars()->data().data();
+        QCOMPARE(bars->size(), int(kN));
+        QVERIFY(std::abs(bars->at(int(k))->value - r->weights_row(1, q)(k)) <= 1e-6);
     }
 };
 
