@@ -14,6 +14,29 @@
 #include "views/token_labels.hpp"
 #include "views/weight_scale.hpp"
 
+namespace {
+
+/// Reaches an axis's label cache (QCPAxisPainterPrivate::mLabelCache, protected). QCustomPlot
+/// keeps 16 rendered tick labels per axis; a head shows up to ~70 per axis, and a cache
+/// smaller than the labels drawn misses on every label of every replot (least recently used,
+/// drawn in the same order): every replot laid the labels out and rendered them again.
+struct AxisAccess : QCPAxis {
+    static QCPAxisPainterPrivate* painter(QCPAxis* axis) {
+        return axis->*(&AxisAccess::mAxisPainter);
+    }
+};
+struct LabelCacheAccess : QCPAxisPainterPrivate {
+    static void setSize(QCPAxisPainterPrivate* painter, int labels) {
+        auto& cache = painter->*(&LabelCacheAccess::mLabelCache);
+        if (cache.maxCost() < labels) cache.setMaxCost(labels);
+    }
+};
+
+/// More than a head ever labels on one axis (rebuildTicks thins to a label per line height).
+constexpr int kCachedLabels = 256;
+
+}  // namespace
+
 HeadHeatmap::HeadHeatmap(QWidget* parent) : QCustomPlot(parent) {
     setMinimumSize(120, 120);
     setMouseTracking(true);
@@ -43,6 +66,7 @@ HeadHeatmap::HeadHeatmap(QWidget* parent) : QCustomPlot(parent) {
         QFont f = font();
         f.setPointSizeF(std::max(7.0, f.pointSizeF() * 0.85));
         a->setTickLabelFont(f);
+        LabelCacheAccess::setSize(AxisAccess::painter(a), kCachedLabels);
     }
     // Keys read along the bottom, rotated so long tokens do not overlap.
     xAxis->setTickLabelRotation(-65);
@@ -166,6 +190,7 @@ void HeadHeatmap::regionChanged() {
 void HeadHeatmap::prepare(const QSize& budget) {
     if (!result_ || head_ >= int(result_->heads.size()) || queries() == 0 || keys() == 0) {
         cells_ = attn::AggregatedGrid{};
+        measureSpan();
         cellsDirty_ = false;
         return;
     }
@@ -182,13 +207,14 @@ void HeadHeatmap::prepare(const QSize& budget) {
     const QSize drawn = regionWanted_ ? coarse : budget;
     cells_ = result_->drawn_blocks(head_, view_.row, view_.rows, view_.col, view_.cols,
                                    drawn.height(), drawn.width(), style_.aggregation);
+    measureSpan();  // here, off the GUI thread when the grid prepares heads in parallel
     factors_ = factors;
     budget_ = budget;
     cellsDirty_ = false;
     mapDirty_ = true;
 }
 
-QCPRange HeadHeatmap::valueRange(bool logScale) const {
+void HeadHeatmap::measureSpan() {
     WeightSpan span;
     for (std::size_t i = 0; i < cells_.values.size(); ++i) {
         if (cells_.masked[i]) continue;
@@ -197,7 +223,11 @@ QCPRange HeadHeatmap::valueRange(bool logScale) const {
         if (v > 0) span.smallestPositive = std::min(span.smallestPositive, v);
         span.hasZero = span.hasZero || v <= 0;
     }
-    return weightColorRange(span, logScale);
+    span_ = span;
+}
+
+QCPRange HeadHeatmap::valueRange(bool logScale) const {
+    return weightColorRange(span_, logScale);
 }
 
 void HeadHeatmap::fillMap() {
@@ -238,7 +268,27 @@ void HeadHeatmap::refresh() {
     title_->setText(titleText());
     rebuildTicks();
     updateSelectionItems();
+    replotWhenSeen();
+}
+
+void HeadHeatmap::replotWhenSeen() {
+    // A head scrolled out of the grid's view (or not shown) is replotted when it is next
+    // painted: a grid of 12 heads shows 2 to 4 of them at 1280 × 800.
+    if (visibleRegion().isEmpty()) {
+        replotPending_ = true;
+        return;
+    }
+    replotPending_ = false;
     replot(rpQueuedRefresh);
+}
+
+void HeadHeatmap::paintEvent(QPaintEvent* event) {
+    if (replotPending_) {
+        replotPending_ = false;
+        // Draws the buffers; its update() asks for one more paint, of the same buffers.
+        replot(rpQueuedRefresh);
+    }
+    QCustomPlot::paintEvent(event);
 }
 
 QString HeadHeatmap::titleText() const {

@@ -10,6 +10,7 @@
 #include "views/heatmap_style.hpp"
 #include "views/heatmap_viewport.hpp"
 #include "views/qcp.hpp"
+#include "views/weight_scale.hpp"
 
 /// Queries on rows (top to bottom), keys on columns, token labels on both axes, a title with the
 /// head's statistics. Draws only: it is given a result, a head index, a style and the selection.
@@ -110,6 +111,7 @@ class HeadHeatmap : public QCustomPlot {
     void mouseReleaseEvent(QMouseEvent* event) override;
     void mouseDoubleClickEvent(QMouseEvent* event) override;
     void wheelEvent(QWheelEvent* event) override;
+    void paintEvent(QPaintEvent* event) override;
     void changeEvent(QEvent* event) override;
     /// Answers tooltip requests itself: otherwise the grid's generic help replaced a cell's
     /// numbers once the mouse rested.
@@ -128,6 +130,10 @@ class HeadHeatmap : public QCustomPlot {
     void rebuildTicks();
     void updateSelectionItems();
     void fillMap();
+    /// The span of the drawn values, for valueRange (computed with the cells).
+    void measureSpan();
+    /// Replots now when any of the head is on screen, otherwise at its next paint.
+    void replotWhenSeen();
     /// Block factors the current region needs for budget (cells are recomputed when they change).
     QSize wantedFactors(const QSize& budget) const;
     /// Number of queries and keys of the shown head (0 without one).
@@ -156,7 +162,9 @@ class HeadHeatmap : public QCustomPlot {
     bool regionWanted_ = false;   ///< prepare() drew coarse cells: refresh() submits the job
     bool refining_ = false;       ///< kRegionJob is computing the drawn region
     bool regionDropped_ = false;  ///< prepare() drew at once while a job was computing
+    bool replotPending_ = false;  ///< refreshed while off screen: replot at the next paint
     attn::AggregatedGrid cells_;
+    WeightSpan span_;       ///< of cells_: largest, smallest positive, any zero
     QSize factors_;         ///< wantedFactors() the cells were prepared for
     HeatmapViewport view_;  ///< the visible region
     HeatmapViewport dragFrom_;

@@ -87,11 +87,14 @@ HeatmapGrid::HeatmapGrid(QWidget* parent) : QWidget(parent) {
 void HeatmapGrid::setResult(SceneResultPtr result) {
     result_ = std::move(result);
     const int count = result_ ? int(result_->heads.size()) : 0;
+    const bool sameCount = count == headCount();
     if (focused_ >= count) focused_ = -1;
     ensureHeads(count);
     for (int h = 0; h < count; ++h)
         heads_[std::size_t(h)]->setResult(result_, h);
-    relayout();
+    // A control that changes only the numbers (same heads, same tokens: the heads keep their
+    // measured margins) leaves the arrangement as it is: no layout pass over every head.
+    if (!sameCount || arrangementFor(visibleCount()) != arrangement_) relayout();
     redraw();
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <QWidget>
+#include <array>
 
 #include "views/attention_view.hpp"
 
@@ -31,23 +32,34 @@ class ViewsTab : public QWidget {
     const ViewOptions& options() const { return options_; }
     void setOptions(const ViewOptions& options);
 
-    LinesView* lines() const { return lines_; }
-    TokensView* tokens() const { return tokens_; }
-    NeuronView* neuron() const { return neuron_; }
-    RolloutView* rollout() const { return rollout_; }
-    QkView* qk() const { return qk_; }
+    /// The views, up to date with the last result and selection (hidden, they catch up when
+    /// shown or asked for).
+    LinesView* lines() const { return catchUp(), lines_; }
+    TokensView* tokens() const { return catchUp(), tokens_; }
+    NeuronView* neuron() const { return catchUp(), neuron_; }
+    RolloutView* rollout() const { return catchUp(), rollout_; }
+    QkView* qk() const { return catchUp(), qk_; }
     QTabWidget* tabs() const { return tabs_; }
     QComboBox* reduceBox() const { return reduce_; }
     QComboBox* combineBox() const { return combine_; }
     QCheckBox* wordsBox() const { return words_; }
     QCheckBox* reverseBox() const { return reverse_; }
 
+  protected:
+    void showEvent(QShowEvent* event) override;
+
   private:
     void applyOptions();
     void syncCombine();
+    /// Hands the views the result and selection they missed while the tab was hidden.
+    void catchUp() const;
+    std::array<AttentionView*, 5> views() const;
 
     Scene* scene_;
     ViewOptions options_;
+    SceneResultPtr result_;  ///< the last result and selection given (what the views show)
+    Selection selection_;
+    mutable bool stale_ = false;  ///< hidden: the views have not been given them yet
     QTabWidget* tabs_;
     LinesView* lines_;
     TokensView* tokens_;

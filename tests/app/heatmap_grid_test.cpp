@@ -2,6 +2,7 @@
 // masked cells, layout of 1–16 heads, rendering to images and SVG.
 #include <QBuffer>
 #include <QImage>
+#include <QScrollBar>
 #include <QSvgGenerator>
 #include <QTest>
 
@@ -149,6 +150,50 @@ class HeatmapGridTest : public QObject {
                                         .arg(s.height())));
             }
         }
+    }
+
+    void onlyHeadsOnScreenReplotAndOthersWhenScrolledTo() {
+        // 12 heads of 200 tokens scroll in a 1000 × 700 grid. A new result replots each head
+        // on screen once; a head off screen is replotted when it is first painted.
+        HeatmapGrid grid;
+        grid.resize(1000, 700);
+        grid.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&grid));
+        attn::SceneSpec spec = longSpec(200, 12);
+        spec.d_model = 96;
+        grid.setResult(computeShared(spec));
+        QCoreApplication::processEvents();
+        std::vector<int> replots(12, 0);
+        for (int h = 0; h < 12; ++h)
+            connect(grid.head(h), &QCustomPlot::afterReplot, this, [&replots, h] { ++replots[h]; });
+        spec.temperature = 0.5f;
+        grid.setResult(computeShared(spec));
+        QCoreApplication::processEvents();
+        int onScreen = 0;
+        for (int h = 0; h < 12; ++h) {
+            const bool seen = !grid.head(h)->visibleRegion().isEmpty();
+            onScreen += seen ? 1 : 0;
+            QCOMPARE(replots[h], seen ? 1 : 0);
+        }
+        QVERIFY2(onScreen >= 1 && onScreen < 12, qPrintable(QString::number(onScreen)));
+        QScrollBar* bar = nullptr;
+        for (QScrollBar* b : grid.findChildren<QScrollBar*>())
+            if (b->orientation() == Qt::Vertical && b->maximum() > 0) bar = b;
+        QVERIFY(bar);
+        bar->setValue(bar->maximum());
+        QCoreApplication::processEvents();
+        HeadHeatmap* last = grid.head(11);
+        QVERIFY(!last->visibleRegion().isEmpty());
+        QCOMPARE(replots[11], 1);
+        // Drawn from the new result's cells (a blank buffer would show the white background):
+        // the same pixels as a rendering that bypasses the buffers.
+        const QImage shot = last->grab().toImage().convertToFormat(QImage::Format_RGB32);
+        const QImage direct = last->toPixmap(last->width(), last->height())
+                                  .toImage()
+                                  .convertToFormat(QImage::Format_RGB32);
+        const QRect cells = last->axisRect()->rect();
+        QCOMPARE(shot.copy(cells), direct.copy(cells));
+        QCOMPARE(replots[11], 1);
     }
 
     void rendersToImageAndSvg() {
