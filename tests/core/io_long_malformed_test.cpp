@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -177,6 +178,45 @@ TEST(LongSourceRefused, NaNInAFloat64FileNamesItsPlace) {
         EXPECT_TRUE(has(e.what(), "head 2 in \"" + path + "\" are NaN at row 7, column 11"))
             << e.what();
     }
+}
+
+TEST(LongSourceRefused, EveryCutOrFlippedHeaderByteIsAnErrorNotACrash) {
+    const Threshold low(100);
+    io_test::TempDir dir;
+    const std::string path = dir.file("cut.npz");
+    // NumPy's own stored archive (ZIP64 local header) and a deflated one built here.
+    std::vector<std::vector<std::byte>> archives;
+    {
+        std::ifstream in(io_test::data("npy/long_savez_f4.npz"), std::ios::binary);
+        archives.emplace_back();
+        for (char c; in.get(c);)
+            archives.back().push_back(std::byte(c));
+    }
+    archives.push_back(reference::npz_bytes({{"scores", npy(kShape, "<f4", false)}}, true));
+    int refused = 0, opened = 0;
+    const auto attempt = [&](const std::vector<std::byte>& bytes) {
+        write_bytes(path, bytes);
+        try {
+            attn::io::load_attention(path);
+            ++opened;
+        } catch (const attn::Error& e) {
+            EXPECT_TRUE(std::string(e.what()).starts_with("cut.npz")) << e.what();
+            ++refused;
+        }
+    };
+    for (const std::vector<std::byte>& good : archives) {
+        for (std::size_t cut = 0; cut < good.size(); cut += 13)
+            attempt(std::vector<std::byte>(good.begin(), good.begin() + std::ptrdiff_t(cut)));
+        // Every byte of the local header and of the directory records at the end, flipped.
+        for (std::size_t at = 0; at < good.size(); ++at) {
+            if (at >= 200 && at + 200 < good.size()) continue;
+            std::vector<std::byte> bad = good;
+            bad[at] ^= std::byte(0xFF);
+            attempt(bad);
+        }
+    }
+    EXPECT_GT(refused, 500);
+    EXPECT_GT(opened, 0);  // flips of fields nobody checks (times, CRC of a stored member)
 }
 
 }  // namespace

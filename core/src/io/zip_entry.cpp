@@ -41,7 +41,7 @@ Directory directory(std::span<const std::byte> zip, const std::string& name) {
     Directory d{zip_le(e + 16, 4), zip_le(e + 12, 4), zip_le(e + 10, 2)};
     if (d.offset == kMax32 || d.size == kMax32 || d.entries == 0xFFFF) {
         const std::uint64_t at = end >= 20 ? zip_le(e - 20 + 8, 8) : n;
-        if (end < 20 || zip_le(e - 20, 4) != kLocator64Sig || at > n - 56 ||
+        if (end < 20 || zip_le(e - 20, 4) != kLocator64Sig || n < 56 || at > n - 56 ||
             zip_le(zip.data() + at, 4) != kEnd64Sig)
             fail(name,
                  "the ZIP64 end of central directory record is missing or past the end of "
