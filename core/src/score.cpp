@@ -21,7 +21,12 @@ void require_finite(const ConstRef& m, const std::string& what) {
     // x · 0 is 0 for finite x and NaN for ±inf and NaN: one vectorised sum per row (Eigen 3.4's
     // allFinite() tests element by element).
     bool finite = true;
-    for (Index i = 0; i < m.rows() && finite; ++i)
+    if (m.outerStride() == m.cols()) {
+        // Contiguous (a whole matrix): one pass over all of it, not a reduction per row.
+        const Eigen::Map<const Eigen::ArrayXf> all(m.data(), m.size());
+        finite = !std::isnan((all * 0.f).sum());
+    }
+    for (Index i = 0; i < m.rows() && finite && m.outerStride() != m.cols(); ++i)
         finite = !std::isnan((m.row(i).array() * 0.f).sum());
     if (finite) return;
     for (Index i = 0; i < m.rows(); ++i)

@@ -1,5 +1,10 @@
-// Benchmark: multi-head self-attention forward with projections (float32, d_model 768, 12 heads,
-// every stage kept), against Eigen's own SGEMM as the ceiling. Run by hand, never by ctest.
+// Benchmark: multi-head self-attention forward with projections (float32, d_model 768, 12 heads),
+// against Eigen's own SGEMM as the ceiling. Run by hand, never by ctest.
+//
+// BM_MultiHeadSelfAttention computes what PyTorch's nn.MultiheadAttention returns with
+// need_weights=True, average_attn_weights=False (scripts/bench_torch_mha.py): the layer output and
+// every head's n × n weights, fresh each call. BM_MultiHeadSelfAttentionStages also keeps every
+// head's raw n × n scores, as a scene of up to kStageCellLimit cells does.
 #include <benchmark/benchmark.h>
 
 #include <ctime>
@@ -27,13 +32,21 @@ double mha_flops(double n) {
     return 8 * n * d * d + 4 * n * n * d;
 }
 
-void BM_MultiHeadSelfAttention(benchmark::State& state) {
+// Scaled dot product, no mask, τ = 1; with raw kept (stages) or PyTorch's outputs only.
+attn::AttentionParams mha_params(bool stages) {
+    attn::AttentionParams params;
+    params.keep_stages = stages;
+    params.keep_output = true;
+    return params;
+}
+
+void run_fresh(benchmark::State& state, bool stages) {
     const attn::Index n = state.range(0);
     const attn::MultiHeadConfig config{kModel, kHeads, 0};
     const attn::MultiHeadWeights w =
         attn::MultiHeadWeights::xavier(config, attn::ScoreKind::Dot, 1);
     const attn::Matrix X = attn::Rng(2).normal_matrix(n, kModel);
-    const attn::AttentionParams params;  // scaled dot product, no mask, τ = 1
+    const attn::AttentionParams params = mha_params(stages);
     const double cpu0 = process_cpu_ms();
     for (auto _ : state) {
         attn::MultiHeadResult r = attn::multi_head(X, X, w, config, params);
@@ -44,7 +57,21 @@ void BM_MultiHeadSelfAttention(benchmark::State& state) {
     state.counters["GFLOP/s"] = benchmark::Counter(mha_flops(double(n)) / 1e9,
                                                    benchmark::Counter::kIsIterationInvariantRate);
 }
+
+void BM_MultiHeadSelfAttention(benchmark::State& state) {
+    run_fresh(state, false);
+}
 BENCHMARK(BM_MultiHeadSelfAttention)
+    ->Arg(128)
+    ->Arg(512)
+    ->Arg(2048)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void BM_MultiHeadSelfAttentionStages(benchmark::State& state) {
+    run_fresh(state, true);
+}
+BENCHMARK(BM_MultiHeadSelfAttentionStages)
     ->Arg(128)
     ->Arg(512)
     ->Arg(2048)
@@ -58,7 +85,7 @@ void BM_MultiHeadSelfAttentionReused(benchmark::State& state) {
     const attn::MultiHeadWeights w =
         attn::MultiHeadWeights::xavier(config, attn::ScoreKind::Dot, 1);
     const attn::Matrix X = attn::Rng(2).normal_matrix(n, kModel);
-    const attn::AttentionParams params;
+    const attn::AttentionParams params = mha_params(false);
     attn::MultiHeadResult r;
     attn::multi_head_into(X, X, w, config, params, r);  // first call allocates
     const double cpu0 = process_cpu_ms();

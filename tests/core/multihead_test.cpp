@@ -194,6 +194,38 @@ TEST(MultiHead, IntoReusedResultEqualsFreshResult) {
     }
 }
 
+TEST(MultiHead, OutputsWithoutRawAreTheStagesOutputs) {
+    // keep_output without keep_stages (PyTorch's returns): no raw scores, the same weights bit
+    // for bit, and outputs computed a tile at a time equal to the whole product's.
+    attn::Rng rng(12);
+    const MultiHeadConfig c{48, 4, 0};
+    const MultiHeadWeights w = MultiHeadWeights::xavier(c, attn::ScoreKind::Dot, 3);
+    const Matrix X = rng.normal_matrix(150, 48);  // more than two 64-row tiles
+    for (attn::MaskKind mask : {attn::MaskKind::None, attn::MaskKind::Causal}) {
+        attn::AttentionParams stages;
+        stages.mask.kind = mask;
+        attn::AttentionParams outputs = stages;
+        outputs.keep_stages = false;
+        outputs.keep_output = true;
+        attn::AttentionParams weights_only = outputs;
+        weights_only.keep_output = false;
+        const attn::MultiHeadResult a = attn::multi_head(X, X, w, c, stages);
+        const attn::MultiHeadResult b = attn::multi_head(X, X, w, c, outputs);
+        const attn::MultiHeadResult o = attn::multi_head(X, X, w, c, weights_only);
+        ASSERT_EQ(b.heads.size(), 4u);
+        for (std::size_t k = 0; k < 4; ++k) {
+            EXPECT_EQ(b.heads[k].raw.size(), 0);
+            EXPECT_EQ(b.heads[k].weights, a.heads[k].weights);
+            EXPECT_LT(max_diff(b.heads[k].output, a.heads[k].output), 1e-6f);
+            EXPECT_EQ(o.heads[k].output.size(), 0);
+        }
+        EXPECT_LT(max_diff(b.output, a.output), 1e-6f);
+        EXPECT_GT(a.output.cwiseAbs().maxCoeff(), 0.1f);
+        EXPECT_EQ(o.output.size(), 0);
+        EXPECT_EQ(o.concat.size(), 0);
+    }
+}
+
 struct Recorder : attn::Progress {
     std::vector<double> seen;
     int cancel_after = -1;

@@ -26,6 +26,10 @@ struct AttentionParams {
     /// false: only weights and empty_rows are stored (one row-tiled pass); raw, scaled, masked
     /// and output stay empty and a SceneResult recomputes their rows on demand.
     bool keep_stages = true;
+    /// With keep_stages false (and not streamed): compute each head's output (weights · V, a
+    /// tile at a time while its weights are in cache) and the layer's output too, keeping no raw
+    /// scores: what PyTorch's nn.MultiheadAttention returns with need_weights.
+    bool keep_output = false;
     /// > 0 with keep_stages false: not even the weights are stored (a streamed head): the pass
     /// keeps per-query softmax normalisers and block sums at this many cells per axis instead.
     int overview_cells = 0;

@@ -42,7 +42,7 @@ struct MultiHeadResult {
     std::vector<HeadResult> heads;  ///< one per query head
     Matrix Q, K, V;                 ///< projected (nq × d_model, nk × kv·d_k, nk × kv·d_k)
     Matrix concat;                  ///< nq × d_model: head outputs side by side (empty when
-                                    ///< params.keep_stages is false, as is output)
+                                    ///< params keeps neither stages nor output, as is output)
     Matrix output;                  ///< nq × d_model: concat · W_o
     std::vector<HeadStats> stats;   ///< one per head when asked for (with_stats), else empty
     Index d_k = 0;
