@@ -38,8 +38,8 @@ namespace {
 // Queries per tile of the compact pass: a 64 × 4096 float tile is 1 MiB, about L2; larger
 // tiles repack K less often.
 constexpr Index kTileRows = 64;
-// The weights-only pass takes at least kTileRows queries and up to this many cells a tile
-// (512 KiB of scores): at n = 512 four times fewer tiles, each repacking the head's K and V.
+// The tiled passes take at least kTileRows queries and up to this many cells a tile (512 KiB
+// of scores): at n = 512 four times fewer tiles, each repacking the head's K (and V).
 constexpr Index kTileCells = Index{1} << 17;
 
 /// Weights and (optionally) statistics tile by tile, without keeping the score stages: memory
@@ -99,7 +99,15 @@ void attend_tiled(const ConstRef& Q, const ConstRef& K, const ConstRef& V, float
 
 }  // namespace
 
-void finish_scores(float d_k, const AttentionParams& params, HeadResult& out, HeadStats* stats) {
+namespace {
+
+/// The softmax pass of a head that keeps its raw scores, a tile of query rows at a time: with Q
+/// and K, each tile's raw scores are computed, stored into out.raw and weighed while still in
+/// cache (one n × n write, none read back); without, they are read from out.raw. The scaled and
+/// masked scores are not kept (HeadResult derives them): a tile of them lives in a buffer while
+/// its softmax and statistics are taken. Both ways make the same calls, so the same numbers.
+void kept_pass(float d_k, const AttentionParams& params, HeadResult& out, HeadStats* stats,
+               const ConstRef* Q, const ConstRef* K) {
     const bool hard = set_multiplier(d_k, params, out);
     stage_counters().softmax_heads.fetch_add(1, std::memory_order_relaxed);
     const Index nq = out.raw.rows(), nk = out.raw.cols();
@@ -108,42 +116,55 @@ void finish_scores(float d_k, const AttentionParams& params, HeadResult& out, He
     resize_large(out.weights, nq, nk);
     out.empty_rows.assign(static_cast<std::size_t>(nq), 0);
     std::vector<RowStats> rows(stats ? static_cast<std::size_t>(nq) : 0);
-    // The scaled and masked scores are not kept (HeadResult derives them): one row of them lives
-    // in z while its softmax and statistics are taken, so raw is read once and nothing n × n
-    // but the weights is written. The mask is built a tile at a time for the same reason.
-    Eigen::RowVectorXf z(nk);
+    Matrix tile;
     BoolMatrix mask;
-    for (Index b = 0; b < nq; b += kTileRows) {
-        const Index len = std::min(kTileRows, nq - b);
+    const Index tile_rows = std::max(kTileRows, kTileCells / nk);
+    for (Index b = 0; b < nq; b += tile_rows) {
+        const Index len = std::min(tile_rows, nq - b);
+        if (Q) {
+            scores_into(Q->middleRows(b, len), *K, params.score, tile);
+            out.raw.middleRows(b, len) = tile;
+        } else {
+            tile = out.raw.middleRows(b, len);
+        }
         if (masking) mask = build_mask_rows(params.mask, nq, nk, b, len);
         for (Index r = 0; r < len; ++r) {
             const Index i = b + r;
-            z = out.raw.row(i);
-            const bool empty = weigh_row(z, masking ? &mask : nullptr, r, out.multiplier, hard,
-                                         out.weights.row(i).data(), i);
+            const bool empty = weigh_row(tile.row(r), masking ? &mask : nullptr, r, out.multiplier,
+                                         hard, out.weights.row(i).data(), i);
             out.empty_rows[static_cast<std::size_t>(i)] = empty ? 1 : 0;
-            if (stats) rows[static_cast<std::size_t>(i)] = row_stats(out.weights.row(i), z, i);
+            if (stats)
+                rows[static_cast<std::size_t>(i)] = row_stats(out.weights.row(i), tile.row(r), i);
         }
     }
     if (stats) *stats = summarize_rows(std::move(rows));
 }
 
+}  // namespace
+
+void finish_scores(float d_k, const AttentionParams& params, HeadResult& out, HeadStats* stats) {
+    kept_pass(d_k, params, out, stats, nullptr, nullptr);
+}
+
 void attend_into(const ConstRef& Q, const ConstRef& K, const ConstRef& V,
-                 const AttentionParams& params, HeadResult& out, HeadStats* stats) {
-    check_score_inputs(Q, K, params.score);
+                 const AttentionParams& params, HeadResult& out, HeadStats* stats,
+                 bool finite_known) {
+    check_score_inputs(Q, K, params.score, finite_known);
     if (V.rows() != K.rows())
         throw ShapeError("V must have one row per key: K is " + shape(K.rows(), K.cols()) +
                          ", V is " + shape(V.rows(), V.cols()) + ".");
     if (V.cols() == 0) throw ArgumentError("V has zero width (" + shape(V.rows(), V.cols()) + ").");
-    require_finite(V, "V");
+    if (!finite_known) require_finite(V, "V");
     const float d_k = params.scale_dk.value_or(static_cast<float>(Q.cols()));
     if (!params.keep_stages) {
         attend_tiled(Q, K, V, d_k, params, out, stats);
         return;
     }
     stage_counters().score_heads.fetch_add(1, std::memory_order_relaxed);
-    scores_into(Q, K, params.score, out.raw);
-    finish_scores(d_k, params, out, stats);
+    resize_large(out.raw, Q.rows(), K.rows());
+    const Matrix Kc = K;  // contiguous: each tile's GEMM repacks it (see attend_tiled)
+    const ConstRef Kr = Kc;
+    kept_pass(d_k, params, out, stats, &Q, &Kr);
     out.output.resize(Q.rows(), V.cols());
     out.output.noalias() = out.weights * V;
 }

@@ -7,6 +7,7 @@
 #include "attn/attention.hpp"
 #include "attn/multihead.hpp"
 #include "attn/scene.hpp"
+#include "attn/softmax_kernel.hpp"
 #include "attn/types.hpp"
 
 namespace attn {
@@ -33,13 +34,17 @@ void resize_large(Matrix& m, Index rows, Index cols);
 void scores_into(const ConstRef& Q, const ConstRef& K, const ScoreParams& params, Matrix& out);
 
 /// Validates shapes and values of a score computation; throws ShapeError/ArgumentError.
-void check_score_inputs(const ConstRef& Q, const ConstRef& K, const ScoreParams& params);
+/// finite_known: the caller has checked Q and K for NaN/±inf already.
+void check_score_inputs(const ConstRef& Q, const ConstRef& K, const ScoreParams& params,
+                        bool finite_known = false);
 
 /// attend on views, writing every stage into out (only weights, output and empty_rows when
-/// params.keep_stages is false); validates everything first. With stats, also fills the head's
-/// statistics (in the same pass when stages are not kept).
+/// params.keep_stages is false); validates everything first (Q, K and V's values not when
+/// finite_known). With stats, also fills the head's statistics (in the same pass when stages
+/// are not kept).
 void attend_into(const ConstRef& Q, const ConstRef& K, const ConstRef& V,
-                 const AttentionParams& params, HeadResult& out, HeadStats* stats = nullptr);
+                 const AttentionParams& params, HeadResult& out, HeadStats* stats = nullptr,
+                 bool finite_known = false);
 
 /// Scaling, temperature, mask and softmax of out.raw (already filled): the weights, empty rows,
 /// multiplier and mask (not output). d_k is the width used for 1/√d_k. With stats, also the
@@ -94,7 +99,8 @@ template <class Row>
 bool weigh_row(Row&& row, const BoolMatrix* mask, Index mask_row, float c, bool hard, float* w,
                Index i, double* log_sum_exp = nullptr) {
     constexpr float ninf = -std::numeric_limits<float>::infinity();
-    if (c != 1.f) row *= c;
+    // The kernel's product is the same float multiply as scaled_row's (AVX-512 where it runs).
+    if (c != 1.f) simd::scale(row.data(), row.size(), c);
     if (mask) row = mask->row(mask_row).select(row, ninf);
     const Index nk = row.size();
     if (hard) {

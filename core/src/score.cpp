@@ -37,7 +37,8 @@ void require_finite(const ConstRef& m, const std::string& what) {
                                      ", column " + std::to_string(j) + ".");
 }
 
-void check_score_inputs(const ConstRef& Q, const ConstRef& K, const ScoreParams& p) {
+void check_score_inputs(const ConstRef& Q, const ConstRef& K, const ScoreParams& p,
+                        bool finite_known) {
     if (Q.rows() == 0 || K.rows() == 0)
         throw ArgumentError("Empty sequence: " + std::to_string(Q.rows()) + " queries and " +
                             std::to_string(K.rows()) +
@@ -79,6 +80,7 @@ void check_score_inputs(const ConstRef& Q, const ConstRef& K, const ScoreParams&
                 throw NonFiniteError("Additive score vector v_a contains a non-finite value.");
             break;
     }
+    if (finite_known) return;
     require_finite(Q, "Q");
     require_finite(K, "K");
 }

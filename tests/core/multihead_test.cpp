@@ -278,6 +278,13 @@ TEST(MultiHead, Errors) {
     Matrix Xn = X;
     Xn(3, 3) = std::numeric_limits<float>::infinity();
     EXPECT_THROW_MSG(attn::multi_head(Xn, Xn, w, c, p), attn::NonFiniteError, "X_q", "row 3");
+    // Finite inputs whose projection overflows: named once, before any head runs.
+    Xn = X;
+    Xn.row(2).setConstant(3e38f);
+    bad = w;
+    bad.Wq.setConstant(1.f);
+    EXPECT_THROW_MSG(attn::multi_head(Xn, Xn, bad, c, p), attn::NonFiniteError,
+                     "projected queries Q", "row 2");
 }
 
 }  // namespace
