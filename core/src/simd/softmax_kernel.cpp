@@ -10,6 +10,11 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "attn/error.hpp"
 

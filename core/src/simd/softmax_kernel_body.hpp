@@ -29,9 +29,22 @@ constexpr Index kHalf = kWidth / 2, kSums = kLanes / kHalf;
     std::memcpy(p, &v, sizeof v);
 }
 
+/// p · 2^n for n an integer in [−150, 128] (ni its int32), rounded once also when the result is
+/// subnormal: AVX-512's vscalefps does exactly that; elsewhere, two normal powers of two (the
+/// first product is exact).
+template <class F, class I>
+[[gnu::always_inline]] inline F times_pow2(F p, F n, I ni) {
+#if ATTN_SIMD_W == 16
+    if constexpr (std::is_same_v<F, FV>) return _mm512_mask_scalef_ps(p, 0xffff, p, n);
+#endif
+    (void)n;
+    const I n1 = ni >> 1, n2 = ni - n1;
+    return (p * __builtin_bit_cast(F, (n1 + 127) << 23)) * __builtin_bit_cast(F, (n2 + 127) << 23);
+}
+
 /// exp for a float or a block (I its integer twin), Cephes' expf: x = n·ln 2 + r with |r| ≤ ln 2 /
-/// 2 (Cody–Waite, two constants), exp(r) = 1 + r + r²·p(r), times 2^n as two powers of two so that
-/// subnormal results round once.
+/// 2 (Cody–Waite, two constants), exp(r) = 1 + r + r²·p(r), times 2^n. Below −104 (−∞
+/// included) x is taken as −104, whose exp rounds to +0; above 89, as 89, whose is +∞; NaN stays.
 template <class F, class I>
 [[gnu::always_inline]] inline F exp_t(F x) {
     const F lo = F{} - 104.f, hi = F{} + 89.f;
@@ -49,10 +62,7 @@ template <class F, class I>
     p = p * r + 1.6666665459e-1f;
     p = p * r + 5.0000001201e-1f;
     p = (p * z + r) + 1.f;
-    const I n1 = ni >> 1, n2 = ni - n1;
-    const F e =
-        (p * __builtin_bit_cast(F, (n1 + 127) << 23)) * __builtin_bit_cast(F, (n2 + 127) << 23);
-    return x < lo ? F{} : e;
+    return times_pow2<F, I>(p, n, ni);
 }
 
 [[gnu::always_inline]] inline FV expv(FV x) {
