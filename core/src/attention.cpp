@@ -42,11 +42,36 @@ constexpr Index kTileRows = 64;
 // of scores): at n = 512 four times fewer tiles, each repacking the head's K (and V).
 constexpr Index kTileCells = Index{1} << 17;
 
+/// Buffers of one thread's tiled passes, kept between heads and calls: a fresh tile, K or V per
+/// head was page-faulted and zero-filled each time (a tenth of a call at n = 512).
+struct TileScratch {
+    Matrix tile;           ///< a tile's scores (weights-only pass)
+    Matrix keys, values;   ///< the head's K and V, contiguous
+    Eigen::RowVectorXf z;  ///< one row's scaled and masked scores (kept pass)
+    BoolMatrix mask;
+};
+
+TileScratch& tile_scratch() {
+    thread_local TileScratch s;
+    return s;
+}
+
+/// dst = src, reusing dst's memory when the shape is unchanged.
+void copy_into(Matrix& dst, const ConstRef& src) {
+    if (dst.rows() != src.rows() || dst.cols() != src.cols()) dst.resize(src.rows(), src.cols());
+    dst = src;
+}
+
+/// Queries per tile of a head with nk keys.
+Index tile_rows_for(Index nk) {
+    return std::max(kTileRows, kTileCells / std::max<Index>(nk, 1));
+}
+
 /// Weights and (optionally) statistics tile by tile, without keeping the score stages: memory
 /// O(tile · nk) besides the weights, and each tile's scores are still in cache when they are
 /// scaled, masked, normalised and summarised, and its weights when they multiply V
-/// (keep_output). Streamed (overview_cells > 0), not
-/// even the weights are kept (attend_streamed).
+/// (keep_output). Streamed (overview_cells > 0), not even the weights are kept
+/// (attend_streamed).
 void attend_tiled(const ConstRef& Q, const ConstRef& K, const ConstRef& V, float d_k,
                   const AttentionParams& params, HeadResult& out, HeadStats* stats) {
     const bool hard = set_multiplier(d_k, params, out);
@@ -73,26 +98,28 @@ void attend_tiled(const ConstRef& Q, const ConstRef& K, const ConstRef& V, float
     // A head's K and V are column slices of the layer's: every tile's GEMM would repack them
     // from rows d_model floats apart (measured: 18 % of a pass at n = 2048); contiguous copies
     // made once stay in L2 between tiles.
-    const Matrix Kc = K, Vc = outputs ? Matrix(V) : Matrix();
-    Matrix tile;
-    BoolMatrix mask;
-    const Index tile_rows = std::max(kTileRows, kTileCells / nk);
+    TileScratch& s = tile_scratch();
+    copy_into(s.keys, K);
+    if (outputs) copy_into(s.values, V);
+    const Index tile_rows = std::min(tile_rows_for(nk), nq);
+    if (s.tile.rows() != tile_rows || s.tile.cols() != nk) s.tile.resize(tile_rows, nk);
     for (Index b = 0; b < nq; b += tile_rows) {
         const Index len = std::min(tile_rows, nq - b);
-        scores_into(Q.middleRows(b, len), Kc, params.score, tile);
-        if (masking) mask = build_mask_rows(params.mask, nq, nk, b, len);
+        scores_into(Q.middleRows(b, len), s.keys, params.score, s.tile.topRows(len));
+        if (masking) s.mask = build_mask_rows(params.mask, nq, nk, b, len);
         for (Index r = 0; r < len; ++r) {
             const Index i = b + r;
             double lse = 0;
             float* w = out.weights.row(i).data();
-            const bool empty = weigh_row(tile.row(r), masking ? &mask : nullptr, r, out.multiplier,
-                                         hard, w, i, &lse);
+            const bool empty = weigh_row(s.tile.row(r), masking ? &s.mask : nullptr, r,
+                                         out.multiplier, hard, w, i, &lse);
             out.empty_rows[static_cast<std::size_t>(i)] = empty ? 1 : 0;
             if (stats)
                 rows[static_cast<std::size_t>(i)] =
-                    row_stats_softmax(out.weights.row(i), tile.row(r), i, lse);
+                    row_stats_softmax(out.weights.row(i), s.tile.row(r), i, lse);
         }
-        if (outputs) out.output.middleRows(b, len).noalias() = out.weights.middleRows(b, len) * Vc;
+        if (outputs)
+            out.output.middleRows(b, len).noalias() = out.weights.middleRows(b, len) * s.values;
     }
     if (stats) *stats = summarize_rows(std::move(rows));
 }
@@ -102,10 +129,10 @@ void attend_tiled(const ConstRef& Q, const ConstRef& K, const ConstRef& V, float
 namespace {
 
 /// The softmax pass of a head that keeps its raw scores, a tile of query rows at a time: with Q
-/// and K, each tile's raw scores are computed, stored into out.raw and weighed while still in
-/// cache (one n × n write, none read back); without, they are read from out.raw. The scaled and
-/// masked scores are not kept (HeadResult derives them): a tile of them lives in a buffer while
-/// its softmax and statistics are taken. Both ways make the same calls, so the same numbers.
+/// and K, each tile's raw scores are computed into out.raw and weighed while still in cache (one
+/// n × n write, none read back); without, they are read from out.raw. The scaled and masked
+/// scores are not kept (HeadResult derives them): one row of them lives in a buffer while its
+/// softmax and statistics are taken. Both ways make the same calls, so the same numbers.
 void kept_pass(float d_k, const AttentionParams& params, HeadResult& out, HeadStats* stats,
                const ConstRef* Q, const ConstRef* K) {
     const bool hard = set_multiplier(d_k, params, out);
@@ -116,25 +143,21 @@ void kept_pass(float d_k, const AttentionParams& params, HeadResult& out, HeadSt
     resize_large(out.weights, nq, nk);
     out.empty_rows.assign(static_cast<std::size_t>(nq), 0);
     std::vector<RowStats> rows(stats ? static_cast<std::size_t>(nq) : 0);
-    Matrix tile;
-    BoolMatrix mask;
-    const Index tile_rows = std::max(kTileRows, kTileCells / nk);
+    TileScratch& s = tile_scratch();
+    if (Q) copy_into(s.keys, *K);  // contiguous: each tile's GEMM repacks it
+    s.z.resize(nk);
+    const Index tile_rows = tile_rows_for(nk);
     for (Index b = 0; b < nq; b += tile_rows) {
         const Index len = std::min(tile_rows, nq - b);
-        if (Q) {
-            scores_into(Q->middleRows(b, len), *K, params.score, tile);
-            out.raw.middleRows(b, len) = tile;
-        } else {
-            tile = out.raw.middleRows(b, len);
-        }
-        if (masking) mask = build_mask_rows(params.mask, nq, nk, b, len);
+        if (Q) scores_into(Q->middleRows(b, len), s.keys, params.score, out.raw.middleRows(b, len));
+        if (masking) s.mask = build_mask_rows(params.mask, nq, nk, b, len);
         for (Index r = 0; r < len; ++r) {
             const Index i = b + r;
-            const bool empty = weigh_row(tile.row(r), masking ? &mask : nullptr, r, out.multiplier,
-                                         hard, out.weights.row(i).data(), i);
+            s.z = out.raw.row(i);
+            const bool empty = weigh_row(s.z, masking ? &s.mask : nullptr, r, out.multiplier, hard,
+                                         out.weights.row(i).data(), i);
             out.empty_rows[static_cast<std::size_t>(i)] = empty ? 1 : 0;
-            if (stats)
-                rows[static_cast<std::size_t>(i)] = row_stats(out.weights.row(i), tile.row(r), i);
+            if (stats) rows[static_cast<std::size_t>(i)] = row_stats(out.weights.row(i), s.z, i);
         }
     }
     if (stats) *stats = summarize_rows(std::move(rows));
@@ -162,9 +185,7 @@ void attend_into(const ConstRef& Q, const ConstRef& K, const ConstRef& V,
     }
     stage_counters().score_heads.fetch_add(1, std::memory_order_relaxed);
     resize_large(out.raw, Q.rows(), K.rows());
-    const Matrix Kc = K;  // contiguous: each tile's GEMM repacks it (see attend_tiled)
-    const ConstRef Kr = Kc;
-    kept_pass(d_k, params, out, stats, &Q, &Kr);
+    kept_pass(d_k, params, out, stats, &Q, &K);
     out.output.resize(Q.rows(), V.cols());
     out.output.noalias() = out.weights * V;
 }

@@ -30,8 +30,13 @@ void require_finite(const ConstRef& m, const std::string& what);
 /// huge pages before anything touches it (large_buffers.cpp says why).
 void resize_large(Matrix& m, Index rows, Index cols);
 
+/// A writable view of a row-major matrix or of a block of its rows.
+using MatrixRef = Eigen::Ref<Matrix, 0, Eigen::OuterStride<>>;
+
 /// compute_scores on views, writing into out (resized as needed); inputs already validated.
 void scores_into(const ConstRef& Q, const ConstRef& K, const ScoreParams& params, Matrix& out);
+/// The same into out, already Q.rows() × K.rows() (e.g. a block of rows of a larger matrix).
+void scores_into(const ConstRef& Q, const ConstRef& K, const ScoreParams& params, MatrixRef out);
 
 /// Validates shapes and values of a score computation; throws ShapeError/ArgumentError.
 /// finite_known: the caller has checked Q and K for NaN/±inf already.

@@ -7,6 +7,7 @@
 
 #include "attn/error.hpp"
 #include "attn/random.hpp"
+#include "attn/softmax_kernel.hpp"
 #include "detail.hpp"
 
 namespace attn {
@@ -23,8 +24,7 @@ void require_finite(const ConstRef& m, const std::string& what) {
     bool finite = true;
     if (m.outerStride() == m.cols()) {
         // Contiguous (a whole matrix): one pass over all of it, not a reduction per row.
-        const Eigen::Map<const Eigen::ArrayXf> all(m.data(), m.size());
-        finite = !std::isnan((all * 0.f).sum());
+        finite = simd::all_finite(m.data(), m.size());
     }
     for (Index i = 0; i < m.rows() && finite && m.outerStride() != m.cols(); ++i)
         finite = !std::isnan((m.row(i).array() * 0.f).sum());
@@ -87,6 +87,10 @@ void check_score_inputs(const ConstRef& Q, const ConstRef& K, const ScoreParams&
 
 void scores_into(const ConstRef& Q, const ConstRef& K, const ScoreParams& p, Matrix& out) {
     resize_large(out, Q.rows(), K.rows());
+    scores_into(Q, K, p, MatrixRef(out));
+}
+
+void scores_into(const ConstRef& Q, const ConstRef& K, const ScoreParams& p, MatrixRef out) {
     switch (p.kind) {
         case ScoreKind::Dot:
             out.noalias() = Q * K.transpose();

@@ -162,6 +162,23 @@ TEST(SoftmaxKernel, EveryIsaComputesTheBaselinesBits) {
     EXPECT_EQ(simd::row_max(nullptr, 0), -kInf);
 }
 
+TEST(SoftmaxKernel, AllFiniteFindsEveryNonFiniteOnEveryIsa) {
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    std::vector<float> x(67, 3e38f);  // finite, and x · 0 does not overflow
+    for (simd::Isa isa : runnable()) {
+        const ForcedIsa forced(isa);
+        EXPECT_TRUE(simd::all_finite(x.data(), 67));
+        EXPECT_TRUE(simd::all_finite(x.data(), 0));
+        for (float bad : {nan, kInf, -kInf})
+            for (std::size_t at : {0u, 15u, 16u, 63u, 66u}) {
+                std::vector<float> y = x;
+                y[at] = bad;
+                EXPECT_FALSE(simd::all_finite(y.data(), 67)) << bad << " at " << at;
+                EXPECT_EQ(simd::all_finite(y.data(), static_cast<Index>(at)), true);
+            }
+    }
+}
+
 TEST(SoftmaxKernel, DetectsOnceAndForcesOnlyWhatTheCpuRuns) {
     const simd::Isa detected = simd::detected_isa();
     EXPECT_EQ(simd::active_isa(), detected);

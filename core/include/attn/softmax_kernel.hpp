@@ -31,6 +31,8 @@ double exp_sum(const float* x, float* y, Index n, float max);
 void exp_scale(const float* x, float* y, Index n, float max, float scale);
 /// y *= f.
 void scale(float* y, Index n, float f);
+/// True when x[0..n) has no NaN and no ±∞ (for input checks: memory speed in any build).
+bool all_finite(const float* x, Index n);
 /// y = exp(x) elementwise: within 1 ulp of the correctly rounded exp (tests/core: every 997th
 /// float and the edges), +0 below about −103.97 (−∞ included), +∞ above 88.72, subnormal results
 /// rounded once, NaN kept; the same bits on every ISA.

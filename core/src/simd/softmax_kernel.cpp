@@ -29,6 +29,7 @@ struct Kernels {
     void (*exp_scale)(const float*, float*, Index, float, float);
     void (*scale)(float*, Index, float);
     void (*exp)(const float*, float*, Index);
+    bool (*all_finite)(const float*, Index);
 };
 
 }  // namespace
@@ -154,6 +155,10 @@ void scale(float* y, Index n, float f) {
 
 void exp(const float* x, float* y, Index n) {
     k().exp(x, y, n);
+}
+
+bool all_finite(const float* x, Index n) {
+    return k().all_finite(x, n);
 }
 
 }  // namespace attn::simd

@@ -147,6 +147,20 @@ void scale_impl(float* y, Index n, float f) {
         y[j] *= f;
 }
 
+bool all_finite_impl(const float* x, Index n) {
+    // x · 0 is 0 for finite x and NaN for ±∞ and NaN, and NaN survives the sums.
+    FV acc{};
+    Index j = 0;
+    for (; j + kWidth <= n; j += kWidth)
+        acc += load(x + j) * 0.f;
+    float s = 0;
+    for (; j < n; ++j)
+        s += x[j] * 0.f;
+    for (Index l = 0; l < kWidth; ++l)
+        s += acc[l];
+    return s == 0.f;
+}
+
 void exp_impl(const float* x, float* y, Index n) {
     Index j = 0;
     for (; j + kWidth <= n; j += kWidth)
@@ -157,6 +171,7 @@ void exp_impl(const float* x, float* y, Index n) {
 
 }  // namespace
 
-const Kernels kernels{row_max_impl, exp_sum_impl, exp_scale_impl, scale_impl, exp_impl};
+const Kernels kernels{row_max_impl, exp_sum_impl, exp_scale_impl,
+                      scale_impl,   exp_impl,     all_finite_impl};
 
 }  // namespace attn::simd::ATTN_SIMD_NS
