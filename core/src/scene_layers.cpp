@@ -6,24 +6,7 @@
 #include "attn/gpt2/model.hpp"
 
 namespace attn {
-namespace {
-
-/// Reports progress of one layer out of many as the fraction of the whole.
-class LayerProgress : public Progress {
-  public:
-    LayerProgress(Progress* outer, Index layer, Index layers)
-        : outer_(outer), layer_(layer), layers_(layers) {}
-    void update(double f) override {
-        if (outer_) outer_->update((double(layer_) + f) / double(layers_));
-    }
-    bool cancelled() const override { return outer_ && outer_->cancelled(); }
-
-  private:
-    Progress* outer_;
-    Index layer_, layers_;
-};
-
-}  // namespace
+namespace {}  // namespace
 
 Index layer_count(const SceneSpec& spec) {
     if (spec.model && spec.model->model) return spec.model->model->config().n_layer;
@@ -47,7 +30,7 @@ void for_each_layer(const SceneSpec& spec,
             continue;
         }
         if (layered) layer_spec.layer = l;
-        LayerProgress part(progress, l, layers);
+        PartProgress part(progress, double(l) / double(layers), double(l + 1) / double(layers));
         // Without the stages, a long computed scene is streamed: nothing n × n at all.
         const Storage storage = keep_stages                              ? Storage::Stages
                                 : storage_for(spec) == Storage::Streamed ? Storage::Streamed

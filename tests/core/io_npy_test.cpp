@@ -161,12 +161,7 @@ TEST(Npy, MatrixOutOfRangeAndUnicodeAsNumbersAreErrors) {
 
 namespace {
 
-struct Recorder : attn::Progress {
-    std::vector<double> seen;
-    double cancel_after = 2.0;
-    void update(double f) override { seen.push_back(f); }
-    bool cancelled() const override { return !seen.empty() && seen.back() >= cancel_after; }
-};
+using io_test::Recorder;
 
 TEST(NpyProgress, ReportsEveryMatrixAndCancels) {
     Recorder r;

@@ -6,6 +6,9 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
+
+#include "attn/progress.hpp"
 
 namespace io_test {
 
@@ -34,6 +37,14 @@ struct TempDir {
     }
     ~TempDir() { std::filesystem::remove_all(path); }
     std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+/// Every fraction a load reports; asks to stop once one reaches cancel_after.
+struct Recorder : attn::Progress {
+    std::vector<double> seen;
+    double cancel_after = 2.0;
+    void update(double f) override { seen.push_back(f); }
+    bool cancelled() const override { return !seen.empty() && seen.back() >= cancel_after; }
 };
 
 /// Writes text to a file.

@@ -162,4 +162,33 @@ TEST(LoadedLongSources, WeightsAndScoresMembersTogether) {
     loaded_rows::expect_same(p.mapped, p.memory, false, {3, 17, 5, 29, 8}, {Index(0), Index(39)});
 }
 
+using io_test::Recorder;
+
+TEST(LoadedLongSources, ProgressRunsForwardThroughInflatingAndTransposingAndCancels) {
+    const Threshold low(100);
+    io_test::TempDir dir;
+    const std::vector<std::uint64_t> shape{2, 3, 40, 40};
+    const std::string path = dir.file("both_deflated.npz");
+    write_bytes(
+        path, reference::npz_bytes(
+                  {{"scores", npy(shape, "<f2", true)}, {"attention", softmax_npy(shape)}}, true));
+    Recorder r;
+    const attn::AttentionData d = attn::io::load_npz_attention(path, &r);
+    ASSERT_EQ(d.components.size(), 2u);
+    EXPECT_NE(d.components[0].rows, nullptr);
+    EXPECT_NE(d.components[1].rows, nullptr);
+    // Two inflations (a quarter each), the transposition of the Fortran-order scores, and each
+    // component's end: never backwards.
+    ASSERT_GE(r.seen.size(), 5u);
+    for (std::size_t k = 1; k < r.seen.size(); ++k)
+        EXPECT_LE(r.seen[k - 1], r.seen[k]) << k;
+    EXPECT_DOUBLE_EQ(r.seen.back(), 1.0);
+    EXPECT_DOUBLE_EQ(r.seen.front(), 0.25);  // the first member inflated
+    // Asked to stop while the first member is inflated: nothing more is done.
+    Recorder stop;
+    stop.cancel_after = 0.2;
+    EXPECT_THROW(attn::io::load_npz_attention(path, &stop), attn::Cancelled);
+    EXPECT_EQ(stop.seen.size(), 1u);
+}
+
 }  // namespace

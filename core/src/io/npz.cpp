@@ -135,9 +135,13 @@ AttentionData parse_npz(std::span<const std::byte> bytes, const std::string& nam
         std::size_t size = 0;
         const bool tensor = key == "attention" || key == "scores";
         std::optional<detail::MappedArray> rows;
-        if (tensor && archive)
+        if (tensor && archive) {
+            // Inflating long members takes the first half of the progress, a quarter each.
+            const double from = 0.25 * double(long_members.size());
+            PartProgress part(progress, from, from + 0.25);
             rows = detail::long_member(z.get(), static_cast<zip_uint64_t>(i), archive, member, name,
-                                       progress);
+                                       &part);
+        }
         // Long tensors are read row by row; large ones streamed into their matrices below; the
         // rest is small.
         if (rows)
@@ -172,12 +176,17 @@ AttentionData parse_npz(std::span<const std::byte> bytes, const std::string& nam
     AttentionData data;
     data.source = name;
     const bool both = has("attention") && has("scores");
+    const double start = long_members.empty() ? 0.0 : 0.5;  // after inflating
     for (const char* key : {"scores", "attention"}) {
+        // This component's part of what is left: all of it, or half each when there are two.
+        const double from = start + (1 - start) * (both && !data.components.empty() ? 0.5 : 0.0);
+        const double to = start + (1 - start) * (both && data.components.empty() ? 0.5 : 1.0);
         const std::string where = name + ": " + key + ".npy";
         const bool scores = std::string(key) == "scores";
         AttentionComponent c;
         if (auto it = long_members.find(key); it != long_members.end()) {
-            c = detail::rows_component(std::move(it->second), scores, progress);
+            PartProgress part(progress, from, to);
+            c = detail::rows_component(std::move(it->second), scores, &part);
             c.name = key;
         } else if (auto it = streamed.find(key); it != streamed.end()) {
             StreamedMember member(z.get(), it->second.first, it->second.second, where,
@@ -194,7 +203,7 @@ AttentionData parse_npz(std::span<const std::byte> bytes, const std::string& nam
         }
         c.d_k = d_k;
         data.components.push_back(std::move(c));
-        report(progress, both && data.components.size() == 1 ? 0.5 : 1.0);
+        report(progress, to);
     }
     if (both) {
         const auto& a = data.components[0];

@@ -64,6 +64,7 @@ std::optional<MappedArray> deflated(zip_t* z, zip_uint64_t index, const zip_stat
     const std::string what = where + " inflated to a temporary file";
     auto file = mapped_temp_file(size, what, [&](int fd) {
         write_at(fd, head.data(), head.size(), 0, what);
+        report(progress, static_cast<double>(head.size()) / static_cast<double>(size));
         std::vector<std::byte> buf(1 << 20);
         std::uint64_t done = head.size();
         while (done < size) {
