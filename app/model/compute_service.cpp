@@ -139,15 +139,14 @@ quint64 ComputeService::request(const attn::SceneSpec& spec) {
         });
     if (streamed) {
         Scheduler::instance().submit(
-            this, kPreviewJob, [this, spec, id, gate](attn::Progress& job) {
+            this, kPreviewJob, [this, spec, id, gate, base](attn::Progress& job) {
                 const PreviewGate::Opener opener{gate.get()};  // however the preview ends
                 SupersededProgress progress(requested_, id, &job);
                 const auto start = std::chrono::steady_clock::now();
                 SceneResultPtr preview;
                 try {
                     preview = std::make_shared<const attn::SceneResult>(
-                        attn::compute_scene(spec, &progress, attn::Storage::Streamed, nullptr,
-                                            attn::kOverviewCells, kPreviewStride));
+                        continueFrom(base, spec, &progress, nullptr, kPreviewStride));
                 } catch (const attn::Cancelled&) {
                     throw;
                 } catch (const std::exception&) {
@@ -192,15 +191,7 @@ ComputeService::Outcome ComputeService::compute(const attn::SceneSpec& spec, qui
     if (old) ++reused_;
     try {
         SupersededProgress progress(requested_, id, job);
-        const attn::SceneSpec prepared = inputs_.prepare(spec);
-        // Core's rule says what the change from the shown scene invalidates; recompute_scene
-        // redoes only that (bit-identical to starting over) or everything.
-        const bool partial =
-            base.result && attn::restart_from(base.spec, spec) != attn::SceneRestart::Full;
-        auto* fresh = new attn::SceneResult(
-            partial ? attn::recompute_scene(*base.result, inputs_.prepare(base.spec), prepared,
-                                            &progress, storageFor(spec), old.get())
-                    : attn::compute_scene(prepared, &progress, storageFor(spec), old.get()));
+        auto* fresh = new attn::SceneResult(continueFrom(base, spec, &progress, old.get(), 1));
         out.result = SceneResultPtr(fresh, [bin = recycler_](const attn::SceneResult* r) {
             bin->put(const_cast<attn::SceneResult*>(r));
         });
@@ -216,6 +207,24 @@ ComputeService::Outcome ComputeService::compute(const attn::SceneSpec& spec, qui
     }
     out.ms = elapsedMs(start);
     return out;
+}
+
+attn::SceneResult ComputeService::continueFrom(const Base& base, const attn::SceneSpec& spec,
+                                               attn::Progress* progress, attn::SceneResult* recycle,
+                                               attn::Index queryStride) {
+    const attn::SceneSpec prepared = inputs_.prepare(spec);
+    // Core's rule says what the change from the shown scene invalidates; recompute_scene
+    // redoes only that (bit-identical to starting over) or everything. A streamed scene's
+    // preview too: it computed the embeddings, weights and projections afresh each time (a
+    // third of a 4096-token preview).
+    const bool partial =
+        base.result && attn::restart_from(base.spec, spec) != attn::SceneRestart::Full;
+    const attn::Storage storage = storageFor(spec);
+    return partial
+               ? attn::recompute_scene(*base.result, inputs_.prepare(base.spec), prepared, progress,
+                                       storage, recycle, attn::kOverviewCells, queryStride)
+               : attn::compute_scene(prepared, progress, storage, recycle, attn::kOverviewCells,
+                                     queryStride);
 }
 
 void ComputeService::settle(quint64 id, Outcome outcome) {

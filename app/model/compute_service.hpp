@@ -113,6 +113,11 @@ class ComputeService : public QObject {
     /// scaling or mask change re-runs only the softmax from base's raw scores); throws
     /// attn::Cancelled when a newer request exists.
     Outcome compute(const attn::SceneSpec& spec, quint64 id, attn::Progress* job, const Base& base);
+    /// The scene of spec (every queryStride-th query: a preview) from base where
+    /// attn::restart_from allows, with the cached inputs; any thread.
+    attn::SceneResult continueFrom(const Base& base, const attn::SceneSpec& spec,
+                                   attn::Progress* progress, attn::SceneResult* recycle,
+                                   attn::Index queryStride);
     void settle(quint64 id, Outcome outcome);
     void deliver(quint64 id, SceneResultPtr result, attn::SceneSpec spec, double ms);
     void fail(quint64 id, const QString& message);

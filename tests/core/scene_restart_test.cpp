@@ -192,4 +192,22 @@ TEST(SceneRestart, AResultOfAnotherStorageOrAPreviewIsNotReused) {
     EXPECT_EQ((StageCounts::now() - start).projections, 1u);
 }
 
+TEST(SceneRestart, APreviewContinuesFromTheExactResultAndMatchesAFreshPreview) {
+    // The GUI's coarse preview of a long scene (every 4th query here) after a temperature
+    // change: from the shown exact result's projections, the numbers of a preview from scratch.
+    SceneSpec base;
+    base.heads = 4;
+    const attn::SceneResult exact = attn::compute_scene(base, nullptr, Storage::Streamed);
+    SceneSpec spec = base;
+    spec.temperature = 0.5f;
+    const StageCounts start = StageCounts::now();
+    const attn::SceneResult fast = attn::recompute_scene(
+        exact, base, spec, nullptr, Storage::Streamed, nullptr, attn::kOverviewCells, 4);
+    EXPECT_EQ((StageCounts::now() - start).projections, 0u);
+    EXPECT_EQ(fast.preview_stride, 4);
+    const attn::SceneResult fresh =
+        attn::compute_scene(spec, nullptr, Storage::Streamed, nullptr, attn::kOverviewCells, 4);
+    expect_identical(fast, fresh, "preview");
+}
+
 }  // namespace
