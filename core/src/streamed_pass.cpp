@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "attn/error.hpp"
+#include "attn/softmax_kernel.hpp"
 #include "attn/stats.hpp"
 #include "detail.hpp"
 
@@ -116,13 +117,12 @@ struct RowPass {
     /// scaled: z is scaled already and top is its maximum (the kernel's).
     void operator()(Index i, float* z, const bool* allowed, bool scaled, float top) const {
         constexpr float ninf = -std::numeric_limits<float>::infinity();
-        Eigen::Map<Eigen::ArrayXf> zr(z, nk);
-        if (!scaled && out.multiplier != 1.f) zr *= out.multiplier;
+        if (!scaled && out.multiplier != 1.f) simd::scale(z, nk, out.multiplier);
         if (allowed)
             for (Index j = 0; j < nk; ++j)
                 z[j] = allowed[j] ? z[j] : ninf;
         const auto k = static_cast<std::size_t>(i);
-        const float m = out.hard ? ninf : scaled && !allowed ? top : zr.maxCoeff();
+        const float m = out.hard ? ninf : scaled && !allowed ? top : simd::row_max(z, nk);
         const double sum = std::isfinite(m) ? exp_row(z, e, nk, m) : 0.0;
         if (std::isfinite(m) && std::isfinite(sum)) {
             const auto inv = static_cast<float>(1.0 / sum);
