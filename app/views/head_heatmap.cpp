@@ -273,8 +273,9 @@ void HeadHeatmap::refresh() {
 
 void HeadHeatmap::replotWhenSeen() {
     // A head scrolled out of the grid's view (or not shown) is replotted when it is next
-    // painted: a grid of 12 heads shows 2 to 4 of them at 1280 × 800.
-    if (visibleRegion().isEmpty()) {
+    // painted: a grid of 12 heads shows 2 to 4 of them at 1280 × 800. With updates off (the
+    // command line's figure, which the export paints itself) it is never painted at all.
+    if (visibleRegion().isEmpty() || !updatesEnabled()) {
         replotPending_ = true;
         return;
     }
