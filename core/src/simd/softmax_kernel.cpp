@@ -44,7 +44,8 @@ struct Kernels {
 #undef ATTN_SIMD_NS
 #undef ATTN_SIMD_W
 
-#if defined(__x86_64__) && defined(__GNUC__)
+// GCC only: clang spells per-function targets otherwise and would build the baseline alone.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #pragma GCC push_options
 #pragma GCC target("avx2")
 #define ATTN_SIMD_NS avx2
