@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <memory>
 
@@ -38,13 +39,21 @@ class Accumulator {
         acc_.assign(cells,
                     mode == Aggregation::Max ? -std::numeric_limits<double>::infinity() : 0.0);
         visible_.assign(cells, 0);
+        if (mode == Aggregation::Max) {
+            col_max_.assign(static_cast<std::size_t>(cols),
+                            -std::numeric_limits<float>::infinity());
+            col_seen_.assign(static_cast<std::size_t>(cols), 0u);
+        }
     }
 
     /// Local row r (0-based in the region): cols values and allowed flags (null: all allowed).
     void add(Index r, const float* v, const bool* allowed) {
+        if (mode_ == Aggregation::Max) {
+            add_max(r, v, allowed);
+            return;
+        }
         const std::size_t base = std::size_t(r / g_.rowFactor) * std::size_t(g_.cols);
         const Index m = g_.regionCols;
-        const bool is_max = mode_ == Aggregation::Max;
         for (int c = 0; c < g_.cols; ++c) {
             const Index j0 = Index(c) * g_.colFactor;
             const Index j1 = std::min<Index>(m, j0 + g_.colFactor);
@@ -53,15 +62,11 @@ class Accumulator {
             if (!allowed) {
                 seen = j1 - j0;
                 const Eigen::Map<const Eigen::ArrayXf> seg(v + j0, j1 - j0);
-                a = is_max ? std::max(a, double(seg.maxCoeff())) : a + double(seg.sum());
+                a += double(seg.sum());
             } else {
                 for (Index j = j0; j < j1; ++j) {
-                    const bool on = allowed[j];
-                    seen += on ? 1 : 0;
-                    if (is_max)
-                        a = on ? std::max(a, double(v[j])) : a;
-                    else
-                        a += double(v[j]);
+                    seen += allowed[j] ? 1 : 0;
+                    a += double(v[j]);
                 }
             }
             acc_[base + c] = a;
@@ -70,6 +75,7 @@ class Accumulator {
     }
 
     AggregatedGrid finish() {
+        flush_max();
         const std::size_t cells = acc_.size();
         g_.values.resize(cells);
         g_.masked.resize(cells);
@@ -90,10 +96,66 @@ class Accumulator {
     }
 
   private:
+    /// The maximum is order-free: a block row's rows are folded into per-column maxima and
+    /// visible counts (one vectorisable pass per row, whatever the block width), and the
+    /// blocks take the maximum of their columns once per block row — the same values as
+    /// folding cell by cell, several times faster for blocks a few cells wide.
+    void add_max(Index r, const float* v, const bool* allowed) {
+        const int block_row = static_cast<int>(r / g_.rowFactor);
+        if (block_row != pending_) {
+            flush_max();
+            pending_ = block_row;
+        }
+        const Index m = g_.regionCols;
+        float* cmax = col_max_.data();
+        if (!allowed) {
+            ++pending_all_;
+            for (Index j = 0; j < m; ++j)
+                cmax[j] = std::max(cmax[j], v[j]);
+            return;
+        }
+        std::uint32_t* seen = col_seen_.data();
+        for (Index j = 0; j < m; ++j) {
+            cmax[j] = allowed[j] ? std::max(cmax[j], v[j]) : cmax[j];
+            seen[j] += allowed[j] ? 1u : 0u;
+        }
+    }
+
+    void flush_max() {
+        if (pending_ < 0) return;
+        const std::size_t base = std::size_t(pending_) * std::size_t(g_.cols);
+        const Index m = g_.regionCols;
+        constexpr float ninf = -std::numeric_limits<float>::infinity();
+        for (int c = 0; c < g_.cols; ++c) {
+            const Index j0 = Index(c) * g_.colFactor;
+            const Index j1 = std::min<Index>(m, j0 + g_.colFactor);
+            float best = ninf;
+            Index seen = pending_all_ * (j1 - j0);
+            for (Index j = j0; j < j1; ++j) {
+                best = std::max(best, col_max_[std::size_t(j)]);
+                seen += col_seen_[std::size_t(j)];
+            }
+            // Masked cells never reach the column maxima: a block none of whose cells was
+            // visible keeps −∞ (drawn as masked below).
+            acc_[base + c] = std::max(acc_[base + c], double(best));
+            visible_[base + c] += seen;
+        }
+        std::fill(col_max_.begin(), col_max_.end(), ninf);
+        std::fill(col_seen_.begin(), col_seen_.end(), 0u);
+        pending_all_ = 0;
+        pending_ = -1;
+    }
+
     Aggregation mode_;
     AggregatedGrid g_;
     std::vector<double> acc_;
     std::vector<Index> visible_;
+    // The pending block row of the maximum (add_max): per column the maximum visible value and
+    // the visible count of its masked rows; rows with every cell visible are only counted.
+    int pending_ = -1;
+    Index pending_all_ = 0;
+    std::vector<float> col_max_;
+    std::vector<std::uint32_t> col_seen_;
 };
 
 }  // namespace
