@@ -63,6 +63,21 @@ AggregatedGrid SceneResult::weights_blocks(Index h, Index r0, Index nr, Index c0
                                     tick(i);
                                     const float* src = head.weights.data() + i * nk + c0;
                                     std::copy(src, src + nc, w);
+                                    if (by_scores && head.mask.kind == MaskKind::None) {
+                                        // masked_rows without a mask: raw · multiplier, as
+                                        // there, straight from the row (no row copy).
+                                        const float* raw = head.raw.data() + i * nk + c0;
+                                        const float k = head.multiplier;
+                                        unsigned hidden = 0;  // no branch: vectorised
+                                        for (Index c = 0; c < nc; ++c) {
+                                            const bool on = raw[c] * k != ninf;
+                                            allowed[c] = on;
+                                            hidden |= on ? 0u : 1u;
+                                        }
+                                        // A maximum over every cell needs no flags (the mean
+                                        // keeps its per-cell summation: flags given).
+                                        return hidden != 0 || mode != Aggregation::Max;
+                                    }
                                     if (by_scores) {
                                         head.masked_rows(i, 1, masked);
                                         const float* s = masked.data() + c0;
