@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "attn/dot_kernel.hpp"
 #include "attn/error.hpp"
 #include "attn/softmax_kernel.hpp"
 #include "attn/stats.hpp"
@@ -15,74 +16,26 @@ namespace attn::detail {
 
 namespace {
 
-using ScorePacket = Eigen::internal::packet_traits<float>::type;
-constexpr Index kScoreLanes = Eigen::internal::packet_traits<float>::size;
 // Queries per tile of the dot kernel: one accumulator register each, and 8 rows of 32k scores
 // (1 MiB) stay in L2 between the kernel and the row passes.
 constexpr int kKernelRows = 8;
 // Queries per tile of the other score kinds (scores_into packs K once per tile).
 constexpr Index kPackedTileRows = 64;
 
-/// The keys of a head packed for dot_rows: per block of kScoreLanes keys, each of the width
-/// dimensions' kScoreLanes values together (the last block padded with zeros), so that the
-/// kernel reads K once, sequentially (as rows of Kᵀ it would touch width pages per step).
-void pack_keys(const ConstRef& K, Matrix& packed) {
+/// The keys of a head packed for simd::dot_rows: per block of `lanes` keys (the dispatched
+/// kernel's width), each of the width dimensions' `lanes` values together (the last block padded
+/// with zeros), so that the kernel reads K once, sequentially (as rows of Kᵀ it would touch width
+/// pages per step).
+void pack_keys(const ConstRef& K, Index lanes, Matrix& packed) {
     const Index nk = K.rows(), width = K.cols();
-    const Index blocks = (nk + kScoreLanes - 1) / kScoreLanes;
-    packed.resize(blocks, width * kScoreLanes);
+    const Index blocks = (nk + lanes - 1) / lanes;
+    packed.resize(blocks, width * lanes);
     for (Index b = 0; b < blocks; ++b) {
         float* dst = packed.row(b).data();
-        for (Index l = 0; l < kScoreLanes; ++l) {
-            const Index j = b * kScoreLanes + l;
+        for (Index l = 0; l < lanes; ++l) {
+            const Index j = b * lanes + l;
             for (Index d = 0; d < width; ++d)
-                dst[d * kScoreLanes + l] = j < nk ? K(j, d) : 0.f;
-        }
-    }
-}
-
-/// Scaled scores c · Σ_d q(r, d) · k(j, d) of R queries q (R × width, row-major) against the
-/// packed keys into out (R rows of nk), and each row's maximum into row_max: fused
-/// multiply-adds in d order (the order of OpenBLAS's kernel, so scores_into's numbers), then
-/// one rounded multiplication by c, as the full path scales.
-template <int R>
-void dot_rows(const float* q, Index width, const Matrix& packed, Index nk, float c, float* out,
-              float* row_max) {
-    using namespace Eigen::internal;
-    const ScorePacket scale = pset1<ScorePacket>(c);
-    const auto block = [&](Index b, ScorePacket(&acc)[R]) {
-        const float* k = packed.row(b).data();
-        for (int r = 0; r < R; ++r)
-            acc[r] = pset1<ScorePacket>(0.f);
-        for (Index d = 0; d < width; ++d) {
-            const ScorePacket kv = ploadu<ScorePacket>(k + d * kScoreLanes);
-            for (int r = 0; r < R; ++r)
-                acc[r] = pmadd(pset1<ScorePacket>(q[r * width + d]), kv, acc[r]);
-        }
-        for (int r = 0; r < R; ++r)
-            acc[r] = pmul(acc[r], scale);
-    };
-    ScorePacket top[R], acc[R];
-    for (int r = 0; r < R; ++r)
-        top[r] = pset1<ScorePacket>(-std::numeric_limits<float>::infinity());
-    const Index full = nk / kScoreLanes;
-    for (Index b = 0; b < full; ++b) {
-        block(b, acc);
-        for (int r = 0; r < R; ++r) {
-            top[r] = pmax(top[r], acc[r]);
-            pstoreu(out + r * nk + b * kScoreLanes, acc[r]);
-        }
-    }
-    for (int r = 0; r < R; ++r)
-        row_max[r] = predux_max(top[r]);
-    if (full == packed.rows()) return;
-    // The last, partial block of keys (the packing padded it with zeros).
-    block(full, acc);
-    for (int r = 0; r < R; ++r) {
-        alignas(64) float last[kScoreLanes];
-        pstore(last, acc[r]);
-        for (Index l = 0; l < nk - full * kScoreLanes; ++l) {
-            out[r * nk + full * kScoreLanes + l] = last[l];
-            row_max[r] = std::max(row_max[r], last[l]);
+                dst[d * lanes + l] = j < nk ? K(j, d) : 0.f;
         }
     }
 }
@@ -91,6 +44,7 @@ void dot_rows(const float* q, Index width, const Matrix& packed, Index nk, float
 /// fault or zero-fill per tile).
 struct StreamScratch {
     Matrix keys;                ///< the head's keys packed for dot_rows, once per head
+    Index lanes = 0;            ///< keys per packed block (simd::dot_lanes() when packed)
     Matrix queries;             ///< a tile's queries (a preview's sampled rows), contiguous
     Matrix projected;           ///< a general score's Q·W of the tile
     Matrix scores;              ///< a tile's scores, then scaled and masked in place
@@ -170,7 +124,10 @@ void attend_streamed(const ConstRef& Q, const ConstRef& K, const AttentionParams
         for (RowStats& rs : rows)
             rs.empty = true;  // not computed: left out of the averages
     StreamScratch& s = stream_scratch();
-    if (kernel) pack_keys(K, s.keys);
+    if (kernel) {
+        s.lanes = simd::dot_lanes();
+        pack_keys(K, s.lanes, s.keys);
+    }
     s.e.resize(nk);
     const RowPass row{out, stats ? &rows : nullptr, s.e.data(), nk, stride == 1};
     for (Index b = 0; b < nq; b += tile_rows * stride) {
@@ -192,11 +149,13 @@ void attend_streamed(const ConstRef& Q, const ConstRef& K, const AttentionParams
             s.maxima.resize(static_cast<std::size_t>(len));
             Index r = 0;
             for (; r + kKernelRows <= len; r += kKernelRows)
-                dot_rows<kKernelRows>(q->row(r).data(), width, s.keys, nk, out.multiplier,
-                                      s.scores.row(r).data(), s.maxima.data() + r);
-            for (; r < len; ++r)
-                dot_rows<1>(q->row(r).data(), width, s.keys, nk, out.multiplier,
-                            s.scores.row(r).data(), s.maxima.data() + r);
+                simd::dot_rows(kKernelRows, s.lanes, q->row(r).data(), width, s.keys.data(),
+                               s.keys.cols(), nk, out.multiplier, s.scores.row(r).data(),
+                               s.maxima.data() + r);
+            if (r < len)
+                simd::dot_rows(int(len - r), s.lanes, q->row(r).data(), width, s.keys.data(),
+                               s.keys.cols(), nk, out.multiplier, s.scores.row(r).data(),
+                               s.maxima.data() + r);
         } else if (stride == 1) {
             scores_into(Q.middleRows(b, len), K, params.score, s.scores);
         } else {

@@ -14,6 +14,7 @@
 #include "attn/random.hpp"
 #include "attn/softmax.hpp"
 #include "attn/softmax_kernel.hpp"
+#include "simd_test_util.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -22,20 +23,8 @@ using attn::Index;
 namespace simd = attn::simd;
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
-/// Restores the detected instruction set when a test that forced another ends.
-struct ForcedIsa {
-    explicit ForcedIsa(simd::Isa isa) : before(simd::force_isa(isa)) {}
-    ~ForcedIsa() { simd::force_isa(before); }
-    simd::Isa before;
-};
-
-/// Every instruction set this CPU runs (the baseline always).
-std::vector<simd::Isa> runnable() {
-    std::vector<simd::Isa> out;
-    for (simd::Isa isa : {simd::Isa::Baseline, simd::Isa::Avx2, simd::Isa::Avx512})
-        if (simd::isa_supported(isa)) out.push_back(isa);
-    return out;
-}
+using simd_test::ForcedIsa;
+using simd_test::runnable;
 
 /// Position of f on the line of floats (adjacent floats differ by 1, ±0 coincide).
 std::int64_t ordinal(float f) {

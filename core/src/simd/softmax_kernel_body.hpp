@@ -19,15 +19,7 @@ constexpr Index kLanes = 16;                                 // the double accum
 static_assert(kLanes % kWidth == 0);
 constexpr Index kHalf = kWidth / 2, kSums = kLanes / kHalf;
 
-[[gnu::always_inline]] inline FV load(const float* p) {
-    FV v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-}
-
-[[gnu::always_inline]] inline void store(float* p, FV v) {
-    std::memcpy(p, &v, sizeof v);
-}
+#include "vector_memory_body.hpp"  // NOLINT(build/include)
 
 /// p · 2^n for n an integer in [−150, 128] (ni its int32), rounded once also when the result is
 /// subnormal: AVX-512's vscalefps does exactly that; elsewhere, two normal powers of two (the

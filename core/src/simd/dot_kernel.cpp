@@ -1,0 +1,85 @@
+// AttnScope core — run-time dispatch of the streamed pass's dot kernel: one body
+// (dot_kernel_body.hpp) compiled for AVX-512F, AVX2 + FMA and the x86-64 baseline, so a portable
+// build's long scenes get AVX-512 fused multiply-adds where Eigen's packets were SSE2 (fixed when
+// compiled). GPL-3.0-or-later.
+#include "attn/dot_kernel.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#include "attn/error.hpp"
+#include "attn/softmax_kernel.hpp"
+
+#define ATTN_DOT_NS baseline
+#define ATTN_DOT_W 4
+#include "dot_kernel_body.hpp"  // NOLINT(build/include)
+#undef ATTN_DOT_NS
+#undef ATTN_DOT_W
+
+// GCC only, as the softmax kernels: clang builds the baseline alone.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+#define ATTN_DOT_NS avx2
+#define ATTN_DOT_W 8
+#include "dot_kernel_body.hpp"  // NOLINT(build/include)
+#undef ATTN_DOT_NS
+#undef ATTN_DOT_W
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx512f")
+#define ATTN_DOT_NS avx512
+#define ATTN_DOT_W 16
+#include "dot_kernel_body.hpp"  // NOLINT(build/include)
+#undef ATTN_DOT_NS
+#undef ATTN_DOT_W
+#pragma GCC pop_options
+#define ATTN_DOT_X86 1
+#endif
+
+namespace attn::simd {
+
+Index dot_lanes() {
+#ifdef ATTN_DOT_X86
+    // The softmax kernels' choice (a test may force a narrower one); AVX2 also needs FMA here.
+    static const bool fma = [] {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("fma") != 0;
+    }();
+    switch (active_isa()) {
+        case Isa::Avx512:
+            return 16;
+        case Isa::Avx2:
+            return fma ? 8 : 4;
+        case Isa::Baseline:
+            break;
+    }
+#endif
+    return 4;
+}
+
+void dot_rows(int rows, Index lanes, const float* q, Index width, const float* packed, Index stride,
+              Index nk, float c, float* out, float* row_max) {
+    switch (lanes) {
+#ifdef ATTN_DOT_X86
+        case 16:
+            return avx512::dot_any(rows, q, width, packed, stride, nk, c, out, row_max);
+        case 8:
+            return avx2::dot_any(rows, q, width, packed, stride, nk, c, out, row_max);
+#endif
+        case 4:
+            return baseline::dot_any(rows, q, width, packed, stride, nk, c, out, row_max);
+        default:
+            throw ArgumentError("dot_rows: keys packed for " + std::to_string(lanes) +
+                                " lanes, which no kernel of this build reads");
+    }
+}
+
+}  // namespace attn::simd
