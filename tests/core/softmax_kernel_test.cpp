@@ -181,7 +181,7 @@ TEST(SoftmaxKernel, DetectsOnceAndForcesOnlyWhatTheCpuRuns) {
     EXPECT_EQ(simd::active_isa(), detected);
     if (detected != simd::Isa::Avx512)
         EXPECT_THROW_MSG(simd::force_isa(simd::Isa::Avx512), attn::ArgumentError, "AVX-512F");
-    EXPECT_STREQ(simd::isa_name(simd::Isa::Avx2), "AVX2");
+    EXPECT_STREQ(simd::isa_name(simd::Isa::Avx2), "AVX2 + FMA");
 }
 
 /// Softmax of z · c with the masked keys at −∞, in double: the reference.

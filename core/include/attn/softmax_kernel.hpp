@@ -6,7 +6,8 @@
 
 namespace attn::simd {
 
-/// The instruction sets the kernels are compiled for; one is chosen at run time.
+/// The instruction sets the kernels are compiled for; one is chosen at run time. Avx2 stands
+/// for AVX2 with FMA (the dot kernel fuses its multiply-adds; every AVX2 CPU has both).
 enum class Isa : int { Baseline = 0, Avx2 = 1, Avx512 = 2 };
 
 /// The widest instruction set this CPU runs (and the OS saves the registers of), found once.
@@ -18,7 +19,7 @@ bool isa_supported(Isa isa);
 /// Test hook: use isa from now on (it must be supported, else ArgumentError); returns the previous.
 /// Not thread-safe against concurrent kernel calls; every ISA computes the same numbers anyway.
 Isa force_isa(Isa isa);
-/// "baseline (SSE2)", "AVX2" or "AVX-512F", for reports.
+/// "baseline (SSE2)", "AVX2 + FMA" or "AVX-512F", for reports.
 const char* isa_name(Isa isa);
 
 /// The largest of x[0..n) (−∞ when n is 0). NaN entries may or may not be ignored.

@@ -48,16 +48,12 @@ namespace attn::simd {
 
 Index dot_lanes() {
 #ifdef ATTN_DOT_X86
-    // The softmax kernels' choice (a test may force a narrower one); AVX2 also needs FMA here.
-    static const bool fma = [] {
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("fma") != 0;
-    }();
+    // The softmax kernels' choice (a test may force a narrower one).
     switch (active_isa()) {
         case Isa::Avx512:
             return 16;
         case Isa::Avx2:
-            return fma ? 8 : 4;
+            return 8;
         case Isa::Baseline:
             break;
     }

@@ -83,7 +83,8 @@ Isa detect() {
 #ifdef ATTN_SIMD_X86
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f")) return Isa::Avx512;
-    if (__builtin_cpu_supports("avx2")) return Isa::Avx2;
+    // The one place that decides: the dot kernel's AVX2 copy needs FMA too.
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::Avx2;
 #endif
     return Isa::Baseline;
 }
@@ -131,7 +132,7 @@ const char* isa_name(Isa isa) {
         case Isa::Avx512:
             return "AVX-512F";
         case Isa::Avx2:
-            return "AVX2";
+            return "AVX2 + FMA";
         case Isa::Baseline:
             break;
     }
