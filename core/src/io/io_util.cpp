@@ -3,6 +3,8 @@
 
 #include "attn/memory_budget.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -153,6 +155,18 @@ void write_whole_file(const std::string& path, std::span<const std::byte> bytes)
         std::remove(tmp.c_str());
         throw Error(path + ": cannot replace: " + why);
     }
+}
+
+int pwrite_all(int fd, std::span<const std::byte> bytes, std::uint64_t offset) {
+    while (!bytes.empty()) {
+        const ssize_t n = ::pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(offset));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return errno;
+        if (n == 0) return ENOSPC;
+        bytes = bytes.subspan(static_cast<std::size_t>(n));
+        offset += static_cast<std::uint64_t>(n);
+    }
+    return 0;
 }
 
 }  // namespace attn::io::detail

@@ -48,6 +48,10 @@ std::vector<std::byte> read_whole_file(const std::string& path);
 /// Writes bytes to path atomically (temporary file + rename); throws Error on failure.
 void write_whole_file(const std::string& path, std::span<const std::byte> bytes);
 
+/// Writes all of bytes at offset of fd, retrying short writes and EINTR; returns 0, or the errno
+/// that stopped it (ENOSPC when a write made no progress). Callers word the failure themselves.
+int pwrite_all(int fd, std::span<const std::byte> bytes, std::uint64_t offset);
+
 /// A byte view of a string.
 inline std::span<const std::byte> as_bytes(std::string_view s) {
     return {reinterpret_cast<const std::byte*>(s.data()), s.size()};

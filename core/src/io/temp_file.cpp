@@ -14,6 +14,7 @@
 
 #include "attn/error.hpp"
 #include "attn/memory_budget.hpp"
+#include "io_util.hpp"
 
 namespace attn::io::detail {
 
@@ -46,17 +47,9 @@ std::string temp_dir() {
 
 void write_at(int fd, const void* data, std::size_t size, std::uint64_t offset,
               const std::string& what) {
-    const char* p = static_cast<const char*>(data);
-    while (size > 0) {
-        const ssize_t n = ::pwrite(fd, p, size, static_cast<off_t>(offset));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0)
-            throw ResourceError(what + ": cannot write the temporary file in " + temp_dir() + ": " +
-                                std::strerror(n < 0 ? errno : ENOSPC));
-        p += n;
-        size -= static_cast<std::size_t>(n);
-        offset += static_cast<std::uint64_t>(n);
-    }
+    if (const int error = pwrite_all(fd, {static_cast<const std::byte*>(data), size}, offset))
+        throw ResourceError(what + ": cannot write the temporary file in " + temp_dir() + ": " +
+                            std::strerror(error));
 }
 
 std::shared_ptr<const MappedFile> mapped_temp_file(std::uint64_t bytes, const std::string& what,

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "attn/error.hpp"
+#include "io_util.hpp"
 #include "zip_format.hpp"
 
 namespace attn::io {
@@ -222,13 +223,7 @@ void ZipWriter::finish() {
 
 void ZipWriter::put(std::uint64_t offset, std::span<const std::byte> bytes) {
     if (fd_ < 0) throw Error(path_ + ": the archive was already finished");
-    while (!bytes.empty()) {
-        const ssize_t n = ::pwrite(fd_, bytes.data(), bytes.size(), static_cast<off_t>(offset));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) io_failure(n < 0 ? std::strerror(errno) : "nothing written");
-        bytes = bytes.subspan(static_cast<std::size_t>(n));
-        offset += static_cast<std::uint64_t>(n);
-    }
+    if (const int error = detail::pwrite_all(fd_, bytes, offset)) io_failure(std::strerror(error));
 }
 
 void ZipWriter::io_failure(const std::string& what) {
