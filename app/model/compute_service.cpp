@@ -220,11 +220,13 @@ attn::SceneResult ComputeService::continueFrom(const Base& base, const attn::Sce
     const bool partial =
         base.result && attn::restart_from(base.spec, spec) != attn::SceneRestart::Full;
     const attn::Storage storage = storageFor(spec);
+    // No view reads a whole output matrix: the math panel derives its query's (output_row).
+    constexpr bool outputs = false;
     return partial
                ? attn::recompute_scene(*base.result, inputs_.prepare(base.spec), prepared, progress,
-                                       storage, recycle, attn::kOverviewCells, queryStride)
+                                       storage, recycle, attn::kOverviewCells, queryStride, outputs)
                : attn::compute_scene(prepared, progress, storage, recycle, attn::kOverviewCells,
-                                     queryStride);
+                                     queryStride, outputs);
 }
 
 void ComputeService::settle(quint64 id, Outcome outcome) {

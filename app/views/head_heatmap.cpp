@@ -247,6 +247,7 @@ void HeadHeatmap::fillMap() {
 }
 
 void HeadHeatmap::refresh() {
+    refreshPending_ = false;
     // Lay out first so the cell budget and label spacing use this size, not the previous one.
     updateLayoutNow();
     if (view_.n != queries() || view_.m != keys()) {
@@ -271,6 +272,31 @@ void HeadHeatmap::refresh() {
     replotWhenSeen();
 }
 
+bool HeadHeatmap::deferUntilSeen() {
+    // Only in a shown window, where a head out of view is painted when scrolled in: a grid
+    // rendered without a window (tests, figures) draws every head at once.
+    const bool offScreen = window()->isVisible() && isVisible() && visibleRegion().isEmpty();
+    if (!offScreen || !updatesEnabled() || !result_ || head_ >= int(result_->stats.size()) ||
+        head_ >= int(result_->heads.size()) || result_->heads[std::size_t(head_)].streamed())
+        return false;
+    // The whole matrix in maximum blocks on a linear scale: the top of the range is the largest
+    // weight (every block's maximum is one of the weights, and a masked cell weighs 0).
+    if (style_.aggregation != attn::Aggregation::Max || style_.logScale ||
+        (view_.n == queries() && view_.m == keys() && !view_.whole()))
+        return false;
+    span_ = WeightSpan{};
+    span_.largest = result_->stats[std::size_t(head_)].largest_weight;
+    cellsDirty_ = true;
+    refreshPending_ = true;
+    return true;
+}
+
+void HeadHeatmap::ensureRefreshed() {
+    if (!refreshPending_) return;
+    refreshPending_ = false;
+    refresh();
+}
+
 void HeadHeatmap::replotWhenSeen() {
     // A head scrolled out of the grid's view (or not shown) is replotted when it is next
     // painted: a grid of 12 heads shows 2 to 4 of them at 1280 × 800. With updates off (the
@@ -284,6 +310,7 @@ void HeadHeatmap::replotWhenSeen() {
 }
 
 void HeadHeatmap::paintEvent(QPaintEvent* event) {
+    ensureRefreshed();  // it replots, or sets replotPending_ while still not on screen
     if (replotPending_) {
         replotPending_ = false;
         // Draws the buffers; its update() asks for one more paint, of the same buffers.

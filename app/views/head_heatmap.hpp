@@ -43,6 +43,14 @@ class HeadHeatmap : public QCustomPlot {
     /// a streamed head finer than its stored overview and too large to compute at once is drawn
     /// from the overview's blocks first and refined by a scheduler job (kRegionJob).
     void refresh();
+    /// Instead of prepare() and refresh() for a head scrolled out of view (or not shown yet):
+    /// when its colour range is known without its cells — the maximum of the whole matrix on a
+    /// linear scale, the largest weight its statistics hold — takes that range and defers the
+    /// aggregation and the rebuild to its next paint (or ensureRefreshed()). A 512-token grid
+    /// of 12 heads shows 2 to 4 at 1280 × 800. False (nothing deferred) otherwise.
+    bool deferUntilSeen();
+    /// Runs the refresh deferUntilSeen() put off (before drawing the head anywhere else).
+    void ensureRefreshed();
     /// True while a finer region is being computed for the drawn one (the cells are coarse).
     bool refining() const { return refining_; }
     /// The scheduler job that computes fine zoom regions off the GUI thread.
@@ -159,10 +167,11 @@ class HeadHeatmap : public QCustomPlot {
     QSize budget_;  ///< budget the cells were prepared for
     bool cellsDirty_ = true;
     bool mapDirty_ = true;
-    bool regionWanted_ = false;   ///< prepare() drew coarse cells: refresh() submits the job
-    bool refining_ = false;       ///< kRegionJob is computing the drawn region
-    bool regionDropped_ = false;  ///< prepare() drew at once while a job was computing
-    bool replotPending_ = false;  ///< refreshed while off screen: replot at the next paint
+    bool regionWanted_ = false;    ///< prepare() drew coarse cells: refresh() submits the job
+    bool refining_ = false;        ///< kRegionJob is computing the drawn region
+    bool regionDropped_ = false;   ///< prepare() drew at once while a job was computing
+    bool replotPending_ = false;   ///< refreshed while off screen: replot at the next paint
+    bool refreshPending_ = false;  ///< deferUntilSeen(): refresh at the next paint
     attn::AggregatedGrid cells_;
     WeightSpan span_;       ///< of cells_: largest, smallest positive, any zero
     QSize factors_;         ///< wantedFactors() the cells were prepared for

@@ -243,7 +243,10 @@ void HeatmapGrid::redraw() {
     // attn::Aggregation touches every weight: run heads in parallel when it is worth it.
     const attn::Index n = result_ ? attn::Index(result_->q_tokens.size()) : 0;
     std::vector<std::pair<HeadHeatmap*, QSize>> jobs;
+    std::vector<HeadHeatmap*> drawn;  // the rest are drawn when scrolled into view
     for (HeadHeatmap* h : visible) {
+        if (h->deferUntilSeen()) continue;
+        drawn.push_back(h);
         h->updateLayoutNow();
         jobs.emplace_back(h, h->cellBudget());
     }
@@ -270,8 +273,9 @@ void HeatmapGrid::redraw() {
     for (HeadHeatmap* h : visible) {
         h->setOwnColorScale(!style_.sharedRange);
         h->setColorRange(style_.sharedRange ? shared : h->valueRange(style_.logScale));
-        h->refresh();
     }
+    for (HeadHeatmap* h : drawn)
+        h->refresh();
     scalePlot_->replot(QCustomPlot::rpQueuedRefresh);
     ++renders_;
     Q_EMIT rendered();
@@ -365,6 +369,8 @@ void HeatmapGrid::paintTo(QPaintDevice* device, const QRect& target) {
     for (HeadHeatmap* h : heads_)
         if (h->isVisible() || (focused_ < 0 || h->head() == focused_)) plots.push_back(h);
     if (style_.sharedRange) plots.push_back(scalePlot_);
+    for (HeadHeatmap* h : heads_)
+        h->ensureRefreshed();
     for (QCustomPlot* p : plots) {
         const QPoint at = p->mapTo(this, QPoint(0, 0));
         painter.save();

@@ -1,6 +1,8 @@
 // AttnScope — the math panel widget; its HTML is built in math_html.cpp. GPL-3.0-or-later.
 #include "views/math_panel.hpp"
 
+#include <QTextDocument>
+
 #include <QScrollBar>
 
 MathPanel::MathPanel(QWidget* parent) : QTextBrowser(parent) {
@@ -45,9 +47,22 @@ void MathPanel::followLink(const QString& link) {
 
 void MathPanel::rebuild() {
     const int scroll = verticalScrollBar()->value();
-    if (!result_)
-        setHtml(tr("<p>Computing…</p>"));
-    else
-        setHtml(mathHtml(*result_, selection_, context_, 64, page_));
+    showHtml(result_ ? mathHtml(*result_, selection_, context_, 64, page_)
+                     : tr("<p>Computing…</p>"));
     verticalScrollBar()->setValue(scroll);  // keep the reader's place while values change
+}
+
+void MathPanel::showHtml(const QString& html) {
+    // A new document, laid out once when it is set: setHtml cleared the shown one first, so the
+    // scroll bars went and came back and the panel was laid out and resized twice per result
+    // (a quarter of a control change's drawing at 512 tokens).
+    auto* doc = new QTextDocument(this);
+    doc->setUndoRedoEnabled(false);
+    doc->setDefaultFont(font());
+    doc->setDocumentMargin(document()->documentMargin());
+    doc->setHtml(html);
+    QTextDocument* old = document();
+    const bool ours = old->parent() == this;  // the first one is the text control's: it goes
+    setDocument(doc);
+    if (ours) delete old;
 }

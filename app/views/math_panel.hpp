@@ -52,6 +52,8 @@ class MathPanel : public QTextBrowser {
 
   private:
     void rebuild();
+    /// Shows html in a fresh document (setHtml would lay the panel out twice).
+    void showHtml(const QString& html);
 
     SceneResultPtr result_;
     Selection selection_;

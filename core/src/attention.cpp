@@ -1,7 +1,9 @@
 // AttnScope core — single-head attention with every stage kept. GPL-3.0-or-later.
 #include "attn/attention.hpp"
 
+#include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <utility>
@@ -80,6 +82,7 @@ void attend_tiled(const ConstRef& Q, const ConstRef& K, const ConstRef& V, float
     const Index nq = Q.rows(), nk = K.rows();
     const bool masking = params.mask.kind != MaskKind::None;
     out.raw.resize(0, 0);
+    out.raw_version = 0;
     out.mask = params.mask;
     const bool outputs = params.keep_output && params.overview_cells <= 0;
     out.output.resize(outputs ? nq : 0, V.cols());
@@ -128,15 +131,67 @@ void attend_tiled(const ConstRef& Q, const ConstRef& K, const ConstRef& V, float
 
 namespace {
 
+/// weigh_row with the row's statistics: for a row whose maximum and sum are finite, the
+/// softmax's last step (w = e · 1/Σ e) and the statistics are one pass (softmax_row_stats), the
+/// entropy taken as L − Σ α z like row_stats_softmax; the weights are softmax_row's to the bit.
+/// Other rows (hard, empty, +∞ or NaN scores) take weigh_row and row_stats_softmax.
+bool weigh_row_stats(Eigen::RowVectorXf& z, const BoolMatrix* mask, Index mask_row, float c,
+                     bool hard, float* w, Index i, RowStats& stats) {
+    constexpr float ninf = -std::numeric_limits<float>::infinity();
+    const Index nk = z.size();
+    if (!hard && nk > 0) {
+        if (c != 1.f) simd::scale(z.data(), nk, c);  // weigh_row's scaling and mask
+        if (mask) z = mask->row(mask_row).select(z, ninf);
+        const float m = simd::row_max(z.data(), nk);
+        const double sum = std::isfinite(m) ? simd::exp_sum(z.data(), w, nk, m) : 0.0;
+        if (std::isfinite(m) && std::isfinite(sum)) {
+            stats = softmax_row_stats(w, z.data(), nk, i, static_cast<float>(1.0 / sum),
+                                      static_cast<double>(m) + std::log(sum), nullptr, nullptr,
+                                      false, w);
+            return false;
+        }
+        double lse = 0;
+        const bool empty = softmax_row(z.data(), w, nk, i, &lse);  // throws on NaN
+        stats = row_stats_softmax(Eigen::Map<const Eigen::RowVectorXf>(w, nk), z, i, lse);
+        return empty;
+    }
+    double lse = 0;
+    const bool empty = weigh_row(z, mask, mask_row, c, hard, w, i, &lse);
+    stats = row_stats_softmax(Eigen::Map<const Eigen::RowVectorXf>(w, nk), z, i, lse);
+    return empty;
+}
+
 /// The softmax pass of a head that keeps its raw scores, a tile of query rows at a time: with Q
 /// and K, each tile's raw scores are computed into out.raw and weighed while still in cache (one
 /// n × n write, none read back); without, they are read from out.raw. The scaled and masked
 /// scores are not kept (HeadResult derives them): one row of them lives in a buffer while its
 /// softmax and statistics are taken. Both ways make the same calls, so the same numbers.
+std::uint64_t next_raw_version() {
+    static std::atomic<std::uint64_t> last{0};
+    return last.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
 void kept_pass(float d_k, const AttentionParams& params, HeadResult& out, HeadStats* stats,
-               const ConstRef* Q, const ConstRef* K) {
+               const ConstRef* Q, const ConstRef* K, const HeadResult* raw_from = nullptr) {
     const bool hard = set_multiplier(d_k, params, out);
     stage_counters().softmax_heads.fetch_add(1, std::memory_order_relaxed);
+    // Raw scores from another result: none copied when out (a recycled head) holds the same
+    // computation's already, otherwise copied row by row as they are read (one pass).
+    const Matrix* copy_from = nullptr;
+    std::uint64_t version = 0;  // without Q or another result: scores set by the caller
+    if (raw_from) {
+        const Matrix& from = raw_from->raw;
+        if (raw_from->raw_version == 0 || out.raw_version != raw_from->raw_version ||
+            out.raw.rows() != from.rows() || out.raw.cols() != from.cols()) {
+            resize_large(out.raw, from.rows(), from.cols());
+            copy_from = &from;
+        }
+        version = raw_from->raw_version;
+    } else if (Q) {
+        version = next_raw_version();
+    }
+    // Set once raw is whole: a pass that stops half-way (an exception) leaves no version.
+    out.raw_version = 0;
     const Index nq = out.raw.rows(), nk = out.raw.cols();
     out.mask = params.mask;
     const bool masking = params.mask.kind != MaskKind::None;
@@ -153,20 +208,29 @@ void kept_pass(float d_k, const AttentionParams& params, HeadResult& out, HeadSt
         if (masking) s.mask = build_mask_rows(params.mask, nq, nk, b, len);
         for (Index r = 0; r < len; ++r) {
             const Index i = b + r;
-            s.z = out.raw.row(i);
-            const bool empty = weigh_row(s.z, masking ? &s.mask : nullptr, r, out.multiplier, hard,
-                                         out.weights.row(i).data(), i);
+            if (copy_from) {
+                s.z = copy_from->row(i);
+                out.raw.row(i) = s.z;
+            } else {
+                s.z = out.raw.row(i);
+            }
+            const BoolMatrix* mask = masking ? &s.mask : nullptr;
+            float* w = out.weights.row(i).data();
+            const bool empty = stats ? weigh_row_stats(s.z, mask, r, out.multiplier, hard, w, i,
+                                                       rows[static_cast<std::size_t>(i)])
+                                     : weigh_row(s.z, mask, r, out.multiplier, hard, w, i);
             out.empty_rows[static_cast<std::size_t>(i)] = empty ? 1 : 0;
-            if (stats) rows[static_cast<std::size_t>(i)] = row_stats(out.weights.row(i), s.z, i);
         }
     }
+    out.raw_version = version;
     if (stats) *stats = summarize_rows(std::move(rows));
 }
 
 }  // namespace
 
-void finish_scores(float d_k, const AttentionParams& params, HeadResult& out, HeadStats* stats) {
-    kept_pass(d_k, params, out, stats, nullptr, nullptr);
+void finish_scores(float d_k, const AttentionParams& params, HeadResult& out, HeadStats* stats,
+                   const HeadResult* raw) {
+    kept_pass(d_k, params, out, stats, nullptr, nullptr, raw);
 }
 
 void attend_into(const ConstRef& Q, const ConstRef& K, const ConstRef& V,
@@ -186,6 +250,10 @@ void attend_into(const ConstRef& Q, const ConstRef& K, const ConstRef& V,
     stage_counters().score_heads.fetch_add(1, std::memory_order_relaxed);
     resize_large(out.raw, Q.rows(), K.rows());
     kept_pass(d_k, params, out, stats, &Q, &K);
+    if (!params.stage_outputs) {
+        out.output.resize(0, 0);  // derived on demand (SceneResult::output_row)
+        return;
+    }
     out.output.resize(Q.rows(), V.cols());
     out.output.noalias() = out.weights * V;
 }

@@ -51,26 +51,28 @@ void attend_into(const ConstRef& Q, const ConstRef& K, const ConstRef& V,
                  const AttentionParams& params, HeadResult& out, HeadStats* stats = nullptr,
                  bool finite_known = false);
 
-/// Scaling, temperature, mask and softmax of out.raw (already filled): the weights, empty rows,
-/// multiplier and mask (not output). d_k is the width used for 1/√d_k. With stats, also the
-/// head's statistics, in the same pass.
+/// Scaling, temperature, mask and softmax of out.raw (already filled, or raw's raw scores when
+/// given: copied unless out holds the same raw_version): the weights, empty rows, multiplier and
+/// mask (not output). d_k is the width used for 1/√d_k. With stats, also the head's statistics,
+/// in the same pass.
 void finish_scores(float d_k, const AttentionParams& params, HeadResult& out,
-                   HeadStats* stats = nullptr);
+                   HeadStats* stats = nullptr, const HeadResult* raw = nullptr);
 
 /// compute_scene before the merge into words: the tokens' own attention. base: a result whose
 /// tokens, inputs and projections are this spec's (restart_from says Softmax); they are
 /// reused, and so are its raw scores when stored.
 SceneResult compute_pieces(const SceneSpec& spec, Progress* progress, Storage storage,
                            SceneResult* recycle, int overview_cells, Index query_stride,
-                           const SceneResult* base);
+                           const SceneResult* base, bool outputs = true);
 
 /// The heads and layer output of multi_head_into from the projections already in r (r.Q, r.K,
-/// r.V). from_raw: every head already holds its raw scores (r.heads[k].raw, e.g. copied from a
-/// previous result) and only the scaling, mask, softmax, statistics and outputs run, by the same
-/// calls as a full computation, so the numbers are bit-identical to it.
+/// r.V). raw_from: a previous result's heads, one per head, holding raw scores of these
+/// projections: each head copies them (in its own task) and only the scaling, mask, softmax,
+/// statistics and outputs run, by the same calls as a full computation, so the numbers are
+/// bit-identical to it.
 void heads_into(const MultiHeadWeights& weights, const MultiHeadConfig& config,
                 const AttentionParams& params, MultiHeadResult& r, Progress* progress,
-                bool with_stats, bool from_raw);
+                bool with_stats, const std::vector<HeadResult>* raw_from);
 
 }  // namespace attn::detail
 
@@ -117,10 +119,13 @@ bool weigh_row(Row&& row, const BoolMatrix* mask, Index mask_row, float c, bool 
 
 /// Statistics of a softmax row given its exponentials e_j = exp(z_j − max) and inv_sum =
 /// 1 / Σ e (weights w_j = e_j · inv_sum), with z the masked scores; folds the weights into
-/// col_max and col_sum (BlockSums::Columns; written instead when fresh) in the same pass. The
-/// same numbers as row_stats_softmax on the weights, for rows whose max and sum are finite.
+/// col_max and col_sum (BlockSums::Columns; written instead when fresh; both null: no columns)
+/// and stores them into weights (may be e itself; null: not stored) in the same pass. The same
+/// numbers as row_stats_softmax on the weights, for rows whose max and sum are finite, and the
+/// same weights as softmax_row's final scaling.
 RowStats softmax_row_stats(const float* e, const float* z, Index n, Index query_pos, float inv_sum,
-                           double log_sum_exp, float* col_max, float* col_sum, bool fresh);
+                           double log_sum_exp, float* col_max, float* col_sum, bool fresh,
+                           float* weights = nullptr);
 
 /// The streamed scene of a long loaded component (comp.rows set): every head of layer `layer`
 /// read row by row with the controls of params applied (raw scores) or as they are (weights),

@@ -76,7 +76,8 @@ void check_weight(const Matrix& W, const char* name, Index rows, Index cols) {
 /// finite_known: r.Q, r.K and r.V are known to be finite (not checked again per head).
 void heads_checked(const MultiHeadWeights& weights, const MultiHeadConfig& config,
                    const AttentionParams& params, MultiHeadResult& r, Progress* progress,
-                   bool with_stats, bool from_raw, bool finite_known = false);
+                   bool with_stats, const std::vector<HeadResult>* raw_from,
+                   bool finite_known = false);
 
 void check_weights(const MultiHeadWeights& weights, const MultiHeadConfig& config) {
     const Index d = config.d_model, h = config.heads, kv = config.kv(), dk = config.d_k();
@@ -138,19 +139,27 @@ void multi_head_into(const Matrix& Xq, const Matrix& Xkv, const MultiHeadWeights
     detail::require_finite(r.Q, "The projected queries Q");
     detail::require_finite(r.K, "The projected keys K");
     detail::require_finite(r.V, "The projected values V");
-    heads_checked(weights, config, params, r, progress, with_stats, false, true);
+    heads_checked(weights, config, params, r, progress, with_stats, nullptr, true);
 }
 
 namespace detail {
 
 void heads_into(const MultiHeadWeights& weights, const MultiHeadConfig& config,
                 const AttentionParams& params, MultiHeadResult& r, Progress* progress,
-                bool with_stats, bool from_raw) {
+                bool with_stats, const std::vector<HeadResult>* raw_from) {
     const Index d = config.d_model, kv = config.kv(), dk = config.d_k();
     if (r.Q.cols() != d || r.K.cols() != kv * dk || r.V.cols() != kv * dk)
         throw ShapeError("heads_into: the projections do not match the configuration.");
-    check_weights(weights, config);
-    heads_checked(weights, config, params, r, progress, with_stats, from_raw);
+    if (raw_from && static_cast<Index>(raw_from->size()) != config.heads)
+        throw ShapeError("heads_into: " + std::to_string(raw_from->size()) +
+                         " heads of raw scores for " + std::to_string(config.heads) + " heads.");
+    // Called on a previous result's projections, computed from these weights: they were
+    // checked then (their finiteness is a pass over 4 d_model² floats, 6 % of a restart).
+    if (weights.Wo.rows() != d || weights.Wo.cols() != d ||
+        (!weights.head_scores.empty() &&
+         static_cast<Index>(weights.head_scores.size()) != config.heads))
+        check_weights(weights, config);
+    heads_checked(weights, config, params, r, progress, with_stats, raw_from);
 }
 
 }  // namespace detail
@@ -163,13 +172,14 @@ using detail::finish_scores;
 
 void heads_checked(const MultiHeadWeights& weights, const MultiHeadConfig& config,
                    const AttentionParams& params, MultiHeadResult& r, Progress* progress,
-                   bool with_stats, bool from_raw, bool finite_known) {
+                   bool with_stats, const std::vector<HeadResult>* raw_from, bool finite_known) {
     const Index d = config.d_model, h = config.heads, kv = config.kv(), dk = config.d_k();
     const Index nq = r.Q.rows();
     r.d_k = dk;
     r.heads.resize(static_cast<std::size_t>(h));
     r.stats.resize(with_stats ? static_cast<std::size_t>(h) : 0);
-    const bool outputs = params.keep_stages || (params.keep_output && params.overview_cells <= 0);
+    const bool outputs = params.keep_stages ? params.stage_outputs
+                                            : params.keep_output && params.overview_cells <= 0;
     r.concat.resize(outputs ? nq : 0, d);
     detail::run_tasks(
         h,
@@ -182,15 +192,20 @@ void heads_checked(const MultiHeadWeights& weights, const MultiHeadConfig& confi
             const Index g = kv_head_of(k, h, kv);
             HeadResult& head = r.heads[static_cast<std::size_t>(k)];
             HeadStats* stats = with_stats ? &r.stats[static_cast<std::size_t>(k)] : nullptr;
-            if (from_raw) {
+            if (raw_from) {
                 // The kept raw scores: only what follows them, the same calls as attend_into's.
-                if (head.raw.rows() != nq || head.raw.cols() != r.K.rows())
+                const HeadResult& from = (*raw_from)[static_cast<std::size_t>(k)];
+                if (from.raw.rows() != nq || from.raw.cols() != r.K.rows())
                     throw ShapeError("heads_into: head " + std::to_string(k) +
                                      " holds no raw scores of the right shape.");
-                const ConstRef V = r.V.middleCols(g * dk, dk);
-                finish_scores(p.scale_dk.value_or(static_cast<float>(dk)), p, head, stats);
-                head.output.resize(nq, V.cols());
-                head.output.noalias() = head.weights * V;
+                finish_scores(p.scale_dk.value_or(static_cast<float>(dk)), p, head, stats, &from);
+                if (outputs) {
+                    const ConstRef V = r.V.middleCols(g * dk, dk);
+                    head.output.resize(nq, V.cols());
+                    head.output.noalias() = head.weights * V;
+                } else {
+                    head.output.resize(0, 0);
+                }
             } else {
                 attend_into(r.Q.middleCols(k * dk, dk), r.K.middleCols(g * dk, dk),
                             r.V.middleCols(g * dk, dk), p, head, stats, finite_known);
@@ -200,7 +215,8 @@ void heads_checked(const MultiHeadWeights& weights, const MultiHeadConfig& confi
         [&](Index done) { report(progress, 0.05 + 0.9 * static_cast<double>(done) / h); });
 
     if (!outputs) {
-        // Weights only: outputs are recomputed per query on demand (SceneResult::output_row).
+        // Weights only, or stages without outputs: outputs are recomputed per query on demand
+        // (SceneResult::output_row).
         r.concat.resize(0, 0);
         r.output.resize(0, 0);
         report(progress, 1.0);

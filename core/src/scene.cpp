@@ -270,8 +270,8 @@ namespace detail {
 
 SceneResult compute_pieces(const SceneSpec& spec, Progress* progress, Storage storage,
                            SceneResult* recycle, int overview_cells, Index query_stride,
-                           const SceneResult* base) {
-    {
+                           const SceneResult* base, bool outputs) {
+    if (!base) {  // a restart from base holds what base held (recompute_scene checks)
         const SceneEstimate e = estimate_scene(spec, storage);
         require_memory(e.bytes,
                        e.largest + (e.bytes > 1.05 * e.largest_bytes ? " and the rest" : ""),
@@ -293,7 +293,10 @@ SceneResult compute_pieces(const SceneSpec& spec, Progress* progress, Storage st
     const auto nq = static_cast<Index>(r.q_tokens.size());
 
     if (base) {
-        r.X = base->X;  // the inputs did not change (restart_from): neither did the embeddings
+        // The inputs did not change (restart_from): neither did the embeddings. Copied into a
+        // recycled result's buffers when it has them (no fresh pages to fault in).
+        if (recycle) r.X = std::move(recycle->X), r.Xkv = std::move(recycle->Xkv);
+        r.X = base->X;
     } else if (spec.embeddings) {
         const Matrix& E = *spec.embeddings;
         if (E.rows() != nq || E.cols() != spec.d_model)
@@ -313,6 +316,7 @@ SceneResult compute_pieces(const SceneSpec& spec, Progress* progress, Storage st
     const MultiHeadWeights& weights = spec.weights ? *spec.weights : *seeded;
     AttentionParams params = attention_params(spec);
     params.keep_stages = keep_stages;
+    params.stage_outputs = outputs;
     params.overview_cells = storage == Storage::Streamed ? std::max(1, overview_cells) : 0;
     params.query_stride = storage == Storage::Streamed ? std::max<Index>(1, query_stride) : 1;
     params.stop = progress;
@@ -322,6 +326,8 @@ SceneResult compute_pieces(const SceneSpec& spec, Progress* progress, Storage st
         if (base) {
             // Same inputs and projections: only the heads from their scores (their kept raw
             // scores when every head of base has them) onwards.
+            if (recycle) m.Q = std::move(recycle->Q), m.K = std::move(recycle->K);
+            if (recycle) m.V = std::move(recycle->V);
             m.Q = base->Q;
             m.K = base->K;
             m.V = base->V;
@@ -329,10 +335,9 @@ SceneResult compute_pieces(const SceneSpec& spec, Progress* progress, Storage st
             for (const HeadResult& h : base->heads)
                 from_raw = from_raw && h.has_stages();
             m.heads.resize(static_cast<std::size_t>(config.heads));
-            if (from_raw)
-                for (std::size_t k = 0; k < m.heads.size(); ++k)
-                    m.heads[k].raw = base->heads[k].raw;
-            heads_into(weights, config, params, m, progress, true, from_raw);
+            // The raw scores are copied by each head's task, in parallel.
+            heads_into(weights, config, params, m, progress, true,
+                       from_raw ? &base->heads : nullptr);
         } else {
             multi_head_into(r.X, r.Xkv, weights, config, params, m, progress, true);
         }
@@ -369,9 +374,10 @@ SceneResult compute_pieces(const SceneSpec& spec, Progress* progress, Storage st
 }  // namespace detail
 
 SceneResult compute_scene(const SceneSpec& spec, Progress* progress, Storage storage,
-                          SceneResult* recycle, int overview_cells, Index query_stride) {
+                          SceneResult* recycle, int overview_cells, Index query_stride,
+                          bool outputs) {
     SceneResult r = detail::compute_pieces(spec, progress, storage, recycle, overview_cells,
-                                           query_stride, nullptr);
+                                           query_stride, nullptr, outputs);
     if (spec.merge_words) merge_scene_words(r);
     return r;
 }

@@ -33,11 +33,13 @@ bool reusable(const SceneResult& base, const SceneSpec& spec, Storage storage) {
 
 SceneResult recompute_scene(const SceneResult& base, const SceneSpec& base_spec,
                             const SceneSpec& spec, Progress* progress, Storage storage,
-                            SceneResult* recycle, int overview_cells, Index query_stride) {
+                            SceneResult* recycle, int overview_cells, Index query_stride,
+                            bool outputs) {
     if (restart_from(base_spec, spec) == SceneRestart::Full || !reusable(base, spec, storage))
-        return compute_scene(spec, progress, storage, recycle, overview_cells, query_stride);
+        return compute_scene(spec, progress, storage, recycle, overview_cells, query_stride,
+                             outputs);
     SceneResult r = detail::compute_pieces(spec, progress, storage, recycle, overview_cells,
-                                           query_stride, &base);
+                                           query_stride, &base, outputs);
     if (spec.merge_words) merge_scene_words(r);
     return r;
 }

@@ -174,88 +174,28 @@ RowStats row_stats_softmax(const Eigen::Ref<const Eigen::RowVectorXf>& weights,
 namespace detail {
 
 RowStats softmax_row_stats(const float* e, const float* z, Index n, Index query_pos, float inv_sum,
-                           double log_sum_exp, float* col_max, float* col_sum, bool fresh) {
-    // One pass for what common_stats and the overview's add_row take in five, over
-    // w_j = e_j · inv_sum (the softmax's own last step), with the same kLanes lanes and blocks
-    // (written with Eigen's packets: the compiler does not vectorise the fused loop by itself).
-    using namespace Eigen::internal;
-    using P = packet_traits<float>::type;
-    constexpr Index kWidth = packet_traits<float>::size, kGroups = kLanes / kWidth;
-    static_assert(kLanes % kWidth == 0);
+                           double log_sum_exp, float* col_max, float* col_sum, bool fresh,
+                           float* weights) {
+    // One pass for what common_stats and the overview's add_row take in five (the run-time
+    // dispatched kernel: AVX-512 in a portable build), with the lanes and blocks of
+    // finite_moments and weighted_sums.
     float shift = 0;
     for (Index j = 0; j < n; ++j)
         if (std::fabs(z[j]) <= kBig) {
             shift = z[j];
             break;
         }
-    const P inv = pset1<P>(inv_sum), big = pset1<P>(kBig), one = pset1<P>(1.f),
-            shifted = pset1<P>(shift), zero = pset1<P>(0.f);
-    Moments mo;
-    double distance = 0, az = 0;
-    P top[kGroups];
-    for (P& t : top)
-        t = zero;
-    // Each lane's partial sum enters the double total on its own, as in finite_moments.
-    const auto flush = [](const P(&lanes)[kGroups], double& total) {
-        alignas(64) float v[kLanes];
-        for (Index g = 0; g < kGroups; ++g)
-            pstore(v + g * kWidth, lanes[g]);
-        for (Index l = 0; l < kLanes; ++l)
-            total += v[l];
-    };
-    Index j = 0;
-    for (; j + kLanes <= n;) {
-        P c[kGroups], s[kGroups], q[kGroups], d[kGroups], p[kGroups];
-        for (Index g = 0; g < kGroups; ++g)
-            c[g] = s[g] = q[g] = d[g] = p[g] = zero;
-        const Index end = j + std::min(kBlock, (n - j) / kLanes * kLanes);
-        for (; j < end; j += kLanes)
-            for (Index g = 0; g < kGroups; ++g) {
-                const Index at = j + g * kWidth;
-                const P w = pmul(ploadu<P>(e + at), inv);
-                const P v = ploadu<P>(z + at);
-                const P finite = pcmp_le(pabs(v), big);
-                pstoreu(col_max + at, fresh ? w : pmax(ploadu<P>(col_max + at), w));
-                pstoreu(col_sum + at, fresh ? w : padd(ploadu<P>(col_sum + at), w));
-                top[g] = pmax(top[g], w);
-                d[g] = pmadd(w, pabs(plset<P>(static_cast<float>(at - query_pos))), d[g]);
-                p[g] = padd(p[g], pand(finite, pmul(w, v)));
-                const P x = pand(finite, psub(v, shifted));
-                c[g] = padd(c[g], pand(finite, one));
-                s[g] = padd(s[g], x);
-                q[g] = pmadd(x, x, q[g]);
-            }
-        flush(c, mo.count), flush(s, mo.sum), flush(q, mo.sumsq);
-        flush(d, distance), flush(p, az);
-    }
-    alignas(64) float tops[kLanes];
-    for (Index g = 0; g < kGroups; ++g)
-        pstore(tops + g * kWidth, top[g]);
-    float best = 0;
-    for (Index l = 0; l < kLanes; ++l)
-        best = std::max(best, tops[l]);
-    for (; j < n; ++j) {
-        const float w = e[j] * inv_sum;
-        col_max[j] = fresh ? w : std::max(col_max[j], w);
-        col_sum[j] = fresh ? w : col_sum[j] + w;
-        best = std::max(best, w);
-        distance += static_cast<double>(w) *
-                    static_cast<double>(j > query_pos ? j - query_pos : query_pos - j);
-        if (std::fabs(z[j]) <= kBig) {
-            az += static_cast<double>(w) * z[j];
-            const double x = static_cast<double>(z[j]) - shift;
-            mo.count += 1, mo.sum += x, mo.sumsq += x * x;
-        }
-    }
+    const simd::StatsSums m =
+        simd::softmax_stats(e, z, n, query_pos, inv_sum, shift, col_max, col_sum, fresh, weights);
     RowStats r;
-    r.max_weight = best;
-    r.mean_distance = distance;
-    if (mo.count > 0) {
-        const double mean = mo.sum / mo.count;
+    r.max_weight = m.best;
+    r.mean_distance = m.distance;
+    if (m.count > 0) {
+        const double mean = m.sum / m.count;
         r.score_mean = mean + shift;
-        r.score_var = std::max(0.0, mo.sumsq / mo.count - mean * mean);
+        r.score_var = std::max(0.0, m.sumsq / m.count - mean * mean);
     }
-    set_entropy(r, log_sum_exp - az);
+    set_entropy(r, log_sum_exp - m.az);
     return r;
 }
 
@@ -284,6 +224,7 @@ HeadStats summarize_rows(std::vector<RowStats> rows) {
         h.entropy += r.entropy;
         h.effective_keys += r.effective_keys;
         h.max_weight += r.max_weight;
+        h.largest_weight = std::max(h.largest_weight, r.max_weight);
         h.mean_distance += r.mean_distance;
         h.score_mean += r.score_mean;
         h.score_var += r.score_var;

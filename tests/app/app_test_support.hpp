@@ -74,8 +74,10 @@ inline void settle(ComputeService* service) {
     QCoreApplication::processEvents();
 }
 
-/// The weights drawn by a head, as (rows × cols) doubles; masked cells as NaN.
+/// The weights drawn by a head, as (rows × cols) doubles; masked cells as NaN. A head scrolled
+/// out of view draws when it is painted: it is brought up to date first, as a paint would.
 inline std::vector<double> drawn(HeadHeatmap* head) {
+    head->ensureRefreshed();
     QCPColorMapData* d = head->colorMap()->data();
     std::vector<double> out;
     for (int r = 0; r < d->valueSize(); ++r)

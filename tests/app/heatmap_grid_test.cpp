@@ -30,6 +30,34 @@ attn::SceneSpec longSpec(int n, int heads) {
     return s;
 }
 
+/// 12 heads of 200 tokens: they scroll in a 1000 × 700 grid, a few on screen.
+attn::SceneSpec scrollingSpec() {
+    attn::SceneSpec s = longSpec(200, 12);
+    s.d_model = 96;
+    return s;
+}
+
+/// Shows grid at 1000 × 700 with spec's result; false if the window never appeared.
+bool showScrolling(HeatmapGrid& grid, const attn::SceneSpec& spec) {
+    grid.resize(1000, 700);
+    grid.show();
+    if (!QTest::qWaitForWindowExposed(&grid)) return false;
+    grid.setResult(computeShared(spec));
+    QCoreApplication::processEvents();
+    return true;
+}
+
+/// Scrolls the grid to its end (the last head into view); false if it has no scroll bar.
+bool scrollToEnd(HeatmapGrid& grid) {
+    QScrollBar* bar = nullptr;
+    for (QScrollBar* b : grid.findChildren<QScrollBar*>())
+        if (b->orientation() == Qt::Vertical && b->maximum() > 0) bar = b;
+    if (!bar) return false;
+    bar->setValue(bar->maximum());
+    QCoreApplication::processEvents();
+    return true;
+}
+
 }  // namespace
 
 class HeatmapGridTest : public QObject {
@@ -156,13 +184,8 @@ class HeatmapGridTest : public QObject {
         // 12 heads of 200 tokens scroll in a 1000 × 700 grid. A new result replots each head
         // on screen once; a head off screen is replotted when it is first painted.
         HeatmapGrid grid;
-        grid.resize(1000, 700);
-        grid.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&grid));
-        attn::SceneSpec spec = longSpec(200, 12);
-        spec.d_model = 96;
-        grid.setResult(computeShared(spec));
-        QCoreApplication::processEvents();
+        attn::SceneSpec spec = scrollingSpec();
+        QVERIFY(showScrolling(grid, spec));
         std::vector<int> replots(12, 0);
         for (int h = 0; h < 12; ++h)
             connect(grid.head(h), &QCustomPlot::afterReplot, this, [&replots, h] { ++replots[h]; });
@@ -176,12 +199,7 @@ class HeatmapGridTest : public QObject {
             QCOMPARE(replots[h], seen ? 1 : 0);
         }
         QVERIFY2(onScreen >= 1 && onScreen < 12, qPrintable(QString::number(onScreen)));
-        QScrollBar* bar = nullptr;
-        for (QScrollBar* b : grid.findChildren<QScrollBar*>())
-            if (b->orientation() == Qt::Vertical && b->maximum() > 0) bar = b;
-        QVERIFY(bar);
-        bar->setValue(bar->maximum());
-        QCoreApplication::processEvents();
+        QVERIFY(scrollToEnd(grid));
         HeadHeatmap* last = grid.head(11);
         QVERIFY(!last->visibleRegion().isEmpty());
         QCOMPARE(replots[11], 1);
@@ -194,6 +212,37 @@ class HeatmapGridTest : public QObject {
         const QRect cells = last->axisRect()->rect();
         QCOMPARE(shot.copy(cells), direct.copy(cells));
         QCOMPARE(replots[11], 1);
+    }
+
+    void headsOutOfViewAggregateWhenScrolledToUnderTheSameColourRange() {
+        // A new result aggregates only the heads on screen; the others take the top of the
+        // shared linear range from their statistics (their largest weight) and aggregate when
+        // first painted, to the cells an immediate aggregation gives.
+        HeatmapGrid grid;
+        attn::SceneSpec spec = scrollingSpec();
+        QVERIFY(showScrolling(grid, spec));
+        HeadHeatmap* last = grid.head(11);
+        QVERIFY(last->visibleRegion().isEmpty());
+        const attn::AggregatedGrid before = last->cells();
+        spec.temperature = 0.3f;
+        const SceneResultPtr second = computeShared(spec);
+        grid.setResult(second);
+        QCoreApplication::processEvents();
+        // Not aggregated while out of view: still the first result's cells.
+        QCOMPARE(last->cells().values, before.values);
+        double largest = 0;
+        for (const attn::HeadResult& h : second->heads)
+            largest = std::max(largest, double(h.weights.maxCoeff()));
+        QCOMPARE(grid.sharedRange().upper, largest);
+        QCOMPARE(grid.sharedRange().lower, 0.0);
+        QVERIFY(scrollToEnd(grid));
+        QVERIFY(!last->visibleRegion().isEmpty());
+        const QSize budget = last->cellBudget();
+        const attn::AggregatedGrid now = second->weights_blocks(
+            11, 0, 200, 0, 200, budget.height(), budget.width(), attn::Aggregation::Max);
+        QCOMPARE(last->cells().values, now.values);
+        QVERIFY(last->cells().values != before.values);
+        QCOMPARE(last->colorMap()->dataRange().upper, largest);
     }
 
     void rendersToImageAndSvg() {

@@ -30,6 +30,10 @@ struct AttentionParams {
     /// tile at a time while its weights are in cache) and the layer's output too, keeping no raw
     /// scores: what PyTorch's nn.MultiheadAttention returns with need_weights.
     bool keep_output = false;
+    /// With keep_stages: also store each head's output (weights · V) and the layer's. Off, they
+    /// are derived when read (SceneResult::output_row), as the application's views read them: a
+    /// control change then skips two GEMMs nobody looks at.
+    bool stage_outputs = true;
     /// > 0 with keep_stages false: not even the weights are stored (a streamed head): the pass
     /// keeps per-query softmax normalisers and block sums at this many cells per axis instead.
     int overview_cells = 0;
@@ -58,6 +62,9 @@ struct HeadResult {
     /// not settle (hard, +inf scores, empty), which are recomputed whole.
     std::vector<float> row_max, row_inv_sum;
     BlockSums overview;  ///< streamed heads: block maxima and sums of the weights
+    /// Which computation of Q·Kᵀ raw holds (0: none known). Equal non-zero versions mean equal
+    /// raw scores, so a restart into a recycled head skips copying what it holds already.
+    std::uint64_t raw_version = 0;
     /// True when raw is kept, so every score stage can be derived (AttentionParams::keep_stages).
     bool has_stages() const { return raw.size() != 0 && raw.size() == weights.size(); }
     /// True when the weights are not stored (AttentionParams::overview_cells).

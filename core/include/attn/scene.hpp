@@ -225,9 +225,11 @@ SceneEstimate estimate_scene(const SceneSpec& spec, Storage storage);
 /// Computes a scene with the given storage; refuses (ResourceError) before allocating when the
 /// estimate exceeds memory_budget(). Streamed heads keep a block overview of overview_cells per
 /// axis; query_stride > 1 makes a streamed scene a coarse preview (SceneResult::preview_stride).
+/// outputs = false: Storage::Stages keeps raw scores and weights only, and each query's output
+/// is derived when read (output_row, stage_rows), as for the other storages.
 SceneResult compute_scene(const SceneSpec& spec, Progress* progress, Storage storage,
                           SceneResult* recycle = nullptr, int overview_cells = kOverviewCells,
-                          Index query_stride = 1);
+                          Index query_stride = 1, bool outputs = true);
 
 /// The earliest stage of the computation that a change of spec touches.
 enum class SceneRestart {
@@ -249,7 +251,7 @@ SceneRestart restart_from(const SceneSpec& before, const SceneSpec& after);
 SceneResult recompute_scene(const SceneResult& base, const SceneSpec& base_spec,
                             const SceneSpec& spec, Progress* progress, Storage storage,
                             SceneResult* recycle = nullptr, int overview_cells = kOverviewCells,
-                            Index query_stride = 1);
+                            Index query_stride = 1, bool outputs = true);
 
 /// Merges r's pieces into words (merge_words on every head's weights, stats recomputed) when
 /// some word has several pieces; otherwise only records the (one-piece) groups.

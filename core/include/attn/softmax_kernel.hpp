@@ -34,6 +34,20 @@ void exp_scale(const float* x, float* y, Index n, float max, float scale);
 void scale(float* y, Index n, float f);
 /// True when x[0..n) has no NaN and no ±∞ (for input checks: memory speed in any build).
 bool all_finite(const float* x, Index n);
+/// The sums of a softmax row's statistics pass (softmax_stats), before they become RowStats.
+struct StatsSums {
+    double count = 0, sum = 0,
+           sumsq = 0;     ///< finite scores z: count, Σ (z − shift), Σ (z − shift)²
+    double distance = 0;  ///< Σ w_j |j − query_pos|
+    double az = 0;        ///< Σ w_j z_j over finite z_j
+    float best = 0;       ///< max w_j (0 for an empty row)
+};
+/// One pass over w_j = e_j · inv_sum (a softmax row's last step) and its scores z: the sums of
+/// StatsSums, w stored into weights (may be e; null: not stored) and folded into col_max and
+/// col_sum (written instead when fresh; both null: no columns). Sixteen float lanes flushed into
+/// doubles every 1024 entries: the same bits on every ISA.
+StatsSums softmax_stats(const float* e, const float* z, Index n, Index query_pos, float inv_sum,
+                        float shift, float* col_max, float* col_sum, bool fresh, float* weights);
 /// y = exp(x) elementwise: within 1 ulp of the correctly rounded exp (tests/core: every 997th
 /// float and the edges), +0 below about −103.97 (−∞ included), +∞ above 88.72, subnormal results
 /// rounded once, NaN kept; the same bits on every ISA.

@@ -24,6 +24,9 @@ struct HeadStats {
     std::vector<RowStats> rows;
     double entropy = 0, effective_keys = 0, max_weight = 0, mean_distance = 0;
     double score_mean = 0, score_var = 0;
+    /// The largest weight of any row (max_weight above is the rows' mean of theirs): the top of
+    /// a linear colour scale, known without reading the weights again.
+    double largest_weight = 0;
 };
 
 /// Statistics of one weights row (with its scaled scores and the row's query position).

@@ -4,6 +4,7 @@
 // GPL-3.0-or-later.
 #include "attn/softmax_kernel.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cstdint>
@@ -30,6 +31,8 @@ struct Kernels {
     void (*scale)(float*, Index, float);
     void (*exp)(const float*, float*, Index);
     bool (*all_finite)(const float*, Index);
+    StatsSums (*softmax_stats)(const float*, const float*, Index, Index, float, float, float*,
+                               float*, bool, float*);
 };
 
 }  // namespace
@@ -161,6 +164,11 @@ void exp(const float* x, float* y, Index n) {
 
 bool all_finite(const float* x, Index n) {
     return k().all_finite(x, n);
+}
+
+StatsSums softmax_stats(const float* e, const float* z, Index n, Index query_pos, float inv_sum,
+                        float shift, float* col_max, float* col_sum, bool fresh, float* weights) {
+    return k().softmax_stats(e, z, n, query_pos, inv_sum, shift, col_max, col_sum, fresh, weights);
 }
 
 }  // namespace attn::simd

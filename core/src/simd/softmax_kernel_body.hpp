@@ -161,9 +161,11 @@ void exp_impl(const float* x, float* y, Index n) {
         y[j] = exp1(x[j]);
 }
 
+#include "row_stats_body.hpp"  // NOLINT(build/include)
+
 }  // namespace
 
-const Kernels kernels{row_max_impl, exp_sum_impl, exp_scale_impl,
-                      scale_impl,   exp_impl,     all_finite_impl};
+const Kernels kernels{row_max_impl, exp_sum_impl,    exp_scale_impl,    scale_impl,
+                      exp_impl,     all_finite_impl, softmax_stats_impl};
 
 }  // namespace attn::simd::ATTN_SIMD_NS
