@@ -161,15 +161,18 @@ bool weigh_row_stats(Eigen::RowVectorXf& z, const BoolMatrix* mask, Index mask_r
     return empty;
 }
 
-/// The softmax pass of a head that keeps its raw scores, a tile of query rows at a time: with Q
-/// and K, each tile's raw scores are computed into out.raw and weighed while still in cache (one
-/// n × n write, none read back); without, they are read from out.raw. The scaled and masked
-/// scores are not kept (HeadResult derives them): one row of them lives in a buffer while its
-/// softmax and statistics are taken. Both ways make the same calls, so the same numbers.
+/// A new HeadResult::raw_version, never given before in this process.
 std::uint64_t next_raw_version() {
     static std::atomic<std::uint64_t> last{0};
     return last.fetch_add(1, std::memory_order_relaxed) + 1;
 }
+
+/// The softmax pass of a head that keeps its raw scores, a tile of query rows at a time: with Q
+/// and K, each tile's raw scores are computed into out.raw and weighed while still in cache (one
+/// n × n write, none read back); with raw_from, they are copied from it as they are read (or
+/// not at all when out holds them already); otherwise they are read from out.raw. The scaled and
+/// masked scores are not kept (HeadResult derives them): one row of them lives in a buffer while
+/// its softmax and statistics are taken. Every way makes the same calls, so the same numbers.
 
 void kept_pass(float d_k, const AttentionParams& params, HeadResult& out, HeadStats* stats,
                const ConstRef* Q, const ConstRef* K, const HeadResult* raw_from = nullptr) {
