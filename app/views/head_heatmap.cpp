@@ -273,9 +273,10 @@ void HeadHeatmap::refresh() {
 }
 
 bool HeadHeatmap::deferUntilSeen() {
-    // Only in a shown window, where a head out of view is painted when scrolled in: a grid
-    // rendered without a window (tests, figures) draws every head at once.
-    const bool offScreen = window()->isVisible() && isVisible() && visibleRegion().isEmpty();
+    // Only in a shown window, where a head out of view (scrolled away, or on a tab not shown)
+    // is painted when it comes into view: a grid rendered without a window (tests, figures)
+    // draws every head at once.
+    const bool offScreen = window()->isVisible() && (!isVisible() || visibleRegion().isEmpty());
     if (!offScreen || !updatesEnabled() || !result_ || head_ >= int(result_->stats.size()) ||
         head_ >= int(result_->heads.size()) || result_->heads[std::size_t(head_)].streamed())
         return false;

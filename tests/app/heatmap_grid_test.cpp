@@ -4,6 +4,7 @@
 #include <QImage>
 #include <QScrollBar>
 #include <QSvgGenerator>
+#include <QTabWidget>
 #include <QTest>
 
 #include "app_test_support.hpp"
@@ -243,6 +244,36 @@ class HeatmapGridTest : public QObject {
         QCOMPARE(last->cells().values, now.values);
         QVERIFY(last->cells().values != before.values);
         QCOMPARE(last->colorMap()->dataRange().upper, largest);
+    }
+
+    void headsOnAHiddenTabAggregateWhenTheTabIsShown() {
+        // The window's Heads tab behind another: a new result aggregates none of its heads;
+        // showing the tab draws them from the new result.
+        QTabWidget tabs;
+        auto* grid = new HeatmapGrid;
+        tabs.addTab(grid, QStringLiteral("Heads"));
+        tabs.addTab(new QWidget, QStringLiteral("Other"));
+        tabs.resize(1000, 700);
+        tabs.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tabs));
+        attn::SceneSpec spec = scrollingSpec();
+        grid->setResult(computeShared(spec));
+        QCoreApplication::processEvents();
+        tabs.setCurrentIndex(1);
+        QCoreApplication::processEvents();
+        HeadHeatmap* first = grid->head(0);
+        const attn::AggregatedGrid before = first->cells();
+        spec.temperature = 0.3f;
+        const SceneResultPtr next = computeShared(spec);
+        grid->setResult(next);
+        QCoreApplication::processEvents();
+        QCOMPARE(first->cells().values, before.values);
+        tabs.setCurrentIndex(0);
+        QCoreApplication::processEvents();
+        const QSize budget = first->cellBudget();
+        QCOMPARE(first->cells().values, next->weights_blocks(0, 0, 200, 0, 200, budget.height(),
+                                                             budget.width(), attn::Aggregation::Max)
+                                            .values);
     }
 
     void rendersToImageAndSvg() {
