@@ -367,10 +367,11 @@ void HeatmapGrid::paintTo(QPaintDevice* device, const QRect& target) {
                  sy = double(target.height()) / own.height();
     std::vector<QCustomPlot*> plots;
     for (HeadHeatmap* h : heads_)
-        if (h->isVisible() || (focused_ < 0 || h->head() == focused_)) plots.push_back(h);
+        if (h->isVisible() || (focused_ < 0 || h->head() == focused_)) {
+            h->ensureRefreshed();  // a head out of view waits for its first paint
+            plots.push_back(h);
+        }
     if (style_.sharedRange) plots.push_back(scalePlot_);
-    for (HeadHeatmap* h : heads_)
-        h->ensureRefreshed();
     for (QCustomPlot* p : plots) {
         const QPoint at = p->mapTo(this, QPoint(0, 0));
         painter.save();

@@ -134,15 +134,18 @@ namespace {
 /// weigh_row with the row's statistics: for a row whose maximum and sum are finite, the
 /// softmax's last step (w = e · 1/Σ e) and the statistics are one pass (softmax_row_stats), the
 /// entropy taken as L − Σ α z like row_stats_softmax; the weights are softmax_row's to the bit.
-/// Other rows (hard, empty, +∞ or NaN scores) take weigh_row and row_stats_softmax.
+/// Other rows (hard, empty, +∞ or NaN scores) take softmax_row or hardmax_row, then
+/// row_stats_softmax.
 bool weigh_row_stats(Eigen::RowVectorXf& z, const BoolMatrix* mask, Index mask_row, float c,
                      bool hard, float* w, Index i, RowStats& stats) {
-    constexpr float ninf = -std::numeric_limits<float>::infinity();
     const Index nk = z.size();
-    if (!hard && nk > 0) {
-        if (c != 1.f) simd::scale(z.data(), nk, c);  // weigh_row's scaling and mask
-        if (mask) z = mask->row(mask_row).select(z, ninf);
-        const float m = simd::row_max(z.data(), nk);
+    scale_and_mask(z, mask, mask_row, c);
+    double lse = std::numeric_limits<double>::quiet_NaN();
+    bool empty = false;
+    if (hard) {
+        empty = hardmax_row(z.data(), w, nk, i);
+    } else {
+        const float m = simd::row_max(z.data(), nk);  // −∞ for an empty row
         const double sum = std::isfinite(m) ? simd::exp_sum(z.data(), w, nk, m) : 0.0;
         if (std::isfinite(m) && std::isfinite(sum)) {
             stats = softmax_row_stats(w, z.data(), nk, i, static_cast<float>(1.0 / sum),
@@ -150,13 +153,8 @@ bool weigh_row_stats(Eigen::RowVectorXf& z, const BoolMatrix* mask, Index mask_r
                                       false, w);
             return false;
         }
-        double lse = 0;
-        const bool empty = softmax_row(z.data(), w, nk, i, &lse);  // throws on NaN
-        stats = row_stats_softmax(Eigen::Map<const Eigen::RowVectorXf>(w, nk), z, i, lse);
-        return empty;
+        empty = softmax_row(z.data(), w, nk, i, &lse);  // throws on NaN
     }
-    double lse = 0;
-    const bool empty = weigh_row(z, mask, mask_row, c, hard, w, i, &lse);
     stats = row_stats_softmax(Eigen::Map<const Eigen::RowVectorXf>(w, nk), z, i, lse);
     return empty;
 }

@@ -100,15 +100,22 @@ bool hardmax_row(const float* in, float* out, Index n, Index row);
 /// Validates τ and d_k and records the factor from raw to scaled scores in out; true when hard.
 bool set_multiplier(float d_k, const AttentionParams& params, HeadResult& out);
 
+/// Scales one row of raw scores by c and masks it (−∞ where mask's row mask_row hides a key;
+/// mask may be null), in place: the scaled and masked scores the softmax sees.
+template <class Row>
+void scale_and_mask(Row&& row, const BoolMatrix* mask, Index mask_row, float c) {
+    constexpr float ninf = -std::numeric_limits<float>::infinity();
+    // The kernel's product is the same float multiply as scaled_row's (AVX-512 where it runs).
+    if (c != 1.f) simd::scale(row.data(), row.size(), c);
+    if (mask) row = mask->row(mask_row).select(row, ninf);
+}
+
 /// Scales and masks one row of scores in place, then writes its weights; true if all masked.
 /// mask may be null (nothing masked); its row mask_row belongs to this query.
 template <class Row>
 bool weigh_row(Row&& row, const BoolMatrix* mask, Index mask_row, float c, bool hard, float* w,
                Index i, double* log_sum_exp = nullptr) {
-    constexpr float ninf = -std::numeric_limits<float>::infinity();
-    // The kernel's product is the same float multiply as scaled_row's (AVX-512 where it runs).
-    if (c != 1.f) simd::scale(row.data(), row.size(), c);
-    if (mask) row = mask->row(mask_row).select(row, ninf);
+    scale_and_mask(row, mask, mask_row, c);
     const Index nk = row.size();
     if (hard) {
         if (log_sum_exp) *log_sum_exp = std::numeric_limits<double>::quiet_NaN();

@@ -16,72 +16,28 @@ namespace attn {
 namespace {
 
 constexpr float kBig = std::numeric_limits<float>::max();
-// Work in blocks of kBlock = 64 · kLanes entries: independent float lanes the compiler turns into
-// one vector register each (it may not reorder a single floating-point sum by itself), flushed
-// into doubles after every block so long rows keep double accuracy.
-constexpr Index kLanes = 16, kBlock = 64 * kLanes;
 
-/// Count, Σ (x − shift) and Σ (x − shift)² over the finite entries of x.
-struct Moments {
-    double count = 0, sum = 0, sumsq = 0;
-};
-
-Moments finite_moments(const float* x, Index n, float shift) {
-    Moments m;
-    Index j = 0;
-    for (; j + kLanes <= n;) {
-        float c[kLanes] = {}, s[kLanes] = {}, q[kLanes] = {};
-        const Index end = j + std::min(kBlock, (n - j) / kLanes * kLanes);
-        for (; j < end; j += kLanes)
-            for (Index l = 0; l < kLanes; ++l) {
-                const float v = x[j + l];
-                const float w = std::fabs(v) <= kBig ? v - shift : 0.f;
-                c[l] += std::fabs(v) <= kBig ? 1.f : 0.f;
-                s[l] += w;
-                q[l] += w * w;
-            }
-        for (Index l = 0; l < kLanes; ++l)
-            m.count += c[l], m.sum += s[l], m.sumsq += q[l];
-    }
-    for (; j < n; ++j)
-        if (std::fabs(x[j]) <= kBig) {
-            const double w = static_cast<double>(x[j]) - shift;
-            m.count += 1, m.sum += w, m.sumsq += w * w;
-        }
-    return m;
+/// The first finite score (0 when there is none): the moments are taken about it, so that
+/// E[(x − c)²] − E[x − c]² does not cancel for scores far from 0.
+float first_finite(const float* z, Index n) {
+    for (Index j = 0; j < n; ++j)
+        if (std::fabs(z[j]) <= kBig) return z[j];
+    return 0.f;
 }
 
-/// Σ a_j |j − q| and, when WithZ, Σ a_j z_j over finite z_j.
-template <bool WithZ>
-std::pair<double, double> weighted_sums_t(const float* a, const float* z, Index n, Index q) {
-    double distance = 0, az = 0;
-    Index j = 0;
-    for (; j + kLanes <= n;) {
-        float d[kLanes] = {}, p[kLanes] = {};
-        const Index end = j + std::min(kBlock, (n - j) / kLanes * kLanes);
-        for (; j < end; j += kLanes) {
-            // |j + l − q| in float is exact for the sizes a row can have (< 2²⁴).
-            const auto base = static_cast<float>(j - q);
-            for (Index l = 0; l < kLanes; ++l) {
-                d[l] += a[j + l] * std::fabs(base + static_cast<float>(l));
-                if constexpr (WithZ)
-                    p[l] += std::fabs(z[j + l]) <= kBig ? a[j + l] * z[j + l] : 0.f;
-            }
-        }
-        for (Index l = 0; l < kLanes; ++l)
-            distance += d[l], az += p[l];
+/// Everything but the entropy from the dispatched pass's sums: max weight, mean distance, and
+/// the mean and population variance of the finite scores (masked −∞ are not seen, +∞ have no
+/// mean).
+RowStats from_sums(const simd::StatsSums& m, float shift) {
+    RowStats r;
+    r.max_weight = m.best;
+    r.mean_distance = m.distance;
+    if (m.count > 0) {
+        const double mean = m.sum / m.count;
+        r.score_mean = mean + shift;
+        r.score_var = std::max(0.0, m.sumsq / m.count - mean * mean);
     }
-    for (; j < n; ++j) {
-        distance += static_cast<double>(a[j]) * static_cast<double>(j > q ? j - q : q - j);
-        if constexpr (WithZ)
-            if (std::fabs(z[j]) <= kBig) az += static_cast<double>(a[j]) * z[j];
-    }
-    return {distance, az};
-}
-
-/// Σ a_j |j − q| and Σ a_j z_j over finite z_j (z may be null: the second sum is 0).
-std::pair<double, double> weighted_sums(const float* a, const float* z, Index n, Index q) {
-    return z ? weighted_sums_t<true>(a, z, n, q) : weighted_sums_t<false>(a, z, n, q);
+    return r;
 }
 
 void check_sizes(Index weights, Index scores) {
@@ -100,35 +56,18 @@ float checked_total(const Eigen::Ref<const Eigen::RowVectorXf>& weights) {
     return total;
 }
 
-/// Everything but the entropy: max weight, mean distance, mean and variance of finite scores.
-/// With expected, also Σ α z over the finite scores z (same pass as the distance).
+/// Everything but the entropy, by the pass softmax rows use (simd::softmax_stats over the
+/// weights as they are); with expected, also Σ α z over the finite scores z.
 RowStats common_stats(const Eigen::Ref<const Eigen::RowVectorXf>& weights,
                       const Eigen::Ref<const Eigen::RowVectorXf>& masked_scores, Index query_pos,
                       double* expected = nullptr) {
-    RowStats s;
-    s.max_weight = weights.maxCoeff();
-    const auto [distance, az] = weighted_sums(
-        weights.data(), expected ? masked_scores.data() : nullptr, weights.size(), query_pos);
-    s.mean_distance = distance;
-    if (expected) *expected = az;
-    // Masked (−inf) scores are not seen and +inf ones have no mean: only finite scores count.
-    // Population variance (divide by the count), about the first finite score so that
-    // E[(x − c)²] − E[x − c]² does not cancel for scores far from 0.
-    const float* x = masked_scores.data();
-    const Index m = masked_scores.size();
-    float shift = 0;
-    for (Index j = 0; j < m; ++j)
-        if (std::fabs(x[j]) <= kBig) {
-            shift = x[j];
-            break;
-        }
-    const Moments mo = finite_moments(x, m, shift);
-    if (mo.count > 0) {
-        const double mean = mo.sum / mo.count;
-        s.score_mean = mean + shift;
-        s.score_var = std::max(0.0, mo.sumsq / mo.count - mean * mean);
-    }
-    return s;
+    const Index n = weights.size();
+    const float* z = masked_scores.size() == 0 ? nullptr : masked_scores.data();
+    const float shift = z ? first_finite(z, n) : 0.f;
+    const simd::StatsSums m = simd::softmax_stats(weights.data(), z, n, query_pos, 1.f, shift,
+                                                  nullptr, nullptr, false, nullptr);
+    if (expected) *expected = m.az;
+    return from_sums(m, shift);
 }
 
 RowStats empty_row() {
@@ -176,25 +115,11 @@ namespace detail {
 RowStats softmax_row_stats(const float* e, const float* z, Index n, Index query_pos, float inv_sum,
                            double log_sum_exp, float* col_max, float* col_sum, bool fresh,
                            float* weights) {
-    // One pass for what common_stats and the overview's add_row take in five (the run-time
-    // dispatched kernel: AVX-512 in a portable build), with the lanes and blocks of
-    // finite_moments and weighted_sums.
-    float shift = 0;
-    for (Index j = 0; j < n; ++j)
-        if (std::fabs(z[j]) <= kBig) {
-            shift = z[j];
-            break;
-        }
+    // One pass for the softmax's last step, the statistics and the overview's column folds.
+    const float shift = first_finite(z, n);
     const simd::StatsSums m =
         simd::softmax_stats(e, z, n, query_pos, inv_sum, shift, col_max, col_sum, fresh, weights);
-    RowStats r;
-    r.max_weight = m.best;
-    r.mean_distance = m.distance;
-    if (m.count > 0) {
-        const double mean = m.sum / m.count;
-        r.score_mean = mean + shift;
-        r.score_var = std::max(0.0, m.sumsq / m.count - mean * mean);
-    }
+    RowStats r = from_sums(m, shift);
     set_entropy(r, log_sum_exp - m.az);
     return r;
 }

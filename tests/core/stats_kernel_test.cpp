@@ -1,6 +1,6 @@
 // Tests of the run-time dispatched statistics pass of a softmax row (attn::simd::softmax_stats):
 // every instruction set this CPU runs gives the baseline's bits, in every variant (columns,
-// stored weights), and the sums are those of a plain double-precision loop.
+// stored weights, scores or none), and the sums are those of a plain double-precision loop.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -53,8 +53,8 @@ const Index kLengths[] = {1, 5, 15, 16, 17, 100, 1023, 1024, 1025, 2049, 3001};
 
 TEST(StatsKernel, EveryIsaComputesTheBaselinesBitsInEveryVariant) {
     for (const Index n : kLengths)
-        for (int variant = 0; variant < 4; ++variant) {
-            const bool columns = variant & 1, store = variant & 2;
+        for (int variant = 0; variant < 8; ++variant) {
+            const bool columns = variant & 1, store = variant & 2, scores = !(variant & 4);
             const Row row = make_row(n, 40 + std::uint64_t(n));
             std::vector<float> base_w, base_max, base_sum;
             simd::StatsSums base;
@@ -64,7 +64,7 @@ TEST(StatsKernel, EveryIsaComputesTheBaselinesBitsInEveryVariant) {
                 std::vector<float> w(std::size_t(n), -1.f), cmax(std::size_t(n), 0.25f),
                     csum(std::size_t(n), 0.5f);
                 const simd::StatsSums s = simd::softmax_stats(
-                    row.e.data(), row.z.data(), n, row.query, row.inv, row.shift,
+                    row.e.data(), scores ? row.z.data() : nullptr, n, row.query, row.inv, row.shift,
                     columns ? cmax.data() : nullptr, columns ? csum.data() : nullptr, false,
                     store ? w.data() : nullptr);
                 if (isa == simd::Isa::Baseline) {
@@ -121,6 +121,13 @@ TEST(StatsKernel, SumsAreThoseOfAPlainDoubleLoop) {
         EXPECT_PRED2(near, s.sumsq, sumsq);
         EXPECT_PRED2(near, s.distance, distance);
         EXPECT_PRED2(near, s.az, az);
+        // Without scores (weights as they are, e.g. a loaded post-softmax head): the same
+        // distance and maximum, and no score sums.
+        const simd::StatsSums bare = simd::softmax_stats(w.data(), nullptr, n, row.query, 1.f, 0.f,
+                                                         nullptr, nullptr, false, nullptr);
+        EXPECT_EQ(bare.distance, s.distance);
+        EXPECT_EQ(bare.best, s.best);
+        EXPECT_EQ(bare.count + bare.sum + bare.sumsq + bare.az, 0.0);
     }
 }
 

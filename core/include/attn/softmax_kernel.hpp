@@ -42,10 +42,11 @@ struct StatsSums {
     double az = 0;        ///< Σ w_j z_j over finite z_j
     float best = 0;       ///< max w_j (0 for an empty row)
 };
-/// One pass over w_j = e_j · inv_sum (a softmax row's last step) and its scores z: the sums of
-/// StatsSums, w stored into weights (may be e; null: not stored) and folded into col_max and
-/// col_sum (written instead when fresh; both null: no columns). Sixteen float lanes flushed into
-/// doubles every 1024 entries: the same bits on every ISA.
+/// One pass over w_j = e_j · inv_sum (a softmax row's last step; inv_sum 1 for weights as they
+/// are) and its scores z: the sums of StatsSums (z null: no scores, their sums 0), w stored into
+/// weights (may be e; null: not stored) and folded into col_max and col_sum (written instead
+/// when fresh; both null: no columns). Sixteen float lanes flushed into doubles every 1024
+/// entries: the same bits on every ISA.
 StatsSums softmax_stats(const float* e, const float* z, Index n, Index query_pos, float inv_sum,
                         float shift, float* col_max, float* col_sum, bool fresh, float* weights);
 /// y = exp(x) elementwise: within 1 ulp of the correctly rounded exp (tests/core: every 997th

@@ -17,7 +17,7 @@ static_assert(kStatLanes % kWidth == 0);
             total += static_cast<double>(acc[v][l]);
 }
 
-template <bool Columns, bool Store>
+template <bool Columns, bool Store, bool Scores>
 StatsSums softmax_stats_t(const float* e, const float* z, Index n, Index query_pos, float inv_sum,
                           float shift, float* col_max, float* col_sum, bool fresh, float* weights) {
     constexpr float kBig = std::numeric_limits<float>::max();
@@ -38,8 +38,6 @@ StatsSums softmax_stats_t(const float* e, const float* z, Index n, Index query_p
             for (Index v = 0; v < kStatVectors; ++v) {
                 const Index at = j + v * kWidth;
                 const FV w = load(e + at) * inv_sum;
-                const FV x = load(z + at);
-                const auto finite = (x < 0.f ? -x : x) <= kBig;
                 if constexpr (Store) store(weights + at, w);
                 if constexpr (Columns) {
                     const FV cm = load(col_max + at), cs = load(col_sum + at);
@@ -49,11 +47,15 @@ StatsSums softmax_stats_t(const float* e, const float* z, Index n, Index query_p
                 top[v] = top[v] > w ? top[v] : w;
                 const FV dist = static_cast<float>(at - query_pos) + offsets;
                 d[v] = w * (dist < 0.f ? -dist : dist) + d[v];
-                p[v] = p[v] + (finite ? w * x : FV{});
-                const FV shifted = finite ? x - shift : FV{};
-                c[v] = c[v] + (finite ? FV{} + 1.f : FV{});
-                s[v] = s[v] + shifted;
-                q[v] = shifted * shifted + q[v];
+                if constexpr (Scores) {
+                    const FV x = load(z + at);
+                    const auto finite = (x < 0.f ? -x : x) <= kBig;
+                    p[v] = p[v] + (finite ? w * x : FV{});
+                    const FV shifted = finite ? x - shift : FV{};
+                    c[v] = c[v] + (finite ? FV{} + 1.f : FV{});
+                    s[v] = s[v] + shifted;
+                    q[v] = shifted * shifted + q[v];
+                }
             }
         flush_lanes(c, out.count), flush_lanes(s, out.sum), flush_lanes(q, out.sumsq);
         flush_lanes(d, out.distance), flush_lanes(p, out.az);
@@ -72,6 +74,7 @@ StatsSums softmax_stats_t(const float* e, const float* z, Index n, Index query_p
         best = best < w ? w : best;
         out.distance += static_cast<double>(w) *
                         static_cast<double>(j > query_pos ? j - query_pos : query_pos - j);
+        if constexpr (!Scores) continue;
         if ((z[j] < 0.f ? -z[j] : z[j]) <= kBig) {
             out.az += static_cast<double>(w) * static_cast<double>(z[j]);
             const double x = static_cast<double>(z[j]) - static_cast<double>(shift);
@@ -82,16 +85,27 @@ StatsSums softmax_stats_t(const float* e, const float* z, Index n, Index query_p
     return out;
 }
 
+/// The variant for the arguments given: columns, a weights store and scores each optional.
+template <bool Columns, bool Store>
+StatsSums softmax_stats_with(const float* e, const float* z, Index n, Index query_pos,
+                             float inv_sum, float shift, float* col_max, float* col_sum, bool fresh,
+                             float* weights) {
+    return z ? softmax_stats_t<Columns, Store, true>(e, z, n, query_pos, inv_sum, shift, col_max,
+                                                     col_sum, fresh, weights)
+             : softmax_stats_t<Columns, Store, false>(e, z, n, query_pos, inv_sum, shift, col_max,
+                                                      col_sum, fresh, weights);
+}
+
 StatsSums softmax_stats_impl(const float* e, const float* z, Index n, Index query_pos,
                              float inv_sum, float shift, float* col_max, float* col_sum, bool fresh,
                              float* weights) {
     if (col_max)
-        return weights ? softmax_stats_t<true, true>(e, z, n, query_pos, inv_sum, shift, col_max,
+        return weights ? softmax_stats_with<true, true>(e, z, n, query_pos, inv_sum, shift, col_max,
+                                                        col_sum, fresh, weights)
+                       : softmax_stats_with<true, false>(e, z, n, query_pos, inv_sum, shift,
+                                                         col_max, col_sum, fresh, weights);
+    return weights ? softmax_stats_with<false, true>(e, z, n, query_pos, inv_sum, shift, col_max,
                                                      col_sum, fresh, weights)
-                       : softmax_stats_t<true, false>(e, z, n, query_pos, inv_sum, shift, col_max,
+                   : softmax_stats_with<false, false>(e, z, n, query_pos, inv_sum, shift, col_max,
                                                       col_sum, fresh, weights);
-    return weights ? softmax_stats_t<false, true>(e, z, n, query_pos, inv_sum, shift, col_max,
-                                                  col_sum, fresh, weights)
-                   : softmax_stats_t<false, false>(e, z, n, query_pos, inv_sum, shift, col_max,
-                                                   col_sum, fresh, weights);
 }
