@@ -29,6 +29,12 @@
 
 namespace {
 
+/// One iteration in milliseconds, timed by the benchmark itself (SetIterationTime): each case
+/// reads or writes a gigabyte.
+void onceTimedByHand(benchmark::internal::Benchmark* b) {
+    b->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1);
+}
+
 constexpr std::uint64_t kL = 12, kH = 12, kN = 1024;
 
 /// Writes the tensor once per process (rows are softmax-like weights) and removes it at exit.
@@ -196,7 +202,7 @@ void BM_ComputeEveryLayerToNpz(benchmark::State& state) {
         std::filesystem::remove(out);
     }
 }
-BENCHMARK(BM_ComputeEveryLayerToNpz)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_ComputeEveryLayerToNpz)->Apply(onceTimedByHand);
 
 /// A long raw-score file, float32 [4, 8192, 8192] (1.07 GB), written once per process.
 struct LongFile {
@@ -266,17 +272,14 @@ void open_long(benchmark::State& state, const std::string& path, std::uint64_t f
 void BM_OpenLongScoresMapped(benchmark::State& state) {
     open_long(state, long_file().path.string(), long_file().bytes);
 }
-BENCHMARK(BM_OpenLongScoresMapped)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_OpenLongScoresMapped)->Apply(onceTimedByHand);
 
 /// The same tensor as a stored .npz member: mapped in place at the member's data offset.
 void BM_OpenLongScoresStoredNpz(benchmark::State& state) {
     static const StoredNpz npz(long_file().path);
     open_long(state, npz.path.string(), std::filesystem::file_size(npz.path));
 }
-BENCHMARK(BM_OpenLongScoresStoredNpz)
-    ->UseManualTime()
-    ->Unit(benchmark::kMillisecond)
-    ->Iterations(1);
+BENCHMARK(BM_OpenLongScoresStoredNpz)->Apply(onceTimedByHand);
 
 /// A deflated member: inflated once, streaming, to an unlinked temporary file that is mapped;
 /// file_MB is the (small) archive, the member inflates to 1.07 GB.
@@ -284,10 +287,7 @@ void BM_OpenLongScoresDeflatedNpz(benchmark::State& state) {
     static const DeflatedNpz npz(long_file().path);
     open_long(state, npz.path.string(), std::filesystem::file_size(npz.path));
 }
-BENCHMARK(BM_OpenLongScoresDeflatedNpz)
-    ->UseManualTime()
-    ->Unit(benchmark::kMillisecond)
-    ->Iterations(1);
+BENCHMARK(BM_OpenLongScoresDeflatedNpz)->Apply(onceTimedByHand);
 
 }  // namespace
 
