@@ -55,9 +55,12 @@ attn_build_target() {
   cmake --build "$dir" --parallel "$JOBS" --target "$@"
 }
 
+# attn_configure DIR [cmake options…]: configure when DIR is new, or when options are given (an
+# existing tree takes them: build/release configured by hand without -march=native becomes
+# native again when scripts/test.sh asks for it).
 attn_configure() {
   local dir="$1"; shift
-  if [ ! -f "$dir/build.ninja" ]; then
+  if [ ! -f "$dir/build.ninja" ] || [ $# -gt 0 ]; then
     cmake -S "$ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
   fi
 }

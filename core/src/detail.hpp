@@ -30,6 +30,10 @@ void require_finite(const ConstRef& m, const std::string& what);
 /// huge pages before anything touches it (large_buffers.cpp says why).
 void resize_large(Matrix& m, Index rows, Index cols);
 
+/// Once per process: freed large blocks stay in the heap for the next result instead of being
+/// unmapped and page-faulted in again (large_buffers.cpp says why).
+void keep_freed_blocks();
+
 /// A writable view of a row-major matrix or of a block of its rows.
 using MatrixRef = Eigen::Ref<Matrix, 0, Eigen::OuterStride<>>;
 
@@ -37,6 +41,10 @@ using MatrixRef = Eigen::Ref<Matrix, 0, Eigen::OuterStride<>>;
 void scores_into(const ConstRef& Q, const ConstRef& K, const ScoreParams& params, Matrix& out);
 /// The same into out, already Q.rows() × K.rows() (e.g. a block of rows of a larger matrix).
 void scores_into(const ConstRef& Q, const ConstRef& K, const ScoreParams& params, MatrixRef out);
+
+/// K (nk × width) packed for simd::dot_rows: per block of `lanes` keys (the dispatched kernel's
+/// width), each dimension's `lanes` values together, the last block padded with zeros.
+void pack_keys(const ConstRef& K, Index lanes, Matrix& packed);
 
 /// Validates shapes and values of a score computation; throws ShapeError/ArgumentError.
 /// finite_known: the caller has checked Q and K for NaN/±inf already.

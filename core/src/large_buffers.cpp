@@ -6,6 +6,9 @@
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 namespace attn::detail {
 
@@ -30,7 +33,27 @@ void prefer_huge_pages(void* p, std::size_t bytes) {
 
 }  // namespace
 
+void keep_freed_blocks() {
+#if defined(__GLIBC__)
+    // glibc serves a block above its mmap threshold (128 KiB, raised to the largest block freed
+    // so far) with a fresh mapping, and gives freed heap memory back above its trim threshold
+    // (twice that): a forward pass's 1 MiB heads (n = 512) are unmapped or trimmed when the
+    // result is freed, and the next result page-faults all of them in again, 4 KiB at a time —
+    // on a VM, where a fault costs several µs, 1.5× PyTorch's time at n = 512, whose one 12 MiB
+    // weights tensor moves the thresholds past its whole result. Blocks up to 32 MiB stay in
+    // the heap and memory returns to the system past 256 MiB free, so the next result reuses
+    // the pages of the last (as the app's main also asks, before anything is allocated).
+    static const bool once = [] {
+        mallopt(M_MMAP_THRESHOLD, 32 << 20);
+        mallopt(M_TRIM_THRESHOLD, 256 << 20);
+        return true;
+    }();
+    (void)once;
+#endif
+}
+
 void resize_large(Matrix& m, Index rows, Index cols) {
+    keep_freed_blocks();
     const float* before = m.data();
     m.resize(rows, cols);
     const auto bytes = static_cast<std::size_t>(m.size()) * sizeof(float);

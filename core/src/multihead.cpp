@@ -121,6 +121,7 @@ void multi_head_into(const Matrix& Xq, const Matrix& Xkv, const MultiHeadWeights
     report(progress, 0.0);
 
     r.d_k = dk;
+    detail::keep_freed_blocks();  // before the first block of this result
     r.Q.resize(nq, d);
     r.K.resize(nk, kv * dk);
     r.V.resize(nk, kv * dk);

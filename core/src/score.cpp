@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "attn/dot_kernel.hpp"
 #include "attn/error.hpp"
 #include "attn/random.hpp"
 #include "attn/softmax_kernel.hpp"
@@ -85,6 +86,55 @@ void check_score_inputs(const ConstRef& Q, const ConstRef& K, const ScoreParams&
     require_finite(K, "K");
 }
 
+/// The keys of a head packed for simd::dot_rows: per block of `lanes` keys (the dispatched
+/// kernel's width), each of the width dimensions' `lanes` values together (the last block padded
+/// with zeros), so that the kernel reads K once, sequentially (as rows of Kᵀ it would touch width
+/// pages per step).
+void pack_keys(const ConstRef& K, Index lanes, Matrix& packed) {
+    const Index nk = K.rows(), width = K.cols();
+    const Index blocks = (nk + lanes - 1) / lanes;
+    packed.resize(blocks, width * lanes);
+    for (Index b = 0; b < blocks; ++b) {
+        float* dst = packed.row(b).data();
+        for (Index l = 0; l < lanes; ++l) {
+            const Index j = b * lanes + l;
+            for (Index d = 0; d < width; ++d)
+                dst[d * lanes + l] = j < nk ? K(j, d) : 0.f;
+        }
+    }
+}
+
+namespace {
+
+/// c · Σ_d (q_d − k_d)² for every query and key, through the dot kernel's squared distances:
+/// term by term, because ‖q‖² + ‖k‖² − 2 q·k loses the distance to cancellation when the vectors
+/// are long and close (its error is ε · ‖q‖², not ε · ‖q − k‖²), and a GEMM's rounding depends on
+/// the CPU's kernel and the tile's shape.
+void rbf_scores(const ConstRef& Q, const ConstRef& K, float c, MatrixRef out) {
+    struct Scratch {
+        Matrix keys, queries, rows;
+        float maxima[8];
+    };
+    thread_local Scratch s;
+    constexpr Index kRows = 8;  // the dot kernel's tile of queries
+    const Index lanes = simd::dot_lanes(), nk = K.rows();
+    pack_keys(K, lanes, s.keys);
+    const bool direct = out.outerStride() == nk;
+    for (Index b = 0; b < Q.rows(); b += kRows) {
+        const Index len = std::min(kRows, Q.rows() - b);
+        if (s.queries.rows() != len || s.queries.cols() != Q.cols())
+            s.queries.resize(len, Q.cols());
+        s.queries = Q.middleRows(b, len);
+        if (!direct) s.rows.resize(len, nk);
+        float* dst = direct ? out.row(b).data() : s.rows.data();
+        simd::dot_rows(int(len), lanes, s.queries.data(), Q.cols(), s.keys.data(), s.keys.cols(),
+                       nk, c, dst, s.maxima, simd::Pair::SquaredDistance);
+        if (!direct) out.middleRows(b, len) = s.rows;
+    }
+}
+
+}  // namespace
+
 void scores_into(const ConstRef& Q, const ConstRef& K, const ScoreParams& p, Matrix& out) {
     resize_large(out, Q.rows(), K.rows());
     scores_into(Q, K, p, MatrixRef(out));
@@ -110,17 +160,9 @@ void scores_into(const ConstRef& Q, const ConstRef& K, const ScoreParams& p, Mat
             }
             break;
         }
-        case ScoreKind::Rbf: {
-            out.noalias() = Q * K.transpose();
-            const Eigen::VectorXf qn = Q.rowwise().squaredNorm();
-            const Eigen::RowVectorXf kn = K.rowwise().squaredNorm().transpose();
-            const float c = -1.f / (2.f * p.sigma * p.sigma);
-            // ‖q−k‖² = ‖q‖² + ‖k‖² − 2q·k can round below zero; a distance never is.
-            for (Index i = 0; i < out.rows(); ++i)
-                out.row(i) =
-                    ((kn.array() + qn(i) - 2.f * out.row(i).array()).max(0.f) * c).matrix();
+        case ScoreKind::Rbf:
+            rbf_scores(Q, K, -1.f / (2.f * p.sigma * p.sigma), out);
             break;
-        }
     }
 }
 

@@ -22,24 +22,6 @@ constexpr int kKernelRows = 8;
 // Queries per tile of the other score kinds (scores_into packs K once per tile).
 constexpr Index kPackedTileRows = 64;
 
-/// The keys of a head packed for simd::dot_rows: per block of `lanes` keys (the dispatched
-/// kernel's width), each of the width dimensions' `lanes` values together (the last block padded
-/// with zeros), so that the kernel reads K once, sequentially (as rows of Kᵀ it would touch width
-/// pages per step).
-void pack_keys(const ConstRef& K, Index lanes, Matrix& packed) {
-    const Index nk = K.rows(), width = K.cols();
-    const Index blocks = (nk + lanes - 1) / lanes;
-    packed.resize(blocks, width * lanes);
-    for (Index b = 0; b < blocks; ++b) {
-        float* dst = packed.row(b).data();
-        for (Index l = 0; l < lanes; ++l) {
-            const Index j = b * lanes + l;
-            for (Index d = 0; d < width; ++d)
-                dst[d * lanes + l] = j < nk ? K(j, d) : 0.f;
-        }
-    }
-}
-
 /// Buffers of one thread's streamed heads, kept between tiles and heads (no allocation, page
 /// fault or zero-fill per tile).
 struct StreamScratch {

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "attn/scene.hpp"
+#include "float_reference.hpp"
 
 namespace loaded_rows {
 
@@ -66,12 +67,18 @@ inline void expect_same(const attn::SceneResult& m, const attn::SceneResult& f, 
         const auto k = static_cast<std::size_t>(h);
         EXPECT_EQ(m.heads[k].weights.size(), 0) << "nothing n × n is held";
         EXPECT_EQ(m.heads[k].empty_rows, f.heads[k].empty_rows);
-        // Head statistics: the same per-row values, averaged alike.
-        EXPECT_NEAR(m.stats[k].entropy, f.stats[k].entropy, 1e-6);
-        EXPECT_NEAR(m.stats[k].effective_keys, f.stats[k].effective_keys, 1e-6);
-        EXPECT_NEAR(m.stats[k].max_weight, f.stats[k].max_weight, 1e-6);
-        EXPECT_NEAR(m.stats[k].mean_distance, f.stats[k].mean_distance, 1e-6);
-        EXPECT_NEAR(m.stats[k].score_mean, f.stats[k].score_mean, 1e-6);
+        // Head statistics: the same per-row values, averaged alike — within float32 rounding
+        // of their size (a mean distance near 700 is ±4e-5 in float32, not ±1e-6): twice the
+        // bound of one float32 statistics pass (its lanes' sums, float_reference.hpp).
+        const auto same = [](double a, double b) {
+            return fref::within(a, b, 2 * fref::kSumSlack * fref::kEps * std::abs(b) + 1e-9);
+        };
+        const attn::HeadStats &ms = m.stats[k], &fs = f.stats[k];
+        EXPECT_TRUE(same(ms.entropy, fs.entropy)) << "entropy";
+        EXPECT_TRUE(same(ms.effective_keys, fs.effective_keys)) << "effective keys";
+        EXPECT_TRUE(same(ms.max_weight, fs.max_weight)) << "max weight";
+        EXPECT_TRUE(same(ms.mean_distance, fs.mean_distance)) << "mean distance";
+        EXPECT_TRUE(same(ms.score_mean, fs.score_mean)) << "score mean";
         // The whole-head overview (the stored block sums) and an unaligned zoomed region
         // (recomputed from the file's rows), by max and by mean.
         for (const attn::Aggregation mode : {attn::Aggregation::Max, attn::Aggregation::Mean}) {

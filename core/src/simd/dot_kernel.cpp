@@ -22,25 +22,24 @@
 #undef ATTN_DOT_NS
 #undef ATTN_DOT_W
 
-// GCC only, as the softmax kernels: clang builds the baseline alone.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
+#include "target_region.hpp"
+
+#ifdef ATTN_TARGET_REGIONS
+ATTN_TARGET_AVX2_FMA
 #define ATTN_DOT_NS avx2
 #define ATTN_DOT_W 8
 #include "dot_kernel_body.hpp"  // NOLINT(build/include)
 #undef ATTN_DOT_NS
 #undef ATTN_DOT_W
-#pragma GCC pop_options
+ATTN_TARGET_END
 
-#pragma GCC push_options
-#pragma GCC target("avx512f")
+ATTN_TARGET_AVX512
 #define ATTN_DOT_NS avx512
 #define ATTN_DOT_W 16
 #include "dot_kernel_body.hpp"  // NOLINT(build/include)
 #undef ATTN_DOT_NS
 #undef ATTN_DOT_W
-#pragma GCC pop_options
+ATTN_TARGET_END
 #define ATTN_DOT_X86 1
 #endif
 
@@ -62,16 +61,17 @@ Index dot_lanes() {
 }
 
 void dot_rows(int rows, Index lanes, const float* q, Index width, const float* packed, Index stride,
-              Index nk, float c, float* out, float* row_max) {
+              Index nk, float c, float* out, float* row_max, Pair pair) {
+    const bool distance = pair == Pair::SquaredDistance;
     switch (lanes) {
 #ifdef ATTN_DOT_X86
         case 16:
-            return avx512::dot_any(rows, q, width, packed, stride, nk, c, out, row_max);
+            return avx512::dot_any(rows, q, width, packed, stride, nk, c, out, row_max, distance);
         case 8:
-            return avx2::dot_any(rows, q, width, packed, stride, nk, c, out, row_max);
+            return avx2::dot_any(rows, q, width, packed, stride, nk, c, out, row_max, distance);
 #endif
         case 4:
-            return baseline::dot_any(rows, q, width, packed, stride, nk, c, out, row_max);
+            return baseline::dot_any(rows, q, width, packed, stride, nk, c, out, row_max, distance);
         default:
             throw ArgumentError("dot_rows: keys packed for " + std::to_string(lanes) +
                                 " lanes, which no kernel of this build reads");

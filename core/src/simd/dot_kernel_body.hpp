@@ -22,7 +22,9 @@ using FV = float __attribute__((vector_size(kWidth * 4)));
 #endif
 }
 
-template <int R>
+/// Dist: the squared distance Σ_d (k_d − q_d)², each difference squared before it is summed (so
+/// nothing cancels, unlike ‖q‖² + ‖k‖² − 2 q·k); otherwise the dot product.
+template <int R, bool Dist>
 void dot_rows(const float* q, Index width, const float* packed, Index stride, Index nk, float c,
               float* out, float* row_max) {
     const FV scale = FV{} + c;
@@ -32,8 +34,14 @@ void dot_rows(const float* q, Index width, const float* packed, Index stride, In
             acc[r] = FV{};
         for (Index d = 0; d < width; ++d) {
             const FV kv = load(k + d * kWidth);
-            for (int r = 0; r < R; ++r)
-                acc[r] = madd(FV{} + q[r * width + d], kv, acc[r]);
+            for (int r = 0; r < R; ++r) {
+                if constexpr (Dist) {
+                    const FV t = kv - q[r * width + d];
+                    acc[r] = madd(t, t, acc[r]);
+                } else {
+                    acc[r] = madd(FV{} + q[r * width + d], kv, acc[r]);
+                }
+            }
         }
         for (int r = 0; r < R; ++r)
             acc[r] = acc[r] * scale;
@@ -65,13 +73,23 @@ void dot_rows(const float* q, Index width, const float* packed, Index stride, In
         }
 }
 
-void dot_any(int rows, const float* q, Index width, const float* packed, Index stride, Index nk,
+template <bool Dist>
+void rows_of(int rows, const float* q, Index width, const float* packed, Index stride, Index nk,
              float c, float* out, float* row_max) {
     if (rows == 8)
-        dot_rows<8>(q, width, packed, stride, nk, c, out, row_max);
+        dot_rows<8, Dist>(q, width, packed, stride, nk, c, out, row_max);
     else
         for (int r = 0; r < rows; ++r)
-            dot_rows<1>(q + r * width, width, packed, stride, nk, c, out + r * nk, row_max + r);
+            dot_rows<1, Dist>(q + r * width, width, packed, stride, nk, c, out + r * nk,
+                              row_max + r);
+}
+
+void dot_any(int rows, const float* q, Index width, const float* packed, Index stride, Index nk,
+             float c, float* out, float* row_max, bool distance) {
+    if (distance)
+        rows_of<true>(rows, q, width, packed, stride, nk, c, out, row_max);
+    else
+        rows_of<false>(rows, q, width, packed, stride, nk, c, out, row_max);
 }
 
 }  // namespace

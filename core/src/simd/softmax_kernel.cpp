@@ -47,25 +47,24 @@ struct Kernels {
 #undef ATTN_SIMD_NS
 #undef ATTN_SIMD_W
 
-// GCC only: clang spells per-function targets otherwise and would build the baseline alone.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#pragma GCC push_options
-#pragma GCC target("avx2")
+#include "target_region.hpp"
+
+#ifdef ATTN_TARGET_REGIONS
+ATTN_TARGET_AVX2
 #define ATTN_SIMD_NS avx2
 #define ATTN_SIMD_W 8
 #include "softmax_kernel_body.hpp"  // NOLINT(build/include)
 #undef ATTN_SIMD_NS
 #undef ATTN_SIMD_W
-#pragma GCC pop_options
+ATTN_TARGET_END
 
-#pragma GCC push_options
-#pragma GCC target("avx512f")
+ATTN_TARGET_AVX512
 #define ATTN_SIMD_NS avx512
 #define ATTN_SIMD_W 16
 #include "softmax_kernel_body.hpp"  // NOLINT(build/include)
 #undef ATTN_SIMD_NS
 #undef ATTN_SIMD_W
-#pragma GCC pop_options
+ATTN_TARGET_END
 #define ATTN_SIMD_X86 1
 #endif
 
