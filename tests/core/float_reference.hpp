@@ -116,23 +116,20 @@ struct Row {
     attn::RowStats bound;  ///< the bound of each statistic (as a RowStats of bounds)
 };
 
-/// The row of query i (q, width dq) against keys K (rows of width dk at k0 + j · k_stride), the
-/// scaled score c · s, masked by `mask` (ref::allowed), soft temperature only. Every bound is
-/// a float32 bound: the score's, then through exp and the normalisation (a weight's relative
-/// error is its score's plus the weighted mean of all scores'), then into the statistics
-/// (their float lanes add kSumSlack · ε of their terms).
-inline Row row(const float* q, Index dq, const float* k0, Index k_stride, Index nk, Index dk,
-               const attn::ScoreParams& p, double c, const attn::MaskSpec& mask, Index i,
-               Index nq) {
+/// The row of query i over nk keys, the scaled score c · score_of(j) where allowed(j), soft
+/// temperature only. Every bound is a float32 bound: the score's, then through exp and the
+/// normalisation (a weight's relative error is its score's plus the weighted mean of all
+/// scores'), then into the statistics (their float lanes add kSumSlack · ε of their terms).
+template <class Allowed, class ScoreOf>
+Row row_of(Index nk, Index i, double c, Allowed allowed, ScoreOf score_of) {
     Row r;
     const double ninf = -std::numeric_limits<double>::infinity();
     r.z.assign(std::size_t(nk), ninf), r.z_bound.assign(std::size_t(nk), 0);
     r.w.assign(std::size_t(nk), 0), r.w_bound.assign(std::size_t(nk), 0);
     double m = ninf;
-    const Query prepared = prepare(q, dq, p);
     for (Index j = 0; j < nk; ++j) {
-        if (!ref::allowed(mask, i, j, nq, nk)) continue;
-        const Score s = score(prepared, k0 + j * k_stride, dk, p);
+        if (!allowed(j)) continue;
+        const Score s = score_of(j);
         const auto u = std::size_t(j);
         r.z[u] = c * s.value;
         // The score's error, scaled; and the scaled score's own rounding to float.
@@ -196,6 +193,28 @@ inline Row row(const float* q, Index dq, const float* k0, Index k_stride, Index 
     // variance.
     r.bound.score_var = var_b / count + 4 * kSumSlack * kEps * spread * spread;
     return r;
+}
+
+/// row_of for query q (width dq) against keys K (rows of width dk at k0 + j · k_stride), masked
+/// by `mask` (ref::allowed).
+inline Row row(const float* q, Index dq, const float* k0, Index k_stride, Index nk, Index dk,
+               const attn::ScoreParams& p, double c, const attn::MaskSpec& mask, Index i,
+               Index nq) {
+    const Query prepared = prepare(q, dq, p);
+    return row_of(
+        nk, i, c, [&](Index j) { return ref::allowed(mask, i, j, nq, nk); },
+        [&](Index j) { return score(prepared, k0 + j * k_stride, dk, p); });
+}
+
+/// The row of query i from given raw scores (a loaded file's: exact as they are), scaled by c,
+/// visible where `visible` says.
+inline Row scores_row(const Eigen::RowVectorXf& raw, double c, const std::vector<bool>& visible,
+                      Index i) {
+    return row_of(
+        raw.size(), i, c, [&](Index j) { return bool(visible[std::size_t(j)]); },
+        [&](Index j) {
+            return Score{double(raw(j)), 0};
+        });
 }
 
 /// |got − want| ≤ bound, saying by how much it is off when not.

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <initializer_list>
 #include <utility>
+#include <vector>
 
 #include "attn/scene.hpp"
 #include "float_reference.hpp"
@@ -92,6 +93,14 @@ inline void expect_same(const attn::SceneResult& m, const attn::SceneResult& f, 
             EXPECT_LE((m.weights_row(h, i) - f.weights_row(h, i)).cwiseAbs().maxCoeff(), 1e-6);
             if (!scores) continue;
             EXPECT_EQ(m.raw_row(h, i), f.raw_row(h, i));
+            // Both scenes' weights against the softmax of the file's scores in double.
+            std::vector<bool> visible(static_cast<std::size_t>(nk));
+            for (Index j = 0; j < nk; ++j)
+                visible[static_cast<std::size_t>(j)] = !f.is_masked(h, i, j);
+            const fref::Row want =
+                fref::scores_row(f.raw_row(h, i), f.heads[k].multiplier, visible, i);
+            fref::expect_weights(m.weights_row(h, i).data(), want, "streamed");
+            fref::expect_weights(f.weights_row(h, i).data(), want, "converted");
             const Eigen::RowVectorXf a = m.masked_row(h, i), b = f.masked_row(h, i);
             for (Index j = 0; j < nk; ++j)
                 ASSERT_TRUE(a(j) == b(j) || std::abs(a(j) - b(j)) <= 1e-6) << i << "," << j;
