@@ -136,21 +136,33 @@ class PictureContentTest : public QObject {
         return hi;
     }
 
-    QImage exportPng() {
+    /// Exports the grid at its own size as `name` (format by extension); the path, or empty
+    /// after a warning naming the export's error.
+    QString exportGrid(exporting::Format format, const char* name) {
         exporting::Options o;
-        o.format = exporting::Format::Png;
+        o.format = format;
         o.size = grid_->size();
-        const QString path = dir_.filePath(QStringLiteral("grid.png"));
+        const QString path = dir_.filePath(QString::fromLatin1(name));
         const QString error = exporting::exportFigure(grid_.get(), path, o);
-        if (!error.isEmpty()) qWarning("%s", qPrintable(error));
-        return QImage(path);
+        if (error.isEmpty()) return path;
+        qWarning("%s", qPrintable(error));
+        return {};
+    }
+
+    /// Head 0's plot area in the figure, and the distance between its rows.
+    QRect plotOfHead0() const {
+        HeadHeatmap* head = grid_->head(0);
+        return head->axisRect()->rect().translated(head->mapTo(grid_.get(), QPoint()));
+    }
+    double rowPitch() const {
+        return cellCentre(grid_.get(), 0, 1, 1).y() - cellCentre(grid_.get(), 0, 0, 0).y();
     }
 
     /// Checks every allowed cell's colour against `kind`'s colour of its weight; returns the
     /// number of cells whose transposed weight would have been told apart (so the check can
     /// see a transposition).
     int checkCells(ColorMapKind kind) {
-        const QImage png = exportPng();
+        const QImage png(exportGrid(exporting::Format::Png, "grid.png"));
         if (png.size() != grid_->size()) return -1;
         const double hi = sharedMax();
         int telling = 0, checked = 0;
@@ -206,17 +218,12 @@ class PictureContentTest : public QObject {
 
     void svgLabelsSitBesideTheirRowsAndColumns() {
         freshGrid(HeatmapStyle{});
-        exporting::Options o;
-        o.format = exporting::Format::Svg;
-        o.size = grid_->size();
-        const QString path = dir_.filePath(QStringLiteral("grid.svg"));
-        QCOMPARE(exporting::exportFigure(grid_.get(), path, o), QString());
+        const QString path = exportGrid(exporting::Format::Svg, "grid.svg");
+        QVERIFY(!path.isEmpty());
         const std::vector<SvgText> texts = svgTexts(path);
         QVERIFY2(!texts.empty(), "the SVG parses and has text");
-        HeadHeatmap* head = grid_->head(0);
-        const QRect plot = head->axisRect()->rect().translated(head->mapTo(grid_.get(), QPoint()));
-        const double cell =
-            cellCentre(grid_.get(), 0, 1, 1).y() - cellCentre(grid_.get(), 0, 0, 0).y();
+        const QRect plot = plotOfHead0();
+        const double cell = rowPitch();
         for (int i = 0; i < int(kTokens.size()); ++i) {
             const QString token = QString::fromStdString(kTokens[std::size_t(i)]);
             const QPointF c = cellCentre(grid_.get(), 0, i, i);
@@ -237,11 +244,8 @@ class PictureContentTest : public QObject {
 
     void pdfLabelsSitBesideTheirRows() {
         freshGrid(HeatmapStyle{});
-        exporting::Options o;
-        o.format = exporting::Format::Pdf;
-        o.size = grid_->size();
-        const QString path = dir_.filePath(QStringLiteral("grid.pdf"));
-        QCOMPARE(exporting::exportFigure(grid_.get(), path, o), QString());
+        const QString path = exportGrid(exporting::Format::Pdf, "grid.pdf");
+        QVERIFY(!path.isEmpty());
         // poppler-utils (scripts/common.sh) gives every word with its box, in points from the
         // page's top left; the page is the figure at 72/96 points a pixel.
         QProcess pdftotext;
@@ -253,10 +257,8 @@ class PictureContentTest : public QObject {
         const QRegularExpression word(
             QStringLiteral("<word xMin=\"([\\d.]+)\" yMin=\"([\\d.]+)\" xMax=\"([\\d.]+)\" "
                            "yMax=\"([\\d.]+)\">([^<]*)</word>"));
-        HeadHeatmap* head = grid_->head(0);
-        const QRect plot = head->axisRect()->rect().translated(head->mapTo(grid_.get(), QPoint()));
-        const double cell =
-            cellCentre(grid_.get(), 0, 1, 1).y() - cellCentre(grid_.get(), 0, 0, 0).y();
+        const QRect plot = plotOfHead0();
+        const double cell = rowPitch();
         const double px = 96.0 / 72.0;
         for (int i = 0; i < int(kTokens.size()); ++i) {
             const QPointF c = cellCentre(grid_.get(), 0, i, i);
