@@ -18,6 +18,7 @@
 #include "main_window.hpp"
 #include "model/compute_service.hpp"
 #include "model/scene.hpp"
+#include "model/scheduler.hpp"
 #include "views/head_heatmap.hpp"
 #include "views/heatmap_grid.hpp"
 
@@ -72,6 +73,45 @@ inline void settle(ComputeService* service) {
         QCoreApplication::processEvents();
     }
     QCoreApplication::processEvents();
+}
+
+/// Counts the events delivered to any object of the application while it is installed.
+class EventCounter : public QObject {
+  public:
+    EventCounter() { QCoreApplication::instance()->installEventFilter(this); }
+    ~EventCounter() override { QCoreApplication::instance()->removeEventFilter(this); }
+    int count = 0;
+
+  protected:
+    bool eventFilter(QObject*, QEvent*) override {
+        ++count;
+        return false;
+    }
+};
+
+/// Waits until the application has nothing left to do, on the scheduler's signals and the event
+/// queue, never a clock: the compute service's request (service may be null) and every scheduler
+/// job delivered, then the events they posted run (deferred refreshes that start further jobs).
+/// Passes repeat until one finishes no job and its event processing delivers no event at all.
+inline void settleAll(ComputeService* service) {
+    EventCounter events;
+    int finished = 0;
+    const QMetaObject::Connection counting = QObject::connect(
+        &Scheduler::instance(), &Scheduler::jobFinished, [&finished] { ++finished; });
+    for (int pass = 0; pass < 10000; ++pass) {
+        const int before = finished;
+        if (service) settle(service);
+        Scheduler::instance().waitForIdle();
+        events.count = 0;
+        QCoreApplication::sendPostedEvents();
+        QCoreApplication::processEvents();
+        if (finished == before && events.count == 0) {
+            QObject::disconnect(counting);
+            return;
+        }
+    }
+    QObject::disconnect(counting);
+    QFAIL("the application never settles: jobs or events keep coming after 10000 passes");
 }
 
 /// The weights drawn by a head, as (rows × cols) doubles; masked cells as NaN. A head scrolled

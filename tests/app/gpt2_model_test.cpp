@@ -193,21 +193,20 @@ class Gpt2ModelTest : public QObject {
         // Looked at by a person: ATTN_SCREENSHOT_DIR=… (under xvfb-run, at the screen's size).
         if (!qEnvironmentVariableIsEmpty("ATTN_SCREENSHOT_DIR")) {
             w.resize(w.screen()->availableGeometry().size());
-            QTest::qWait(200);
-            test_support::settle(w.computeService());
+            test_support::settleAll(w.computeService());
             const QImage shot = w.grab().toImage();
             test_support::saveScreenshot(
                 shot, QStringLiteral("gpt2-model-%1x%2.png").arg(shot.width()).arg(shot.height()));
             // The Model tab: every layer's heads.
             w.tabs()->setCurrentWidget(w.findChild<QWidget*>(QStringLiteral("modelTab")));
-            QTest::qWait(300);
+            test_support::settleAll(w.computeService());
             const QImage tab = w.grab().toImage();
             test_support::saveScreenshot(
                 tab, QStringLiteral("gpt2-model-tab-%1x%2.png").arg(tab.width()).arg(tab.height()));
             w.tabs()->setCurrentWidget(w.viewsTab());  // every view of the Views tab
             for (int i = 0; i < w.viewsTab()->tabs()->count(); ++i) {
                 w.viewsTab()->tabs()->setCurrentIndex(i);
-                QTest::qWait(300);
+                test_support::settleAll(w.computeService());
                 test_support::saveScreenshot(w.grab().toImage(),
                                              QStringLiteral("gpt2-views-%1.png").arg(i));
             }
@@ -220,12 +219,10 @@ class Gpt2ModelTest : public QObject {
         w.tabs()->setCurrentWidget(theory);
         for (int i = 0; i < theory->count(); ++i) {
             theory->setCurrentIndex(i);
-            QTest::qWait(50);
-            Scheduler::instance().waitForIdle();
+            test_support::settleAll(w.computeService());
         }
         w.tabs()->setCurrentWidget(w.findChild<QWidget*>(QStringLiteral("modelTab")));
-        QTest::qWait(50);
-        Scheduler::instance().waitForIdle();
+        test_support::settleAll(w.computeService());
         w.tabs()->setCurrentIndex(0);
 
         // Every layer in the Model tab: 3 × 2 thumbnails.

@@ -233,7 +233,7 @@ class IoOpenTest : public QObject {
                             [](attn::Progress* p) {
                                 for (int i = 0;; ++i) {  // ends only through Cancel
                                     attn::report(p, (i % 1000) / 1000.0);
-                                    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                                    std::this_thread::yield();
                                 }
                             });
         } catch (const attn::Cancelled&) {
@@ -293,7 +293,7 @@ class IoOpenTest : public QObject {
         w.show();
         ControlsDock* c = w.controlsDock();
         QVERIFY(files->openFile(fixture("bertviz_distilbert_headview.json")));
-        QTest::qWait(50);
+        test_support::settleAll(w.computeService());
         QVERIFY(!c->temperatureBox()->isEnabled());
         QVERIFY(!c->maskBox()->isEnabled());
         QVERIFY(c->temperatureBox()->toolTip().contains(QStringLiteral("post-softmax")));
@@ -305,7 +305,7 @@ class IoOpenTest : public QObject {
         if (!shots.isEmpty()) w.grab().save(shots + QStringLiteral("/gui-distilbert-heads.png"));
 
         QVERIFY(files->openFile(fixture("gpt2_small_ex0.npz")));
-        QTest::qWait(50);
+        test_support::settleAll(w.computeService());
         QVERIFY(c->temperatureBox()->isEnabled());
         QVERIFY(c->maskBox()->isEnabled());
         QVERIFY(c->scaleBox()->isEnabled());

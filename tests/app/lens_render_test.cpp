@@ -150,7 +150,7 @@ class LensRenderTest : public QObject {
         entropy->hide();
         s.heads = 4;
         scene.setSpec(s, QStringLiteral("heads"));
-        QTest::qWait(50);
+        test_support::settleAll(nullptr);  // every job and deferred refresh has run: none
         QCOMPARE(follows->computations(), followsBefore + 1);
         entropy->show();
         QTRY_COMPARE(follows->computations(), followsBefore + 2);

@@ -26,15 +26,9 @@ class RecomputeTest : public QObject {
     };
 
     /// Waits for the compute service and every other background job (the lenses follow the
-    /// scene on their own), including refreshes a timer has yet to start.
-    void quiet() {
-        test_support::settle(w_->computeService());
-        for (int i = 0; i < 3; ++i) {
-            QTest::qWait(30);
-            Scheduler::instance().waitForIdle();
-            QCoreApplication::processEvents();
-        }
-    }
+    /// scene on their own), including the refreshes their deliveries defer (on signals and the
+    /// event queue, no clock).
+    void quiet() { test_support::settleAll(w_->computeService()); }
 
     Did measure(const std::function<void()>& edit) {
         quiet();

@@ -20,7 +20,7 @@ class ViewsWindowTest : public QObject {
         QVERIFY(tab);
         w.tabs()->setCurrentWidget(tab);
         tab->tabs()->setCurrentWidget(tab->tokens()->parentWidget()->parentWidget());
-        QTest::qWait(20);
+        test_support::settleAll(w.computeService());
         TokensView* tokens = tab->tokens();
         QTest::mouseClick(tokens, Qt::LeftButton, Qt::NoModifier, tokens->sourceRect(2).center());
         QTest::mouseClick(tokens, Qt::LeftButton, Qt::ControlModifier,
@@ -96,11 +96,11 @@ class ViewsWindowTest : public QObject {
         ViewsTab* tab = w.viewsTab();
         w.tabs()->setCurrentWidget(tab);
         tab->tabs()->setCurrentWidget(tab->tokens()->parentWidget()->parentWidget());
-        QTest::qWait(20);
+        test_support::settleAll(w.computeService());
         TokensView* tokens = tab->tokens();
         QTest::mouseClick(tokens, Qt::LeftButton, Qt::NoModifier, tokens->sourceRect(3).center());
         tab->reverseBox()->click();  // clicks now pick keys
-        QTest::qWait(20);
+        test_support::settleAll(w.computeService());
         QTest::mouseClick(tokens, Qt::LeftButton, Qt::NoModifier, tokens->sourceRect(2).center());
         QTest::mouseClick(tokens, Qt::LeftButton, Qt::ShiftModifier,
                           tokens->sourceRect(5).center());

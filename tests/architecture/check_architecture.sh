@@ -5,7 +5,8 @@
 #      returns before the caller goes on, is fine).
 #   2. No include cycle between the folders of app/ (main_window & co. count as the folder ".").
 #   3. core/ knows nothing of Qt.
-#   4. No tracked text file is over 400 lines (LICENSE, the GPL's own text, excepted).
+#   4. No tracked text file is over 400 lines (LICENSE, the GPL's own text, excepted); outside a
+#      git checkout every file but the build trees is checked (tests/architecture/repo_files.sh).
 #   5. No two .cpp files of a unity-built library (app, core) define the same file-local name
 #      (tests/architecture/unity_names.py): which files share a unity batch shifts as files come.
 # Usage: check_architecture.sh [repository root]; prints every violation, exits 1 on any.
@@ -38,10 +39,14 @@ fi
 qt=$(grep -rnE '#include <Q|#include <qt' core | head)
 [ -n "$qt" ] && fail "Qt in core:"$'\n'"$qt"
 
-# 4. Small files.
-if git rev-parse --git-dir >/dev/null 2>&1; then
-  big=$(git ls-files -z | grep -zvE '^LICENSE$|^wip/|\.(png|jpg|svg|npy|npz|zip|gz|pdf|ico)$|^tests/data/' |
-    xargs -0 -r wc -l 2>/dev/null | awk '$2 != "total" && $1 > 400 {print $2 ": " $1 " lines"}')
+# 4. Small files: git's list of files, or outside a checkout every file but the build trees.
+if ! files=$(bash "$root/tests/architecture/repo_files.sh" "$root" | tr '\0' '\n'); then
+  fail "cannot list the repository's files for the 400-line rule"
+elif [ -z "$files" ]; then
+  fail "no file listed under $root for the 400-line rule"
+else
+  big=$(echo "$files" | grep -vE '^LICENSE$|^wip/|\.(png|jpg|svg|npy|npz|zip|gz|pdf|ico)$|^tests/data/' |
+    tr '\n' '\0' | xargs -0 -r wc -l | awk '$2 != "total" && $1 > 400 {print $2 ": " $1 " lines"}')
   [ -n "$big" ] && fail "files over 400 lines:"$'\n'"$big"
 fi
 

@@ -2,7 +2,8 @@
 # docs/rollout.md), checked against `attnscope census` and `attnscope compute --rollout`.
 # Usage: census_reference.py census WEIGHTS_SOURCE OUT.csv|OUT.json
 #        census_reference.py rollout WEIGHTS_SOURCE OUT.npz|OUT.json
-# WEIGHTS_SOURCE: a real fixture (.npz with 'scores'+'attention', or a BertViz .json).
+# WEIGHTS_SOURCE: a real fixture (.npz with 'scores'+'attention', or a BertViz .json), or the
+# .npz of `attnscope compute` (weights and q_tokens).
 import csv, json, sys
 import numpy as np
 
@@ -13,6 +14,12 @@ def weights_of(path):
     """[L,H,N,N] post-softmax weights, tokens and whether the model is causal."""
     if path.endswith(".npz"):
         d = np.load(path)
+        if "weights" in d:  # `attnscope compute` output: post-softmax weights and the tokens
+            w = d["weights"].astype(np.float64)
+            w = w[None] if w.ndim == 3 else w
+            n = w.shape[-1]
+            causal = bool(np.all(w[..., ~np.tril(np.ones((n, n), bool))] == 0))
+            return w, [str(t) for t in d["q_tokens"]], causal
         s = d["scores"].astype(np.float64) / np.sqrt(64.0)
         n = s.shape[-1]
         causal = np.tril(np.ones((n, n), bool))

@@ -2,8 +2,11 @@
 # q·kᵀ/√d_k, and the neuron and query–key views render from the real vectors.
 source "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3  # Debian's python3-numpy (scripts/common.sh installs it)
+require_numpy
+# The input files are numpy's: if numpy cannot write one, nothing after it can be checked.
+fatal() { echo "FAIL: $*" >&2; exit 1; }
 
-$PY - "$TMP/qk.npz" <<'PY' && pass || fail "numpy could not write the q/k file"
+$PY - "$TMP/qk.npz" <<'PY' || fatal "numpy could not write the q/k file $TMP/qk.npz"
 import sys, numpy as np
 rng = np.random.default_rng(7)
 q = rng.standard_normal((2, 3, 5, 8)).astype(np.float32)
@@ -27,6 +30,7 @@ for view in neuron qk lines; do
     --size 900x600 -o "$TMP/$view.png" && check_png "$TMP/$view.png" 900x600
 done
 # A lone q is refused with the file's name.
-$PY -c "import sys, numpy as np; np.savez(sys.argv[1], q=np.zeros((1,1,2,2), np.float32))" "$TMP/q.npz"
+$PY -c "import sys, numpy as np; np.savez(sys.argv[1], q=np.zeros((1,1,2,2), np.float32))" "$TMP/q.npz" ||
+  fatal "numpy could not write the q-only file $TMP/q.npz"
 expect_rc 2 "q without k" -- "$BIN" compute "$TMP/q.npz" -o "$TMP/x.npz" && expect_err "q.npz" "names the file"
 finish

@@ -94,6 +94,33 @@ TEST(Census, InductionOnARepeatedSequence) {
     EXPECT_TRUE(std::isnan(d.score(HeadPattern::Induction)));
 }
 
+TEST(Census, InductionTargetFollowsTheLatestEarlierOccurrence) {
+    // "a b a c a": query 2 repeats token 0, so its target is key 1; query 4 repeats tokens 0
+    // and 2, and the latest of them (2) makes key 3 its target, not key 1. By hand:
+    // (A(2, 1) + A(4, 3)) / 2 = (0.7 + 0.6) / 2 = 0.65; the first occurrence would give
+    // (0.7 + 0.2) / 2 = 0.45 and every earlier occurrence (0.7 + (0.2 + 0.6) / 2) / 2 = 0.55.
+    Matrix a = Matrix::Zero(5, 5);
+    a.row(0) << 1, 0, 0, 0, 0;
+    a.row(1) << 0.5f, 0.5f, 0, 0, 0;
+    a.row(2) << 0.2f, 0.7f, 0.1f, 0, 0;
+    a.row(3) << 0.25f, 0.25f, 0.25f, 0.25f, 0;
+    a.row(4) << 0.1f, 0.2f, 0.05f, 0.6f, 0.05f;
+    const HeadCensus c = census_head(a, letters("abaca"), causal_visible(5));
+    EXPECT_NEAR(c.score(HeadPattern::Induction), (0.7 + 0.6) / 2, 1e-7);
+    // Query 4's weights on keys 1 and 3 swapped: the score follows key 3's weight, now 0.2.
+    Matrix moved = a;
+    moved(4, 1) = 0.6f, moved(4, 3) = 0.2f;
+    EXPECT_NEAR(
+        census_head(moved, letters("abaca"), causal_visible(5)).score(HeadPattern::Induction),
+        (0.7 + 0.2) / 2, 1e-7);
+    // "a a b a": query 3's latest earlier occurrence is 1, so the target is key 2; query 1 repeats
+    // token 0 right after it and has none. The score is A(3, 2) alone.
+    Matrix b = causal_uniform(4);
+    b.row(3) << 0.1f, 0.3f, 0.4f, 0.2f;
+    EXPECT_NEAR(census_head(b, letters("aaba"), causal_visible(4)).score(HeadPattern::Induction),
+                0.4, 1e-7);
+}
+
 TEST(Census, LabelRuleTiesAndClearScores) {
     const double nan = std::nan("");
     // previous-token 0.92 is within 0.1 of local 0.98: the more specific pattern wins.

@@ -1,5 +1,8 @@
 #!/usr/bin/python3
-"""Checks docs/session-format.md's PyTorch mapping by hand (needs python3-torch; not run by ctest).
+"""Checks docs/session-format.md's PyTorch mapping against torch itself (needs python3-torch).
+
+ctest runs the same comparison without torch: tests/cli/weights_mapping_test.sh, with
+nn.MultiheadAttention written out in numpy (tests/cli/weights_mapping_reference.py).
 
     /usr/bin/python3 pytorch_mapping_check.py SCENE.attnscope OUT.npz
 
