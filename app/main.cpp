@@ -1,5 +1,6 @@
 // AttnScope — entry point. GPL-3.0-or-later.
 #include <QCoreApplication>
+#include <QTextStream>
 
 #include <malloc.h>
 #include <sys/mman.h>
@@ -52,7 +53,12 @@ int main(int argc, char** argv) {
     QCoreApplication::setApplicationName(QStringLiteral("AttnScope"));
     QCoreApplication::setApplicationVersion(QStringLiteral(ATTNSCOPE_VERSION));
     // Command-line subcommands (`attnscope render|compute …`) are dispatched here, before the
-    // GUI starts.
-    if (const std::optional<int> code = cli::dispatch(argc, argv)) return *code;
-    return runGui(argc, argv);
+    // GUI starts. Whatever escapes both is a message and exit code 70, never an abort.
+    QTextStream err(stderr);
+    return cli::guardUnexpected(
+        [&] {
+            if (const std::optional<int> code = cli::dispatch(argc, argv)) return *code;
+            return runGui(argc, argv);
+        },
+        err);
 }

@@ -12,6 +12,7 @@
 #include "attn/io/census_writer.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/scene_input.hpp"
+#include "model/error_text.hpp"
 
 namespace cli {
 
@@ -30,16 +31,16 @@ int runCensus(const Request& request, QString* error) {
         *error = QCoreApplication::translate("cli", "not enough memory for the census");
         return kExitInput;
     } catch (const attn::ArgumentError& e) {
-        *error = QString::fromUtf8(e.what());
-        return kExitUsage;
+        *error = errorText(e, inputName(request));
+        return input.blame.isEmpty() ? kExitUsage : kExitInput;  // a session's own scene
     } catch (const std::exception& e) {
-        *error = QString::fromUtf8(e.what());
+        *error = errorText(e, inputName(request));
         return kExitInput;
     }
     try {
         attn::io::write_census(QFile::encodeName(request.output).toStdString(), census);
     } catch (const std::exception& e) {
-        *error = QString::fromUtf8(e.what());
+        *error = errorText(e, request.output);
         return kExitOutput;
     }
     return kExitOk;

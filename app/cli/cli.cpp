@@ -12,6 +12,7 @@
 #include "cli/cli_request.hpp"
 #include "cli/cli_tr.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/option_values.hpp"
 #include "cli/render_command.hpp"
 
 namespace cli {
@@ -37,7 +38,14 @@ bool isSubcommand(const char* arg) {
 
 int run(const QStringList& arguments, QTextStream& out, QTextStream& err) {
     QString error;
-    const std::optional<Request> request = parseRequest(arguments, &error);
+    std::optional<Request> request;
+    try {
+        request = parseRequest(arguments, &error);
+    } catch (const attn::ResourceError& e) {  // an option sized beyond the budget (--pad)
+        err << "attnscope: " << QString::fromUtf8(e.what()) << "\n";
+        err.flush();
+        return kExitResource;
+    }
     if (!request) {
         err << "attnscope: " << error << "\n"
             << "Try 'attnscope --help'.\n";
@@ -45,7 +53,6 @@ int run(const QStringList& arguments, QTextStream& out, QTextStream& err) {
         return kExitUsage;
     }
     int code = kExitOk;
-    attn::set_memory_budget(request->memoryBudget);
     try {
         switch (request->command) {
             case Request::Command::Help:
@@ -82,8 +89,34 @@ int run(const QStringList& arguments, QTextStream& out, QTextStream& err) {
     return code;
 }
 
+int guardUnexpected(const std::function<int()>& body, QTextStream& err) {
+    QString what;
+    try {
+        return body();
+    } catch (const attn::Error& e) {  // AttnScope's own sentence, only not expected here
+        what = QString::fromUtf8(e.what());
+    } catch (const std::bad_alloc&) {
+        what = tr("out of memory");
+    } catch (...) {
+        // A standard library's text names its internals, not the user's problem.
+        what = tr("an unexpected error");
+    }
+    err << "attnscope: internal error: " << what
+        << tr(" stopped the program. Please report the command or the steps that "
+              "led here.")
+        << "\n";
+    err.flush();
+    return kExitInternal;
+}
+
 std::optional<int> dispatch(int argc, char** argv) {
     if (argc < 2 || !isSubcommand(argv[1])) return std::nullopt;
+    // Qt decodes arguments as UTF-8 and replaces what is not; refuse such bytes while they
+    // can still be named.
+    if (const QString bad = invalidUtf8Argument(argc, argv); !bad.isEmpty()) {
+        std::fprintf(stderr, "attnscope: %s\n", bad.toUtf8().constData());
+        return kExitUsage;
+    }
     // Headless by design: render and compute never need a display. An explicit
     // QT_QPA_PLATFORM (e.g. xcb for debugging) is respected.
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QStringList>
+#include <functional>
 #include <optional>
 
 class QTextStream;
@@ -16,5 +17,10 @@ std::optional<int> dispatch(int argc, char** argv);
 /// Runs a subcommand in an existing QApplication (tests). arguments[0] is the program name.
 /// Messages go to `err`, --help/--version to `out`. Returns an exit code of exit_codes.hpp.
 int run(const QStringList& arguments, QTextStream& out, QTextStream& err);
+
+/// Runs BODY and returns its exit code; an exception that escaped every other handler becomes
+/// one line on `err` and kExitInternal — AttnScope's own messages as they are, a standard
+/// library's text (vector::_M_range_check) never. main() runs everything under it.
+int guardUnexpected(const std::function<int()>& body, QTextStream& err);
 
 }  // namespace cli

@@ -2,13 +2,17 @@
 #include "cli/cli_request.hpp"
 
 #include <algorithm>
+#include <limits>
+
 #include "cli/cli_tr.hpp"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QRegularExpression>
 
+#include "attn/error.hpp"
 #include "attn/memory_budget.hpp"
+#include "cli/option_values.hpp"
 #include "cli/scene_options.hpp"
 #include "export/export_options.hpp"
 
@@ -40,11 +44,25 @@ void addCommonOptions(QCommandLineParser& p) {
 }
 
 bool parseInt(const QString& text, int min, int* out) {
-    bool ok = false;
-    const int v = text.toInt(&ok);
-    if (!ok || v < min) return false;
-    *out = v;
+    const std::optional<qulonglong> v = decimalUnsigned(text);
+    if (!v || *v < qulonglong(min) || *v > qulonglong(std::numeric_limits<int>::max()))
+        return false;
+    *out = static_cast<int>(*v);
     return true;
+}
+
+/// The first option given more than once with a value, as a message: the last would win
+/// silently (two -o, two --mask), so the user is asked which one was meant.
+QString repeatedOption(const QCommandLineParser& p) {
+    for (const QString& name : p.optionNames()) {
+        const QStringList values = p.values(name);
+        if (values.size() > 1)
+            return tr("%1%2 is given %3 times (%4); give it once")
+                .arg(name.size() == 1 ? QStringLiteral("-") : QStringLiteral("--"), name)
+                .arg(values.size())
+                .arg(values.join(QStringLiteral(", ")));
+    }
+    return {};
 }
 
 }  // namespace
@@ -88,6 +106,7 @@ QString helpText() {
               "                           and --temperature apply inside the run (default all;\n"
               "                           the others run as GPT-2 does: scaled, τ = 1, causal)\n"
               "  --memory-budget SIZE     refuse requests needing more memory, e.g. 4G, 512M\n"
+              "                           (decimal, at least one byte)\n"
               "                           (default: half the physical memory)\n"
               "\n"
               "compute: --rollout adds rollout [L,Nq,Nk], the attention rollout of every layer\n"
@@ -98,8 +117,11 @@ QString helpText() {
            sceneOptionsHelp() +
            tr("\n"
               "Exit codes: 0 ok, 1 usage error, 2 input file error, 3 output error,\n"
-              "4 refused: more memory or disk than the budget or the free space allows.\n"
-              "Without a display the offscreen platform is used automatically.\n");
+              "4 refused: more memory or disk than the budget or the free space allows,\n"
+              "70 internal error (please report it).\n"
+              "Numbers are finite decimals; each option is given once; an option that does not\n"
+              "apply to the input (--text with FILE, --heads with loaded data or --model) is\n"
+              "refused. Without a display the offscreen platform is used automatically.\n");
 }
 
 std::optional<Request> parseRequest(const QStringList& arguments, QString* error) {
@@ -140,6 +162,11 @@ std::optional<Request> parseRequest(const QStringList& arguments, QString* error
         r.command = Request::Command::Version;
         return r;
     }
+    if (const QString repeated = repeatedOption(p); !repeated.isEmpty()) {
+        *error = repeated;
+        return std::nullopt;
+    }
+    r.given = p.optionNames();
     const QStringList positional = p.positionalArguments();
     if (positional.size() > 1) {
         *error = tr("more than one input file: %1").arg(positional.join(QStringLiteral(", ")));
@@ -147,9 +174,32 @@ std::optional<Request> parseRequest(const QStringList& arguments, QString* error
     }
     if (!positional.isEmpty()) r.file = positional.first();
     r.model = p.value(QStringLiteral("model"));
+    if (p.isSet(QStringLiteral("model")) && r.model.isEmpty()) {
+        *error = tr("--model: the folder name is empty");
+        return std::nullopt;
+    }
     if (!r.model.isEmpty() && !r.file.isEmpty()) {
         *error = tr("--model runs a model on --text; it takes no input file (%1)").arg(r.file);
         return std::nullopt;
+    }
+    // A file brings its own tokens (or a session its own sentence): a sentence typed beside it
+    // would replace them without a word.
+    for (const char* option : {"text", "cross-text"})
+        if (!r.file.isEmpty() && p.isSet(QString::fromLatin1(option))) {
+            *error = tr("--%1 gives the sentence of the default scene or of --model; %2 brings "
+                        "its own tokens (drop --%1 or the file)")
+                         .arg(QLatin1StringView(option), r.file);
+            return std::nullopt;
+        }
+    if (!r.model.isEmpty()) {
+        r.sceneArgs = args;
+        r.given = p.optionNames();
+        if (const QString bad = inapplicableOptions(r, true); !bad.isEmpty()) {
+            *error = tr("%1: not an option of a --model run (the model fixes its heads, width, "
+                        "scores and positions)")
+                         .arg(bad);
+            return std::nullopt;
+        }
     }
     if (p.isSet(QStringLiteral("layers"))) {
         if (r.model.isEmpty()) {
@@ -239,9 +289,9 @@ std::optional<Request> parseRequest(const QStringList& arguments, QString* error
         r.size = QSize(m.captured(1).toInt(), m.captured(2).toInt());
     }
     if (p.isSet(QStringLiteral("dpi"))) {
-        bool ok = false;
-        r.dpi = p.value(QStringLiteral("dpi")).toDouble(&ok);
-        if (!ok || r.dpi < 10 || r.dpi > 2400) {
+        const std::optional<double> dpi = decimalNumber(p.value(QStringLiteral("dpi")));
+        r.dpi = dpi.value_or(0);
+        if (!dpi || r.dpi < 10 || r.dpi > 2400) {
             *error = tr("--dpi: '%1' is not a resolution in 10…2400")
                          .arg(p.value(QStringLiteral("dpi")));
             return std::nullopt;
@@ -260,11 +310,14 @@ std::optional<Request> parseRequest(const QStringList& arguments, QString* error
         try {
             r.memoryBudget =
                 attn::parse_bytes(p.value(QStringLiteral("memory-budget")).toStdString());
-        } catch (const std::exception& e) {
+        } catch (const attn::ArgumentError& e) {
             *error = tr("--memory-budget: %1").arg(QString::fromUtf8(e.what()));
             return std::nullopt;
         }
     }
+    // The scene options below size allocations by their values (--pad 99999999999): the
+    // budget they are checked against is the one given here.
+    attn::set_memory_budget(r.memoryBudget);
     if (p.isSet(QStringLiteral("stages"))) {
         if (r.command != Request::Command::Compute) {
             *error = tr("--stages applies to compute only");
@@ -290,6 +343,18 @@ std::optional<Request> parseRequest(const QStringList& arguments, QString* error
     }
     r.sceneArgs = args;
     return r;
+}
+
+QString inapplicableOptions(const Request& request, bool model) {
+    QStringList names{QStringLiteral("heads"),    QStringLiteral("d-model"),
+                      QStringLiteral("kv-heads"), QStringLiteral("score"),
+                      QStringLiteral("sigma"),    QStringLiteral("positional"),
+                      QStringLiteral("seed")};
+    if (model) names << QStringLiteral("dk") << QStringLiteral("cross-text");
+    QStringList found;
+    for (const QString& n : names)
+        if (request.given.contains(n)) found << QStringLiteral("--") + n;
+    return found.join(QStringLiteral(", "));
 }
 
 QString reapplySceneOptions(const Request& request, attn::SceneSpec& spec) {

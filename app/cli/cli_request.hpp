@@ -26,6 +26,7 @@ struct Request {
     QString colorMap;          ///< viridis | magma | cividis | greys (empty: default)
     attn::SceneSpec spec;      ///< the scene options, applied on the default scene
     QStringList sceneArgs;     ///< the scene options again, re-applied after loading a file
+    QStringList given;         ///< the names of the options given (as the parser read them)
     quint64 memoryBudget = 0;  ///< --memory-budget in bytes (0: half the physical memory)
     /// compute --stages: raw, scaled, masked, weights, output (default: all)
     QStringList stages{QStringLiteral("raw"), QStringLiteral("scaled"), QStringLiteral("masked"),
@@ -38,6 +39,11 @@ std::optional<Request> parseRequest(const QStringList& arguments, QString* error
 
 /// Applies the scene options of `request` (as typed) on top of `spec`; empty string when fine.
 QString reapplySceneOptions(const Request& request, attn::SceneSpec& spec);
+
+/// The options of `request` that describe a computed scene (--heads, --score, …) and so have
+/// no meaning for loaded attention data or a model's run, joined as "--heads, --score"; empty
+/// when none was given. `model`: also those a model's run ignores (--dk, --cross-text).
+QString inapplicableOptions(const Request& request, bool model);
 
 /// The names `render --view` accepts besides lens:NAME.
 QStringList viewNames();

@@ -10,5 +10,8 @@ inline constexpr int kExitInput = 2;   ///< the input file is missing, unreadabl
 inline constexpr int kExitOutput = 3;  ///< the output could not be rendered or written
 /// A request for more memory (--memory-budget) or disk than available, refused up front.
 inline constexpr int kExitResource = 4;
+/// A defect: an exception no handler expected, reported as a message instead of a crash
+/// (70 is EX_SOFTWARE of sysexits.h).
+inline constexpr int kExitInternal = 70;
 
 }  // namespace cli

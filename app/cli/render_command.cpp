@@ -10,6 +10,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "attn/error.hpp"
@@ -23,18 +24,29 @@
 #include "cli/view_factory.hpp"
 #include "export/figure_export.hpp"
 #include "model/compute_service.hpp"
+#include "model/error_text.hpp"
 #include "model/scene.hpp"
 
 namespace cli {
 namespace {
 
 /// Options that do not fit the scene (h not dividing d_model, a window on no tokens…) are usage
-/// errors; anything else going wrong while computing loaded data is the input's fault.
-int computeErrorCode(const std::exception& e) {
+/// errors; anything else going wrong while computing loaded data is the input's fault, and so
+/// is a scene that a file alone described (a session whose heads do not divide its width).
+int computeErrorCode(const std::exception& e, const SceneInput& input) {
     if (dynamic_cast<const attn::ResourceError*>(&e)) return kExitResource;
-    if (dynamic_cast<const attn::ArgumentError*>(&e) || dynamic_cast<const attn::ShapeError*>(&e))
+    if (input.blame.isEmpty() &&
+        (dynamic_cast<const attn::ArgumentError*>(&e) || dynamic_cast<const attn::ShapeError*>(&e)))
         return kExitUsage;
     return kExitInput;
+}
+
+/// E's message, led by the file it blames when that file made the scene.
+QString computeErrorText(const std::exception& e, const Request& request, const SceneInput& input) {
+    const QString text = errorText(e, inputName(request));
+    return input.blame.isEmpty() || text.startsWith(input.blame)
+               ? text
+               : input.blame + QStringLiteral(": ") + text;
 }
 
 std::vector<std::uint64_t> rolloutShape(const attn::RolloutAccumulator& r) {
@@ -65,7 +77,10 @@ OutputSize outputSize(const attn::SceneSpec& spec, const QStringList& stages) {
     bool scores = true;
     if (spec.model) {
         const attn::gpt2::Config& c = spec.model->model->config();
-        nq = nk = double(spec.model->tokenizer->encode(spec.text).size());
+        // No further than the model's positions: a longer text is refused by the run itself.
+        bool more = false;
+        nq = nk = double(
+            spec.model->tokenizer->encode(spec.text, std::size_t(c.n_positions), &more).size());
         heads = double(c.n_head), layers = double(c.n_layer);
         width = double(c.n_embd) / heads;
     } else if (spec.data) {
@@ -122,7 +137,7 @@ int runRender(const Request& request, QString* error) {
                                  .toStdString(),
                              "use a smaller --size or --dpi");
     } catch (const attn::ResourceError& e) {
-        *error = QString::fromUtf8(e.what());
+        *error = errorText(e, request.output);
         return kExitResource;
     }
     SceneResultPtr result;
@@ -130,18 +145,25 @@ int runRender(const Request& request, QString* error) {
         result = std::make_shared<const attn::SceneResult>(
             attn::compute_scene(scene.spec(), nullptr, ComputeService::storageFor(scene.spec())));
     } catch (const std::exception& e) {
-        *error = QString::fromUtf8(e.what());
-        return computeErrorCode(e);
+        *error = computeErrorText(e, request, input);
+        return computeErrorCode(e, input);
     }
-    // The selected query, as the GUI opens on query 1 (the views that follow one need it).
+    // Every view, not only the heads grid: a head past the last would be drawn as another. The
+    // selected query follows, as the GUI opens on query 1 (the views that follow one need it).
+    const int heads = static_cast<int>(result->heads.size());
     const int queries = static_cast<int>(result->q_tokens.size());
-    if (request.query && *request.query >= queries) {
-        *error = tr("--query: %1 is out of range (the scene has %2 queries: 0…%3)")
-                     .arg(*request.query)
-                     .arg(queries)
-                     .arg(queries - 1);
-        return kExitUsage;
-    }
+    for (const auto& [option, value, count, what] :
+         {std::tuple{"head", request.head, heads, tr("heads")},
+          std::tuple{"query", request.query, queries, tr("queries")}})
+        if (value && *value >= count) {
+            *error = tr("--%1: %2 is out of range (the scene has %3 %4: 0…%5)")
+                         .arg(QLatin1StringView(option))
+                         .arg(*value)
+                         .arg(count)
+                         .arg(what)
+                         .arg(count - 1);
+            return kExitUsage;
+        }
     Selection selected = scene.selection();
     selected.query = request.query ? *request.query : std::min(1, queries - 1);
     scene.setSelection(selected);
@@ -173,15 +195,15 @@ int runCompute(const Request& request, QString* error) {
             attn::require_memory(size.layerBytes * 6, size.what + " as JSON text",
                                  "write .npz, or " + wayOut);
     } catch (const std::exception& e) {
-        *error = QString::fromUtf8(e.what());
-        return computeErrorCode(e);
+        *error = errorText(e, request.output);
+        return computeErrorCode(e, input);
     }
     // Layer by layer: each layer's stages are written and freed before the next is computed, so
     // a 12-layer [12,12,1024,1024] tensor needs one layer's stages in memory, not twelve. A
     // computed long sequence is streamed: tile by tile of queries, nothing n × n in memory.
     std::optional<attn::io::ResultStream> out;
     const auto outputFailed = [&](const std::exception* e) {
-        *error = e ? QString::fromUtf8(e->what())
+        *error = e ? errorText(*e, request.output)
                    : tr("%1: not enough memory to write the result").arg(request.output);
         return e && dynamic_cast<const attn::ResourceError*>(e) ? kExitResource : kExitOutput;
     };
@@ -224,8 +246,8 @@ int runCompute(const Request& request, QString* error) {
         *error = tr("not enough memory to compute this scene; use fewer tokens or heads");
         return kExitResource;
     } catch (const std::exception& e) {
-        *error = QString::fromUtf8(e.what());
-        return computeErrorCode(e);
+        *error = computeErrorText(e, request, input);
+        return computeErrorCode(e, input);
     }
     try {
         if (request.rollout)

@@ -6,13 +6,16 @@
 #include <QCoreApplication>
 #include <QFile>
 #include <QFileInfo>
+#include <algorithm>
 #include <new>
 
 #include "attn/error.hpp"
 #include "attn/gpt2/model.hpp"
 #include "attn/scene_layers.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/scene_options.hpp"
 #include "io/file_loader.hpp"
+#include "model/error_text.hpp"
 
 namespace cli {
 namespace {
@@ -26,7 +29,8 @@ int openModel(const Request& request, attn::SceneSpec& spec, QString* error) {
         *error = optionError;
         return kExitUsage;
     }
-    if (!request.sceneArgs.contains(QStringLiteral("--mask"))) spec.mask = attn::gpt2::causal();
+    // The parser's view of the options: --mask=none, -mask none and --mask none alike.
+    if (!request.given.contains(QStringLiteral("mask"))) spec.mask = attn::gpt2::causal();
     try {
         const std::string dir = QFile::encodeName(request.model).toStdString();
         spec.model = std::make_shared<const attn::gpt2::ModelFolder>(attn::gpt2::open_folder(dir));
@@ -34,7 +38,7 @@ int openModel(const Request& request, attn::SceneSpec& spec, QString* error) {
         *error = tr("%1: not enough memory to open the model").arg(request.model);
         return kExitResource;
     } catch (const std::exception& e) {
-        *error = QString::fromUtf8(e.what());
+        *error = errorText(e, request.model);
         return kExitInput;
     }
     const int layers = spec.model->model->config().n_layer;
@@ -55,6 +59,12 @@ int openModel(const Request& request, attn::SceneSpec& spec, QString* error) {
 
 }  // namespace
 
+QString inputName(const Request& request) {
+    if (!request.model.isEmpty()) return request.model;
+    if (!request.file.isEmpty()) return request.file;
+    return tr("the default scene");
+}
+
 int prepareScene(const Request& request, SceneInput* input, QString* error) {
     attn::SceneSpec spec;
     if (!request.model.isEmpty()) {
@@ -68,15 +78,31 @@ int prepareScene(const Request& request, SceneInput* input, QString* error) {
             fileio::Opened opened = fileio::readFile(request.file, spec);
             spec = std::move(opened.spec);
             input->viewsJson = opened.viewsJson;
+            // With no scene option typed, what the scene holds is the file's alone.
+            const QStringList options = sceneOptionNames();
+            if (std::none_of(request.given.begin(), request.given.end(),
+                             [&](const QString& n) { return options.contains(n); }))
+                input->blame = request.file;
         } catch (const std::bad_alloc&) {
             *error = tr("%1: not enough memory to load it").arg(request.file);
             return kExitResource;
         } catch (const attn::ResourceError& e) {
-            *error = QString::fromUtf8(e.what());
+            *error = errorText(e, request.file);
             return kExitResource;
         } catch (const std::exception& e) {
-            *error = QString::fromUtf8(e.what());
+            *error = errorText(e, request.file);
             return kExitInput;
+        }
+    }
+    // Loaded attention has its own heads, width and scores: options that build a computed
+    // scene would be ignored without a word.
+    // (A --model run was checked with the command line; a session may run a model too.)
+    if (spec.data || (spec.model && request.model.isEmpty())) {
+        if (const QString bad = inapplicableOptions(request, bool(spec.model)); !bad.isEmpty()) {
+            *error = tr("%1: not an option of %2 (%3 has its own heads, width and scores)")
+                         .arg(bad, spec.model ? tr("a model's run") : tr("loaded attention"),
+                              request.file);
+            return kExitUsage;
         }
     }
     if (!request.component.isEmpty()) {

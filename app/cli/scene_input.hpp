@@ -13,7 +13,13 @@ namespace cli {
 struct SceneInput {
     attn::SceneSpec spec;
     QString viewsJson = QStringLiteral("{}");
+    /// The file whose content alone made the scene (no scene option was typed): a scene that
+    /// cannot be computed is then that file's fault (exit 2), not the command line's.
+    QString blame;
 };
+
+/// The request's input for messages: its file, its model folder or "the default scene".
+QString inputName(const Request& request);
 
 /// Loads the request's file (if any) and applies --component, --layer and the scene options.
 /// Returns an exit code (kExitOk on success) and writes a message to *error otherwise.

@@ -5,8 +5,14 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QStringList>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
 
 #include "attn/error.hpp"
+#include "attn/memory_budget.hpp"
+#include "cli/option_values.hpp"
 
 namespace cli {
 namespace {
@@ -42,10 +48,18 @@ constexpr OptionDoc kSceneOptions[] = {
 };
 
 bool toIndex(const QString& text, attn::Index min, attn::Index* out) {
-    bool ok = false;
-    const qlonglong v = text.toLongLong(&ok);
-    if (!ok || v < min) return false;
-    *out = static_cast<attn::Index>(v);
+    const std::optional<qulonglong> v = decimalUnsigned(text);
+    if (!v || *v < qulonglong(min) || *v > qulonglong(std::numeric_limits<attn::Index>::max()))
+        return false;
+    *out = static_cast<attn::Index>(*v);
+    return true;
+}
+
+/// TEXT as a finite decimal number of at least MIN (above it when STRICT).
+bool toNumber(const QString& text, double min, bool strict, float* out) {
+    const std::optional<double> v = decimalNumber(text);
+    if (!v || *v < min || (strict && *v == min) || !std::isfinite(float(*v))) return false;
+    *out = float(*v);
     return true;
 }
 
@@ -71,6 +85,13 @@ void addSceneOptions(QCommandLineParser& parser) {
         if (o.value) option.setValueName(QString::fromLatin1(o.value));
         parser.addOption(option);
     }
+}
+
+QStringList sceneOptionNames() {
+    QStringList names;
+    for (const OptionDoc& o : kSceneOptions)
+        names << QString::fromLatin1(o.name);
+    return names;
 }
 
 QString sceneOptionsHelp() {
@@ -108,9 +129,9 @@ QString applySceneOptions(const QCommandLineParser& p, attn::SceneSpec& spec) {
         if (has("scale")) spec.scale = true;
         if (has("no-scale")) spec.scale = false;
         if (has("dk")) {
-            bool ok = false;
-            const float dk = value("dk").toFloat(&ok);
-            if (!ok || !(dk > 0)) return badValue("dk", value("dk"), tr("a positive number"));
+            float dk = 0;
+            if (!toNumber(value("dk"), 0, true, &dk))
+                return badValue("dk", value("dk"), tr("a positive number"));
             spec.data_dk = dk;
         }
         if (has("mask")) spec.mask.kind = attn::mask_kind_from_string(value("mask").toStdString());
@@ -123,6 +144,13 @@ QString applySceneOptions(const QCommandLineParser& p, attn::SceneSpec& spec) {
             if (!toIndexList(value("pad"), &hidden))
                 return badValue("pad", value("pad"), tr("a list of positions like 7,8"));
             spec.mask.key_valid.clear();
+            // The flags reach the largest position: checked before they are allocated.
+            const attn::Index last =
+                hidden.empty() ? 0 : *std::max_element(hidden.begin(), hidden.end());
+            attn::require_memory(double(last) / 8 + 1,
+                                 "--pad position " + std::to_string(last) + " (a mask of " +
+                                     std::to_string(last + 1) + " keys)",
+                                 "give positions inside the sentence");
             for (attn::Index k : hidden) {
                 if (spec.mask.key_valid.size() <= static_cast<std::size_t>(k))
                     spec.mask.key_valid.resize(static_cast<std::size_t>(k) + 1, true);
@@ -130,9 +158,8 @@ QString applySceneOptions(const QCommandLineParser& p, attn::SceneSpec& spec) {
             }
         }
         if (has("temperature")) {
-            bool ok = false;
-            const float t = value("temperature").toFloat(&ok);
-            if (!ok || t < 0)
+            float t = 0;
+            if (!toNumber(value("temperature"), 0, false, &t))
                 return badValue("temperature", value("temperature"), tr("a number ≥ 0"));
             spec.temperature = t;
         }
@@ -142,20 +169,21 @@ QString applySceneOptions(const QCommandLineParser& p, attn::SceneSpec& spec) {
             if (s == QLatin1StringView("scaled-dot")) spec.scale = true;
         }
         if (has("sigma")) {
-            bool ok = false;
-            const float s = value("sigma").toFloat(&ok);
-            if (!ok || !(s > 0)) return badValue("sigma", value("sigma"), tr("a positive number"));
+            float s = 0;
+            if (!toNumber(value("sigma"), 0, true, &s))
+                return badValue("sigma", value("sigma"), tr("a positive number"));
             spec.sigma = s;
         }
         if (has("positional"))
             spec.positional = attn::positional_kind_from_string(value("positional").toStdString());
         if (has("seed")) {
-            bool ok = false;
-            const qulonglong s = value("seed").toULongLong(&ok);
-            if (!ok) return badValue("seed", value("seed"), tr("a non-negative integer"));
-            spec.seed = s;
+            const std::optional<qulonglong> s = decimalUnsigned(value("seed"));
+            if (!s) return badValue("seed", value("seed"), tr("a non-negative integer"));
+            spec.seed = *s;
         }
         if (has("merge-words")) spec.merge_words = true;
+    } catch (const attn::ResourceError&) {
+        throw;  // more memory than the budget: exit 4, not a usage error
     } catch (const attn::Error& e) {
         return QString::fromStdString(e.what());
     }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 
 #include "attn/scene.hpp"
 
@@ -15,6 +16,9 @@ void addSceneOptions(QCommandLineParser& parser);
 /// Applies the scene options that were given on top of `spec` (a loaded file or the default
 /// scene). Returns an empty string, or a sentence describing the first invalid value.
 QString applySceneOptions(const QCommandLineParser& parser, attn::SceneSpec& spec);
+
+/// The names of the scene options, as the parser knows them ("text", "heads", …).
+QStringList sceneOptionNames();
 
 /// The help text of the scene options (one line each).
 QString sceneOptionsHelp();

@@ -39,17 +39,7 @@ void place(QWidget* view, const Request& request) {
     exporting::settleLayout(view);
 }
 
-std::unique_ptr<QWidget> headsView(const Request& request, Scene* scene, SceneResultPtr result,
-                                   QString* error, int* code) {
-    const int heads = static_cast<int>(result->heads.size());
-    if (request.head && *request.head >= heads) {
-        *error = tr("--head: %1 is out of range (the scene has %2 heads: 0…%3)")
-                     .arg(*request.head)
-                     .arg(heads)
-                     .arg(heads - 1);
-        *code = kExitUsage;
-        return nullptr;
-    }
+std::unique_ptr<QWidget> headsView(const Request& request, Scene* scene, SceneResultPtr result) {
     auto grid = std::make_unique<HeatmapGrid>();
     grid->setWindowTitle(tr("Heads"));
     ScrollFrame::setFittingIn(grid.get(), true);
@@ -137,7 +127,7 @@ std::unique_ptr<QWidget> censusView(const Request& request, Scene* scene) {
 std::unique_ptr<QWidget> createView(const Request& request, Scene* scene, SceneResultPtr result,
                                     const QString& viewsJson, QString* error, int* code) {
     if (request.view == QLatin1StringView("heads"))
-        return headsView(request, scene, std::move(result), error, code);
+        return headsView(request, scene, std::move(result));
     if (request.view == QLatin1StringView("model")) return modelView(request, scene, result);
     if (request.view == QLatin1StringView("playground"))
         return playgroundView(request, scene, viewsJson);

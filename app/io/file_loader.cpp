@@ -8,7 +8,9 @@
 #include <QFileInfo>
 #include <QStringList>
 #include <memory>
+#include <string>
 #include <variant>
+#include <vector>
 
 #include "attn/error.hpp"
 #include "attn/gpt2/model.hpp"
@@ -75,6 +77,19 @@ Opened readFile(const QString& path, const attn::SceneSpec& current, attn::Progr
                 dataPath = absolute;
             auto data = attn::io::load_attention(localPath(dataPath), progress);
             const attn::Index component = out.spec.component, layer = out.spec.layer;
+            // The session's choice must exist in the data it names (a stale or edited session
+            // would otherwise index past the components or layers).
+            if (std::size_t(component) >= data.components.size())
+                throw attn::FormatError(localPath(path) + ": data.component is " +
+                                        std::to_string(component) + ", but " + localPath(dataPath) +
+                                        " has " + std::to_string(data.components.size()) +
+                                        " component(s)");
+            if (layer >= data.components[std::size_t(component)].layers)
+                throw attn::FormatError(
+                    localPath(path) + ": data.layer is " + std::to_string(layer) + ", but " +
+                    localPath(dataPath) + " has " +
+                    std::to_string(data.components[std::size_t(component)].layers) +
+                    " layer(s) in that component");
             out.spec.data = std::make_shared<const attn::AttentionData>(std::move(data));
             out.spec.component = component;
             out.spec.layer = layer;
@@ -89,6 +104,14 @@ Opened readFile(const QString& path, const attn::SceneSpec& current, attn::Progr
                     "Open Model… and save the session");
             out.spec.model = std::make_shared<const attn::gpt2::ModelFolder>(
                 attn::gpt2::open_folder(localPath(dir)));
+            const int layers = out.spec.model->model->config().n_layer;
+            std::vector<int> chosen = out.spec.model_layers;
+            chosen.push_back(int(out.spec.layer));
+            for (const int l : chosen)
+                if (l >= layers)
+                    throw attn::FormatError(localPath(path) + ": model layer " + std::to_string(l) +
+                                            " does not exist (" + session.model_path + " has " +
+                                            std::to_string(layers) + " layers)");
         }
     }
     return out;

@@ -20,6 +20,7 @@
 #include "io/open_guard.hpp"
 #include "main_window.hpp"
 #include "model/scene.hpp"
+#include "model/scheduler.hpp"
 #include "settings_keys.hpp"
 
 namespace fileio {
@@ -39,9 +40,12 @@ ModelController::ModelController(MainWindow* window) : QObject(window), window_(
     closeAction_->setObjectName(QStringLiteral("actionCloseModel"));
     closeAction_->setToolTip(tr("Leave the model: back to the synthetic scene"));
     connect(closeAction_, &QAction::triggered, this, &ModelController::closeModel);
-    // Listed afresh each time the menu opens: a download meanwhile shows up.
+    // Listed afresh each time the menu opens (a download meanwhile shows up), by a worker: the
+    // menu shows the last scan at once and is rebuilt when the new one arrives.
     connect(menu_, &QMenu::aboutToShow, this, &ModelController::rebuildMenu);
+    connect(menu_, &QMenu::aboutToShow, this, &ModelController::scanCache);
     rebuildMenu();
+    scanCache();
 
     dock_ = new ModelDock(window_->scene(), window_);
     window_->addDockWidget(Qt::RightDockWidgetArea, dock_);
@@ -56,13 +60,29 @@ QStringList ModelController::cachedModels() {
     return out;
 }
 
+void ModelController::scanCache() {
+    Scheduler::instance().run(
+        this, QStringLiteral("scan model cache"), [](attn::Progress&) { return cachedModels(); },
+        [this](QStringList found) {
+            cached_ = std::move(found);
+            scanned_ = true;
+            rebuildMenu();
+            Q_EMIT cacheScanned();
+        });
+}
+
 void ModelController::rebuildMenu() {
     menu_->clear();
     menu_->addAction(openAction_);
     menu_->addAction(closeAction_);
     closeAction_->setEnabled(bool(window_->scene()->spec().model));
     menu_->addSection(tr("In the Hugging Face cache"));
-    const QStringList found = cachedModels();
+    const QStringList& found = cached_;
+    const QString hub = QFile::decodeName(QByteArray::fromStdString(attn::gpt2::hub_cache_dir()));
+    if (!scanned_) {
+        menu_->addAction(tr("Looking in %1…").arg(hub))->setEnabled(false);
+        return;
+    }
     for (const QString& dir : found) {
         QAction* a = menu_->addAction(modelName(dir));
         a->setToolTip(dir);
@@ -70,8 +90,6 @@ void ModelController::rebuildMenu() {
         connect(a, &QAction::triggered, this, [this, dir] { openModel(dir); });
     }
     if (found.isEmpty()) {
-        const QString hub =
-            QFile::decodeName(QByteArray::fromStdString(attn::gpt2::hub_cache_dir()));
         QAction* none = menu_->addAction(tr("No GPT-2 models in %1").arg(hub));
         none->setEnabled(false);
     }

@@ -29,9 +29,15 @@ class ModelController : public QObject {
     void openWithDialog();
     /// Model ▸ Close Model: back to the synthetic scene on the same sentence (undoable).
     void closeModel();
-    /// The GPT-2 folders of the Hugging Face cache, as Model ▸ lists them.
+    /// The GPT-2 folders of the Hugging Face cache, as Model ▸ lists them (reads the disk: a
+    /// worker's call, never the GUI thread's).
     static QStringList cachedModels();
 
+  Q_SIGNALS:
+    /// A look through the Hugging Face cache ended and Model ▸ lists what it found.
+    void cacheScanned();
+
+  public:
     QMenu* menu() const { return menu_; }
     ModelDock* dock() const { return dock_; }
     /// No message boxes: failures only return false (tests).
@@ -40,6 +46,9 @@ class ModelController : public QObject {
 
   private:
     void rebuildMenu();
+    /// Looks through the cache as the scheduler's job "scan model cache"; the menu is rebuilt
+    /// with the result. A slow disk or a FIFO planted in the cache never stalls the window.
+    void scanCache();
     void fail(const QString& message);
 
     MainWindow* window_;
@@ -49,7 +58,9 @@ class ModelController : public QObject {
     ModelDock* dock_ = nullptr;
     QString lastError_;
     bool quiet_ = false;
-    bool busy_ = false;  ///< a load is running (its event loop must not start another)
+    bool busy_ = false;     ///< a load is running (its event loop must not start another)
+    QStringList cached_;    ///< the last scan's folders
+    bool scanned_ = false;  ///< a scan has delivered
 };
 
 }  // namespace fileio

@@ -11,6 +11,7 @@
 #include "attn/error.hpp"
 #include "attn/progress.hpp"
 #include "io/fileio_tr.hpp"
+#include "model/error_text.hpp"
 #include "widgets/progress_runner.hpp"
 
 namespace fileio {
@@ -45,7 +46,7 @@ inline bool openGuarded(QWidget* parent, const QString& job, const QString& labe
                       .arg(subject);
     } catch (const std::exception& e) {
         failure = tr("Cannot open %1:\n\n%2\n\nThe current scene is unchanged.")
-                      .arg(subject, QString::fromUtf8(e.what()));
+                      .arg(subject, errorText(e, subject));
     }
     report.fail(failure);
     return false;

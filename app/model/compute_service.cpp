@@ -7,6 +7,7 @@
 
 #include "attn/error.hpp"
 #include "attn/gpt2/model.hpp"
+#include "model/error_text.hpp"
 #include "model/scheduler.hpp"
 
 namespace {
@@ -203,7 +204,7 @@ ComputeService::Outcome ComputeService::compute(const attn::SceneSpec& spec, qui
             tr("Not enough memory to compute this scene; use fewer tokens or heads, or a "
                "smaller d_model.");
     } catch (const std::exception& e) {
-        out.error = QString::fromUtf8(e.what());
+        out.error = errorText(e, tr("the scene"));
     }
     out.ms = elapsedMs(start);
     return out;

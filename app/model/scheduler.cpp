@@ -6,6 +6,7 @@
 #include <new>
 
 #include "attn/error.hpp"
+#include "model/error_text.hpp"
 
 Scheduler::Scheduler(int threads, QObject* parent) : QObject(parent) {
     pool_.setMaxThreadCount(std::max(1, threads));
@@ -91,7 +92,7 @@ void Scheduler::execute(const Key& key, Job job) {
             error = tr("Not enough memory for this computation");
         } catch (const std::exception& e) {
             failed = true;
-            error = QString::fromUtf8(e.what());
+            error = errorText(e, key.name);
         }
     }
     // The delivery runs on the GUI thread; `this` outlives every drain (the destructor waits).

@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -75,15 +76,32 @@ std::string format_bytes(double bytes) {
 
 std::uint64_t parse_bytes(std::string_view text) {
     const std::string s(text);
-    std::size_t used = 0;
-    double value = -1;
-    try {
-        value = std::stod(s, &used);
-    } catch (const std::exception&) {
-        value = -1;
+    const auto refuse = [&](const std::string& why) {
+        throw ArgumentError("\"" + s + "\" is not a memory size (" + why +
+                            "; a positive decimal number with an optional unit: 12G, 512M, "
+                            "1.5GiB).");
+    };
+    // Decimal digits and at most one point only: std::stod would also take "0x10", "1e3",
+    // "inf" and "nan", none of which a user means as a size.
+    std::size_t i = 0;
+    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i])))
+        ++i;
+    const std::size_t number_begin = i;
+    bool point = false, digits = false;
+    for (; i < s.size(); ++i) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (std::isdigit(c)) {
+            digits = true;
+        } else if (c == '.' && !point) {
+            point = true;
+        } else {
+            break;
+        }
     }
+    if (!digits) refuse("no decimal number");
+    const double value = std::strtod(s.substr(number_begin, i - number_begin).c_str(), nullptr);
     std::string unit;
-    for (std::size_t i = used; i < s.size(); ++i)
+    for (; i < s.size(); ++i)
         if (!std::isspace(static_cast<unsigned char>(s[i])))
             unit += static_cast<char>(std::toupper(static_cast<unsigned char>(s[i])));
     double scale = -1;
@@ -95,10 +113,10 @@ std::uint64_t parse_bytes(std::string_view text) {
         if (unit == k || unit == k + "B") scale = dec;
         if (unit == k + "I" || unit == k + "IB") scale = bin;
     }
-    if (!(value > 0) || scale < 0 || !std::isfinite(value * scale) || value * scale >= 1.8e19)
-        throw ArgumentError("\"" + s +
-                            "\" is not a memory size (a positive number with an optional unit: "
-                            "12G, 512M, 1.5GiB).");
+    if (scale < 0) refuse("unknown unit \"" + unit + "\"");
+    // Less than one byte would round to 0, which set_memory_budget takes as "the default".
+    if (!(value * scale >= 1)) refuse("less than one byte");
+    if (value * scale >= 1.8e19) refuse("more than 16 EiB");
     return static_cast<std::uint64_t>(value * scale);
 }
 
@@ -119,12 +137,17 @@ void require_disk(double bytes, const std::string& path, const std::string& what
     // A pseudo file system (/proc, /sys) has no blocks: nothing to check, the write fails itself.
     if (space.total <= 0) return;
     // 10 % of the disk (at least 1 GB) stays free: a full disk stalls a desktop.
-    const double usable = space.free - std::max(1e9, 0.1 * space.total);
+    const double reserve = std::max(1e9, 0.1 * space.total);
+    const double usable = space.free - reserve;
     if (bytes <= usable) return;
+    // The message states the rule that applied here: the 10 % or the 1 GB floor.
+    const std::string rule = 0.1 * space.total >= 1e9
+                                 ? "10 % of the " + format_bytes(space.total) + " disk"
+                                 : "at least 1 GB of any disk";
     throw ResourceError(what + " = " + format_bytes(bytes) + ", more than the " +
                         format_bytes(std::max(0.0, usable)) + " that can be written to " +
-                        dir.string() + " (" + format_bytes(space.free) +
-                        " free, 10 % of the disk kept free; " +
+                        dir.string() + " (" + format_bytes(space.free) + " free, " +
+                        format_bytes(reserve) + " kept free: " + rule + "; " +
                         format_bytes(bytes - std::max(0.0, usable)) + " short); " + way_out);
 }
 

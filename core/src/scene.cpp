@@ -34,7 +34,11 @@ const Matrix& AttentionComponent::at(Index l, Index h) const {
 std::vector<std::string> SceneSpec::query_tokens() const {
     if (model && model->tokenizer) {  // a model run's own tokens, as text
         std::vector<std::string> out;
-        for (const std::int32_t id : model->tokenizer->encode(text))
+        // No further than the model's positions: a longer text is refused by the run itself.
+        const auto positions = std::size_t(model->model ? model->model->config().n_positions : 0);
+        for (const std::int32_t id : model->model
+                                         ? model->tokenizer->encode(text, positions, nullptr)
+                                         : model->tokenizer->encode(text))
             out.push_back(model->tokenizer->token_text(id));
         return out;
     }
@@ -198,8 +202,12 @@ SceneEstimate estimate_scene(const SceneSpec& spec, Storage storage) {
     constexpr double f = sizeof(float);
     if (spec.model && spec.model->model && spec.model->tokenizer) {
         // A model run keeps every layer's stages (gpt2::scene_run checks them before running).
-        const auto n = Index(spec.model->tokenizer->encode(spec.text).size());
-        part(gpt2::run_bytes(spec.model->model->config(), n),
+        // Tokenized no further than the model's positions: more is refused by the run itself.
+        const gpt2::Config& config = spec.model->model->config();
+        const auto n =
+            Index(spec.model->tokenizer->encode(spec.text, std::size_t(config.n_positions), nullptr)
+                      .size());
+        part(gpt2::run_bytes(config, n),
              count_text(double(n)) + " tokens × every layer's heads × 4 stages of a model run");
         return e;
     }

@@ -1,7 +1,10 @@
 // AttnScope core — UTF-8 decoding and encoding shared by the text readers. GPL-3.0-or-later.
 #include "utf8.hpp"
 
+#include <cstdio>
 #include <optional>
+
+#include "attn/utf8_check.hpp"
 
 #include "attn/error.hpp"
 
@@ -48,6 +51,14 @@ std::optional<CodePoint> code_point_at(std::string_view s, std::size_t i, const 
     return std::nullopt;
 }
 
+/// The FormatError of an invalid sequence at S[I]: its offset, its first byte and why.
+[[noreturn]] void invalid_at(std::string_view s, std::size_t i, const char* why) {
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", unsigned(static_cast<unsigned char>(s[i])));
+    throw FormatError("Invalid UTF-8 in the text at byte " + std::to_string(i) + " (" + byte +
+                      "): " + why + ".");
+}
+
 }  // namespace
 
 std::vector<CodePoint> decode_utf8(std::string_view s) {
@@ -56,14 +67,29 @@ std::vector<CodePoint> decode_utf8(std::string_view s) {
     for (std::size_t i = 0; i < s.size();) {
         const char* why = "";
         const auto c = code_point_at(s, i, why);
-        if (!c)
-            throw FormatError("Invalid UTF-8 in the text at byte " + std::to_string(i) + ": " +
-                              why + ".");
+        if (!c) invalid_at(s, i, why);
         out.push_back(*c);
         i += c->size;
     }
     return out;
 }
+
+}  // namespace attn::detail
+
+namespace attn {
+
+void check_utf8(std::string_view s) {
+    for (std::size_t i = 0; i < s.size();) {
+        const char* why = "";
+        const auto c = detail::code_point_at(s, i, why);
+        if (!c) detail::invalid_at(s, i, why);
+        i += c->size;
+    }
+}
+
+}  // namespace attn
+
+namespace attn::detail {
 
 void append_utf8(std::string& out, char32_t cp) {
     if (cp < 0x80) {

@@ -10,8 +10,11 @@
 #include <QTextStream>
 #include <QtTest>
 #include <cmath>
+#include <new>
+#include <stdexcept>
 
 #include "app_test_support.hpp"
+#include "attn/error.hpp"
 #include "attn/io/load.hpp"
 #include "cli/cli.hpp"
 #include "cli/exit_codes.hpp"
@@ -34,6 +37,32 @@ class CliComputeTest : public QObject {
     Q_OBJECT
   private Q_SLOTS:
     void initTestCase() { test_support::isolateSettings(); }
+
+    void unexpectedExceptionsBecomeAMessageAndExit70() {
+        // main() runs everything under guardUnexpected: what escapes every other handler is
+        // one line and exit code 70, never an abort (134) or a standard library's text.
+        QString text;
+        QTextStream err(&text);
+        const int code = cli::guardUnexpected(
+            []() -> int { throw std::out_of_range("vector::_M_range_check: __n (which is 999)"); },
+            err);
+        QCOMPARE(code, cli::kExitInternal);
+        QCOMPARE(code, 70);
+        QVERIFY2(text.startsWith(QStringLiteral("attnscope: internal error: an unexpected error")),
+                 qPrintable(text));
+        QVERIFY2(!text.contains(QStringLiteral("_M_range_check")), qPrintable(text));
+        text.clear();
+        QCOMPARE(cli::guardUnexpected([]() -> int { throw std::bad_alloc(); }, err), 70);
+        QVERIFY2(text.contains(QStringLiteral("out of memory")), qPrintable(text));
+        text.clear();
+        QCOMPARE(
+            cli::guardUnexpected([]() -> int { throw attn::FormatError("x.npz: broken"); }, err),
+            70);
+        QVERIFY2(text.contains(QStringLiteral("x.npz: broken")), qPrintable(text));
+        text.clear();
+        QCOMPARE(cli::guardUnexpected([] { return 3; }, err), 3);
+        QVERIFY(text.isEmpty());
+    }
 
     void gpt2ScoresReproduceItsWeights() {
         const QString out = dir_.filePath(QStringLiteral("gpt2.json"));

@@ -3,6 +3,7 @@
 // runs it, scaling is switched off in one layer only, and a later layer's drawn weights and the
 // top-10 prediction change and match core's numbers; a bad folder leaves the scene untouched;
 // a session reopens the model, and a session whose model folder is gone says so.
+#include <sys/stat.h>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -94,6 +95,37 @@ class Gpt2ModelTest : public QObject {
         QVERIFY(w.scene()->spec() == before);
     }
 
+    void cacheMenuIsBuiltOffTheGuiThread() {
+        // A snapshot whose config.json is a FIFO: read on the GUI thread (or read blocking at
+        // all) it would hang the start until someone wrote to it.
+        const QString fifoModel =
+            hub_.path() + QStringLiteral("/hub/models--fifo-gpt2/snapshots/feed");
+        QVERIFY(QDir().mkpath(fifoModel));
+        QVERIFY(QFile(model_ + QStringLiteral("/model.safetensors"))
+                    .copy(fifoModel + QStringLiteral("/model.safetensors")));
+        QCOMPARE(::mkfifo(QFile::encodeName(fifoModel + QStringLiteral("/config.json")).constData(),
+                          0600),
+                 0);
+        MainWindow w;
+        fileio::ModelController models(&w);
+        QSignalSpy scanned(&models, &fileio::ModelController::cacheScanned);
+        // Constructed without reading the cache: the menu says it is still looking.
+        QStringList texts;
+        for (QAction* a : models.menu()->actions())
+            texts << a->text();
+        QVERIFY2(texts.join(QLatin1Char('|')).contains(QStringLiteral("Looking in")),
+                 qPrintable(texts.join(QLatin1Char('|'))));
+        QVERIFY(scanned.wait());
+        texts.clear();
+        for (QAction* a : models.menu()->actions())
+            texts << a->text();
+        QVERIFY2(texts.contains(QStringLiteral("tiny-gpt2")),
+                 qPrintable(texts.join(QLatin1Char('|'))));
+        QVERIFY2(!texts.contains(QStringLiteral("fifo-gpt2")),
+                 qPrintable(texts.join(QLatin1Char('|'))));
+        QVERIFY(QDir(hub_.path() + QStringLiteral("/hub/models--fifo-gpt2")).removeRecursively());
+    }
+
     void typeScopeAndToggleScalingLikeAUser() {
         MainWindow w;
         fileio::attachDataIo(&w, {});
@@ -107,7 +139,9 @@ class Gpt2ModelTest : public QObject {
         // Model ▸ lists the cache's GPT-2 folder; its entry opens it.
         QMenu* menu = models->menu();
         QVERIFY(w.menuBar()->actions().contains(menu->menuAction()));
+        QSignalSpy scanned(models, &fileio::ModelController::cacheScanned);
         Q_EMIT menu->aboutToShow();
+        QVERIFY(scanned.wait());
         QAction* entry = nullptr;
         for (QAction* a : menu->actions())
             if (a->text() == QLatin1StringView("tiny-gpt2")) entry = a;

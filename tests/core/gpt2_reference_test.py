@@ -88,12 +88,40 @@ with tempfile.TemporaryDirectory() as tmp:
         "bad activation": (dict(w=w, config={"activation_function": "relu"}), "activation_function"),
         "n_head not dividing": (dict(w=w, config={"n_head": 3}), "n_head"),
     }
+    # Defects that keep every tensor's element count: only a check of the shape itself, of the
+    # header's names and of the byte ranges refuses them.
+    d_attn = "h.0.attn.c_attn.weight"
+
+    def repeated(header):  # h.0.ln_1.bias appears a second time, pointing at ln_1.weight's bytes
+        text = json.dumps(header)
+        again = json.dumps({"dtype": "F32", "shape": [8],
+                            "data_offsets": header["h.0.ln_1.weight"]["data_offsets"]})
+        return text[:-1] + ', "h.0.ln_1.bias": ' + again + "}"
+
+    def overlapping(header):  # ln_f.bias's range moved onto ln_f.weight's
+        header["ln_f.bias"]["data_offsets"] = header["ln_f.weight"]["data_offsets"]
+        return json.dumps(header)
+
+    stf = "model.safetensors"
+    cases |= {
+        "transposed c_attn": (dict(w=w | {d_attn: np.ascontiguousarray(w[d_attn].T)}),
+                              (stf, '"h.0.attn.c_attn.weight" has shape [24, 8], expected [8, 24]')),
+        "transposed wte": (dict(w=w | {"wte.weight": np.ascontiguousarray(w["wte.weight"].T)}),
+                           (stf, '"wte.weight" has shape [8, 40], expected [40, 8]')),
+        "bias as a matrix": (dict(w=w | {"ln_f.bias": w["ln_f.bias"].reshape(2, 4)}),
+                             (stf, '"ln_f.bias" has shape [2, 4], expected [8]')),
+        "repeated name": (dict(w=w, header_text=repeated),
+                          (stf, 'tensor "h.0.ln_1.bias" appears twice')),
+        "overlapping offsets": (dict(w=w, header_text=overlapping),
+                                (stf, '"ln_f.bias" and "ln_f.weight" overlap')),
+    }
     for name, (kw, needle) in cases.items():
         folder = os.path.join(tmp, name.replace(" ", "_"))
         write_model(folder, **kw)
         code, message = run(folder, ids)
-        check(code == 1 and needle in message, f"{name}: expected a refusal naming '{needle}', "
-              f"got exit {code}: {message}")
+        needles = needle if isinstance(needle, tuple) else (needle,)
+        check(code == 1 and all(n in message for n in needles),
+              f"{name}: expected a refusal naming {needles}, got exit {code}: {message}")
         print(f"{name}: refused: {message}")
     code, message = run(os.path.join(tmp, "nowhere"), ids)
     check(code == 1 and "config.json" in message, f"missing folder: {message}")

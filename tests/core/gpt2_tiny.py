@@ -47,7 +47,9 @@ def encode(a, dtype):
 
 
 def write_model(folder, w, dtype="F32", prefix="", extra=None, config=None, truncate=0,
-                vocab_size=None):
+                vocab_size=None, header_text=None):
+    """Writes config.json and model.safetensors; HEADER_TEXT, when given, turns the header dict
+    into its JSON text (to plant what json.dumps cannot write, such as a repeated name)."""
     os.makedirs(folder, exist_ok=True)
     layers = len({k.split(".")[1] for k in w if k.startswith("h.")})
     cfg = {"model_type": "gpt2", "n_layer": layers, "n_head": H, "n_embd": D, "n_positions": NPOS,
@@ -66,7 +68,7 @@ def write_model(folder, w, dtype="F32", prefix="", extra=None, config=None, trun
         header[name] = {"dtype": dt, "shape": shape, "data_offsets": [offset, offset + len(raw)]}
         blobs.append(raw)
         offset += len(raw)
-    text = json.dumps(header).encode()
+    text = (header_text or json.dumps)(header).encode()
     text += b" " * (-len(text) % 8)
     data = struct.pack("<Q", len(text)) + text + b"".join(blobs)
     open(os.path.join(folder, "model.safetensors"), "wb").write(data[:len(data) - truncate])

@@ -66,6 +66,34 @@ TEST(Gpt2Tokenizer, TokensReadAsTextWithSpacesBack) {
     EXPECT_NE(gpt2().token_text(emoji[0]).find("\xEF\xBF\xBD"), std::string::npos);
 }
 
+TEST(Gpt2Tokenizer, EncodeUpToALimitIsThePrefixOfTheWholeEncoding) {
+    for (const std::string text : {"Data visualization empowers users to",
+                                   "emoji 🙂🚀 and 漢字", "  leading and trailing  ", ""}) {
+        const Ids all = gpt2().encode(text);
+        for (std::size_t k = 0; k <= all.size() + 1; ++k) {
+            bool more = false;
+            const Ids first = gpt2().encode(text, k, &more);
+            EXPECT_EQ(first,
+                      Ids(all.begin(), all.begin() + std::ptrdiff_t(std::min(k, all.size()))))
+                << text << " k=" << k;
+            EXPECT_EQ(more, all.size() > k) << text << " k=" << k;
+        }
+    }
+}
+
+TEST(Gpt2Tokenizer, EncodeUpToALimitReadsNoFurtherThanTheLimitSpans) {
+    // One 64 MB piece: merged whole it would take 64 M strings and quadratic merging (the run
+    // never ends); up to 16 tokens only the bytes 17 tokens can span are merged.
+    const std::string text(64u << 20, 'x');
+    bool more = false;
+    const Ids first = gpt2().encode(text, 16, &more);
+    EXPECT_TRUE(more);
+    ASSERT_EQ(first.size(), 16u);
+    const std::string decoded = gpt2().decode(first);
+    EXPECT_EQ(decoded, std::string(decoded.size(), 'x'));
+    EXPECT_GE(decoded.size(), 16u);
+}
+
 TEST(Gpt2Tokenizer, RefusesInvalidUtf8AndIdsOutsideTheVocabulary) {
     EXPECT_THROW(gpt2().encode("bad \xC3"), attn::ArgumentError);
     EXPECT_THROW(gpt2().decode({50257}), attn::ArgumentError);

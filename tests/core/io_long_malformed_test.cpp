@@ -130,7 +130,7 @@ TEST(LongSourceRefused, NoDiskSpaceForATemporaryFile) {
         e.starts_with("deflated.npz: scores.npy inflated to a temporary file = 39 kB, "
                       "more than the 0 B that can be written to "))
         << e;
-    EXPECT_TRUE(has(e, "(0 B free, 10 % of the disk kept free; 39 kB short)")) << e;
+    EXPECT_TRUE(has(e, "(0 B free, 10 GB kept free: 10 % of the 100 GB disk; 39 kB short)")) << e;
     EXPECT_TRUE(has(e, "TMPDIR")) << e;
     const std::string npy_path = dir.file("fortran.npy");
     write_bytes(npy_path, npy(kShape, "<f8", true));

@@ -36,8 +36,32 @@ TEST(MemoryBudget, FormatsAndParsesSizes) {
     EXPECT_EQ(attn::parse_bytes("1GiB"), 1073741824ull);
     EXPECT_EQ(attn::parse_bytes("300000000"), 300'000'000ull);
     EXPECT_EQ(attn::parse_bytes("1.5k"), 1500ull);
-    for (const char* bad : {"", "-1G", "0", "12X", "G", "1e30"})
+    EXPECT_EQ(attn::parse_bytes("1"), 1ull);
+    // Hexadecimal, exponents, NaN, infinity and sizes under one byte (which would round to 0,
+    // "the default") are not sizes.
+    for (const char* bad : {"", "-1G", "0", "12X", "G", "1e30", "0.5", "0x10", "0x10M", "1e9",
+                            "nan", "inf", "infG", "1.5.2G", "0.4B"})
         EXPECT_THROW(attn::parse_bytes(bad), attn::ArgumentError) << bad;
+}
+
+TEST(MemoryBudget, DiskRefusalStatesTheReserveThatApplied) {
+    // A 5 GB disk keeps its 1 GB floor (10 % would be 500 MB); a 100 GB disk keeps 10 %.
+    attn::set_disk_space_query([](const std::string&, attn::DiskSpace& out) {
+        out = {1.5e9, 5e9};
+        return true;
+    });
+    EXPECT_THROW_MSG(attn::require_disk(2e9, "/tmp/x.npz", "w", "y"), attn::ResourceError,
+                     "w = 2.0 GB, more than the 500 MB that can be written to /tmp (1.5 GB free, "
+                     "1.0 GB kept free: at least 1 GB of any disk; 1.5 GB short); y");
+    EXPECT_NO_THROW(attn::require_disk(0.5e9, "/tmp/x.npz", "w", "y"));
+    attn::set_disk_space_query([](const std::string&, attn::DiskSpace& out) {
+        out = {12e9, 100e9};
+        return true;
+    });
+    EXPECT_THROW_MSG(attn::require_disk(3e9, "/tmp/x.npz", "w", "y"), attn::ResourceError,
+                     "(12 GB free, 10 GB kept free: 10 % of the 100 GB disk; 1.0 GB short)");
+    EXPECT_NO_THROW(attn::require_disk(2e9, "/tmp/x.npz", "w", "y"));
+    attn::set_disk_space_query(nullptr);
 }
 
 TEST(MemoryBudget, DefaultIsHalfThePhysicalMemory) {

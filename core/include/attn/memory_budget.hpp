@@ -25,7 +25,8 @@ void set_memory_budget(std::uint64_t bytes);
 /// A size in decimal units, as RAM and disks are sold: "950 B", "12 kB", "1.2 GB", "72 GB".
 std::string format_bytes(double bytes);
 
-/// Parses a size: "12G", "12GB", "512M", "1.5 GiB", "300000000" (bytes); throws ArgumentError.
+/// Parses a decimal size of at least one byte: "12G", "12GB", "512M", "1.5 GiB", "300000000"
+/// (bytes); throws ArgumentError for anything else ("0.5", "0x10", "1e9", "nan").
 std::uint64_t parse_bytes(std::string_view text);
 
 /// Throws ResourceError "<what> = <size>, more than the <budget> memory budget; <way_out>" when
@@ -42,8 +43,9 @@ using DiskSpaceQuery = bool (*)(const std::string& dir, DiskSpace& out);
 void set_disk_space_query(DiskSpaceQuery query);
 
 /// Throws ResourceError when bytes exceeds the free space of the file system holding path, less
-/// 10 % of its size, at least 1 GB (a full disk stalls a desktop as surely as exhausted memory);
-/// a file system that reports no size (/proc) is not checked.
+/// 10 % of its size, at least 1 GB (the message names which of the two applied) (a full disk stalls
+/// a desktop as surely as exhausted memory); a file system that reports no size (/proc) is not
+/// checked.
 void require_disk(double bytes, const std::string& path, const std::string& what,
                   const std::string& way_out);
 

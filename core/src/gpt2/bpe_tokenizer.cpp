@@ -4,6 +4,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include <algorithm>
 #include <climits>
 #include <fstream>
 #include <limits>
@@ -11,8 +12,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "../io/io_util.hpp"
 #include "../utf8.hpp"
 #include "attn/error.hpp"
+#include "attn/utf8_check.hpp"
 
 namespace attn::gpt2 {
 
@@ -40,11 +43,10 @@ const pcre2_code* pattern() {
 }
 
 std::string read_whole(const std::string& path, const char* what) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw FormatError(path + ": cannot open the " + what);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return std::move(ss).str();
+    // Opened without blocking and refused unless a regular file (a FIFO would hang the start).
+    const std::vector<std::byte> bytes =
+        io::detail::read_whole_file(path, path + " (the " + what + ")");
+    return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
 }
 
 /// GPT-2's bytes_to_unicode: printable Latin-1 bytes stand for themselves, the other 68 bytes
@@ -83,7 +85,9 @@ BpeTokenizer BpeTokenizer::load(const std::string& vocab_path, const std::string
             id.get<long long>() >= static_cast<long long>(vocab.size()))
             throw FormatError(vocab_path + ": token \"" + token + "\" has id " + id.dump() +
                               ", not one of 0.." + std::to_string(vocab.size() - 1));
-        for (const detail::CodePoint& c : detail::decode_utf8(token))
+        const std::vector<detail::CodePoint> symbols = detail::decode_utf8(token);
+        t.longest_token_ = std::max(t.longest_token_, symbols.size());
+        for (const detail::CodePoint& c : symbols)
             if (!t.symbol_to_byte_.contains(std::uint32_t(c.cp)))
                 throw FormatError(vocab_path + ": token \"" + token +
                                   "\" has a character that stands for no byte (not a byte-level "
@@ -150,11 +154,17 @@ std::vector<std::int32_t> BpeTokenizer::encode_piece(std::string_view piece) con
 }
 
 std::vector<std::int32_t> BpeTokenizer::encode(std::string_view text) const {
+    return encode(text, std::numeric_limits<std::size_t>::max(), nullptr);
+}
+
+std::vector<std::int32_t> BpeTokenizer::encode(std::string_view text, std::size_t limit,
+                                               bool* more) const {
     try {
-        detail::decode_utf8(text);
+        check_utf8(text);  // no per-character allocation: the text may be long
     } catch (const FormatError& e) {
         throw ArgumentError(e.what());
     }
+    if (more) *more = false;
     std::vector<std::int32_t> ids;
     const pcre2_code* re = pattern();
     std::unique_ptr<pcre2_match_data, void (*)(pcre2_match_data*)> match(
@@ -162,13 +172,28 @@ std::vector<std::int32_t> BpeTokenizer::encode(std::string_view text) const {
     const auto* subject = reinterpret_cast<PCRE2_SPTR>(text.data());
     PCRE2_SIZE offset = 0;
     while (offset < text.size()) {
+        const std::size_t room = limit - ids.size();
+        if (room == 0) {
+            if (more) *more = true;
+            break;
+        }
         const int rc =
             pcre2_match(re, subject, text.size(), offset, PCRE2_NO_UTF_CHECK, match.get(), nullptr);
         if (rc < 0) break;  // the last alternative, \s+, and the others cover every character
         const PCRE2_SIZE* span = pcre2_get_ovector_pointer(match.get());
         if (span[1] == span[0]) break;
-        const auto piece = encode_piece(text.substr(span[0], span[1] - span[0]));
-        ids.insert(ids.end(), piece.begin(), piece.end());
+        std::string_view piece = text.substr(span[0], span[1] - span[0]);
+        // A token spans at most longest_token_ bytes, so a piece longer than room + 1 tokens
+        // can span has too many: only that much of it is merged.
+        const bool cut = piece.size() / longest_token_ > room;
+        if (cut) piece = piece.substr(0, (room + 1) * longest_token_);
+        const auto tokens = encode_piece(piece);
+        if (cut || tokens.size() > room) {
+            ids.insert(ids.end(), tokens.begin(), tokens.begin() + std::ptrdiff_t(room));
+            if (more) *more = true;
+            break;
+        }
+        ids.insert(ids.end(), tokens.begin(), tokens.end());
         offset = span[1];
     }
     return ids;

@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "../io/io_util.hpp"
+#include "attn/error.hpp"
 #include "attn/gpt2/model_scene.hpp"
 
 namespace attn::gpt2 {
@@ -49,9 +50,17 @@ std::vector<std::string> find_cached_models(const std::string& hub) {
         for (const auto& snap : fs::directory_iterator(snapshots, ec)) {
             const fs::path dir = snap.path();
             if (!fs::exists(dir / "model.safetensors", ec)) continue;
-            // Only the config is read: a model that is not gpt2 is not offered at all.
-            std::ifstream in(dir / "config.json");
-            const nlohmann::json config = nlohmann::json::parse(in, nullptr, false);
+            // Only the config is read: a model that is not gpt2 is not offered at all. Read
+            // without blocking: a FIFO or a directory in its place is skipped, not waited on.
+            std::vector<std::byte> bytes;
+            try {
+                bytes = io::detail::read_whole_file((dir / "config.json").string());
+            } catch (const Error&) {
+                continue;
+            }
+            const nlohmann::json config = nlohmann::json::parse(
+                reinterpret_cast<const char*>(bytes.data()),
+                reinterpret_cast<const char*>(bytes.data()) + bytes.size(), nullptr, false);
             const auto type = config.is_object() ? config.find("model_type") : config.end();
             if (type != config.end() && type->is_string() && type->get<std::string>() == "gpt2")
                 out.push_back(dir.string());

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "../io/io_util.hpp"
 #include "attn/error.hpp"
 
 namespace attn::gpt2 {
@@ -53,11 +53,12 @@ void gelu_new(Matrix& x) {
 }  // namespace
 
 Config read_config(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw FormatError(path + ": cannot open the model's config.json");
+    // Opened without blocking and refused unless a regular file (a FIFO would hang the start).
+    const std::vector<std::byte> bytes = io::detail::read_whole_file(path, path);
     nlohmann::json j;
     try {
-        j = nlohmann::json::parse(in);
+        j = nlohmann::json::parse(reinterpret_cast<const char*>(bytes.data()),
+                                  reinterpret_cast<const char*>(bytes.data()) + bytes.size());
     } catch (const nlohmann::json::exception& e) {
         throw FormatError(path + ": not JSON (" + std::string(e.what()) + ")");
     }

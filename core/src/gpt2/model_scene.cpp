@@ -123,7 +123,15 @@ std::shared_ptr<const Run> scene_run(const SceneSpec& spec, Progress* progress) 
     RunKey key;
     key.folder = spec.model;
     key.address = spec.model.get();
-    key.ids = folder.tokenizer->encode(spec.text);
+    const Config& config = folder.model->config();
+    // Tokenized only as far as the model's positions reach: a longer text is refused before
+    // all of it is tokenized.
+    bool more = false;
+    key.ids = folder.tokenizer->encode(spec.text, std::size_t(config.n_positions), &more);
+    if (more)
+        throw ArgumentError("The text has more than " + std::to_string(config.n_positions) +
+                            " tokens, the model's " + std::to_string(config.n_positions) +
+                            " positions; use a shorter text.");
     if (key.ids.empty()) throw ArgumentError("The scene has no tokens: the text is empty.");
     const RunControls controls = run_controls(spec);
     key.scale = controls.scale;
@@ -131,13 +139,11 @@ std::shared_ptr<const Run> scene_run(const SceneSpec& spec, Progress* progress) 
     key.mask = controls.mask;
     key.layers = controls.layers;
     if (auto hit = cache().find(key)) return hit;
-    const Config& config = folder.model->config();
-    if (Index(key.ids.size()) <= config.n_positions)
-        require_memory(run_bytes(config, Index(key.ids.size())),
-                       std::to_string(key.ids.size()) + " tokens × " +
-                           std::to_string(config.n_layer * config.n_head) +
-                           " heads × 4 stages of a model run",
-                       "use a shorter text");
+    require_memory(run_bytes(config, Index(key.ids.size())),
+                   std::to_string(key.ids.size()) + " tokens × " +
+                       std::to_string(config.n_layer * config.n_head) +
+                       " heads × 4 stages of a model run",
+                   "use a shorter text");
     // Retyping the end of a sentence: the unchanged start's hidden states are reused.
     const std::shared_ptr<const Run> prefix = cache().longest_prefix(key);
     auto run =
@@ -176,9 +182,11 @@ std::vector<NextToken> top_next_tokens(const Run& run, const BpeTokenizer& token
 
 std::string fit_text(const BpeTokenizer& tokenizer, const std::string& text, Index max_tokens,
                      bool* cut) {
-    std::vector<std::int32_t> ids = tokenizer.encode(text);
-    if (cut) *cut = Index(ids.size()) > max_tokens;
-    if (Index(ids.size()) <= max_tokens) return text;
+    bool more = false;
+    std::vector<std::int32_t> ids =
+        tokenizer.encode(text, std::size_t(std::max<Index>(0, max_tokens)), &more);
+    if (cut) *cut = more;
+    if (!more) return text;
     // Byte-level tokens may end inside a character: drop tokens until the decoded start is
     // whole text that encodes back within the limit.
     ids.resize(std::size_t(std::max<Index>(0, max_tokens)));

@@ -1,10 +1,13 @@
 // AttnScope core — a memory-mapped .safetensors file (Hugging Face weights). GPL-3.0-or-later.
 #include "attn/gpt2/safetensors.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <utility>
 
 #include "../half.hpp"
 #include "attn/error.hpp"
@@ -55,14 +58,26 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path), file_(p
     if (header_len > kMaxHeader || header_len > bytes.size() - 8)
         fail("header of " + std::to_string(header_len) + " bytes does not fit");
     nlohmann::json header;
+    // A JSON object keeps the last of two equal keys; the header's names are collected as they
+    // are parsed so that a second tensor of the same name is refused, not silently dropped.
+    std::set<std::string> names;
+    std::string duplicate;
+    const auto collect = [&](int depth, nlohmann::json::parse_event_t event,
+                             nlohmann::json& parsed) {
+        if (depth == 1 && event == nlohmann::json::parse_event_t::key &&
+            !names.insert(parsed.get<std::string>()).second && duplicate.empty())
+            duplicate = parsed.get<std::string>();
+        return true;
+    };
     try {
-        header =
-            nlohmann::json::parse(reinterpret_cast<const char*>(bytes.data()) + 8,
-                                  reinterpret_cast<const char*>(bytes.data()) + 8 + header_len);
+        header = nlohmann::json::parse(reinterpret_cast<const char*>(bytes.data()) + 8,
+                                       reinterpret_cast<const char*>(bytes.data()) + 8 + header_len,
+                                       collect);
     } catch (const nlohmann::json::exception& e) {
         fail(std::string("header is not JSON: ") + e.what());
     }
     if (!header.is_object()) fail("header is not a JSON object");
+    if (!duplicate.empty()) fail("tensor \"" + duplicate + "\" appears twice in the header");
     const std::size_t data_begin = 8 + header_len, data_size = bytes.size() - data_begin;
     for (const auto& item : header.items()) {
         // Named copies, not a structured binding: clang 14 cannot capture bindings in lambdas.
@@ -106,6 +121,17 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path), file_(p
         t.bytes = bytes.subspan(data_begin + begin, end - begin);
         tensors_.emplace(name, std::move(t));
     }
+    // Two tensors sharing bytes would read one's weights as the other's.
+    std::vector<std::pair<const std::byte*, std::string>> starts;
+    for (const auto& [name, t] : tensors_)
+        if (!t.bytes.empty()) starts.emplace_back(t.bytes.data(), name);
+    std::sort(starts.begin(), starts.end());
+    for (std::size_t i = 1; i < starts.size(); ++i) {
+        const TensorInfo& before = tensors_.at(starts[i - 1].second);
+        if (before.bytes.data() + before.bytes.size() > starts[i].first)
+            fail("tensors \"" + starts[i - 1].second + "\" and \"" + starts[i].second +
+                 "\" overlap: their data_offsets share bytes");
+    }
 }
 
 const TensorInfo* SafetensorsFile::find(const std::string& name) const {
@@ -118,9 +144,13 @@ FloatTensor::FloatTensor(const TensorInfo& tensor, Index rows, Index cols, const
     if (tensor.dtype == DType::Other)
         throw FormatError(what + " is " + tensor.dtype_name +
                           "; AttnScope reads F32, F16 and BF16");
-    if (tensor.count() != rows * cols)
-        throw ShapeError(what + " has shape " + shape_text(tensor.shape) + ", expected [" +
-                         std::to_string(rows) + ", " + std::to_string(cols) + "]");
+    // The shape itself, not only its element count: a transposed [3d, d] weight has as many
+    // values as [d, 3d] and would silently compute something else. Vectors (rows = 1) are
+    // [cols] as Hugging Face writes them, or [1, cols].
+    const bool vector = rows == 1 && tensor.shape == std::vector<std::int64_t>{cols};
+    if (!vector && tensor.shape != std::vector<std::int64_t>{rows, cols})
+        throw ShapeError(what + " has shape " + shape_text(tensor.shape) + ", expected " +
+                         (rows == 1 ? shape_text({cols}) : shape_text({rows, cols})));
     const Index n = rows * cols;
     const std::byte* in = tensor.bytes.data();
     if (tensor.dtype == DType::F32 && reinterpret_cast<std::uintptr_t>(in) % alignof(float) == 0) {

@@ -3,6 +3,8 @@
 
 #include "attn/memory_budget.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -124,16 +126,44 @@ std::string extension(std::string_view path) {
     return ext;
 }
 
-std::vector<std::byte> read_whole_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) fail(base_name(path), std::string("cannot open: ") + std::strerror(errno));
-    in.seekg(0, std::ios::end);
-    const auto size = in.tellg();
-    if (size < 0) fail(base_name(path), "cannot determine the file size");
-    in.seekg(0);
-    std::vector<std::byte> bytes(static_cast<std::size_t>(size));
-    if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size))
-        fail(base_name(path), "read error");
+int open_regular(const std::string& path, const std::string& name) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) fail(name, std::string("cannot open: ") + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        const char* kind = S_ISFIFO(st.st_mode)   ? "a FIFO"
+                           : S_ISDIR(st.st_mode)  ? "a directory"
+                           : S_ISCHR(st.st_mode)  ? "a character device"
+                           : S_ISBLK(st.st_mode)  ? "a block device"
+                           : S_ISSOCK(st.st_mode) ? "a socket"
+                                                  : "not a file";
+        fail(name, std::string("is ") + kind + ", not a regular file");
+    }
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
+}
+
+std::vector<std::byte> read_whole_file(const std::string& path, const std::string& name) {
+    const std::string shown = name.empty() ? base_name(path) : name;
+    const int fd = open_regular(path, shown);
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) fail(shown, "cannot determine the file size");
+    const auto size = static_cast<std::size_t>(st.st_size);
+    // Read whole: the file's size is what is allocated, so it is checked first.
+    require_memory(double(size), shown + " read into memory",
+                   "use a smaller file or a larger --memory-budget");
+    std::vector<std::byte> bytes(size);
+    for (std::size_t done = 0; done < size;) {
+        const ssize_t n = ::read(fd, bytes.data() + done, size - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) fail(shown, n == 0 ? "the file shrank while it was read" : "read error");
+        done += static_cast<std::size_t>(n);
+    }
     return bytes;
 }
 

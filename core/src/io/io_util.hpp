@@ -43,7 +43,12 @@ std::string base_name(std::string_view path);
 std::string extension(std::string_view path);
 
 /// Reads a whole (small) file; throws FormatError naming it when it cannot be read.
-std::vector<std::byte> read_whole_file(const std::string& path);
+std::vector<std::byte> read_whole_file(const std::string& path, const std::string& name = {});
+
+/// Opens PATH for reading without ever blocking (O_NONBLOCK: a FIFO or a device would wait for
+/// a writer) and returns the descriptor once fstat shows a regular file, blocking again; throws
+/// FormatError "<name>: is a FIFO, not a regular file" (a directory, a device…) otherwise.
+int open_regular(const std::string& path, const std::string& name);
 
 /// Writes bytes to path atomically (temporary file + rename); throws Error on failure.
 void write_whole_file(const std::string& path, std::span<const std::byte> bytes);

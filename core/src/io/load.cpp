@@ -1,10 +1,10 @@
 // AttnScope core — format detection and the single load entry point. GPL-3.0-or-later.
 #include "attn/io/load.hpp"
 
-#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
-#include <fstream>
 
 #include "attn/io/attention_json.hpp"
 #include "attn/io/numpy_attention.hpp"
@@ -17,23 +17,16 @@ namespace {
 using detail::fail;
 
 std::string head_of(const std::string& path, std::size_t n) {
-    // Opening a FIFO would block until a writer comes; a directory or device is no file at all.
-    struct stat st {};
-    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-        const char* what = S_ISDIR(st.st_mode)    ? "a directory"
-                           : S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
-                           : S_ISCHR(st.st_mode)  ? "a character device"
-                           : S_ISBLK(st.st_mode)  ? "a block device"
-                           : S_ISSOCK(st.st_mode) ? "a socket"
-                                                  : "not a regular file";
-        fail(detail::base_name(path),
-             std::string("is ") + what + ", not a file; AttnScope opens regular files only");
-    }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) fail(detail::base_name(path), std::string("cannot open: ") + std::strerror(errno));
+    // Opened without blocking (a FIFO would wait for a writer) and only when a regular file.
+    const int fd = detail::open_regular(path, detail::base_name(path));
     std::string s(n, '\0');
-    in.read(s.data(), static_cast<std::streamsize>(n));
-    s.resize(static_cast<std::size_t>(in.gcount()));
+    ssize_t got = 0;
+    do
+        got = ::read(fd, s.data(), n);
+    while (got < 0 && errno == EINTR);
+    ::close(fd);
+    if (got < 0) fail(detail::base_name(path), std::string("cannot read: ") + std::strerror(errno));
+    s.resize(static_cast<std::size_t>(got));
     return s;
 }
 

@@ -17,8 +17,8 @@ namespace attn::io {
 
 MappedFile::MappedFile(const std::string& path) {
     const std::string name = detail::base_name(path);
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) detail::fail(name, std::string("cannot open: ") + std::strerror(errno));
+    // Never blocks: a FIFO planted in place of the file is refused, not waited on.
+    const int fd = detail::open_regular(path, name);
     try {
         map(fd, name);
     } catch (...) {

@@ -1,6 +1,7 @@
 // AttnScope core — .npz members through libzip (see npz_members.hpp). GPL-3.0-or-later.
 #include "npz_members.hpp"
 
+#include "attn/memory_budget.hpp"
 #include "zip_entry.hpp"
 
 namespace attn::io::detail {
@@ -43,6 +44,9 @@ zip_stat_t checked_stat(zip_t* z, zip_uint64_t index, const std::string& where) 
 
 std::vector<std::byte> read_member(zip_t* z, zip_uint64_t index, const std::string& where) {
     const zip_stat_t st = checked_stat(z, index, where);
+    // The declared size is what will be allocated: a few kB of zeros can claim gigabytes.
+    require_memory(double(st.size), where + " inflated into memory",
+                   "use a smaller file or a larger --memory-budget");
     zip_file_t* f = zip_fopen_index(z, index, 0);
     if (!f) fail(where, std::string("cannot open the member: ") + zip_strerror(z));
     std::vector<std::byte> out;

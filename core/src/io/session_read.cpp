@@ -5,6 +5,7 @@
 #include "attn/error.hpp"
 #include "attn/io/session.hpp"
 #include "attn/mask.hpp"
+#include "attn/memory_budget.hpp"
 #include "attn/score.hpp"
 #include "io_util.hpp"
 #include "json_util.hpp"
@@ -189,9 +190,28 @@ std::shared_ptr<const AttentionData> read_embedded(const JsonReader& r, const oj
     return d;
 }
 
+/// A file or folder path of the session: a NUL byte would cut it short when opened, so the
+/// session would silently name another file.
+std::string read_path(const JsonReader& r, const ojson& j, const std::string& path) {
+    std::string s = r.string(j, path);
+    if (const auto nul = s.find('\0'); nul != std::string::npos)
+        r.fail(path, "holds a NUL character at position " + std::to_string(nul) +
+                         "; a file path cannot contain one");
+    return s;
+}
+
+/// Bytes allocated per byte of session text while it is parsed (see parse_session).
+constexpr double kSessionExpansion = 10;
+
 }  // namespace
 
 Session parse_session(std::string_view text, const std::string& name) {
+    // The parsed tree and the embedded matrices made of it: a JSON value takes 16 bytes or
+    // more for the few characters of a number, so about ten times the text is allocated.
+    require_memory(double(text.size()) * kSessionExpansion,
+                   name + " (" + detail::human_bytes(text.size()) +
+                       " of session JSON) parsed with its embedded data",
+                   "embed less data, or use a larger --memory-budget");
     const ojson root = detail::parse_ordered_json(text, name);
     JsonReader r(name);
     if (!root.is_object())
@@ -207,9 +227,9 @@ Session parse_session(std::string_view text, const std::string& name) {
     Session session;
     session.spec = read_scene(r, r.member(root, "scene", ""));
     if (auto* d = opt(root, "data"); d && !d->is_null()) {
-        session.data_path = r.string(r.member(*d, "path", "data"), "data.path");
+        session.data_path = read_path(r, r.member(*d, "path", "data"), "data.path");
         if (auto* x = opt(*d, "absolute_path"))
-            session.data_absolute_path = r.string(*x, "data.absolute_path");
+            session.data_absolute_path = read_path(r, *x, "data.absolute_path");
         if (auto* x = opt(*d, "embedded"); x && !x->is_null()) {
             session.spec.data = read_embedded(r, *x, "data.embedded");
             session.embed_data = true;
@@ -234,7 +254,7 @@ Session parse_session(std::string_view text, const std::string& name) {
             session.spec.data_dk = r.number(*x, "data.d_k");
     }
     if (auto* m = opt(root, "model"); m && !m->is_null()) {
-        session.model_path = r.string(r.member(*m, "path", "model"), "model.path");
+        session.model_path = read_path(r, r.member(*m, "path", "model"), "model.path");
         if (auto* x = opt(*m, "layer"))
             session.spec.layer = r.integer(*x, "model.layer", 0, kMaxDim);
         if (auto* x = opt(*m, "layers")) {

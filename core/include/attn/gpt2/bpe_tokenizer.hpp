@@ -21,6 +21,10 @@ class BpeTokenizer {
 
     /// The token ids of UTF-8 TEXT; throws ArgumentError when TEXT is not valid UTF-8.
     std::vector<std::int32_t> encode(std::string_view text) const;
+    /// The first LIMIT token ids of TEXT, and in *MORE (when given) whether TEXT has more. Only
+    /// as much of TEXT is tokenized as LIMIT + 1 tokens can span, so a book-length text given to
+    /// a model of 1024 positions costs no more than a page.
+    std::vector<std::int32_t> encode(std::string_view text, std::size_t limit, bool* more) const;
     /// The UTF-8 text the ids stand for (invalid byte sequences become U+FFFD).
     std::string decode(const std::vector<std::int32_t>& ids) const;
     /// One token as a user reads it: its bytes as text, so GPT-2's 'Ġ' is a space again.
@@ -36,6 +40,7 @@ class BpeTokenizer {
     std::unordered_map<std::string, int> ranks_;  // "a b" → merge priority (lower first)
     std::array<std::string, 256> byte_to_symbol_;
     std::unordered_map<std::uint32_t, std::uint8_t> symbol_to_byte_;
+    std::size_t longest_token_ = 1;  // bytes of the longest token (each symbol is one byte)
 };
 
 }  // namespace attn::gpt2

@@ -55,8 +55,9 @@ class SafetensorsFile {
 class FloatTensor {
   public:
     FloatTensor() = default;
-    /// TENSOR seen as ROWS × COLS; throws ShapeError when the sizes differ and NonFiniteError
-    /// naming WHAT and the element when a value is NaN or infinite.
+    /// TENSOR seen as ROWS × COLS; throws ShapeError when its shape is not [ROWS, COLS] (or
+    /// [COLS] for a vector, ROWS = 1) and NonFiniteError naming WHAT and the element when a
+    /// value is NaN or infinite.
     FloatTensor(const TensorInfo& tensor, Index rows, Index cols, const std::string& what);
     /// The values (valid while the SafetensorsFile lives).
     Eigen::Map<const Matrix> matrix() const {

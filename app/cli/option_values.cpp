@@ -1,0 +1,60 @@
+// AttnScope — numbers and text of command-line option values, read strictly. GPL-3.0-or-later.
+#include "cli/option_values.hpp"
+
+#include <QRegularExpression>
+#include <cmath>
+#include <string_view>
+
+#include "attn/error.hpp"
+#include "attn/utf8_check.hpp"
+
+namespace cli {
+
+std::optional<double> decimalNumber(const QString& text) {
+    // QString::toDouble alone also takes "nan", "inf" and surrounding blanks.
+    static const QRegularExpression re(
+        QStringLiteral("^[-+]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][-+]?[0-9]+)?$"));
+    if (!re.match(text).hasMatch()) return std::nullopt;
+    bool ok = false;
+    const double v = text.toDouble(&ok);
+    if (!ok || !std::isfinite(v)) return std::nullopt;
+    return v;
+}
+
+std::optional<qulonglong> decimalUnsigned(const QString& text) {
+    static const QRegularExpression re(QStringLiteral("^[0-9]+$"));
+    if (!re.match(text).hasMatch()) return std::nullopt;
+    bool ok = false;
+    const qulonglong v = text.toULongLong(&ok, 10);
+    if (!ok) return std::nullopt;
+    return v;
+}
+
+QString invalidUtf8Argument(int argc, const char* const* argv) {
+    for (int i = 2; i < argc; ++i) {
+        const std::string_view arg(argv[i]);
+        try {
+            attn::check_utf8(arg);
+        } catch (const attn::FormatError& e) {
+            // Name the option: "--text=…" itself, or the option before a separate value.
+            QString option = QStringLiteral("argument %1").arg(i - 1);
+            const std::size_t eq = arg.find('=');
+            if (arg.starts_with('-') && eq != std::string_view::npos) {
+                option = QString::fromUtf8(arg.substr(0, eq));
+                // The offset is the value's: the bytes after "--text=".
+                std::string value(arg.substr(eq + 1));
+                try {
+                    attn::check_utf8(value);
+                } catch (const attn::FormatError& inner) {
+                    return option + QStringLiteral(": ") + QString::fromUtf8(inner.what());
+                }
+            } else if (i > 2 && argv[i - 1][0] == '-') {
+                option = QString::fromUtf8(argv[i - 1]);
+            }
+            return option + QStringLiteral(": ") + QString::fromUtf8(e.what());
+        }
+    }
+    return {};
+}
+
+}  // namespace cli

@@ -1,0 +1,21 @@
+// AttnScope — numbers and text of command-line option values, read strictly. GPL-3.0-or-later.
+#pragma once
+
+#include <QString>
+#include <optional>
+
+namespace cli {
+
+/// TEXT as a finite decimal number ("2", "-0.5", "1.5e3"); nothing for "0x10", "nan", "inf",
+/// blanks around the digits or anything else.
+std::optional<double> decimalNumber(const QString& text);
+
+/// TEXT as a decimal integer of ASCII digits only, within qulonglong.
+std::optional<qulonglong> decimalUnsigned(const QString& text);
+
+/// The first of argv[2…] whose bytes are not UTF-8, as "--text: Invalid UTF-8 … at byte N
+/// (0xXX): …", named by its option; empty when every argument is UTF-8. Qt would replace
+/// such bytes by U+FFFD before the parser sees them.
+QString invalidUtf8Argument(int argc, const char* const* argv);
+
+}  // namespace cli
