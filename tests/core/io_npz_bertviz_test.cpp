@@ -80,6 +80,7 @@ TEST(NpzBertViz, SentencePairRefusals) {
               std::string::npos);
     EXPECT_NE(with(0).find("expected 1 … 3"), std::string::npos);
     EXPECT_NE(with(1.5f).find("expected one integer"), std::string::npos);
+    EXPECT_NE(with(1e30f).find("sentence B would start at token 1"), std::string::npos);
 }
 
 TEST(NpzBertViz, EncoderDecoderCrossComponents) {

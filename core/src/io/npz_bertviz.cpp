@@ -124,10 +124,14 @@ void split_sentences(NpzMemberMap& members, const std::string& name, AttentionDa
     if (all.mats[0].cols() != n)
         fail(name, "sentence_b_start needs self-attention, but 'attention' is " +
                        std::to_string(n) + "×" + std::to_string(all.mats[0].cols()));
+    // Compared as a float first: casting one beyond Index's range would be undefined.
+    if (!(vals[0] >= 1.f && vals[0] < static_cast<float>(n)))
+        fail(where, "sentence B would start at token " +
+                        (std::abs(vals[0]) < 1e15f ? std::to_string(static_cast<long long>(vals[0]))
+                                                   : std::to_string(vals[0])) +
+                        " of " + std::to_string(n) + " (expected 1 … " + std::to_string(n - 1) +
+                        ")");
     const Index b = static_cast<Index>(vals[0]);
-    if (vals[0] < 1 || b >= n)
-        fail(where, "sentence B would start at token " + std::to_string(vals[0]) + " of " +
-                        std::to_string(n) + " (expected 1 … " + std::to_string(n - 1) + ")");
     all.name = "all";
     const Index nb = n - b;
     // BertViz's order: All, A → A, B → B, A → B, B → A.
