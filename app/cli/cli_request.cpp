@@ -75,7 +75,9 @@ QStringList viewNames() {
 
 QString helpText() {
     return tr("Usage:\n"
-              "  attnscope [FILE]                      open the graphical application\n"
+              "  attnscope [--new-window] [FILE]       open the graphical application; FILE\n"
+              "                                        goes to this user's running window,\n"
+              "                                        unless --new-window\n"
               "  attnscope render [FILE] [options] -o OUT.png|svg|pdf\n"
               "  attnscope compute [FILE] [options] [--rollout] -o OUT.npz|json\n"
               "  attnscope census [FILE] [--component NAME] -o OUT.csv|json\n"

@@ -10,6 +10,7 @@
 #include "io/data_dock.hpp"
 #include "io/file_controller.hpp"
 #include "io/model_controller.hpp"
+#include "io/single_instance.hpp"
 #include "main_window.hpp"
 #include "views/census_table.hpp"
 #include "views/heatmap_grid.hpp"
@@ -18,7 +19,7 @@
 
 namespace fileio {
 
-void attachDataIo(MainWindow* window, const QStringList& files) {
+FileController* attachDataIo(MainWindow* window, const QStringList& files) {
     auto* files_ = new FileController(window);
     new exporting::ExportController(window);
     new ModelController(window);  // Model ▸ and its dock, beside the loaded data's
@@ -51,8 +52,10 @@ void attachDataIo(MainWindow* window, const QStringList& files) {
     QTimer::singleShot(0, files_, [files_, files] {
         files_->offerRecovery();
         for (const QString& f : files)
-            if (!f.startsWith(QLatin1Char('-'))) files_->openFile(f);
+            if (!f.startsWith(QLatin1Char('-')) && files_->openFile(f))
+                noteOpened(files_->documentPath());
     });
+    return files_;
 }
 
 }  // namespace fileio

@@ -8,9 +8,12 @@ class MainWindow;
 
 namespace fileio {
 
+class FileController;
+
 /// Adds to the window: File ▸ Open / Save / Save As / Recent / Load Embeddings / Export, drag
 /// and drop, the unsaved-changes prompt, autosave with crash recovery, and the Model tab. Then
-/// opens `files` (from `attnscope FILE`); the last one wins.
-void attachDataIo(MainWindow* window, const QStringList& files);
+/// opens `files` (from `attnscope FILE`; arguments starting with '-' are skipped); the last one
+/// wins. Returns the window's file controller.
+FileController* attachDataIo(MainWindow* window, const QStringList& files);
 
 }  // namespace fileio

@@ -87,7 +87,7 @@ FileController::FileController(MainWindow* window) : QObject(window), window_(wi
     file->insertAction(exportAction, embedAction_);
     file->insertAction(exportAction, embeddingsAction_);
     file->insertAction(exportAction, closeDataAction_);
-    connect(window_, &MainWindow::recentFileRequested, this, &FileController::openFile);
+    connect(window_, &MainWindow::recentFileRequested, this, &FileController::openReplacing);
     addExamplesMenu(file);
 
     window_->setAcceptDrops(true);
@@ -157,7 +157,13 @@ bool FileController::open(const QString& path, bool remember) {
     return true;
 }
 
+bool FileController::openReplacing(const QString& path) {
+    if (busy_ || !maybeSave()) return false;
+    return openFile(path);
+}
+
 void FileController::openWithDialog() {
+    if (!maybeSave()) return;
     const QString path =
         QFileDialog::getOpenFileName(window_, tr("Open"), startDirectory(), openFilter());
     if (!path.isEmpty()) openFile(path);

@@ -29,7 +29,11 @@ class FileController : public QObject {
     bool openFile(const QString& path);
     /// Opens File ▸ Examples entry `index` (see io/examples.hpp); false when it cannot.
     bool openExample(int index);
-    /// Shows a file dialog, then openFile.
+    /// What File ▸ Open, Recent and a file handed over by another process do: the question
+    /// about unsaved changes (as File ▸ New and closing ask it), then openFile. False when the
+    /// user cancels, a load is running, or the file cannot be read.
+    bool openReplacing(const QString& path);
+    /// After the unsaved-changes question, a file dialog, then openFile.
     void openWithDialog();
     /// Loads explicit embeddings (.npy / .csv) for the current tokens.
     void loadEmbeddingsWithDialog();
@@ -57,6 +61,8 @@ class FileController : public QObject {
     void setEmbedData(bool on);
     /// No message boxes: failures only return false (tests).
     void setQuiet(bool quiet) { quiet_ = quiet; }
+    /// Whether a load is running (its progress dialog's event loop starts no other).
+    bool busy() const { return busy_; }
     /// The last error message (for tests and the status bar).
     const QString& lastError() const { return lastError_; }
 

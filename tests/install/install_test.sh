@@ -51,6 +51,39 @@ else
   fail "installed render failed: $(head -c 400 "$PREFIX/r")"
 fi
 
+# The Python module: under a private prefix in lib/python3.X/site-packages (for --prefix ~/.local
+# the user's site folder), imported from there, finding the installed program on PATH, and
+# drawing a figure through it from arrays; for the package's /usr in Debian's dist-packages.
+pydir="$(ls -d "$PREFIX"/lib/python3.*/site-packages 2>/dev/null | head -n 1)"
+if [ -f "$pydir/attnscope/__init__.py" ] && [ -f "$pydir/attnscope/views.py" ]; then
+  pass
+  if PATH="$PREFIX/bin:$PATH" PYTHONPATH="$pydir" /usr/bin/python3 - "$pydir" "$PREFIX/py.png" \
+    >"$PREFIX/py" 2>&1 <<'PY'
+import sys, numpy as np, attnscope
+assert attnscope.__file__.startswith(sys.argv[1]), attnscope.__file__
+assert attnscope.find_app().startswith(sys.argv[1].split("/lib/")[0]), attnscope.find_app()
+w = np.full((2, 3, 3), 1 / 3, dtype=np.float32)
+out = attnscope.render({"attention": w, "tokens": ["a", "b", "c"]}, out=sys.argv[2], size=(320, 240))
+print(out)
+PY
+  then
+    got="$(file -b "$PREFIX/py.png" | sed -n 's/^PNG image data, \([0-9]*\) x \([0-9]*\),.*/\1x\2/p')"
+    [ "$got" = "320x240" ] && pass || fail "installed module's render: PNG '$got', expected 320x240"
+  else
+    fail "the installed Python module: $(head -c 600 "$PREFIX/py")"
+  fi
+else
+  fail "not installed: lib/python3.X/site-packages/attnscope (found '${pydir:-nothing}')"
+fi
+if DESTDIR="$PREFIX/stage" cmake --install "$BUILD" --prefix /usr >"$PREFIX/s" 2>&1; then
+  [ -f "$PREFIX/stage/usr/lib/python3/dist-packages/attnscope/__init__.py" ] && pass ||
+    fail "--prefix /usr: attnscope not in lib/python3/dist-packages"
+  [ -z "$(find "$PREFIX/stage" -name '*.pyc' -o -name __pycache__)" ] && pass ||
+    fail "--prefix /usr: compiled Python files installed"
+else
+  fail "cmake --install --prefix /usr with DESTDIR: $(tail -5 "$PREFIX/s")"
+fi
+
 # The man page covers everything --help lists: options, subcommands and exit codes.
 zcat "$PREFIX/share/man/man1/attnscope.1.gz" | sed 's/\\-/-/g; s/\\f[BIRP]//g' >"$PREFIX/man.txt"
 "$PREFIX/bin/attnscope" --help >"$PREFIX/help.txt" 2>&1

@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <utility>
 
 #include "attn/io/mapped_file.hpp"
@@ -15,6 +16,7 @@ namespace attn::io {
 
 namespace {
 
+using detail::check_npz_tokens;
 using detail::fail;
 using detail::open_zip;
 using detail::read_member;
@@ -30,30 +32,6 @@ Index query_rows(const AttentionComponent& c) {
 Index key_cols(const AttentionComponent& c) {
     return c.rows ? static_cast<Index>(c.k_tokens.size()) : c.mats[0].cols();
 }
-
-std::vector<std::string> read_tokens(const std::map<std::string, std::vector<std::byte>>& m,
-                                     const std::string& key, const std::string& name) {
-    const std::string where = name + ": " + key + ".npy";
-    NpyView v(m.at(key), where);
-    if (v.header().shape.size() != 1)
-        fail(where,
-             "expected a 1-D array of tokens, got " + detail::shape_string(v.header().shape));
-    auto tokens = v.to_strings();
-    if (tokens.empty()) fail(where, "holds zero tokens");
-    return tokens;
-}
-
-void check_tokens(const std::vector<std::string>& tokens, Index expected, const std::string& what,
-                  const std::string& name) {
-    if (static_cast<Index>(tokens.size()) != expected)
-        fail(name, what + " holds " + std::to_string(tokens.size()) +
-                       " tokens but the matrices have " + std::to_string(expected) +
-                       (what == "key_tokens" ? " columns" : " rows"));
-}
-
-}  // namespace
-
-namespace {
 
 /// Reads member `key` ([L,H,N,d], laid out like an attention tensor) as per-head matrices.
 std::vector<Matrix> read_vectors(std::map<std::string, std::vector<std::byte>>& members,
@@ -127,9 +105,22 @@ AttentionData parse_npz(std::span<const std::byte> bytes, const std::string& nam
         std::string member = raw;
         if (member.size() < 5 || member.substr(member.size() - 4) != ".npy") continue;
         const std::string key = member.substr(0, member.size() - 4);
-        if (key != "attention" && key != "scores" && key != "tokens" && key != "query_tokens" &&
-            key != "key_tokens" && key != "d_k" && key != "q" && key != "k" && key != "v")
-            continue;  // other members are not ours to judge
+        static const std::set<std::string> ours = {"attention",
+                                                   "scores",
+                                                   "tokens",
+                                                   "query_tokens",
+                                                   "key_tokens",
+                                                   "d_k",
+                                                   "q",
+                                                   "k",
+                                                   "v",
+                                                   "sentence_b_start",
+                                                   "encoder_attention",
+                                                   "decoder_attention",
+                                                   "cross_attention",
+                                                   "encoder_tokens",
+                                                   "decoder_tokens"};
+        if (!ours.count(key)) continue;  // other members are not ours to judge
         if (members.count(key) || streamed.count(key) || long_members.count(key))
             fail(name, "member " + member + " appears twice");
         std::size_t size = 0;
@@ -157,7 +148,13 @@ AttentionData parse_npz(std::span<const std::byte> bytes, const std::string& nam
     };
     const bool vectors = has("q") && has("k");
     if (has("q") != has("k")) fail(name, "holds only one of 'q' and 'k' (both are needed)");
-    if (!has("attention") && !has("scores") && !vectors)
+    const bool seq2seq = detail::has_encoder_decoder(members);
+    if (seq2seq && (has("attention") || has("scores") || has("q") || has("k")))
+        fail(name,
+             "holds both encoder-decoder members (encoder_attention, decoder_attention, "
+             "cross_attention) and self-attention ones (attention, scores, q, k); save them "
+             "to separate files");
+    if (!has("attention") && !has("scores") && !vectors && !seq2seq)
         fail(name,
              "holds neither 'attention' nor 'scores' nor 'q' and 'k' (expected attention.npy, "
              "scores.npy or q.npy + k.npy in the archive)");
@@ -212,26 +209,31 @@ AttentionData parse_npz(std::span<const std::byte> bytes, const std::string& nam
             key_cols(a) != key_cols(b))
             fail(name, "'scores' and 'attention' have different shapes");
     }
+    if (seq2seq) {
+        detail::add_encoder_decoder(members, name, d_k, data);
+        return data;
+    }
     if (vectors) attach_vectors(members, name, dk_given, data);
     const Index nq = query_rows(data.components[0]), nk = key_cols(data.components[0]);
     std::vector<std::string> qt, kt;
     if (members.count("query_tokens") || members.count("key_tokens")) {
         if (!members.count("query_tokens") || !members.count("key_tokens"))
             fail(name, "holds only one of 'query_tokens' and 'key_tokens'");
-        qt = read_tokens(members, "query_tokens", name);
-        kt = read_tokens(members, "key_tokens", name);
-        check_tokens(qt, nq, "query_tokens", name);
-        check_tokens(kt, nk, "key_tokens", name);
+        qt = detail::read_npz_tokens(members, "query_tokens", name);
+        kt = detail::read_npz_tokens(members, "key_tokens", name);
+        check_npz_tokens(qt, nq, "query_tokens", name);
+        check_npz_tokens(kt, nk, "key_tokens", name);
     } else if (members.count("tokens")) {
-        qt = kt = read_tokens(members, "tokens", name);
+        qt = kt = detail::read_npz_tokens(members, "tokens", name);
         if (nq != nk)
             fail(name, "'tokens' labels both sides but the matrices are " + std::to_string(nq) +
                            "×" + std::to_string(nk) + " (use query_tokens and key_tokens)");
-        check_tokens(qt, nq, "tokens", name);
+        check_npz_tokens(qt, nq, "tokens", name);
     }
     if (!qt.empty())
         for (auto& c : data.components)
             c.q_tokens = qt, c.k_tokens = kt;
+    if (members.count("sentence_b_start")) detail::split_sentences(members, name, data);
     return data;
 }
 

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -22,6 +23,26 @@
 #include "npy_rows.hpp"
 
 namespace attn::io::detail {
+
+/// The small members of an archive by name (without ".npy"), read whole.
+using NpzMemberMap = std::map<std::string, std::vector<std::byte>>;
+
+/// Member `key` as a 1-D unicode array of tokens; throws FormatError naming name and key.
+std::vector<std::string> read_npz_tokens(const NpzMemberMap& members, const std::string& key,
+                                         const std::string& name);
+/// Throws unless `tokens` labels `expected` rows (or columns, for key_tokens).
+void check_npz_tokens(const std::vector<std::string>& tokens, Index expected,
+                      const std::string& what, const std::string& name);
+/// Whether the archive holds BertViz's encoder–decoder members.
+bool has_encoder_decoder(const NpzMemberMap& members);
+/// `encoder_attention` [L,H,Ne,Ne], `decoder_attention` [L,H,Nd,Nd] and `cross_attention`
+/// [L,H,Nd,Ne] (any of them) as the weights components "Encoder", "Decoder" and "Cross",
+/// labelled by `encoder_tokens` / `decoder_tokens`; sizes that disagree are refused.
+void add_encoder_decoder(NpzMemberMap& members, const std::string& name, float d_k,
+                         AttentionData& data);
+/// `sentence_b_start` (one integer b): the `attention` component becomes BertViz's "all",
+/// followed by its blocks "aa", "bb", "ab", "ba" (sentence A = tokens 0…b−1).
+void split_sentences(NpzMemberMap& members, const std::string& name, AttentionData& data);
 
 /// Deflate cannot expand data by more than about 1032:1; a member claiming more lies.
 constexpr std::uint64_t kMaxDeflateRatio = 1100;
