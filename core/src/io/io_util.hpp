@@ -45,7 +45,8 @@ std::string extension(std::string_view path);
 /// Reads a whole (small) file; throws FormatError naming it when it cannot be read.
 std::vector<std::byte> read_whole_file(const std::string& path);
 
-/// Writes bytes to path atomically (temporary file + rename); throws Error on failure.
+/// Writes bytes to path atomically (an OutputFile: unique temporary file + rename); throws Error
+/// on failure.
 void write_whole_file(const std::string& path, std::span<const std::byte> bytes);
 
 /// Writes all of bytes at offset of fd, retrying short writes and EINTR; returns 0, or the errno
