@@ -108,7 +108,7 @@ done
 
 # 7. A killed run: its temporary file blocks nothing; once a minute old and unlocked, the next
 # run writing that OUT removes it; a live run's (locked) is never removed.
-BIG="$(for i in $(seq 2500); do printf 'w%d ' $((i % 101)); done)"
+BIG="$(for i in $(seq 4000); do printf 'w%d ' $((i % 101)); done)"
 start_big() {  # start_big OUT: a long compute in the background; waits for its temporary file
   "$BIN" compute --text "$BIG" --stages weights -o "$1" 2>/dev/null &
   BIGPID=$!
