@@ -2,15 +2,14 @@
 #include "cli/census_command.hpp"
 
 #include <QCoreApplication>
-#include <QDir>
 #include <QFile>
-#include <QFileInfo>
 #include <new>
 
 #include "attn/census.hpp"
 #include "attn/error.hpp"
 #include "attn/io/census_writer.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/output_check.hpp"
 #include "cli/scene_input.hpp"
 #include "model/error_text.hpp"
 
@@ -19,11 +18,7 @@ namespace cli {
 int runCensus(const Request& request, QString* error) {
     SceneInput input;
     if (const int code = prepareScene(request, &input, error); code != kExitOk) return code;
-    if (!QFileInfo(request.output).absoluteDir().exists()) {
-        *error = QCoreApplication::translate("cli", "%1: the folder %2 does not exist")
-                     .arg(request.output, QFileInfo(request.output).absolutePath());
-        return kExitOutput;
-    }
+    if (const int code = checkOutputFile(request, input, error); code != kExitOk) return code;
     attn::Census census;
     try {
         census = attn::census(input.spec);

@@ -25,6 +25,7 @@ void addCommonOptions(QCommandLineParser& p) {
     p.addOption({{QStringLiteral("o"), QStringLiteral("output")},
                  tr("output file"),
                  QStringLiteral("OUT")});
+    p.addOption({QStringLiteral("force"), tr("replace a read-only output file")});
     p.addOption({QStringLiteral("view"), tr("view"), QStringLiteral("NAME")});
     p.addOption({QStringLiteral("rollout"), tr("add the attention rollout")});
     p.addOption({QStringLiteral("layer"), tr("layer"), QStringLiteral("L")});
@@ -97,7 +98,11 @@ QString helpText() {
               "  --dpi N                  PNG resolution: WxH × N/96 pixels (default 96)\n"
               "  --colormap NAME          viridis | magma | cividis | greys\n"
               "  -o, --output OUT         .png, .svg or .pdf (render); .npz or .json (compute);\n"
-              "                           .csv or .json (census)\n"
+              "                           .csv or .json (census); written to a unique temporary\n"
+              "                           file beside OUT, then renamed over it when whole,\n"
+              "                           keeping OUT's permissions. Refused: OUT a symbolic\n"
+              "                           link, a folder or device, or one of the inputs\n"
+              "  --force                  replace OUT even when it is read-only\n"
               "  --stages LIST            compute: raw,scaled,masked,weights,output (default all)\n"
               "  --model DIR              run the GPT-2 folder DIR (config.json, "
               "model.safetensors,\n"
@@ -220,6 +225,7 @@ std::optional<Request> parseRequest(const QStringList& arguments, QString* error
         }
     }
     r.output = p.value(QStringLiteral("output"));
+    r.force = p.isSet(QStringLiteral("force"));
     if (r.output.isEmpty()) {
         *error = tr("no output file: give -o OUT");
         return std::nullopt;

@@ -17,6 +17,7 @@ struct Request {
     QString model;  ///< --model DIR: a GPT-2 folder run on the --text sentence instead of a file
     std::vector<int> modelLayers;  ///< --layers: where the controls apply in the run (empty: all)
     QString output;                ///< -o
+    bool force = false;            ///< --force: replace a read-only -o
     QString view = QStringLiteral("heads");  ///< heads | model | playground | lens:NAME | …
     bool rollout = false;                    ///< compute: add the attention rollout
     std::optional<int> layer, head, query;

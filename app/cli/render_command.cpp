@@ -20,6 +20,7 @@
 #include "attn/rollout.hpp"
 #include "attn/scene_layers.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/output_check.hpp"
 #include "cli/scene_input.hpp"
 #include "cli/view_factory.hpp"
 #include "export/figure_export.hpp"
@@ -107,19 +108,12 @@ OutputSize outputSize(const attn::SceneSpec& spec, const QStringList& stages) {
     return o;
 }
 
-bool outputDirectoryExists(const QString& path, QString* error) {
-    const QFileInfo info(path);
-    if (info.absoluteDir().exists()) return true;
-    *error = tr("%1: the folder %2 does not exist").arg(path, info.absolutePath());
-    return false;
-}
-
 }  // namespace
 
 int runRender(const Request& request, QString* error) {
     SceneInput input;
     if (const int code = prepareScene(request, &input, error); code != kExitOk) return code;
-    if (!outputDirectoryExists(request.output, error)) return kExitOutput;
+    if (const int code = checkOutputFile(request, input, error); code != kExitOk) return code;
     Scene scene;
     scene.resetSpec(input.spec);
     if (request.head) {
@@ -182,7 +176,7 @@ int runRender(const Request& request, QString* error) {
 int runCompute(const Request& request, QString* error) {
     SceneInput input;
     if (const int code = prepareScene(request, &input, error); code != kExitOk) return code;
-    if (!outputDirectoryExists(request.output, error)) return kExitOutput;
+    if (const int code = checkOutputFile(request, input, error); code != kExitOk) return code;
     const std::string path = QFile::encodeName(request.output).toStdString();
     const bool json = request.output.endsWith(QLatin1StringView(".json"), Qt::CaseInsensitive);
     // The size of what will be written, checked against the free disk space (and, for JSON,

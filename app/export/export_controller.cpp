@@ -14,6 +14,7 @@
 #include "export/figure_export.hpp"
 #include "export/layers_export.hpp"
 #include "export/numbers_export.hpp"
+#include "export/output_device.hpp"
 #include "export/view_numbers.hpp"
 #include "main_window.hpp"
 #include "model/compute_service.hpp"
@@ -37,6 +38,14 @@ ExportController::ExportController(MainWindow* window) : QObject(window), window
 }
 
 QString ExportController::exportView(QWidget* view, const QString& path, const Options& options) {
+    // Never through a link, over the loaded data, or over a read-only file.
+    const attn::SceneSpec& spec = window_->scene()->spec();
+    if (QString refused = checkOutput(
+            path,
+            spec.data ? QStringList{QString::fromStdString(spec.data->source)} : QStringList{},
+            false, tr("make it writable to replace it"));
+        !refused.isEmpty())
+        return refused;
     if (isFigure(options.format)) return exportFigure(view, path, options);
     try {
         // A lens or the playground: the numbers it plots, never the scene's weights.

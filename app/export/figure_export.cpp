@@ -1,6 +1,7 @@
 // AttnScope — writes any view as a PNG, SVG or PDF figure. GPL-3.0-or-later.
 #include "export/figure_export.hpp"
 #include "export/export_tr.hpp"
+#include "export/output_device.hpp"
 
 #include <QCoreApplication>
 #include <QFileInfo>
@@ -8,7 +9,6 @@
 #include <QPageSize>
 #include <QPdfWriter>
 #include <QPointer>
-#include <QSaveFile>
 #include <QSvgGenerator>
 #include <QWidget>
 #include <cstdint>
@@ -86,7 +86,7 @@ QString writePng(QWidget* view, const QString& path, const Options& o) {
     } catch (const std::bad_alloc&) {
         return failure(path, tr("not enough memory to encode the image"));
     }
-    QSaveFile file(path);
+    OutputDevice file(path);
     if (!file.open(QIODevice::WriteOnly)) return failure(path, file.errorString());
     if (file.write(png.data(), qint64(png.size())) != qint64(png.size()))
         return failure(path, file.errorString());
@@ -107,7 +107,7 @@ QString paintVectors(QPaintDevice* device, QWidget* view, const QString& path,
 }
 
 QString writeSvg(QWidget* view, const QString& path, const Options& o) {
-    QSaveFile file(path);
+    OutputDevice file(path);
     if (!file.open(QIODevice::WriteOnly)) return failure(path, file.errorString());
     QSvgGenerator svg;
     svg.setOutputDevice(&file);
@@ -124,7 +124,7 @@ QString writeSvg(QWidget* view, const QString& path, const Options& o) {
 }
 
 QString writePdf(QWidget* view, const QString& path, const Options& o) {
-    QSaveFile file(path);
+    OutputDevice file(path);
     if (!file.open(QIODevice::WriteOnly)) return failure(path, file.errorString());
     {
         QPdfWriter pdf(&file);

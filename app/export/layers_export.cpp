@@ -2,10 +2,10 @@
 // GPL-3.0-or-later.
 #include "export/layers_export.hpp"
 #include "export/export_tr.hpp"
+#include "export/output_device.hpp"
 
 #include <QCoreApplication>
 #include <QFileInfo>
-#include <QSaveFile>
 #include <new>
 
 #include "attn/io/npy.hpp"
@@ -28,7 +28,7 @@ QString writeAllLayers(const attn::SceneSpec& spec, const QString& path, attn::P
     const bool csv = ext == QLatin1StringView("csv");
     if (!csv && ext != QLatin1StringView("npy"))
         return tr("%1: numbers are written as .npy or .csv").arg(path);
-    QSaveFile file(path);  // nothing replaces path unless every layer was written
+    OutputDevice file(path);  // nothing replaces path unless every layer was written
     if (!file.open(QIODevice::WriteOnly)) return tr("%1: %2").arg(path, file.errorString());
     const auto layers = static_cast<std::uint64_t>(attn::layer_count(spec));
     std::uint64_t heads = 0, queries = 0, keys = 0;

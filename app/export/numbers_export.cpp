@@ -1,10 +1,10 @@
 // AttnScope — the numbers behind a view as .npy or .csv. GPL-3.0-or-later.
 #include "export/numbers_export.hpp"
 #include "export/export_tr.hpp"
+#include "export/output_device.hpp"
 
 #include <QCoreApplication>
 #include <QFileInfo>
-#include <QSaveFile>
 #include <charconv>
 #include <cmath>
 
@@ -80,7 +80,7 @@ void writeWeightsCsv(QIODevice& out, int layer, int head, const float* weights,
 namespace {
 
 QString writeCsv(const Numbers& n, const QString& path) {
-    QSaveFile file(path);
+    OutputDevice file(path);
     if (!file.open(QIODevice::WriteOnly)) return tr("%1: %2").arg(path, file.errorString());
     file.write(kWeightsCsvHeader);
     const std::uint64_t L = n.shape[0], H = n.shape[1], Q = n.shape[2], K = n.shape[3];
@@ -107,7 +107,7 @@ QByteArray label(const QStringList& labels, std::size_t i) {
 }
 
 QString writePlotCsv(const PlotNumbers& n, const QString& path) {
-    QSaveFile file(path);
+    OutputDevice file(path);
     if (!file.open(QIODevice::WriteOnly)) return tr("%1: %2").arg(path, file.errorString());
     file.write("series_index,plot,series,x,y,z,x_label,y_label\n");
     QByteArray line;

@@ -24,6 +24,8 @@
 
 #include "attn/error.hpp"
 #include "attn/io/session.hpp"
+#include "export/output_device.hpp"
+#include "io/autosave_file.hpp"
 #include "io/file_loader.hpp"
 #include "io/open_guard.hpp"
 #include "io/session_state.hpp"
@@ -96,6 +98,7 @@ FileController::FileController(MainWindow* window) : QObject(window), window_(wi
             &FileController::updateTitle);
     // The title names the data on show, so it follows undo, Close Data and component changes.
     connect(window_->scene(), &Scene::specChanged, this, &FileController::updateTitle);
+    autosave_ = std::make_unique<AutosaveFile>();
     autosaveTimer_ = new QTimer(this);
     autosaveTimer_->setInterval(kAutosaveMs);
     connect(autosaveTimer_, &QTimer::timeout, this, &FileController::autosave);
@@ -184,6 +187,15 @@ void FileController::loadEmbeddingsWithDialog() {
 }
 
 bool FileController::saveTo(const QString& path, QString* error) {
+    // Never through a link, over the loaded data, or over a read-only file.
+    const attn::SceneSpec& shown = window_->scene()->spec();
+    const QString refused = exporting::checkOutput(
+        path, shown.data ? QStringList{QString::fromStdString(shown.data->source)} : QStringList{},
+        false, tr("make it writable to replace it"));
+    if (!refused.isEmpty()) {
+        *error = tr("Cannot save: %1").arg(refused);
+        return false;
+    }
     try {
         attn::io::Session session;
         session.spec = window_->scene()->spec();
@@ -200,7 +212,8 @@ bool FileController::saveTo(const QString& path, QString* error) {
         }
         session.views =
             QJsonDocument(captureViewState(*window_)).toJson(QJsonDocument::Compact).toStdString();
-        // Core's saver: atomic (temporary file + rename), the session's one writer.
+        // Core's saver: atomic (a unique temporary file + rename, keeping the replaced file's
+        // permissions), the session's one writer.
         attn::io::save_session(QFile::encodeName(path).toStdString(), session);
     } catch (const std::exception& e) {
         *error = tr("Cannot save %1: %2").arg(path, QString::fromUtf8(e.what()));
@@ -288,43 +301,6 @@ bool FileController::maybeSave() {
     return true;
 }
 
-QString FileController::autosavePath() {
-    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
-           QStringLiteral("/autosave.attnscope");
-}
-
-void FileController::autosave() {
-    if (window_->scene()->undoStack()->isClean()) return;
-    QDir().mkpath(QFileInfo(autosavePath()).absolutePath());
-    QString error;
-    if (!saveTo(autosavePath(), &error))
-        window_->statusBar()->showMessage(tr("Autosave failed: %1").arg(error), 5000);
-}
-
-void FileController::offerRecovery() {
-    const QFileInfo info(autosavePath());
-    if (!info.exists()) return;
-    // Quiet without a prompt: nobody could answer the question.
-    if (quiet_ && !recoveryPrompt_) return;
-    const bool restore =
-        recoveryPrompt_
-            ? recoveryPrompt_(info.lastModified())
-            : QMessageBox::question(
-                  window_, tr("AttnScope"),
-                  tr("AttnScope did not close normally. Restore the unsaved scene autosaved at "
-                     "%1?")
-                      .arg(QLocale().toString(info.lastModified(), QLocale::ShortFormat)),
-                  QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes) == QMessageBox::Yes;
-    if (restore && open(info.absoluteFilePath(), false)) {
-        // Restored work is not saved anywhere yet: keep it dirty and unnamed.
-        currentFile_.clear();
-        window_->scene()->undoStack()->resetClean();
-        updateTitle();
-        window_->statusBar()->showMessage(tr("Restored the autosaved scene"), 5000);
-    }
-    QFile::remove(info.absoluteFilePath());
-}
-
 void FileController::updateTitle() {
     const attn::SceneSpec& spec = window_->scene()->spec();
     const QString doc = documentPath();
@@ -364,7 +340,7 @@ bool FileController::eventFilter(QObject* watched, QEvent* event) {
                 event->ignore();
                 return true;
             }
-            QFile::remove(autosavePath());  // a clean exit: nothing to recover
+            autosave_->remove();  // a clean exit: nothing to recover
             return false;
         default:
             return QObject::eventFilter(watched, event);

@@ -6,6 +6,7 @@
 #include <QObject>
 #include <QString>
 #include <functional>
+#include <memory>
 
 class MainWindow;
 class QAction;
@@ -13,6 +14,8 @@ class QMenu;
 class QTimer;
 
 namespace fileio {
+
+class AutosaveFile;
 
 /// Every way a file enters or leaves the window goes through openFile / saveTo. Opening is
 /// all-or-nothing: a file that fails to load leaves the scene untouched and explains itself in
@@ -66,15 +69,28 @@ class FileController : public QObject {
     /// The last error message (for tests and the status bar).
     const QString& lastError() const { return lastError_; }
 
-    /// Where the autosave file lives (QStandardPaths::AppDataLocation).
-    static QString autosavePath();
+    /// This window's autosave file (see AutosaveFile: one per window, locked while it lives).
+    QString autosavePath() const;
+    /// Where every instance's autosave lives (QStandardPaths::AppDataLocation).
+    static QString autosaveFolder();
     /// Writes the autosave file now when there are unsaved changes.
     void autosave();
-    /// When an autosave file is left over from a session that did not close cleanly, offers to
-    /// restore it (called once, after the window is shown). Either way the file is removed.
+    /// Offers, one by one and newest first, every autosave that an instance which did not close
+    /// normally left (called once, after the window is shown). A live instance's autosave is
+    /// neither offered nor deleted. The first one accepted is restored and the rest are kept for
+    /// the next start; every declined one is removed.
     void offerRecovery();
-    /// Answers the recovery question for the autosave written at `savedAt`: true restores it.
-    using RecoveryPrompt = std::function<bool(const QDateTime& savedAt)>;
+    /// What the recovery question is about.
+    struct Recovery {
+        QString document;   ///< the file the autosaved scene was opened from ("" untitled)
+        QDateTime savedAt;  ///< when it was autosaved
+        int index = 1;      ///< 1…count: this autosave among the orphans found
+        int count = 1;
+    };
+    /// The question asked for `r`: names the document and the time.
+    static QString recoveryQuestion(const Recovery& r);
+    /// Answers the recovery question: true restores the autosave.
+    using RecoveryPrompt = std::function<bool(const Recovery& r)>;
     /// Replaces the message box that asks (tests answer without a modal dialog; a prompt is
     /// asked even when quiet). An empty function restores the message box.
     void setRecoveryPrompt(RecoveryPrompt prompt) { recoveryPrompt_ = std::move(prompt); }
@@ -98,6 +114,7 @@ class FileController : public QObject {
     QAction* embedAction_ = nullptr;
     QString openedFile_;  ///< the last non-session file opened (token text), for the title
     QTimer* autosaveTimer_ = nullptr;
+    std::unique_ptr<AutosaveFile> autosave_;
     QString currentFile_;
     QString lastError_;
     RecoveryPrompt recoveryPrompt_;

@@ -205,25 +205,28 @@ class IoSessionTest : public QObject {
     }
 
     void autosaveWritesALoadableSession() {
-        QFile::remove(fileio::FileController::autosavePath());
         attn::SceneSpec spec;
+        QString autosave;
         {
             MainWindow w;
             fileio::FileController files(&w);
+            autosave = files.autosavePath();
+            QFile::remove(autosave);
             files.autosave();  // clean: nothing to save
-            QVERIFY(!QFile::exists(fileio::FileController::autosavePath()));
+            QVERIFY(!QFile::exists(autosave));
             spec = w.scene()->spec();
             spec.heads = 2;
             w.scene()->setSpec(spec, QStringLiteral("edit"));
             files.autosave();
-            QVERIFY(QFile::exists(fileio::FileController::autosavePath()));
+            QVERIFY(QFile::exists(autosave));
         }
         MainWindow w;
         fileio::FileController files(&w);
         files.setQuiet(true);
-        QVERIFY(files.openFile(fileio::FileController::autosavePath()));
+        QVERIFY(files.openFile(autosave));
         QVERIFY(w.scene()->spec() == spec);
-        QFile::remove(fileio::FileController::autosavePath());
+        QFile::remove(autosave);
+        QFile::remove(autosave + QStringLiteral(".document"));
     }
 };
 

@@ -3,6 +3,7 @@
 // cross-attention head fills its slot with rectangular cells, the playground's planes and panels
 // keep their room, every lens plot keeps its minimum with its title whole, its legend off the
 // axes and its tick labels apart, and the docks show only on the tabs they serve.
+#include <QDir>
 #include <QDockWidget>
 #include <QFile>
 #include <QScrollBar>
@@ -73,7 +74,7 @@ class LayoutFitTest : public QObject {
         // attachDataIo offers recovery of an autosave: use a path no other test writes.
         QCoreApplication::setApplicationName(QStringLiteral("AttnScopeLayoutFitTest"));
         // An autosave left by an interrupted run would be offered back in a modal dialog.
-        QFile::remove(fileio::FileController::autosavePath());
+        QDir(fileio::FileController::autosaveFolder()).removeRecursively();
     }
 
     void sizes_data() {

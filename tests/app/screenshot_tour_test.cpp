@@ -1,6 +1,7 @@
 // A tour of every tab in the default 1280×800 window: each is drawn with its plots at a
 // readable size (not blank, nothing squeezed under the minimum). With ATTN_SCREENSHOT_DIR set it
 // also writes the README's tour (docs/screenshots/tour-*.png), drawn by the app itself.
+#include <QDir>
 #include <QFile>
 #include <QImage>
 #include <QTabWidget>
@@ -22,7 +23,7 @@ class ScreenshotTourTest : public QObject {
         test_support::isolateSettings();
         QCoreApplication::setApplicationName(QStringLiteral("AttnScopeTourTest"));
         // An autosave left by an interrupted run would be offered back in a modal dialog.
-        QFile::remove(fileio::FileController::autosavePath());
+        QDir(fileio::FileController::autosaveFolder()).removeRecursively();
     }
 
     void tour() {

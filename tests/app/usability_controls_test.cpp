@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QHelpEvent>
@@ -43,7 +44,7 @@ class UsabilityControlsTest : public QObject {
         test_support::isolateSettings();
         // attachDataIo offers to recover an autosave: use a path no other test writes.
         QCoreApplication::setApplicationName(QStringLiteral("AttnScopeUsabilityTest"));
-        QFile::remove(fileio::FileController::autosavePath());
+        QDir(fileio::FileController::autosaveFolder()).removeRecursively();
     }
 
     void init() {

@@ -6,6 +6,7 @@
 #include <benchmark/benchmark.h>
 
 #include <QApplication>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QTabWidget>
@@ -113,7 +114,7 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeBench"));
     QCoreApplication::setApplicationName(QStringLiteral("AttnScopeQuitBench"));
-    QFile::remove(fileio::FileController::autosavePath());
+    QDir(fileio::FileController::autosaveFolder()).removeRecursively();
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
     return 0;

@@ -1,6 +1,7 @@
 // AttnScope core — helpers shared by the file-format readers. GPL-3.0-or-later.
 #include "io_util.hpp"
 
+#include "attn/io/output_file.hpp"
 #include "attn/memory_budget.hpp"
 
 #include <fcntl.h>
@@ -168,23 +169,9 @@ std::vector<std::byte> read_whole_file(const std::string& path, const std::strin
 }
 
 void write_whole_file(const std::string& path, std::span<const std::byte> bytes) {
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw Error(path + ": cannot write: " + std::strerror(errno));
-        out.write(reinterpret_cast<const char*>(bytes.data()),
-                  static_cast<std::streamsize>(bytes.size()));
-        out.flush();
-        if (!out) {
-            std::remove(tmp.c_str());
-            throw Error(path + ": write error");
-        }
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        const std::string why = std::strerror(errno);
-        std::remove(tmp.c_str());
-        throw Error(path + ": cannot replace: " + why);
-    }
+    OutputFile out(path);
+    out.append(bytes);
+    out.commit();
 }
 
 int pwrite_all(int fd, std::span<const std::byte> bytes, std::uint64_t offset) {

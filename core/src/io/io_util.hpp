@@ -50,7 +50,8 @@ std::vector<std::byte> read_whole_file(const std::string& path, const std::strin
 /// FormatError "<name>: is a FIFO, not a regular file" (a directory, a device…) otherwise.
 int open_regular(const std::string& path, const std::string& name);
 
-/// Writes bytes to path atomically (temporary file + rename); throws Error on failure.
+/// Writes bytes to path atomically (an OutputFile: unique temporary file + rename); throws Error
+/// on failure.
 void write_whole_file(const std::string& path, std::span<const std::byte> bytes);
 
 /// Writes all of bytes at offset of fd, retrying short writes and EINTR; returns 0, or the errno

@@ -3,10 +3,10 @@
 #include <bit>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 
 #include "attn/error.hpp"
 #include "attn/io/npy.hpp"
+#include "attn/io/output_file.hpp"
 #include "attn/io/result_writer.hpp"
 #include "io_util.hpp"
 #include "result_layout.hpp"
@@ -187,16 +187,7 @@ class NpzSink final : public ResultStream::Sink {
 /// same bytes as dumping the whole document at once.
 class JsonSink final : public ResultStream::Sink {
   public:
-    explicit JsonSink(const std::string& path)
-        : path_(path), tmp_(path + ".tmp"), out_(tmp_, std::ios::binary | std::ios::trunc) {
-        if (!out_) throw Error(path_ + ": cannot write: " + std::strerror(errno));
-    }
-    ~JsonSink() override {
-        if (!done_) {
-            out_.close();
-            std::remove(tmp_.c_str());
-        }
-    }
+    explicit JsonSink(const std::string& path) : path_(path), file_(path) {}
 
     void add(const SceneResult& r) override {
         if (r.streamed)
@@ -206,29 +197,21 @@ class JsonSink final : public ResultStream::Sink {
         if (added == 0) {
             std::string head = detail::compute_json_head(r).dump();
             head.pop_back();  // the closing brace: "layers" follows
-            out_ << head << ",\"layers\":[";
+            file_.append(head + ",\"layers\":[");
         } else {
-            out_ << ',';
+            file_.append(",");
         }
-        out_ << detail::compute_json_layer(r, &stages).dump();
-        check();
+        file_.append(detail::compute_json_layer(r, &stages).dump());
     }
 
     void finish() override {
-        out_ << ']';
+        file_.append("]");
         for (const Extra& e : extras)
-            out_ << ",\"" << e.name << "\":"
-                 << (e.ints.empty() ? nested(e.values, e.shape, 0, 0) : nlohmann::json(e.ints))
-                        .dump();
-        out_ << "}\n";
-        out_.close();
-        check();
-        done_ = true;
-        if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
-            const std::string why = std::strerror(errno);
-            std::remove(tmp_.c_str());
-            throw Error(path_ + ": cannot replace: " + why);
-        }
+            file_.append(
+                ",\"" + e.name + "\":" +
+                (e.ints.empty() ? nested(e.values, e.shape, 0, 0) : nlohmann::json(e.ints)).dump());
+        file_.append("}\n");
+        file_.commit();
     }
 
   private:
@@ -248,12 +231,8 @@ class JsonSink final : public ResultStream::Sink {
         }
         return a;
     }
-    void check() {
-        if (!out_) throw Error(path_ + ": write error");
-    }
-    std::string path_, tmp_;
-    std::ofstream out_;
-    bool done_ = false;
+    std::string path_;
+    OutputFile file_;
 };
 
 }  // namespace

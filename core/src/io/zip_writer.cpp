@@ -3,12 +3,8 @@
 
 #include <zlib.h>
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <utility>
@@ -52,9 +48,7 @@ std::uint16_t flags_for(const std::string& name) {
 }  // namespace
 
 ZipWriter::ZipWriter(std::string path, std::uint64_t zip64_limit)
-    : path_(std::move(path)), tmp_(path_ + ".tmp"), zip64_limit_(zip64_limit) {
-    fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd_ < 0) throw Error(path_ + ": cannot write: " + std::strerror(errno));
+    : path_(std::move(path)), file_(path_), zip64_limit_(zip64_limit) {
     const std::time_t now = std::time(nullptr);
     std::tm t{};
     localtime_r(&now, &t);
@@ -63,18 +57,13 @@ ZipWriter::ZipWriter(std::string path, std::uint64_t zip64_limit)
         static_cast<std::uint16_t>(((t.tm_year - 80) << 9) | ((t.tm_mon + 1) << 5) | t.tm_mday);
 }
 
-ZipWriter::~ZipWriter() {
-    if (fd_ >= 0) {
-        ::close(fd_);
-        std::remove(tmp_.c_str());
-    }
-}
+ZipWriter::~ZipWriter() = default;
 
 ZipWriter::ZipWriter(ZipWriter&& other) noexcept
     : path_(std::move(other.path_)),
-      tmp_(std::move(other.tmp_)),
+      file_(std::move(other.file_)),
       zip64_limit_(other.zip64_limit_),
-      fd_(std::exchange(other.fd_, -1)),
+      finished_(other.finished_),
       end_(other.end_),
       dos_time_(other.dos_time_),
       dos_date_(other.dos_date_),
@@ -200,7 +189,7 @@ std::vector<std::byte> ZipWriter::central_directory(std::uint64_t cd_offset) con
 }
 
 void ZipWriter::finish() {
-    if (fd_ < 0) throw Error(path_ + ": the archive was already finished");
+    if (finished_) throw Error(path_ + ": the archive was already finished");
     for (const Member& m : members_)
         if (m.written != m.size)
             throw Error(path_ + ": " + m.name + " holds " + std::to_string(m.written) + " of its " +
@@ -208,22 +197,13 @@ void ZipWriter::finish() {
     for (const Member& m : members_)
         put(m.header_offset, local_header(m));
     put(end_, central_directory(end_));
-    const int fd = std::exchange(fd_, -1);
-    if (::close(fd) != 0) {
-        const std::string why = std::strerror(errno);
-        std::remove(tmp_.c_str());
-        throw Error(path_ + ": write error: " + why);
-    }
-    if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
-        const std::string why = std::strerror(errno);
-        std::remove(tmp_.c_str());
-        throw Error(path_ + ": cannot replace: " + why);
-    }
+    finished_ = true;
+    file_.commit();
 }
 
 void ZipWriter::put(std::uint64_t offset, std::span<const std::byte> bytes) {
-    if (fd_ < 0) throw Error(path_ + ": the archive was already finished");
-    if (const int error = detail::pwrite_all(fd_, bytes, offset)) io_failure(std::strerror(error));
+    if (finished_) throw Error(path_ + ": the archive was already finished");
+    if (const int error = file_.write_at(bytes, offset)) io_failure(std::strerror(error));
 }
 
 void ZipWriter::io_failure(const std::string& what) {

@@ -10,13 +10,16 @@
 #include <string>
 #include <vector>
 
+#include "attn/io/output_file.hpp"
+
 namespace attn::io {
 
-/// Writes a stored zip archive to a temporary file next to `path` and renames it into place on
-/// finish(); destroyed unfinished, it removes the temporary file. Every member's size is declared
-/// when it is reserved, so members can be filled in any interleaving (each one front to back):
-/// `attnscope compute` fills the [L,H,…] stage arrays one layer at a time. The headers match
-/// libzip's for stored members (zip64 fields only where a size or offset needs them). Move-only.
+/// Writes a stored zip archive to a unique temporary file next to `path` (an OutputFile) and
+/// renames it into place on finish(); destroyed unfinished, it removes the temporary file. Every
+/// member's size is declared when it is reserved, so members can be filled in any interleaving
+/// (each one front to back): `attnscope compute` fills the [L,H,…] stage arrays one layer at a
+/// time. The headers match libzip's for stored members (zip64 fields only where a size or offset
+/// needs them). Move-only.
 class ZipWriter {
   public:
     /// Sizes and offsets from this value on are written as zip64 (tests lower it).
@@ -54,9 +57,10 @@ class ZipWriter {
     void put(std::uint64_t offset, std::span<const std::byte> bytes);
     [[noreturn]] void io_failure(const std::string& what);
 
-    std::string path_, tmp_;
+    std::string path_;
+    OutputFile file_;
     std::uint64_t zip64_limit_;
-    int fd_ = -1;
+    bool finished_ = false;
     std::uint64_t end_ = 0;  ///< first byte after the reserved members
     std::uint16_t dos_time_ = 0, dos_date_ = 0;
     std::vector<Member> members_;

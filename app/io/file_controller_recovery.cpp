@@ -1,0 +1,85 @@
+// AttnScope — the FileController's autosave and crash recovery: each window autosaves to a
+// file of its own, and a start offers what crashed instances left. GPL-3.0-or-later.
+#include "io/autosave_file.hpp"
+#include "io/file_controller.hpp"
+
+#include <QFileInfo>
+#include <QLocale>
+#include <QMessageBox>
+#include <QStatusBar>
+#include <QUndoStack>
+
+#include "main_window.hpp"
+#include "model/scene.hpp"
+
+namespace fileio {
+
+QString FileController::autosavePath() const {
+    return autosave_->path();
+}
+
+QString FileController::autosaveFolder() {
+    return AutosaveFile::folder();
+}
+
+void FileController::autosave() {
+    if (window_->scene()->undoStack()->isClean()) return;
+    QString error;
+    if (!saveTo(autosavePath(), &error)) {
+        window_->statusBar()->showMessage(tr("Autosave failed: %1").arg(error), 5000);
+        return;
+    }
+    autosave_->setDocument(documentPath());
+}
+
+QString FileController::recoveryQuestion(const Recovery& r) {
+    const QString when = QLocale().toString(r.savedAt, QLocale::ShortFormat);
+    const QString what = r.document.isEmpty()
+                             ? tr("an untitled scene")
+                             : tr("%1 (%2)").arg(QFileInfo(r.document).fileName(), r.document);
+    QString text = tr("AttnScope did not close normally. Restore the unsaved changes to %1, "
+                      "autosaved at %2?")
+                       .arg(what, when);
+    if (r.count > 1)
+        text += tr("\n\n(Autosave %1 of %2 left by windows that did not close; declined ones are "
+                   "deleted.)")
+                    .arg(r.index)
+                    .arg(r.count);
+    return text;
+}
+
+void FileController::offerRecovery() {
+    // Quiet without a prompt: nobody could answer the question.
+    if (quiet_ && !recoveryPrompt_) return;
+    const std::vector<AutosaveFile::Orphan> orphans = AutosaveFile::claimOrphans();
+    const int count = static_cast<int>(orphans.size());
+    for (int i = 0; i < count; ++i) {
+        const AutosaveFile::Orphan& orphan = orphans[std::size_t(i)];
+        const Recovery r{orphan.document, orphan.savedAt, i + 1, count};
+        const bool restore =
+            recoveryPrompt_ ? recoveryPrompt_(r)
+                            : QMessageBox::question(window_, tr("AttnScope"), recoveryQuestion(r),
+                                                    QMessageBox::Yes | QMessageBox::No,
+                                                    QMessageBox::Yes) == QMessageBox::Yes;
+        if (restore && open(orphan.path, false)) {
+            // Restored work is not saved anywhere yet: keep it dirty and unnamed.
+            currentFile_.clear();
+            window_->scene()->undoStack()->resetClean();
+            updateTitle();
+            orphan.discard();
+            // One window shows one scene: the others stay for the next start (their locks are
+            // released with `orphans`).
+            const int left = count - i - 1;
+            window_->statusBar()->showMessage(
+                left == 0 ? tr("Restored the autosaved scene")
+                          : tr("Restored the autosaved scene; %1 more will be offered at the next "
+                               "start")
+                                .arg(left),
+                5000);
+            return;
+        }
+        orphan.discard();
+    }
+}
+
+}  // namespace fileio
