@@ -23,8 +23,10 @@
 #include <QUndoStack>
 
 #include "attn/error.hpp"
+#include "attn/gpt2/model.hpp"
 #include "attn/io/session.hpp"
 #include "io/file_loader.hpp"
+#include "io/model_dock.hpp"
 #include "io/open_guard.hpp"
 #include "io/session_state.hpp"
 #include "main_window.hpp"
@@ -116,6 +118,8 @@ void FileController::fail(const QString& message) {
 }
 
 bool FileController::openFile(const QString& path) {
+    // The file replaces what is shown: unsaved changes are offered a save first, as by New.
+    if (!maybeSave()) return false;
     return open(path, true);
 }
 
@@ -130,7 +134,8 @@ bool FileController::open(const QString& path, bool remember) {
     const bool done = openGuarded(
         window_, QStringLiteral("load file"), tr("Loading %1…").arg(name), path,
         [&](attn::Progress* p) {
-            if (!QFileInfo(path).isFile())
+            // A directory, a device or an empty file: core's reader says which, plainly.
+            if (!QFileInfo::exists(path))
                 throw attn::FormatError(path.toStdString() + ": no such file");
             opened = readFile(path, current, p);
         },
@@ -234,7 +239,8 @@ QString FileController::documentPath() const {
     if (!currentFile_.isEmpty()) return currentFile_;
     const attn::SceneSpec& spec = window_->scene()->spec();
     if (spec.data) return QFileInfo(QString::fromStdString(spec.data->source)).absoluteFilePath();
-    return openedFile_;
+    // A model shows its own run on the sentence, not the token file opened before it.
+    return spec.model ? QString() : openedFile_;
 }
 
 bool FileController::embedData() const {
@@ -273,7 +279,7 @@ bool FileController::saveAs() {
 }
 
 bool FileController::maybeSave() {
-    if (window_->scene()->undoStack()->isClean()) return true;
+    if (window_->scene()->undoStack()->isClean() || quiet_) return true;
     const auto answer = QMessageBox::warning(
         window_, tr("AttnScope"), tr("The scene has unsaved changes.\nDo you want to save them?"),
         QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
@@ -293,6 +299,8 @@ void FileController::autosave() {
     QString error;
     if (!saveTo(autosavePath(), &error))
         window_->statusBar()->showMessage(tr("Autosave failed: %1").arg(error), 5000);
+    else
+        writeAutosaveOrigin(autosavePath());
 }
 
 void FileController::offerRecovery() {
@@ -300,32 +308,33 @@ void FileController::offerRecovery() {
     if (!info.exists()) return;
     // Quiet without a prompt: nobody could answer the question.
     if (quiet_ && !recoveryPrompt_) return;
-    const bool restore =
-        recoveryPrompt_
-            ? recoveryPrompt_(info.lastModified())
-            : QMessageBox::question(
-                  window_, tr("AttnScope"),
-                  tr("AttnScope did not close normally. Restore the unsaved scene autosaved at "
-                     "%1?")
-                      .arg(QLocale().toString(info.lastModified(), QLocale::ShortFormat)),
-                  QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes) == QMessageBox::Yes;
-    if (restore && open(info.absoluteFilePath(), false)) {
-        // Restored work is not saved anywhere yet: keep it dirty and unnamed.
-        currentFile_.clear();
-        window_->scene()->undoStack()->resetClean();
-        updateTitle();
-        window_->statusBar()->showMessage(tr("Restored the autosaved scene"), 5000);
-    }
+    const AutosaveOrigin origin = readAutosaveOrigin(info.absoluteFilePath());
+    const bool restore = recoveryPrompt_
+                             ? recoveryPrompt_(info.lastModified())
+                             : QMessageBox::question(window_, tr("AttnScope"),
+                                                     recoveryQuestion(origin, info.lastModified()),
+                                                     QMessageBox::Yes | QMessageBox::No,
+                                                     QMessageBox::Yes) == QMessageBox::Yes;
+    if (restore && open(info.absoluteFilePath(), false)) restoreOrigin(origin);
     QFile::remove(info.absoluteFilePath());
+    QFile::remove(autosaveOriginPath(info.absoluteFilePath()));
 }
 
 void FileController::updateTitle() {
     const attn::SceneSpec& spec = window_->scene()->spec();
     const QString doc = documentPath();
-    QString name = doc.isEmpty() ? tr("untitled") : QFileInfo(doc).fileName();
-    // A session showing a data file names both: what is saved, and what is looked at.
-    if (!currentFile_.isEmpty() && spec.data)
-        name += tr(" (%1)").arg(QFileInfo(QString::fromStdString(spec.data->source)).fileName());
+    // What the views show: a model's run or a data file (a model replaces the file it opened
+    // over, so the file's name must go from the title with it).
+    const QString shown =
+        spec.model  ? tr("model %1").arg(modelName(QString::fromStdString(spec.model->dir)))
+        : spec.data ? QFileInfo(QString::fromStdString(spec.data->source)).fileName()
+                    : QString();
+    QString name = !currentFile_.isEmpty() ? QFileInfo(currentFile_).fileName()
+                   : spec.model            ? shown
+                   : doc.isEmpty()         ? tr("untitled")
+                                           : QFileInfo(doc).fileName();
+    // A session showing a data file or a model names both: what is saved, and what is looked at.
+    if (!currentFile_.isEmpty() && !shown.isEmpty()) name += tr(" (%1)").arg(shown);
     closeDataAction_->setEnabled(bool(spec.data));
     window_->setWindowFilePath(doc);
     window_->setWindowTitle(tr("%1[*] — AttnScope").arg(name));
@@ -359,6 +368,7 @@ bool FileController::eventFilter(QObject* watched, QEvent* event) {
                 return true;
             }
             QFile::remove(autosavePath());  // a clean exit: nothing to recover
+            QFile::remove(autosaveOriginPath(autosavePath()));
             return false;
         default:
             return QObject::eventFilter(watched, event);

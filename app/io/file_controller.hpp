@@ -24,8 +24,8 @@ class FileController : public QObject {
     explicit FileController(MainWindow* window);
     ~FileController() override;
 
-    /// Loads path (any supported kind) into the scene; false (and a message box unless
-    /// quiet) when it cannot be read.
+    /// After the unsaved-changes question, loads path (any supported kind) into the scene;
+    /// false when cancelled or (with a message box unless quiet) when it cannot be read.
     bool openFile(const QString& path);
     /// Opens File ▸ Examples entry `index` (see io/examples.hpp); false when it cannot.
     bool openExample(int index);
@@ -44,7 +44,8 @@ class FileController : public QObject {
     /// Writes the session to path atomically (core's save_session); marks the scene clean on
     /// success.
     bool saveTo(const QString& path, QString* error);
-    /// Asks what to do with unsaved changes; false when the user cancels.
+    /// Asks what to do with unsaved changes; false when the user cancels. Quiet (tests), nobody
+    /// can answer: true.
     bool maybeSave();
 
     /// The session file Save writes ("" when the document is no session yet: Save asks).
@@ -65,7 +66,8 @@ class FileController : public QObject {
     /// Writes the autosave file now when there are unsaved changes.
     void autosave();
     /// When an autosave file is left over from a session that did not close cleanly, offers to
-    /// restore it (called once, after the window is shown). Either way the file is removed.
+    /// restore it (called once, after the window is shown), naming the document and the time.
+    /// A restored document keeps its session file. Either way the file is removed.
     void offerRecovery();
     /// Answers the recovery question for the autosave written at `savedAt`: true restores it.
     using RecoveryPrompt = std::function<bool(const QDateTime& savedAt)>;
@@ -76,7 +78,24 @@ class FileController : public QObject {
   protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
+  public:
+    /// Which document an autosave belongs to, kept beside it so that a restore can name it and
+    /// Save writes where the lost session would have.
+    struct AutosaveOrigin {
+        QString session;   ///< the session file Save wrote ("" when untitled)
+        QString document;  ///< the file the title named (session, data or token file)
+    };
+    /// The file beside `autosaveFile` that holds its AutosaveOrigin.
+    static QString autosaveOriginPath(const QString& autosaveFile);
+    /// The recovery question: what is restored (document name or untitled) and when it was
+    /// autosaved.
+    static QString recoveryQuestion(const AutosaveOrigin& origin, const QDateTime& savedAt);
+
   private:
+    void writeAutosaveOrigin(const QString& autosaveFile) const;
+    static AutosaveOrigin readAutosaveOrigin(const QString& autosaveFile);
+    /// After a restore: the document is again the one autosaved (title, Save), still modified.
+    void restoreOrigin(const AutosaveOrigin& origin);
     void addExamplesMenu(QMenu* file);
     /// openFile; `remember` puts the file in File ▸ Recent (not the autosave file, which goes).
     bool open(const QString& path, bool remember);
