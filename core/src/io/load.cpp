@@ -29,6 +29,9 @@ std::string head_of(const std::string& path, std::size_t n) {
         fail(detail::base_name(path),
              std::string("is ") + what + ", not a file; AttnScope opens regular files only");
     }
+    // Said plainly, not as whatever a parser makes of zero bytes.
+    if (st.st_size == 0 && S_ISREG(st.st_mode))
+        fail(detail::base_name(path), "file is empty (0 bytes)");
     std::ifstream in(path, std::ios::binary);
     if (!in) fail(detail::base_name(path), std::string("cannot open: ") + std::strerror(errno));
     std::string s(n, '\0');
