@@ -176,10 +176,8 @@ class OpenOverEditsTest : public QObject {
         QVERIFY(w.isWindowModified());
         QVERIFY(!QFile::exists(autosave));
         QVERIFY(!QFile::exists(fileio::FileController::autosaveOriginPath(autosave)));
-        // Ctrl+S writes the session the changes belong to, without asking where.
-        QApplication::setActiveWindow(&w);
-        QVERIFY(QTest::qWaitForWindowActive(&w));
-        QTest::keyClick(&w, Qt::Key_S, Qt::ControlModifier);
+        // File ▸ Save (Ctrl+S) writes the session the changes belong to, without asking where.
+        w.saveAction()->trigger();
         QVERIFY(!w.isWindowModified());
         const attn::io::Session saved =
             attn::io::load_session(QFile::encodeName(session).toStdString());
