@@ -11,12 +11,12 @@
 
 #include "attn/error.hpp"
 #include "attn/gpt2/model.hpp"
+#include "attn/gpt2/model_scene.hpp"
 #include "export/export_dialog.hpp"
 #include "export/figure_export.hpp"
 #include "export/layers_export.hpp"
 #include "export/numbers_export.hpp"
 #include "export/view_numbers.hpp"
-#include "io/model_dock.hpp"
 #include "main_window.hpp"
 #include "model/compute_service.hpp"
 #include "model/scene.hpp"
@@ -118,7 +118,8 @@ QString ExportController::figureTitle(QWidget* view) const {
         }
     } else if (spec.model) {
         // A model's run is no synthetic scene: its folder and the layer shown.
-        parts << tr("model %1").arg(fileio::modelName(QString::fromStdString(spec.model->dir)));
+        parts
+            << tr("model %1").arg(QString::fromStdString(attn::gpt2::model_name(spec.model->dir)));
         if (!qobject_cast<ModelGrid*>(view)) parts << tr("layer %1").arg(spec.layer + 1);
     } else {
         parts << tr("synthetic scene (seed %1)").arg(spec.seed);
