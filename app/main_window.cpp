@@ -27,6 +27,7 @@
 #include "views/views_tab.hpp"
 #include "views/weights_bar.hpp"
 #include "widgets/controls_dock.hpp"
+#include "widgets/tab_strip.hpp"
 #include "widgets/token_editor.hpp"
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
@@ -43,8 +44,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     tabs_->setDocumentMode(true);
     // A tab's large minimum size must not push the docks off a 1280-pixel screen.
     tabs_->setMinimumSize(360, 300);
+    // The tabs' bar across the top, above the docks: it stays put when a tab hides them.
+    tabStrip_ = new TabStrip(tabs_, this);
+    addToolBar(Qt::TopToolBarArea, tabStrip_);
     grid_ = new HeatmapGrid;
-    tabs_->addTab(grid_, tr("Heads"));
+    addView(grid_, tr("Heads"));
     auto* central = new QWidget;
     auto* column = new QVBoxLayout(central);
     column->setContentsMargins(0, 0, 0, 0);
@@ -107,6 +111,7 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::addView(QWidget* view, const QString& title) {
     tabs_->addTab(view, title);
+    tabStrip_->addTab(title);
 }
 
 void MainWindow::buildDocks() {

@@ -19,6 +19,7 @@ class QMenu;
 class QAction;
 class QDockWidget;
 class TabDocks;
+class TabStrip;
 
 /// Only wiring: the Scene changes → ComputeService → views; views' requests → Scene. Other
 /// modules add tabs with addView() and fill the File menu through fileMenu() and the actions.
@@ -73,6 +74,11 @@ class MainWindow : public QMainWindow {
     void buildMenus();
     void buildStatusBar();
     void rebuildRecentMenu();
+    /// The size of a first start: 1280 × 800, or less so that the whole window with its title
+    /// bar fits the screen's free area.
+    QSize defaultSize() const;
+    /// Moves and shrinks the window so that it and its title bar fit its screen's free area.
+    void clampToScreen();
     void restoreSettings();
     void saveSettings();
     void onSpecChanged();
@@ -84,6 +90,7 @@ class MainWindow : public QMainWindow {
     Scene* scene_ = nullptr;
     ComputeService* compute_ = nullptr;
     QTabWidget* tabs_ = nullptr;
+    TabStrip* tabStrip_ = nullptr;  ///< the tabs' bar, fixed above the docks
     HeatmapGrid* grid_ = nullptr;
     WeightsBar* weights_ = nullptr;
     MathPanel* math_ = nullptr;

@@ -5,9 +5,11 @@
 #include <QFileInfo>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScreen>
 #include <QSettings>
 #include <QTabWidget>
 #include <QUndoStack>
+#include <algorithm>
 
 #include "attn/memory_budget.hpp"
 #include "io/examples.hpp"
@@ -16,8 +18,10 @@
 #include "settings_keys.hpp"
 #include "views/heatmap_grid.hpp"
 #include "widgets/controls_dock.hpp"
+#include "widgets/recent_labels.hpp"
 #include "widgets/token_editor.hpp"
 #include "widgets/undo_shortcuts.hpp"
+#include "widgets/user_guide.hpp"
 
 void MainWindow::buildMenus() {
     fileMenu_ = menuBar()->addMenu(tr("&File"));
@@ -37,6 +41,9 @@ void MainWindow::buildMenus() {
     for (QAction* a : {openAction_, saveAction_, exportAction_})
         a->setEnabled(false);
     recentMenu_ = fileMenu_->addMenu(tr("Open &Recent"));
+    recentMenu_->setToolTipsVisible(true);
+    // Listed afresh each time it opens: a file deleted meanwhile is gone from it.
+    connect(recentMenu_, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
     rebuildRecentMenu();
     fileMenu_->addSeparator();
     QAction* quit = fileMenu_->addAction(tr("&Quit"), this, &QWidget::close);
@@ -101,16 +108,31 @@ void MainWindow::buildMenus() {
         viewMenu_->addAction(dock->toggleViewAction());
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    QAction* guide = help->addAction(tr("&User Guide"), this, [this] {
+        auto* dialog = new UserGuide(this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->show();
+    });
+    guide->setObjectName(QStringLiteral("actionUserGuide"));
+    guide->setShortcut(QKeySequence::HelpContents);
     help->addAction(tr("&About AttnScope"), this, &MainWindow::showAbout);
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 }
 
 void MainWindow::rebuildRecentMenu() {
     recentMenu_->clear();
-    const QStringList files = QSettings().value(settings_keys::kRecentFiles).toStringList();
-    for (const QString& path : files) {
-        QAction* a = recentMenu_->addAction(QFileInfo(path).fileName());
+    QSettings settings;
+    QStringList files = settings.value(settings_keys::kRecentFiles).toStringList();
+    // A file deleted or moved since is no choice: it leaves the list.
+    const qsizetype before = files.size();
+    files.removeIf([](const QString& path) { return !QFileInfo(path).isFile(); });
+    if (files.size() != before) settings.setValue(settings_keys::kRecentFiles, files);
+    const QStringList labels = recentFileLabels(files);
+    for (qsizetype i = 0; i < files.size(); ++i) {
+        const QString& path = files.at(i);
+        QAction* a = recentMenu_->addAction(labels.at(i));
         a->setToolTip(path);
+        a->setStatusTip(path);
         connect(a, &QAction::triggered, this, [this, path] { Q_EMIT recentFileRequested(path); });
     }
     recentMenu_->setEnabled(!files.isEmpty());
@@ -128,10 +150,43 @@ void MainWindow::addRecentFile(const QString& path) {
     rebuildRecentMenu();
 }
 
+namespace {
+// A window manager's title bar and borders: not known before the window is shown, so allowed
+// for generously.
+constexpr int kTitleBar = 48, kBorders = 8;
+}  // namespace
+
+QSize MainWindow::defaultSize() const {
+    // 1280 × 800 where there is room, else the screen's free area less title bar and borders.
+    const QScreen* s = screen();
+    if (!s) return {1280, 800};
+    const QRect free = s->availableGeometry();
+    return {std::min(1280, free.width() - kBorders), std::min(800, free.height() - kTitleBar)};
+}
+
+void MainWindow::clampToScreen() {
+    const QScreen* s = screen();
+    if (!s) return;
+    const QRect free = s->availableGeometry();
+    QRect g = geometry();
+    g.setSize(g.size().boundedTo(QSize(free.width() - kBorders, free.height() - kTitleBar)));
+    g.moveLeft(std::clamp(
+        g.left(), free.left() + kBorders / 2,
+        std::max(free.left() + kBorders / 2, free.right() + 1 - kBorders / 2 - g.width())));
+    g.moveTop(std::clamp(g.top(), free.top() + kTitleBar - kBorders / 2,
+                         std::max(free.top() + kTitleBar - kBorders / 2,
+                                  free.bottom() + 1 - kBorders / 2 - g.height())));
+    if (g != geometry()) setGeometry(g);
+}
+
 void MainWindow::restoreSettings() {
     QSettings settings;
+    // Qt fits a restored geometry into the screen it opens on (title bar included); the
+    // default must fit too.
     if (!restoreGeometry(settings.value(settings_keys::kWindowGeometry).toByteArray()))
-        resize(1280, 800);
+        resize(defaultSize());
+    else
+        clampToScreen();  // saved on a larger screen, or beyond this one's edge
     restoreState(settings.value(settings_keys::kWindowState).toByteArray());
     HeatmapStyle style;
     style.colorMap = colorMapFromId(settings.value(settings_keys::kColorMap).toString());

@@ -97,8 +97,8 @@ std::unique_ptr<QWidget> lensView(const Request& request, Scene* scene, QString*
 }
 
 /// A view of the Views tab (lines, tokens, neuron, rollout, qk) on its own, or the census.
-std::unique_ptr<QWidget> attentionView(const Request& request, Scene* scene,
-                                       SceneResultPtr result) {
+std::unique_ptr<QWidget> attentionView(const Request& request, Scene* scene, SceneResultPtr result,
+                                       QString* error, int* code) {
     std::unique_ptr<AttentionView> view;
     if (request.view == QLatin1StringView("lines")) view = std::make_unique<LinesView>();
     if (request.view == QLatin1StringView("tokens")) view = std::make_unique<TokensView>();
@@ -108,6 +108,17 @@ std::unique_ptr<QWidget> attentionView(const Request& request, Scene* scene,
     if (rollout) view.reset(rollout);
     view->setSelection(scene->selection());
     view->setResult(std::move(result));
+    // A view that can only explain why it cannot draw is no figure: a PNG of the sentence with
+    // exit 0 would pass for one in a script.
+    QString why;
+    if (auto* neuron = dynamic_cast<NeuronView*>(view.get())) why = neuron->message();
+    if (auto* qk = dynamic_cast<QkView*>(view.get())) why = qk->message();
+    if (!why.isEmpty()) {
+        *error = tr("--view %1 cannot be drawn for %2: %3")
+                     .arg(request.view, request.file.isEmpty() ? request.model : request.file, why);
+        *code = kExitInput;
+        return nullptr;
+    }
     place(view.get(), request);
     if (rollout) rollout->refreshNow();
     exporting::settleLayout(view.get());
@@ -134,7 +145,7 @@ std::unique_ptr<QWidget> createView(const Request& request, Scene* scene, SceneR
     if (request.view == QLatin1StringView("census")) return censusView(request, scene);
     for (const char* name : {"lines", "tokens", "neuron", "rollout", "qk"})
         if (request.view == QLatin1StringView(name))
-            return attentionView(request, scene, std::move(result));
+            return attentionView(request, scene, std::move(result), error, code);
     if (request.view.startsWith(QLatin1StringView("lens:")))
         return lensView(request, scene, error, code);
     *error = tr("--view: '%1' is not available in this build").arg(request.view);

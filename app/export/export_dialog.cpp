@@ -57,7 +57,9 @@ ExportDialog::ExportDialog(const QString& viewName, QSize viewSize, const QStrin
     dpi_->setValue(
         QSettings().value(settings_keys::kExportDpi, exporting::kLogicalDpi * 2).toDouble());
     dpi_->setToolTip(tr("PNG resolution: the image has size × DPI/96 pixels"));
-    title_->setToolTip(tr("A line above the figure: the file, component, layer and head shown"));
+    title_->setToolTip(
+        tr("A line above the figure, which grows by its height: the file, component, layer and "
+           "head shown"));
     title_->setEnabled(false);
     useTitle_->setToolTip(title_->toolTip());
     selection_->setToolTip(

@@ -222,16 +222,19 @@ QString exportFigure(QWidget* view, const QString& path, const Options& options)
     if (options.dpi < 10 || options.dpi > 2400)
         return failure(path, tr("%1 dpi is outside 10…2400").arg(options.dpi));
     ScreenOnlyHidden hidden(view);
-    // The title takes a band at the top; the view is laid out in the rest.
-    SizeOverride sized(view, options.size - QSize(0, titleBandHeight(options.title, view->font())));
+    // A title grows the figure by its band above the view, which keeps the asked size: laid out
+    // in less, a view at its minimum height ran its colour bar and labels off the page.
+    SizeOverride sized(view, options.size);
+    Options titled = options;
+    titled.size.rheight() += titleBandHeight(options.title, view->font());
     hidden.hideSelection(options.selection);
     switch (options.format) {
         case Format::Png:
-            return writePng(view, path, options);
+            return writePng(view, path, titled);
         case Format::Svg:
-            return writeSvg(view, path, options);
+            return writeSvg(view, path, titled);
         case Format::Pdf:
-            return writePdf(view, path, options);
+            return writePdf(view, path, titled);
         case Format::Npy:
         case Format::Csv:
             break;

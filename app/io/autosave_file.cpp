@@ -26,10 +26,15 @@ QString documentPathOf(const QString& autosave) {
     return autosave + QStringLiteral(".document");
 }
 
-QString readDocument(const QString& autosave) {
+/// The companion's two lines: the document, then the session ("" where missing).
+QStringList readDocument(const QString& autosave) {
     QFile f(documentPathOf(autosave));
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    return QString::fromUtf8(f.readLine(64 * 1024)).trimmed();
+    QStringList lines;
+    if (f.open(QIODevice::ReadOnly))
+        for (int i = 0; i < 2 && !f.atEnd(); ++i)
+            lines << QString::fromUtf8(f.readLine(64 * 1024)).trimmed();
+    while (lines.size() < 2) lines << QString();
+    return lines;
 }
 
 }  // namespace
@@ -53,14 +58,14 @@ AutosaveFile::AutosaveFile()
 
 AutosaveFile::~AutosaveFile() = default;
 
-void AutosaveFile::setDocument(const QString& document) const {
+void AutosaveFile::setDocument(const QString& document, const QString& session) const {
     try {
-        const QByteArray text = document.toUtf8() + '\n';
+        const QByteArray text = document.toUtf8() + '\n' + session.toUtf8() + '\n';
         attn::io::OutputFile out(QFile::encodeName(documentPathOf(path_)).toStdString());
         out.append(std::string_view(text.constData(), std::size_t(text.size())));
         out.commit();
     } catch (const std::exception&) {
-        // Only the recovery question's wording needs it: it then says "an untitled scene".
+        // Without it a restore is still whole, only unnamed ("an untitled scene").
     }
 }
 
@@ -90,7 +95,9 @@ std::vector<AutosaveFile::Orphan> AutosaveFile::claimOrphans() {
         const QFileInfo info(o.path);
         if (!info.exists()) continue;  // its owner closed cleanly meanwhile
         o.savedAt = info.lastModified();
-        o.document = readDocument(o.path);
+        const QStringList origin = readDocument(o.path);
+        o.document = origin[0];
+        o.session = origin[1];
         orphans.push_back(std::move(o));
     }
     std::sort(orphans.begin(), orphans.end(),

@@ -12,7 +12,7 @@ namespace fileio {
 
 /// One window's autosave: "autosave-PID-N.attnscope" in the application's data folder (N
 /// counts the windows of the process), beside a lock (QLockFile, ".lock") held while the window
-/// lives and a one-line ".document" naming what the scene was opened from. Another instance
+/// lives and a ".document" naming what the scene was opened from and the session it belongs to. Another instance
 /// sees the lock of a live owner and leaves the files alone; a crashed owner's lock is stale
 /// (its PID is gone), so the next start may claim it and offer the autosave.
 class AutosaveFile {
@@ -24,8 +24,9 @@ class AutosaveFile {
 
     /// The session file this window autosaves to.
     const QString& path() const { return path_; }
-    /// Writes the session's companion naming the document ("" for an untitled scene).
-    void setDocument(const QString& document) const;
+    /// Writes the autosave's companion: the document shown ("" for an untitled scene) and the
+    /// session file the changes belong to ("" when none).
+    void setDocument(const QString& document, const QString& session) const;
     /// A clean exit: the autosave and its companion go (the lock goes with this object).
     void remove() const;
 
@@ -36,6 +37,7 @@ class AutosaveFile {
     struct Orphan {
         QString path;      ///< the session file
         QString document;  ///< what its scene was opened from ("" untitled)
+        QString session;   ///< the session file the changes belong to ("" none)
         QDateTime savedAt;
         std::unique_ptr<QLockFile> lock;
         /// Deletes the autosave and its companion.

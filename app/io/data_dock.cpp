@@ -16,6 +16,7 @@
 #include "attn/io/attention_json.hpp"
 #include "model/scene.hpp"
 #include "model/undo_command.hpp"
+#include "views/numbering.hpp"
 #include "views/token_labels.hpp"
 
 namespace fileio {
@@ -38,10 +39,12 @@ DataDock::DataDock(Scene* scene, QWidget* parent)
     component_->setToolTip(
         tr("Which block of the file is shown (e.g. Encoder, Decoder, Cross; "
            "scores or the model's attention)"));
-    layer_->setToolTip(tr("The layer shown in the heatmap grid (the Model tab shows them all)"));
+    layer_->setToolTip(tr("The layer shown in the heatmap grid (the Model tab shows them all)") +
+                       QStringLiteral("\n") + numberingNote());
     // Beside the layer, so both selectors are at hand whichever tab is on show.
     head_->setToolTip(
-        tr("The selected head: the weights bar, the math panel and the lenses follow it"));
+        tr("The selected head: the weights bar, the math panel and the lenses follow it") +
+        QStringLiteral("\n") + numberingNote());
     dk_->setRange(1, 65536);
     dk_->setDecimals(0);
     dk_->setToolTip(tr("d_k used to scale the loaded raw scores by 1/√d_k"));
@@ -77,7 +80,7 @@ void DataDock::onComponent(int index) {
     attn::SceneSpec spec = scene_->spec();
     spec.component = index;
     spec.layer = 0;
-    scene_->setSpec(spec, tr("Show %1").arg(component_->itemText(index)));
+    scene_->showPart(spec, tr("Show %1").arg(component_->itemText(index)));
 }
 
 void DataDock::onLayer(int layer) {
@@ -85,7 +88,7 @@ void DataDock::onLayer(int layer) {
     if (layer - 1 == scene_->spec().layer) return;
     attn::SceneSpec spec = scene_->spec();
     spec.layer = layer - 1;
-    scene_->setSpec(spec, tr("Show layer %1").arg(layer));
+    scene_->showPart(spec, tr("Show layer %1").arg(layer));
 }
 
 void DataDock::onHead(int head) {

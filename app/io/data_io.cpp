@@ -22,7 +22,8 @@ namespace fileio {
 FileController* attachDataIo(MainWindow* window, const QStringList& files) {
     auto* files_ = new FileController(window);
     new exporting::ExportController(window);
-    new ModelController(window);  // Model ▸ and its dock, beside the loaded data's
+    auto* models = new ModelController(window);  // Model ▸ and its dock, beside the data's
+    models->setConfirmReplace([files_] { return files_->maybeSave(); });
     auto* data = new DataDock(window->scene(), window);
     window->addDockWidget(Qt::RightDockWidgetArea, data);
     window->viewMenu()->addAction(data->toggleViewAction());

@@ -23,10 +23,12 @@
 #include <QUndoStack>
 
 #include "attn/error.hpp"
+#include "attn/gpt2/model.hpp"
 #include "attn/io/session.hpp"
 #include "export/output_device.hpp"
 #include "io/autosave_file.hpp"
 #include "io/file_loader.hpp"
+#include "io/model_dock.hpp"
 #include "io/open_guard.hpp"
 #include "io/session_state.hpp"
 #include "main_window.hpp"
@@ -119,6 +121,8 @@ void FileController::fail(const QString& message) {
 }
 
 bool FileController::openFile(const QString& path) {
+    // The file replaces what is shown: unsaved changes are offered a save first, as by New.
+    if (!maybeSave()) return false;
     return open(path, true);
 }
 
@@ -133,7 +137,8 @@ bool FileController::open(const QString& path, bool remember) {
     const bool done = openGuarded(
         window_, QStringLiteral("load file"), tr("Loading %1…").arg(name), path,
         [&](attn::Progress* p) {
-            if (!QFileInfo(path).isFile())
+            // A directory, a device or an empty file: core's reader says which, plainly.
+            if (!QFileInfo::exists(path))
                 throw attn::FormatError(path.toStdString() + ": no such file");
             opened = readFile(path, current, p);
         },
@@ -161,15 +166,17 @@ bool FileController::open(const QString& path, bool remember) {
 }
 
 bool FileController::openReplacing(const QString& path) {
-    if (busy_ || !maybeSave()) return false;
+    // openFile asks the unsaved-changes question itself.
+    if (busy_) return false;
     return openFile(path);
 }
 
 void FileController::openWithDialog() {
+    // Asked before the dialog, so a Cancel costs no browsing; then opened without asking again.
     if (!maybeSave()) return;
     const QString path =
         QFileDialog::getOpenFileName(window_, tr("Open"), startDirectory(), openFilter());
-    if (!path.isEmpty()) openFile(path);
+    if (!path.isEmpty()) open(path, true);
 }
 
 void FileController::loadEmbeddingsWithDialog() {
@@ -253,7 +260,8 @@ QString FileController::documentPath() const {
     if (!currentFile_.isEmpty()) return currentFile_;
     const attn::SceneSpec& spec = window_->scene()->spec();
     if (spec.data) return QFileInfo(QString::fromStdString(spec.data->source)).absoluteFilePath();
-    return openedFile_;
+    // A model shows its own run on the sentence, not the token file opened before it.
+    return spec.model ? QString() : openedFile_;
 }
 
 bool FileController::embedData() const {
@@ -292,7 +300,7 @@ bool FileController::saveAs() {
 }
 
 bool FileController::maybeSave() {
-    if (window_->scene()->undoStack()->isClean()) return true;
+    if (window_->scene()->undoStack()->isClean() || quiet_) return true;
     const auto answer = QMessageBox::warning(
         window_, tr("AttnScope"), tr("The scene has unsaved changes.\nDo you want to save them?"),
         QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
@@ -304,10 +312,18 @@ bool FileController::maybeSave() {
 void FileController::updateTitle() {
     const attn::SceneSpec& spec = window_->scene()->spec();
     const QString doc = documentPath();
-    QString name = doc.isEmpty() ? tr("untitled") : QFileInfo(doc).fileName();
-    // A session showing a data file names both: what is saved, and what is looked at.
-    if (!currentFile_.isEmpty() && spec.data)
-        name += tr(" (%1)").arg(QFileInfo(QString::fromStdString(spec.data->source)).fileName());
+    // What the views show: a model's run or a data file (a model replaces the file it opened
+    // over, so the file's name must go from the title with it).
+    const QString shown =
+        spec.model  ? tr("model %1").arg(modelName(QString::fromStdString(spec.model->dir)))
+        : spec.data ? QFileInfo(QString::fromStdString(spec.data->source)).fileName()
+                    : QString();
+    QString name = !currentFile_.isEmpty() ? QFileInfo(currentFile_).fileName()
+                   : spec.model            ? shown
+                   : doc.isEmpty()         ? tr("untitled")
+                                           : QFileInfo(doc).fileName();
+    // A session showing a data file or a model names both: what is saved, and what is looked at.
+    if (!currentFile_.isEmpty() && !shown.isEmpty()) name += tr(" (%1)").arg(shown);
     closeDataAction_->setEnabled(bool(spec.data));
     window_->setWindowFilePath(doc);
     window_->setWindowTitle(tr("%1[*] — AttnScope").arg(name));

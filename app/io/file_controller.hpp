@@ -27,8 +27,8 @@ class FileController : public QObject {
     explicit FileController(MainWindow* window);
     ~FileController() override;
 
-    /// Loads path (any supported kind) into the scene; false (and a message box unless
-    /// quiet) when it cannot be read.
+    /// After the unsaved-changes question, loads path (any supported kind) into the scene;
+    /// false when cancelled or (with a message box unless quiet) when it cannot be read.
     bool openFile(const QString& path);
     /// Opens File ▸ Examples entry `index` (see io/examples.hpp); false when it cannot.
     bool openExample(int index);
@@ -36,7 +36,7 @@ class FileController : public QObject {
     /// about unsaved changes (as File ▸ New and closing ask it), then openFile. False when the
     /// user cancels, a load is running, or the file cannot be read.
     bool openReplacing(const QString& path);
-    /// After the unsaved-changes question, a file dialog, then openFile.
+    /// After the unsaved-changes question, a file dialog, then the file.
     void openWithDialog();
     /// Loads explicit embeddings (.npy / .csv) for the current tokens.
     void loadEmbeddingsWithDialog();
@@ -51,7 +51,8 @@ class FileController : public QObject {
     /// Writes the session to path atomically (core's save_session); marks the scene clean on
     /// success.
     bool saveTo(const QString& path, QString* error);
-    /// Asks what to do with unsaved changes; false when the user cancels.
+    /// Asks what to do with unsaved changes; false when the user cancels. Quiet (tests), nobody
+    /// can answer: true.
     bool maybeSave();
 
     /// The session file Save writes ("" when the document is no session yet: Save asks).
@@ -76,9 +77,10 @@ class FileController : public QObject {
     /// Writes the autosave file now when there are unsaved changes.
     void autosave();
     /// Offers, one by one and newest first, every autosave that an instance which did not close
-    /// normally left (called once, after the window is shown). A live instance's autosave is
-    /// neither offered nor deleted. The first one accepted is restored and the rest are kept for
-    /// the next start; every declined one is removed.
+    /// normally left (called once, after the window is shown), naming its document and time. A
+    /// live instance's autosave is neither offered nor deleted. The first one accepted is
+    /// restored, keeping its session file (title, Save), and the rest are kept for the next
+    /// start; every declined one is removed.
     void offerRecovery();
     /// What the recovery question is about.
     struct Recovery {

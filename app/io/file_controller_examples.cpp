@@ -26,6 +26,7 @@ void FileController::addExamplesMenu(QMenu* file) {
 
 bool FileController::openExample(int index) {
     if (index < 0 || index >= examples().size()) return false;
+    if (!maybeSave()) return false;  // the example replaces the document, as a file does
     QString error;
     const QString path = materializeExample(examples().at(index), &error);
     if (path.isEmpty()) {

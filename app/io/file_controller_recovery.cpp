@@ -29,7 +29,7 @@ void FileController::autosave() {
         window_->statusBar()->showMessage(tr("Autosave failed: %1").arg(error), 5000);
         return;
     }
-    autosave_->setDocument(documentPath());
+    autosave_->setDocument(documentPath(), currentFile_);
 }
 
 QString FileController::recoveryQuestion(const Recovery& r) {
@@ -62,8 +62,11 @@ void FileController::offerRecovery() {
                                                     QMessageBox::Yes | QMessageBox::No,
                                                     QMessageBox::Yes) == QMessageBox::Yes;
         if (restore && open(orphan.path, false)) {
-            // Restored work is not saved anywhere yet: keep it dirty and unnamed.
-            currentFile_.clear();
+            // Save writes to the session the changes were made to, never to the autosave; a
+            // document that was data or tokens stays unsaved until Save asks where. Restored
+            // work is not saved anywhere yet: it stays modified.
+            currentFile_ = orphan.session;
+            openedFile_ = orphan.session.isEmpty() ? orphan.document : QString();
             window_->scene()->undoStack()->resetClean();
             updateTitle();
             orphan.discard();

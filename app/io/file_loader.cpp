@@ -23,7 +23,7 @@ namespace fileio {
 namespace {
 
 /// Controls keyed to the old sequence (padding flags, global tokens, a custom matrix) would not
-/// fit a new one; everything else is kept so a user's settings survive opening a file.
+/// fit a new one; a token file keeps everything else (loaded attention: startAsTheDataSays).
 void dropSequenceBoundState(attn::SceneSpec& spec) {
     spec.mask.key_valid.clear();
     spec.mask.global.clear();
@@ -33,6 +33,19 @@ void dropSequenceBoundState(attn::SceneSpec& spec) {
     // A file's attention or tokens replace the model's run (Model ▸ Open reopens it).
     spec.model.reset();
     spec.model_layers.clear();
+}
+
+/// Loaded data brings its own settings: what the synthetic scene set and the file does not say
+/// goes back to what the model did (plain scaled dot product, τ = 1, no mask) rather than
+/// silently reshaping the model's scores with an RBF kernel or a causal mask it never had.
+void startAsTheDataSays(attn::SceneSpec& spec, const attn::AttentionData& data) {
+    spec.score = attn::ScoreKind::Dot;
+    spec.scale = true;
+    spec.temperature = 1.f;
+    spec.mask = attn::MaskSpec{};
+    // A decoder's file (GPT-2) holds weights that are zero above the diagonal: its raw
+    // scores only reproduce them under the causal mask, so that is where the controls start.
+    if (attn::io::scores_need_causal_mask(data)) spec.mask.kind = attn::MaskKind::Causal;
 }
 
 }  // namespace
@@ -45,9 +58,7 @@ Opened readFile(const QString& path, const attn::SceneSpec& current, attn::Progr
     if (auto* data = std::get_if<attn::AttentionData>(&loaded)) {
         out.spec = current;
         dropSequenceBoundState(out.spec);
-        // A decoder's file (GPT-2) holds weights that are zero above the diagonal: its raw
-        // scores only reproduce them under the causal mask, so that is where the controls start.
-        if (attn::io::scores_need_causal_mask(*data)) out.spec.mask.kind = attn::MaskKind::Causal;
+        startAsTheDataSays(out.spec, *data);
         const attn::Index first = data->default_component;
         out.spec.data = std::make_shared<const attn::AttentionData>(std::move(*data));
         out.spec.component = first;

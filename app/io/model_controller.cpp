@@ -102,6 +102,7 @@ void ModelController::fail(const QString& message) {
 
 bool ModelController::openModel(const QString& path) {
     if (busy_) return false;
+    if (confirmReplace_ && !confirmReplace_()) return false;
     busy_ = true;
     lastError_.clear();
     const QString dir = QFileInfo(path).absoluteFilePath();

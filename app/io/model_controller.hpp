@@ -5,6 +5,7 @@
 #include <QObject>
 #include <QString>
 #include <QStringList>
+#include <functional>
 
 class MainWindow;
 class QAction;
@@ -23,7 +24,8 @@ class ModelController : public QObject {
   public:
     explicit ModelController(MainWindow* window);
 
-    /// Opens the GPT-2 folder dir; false (and a message box unless quiet) when it cannot.
+    /// Opens the GPT-2 folder dir after the unsaved-changes question (setConfirmReplace); false
+    /// when cancelled or (with a message box unless quiet) when it cannot.
     bool openModel(const QString& dir);
     /// Model ▸ Open Model…: a folder dialog, then openModel.
     void openWithDialog();
@@ -43,6 +45,9 @@ class ModelController : public QObject {
     /// No message boxes: failures only return false (tests).
     void setQuiet(bool quiet) { quiet_ = quiet; }
     const QString& lastError() const { return lastError_; }
+    /// Asked before a model replaces the document (File's unsaved-changes question): false
+    /// cancels the open.
+    void setConfirmReplace(std::function<bool()> confirm) { confirmReplace_ = std::move(confirm); }
 
   private:
     void rebuildMenu();
@@ -57,6 +62,7 @@ class ModelController : public QObject {
     QAction* closeAction_ = nullptr;
     ModelDock* dock_ = nullptr;
     QString lastError_;
+    std::function<bool()> confirmReplace_;
     bool quiet_ = false;
     bool busy_ = false;     ///< a load is running (its event loop must not start another)
     QStringList cached_;    ///< the last scan's folders

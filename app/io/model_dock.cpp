@@ -13,6 +13,7 @@
 #include "attn/scene_layers.hpp"
 #include "model/scene.hpp"
 #include "views/next_tokens_view.hpp"
+#include "views/numbering.hpp"
 
 namespace fileio {
 
@@ -35,9 +36,11 @@ ModelDock::ModelDock(Scene* scene, QWidget* parent)
     // Typed numbers apply when done: "12" must not show layer 1 on the way.
     layer_->setKeyboardTracking(false);
     head_->setKeyboardTracking(false);
-    layer_->setToolTip(tr("The layer shown in the Heads tab (the Model tab shows every layer)"));
+    layer_->setToolTip(tr("The layer shown in the Heads tab (the Model tab shows every layer)") +
+                       QStringLiteral("\n") + numberingNote());
     head_->setToolTip(
-        tr("The selected head: the weights bar, the math panel and the lenses follow it"));
+        tr("The selected head: the weights bar, the math panel and the lenses follow it") +
+        QStringLiteral("\n") + numberingNote());
     after_->setWordWrap(true);
     after_->setTextFormat(Qt::PlainText);
     auto* body = new QWidget;
@@ -66,7 +69,7 @@ ModelDock::ModelDock(Scene* scene, QWidget* parent)
         if (layer - 1 == scene_->spec().layer) return;
         attn::SceneSpec spec = scene_->spec();
         spec.layer = layer - 1;
-        scene_->setSpec(spec, tr("Show layer %1").arg(layer));
+        scene_->showPart(spec, tr("Show layer %1").arg(layer));
     });
     connect(head_, &QSpinBox::valueChanged, this, [this](int head) {
         Selection s = scene_->selection();

@@ -22,6 +22,12 @@ void Scene::setSpec(const attn::SceneSpec& spec, const QString& what, int mergeK
                                           spec_, spec, what, id, mergeWindowMs_));
 }
 
+void Scene::showPart(const attn::SceneSpec& spec, const QString& what) {
+    const bool saved = undo_->isClean();
+    setSpec(spec, what);
+    if (saved) undo_->setClean();
+}
+
 void Scene::setMergeWords(bool on) {
     attn::SceneSpec s = spec_;
     s.merge_words = on;

@@ -22,6 +22,9 @@ class Scene : public QObject {
     /// Replaces the spec through an undoable command named `what` (e.g. "Change temperature").
     /// Consecutive changes with the same non-empty mergeKey merge into one undo step (sliders).
     void setSpec(const attn::SceneSpec& spec, const QString& what, int mergeKey = -1);
+    /// Shows another layer or component of the same data: an undoable step like setSpec, but
+    /// like the selection it leaves a saved document saved (nothing of it was edited).
+    void showPart(const attn::SceneSpec& spec, const QString& what);
     /// Shows sub-word pieces merged into words, or the pieces again (one undoable step); every
     /// view, export and the math panel follow the spec (attn::kWordMergeRule).
     void setMergeWords(bool on);

@@ -43,7 +43,31 @@ struct Selection {
         return s;
     }
 
+    /// Shift-click on query q: every query from the primary one to q (both included), q now
+    /// the primary one; with none selected, q alone.
+    Selection withQueryRange(int q) const {
+        Selection s = *this;
+        s.queries = range(query, q);
+        s.query = q;
+        return s;
+    }
+    /// Shift-click on key k: as withQueryRange, for the keys.
+    Selection withKeyRange(int k) const {
+        Selection s = *this;
+        s.keys = range(key, k);
+        s.key = k;
+        return s;
+    }
+
   private:
+    /// from … to in increasing order, or {} when that is one item (or from is none).
+    static std::vector<int> range(int from, int to) {
+        if (from < 0 || from == to) return {};
+        std::vector<int> r;
+        for (int i = std::min(from, to); i <= std::max(from, to); ++i)
+            r.push_back(i);
+        return r;
+    }
     /// Adds t to (or takes it from, unless it is the only one) the sorted list; returns the
     /// primary one: t when added, else the last left.
     static int toggled(std::vector<int>& list, int t) {

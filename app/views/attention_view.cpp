@@ -121,15 +121,17 @@ void AttentionView::rebuild() {
 Selection AttentionView::clickedQuery(int row, Qt::KeyboardModifiers modifiers) const {
     Selection s = selection_;
     const int token = row;
-    if (modifiers & (Qt::ControlModifier | Qt::ShiftModifier)) return s.withQueryToggled(token);
+    // As in every list: ctrl-click toggles one, shift-click selects the range up to it.
+    if (modifiers & Qt::ControlModifier) return s.withQueryToggled(token);
+    if (modifiers & Qt::ShiftModifier) return s.withQueryRange(token);
     s.queries.clear();
     s.query = token;
     return s;
 }
 
 Selection AttentionView::clickedKey(int column, Qt::KeyboardModifiers modifiers) const {
-    if (modifiers & (Qt::ControlModifier | Qt::ShiftModifier))
-        return selection_.withKeyToggled(column);
+    if (modifiers & Qt::ControlModifier) return selection_.withKeyToggled(column);
+    if (modifiers & Qt::ShiftModifier) return selection_.withKeyRange(column);
     Selection s = selection_;
     s.keys.clear();
     s.key = column;

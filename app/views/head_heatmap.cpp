@@ -341,32 +341,13 @@ QString HeadHeatmap::titleText() const {
                     .arg(view_.col);
     if (head_ < int(result_->stats.size())) {
         const attn::HeadStats& s = result_->stats[std::size_t(head_)];
-        text += tr("\nH %1 · max %2 · dist %3")
-                    .arg(s.entropy, 0, 'f', 2)
-                    .arg(s.max_weight, 0, 'f', 2)
-                    .arg(s.mean_distance, 0, 'f', 1);
+        text += tr("\nH %1 · max %2").arg(s.entropy, 0, 'f', 2).arg(s.max_weight, 0, 'f', 2);
+        // A distance |i − j| means something only when queries and keys are one sentence:
+        // across two (cross-attention) it compares positions of different texts.
+        if (result_->q_tokens == result_->k_tokens)
+            text += tr(" · dist %1").arg(s.mean_distance, 0, 'f', 1);
     }
     return text;
-}
-
-void HeadHeatmap::updateSelectionItems() {
-    const QColor color =
-        style_.colorMap == ColorMapKind::Magma ? QColor(0, 229, 255) : selectionColor(palette());
-    const int n = result_ ? int(result_->q_tokens.size()) : 0;
-    const int m = result_ ? int(result_->k_tokens.size()) : 0;
-    const int q = selection_.query, k = selection_.key;
-    rowItem_->setVisible(q >= 0 && q < n);
-    cellItem_->setVisible(q >= 0 && q < n && k >= 0 && k < m);
-    rowItem_->setPen(QPen(color, 1.5));
-    cellItem_->setPen(QPen(color, 2.5));
-    if (rowItem_->visible()) {
-        rowItem_->topLeft->setCoords(-0.5, q - 0.5);
-        rowItem_->bottomRight->setCoords(m - 0.5, q + 0.5);
-    }
-    if (cellItem_->visible()) {
-        cellItem_->topLeft->setCoords(k - 0.5, q - 0.5);
-        cellItem_->bottomRight->setCoords(k + 0.5, q + 0.5);
-    }
 }
 
 void HeadHeatmap::changeEvent(QEvent* event) {

@@ -72,6 +72,8 @@ class HeadHeatmap : public QCustomPlot {
     QCPItemRect* selectedCellItem() const { return cellItem_; }
     /// The outline of the selected query's row.
     QCPItemRect* selectedRowItem() const { return rowItem_; }
+    /// Every query whose row is outlined (each selected query, not only the primary one).
+    std::vector<int> outlinedQueries() const;
     const SceneResultPtr& result() const { return result_; }
     QCPColorMap* colorMap() const { return map_; }
     QCPColorScale* colorScale() const { return scale_; }
@@ -185,5 +187,6 @@ class HeadHeatmap : public QCustomPlot {
     QCPTextElement* title_ = nullptr;
     QCPItemRect* rowItem_ = nullptr;
     QCPItemRect* cellItem_ = nullptr;
+    std::vector<QCPItemRect*> otherRows_;  ///< the other selected queries' outlines
     QSharedPointer<QCPAxisTickerText> xTicks_, yTicks_;
 };

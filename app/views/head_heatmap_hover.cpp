@@ -94,7 +94,12 @@ QString HeadHeatmap::statsExplanation() {
 }
 
 QString HeadHeatmap::toolTipAt(const QPoint& pos) const {
-    if (title_->outerRect().contains(pos)) return statsExplanation();
+    if (title_->outerRect().contains(pos))
+        return tr("<b>Head %1</b> (head %2 in exported numbers, census files and --head, which "
+                  "count from 0)<br/>")
+                   .arg(head_ + 1)
+                   .arg(head_) +
+               statsExplanation();
     const QPoint cell = cellAt(pos);
     if (cell.x() >= 0 && cell.y() >= 0) return cellDescription(cell.y(), cell.x());
     if (cell.y() >= 0 && result_)

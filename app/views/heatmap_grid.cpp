@@ -299,11 +299,15 @@ void HeatmapGrid::changeEvent(QEvent* event) {
 
 void HeatmapGrid::onCellClicked(int head, int query, int key) {
     Selection s = selection_;
-    // Ctrl/shift-click adds a query to (or takes it from) the selected queries; on a key label
-    // (no query), a key to the selected keys.
-    if (QGuiApplication::keyboardModifiers() & (Qt::ControlModifier | Qt::ShiftModifier)) {
+    // As in every list: shift-click selects the range from the selected query (on a key label,
+    // with no query, key) to the clicked one; ctrl-click adds it or takes it away.
+    const Qt::KeyboardModifiers mods = QGuiApplication::keyboardModifiers();
+    if (mods & (Qt::ControlModifier | Qt::ShiftModifier)) {
         if (query >= 0 || key >= 0) {
-            s = query >= 0 ? s.withQueryToggled(query) : s.withKeyToggled(key);
+            if (mods & Qt::ControlModifier)
+                s = query >= 0 ? s.withQueryToggled(query) : s.withKeyToggled(key);
+            else
+                s = query >= 0 ? s.withQueryRange(query) : s.withKeyRange(key);
             s.head = head;
             setFocus(Qt::MouseFocusReason);
             Q_EMIT selectionRequested(s);

@@ -15,6 +15,7 @@
 #include "model/scene.hpp"
 #include "model/scheduler.hpp"
 #include "views/model_grid_canvas.hpp"
+#include "views/numbering.hpp"
 
 namespace {
 // Thumbnails never need more cells than a typical cell has pixels.
@@ -37,8 +38,10 @@ ModelGrid::ModelGrid(Scene* scene, ComputeService* compute, QWidget* parent)
     layerLabel->setBuddy(layerBox_);
     auto* headLabel = new QLabel(tr("&Head"), this);
     headLabel->setBuddy(headBox_);
-    layerBox_->setToolTip(tr("The layer the heatmap grid shows"));
-    headBox_->setToolTip(tr("The focused head (selection) in every view"));
+    layerBox_->setToolTip(tr("The layer the heatmap grid shows") + QStringLiteral("\n") +
+                          numberingNote());
+    headBox_->setToolTip(tr("The focused head (selection) in every view") + QStringLiteral("\n") +
+                         numberingNote());
     note_->setToolTip(tr("Click a thumbnail to open that layer and head in the heatmap grid"));
     bar->addWidget(layerLabel);
     bar->addWidget(layerBox_);
@@ -80,7 +83,7 @@ void ModelGrid::openHead(int layer, int head) {
     if ((spec.data || spec.model) && spec.layer != layer) {
         attn::SceneSpec next = spec;
         next.layer = layer;
-        scene_->setSpec(next, tr("Show layer %1").arg(layer));
+        scene_->showPart(next, tr("Show layer %1").arg(layer + 1));
     }
     Selection s = scene_->selection();
     s.head = head;

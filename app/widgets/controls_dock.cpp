@@ -187,7 +187,7 @@ QWidget* ControlsDock::buildMaskGroup() {
 }
 
 QWidget* ControlsDock::buildModelGroup() {
-    modelGroup_ = new QGroupBox(tr("Model"));
+    modelGroup_ = new QGroupBox(tr("Synthetic model"));
     auto* form = makeForm(modelGroup_);
     dModel_ = new QSpinBox;
     dModel_->setKeyboardTracking(false);  // typed numbers apply when done (Enter, focus-out)
@@ -226,6 +226,7 @@ QWidget* ControlsDock::buildModelGroup() {
     seedRow->addWidget(seed_, 1);
     seedRow->addWidget(newSeed_);
     form->addRow(tr("Seed:"), seedRow);
+    seedRow_ = seedRow;
     connect(seed_, &QSpinBox::valueChanged, this, &ControlsDock::onSeed);
     connect(newSeed_, &QToolButton::clicked, this,
             [this] { seed_->setValue(int((seed_->value() * 2654435761u + 12345u) % 100000u)); });

@@ -11,6 +11,7 @@ class Scene;
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QLayout;
 class QLineEdit;
 class QSlider;
 class QSpinBox;
@@ -70,6 +71,11 @@ class ControlsDock : public QDockWidget {
     /// Enables each control by attn::control_state — the one rule of which controls apply to
     /// the scene — with the reason in its tooltip when it does not.
     void applyControlStates(const attn::SceneSpec& spec);
+    /// Shows "—" in w (combo, spin box, line edit; a partly ticked box) when nothing of it is in
+    /// force, else its own value back.
+    void showDash(QWidget* w, bool dash);
+    /// The synthetic model's own rows, titled so and hidden while data is loaded.
+    void markSyntheticOnly(const attn::SceneSpec& spec);
     void onScore(int index);
     void onScale(bool on);
     void onSigma(double sigma);
@@ -111,5 +117,7 @@ class ControlsDock : public QDockWidget {
     QComboBox* scope_ = nullptr;
     QFormLayout* scoreForm_ = nullptr;
     HeatmapStyle shownStyle_;  ///< the style last applied (the "before" of an undoable edit)
+    QHash<QWidget*, QString> baseSpecialText_;  ///< spin boxes' special text, edits' placeholder
+    QLayout* seedRow_ = nullptr;
     QHash<QWidget*, QString> baseTips_;  ///< each control's own tooltip, without a reason
 };

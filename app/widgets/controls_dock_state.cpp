@@ -3,7 +3,10 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
 #include <QLineEdit>
+#include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
 #include <QToolButton>
@@ -42,11 +45,52 @@ void ControlsDock::applyControlStates(const attn::SceneSpec& spec) {
                               "to leave it).")
                          : tr("Disabled: the loaded scores come from the model, which fixed "
                               "this.");
+        // A control with nothing in force shows a dash, never the synthetic scene's value: a
+        // σ without RBF, a window without a windowed mask, anything over post-softmax weights.
+        // (An unticked scale box for an additive score is the value in force: factor 1.)
+        const bool dash = state == attn::ControlState::WeightsLoaded ||
+                          state == attn::ControlState::NotForThisMask ||
+                          (state != attn::ControlState::Applies && control == C::Sigma);
         for (QWidget* w : widgets) {
             if (!baseTips_.contains(w)) baseTips_.insert(w, w->toolTip());
             w->setEnabled(state == attn::ControlState::Applies);
+            showDash(w, dash && control != C::Heads);
             const QString base = baseTips_.value(w);
             w->setToolTip(reason.isEmpty() ? base : base + QStringLiteral("\n\n") + reason);
         }
     }
+    markSyntheticOnly(spec);
+}
+
+void ControlsDock::showDash(QWidget* w, bool dash) {
+    static const QString kDash = QStringLiteral("—");
+    const QSignalBlocker block(w);
+    if (auto* combo = qobject_cast<QComboBox*>(w)) {
+        combo->setPlaceholderText(kDash);
+        if (dash) combo->setCurrentIndex(-1);
+    } else if (auto* spin = qobject_cast<QAbstractSpinBox*>(w)) {
+        if (!baseSpecialText_.contains(w)) baseSpecialText_.insert(w, spin->specialValueText());
+        spin->setSpecialValueText(dash ? kDash : baseSpecialText_.value(w));
+        if (!dash) return;
+        if (auto* i = qobject_cast<QSpinBox*>(w)) i->setValue(i->minimum());
+        if (auto* d = qobject_cast<QDoubleSpinBox*>(w)) d->setValue(d->minimum());
+    } else if (auto* edit = qobject_cast<QLineEdit*>(w)) {
+        if (!baseSpecialText_.contains(w)) baseSpecialText_.insert(w, edit->placeholderText());
+        edit->setPlaceholderText(dash ? kDash : baseSpecialText_.value(w));
+        if (dash) edit->clear();
+    } else if (auto* box = qobject_cast<QCheckBox*>(w)) {
+        box->setTristate(dash);
+        if (dash) box->setCheckState(Qt::PartiallyChecked);
+    }
+}
+
+void ControlsDock::markSyntheticOnly(const attn::SceneSpec& spec) {
+    // d_model, positions and seed shape only the synthetic scene: loaded data has none of them
+    // (its head count stays, greyed, as the file's).
+    const bool loaded = bool(spec.data);
+    modelGroup_->setTitle(loaded ? tr("Loaded data") : tr("Synthetic model"));
+    auto* form = static_cast<QFormLayout*>(modelGroup_->layout());
+    for (QWidget* w : {static_cast<QWidget*>(dModel_), static_cast<QWidget*>(positional_)})
+        form->setRowVisible(w, !loaded);
+    form->setRowVisible(seedRow_, !loaded);
 }

@@ -4,7 +4,10 @@
 
 #include <QAbstractSpinBox>
 #include <QApplication>
+#include <QDoubleSpinBox>
 #include <QKeyEvent>
+#include <QLineEdit>
+#include <QSpinBox>
 #include <QWidget>
 
 namespace {
@@ -18,6 +21,25 @@ bool routesUndo(const QWidget* w) {
     return parent && qobject_cast<const QAbstractSpinBox*>(parent);
 }
 
+/// Puts back the committed text of a field the user is typing in (a spin box shows its value
+/// again; a marked line edit loses its typing) and returns whether there was typing to discard.
+bool discardTyping(QWidget* w) {
+    QWidget* owner = qobject_cast<QAbstractSpinBox*>(w) ? w : w->parentWidget();
+    if (auto* spin = qobject_cast<QAbstractSpinBox*>(owner)) {
+        const QString typed = spin->text();
+        // Setting the value it holds rewrites the text from it, emitting nothing.
+        if (auto* i = qobject_cast<QSpinBox*>(spin)) i->setValue(i->value());
+        if (auto* d = qobject_cast<QDoubleSpinBox*>(spin)) d->setValue(d->value());
+        return spin->text() != typed;
+    }
+    auto* edit = qobject_cast<QLineEdit*>(w);
+    if (!edit || !edit->isUndoAvailable()) return false;
+    // The field's own history starts at the text the scene last gave it (setText clears it).
+    while (edit->isUndoAvailable())
+        edit->undo();
+    return true;
+}
+
 }  // namespace
 
 UndoShortcutRouter::UndoShortcutRouter(QWidget* window) : QObject(window), window_(window) {
@@ -29,13 +51,26 @@ UndoShortcutRouter::~UndoShortcutRouter() {
 }
 
 bool UndoShortcutRouter::eventFilter(QObject* watched, QEvent* event) {
-    if (event->type() != QEvent::ShortcutOverride || !watched->isWidgetType())
+    const bool override = event->type() == QEvent::ShortcutOverride;
+    if ((!override && event->type() != QEvent::KeyPress) || !watched->isWidgetType())
         return QObject::eventFilter(watched, event);
     auto* w = static_cast<QWidget*>(watched);
     auto* key = static_cast<QKeyEvent*>(event);
     if (w->window() != window_ || !routesUndo(w) ||
         !(key->matches(QKeySequence::Undo) || key->matches(QKeySequence::Redo)))
         return QObject::eventFilter(watched, event);
+    if (!override) {
+        // The key press after an override that discarded typing: it has done its work.
+        if (!swallowPress_) return QObject::eventFilter(watched, event);
+        swallowPress_ = false;
+        return true;
+    }
+    // Ctrl+Z while typing first discards the typing only; the next one undoes the scene.
+    if (key->matches(QKeySequence::Undo) && discardTyping(w)) {
+        swallowPress_ = true;
+        event->accept();  // no shortcut runs; the key press that follows is swallowed above
+        return true;
+    }
     // Left unaccepted, the key is tried as a shortcut: the window's Undo or Redo action runs.
     event->ignore();
     return true;

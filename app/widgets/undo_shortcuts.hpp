@@ -9,7 +9,9 @@ class QWidget;
 /// A spin box's line edit claims Undo and Redo for its own text, so with a number field
 /// focused Edit ▸ Undo never ran. This filter (on the application) lets those two shortcuts
 /// through to the window's actions for every spin box in `window`, and for any widget of it
-/// marked with setProperty(kSceneUndoProperty, true).
+/// marked with setProperty(kSceneUndoProperty, true). Undo pressed while typing in a number
+/// field or a marked line edit first discards only the typing (the field shows its value
+/// again); the next Undo undoes the scene.
 class UndoShortcutRouter : public QObject {
     Q_OBJECT
   public:
@@ -25,4 +27,5 @@ class UndoShortcutRouter : public QObject {
 
   private:
     QWidget* window_;
+    bool swallowPress_ = false;  ///< the next Undo key press was handled by its override
 };

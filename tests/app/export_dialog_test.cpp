@@ -121,10 +121,22 @@ class ExportDialogTest : public QObject {
         QCOMPARE(countColour(QImage(plain), outline), 0);
         QVERIFY(countColour(QImage(marked), outline) > 50);
         // The title band has ink; without a title the same rows are the heads' empty margin.
+        // Issue 26, item 5: the title grows the figure by its band; below it is the untitled
+        // figure, pixel for pixel (nothing pushed off the bottom).
         const QImage t(titled), p(plain);
-        QCOMPARE(t.size(), p.size());
         const int band = exporting::titleBandHeight(o.title, grid->font());
         QVERIFY(band > 10);
+        QCOMPARE(t.size(), p.size() + QSize(0, band));
+        const QImage below =
+            t.copy(0, band, p.width(), p.height()).convertToFormat(QImage::Format_RGB32);
+        const QImage untitled = p.convertToFormat(QImage::Format_RGB32);
+        qsizetype differ = 0;
+        for (int y = 0; y < p.height(); ++y)
+            for (int x = 0; x < p.width(); ++x)
+                differ += below.pixel(x, y) != untitled.pixel(x, y);
+        // The same layout (a squeezed one moves every head, label and the colour bar); only
+        // antialiased edges may differ.
+        QVERIFY2(differ < p.width() * p.height() / 200, qPrintable(QString::number(differ)));
         QVERIFY(inkInRows(t, 2, band - 2) > 100);
         // The on-screen readout and note are not in the figure.
         QVERIFY(grid->readout()->isVisible());

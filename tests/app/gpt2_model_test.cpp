@@ -147,9 +147,17 @@ class Gpt2ModelTest : public QObject {
             if (a->text() == QLatin1StringView("tiny-gpt2")) entry = a;
         QVERIFY2(entry, "Model ▸ lists models--tiny-gpt2");
         QCOMPARE(entry->toolTip(), QFileInfo(model_).absoluteFilePath());
+        // Opened over a file, the model takes the title (issue 26, item 2).
+        auto* files = w.findChild<fileio::FileController*>();
+        files->setQuiet(true);
+        QVERIFY(files->openFile(test_support::fixture("bertviz_distilbert_headview.json")));
+        QVERIFY2(w.windowTitle().startsWith(QStringLiteral("bertviz_distilbert_headview.json")),
+                 qPrintable(w.windowTitle()));
         entry->trigger();
         QVERIFY2(models->lastError().isEmpty(), qPrintable(models->lastError()));
         QVERIFY(w.scene()->spec().model);
+        QVERIFY2(w.windowTitle().startsWith(QStringLiteral("model tiny-gpt2")),
+                 qPrintable(w.windowTitle()));
         // The default sentence is longer than the tiny model's 16 positions: it opens on the
         // first 16 tokens (not an error above the previous scene's heads), and says so.
         QVERIFY(std::string(attn::kDefaultSentence).starts_with(w.scene()->spec().text));
@@ -265,9 +273,7 @@ class Gpt2ModelTest : public QObject {
         // The session references the folder and reopens it with the scope.
         QTemporaryDir sessions;
         const QString session = sessions.path() + QStringLiteral("/gpt2.attnscope");
-        auto* files = w.findChild<fileio::FileController*>();
         QVERIFY(files);
-        files->setQuiet(true);
         QString error;
         QVERIFY2(files->saveTo(session, &error), qPrintable(error));
         {

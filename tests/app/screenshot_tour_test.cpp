@@ -1,15 +1,21 @@
 // A tour of every tab in the default 1280×800 window: each is drawn with its plots at a
 // readable size (not blank, nothing squeezed under the minimum). With ATTN_SCREENSHOT_DIR set it
-// also writes the README's tour (docs/screenshots/tour-*.png), drawn by the app itself.
+// also writes the README's tour (docs/screenshots/tour-*.png), drawn by the app itself — on the
+// synthetic scene, a BERT file and a GPT-2 model folder (the tiny one gpt2_tiny.py writes); run
+// with QT_SCALE_FACTOR=2 (ctest app.screenshot_tour_test_2x) the same at 192 dpi, "-2x" files.
 #include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QProcess>
 #include <QTabWidget>
+#include <QTemporaryDir>
+#include <QUndoStack>
 #include <QtTest>
 
 #include "app_test_support.hpp"
 #include "io/data_io.hpp"
 #include "io/file_controller.hpp"
+#include "io/model_controller.hpp"
 #include "lenses/lens_panel.hpp"
 #include "lenses/lens_registry.hpp"
 #include "playground/playground_widget.hpp"
@@ -26,11 +32,45 @@ class ScreenshotTourTest : public QObject {
         QDir(fileio::FileController::autosaveFolder()).removeRecursively();
     }
 
+    void tour_data() {
+        QTest::addColumn<QString>("scene");
+        QTest::newRow("synthetic") << QString();
+        QTest::newRow("bert") << QStringLiteral("bert");
+        QTest::newRow("gpt2-model") << QStringLiteral("gpt2-model");
+    }
+
     void tour() {
+        QFETCH(QString, scene);
+        prefix_ = scene.isEmpty() ? QString() : scene + QLatin1Char('-');
         MainWindow w;
         fileio::attachDataIo(&w, {});
         test_support::showWindow(w);
-        w.scene()->setSelection(Selection{1, 9, 0});
+        if (scene == QLatin1StringView("bert")) {
+            auto* files = w.findChild<fileio::FileController*>();
+            files->setQuiet(true);
+            QVERIFY(files->openFile(test_support::fixture("bertviz_distilbert_headview.json")));
+        } else if (scene == QLatin1StringView("gpt2-model")) {
+            QTemporaryDir dir;
+            QProcess p;
+            p.start(QStringLiteral("/usr/bin/python3"),
+                    {QStringLiteral(ATTN_GPT2_TINY), dir.path(), QStringLiteral("11"),
+                     QStringLiteral("3")});
+            QVERIFY2(p.waitForFinished(60000) && p.exitCode() == 0,
+                     qPrintable(QString::fromUtf8(p.readAllStandardError())));
+            auto* models = w.findChild<fileio::ModelController*>();
+            models->setQuiet(true);
+            QVERIFY2(models->openModel(dir.path()), qPrintable(models->lastError()));
+            test_support::settle(w.computeService());
+            runTour(w);
+            return;
+        }
+        runTour(w);
+    }
+
+  private:
+    void runTour(MainWindow& w) {
+        test_support::settle(w.computeService());
+        w.scene()->setSelection(Selection{1, 2, 0});
         shoot(w, w.heatmapGrid(), QStringLiteral("heads"));
 
         auto* pg = w.findChild<PlaygroundWidget*>();
@@ -67,9 +107,10 @@ class ScreenshotTourTest : public QObject {
         w.tabs()->setCurrentWidget(modelTab);
         QTRY_VERIFY(!model->thumbnails().images.empty());
         shoot(w, modelTab, QStringLiteral("model"));
+        // Leave nothing to ask about when the window closes.
+        w.scene()->undoStack()->setClean();
     }
 
-  private:
     void shoot(MainWindow& w, QWidget* tab, const QString& name) {
         w.tabs()->setCurrentWidget(tab);
         for (int i = 0; i < 3; ++i)
@@ -78,11 +119,15 @@ class ScreenshotTourTest : public QObject {
         for (QCustomPlot* plot : w.findChildren<QCustomPlot*>())
             if (plot->isVisible()) plot->replot(QCustomPlot::rpImmediateRefresh);
         const QImage image = w.grab().toImage();
-        QCOMPARE(image.size(), QSize(1280, 800));
+        const qreal dpr = w.devicePixelRatioF();
+        QCOMPARE(image.size(), QSize(qRound(1280 * dpr), qRound(800 * dpr)));
         QVERIFY2(test_support::distinctColours(image) > 60, qPrintable(name));
-        test_support::saveScreenshot(image,
-                                     QStringLiteral("tour-") + name + QStringLiteral(".png"));
+        // The synthetic scene's files keep their README names; 192 dpi ones end in "-2x".
+        const QString scale = dpr > 1.5 ? QStringLiteral("-2x") : QString();
+        test_support::saveScreenshot(
+            image, QStringLiteral("tour-") + prefix_ + name + scale + QStringLiteral(".png"));
     }
+    QString prefix_;
 };
 
 QTEST_MAIN(ScreenshotTourTest)

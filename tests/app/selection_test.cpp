@@ -71,6 +71,29 @@ class SelectionTest : public QObject {
         expectEverywhere(7, w_->scene()->selection().key, 1);
     }
 
+    // Issue 26, item 7: shift-click selects a range, ctrl-click toggles, and every selected
+    // query is outlined in every head (not only the last one clicked).
+    void everySelectedQueryIsOutlinedInEveryHead() {
+        HeatmapGrid* g = w_->heatmapGrid();
+        HeadHeatmap* h1 = g->head(1);
+        QTest::mouseClick(h1, Qt::LeftButton, Qt::NoModifier, cellPixel(h1, 2, 0));
+        QTest::mouseClick(h1, Qt::LeftButton, Qt::ShiftModifier, cellPixel(h1, 5, 0));
+        QCOMPARE(w_->scene()->selection().queries, (std::vector<int>{2, 3, 4, 5}));
+        QCOMPARE(w_->scene()->selection().query, 5);
+        HeadHeatmap* h3 = g->head(3);
+        QTest::mouseClick(h3, Qt::LeftButton, Qt::ControlModifier, cellPixel(h3, 4, 0));
+        QCOMPARE(w_->scene()->selection().queries, (std::vector<int>{2, 3, 5}));
+        for (int h = 0; h < g->headCount(); ++h)
+            QCOMPARE(g->head(h)->outlinedQueries(), (std::vector<int>{2, 3, 5}));
+        // Ctrl-click adds one back; a plain click leaves one query, one outline.
+        QTest::mouseClick(h3, Qt::LeftButton, Qt::ControlModifier, cellPixel(h3, 9, 0));
+        for (int h = 0; h < g->headCount(); ++h)
+            QCOMPARE(g->head(h)->outlinedQueries(), (std::vector<int>{2, 3, 5, 9}));
+        QTest::mouseClick(h1, Qt::LeftButton, Qt::NoModifier, cellPixel(h1, 7, 1));
+        for (int h = 0; h < g->headCount(); ++h)
+            QCOMPARE(g->head(h)->outlinedQueries(), std::vector<int>{7});
+    }
+
     void keyboardMovesSelection() {
         w_->scene()->setSelection(Selection{3, 3, 0});
         QTest::keyClick(w_->heatmapGrid(), Qt::Key_Down);

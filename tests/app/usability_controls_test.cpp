@@ -115,6 +115,40 @@ class UsabilityControlsTest : public QObject {
         QCOMPARE(w_->scene()->spec().temperature, 1.f);
     }
 
+    // Issue 26, item 14: the first Ctrl+Z while typing discards the typing only.
+    void ctrlZWhileTypingDiscardsOnlyTheTyping() {
+        typeInto(c_->dModelBox(), QStringLiteral("128"));
+        QTest::keyClick(c_->dModelBox(), Qt::Key_Return);
+        QCOMPARE(w_->scene()->spec().d_model, attn::Index(128));
+        QDoubleSpinBox* tau = c_->temperatureBox();
+        typeInto(tau, QStringLiteral("0.25"));
+        QCOMPARE(w_->scene()->spec().temperature, 1.f);  // typed, not applied
+        QTest::keyClick(tau, Qt::Key_Z, Qt::ControlModifier);
+        // The typing is gone, the field shows the value in force, the scene is untouched.
+        QCOMPARE(tau->text(), QStringLiteral("1.000"));
+        QCOMPARE(w_->scene()->spec().d_model, attn::Index(128));
+        QCOMPARE(w_->scene()->spec().temperature, 1.f);
+        QTest::keyClick(tau, Qt::Key_Tab);  // leaving the field applies nothing now
+        QCOMPARE(w_->scene()->spec().temperature, 1.f);
+        QCOMPARE(w_->scene()->undoStack()->count(), 1);
+        // The next Ctrl+Z is the scene's: d_model goes back.
+        tau->setFocus(Qt::OtherFocusReason);
+        QTest::keyClick(tau, Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(w_->scene()->spec().d_model, attn::Index(64));
+        // The same in the global tokens field (a line edit that routes undo to the scene).
+        QLineEdit* global = c_->globalBox();
+        c_->maskBox()->setCurrentIndex(c_->maskBox()->findData(int(attn::MaskKind::GlobalWindow)));
+        const attn::SceneSpec masked = w_->scene()->spec();
+        global->setFocus(Qt::OtherFocusReason);
+        QTest::keyClick(global, Qt::Key_End);
+        QTest::keyClicks(global, QStringLiteral(", 3"));
+        QTest::keyClick(global, Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(global->text(), QStringLiteral("0"));
+        QVERIFY(w_->scene()->spec() == masked);
+        QTest::keyClick(global, Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(w_->scene()->spec().mask.kind, attn::MaskKind::None);
+    }
+
     void displayControlsAreUndoable() {
         QCheckBox* log = c_->logScaleBox();
         QVERIFY(!w_->heatmapGrid()->style().logScale);

@@ -48,7 +48,7 @@ class ViewsWindowTest : public QObject {
         };
         QTest::mouseClick(h, Qt::LeftButton, Qt::NoModifier, cell(2, 0));
         QTest::mouseClick(h, Qt::LeftButton, Qt::ControlModifier, cell(5, 0));
-        QTest::mouseClick(h, Qt::LeftButton, Qt::ShiftModifier, cell(8, 0));
+        QTest::mouseClick(h, Qt::LeftButton, Qt::ControlModifier, cell(8, 0));
         QCOMPARE(w.scene()->selection().queries, (std::vector<int>{2, 5, 8}));
         const attn::Matrix& a = w.result()->heads[1].weights;
         QCPBarsDataContainer* bars = w.weightsBar()->bars()->data().data();
@@ -80,7 +80,7 @@ class ViewsWindowTest : public QObject {
         QCOMPARE(w.scene()->selection().query, 4);  // the query stays
         QCOMPARE(w.scene()->selection().head, 2);
         QTest::mouseClick(h, Qt::LeftButton, Qt::ControlModifier, label(2));
-        QTest::mouseClick(h, Qt::LeftButton, Qt::ShiftModifier, label(9));
+        QTest::mouseClick(h, Qt::LeftButton, Qt::ControlModifier, label(9));
         QCOMPARE(w.scene()->selection().keys, (std::vector<int>{2, 6, 9}));
         const attn::Matrix& a = w.result()->heads[2].weights;
         const QString mean = QString::number(double((a(4, 2) + a(4, 6) + a(4, 9)) / 3), 'f', 3);
@@ -102,7 +102,7 @@ class ViewsWindowTest : public QObject {
         tab->reverseBox()->click();  // clicks now pick keys
         test_support::settleAll(w.computeService());
         QTest::mouseClick(tokens, Qt::LeftButton, Qt::NoModifier, tokens->sourceRect(2).center());
-        QTest::mouseClick(tokens, Qt::LeftButton, Qt::ShiftModifier,
+        QTest::mouseClick(tokens, Qt::LeftButton, Qt::ControlModifier,
                           tokens->sourceRect(5).center());
         QCOMPARE(w.scene()->selection().keys, (std::vector<int>{2, 5}));
         QCOMPARE(w.scene()->selection().query, 3);

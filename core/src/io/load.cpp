@@ -1,6 +1,7 @@
 // AttnScope core — format detection and the single load entry point. GPL-3.0-or-later.
 #include "attn/io/load.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -19,6 +20,12 @@ using detail::fail;
 std::string head_of(const std::string& path, std::size_t n) {
     // Opened without blocking (a FIFO would wait for a writer) and only when a regular file.
     const int fd = detail::open_regular(path, detail::base_name(path));
+    // Said plainly, not as whatever a parser makes of zero bytes.
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && st.st_size == 0) {
+        ::close(fd);
+        fail(detail::base_name(path), "file is empty (0 bytes)");
+    }
     std::string s(n, '\0');
     ssize_t got = 0;
     do

@@ -240,7 +240,7 @@ bad("wrong_depth.json", json.dumps(bertviz_list([sq(2)], ["a", "b"], ["a", "b"])
 bad("bad_utf8.txt", b"the \xff cat", "invalid UTF-8 at byte 4")
 bad("overlong_utf8.txt", b"\xef\xbb\xbfab\xc0\xafc", "invalid UTF-8 at byte 5")
 bad("surrogate.txt", b"one\ntwo\xed\xa0\x80\n", "invalid UTF-8 at byte 7")
-bad("empty.txt", b"", "holds no tokens")
+bad("empty.txt", b"", "file is empty (0 bytes)")
 bad("blank.txt", b"\xef\xbb\xbf  \r\n\t\n   ", "holds no tokens")
 bad("nul.txt", b"the cat\x00sat", "NUL byte at byte 7")
 
