@@ -33,7 +33,8 @@ QStringList readDocument(const QString& autosave) {
     if (f.open(QIODevice::ReadOnly))
         for (int i = 0; i < 2 && !f.atEnd(); ++i)
             lines << QString::fromUtf8(f.readLine(64 * 1024)).trimmed();
-    while (lines.size() < 2) lines << QString();
+    while (lines.size() < 2)
+        lines << QString();
     return lines;
 }
 

@@ -12,9 +12,9 @@ namespace fileio {
 
 /// One window's autosave: "autosave-PID-N.attnscope" in the application's data folder (N
 /// counts the windows of the process), beside a lock (QLockFile, ".lock") held while the window
-/// lives and a ".document" naming what the scene was opened from and the session it belongs to. Another instance
-/// sees the lock of a live owner and leaves the files alone; a crashed owner's lock is stale
-/// (its PID is gone), so the next start may claim it and offer the autosave.
+/// lives and a ".document" naming what the scene was opened from and the session it belongs to.
+/// Another instance sees the lock of a live owner and leaves the files alone; a crashed owner's
+/// lock is stale (its PID is gone), so the next start may claim it and offer the autosave.
 class AutosaveFile {
   public:
     AutosaveFile();
