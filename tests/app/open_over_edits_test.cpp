@@ -3,9 +3,9 @@
 // and Quit do: Cancel keeps the edit and opens nothing, Discard opens. A restored autosave names
 // the document and the time it restores, keeps its session file (title, Ctrl+S saves there) and
 // stays modified. The message boxes are the real ones, answered with mouse clicks.
-#include <QDir>
 #include <QAbstractButton>
 #include <QApplication>
+#include <QDir>
 #include <QMenu>
 #include <QMessageBox>
 #include <QTimer>

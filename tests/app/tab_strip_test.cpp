@@ -1,8 +1,8 @@
 // QtTest: the window's tab bar stays put (issue 26, item 9). Switching tabs with mouse clicks
 // on the bar hides and shows the docks (the Playground hides them all, Theory keeps only the
 // sentence): the bar must not move under the pointer, on any tab, at 1280×800.
-#include <QDir>
 #include <QApplication>
+#include <QDir>
 #include <QLayout>
 #include <QTabBar>
 #include <QTabWidget>
