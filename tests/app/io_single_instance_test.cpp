@@ -54,8 +54,7 @@ class IoSingleInstanceTest : public QObject {
 
     void handedFileAsksAboutUnsavedChangesFirst() {
         MainWindow w;
-        fileio::FileController files(&w);
-        files.setQuiet(true);
+        fileio::FileController files(&w);  // not quiet: a quiet controller asks nobody
         test_support::showWindow(w);
         fileio::InstanceServer server;
         QVERIFY(server.listen(dir_.filePath(QStringLiteral("s1"))));

@@ -23,10 +23,18 @@ expect_rc 0 "compute without --merge-words" -- "$BIN" compute "$FIX/gpt2_small_e
   { $PY -c "import sys, numpy as np; assert np.load(sys.argv[1])['weights'].shape[-1] == 6" "$TMP/p.npz" \
       && pass || fail "pieces were merged without --merge-words"; }
 
-# Every view renders merged words headless.
-for view in heads lines tokens rollout neuron qk; do
+# Every view that has something to draw renders merged words headless.
+for view in heads lines tokens rollout; do
   expect_rc 0 "render --view $view --merge-words" -- "$BIN" render "$FIX/gpt2_small_ex0.npz" \
     --merge-words --view $view --layer 4 --query 3 --size 900x600 -o "$TMP/$view.png" &&
     check_png "$TMP/$view.png" 900x600
+done
+# A merged word has no query or key vector of its own: the vector views are refused with the
+# reason (exit 2) and write nothing, not a picture of the sentence.
+for view in neuron qk; do
+  expect_rc 2 "render --view $view --merge-words" -- "$BIN" render "$FIX/gpt2_small_ex0.npz" \
+    --merge-words --view $view --layer 4 --query 3 --size 900x600 -o "$TMP/$view.png" &&
+    expect_err "no query or key vector of its own" "says why $view cannot be drawn" &&
+    { [ ! -e "$TMP/$view.png" ] && pass || fail "render --view $view wrote $TMP/$view.png"; }
 done
 finish
