@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "attn/heap.hpp"
 #include "cli/cli.hpp"
 #include "run_gui.hpp"
 
@@ -41,12 +42,10 @@ void adviseHugeHeap(std::size_t bytes) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    // Every recomputation allocates the same few large stage matrices (n × n per head). glibc
-    // serves blocks above 128 KiB with fresh mmaps, so each recomputation page-faults its whole
-    // result in again: at n = 512 with 12 heads that doubled the time of a forward pass. Keep
-    // blocks up to 32 MiB in the heap and return memory to the system only past 256 MiB free.
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    // Every recomputation allocates the same few large stage matrices (n × n per head); core's
+    // one rule keeps their freed pages in the heap. Set before the huge-page heap below, whose
+    // range the trim threshold then keeps.
+    attn::keep_freed_blocks();
     adviseHugeHeap(std::size_t{128} << 20);
     // Set once, before anything reads QSettings (GUI and command line alike).
     QCoreApplication::setOrganizationName(QStringLiteral("AttnScope"));

@@ -1,6 +1,7 @@
 // AttnScope core — n × n result matrices placed on transparent huge pages. GPL-3.0-or-later.
 #include <cstdint>
 
+#include "attn/heap.hpp"
 #include "detail.hpp"
 
 #if defined(__linux__)
@@ -62,3 +63,11 @@ void resize_large(Matrix& m, Index rows, Index cols) {
 }
 
 }  // namespace attn::detail
+
+namespace attn {
+
+void keep_freed_blocks() {
+    detail::keep_freed_blocks();
+}
+
+}  // namespace attn
