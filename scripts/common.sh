@@ -19,7 +19,7 @@ ATTN_PACKAGES=(
   fonts-dejavu-core poppler-utils
   python3 python3-numpy python3-torch unzip libxml2-utils file
   dpkg-dev appstream desktop-file-utils
-  libpcre2-dev nodejs
+  libpcre2-dev libicu-dev nodejs
 )
 
 attn_as_root() {

@@ -1,0 +1,33 @@
+// AttnScope — prints the token ids of a tokenizer.json tokenizer: the C++ side of
+// hf_tokenizer_reference_test.sh. GPL-3.0-or-later.
+//   attn_hf_tokenize TOKENIZER_JSON < TEXT          one JSON array of the text's ids
+//   attn_hf_tokenize TOKENIZER_JSON CASES.json      one JSON array per string of the array
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+
+#include "attn/error.hpp"
+#include "attn/tokenizers/hf_tokenizer.hpp"
+
+int main(int argc, char** argv) {
+    if (argc != 2 && argc != 3) {
+        std::cerr << "usage: attn_hf_tokenize TOKENIZER_JSON [CASES.json] (text on stdin)\n";
+        return 2;
+    }
+    try {
+        const auto tok = attn::tok::HfTokenizer::load(argv[1]);
+        if (argc == 2) {
+            const std::string text{std::istreambuf_iterator<char>(std::cin), {}};
+            std::cout << nlohmann::json(tok.encode(text)).dump() << '\n';
+            return 0;
+        }
+        std::ifstream in(argv[2]);
+        for (const auto& text : nlohmann::json::parse(in))
+            std::cout << nlohmann::json(tok.encode(text.get<std::string>())).dump() << '\n';
+    } catch (const attn::Error& e) {
+        std::cerr << e.what() << '\n';
+        return 1;
+    }
+    return 0;
+}
