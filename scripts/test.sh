@@ -7,6 +7,7 @@
 #      harnesses (clang-14) each run for a bounded time — one clang build for both.
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 attn_install_missing
+attn_install_npm_references
 export QT_QPA_PLATFORM=offscreen
 
 # The whole suite runs in the configuration users get from the package, so that no test leans
@@ -21,7 +22,7 @@ ctest --test-dir "$ROOT/build/portable" --output-on-failure --timeout 120 -j "$J
 echo "== native release build (-march=native): the core tests"
 attn_configure "$BUILD_DIR" -DATTN_NATIVE=ON
 cmake --build "$BUILD_DIR" --parallel "$JOBS" --target attn_core_tests attn_gpt2_tokenize \
-  attn_gpt2_run
+  attn_gpt2_run attn_hf_tokenize
 ctest --test-dir "$BUILD_DIR" -L core --output-on-failure --timeout 120 -j "$JOBS"
 
 echo "== core tests under ASan + UBSan, and the libFuzzer harnesses (clang-14, bounded runs)"

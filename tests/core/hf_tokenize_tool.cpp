@@ -1,7 +1,8 @@
 // AttnScope — prints the token ids of a tokenizer.json tokenizer: the C++ side of
 // hf_tokenizer_reference_test.sh. GPL-3.0-or-later.
 //   attn_hf_tokenize TOKENIZER_JSON < TEXT          one JSON array of the text's ids
-//   attn_hf_tokenize TOKENIZER_JSON CASES.json      one JSON array per string of the array
+//   attn_hf_tokenize TOKENIZER_JSON CASES.json      per string of the array: a JSON array of
+//                                                   its ids, then the JSON string they decode to
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -23,8 +24,11 @@ int main(int argc, char** argv) {
             return 0;
         }
         std::ifstream in(argv[2]);
-        for (const auto& text : nlohmann::json::parse(in))
-            std::cout << nlohmann::json(tok.encode(text.get<std::string>())).dump() << '\n';
+        for (const auto& text : nlohmann::json::parse(in)) {
+            const auto ids = tok.encode(text.get<std::string>());
+            std::cout << nlohmann::json(ids).dump() << '\n'
+                      << nlohmann::json(tok.decode(ids)).dump() << '\n';
+        }
     } catch (const attn::Error& e) {
         std::cerr << e.what() << '\n';
         return 1;

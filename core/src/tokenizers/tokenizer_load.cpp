@@ -28,6 +28,10 @@ void read_added(HfTokenizerData& d, const Json& j, const Where& w) {
         a.rstrip = opt_bool(t, "rstrip", false, tw);
         a.normalized = opt_bool(t, "normalized", true, tw);
         a.special = opt_bool(t, "special", false, tw);
+        // The tokenizers library gives a token of the model's vocabulary the model's id,
+        // whatever id the file wrote beside it.
+        const auto& vocab = d.model->vocab();
+        if (const auto it = vocab.find(a.content); it != vocab.end()) a.id = it->second;
         d.added.push_back(std::move(a));
     }
     std::vector<const AddedToken*> raw, norm;
