@@ -15,7 +15,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "attn/gpt2/model_scene.hpp"
+#include "attn/model/model_scene.hpp"
 #include "attn/io/attention_json.hpp"
 #include "lenses/lens_registry.hpp"
 #include "model/scene.hpp"
@@ -190,7 +190,7 @@ void MainWindow::onSpecChanged() {
                                           "trained model — its patterns mean nothing linguistic.")
                                            .arg(s.seed);
     // A model layer outside the controls' scope: say why the controls seem not to act on it.
-    if (s.model && !attn::gpt2::controls_apply_in(s, s.layer)) {
+    if (s.model && !attn::model::controls_apply_in(s, s.layer)) {
         const int first = *std::min_element(s.model_layers.begin(), s.model_layers.end());
         note = s.layer < first ? tr("Layer %1 is GPT-2's own: the controls apply from layer %2 on.")
                                      .arg(s.layer + 1)
@@ -220,7 +220,7 @@ void MainWindow::onResult(SceneResultPtr result, quint64, double ms) {
             shown.data->components[std::size_t(shown.component)].name));
     // A model layer outside the controls' scope ran at GPT-2's own τ = 1.
     const float tau =
-        shown.model && !attn::gpt2::controls_apply_in(shown, shown.layer) ? 1.f : shown.temperature;
+        shown.model && !attn::model::controls_apply_in(shown, shown.layer) ? 1.f : shown.temperature;
     math_->setContext(MathContext{shown.score, tau, rowNote});
     math_->setResult(result);
     if (firstResult_ && scene_->selection().query < 0 && n > 1) {

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "attn/error.hpp"
-#include "attn/gpt2/model.hpp"
 #include "attn/io/result_writer.hpp"
 #include "attn/memory_budget.hpp"
+#include "attn/model/run.hpp"
 #include "attn/rollout.hpp"
 #include "attn/scene_layers.hpp"
 #include "cli/exit_codes.hpp"
@@ -77,13 +77,13 @@ OutputSize outputSize(const attn::SceneSpec& spec, const QStringList& stages) {
     double nq = 0, nk = 0, heads = double(spec.heads), layers = 1, width = 0, scoreStages = 0;
     bool scores = true;
     if (spec.model) {
-        const attn::gpt2::Config& c = spec.model->model->config();
+        const attn::model::ModelInfo& c = spec.model->model->info();
         // No further than the model's positions: a longer text is refused by the run itself.
         bool more = false;
         nq = nk = double(
-            spec.model->tokenizer->encode(spec.text, std::size_t(c.n_positions), &more).size());
-        heads = double(c.n_head), layers = double(c.n_layer);
-        width = double(c.n_embd) / heads;
+            spec.model->tokenizer->encode(spec.text, std::size_t(c.max_positions), &more).size());
+        heads = double(c.heads), layers = double(c.layers);
+        width = double(c.head_dim);
     } else if (spec.data) {
         const auto& c = spec.data->components.at(std::size_t(spec.component));
         nq = double(c.q_tokens.size()), nk = double(c.k_tokens.size());
@@ -213,7 +213,7 @@ int runCompute(const Request& request, QString* error) {
     struct WriteFailed {};  // unwinds for_each_layer when the output, not the input, failed
     int code = kExitOk;
     attn::RolloutAccumulator rollout;
-    std::shared_ptr<const attn::gpt2::Run> run;  // a model scene's: token ids and logits
+    std::shared_ptr<const attn::model::Run> run;  // a model scene's: token ids and logits
     const auto write = [&](attn::Index, const attn::SceneResult& r) {
         if (r.run) run = r.run;
         if (request.rollout) rollout.add(r);  // refuses cross-attention before writing

@@ -10,7 +10,8 @@
 #include <new>
 
 #include "attn/error.hpp"
-#include "attn/gpt2/model.hpp"
+#include "attn/model/families.hpp"
+#include "attn/model/run.hpp"
 #include "attn/scene_layers.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/scene_options.hpp"
@@ -30,10 +31,10 @@ int openModel(const Request& request, attn::SceneSpec& spec, QString* error) {
         return kExitUsage;
     }
     // The parser's view of the options: --mask=none, -mask none and --mask none alike.
-    if (!request.given.contains(QStringLiteral("mask"))) spec.mask = attn::gpt2::causal();
     try {
         const std::string dir = QFile::encodeName(request.model).toStdString();
-        spec.model = std::make_shared<const attn::gpt2::ModelFolder>(attn::gpt2::open_folder(dir));
+        spec.model =
+            std::make_shared<const attn::model::ModelFolder>(attn::model::open_folder(dir));
     } catch (const std::bad_alloc&) {
         *error = tr("%1: not enough memory to open the model").arg(request.model);
         return kExitResource;
@@ -41,7 +42,10 @@ int openModel(const Request& request, attn::SceneSpec& spec, QString* error) {
         *error = errorText(e, request.model);
         return kExitInput;
     }
-    const int layers = spec.model->model->config().n_layer;
+    // The model's own mask (causal, or none for an encoder) unless --mask says otherwise.
+    if (!request.given.contains(QStringLiteral("mask")))
+        spec.mask = attn::model::own_mask(spec.model->model->info());
+    const int layers = spec.model->model->info().layers;
     for (const int l : request.modelLayers)
         if (l >= layers) {
             *error = tr("--layers: %1 is out of range (the model has %2 layers: 0…%3)")

@@ -10,8 +10,8 @@
 #include <QTabWidget>
 
 #include "attn/error.hpp"
-#include "attn/gpt2/model.hpp"
-#include "attn/gpt2/model_scene.hpp"
+#include "attn/model/model.hpp"
+#include "attn/model/model_scene.hpp"
 #include "export/export_dialog.hpp"
 #include "export/figure_export.hpp"
 #include "export/layers_export.hpp"
@@ -128,7 +128,7 @@ QString ExportController::figureTitle(QWidget* view) const {
     } else if (spec.model) {
         // A model's run is no synthetic scene: its folder and the layer shown.
         parts
-            << tr("model %1").arg(QString::fromStdString(attn::gpt2::model_name(spec.model->dir)));
+            << tr("model %1").arg(QString::fromStdString(attn::model::model_name(spec.model->dir)));
         if (!qobject_cast<ModelGrid*>(view)) parts << tr("layer %1").arg(spec.layer + 1);
     } else {
         parts << tr("synthetic scene (seed %1)").arg(spec.seed);

@@ -23,7 +23,7 @@
 #include <QUndoStack>
 
 #include "attn/error.hpp"
-#include "attn/gpt2/model.hpp"
+#include "attn/model/families.hpp"
 #include "attn/io/session.hpp"
 #include "export/output_device.hpp"
 #include "io/autosave_file.hpp"

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "attn/error.hpp"
-#include "attn/gpt2/model.hpp"
+#include "attn/model/families.hpp"
 #include "attn/io/infer_mask.hpp"
 #include "attn/io/load.hpp"
 #include "attn/io/session.hpp"
@@ -113,9 +113,9 @@ Opened readFile(const QString& path, const attn::SceneSpec& current, attn::Progr
                     localPath(path) + ": the GPT-2 model folder it runs, " + session.model_path +
                     ", does not exist (moved or deleted?); open the model again with Model ▸ "
                     "Open Model… and save the session");
-            out.spec.model = std::make_shared<const attn::gpt2::ModelFolder>(
-                attn::gpt2::open_folder(localPath(dir)));
-            const int layers = out.spec.model->model->config().n_layer;
+            out.spec.model = std::make_shared<const attn::model::ModelFolder>(
+                attn::model::open_folder(localPath(dir)));
+            const int layers = out.spec.model->model->info().layers;
             std::vector<int> chosen = out.spec.model_layers;
             chosen.push_back(int(out.spec.layer));
             for (const int l : chosen)

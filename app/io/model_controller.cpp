@@ -14,7 +14,7 @@
 #include <memory>
 
 #include "attn/error.hpp"
-#include "attn/gpt2/model_scene.hpp"
+#include "attn/model/model_scene.hpp"
 #include "io/local_path.hpp"
 #include "io/model_dock.hpp"
 #include "io/open_guard.hpp"
@@ -55,7 +55,7 @@ ModelController::ModelController(MainWindow* window) : QObject(window), window_(
 
 QStringList ModelController::cachedModels() {
     QStringList out;
-    for (const std::string& dir : attn::gpt2::find_cached_models(attn::gpt2::hub_cache_dir()))
+    for (const std::string& dir : attn::model::find_cached_models(attn::model::hub_cache_dir()))
         out << QFile::decodeName(QByteArray::fromStdString(dir));
     return out;
 }
@@ -78,7 +78,7 @@ void ModelController::rebuildMenu() {
     closeAction_->setEnabled(bool(window_->scene()->spec().model));
     menu_->addSection(tr("In the Hugging Face cache"));
     const QStringList& found = cached_;
-    const QString hub = QFile::decodeName(QByteArray::fromStdString(attn::gpt2::hub_cache_dir()));
+    const QString hub = QFile::decodeName(QByteArray::fromStdString(attn::model::hub_cache_dir()));
     if (!scanned_) {
         menu_->addAction(tr("Looking in %1…").arg(hub))->setEnabled(false);
         return;
@@ -107,13 +107,13 @@ bool ModelController::openModel(const QString& path) {
     lastError_.clear();
     const QString dir = QFileInfo(path).absoluteFilePath();
     const QString name = modelName(dir);
-    std::shared_ptr<const attn::gpt2::ModelFolder> folder;
+    std::shared_ptr<const attn::model::ModelFolder> folder;
     const bool done = openGuarded(
         window_, QStringLiteral("load model"), tr("Opening the model %1…").arg(name),
         tr("the model %1").arg(dir),
         [&](attn::Progress*) {
-            folder = std::make_shared<const attn::gpt2::ModelFolder>(
-                attn::gpt2::open_folder(localPath(dir)));
+            folder = std::make_shared<const attn::model::ModelFolder>(
+                attn::model::open_folder(localPath(dir)));
         },
         OpenReport{window_->statusBar(), &lastError_, [this](const QString& m) { fail(m); }});
     busy_ = false;
@@ -132,12 +132,12 @@ bool ModelController::openModel(const QString& path) {
     spec.weights.reset();
     spec.score = attn::ScoreKind::Dot;
     spec.scale = true;
-    spec.mask = attn::gpt2::causal();
+    spec.mask = attn::model::own_mask(spec.model->model->info());
     // A sentence longer than the model reads would leave the previous scene's heads under an
     // error: the model opens on the sentence's first n_positions tokens instead, and says so.
     bool cut = false;
-    const attn::Index positions = spec.model->model->config().n_positions;
-    spec.text = attn::gpt2::fit_text(*spec.model->tokenizer, spec.text, positions, &cut);
+    const attn::Index positions = spec.model->model->info().max_positions;
+    spec.text = attn::model::fit_text(*spec.model->tokenizer, spec.text, positions, &cut);
     window_->scene()->setSpec(spec, tr("Open model %1").arg(name));
     QSettings().setValue(settings_keys::kLastModelDirectory, QFileInfo(dir).absolutePath());
     window_->statusBar()->showMessage(
@@ -166,7 +166,7 @@ void ModelController::closeModel() {
     spec.model_layers.clear();
     spec.layer = 0;
     scene->setSpec(spec, tr("Close the model %1").arg(name));
-    attn::gpt2::release_runs();  // a long sentence's run can hold gigabytes of stages
+    attn::model::release_runs();  // a long sentence's run can hold gigabytes of stages
 }
 
 }  // namespace fileio

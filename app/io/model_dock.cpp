@@ -9,7 +9,7 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
-#include "attn/gpt2/model_scene.hpp"
+#include "attn/model/model_scene.hpp"
 #include "attn/scene_layers.hpp"
 #include "model/scene.hpp"
 #include "views/next_tokens_view.hpp"
@@ -19,7 +19,7 @@ namespace fileio {
 
 QString modelName(const QString& dir) {
     return QFile::decodeName(
-        QByteArray::fromStdString(attn::gpt2::model_name(QFile::encodeName(dir).toStdString())));
+        QByteArray::fromStdString(attn::model::model_name(QFile::encodeName(dir).toStdString())));
 }
 
 ModelDock::ModelDock(Scene* scene, QWidget* parent)
@@ -89,22 +89,22 @@ void ModelDock::sync() {
         next_->setTokens({});
         return;
     }
-    const attn::gpt2::Config& c = spec.model->model->config();
+    const attn::model::ModelInfo& c = spec.model->model->info();
     const QString dir = QString::fromStdString(spec.model->dir);
     about_->setText(tr("%1 · %2 layers × %3 heads · d = %4")
                         .arg(modelName(dir))
-                        .arg(c.n_layer)
-                        .arg(c.n_head)
-                        .arg(c.n_embd));
-    about_->setToolTip(tr("GPT-2 from %1: %2 positions, %3 tokens of vocabulary")
-                           .arg(dir)
-                           .arg(c.n_positions)
-                           .arg(c.vocab_size));
+                        .arg(c.layers)
+                        .arg(c.heads)
+                        .arg(c.d_model));
+    about_->setToolTip(tr("%1 from %2: %3 positions, %4 tokens of vocabulary")
+                           .arg(QString::fromStdString(c.display), dir)
+                           .arg(c.max_positions)
+                           .arg(c.vocab));
     {
         const QSignalBlocker b1(layer_), b2(head_);
-        layer_->setRange(1, c.n_layer);
+        layer_->setRange(1, c.layers);
         layer_->setValue(int(spec.layer) + 1);
-        head_->setRange(1, c.n_head);
+        head_->setRange(1, c.heads);
     }
     syncHead();
 }

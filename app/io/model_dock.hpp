@@ -13,7 +13,7 @@ class Scene;
 
 namespace fileio {
 
-/// attn::gpt2::model_name for a QString folder.
+/// attn::model::model_name for a QString folder.
 QString modelName(const QString& dir);
 
 /// Shown while a model runs: which model, the layer and head on show (the Heads tab shows one

@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "attn/error.hpp"
-#include "attn/gpt2/model.hpp"
+#include "attn/model/model.hpp"
 #include "model/error_text.hpp"
 #include "model/scheduler.hpp"
 
@@ -74,9 +74,9 @@ double ComputeService::estimateWork(const attn::SceneSpec& spec) {
     if (spec.model) {
         // The forward pass: per token 24·L·d² multiply-adds (attention and MLP) and the
         // logits' vocabulary × d; a cached run (another layer shown) costs far less.
-        const attn::gpt2::Config& c = spec.model->model->config();
-        const double tokens = double(spec.text.size()) / 3 + 1, d = double(c.n_embd);
-        return tokens * 24 * double(c.n_layer) * d * d + double(c.vocab_size) * d;
+        const attn::model::ModelInfo& c = spec.model->model->info();
+        const double tokens = double(spec.text.size()) / 3 + 1, d = double(c.d_model);
+        return tokens * 24 * double(c.layers) * d * d + double(c.vocab) * d;
     }
     double n = 0;
     try {

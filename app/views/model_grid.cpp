@@ -9,7 +9,7 @@
 #include <QVBoxLayout>
 
 #include "attn/error.hpp"
-#include "attn/gpt2/model.hpp"
+#include "attn/model/model.hpp"
 #include "attn/scene_layers.hpp"
 #include "model/compute_service.hpp"
 #include "model/scene.hpp"
@@ -153,7 +153,7 @@ void ModelGrid::syncSelectors() {
     const attn::SceneSpec& spec = scene_->spec();
     const int layers = static_cast<int>(attn::layer_count(spec));
     const int heads = std::max(1, canvas_->thumbnails().heads > 0 ? canvas_->thumbnails().heads
-                                  : spec.model ? spec.model->model->config().n_head
+                                  : spec.model ? spec.model->model->info().heads
                                                : static_cast<int>(spec.heads));
     const QSignalBlocker b1(layerBox_), b2(headBox_);
     layerBox_->setRange(1, layers);

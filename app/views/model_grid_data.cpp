@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "attn/aggregate.hpp"
-#include "attn/gpt2/model_scene.hpp"
+#include "attn/model/model_scene.hpp"
 #include "attn/scene_layers.hpp"
 
 namespace model_grid {
@@ -59,7 +59,7 @@ Thumbnails computeThumbnails(const attn::SceneSpec& spec, int maxSide, attn::Pro
         const QString comp = c < comps.size() ? QString::fromStdString(comps[c].name) : QString();
         t.title = comp.isEmpty() ? file : file + QStringLiteral(" — ") + comp;
     } else if (spec.model) {
-        t.title = QString::fromStdString(attn::gpt2::model_name(spec.model->dir)) +
+        t.title = QString::fromStdString(attn::model::model_name(spec.model->dir)) +
                   QStringLiteral(" — ") + QString::fromStdString(spec.text);
     } else {
         t.title = QString::fromStdString(spec.text);

@@ -7,7 +7,7 @@
 
 namespace {
 
-constexpr int kRows = 10;  // the prediction's top 10 (attn::gpt2::top_next_tokens)
+constexpr int kRows = 10;  // the prediction's top 10 (attn::model::top_next_tokens)
 
 QString tokenLabel(const std::string& token) {
     // Quoted so a leading space (GPT-2's "Ġ") is seen; newlines and tabs as symbols.

@@ -12,7 +12,7 @@
 #include <QUndoStack>
 #include <cmath>
 
-#include "attn/gpt2/model.hpp"
+#include "attn/model/model.hpp"
 #include "model/scene.hpp"
 #include "model/spec_edit.hpp"
 #include "model/undo_command.hpp"
@@ -72,9 +72,9 @@ void ControlsDock::syncFromScene() {
         s.data && s.component >= 0 && std::size_t(s.component) < s.data->components.size()
             ? &s.data->components[std::size_t(s.component)]
             : nullptr;
-    const attn::gpt2::Config* model = s.model ? &s.model->model->config() : nullptr;
-    const attn::Index heads = model ? model->n_head : loaded ? loaded->heads : s.heads;
-    const double dk = model    ? double(model->n_embd / model->n_head)
+    const attn::model::ModelInfo* model = s.model ? &s.model->model->info() : nullptr;
+    const attn::Index heads = model ? model->heads : loaded ? loaded->heads : s.heads;
+    const double dk = model    ? double(model->head_dim)
                       : loaded ? double(s.data_dk.value_or(loaded->d_k))
                                : double(s.heads > 0 ? s.d_model / s.heads : 0);
     scale_->setText(tr("Scale by 1/√d_k  (d_k = %1)").arg(dk));
@@ -107,7 +107,7 @@ void ControlsDock::syncFromScene() {
 
 void ControlsDock::syncScope(const attn::SceneSpec& s) {
     const QSignalBlocker block(scope_);
-    const int layers = s.model ? s.model->model->config().n_layer : 0;
+    const int layers = s.model ? s.model->model->info().layers : 0;
     if (scope_->count() != layers + 1) {
         scope_->clear();
         scope_->addItem(tr("All layers"));

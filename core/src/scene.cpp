@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "attn/error.hpp"
-#include "attn/gpt2/model_scene.hpp"
 #include "attn/memory_budget.hpp"
+#include "attn/model/model_scene.hpp"
 #include "attn/random.hpp"
 #include "detail.hpp"
 #include "parallel.hpp"
@@ -33,14 +33,11 @@ const Matrix& AttentionComponent::at(Index l, Index h) const {
 
 std::vector<std::string> SceneSpec::query_tokens() const {
     if (model && model->tokenizer) {  // a model run's own tokens, as text
-        std::vector<std::string> out;
         // No further than the model's positions: a longer text is refused by the run itself.
-        const auto positions = std::size_t(model->model ? model->model->config().n_positions : 0);
-        for (const std::int32_t id : model->model
-                                         ? model->tokenizer->encode(text, positions, nullptr)
-                                         : model->tokenizer->encode(text))
-            out.push_back(model->tokenizer->token_text(id));
-        return out;
+        const auto positions = std::size_t(model->model ? model->model->info().max_positions : 0);
+        return model->tokenizer->display_tokens(
+            model->model ? model->tokenizer->encode(text, positions, nullptr)
+                         : model->tokenizer->encode(text));
     }
     return tokens.empty() ? tokenize(text) : tokens;
 }
@@ -201,13 +198,13 @@ SceneEstimate estimate_scene(const SceneSpec& spec, Storage storage) {
     };
     constexpr double f = sizeof(float);
     if (spec.model && spec.model->model && spec.model->tokenizer) {
-        // A model run keeps every layer's stages (gpt2::scene_run checks them before running).
+        // A model run keeps every layer's stages (model::scene_run checks them before running).
         // Tokenized no further than the model's positions: more is refused by the run itself.
-        const gpt2::Config& config = spec.model->model->config();
+        const model::ModelInfo& info = spec.model->model->info();
         const auto n =
-            Index(spec.model->tokenizer->encode(spec.text, std::size_t(config.n_positions), nullptr)
+            Index(spec.model->tokenizer->encode(spec.text, std::size_t(info.max_positions), nullptr)
                       .size());
-        part(gpt2::run_bytes(config, n),
+        part(model::run_bytes(info, n),
              count_text(double(n)) + " tokens × every layer's heads × 4 stages of a model run");
         return e;
     }
@@ -285,7 +282,7 @@ SceneResult compute_pieces(const SceneSpec& spec, Progress* progress, Storage st
                        e.largest + (e.bytes > 1.05 * e.largest_bytes ? " and the rest" : ""),
                        "use fewer tokens or heads, a smaller d_model, or a larger memory budget");
     }
-    if (spec.model) return gpt2::model_scene(spec, progress);
+    if (spec.model) return model::model_scene(spec, progress);
     if (spec.data) return compute_loaded(spec, progress);
     const bool keep_stages = storage == Storage::Stages;
 

@@ -3,13 +3,13 @@
 
 #include <algorithm>
 
-#include "attn/gpt2/model.hpp"
+#include "attn/model/model.hpp"
 
 namespace attn {
 namespace {}  // namespace
 
 Index layer_count(const SceneSpec& spec) {
-    if (spec.model && spec.model->model) return spec.model->model->config().n_layer;
+    if (spec.model && spec.model->model) return spec.model->model->info().layers;
     if (!spec.data || spec.data->components.empty()) return 1;
     const auto c = static_cast<std::size_t>(
         std::clamp<Index>(spec.component, 0, Index(spec.data->components.size()) - 1));

@@ -20,7 +20,7 @@
 #include <QtTest>
 
 #include "app_test_support.hpp"
-#include "attn/gpt2/model_scene.hpp"
+#include "attn/model/model_scene.hpp"
 #include "attn/scene_layers.hpp"
 #include "io/data_io.hpp"
 #include "io/file_controller.hpp"

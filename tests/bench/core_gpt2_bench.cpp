@@ -13,7 +13,7 @@
 #include <random>
 
 #include "attn/gpt2/model.hpp"
-#include "attn/gpt2/model_scene.hpp"
+#include "attn/model/model_scene.hpp"
 
 namespace {
 
@@ -136,7 +136,7 @@ BENCHMARK(BM_Gpt2Forward)->Arg(64)->Arg(256)->Unit(benchmark::kMillisecond)->Use
 void BM_Gpt2RetypeWord(benchmark::State& state) {
     attn::SceneSpec spec;
     spec.model =
-        std::make_shared<const attn::gpt2::ModelFolder>(attn::gpt2::open_folder(model_dir()));
+        std::make_shared<const attn::model::ModelFolder>(attn::gpt2::open_folder(model_dir()));
     spec.mask = attn::gpt2::causal();
     const std::string rest = "Attention lets every token look at all others;  ";  // 48 bytes
     const bool last = state.range(0) == 0;

@@ -11,7 +11,7 @@
 
 #include "attn/error.hpp"
 #include "attn/gpt2/model.hpp"
-#include "attn/gpt2/model_scene.hpp"
+#include "attn/model/model_scene.hpp"
 #include "io_test_util.hpp"
 
 namespace {
@@ -50,7 +50,7 @@ std::string refusal(const TinyFolder& f) {
 
 TEST(Gpt2Folder, TheTinyFolderOpens) {
     const TinyFolder f;
-    const attn::gpt2::ModelFolder m = attn::gpt2::open_folder(f.dir.path.string());
+    const attn::model::ModelFolder m = attn::gpt2::open_folder(f.dir.path.string());
     EXPECT_EQ(m.model->config().n_layer, 2);
 }
 
@@ -79,7 +79,7 @@ TEST(Gpt2Folder, TheCacheListSkipsAFifoConfigWithoutBlocking) {
         fs::copy_file(f.dir.path / name, good / name);
     fs::copy_file(f.dir.path / "model.safetensors", fifo / "model.safetensors");
     ASSERT_EQ(::mkfifo((fifo / "config.json").c_str(), 0600), 0);
-    EXPECT_EQ(attn::gpt2::find_cached_models(hub.string()),
+    EXPECT_EQ(attn::model::find_cached_models(hub.string()),
               std::vector<std::string>{good.string()});
 }
 

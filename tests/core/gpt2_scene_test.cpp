@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/error.hpp"
-#include "attn/gpt2/model_scene.hpp"
+#include "attn/model/model_scene.hpp"
 #include "attn/io/session.hpp"
 #include "attn/scene_controls.hpp"
 #include "attn/scene_layers.hpp"
@@ -46,8 +46,8 @@ class Gpt2Scene : public ::testing::Test {
         const std::string out = capture("/usr/bin/python3 " ATTN_GPT2_TINY " " + dir_->string() +
                                         " 11 3 --reference 116,256,32,99,97,116");
         ASSERT_FALSE(out.empty()) << "gpt2_tiny.py wrote nothing";
-        folder_ = new std::shared_ptr<const attn::gpt2::ModelFolder>(
-            std::make_shared<const attn::gpt2::ModelFolder>(
+        folder_ = new std::shared_ptr<const attn::model::ModelFolder>(
+            std::make_shared<const attn::model::ModelFolder>(
                 attn::gpt2::open_folder(dir_->string())));
     }
     static void TearDownTestSuite() {
@@ -106,10 +106,10 @@ class Gpt2Scene : public ::testing::Test {
         return d;
     }
     static fs::path* dir_;
-    static std::shared_ptr<const attn::gpt2::ModelFolder>* folder_;
+    static std::shared_ptr<const attn::model::ModelFolder>* folder_;
 };
 fs::path* Gpt2Scene::dir_ = nullptr;
-std::shared_ptr<const attn::gpt2::ModelFolder>* Gpt2Scene::folder_ = nullptr;
+std::shared_ptr<const attn::model::ModelFolder>* Gpt2Scene::folder_ = nullptr;
 
 TEST_F(Gpt2Scene, EveryLayerAndTheLogitsMatchNumpy) {
     const auto got = layers(spec());
@@ -170,19 +170,19 @@ TEST_F(Gpt2Scene, TemperatureInTheFirstLayerChangesEveryLayer) {
 
 TEST_F(Gpt2Scene, ShowingAnotherLayerReusesTheRun) {
     SceneSpec s = spec();
-    const auto first = attn::gpt2::scene_run(s);
+    const auto first = attn::model::scene_run(s);
     s.layer = 2;
     s.merge_words = true;
-    EXPECT_EQ(attn::gpt2::scene_run(s), first);  // the shown layer and display: no new run
+    EXPECT_EQ(attn::model::scene_run(s), first);  // the shown layer and display: no new run
     s.temperature = 0.5f;
-    const auto cooler = attn::gpt2::scene_run(s);
+    const auto cooler = attn::model::scene_run(s);
     EXPECT_NE(cooler, first);
     s.temperature = 1.f;  // toggled back: the run before is still kept
-    EXPECT_EQ(attn::gpt2::scene_run(s), first);
+    EXPECT_EQ(attn::model::scene_run(s), first);
     s.text = "the hat";
-    EXPECT_NE(attn::gpt2::scene_run(s), first);
-    const std::weak_ptr<const attn::gpt2::Run> kept = attn::gpt2::scene_run(s);
-    attn::gpt2::release_runs();  // nothing else holds the run: it is freed
+    EXPECT_NE(attn::model::scene_run(s), first);
+    const std::weak_ptr<const attn::gpt2::Run> kept = attn::model::scene_run(s);
+    attn::model::release_runs();  // nothing else holds the run: it is freed
     EXPECT_TRUE(kept.expired());
 }
 
@@ -226,12 +226,12 @@ TEST_F(Gpt2Scene, ControlsAndErrors) {
 TEST_F(Gpt2Scene, FitTextKeepsTheFirstWholeTokens) {
     const attn::gpt2::BpeTokenizer& tok = *(*folder_)->tokenizer;
     bool cut = true;
-    EXPECT_EQ(attn::gpt2::fit_text(tok, "the cat", 16, &cut), "the cat");
+    EXPECT_EQ(attn::model::fit_text(tok, "the cat", 16, &cut), "the cat");
     EXPECT_FALSE(cut);
     const std::string text = "the cat sat on the mat and then it sat";
     const std::vector<std::int32_t> ids = tok.encode(text);
     ASSERT_GT(ids.size(), 16u);
-    const std::string fit = attn::gpt2::fit_text(tok, text, 16, &cut);
+    const std::string fit = attn::model::fit_text(tok, text, 16, &cut);
     EXPECT_TRUE(cut);
     EXPECT_EQ(fit, text.substr(0, fit.size()));  // the start of the text, whole tokens
     EXPECT_EQ(tok.encode(fit), std::vector<std::int32_t>(ids.begin(), ids.begin() + 16));
@@ -240,7 +240,7 @@ TEST_F(Gpt2Scene, FitTextKeepsTheFirstWholeTokens) {
     EXPECT_EQ(attn::compute_scene(s).query_count(), 16);
     // Never inside a character: "é" is two bytes, two byte-level tokens in this vocabulary.
     const std::string accents = "éééééééééééééééééééé";
-    const std::string head = attn::gpt2::fit_text(tok, accents, 7, &cut);
+    const std::string head = attn::model::fit_text(tok, accents, 7, &cut);
     EXPECT_TRUE(cut);
     EXPECT_EQ(head, "ééé");
     EXPECT_LE(tok.encode(head).size(), 7u);
@@ -280,27 +280,27 @@ TEST(Gpt2HubCache, ListsOnlyGpt2FoldersWithSafetensors) {
     folder("gpt2-medium", "gpt2", false);       // no model.safetensors (e.g. .bin only)
     fs::create_directories(hub / "datasets--x" / "snapshots" / "s");
     std::ofstream(hub / "models--broken" / "snapshots" / "s" / "config.json");
-    EXPECT_EQ(attn::gpt2::find_cached_models(hub.string()),
+    EXPECT_EQ(attn::model::find_cached_models(hub.string()),
               (std::vector<std::string>{distil, gpt2}));
-    EXPECT_TRUE(attn::gpt2::find_cached_models((hub / "nowhere").string()).empty());
+    EXPECT_TRUE(attn::model::find_cached_models((hub / "nowhere").string()).empty());
     fs::remove_all(hub);
 }
 
 TEST(Gpt2HubCache, ModelNamesAreTheRepositories) {
-    EXPECT_EQ(attn::gpt2::model_name("/h/hub/models--openai-community--gpt2/snapshots/607a30d"),
+    EXPECT_EQ(attn::model::model_name("/h/hub/models--openai-community--gpt2/snapshots/607a30d"),
               "openai-community/gpt2");
-    EXPECT_EQ(attn::gpt2::model_name("/h/hub/models--gpt2/snapshots/607a30d/"), "gpt2");
-    EXPECT_EQ(attn::gpt2::model_name("/home/me/my-gpt2"), "my-gpt2");
-    EXPECT_EQ(attn::gpt2::model_name("/x/snapshots/abc"), "abc");  // not a hub cache
+    EXPECT_EQ(attn::model::model_name("/h/hub/models--gpt2/snapshots/607a30d/"), "gpt2");
+    EXPECT_EQ(attn::model::model_name("/home/me/my-gpt2"), "my-gpt2");
+    EXPECT_EQ(attn::model::model_name("/x/snapshots/abc"), "abc");  // not a hub cache
 }
 
 TEST(Gpt2HubCache, HubDirectoryFollowsHfHome) {
     const char* old = std::getenv("HF_HOME");
     const std::string saved = old ? old : "";
     setenv("HF_HOME", "/data/hf", 1);
-    EXPECT_EQ(attn::gpt2::hub_cache_dir(), "/data/hf/hub");
+    EXPECT_EQ(attn::model::hub_cache_dir(), "/data/hf/hub");
     unsetenv("HF_HOME");
-    EXPECT_EQ(attn::gpt2::hub_cache_dir(),
+    EXPECT_EQ(attn::model::hub_cache_dir(),
               std::string(std::getenv("HOME")) + "/.cache/huggingface/hub");
     if (old) setenv("HF_HOME", saved.c_str(), 1);
 }
@@ -355,9 +355,9 @@ TEST_F(Gpt2Scene, TheSceneRunReusesAPrefixAndMatchesNumpy) {
     s.text = "the cat";
     s.scale = false;
     s.model_layers = {1};
-    attn::gpt2::scene_run(s);
+    attn::model::scene_run(s);
     s.text = "the hat";  // 116,256,32,104,97,116: numpy's reference below is of these ids
-    const auto run = attn::gpt2::scene_run(s);
+    const auto run = attn::model::scene_run(s);
     EXPECT_EQ(run->reused, 3);
     const std::string out =
         capture("/usr/bin/python3 " ATTN_GPT2_TINY " " + (*dir_ / "ref").string() +

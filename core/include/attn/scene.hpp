@@ -11,6 +11,7 @@
 #include "attn/aggregate.hpp"
 #include "attn/attention.hpp"
 #include "attn/embedding.hpp"
+#include "attn/model/hooks.hpp"
 #include "attn/multihead.hpp"
 #include "attn/progress.hpp"
 #include "attn/stats.hpp"
@@ -18,10 +19,10 @@
 
 namespace attn {
 
-namespace gpt2 {
+namespace model {
 struct ModelFolder;
 struct Run;
-}  // namespace gpt2
+}  // namespace model
 
 /// The sentence of the embedded default scene (the classic alignment example).
 inline constexpr const char* kDefaultSentence =
@@ -89,10 +90,13 @@ struct SceneSpec {
     Index component = 0, layer = 0;             ///< which block of data is shown
     std::optional<float> data_dk;               ///< override of the component's d_k
     bool merge_words = false;  ///< sub-word pieces merged into words (kWordMergeRule)
-    /// A GPT-2 folder that runs on `text`: scale, temperature and mask apply inside the run, in
-    /// model_layers (empty: every layer), and `layer` picks the layer shown. Shared, by identity.
-    std::shared_ptr<const gpt2::ModelFolder> model;
+    /// A model folder (any family) that runs on `text`: scale, temperature, mask and
+    /// model_rotary apply inside the run, in model_layers (empty: every layer), and `layer`
+    /// picks the layer shown. Shared, by identity.
+    std::shared_ptr<const model::ModelFolder> model;
     std::vector<int> model_layers;  ///< layers the controls apply to in a model run; empty: all
+    bool model_rotary = true;       ///< false: rotary positions off in model_layers
+    model::Interventions interventions;  ///< ablated heads and knocked-out edges of a model run
 
     /// The tokens of the query side (a model's tokens of text, explicit tokens, or
     /// tokenize(text)).
@@ -191,7 +195,7 @@ struct SceneResult {
     WordGroups q_words, k_words;  ///< the piece groups (set whenever merge_words was asked)
     std::vector<std::string> q_pieces, k_pieces;  ///< the tokens before merging (when merged)
     /// A model scene's whole run (every layer, token ids, logits), shared with the run cache.
-    std::shared_ptr<const gpt2::Run> run;
+    std::shared_ptr<const model::Run> run;
     std::vector<NextToken> next_tokens;  ///< a model scene's 10 likeliest next tokens
 
     /// Raw scores of query i in head h (stored or recomputed); throws for post-softmax data.

@@ -217,3 +217,18 @@ std::string BpeTokenizer::token_text(std::int32_t id) const {
 }
 
 }  // namespace attn::gpt2
+
+namespace attn::gpt2 {
+
+bool BpeTokenizer::is_special(std::int32_t id) const {
+    return id >= 0 && std::size_t(id) < id_to_token_.size() &&
+           id_to_token_[std::size_t(id)] == "<|endoftext|>";
+}
+
+std::optional<std::int32_t> BpeTokenizer::token_id(std::string_view token) const {
+    const auto it = token_to_id_.find(std::string(token));
+    if (it == token_to_id_.end()) return std::nullopt;
+    return it->second;
+}
+
+}  // namespace attn::gpt2

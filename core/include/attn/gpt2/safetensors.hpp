@@ -43,6 +43,8 @@ class SafetensorsFile {
     const std::map<std::string, TensorInfo>& tensors() const { return tensors_; }
     /// The file's path, for messages.
     const std::string& path() const { return path_; }
+    /// The file's size in bytes.
+    std::size_t file_size() const { return file_.size(); }
 
   private:
     std::string path_;

@@ -1,5 +1,5 @@
-// AttnScope core — a GPT-2 run as a scene. GPL-3.0-or-later.
-#include "attn/gpt2/model_scene.hpp"
+// AttnScope core — a model run as a scene. GPL-3.0-or-later.
+#include "attn/model/model_scene.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -13,7 +13,7 @@
 
 #include "../utf8.hpp"
 
-namespace attn::gpt2 {
+namespace attn::model {
 namespace {
 
 /// What a run depends on; the folder by identity (weak, so closing it frees the weights).
@@ -21,15 +21,11 @@ struct RunKey {
     std::weak_ptr<const ModelFolder> folder;
     const ModelFolder* address = nullptr;
     std::vector<std::int32_t> ids;
-    bool scale = true;
-    float temperature = 1.f;
-    MaskSpec mask;
-    std::vector<int> layers;
+    RunControls controls;
 
     /// Same model and controls (the ids may differ).
     bool same_run_of(const RunKey& o) const {
-        return address == o.address && !folder.expired() && scale == o.scale &&
-               temperature == o.temperature && mask == o.mask && layers == o.layers;
+        return address == o.address && !folder.expired() && controls == o.controls;
     }
     bool matches(const RunKey& o) const { return same_run_of(o) && ids == o.ids; }
 };
@@ -104,16 +100,18 @@ RunControls run_controls(const SceneSpec& spec) {
     c.temperature = spec.temperature;
     c.mask = spec.mask;
     c.layers = spec.model_layers;
+    c.rotary = spec.model_rotary;
+    c.interventions = spec.interventions;
     return c;
 }
 
-double run_bytes(const Config& config, Index n) {
-    const double heads = double(config.n_layer) * double(config.n_head);
-    const double dk = double(config.n_embd) / double(config.n_head);
+double run_bytes(const ModelInfo& info, Index n) {
+    const double heads = double(info.layers) * double(info.heads);
+    const double dk = double(info.head_dim);
     // Per head: raw, scaled, masked, weights (n × n), output, q, k, v (n × d_k); plus the
     // residual stream's working matrices (n × 4·d at most, a few of them).
     return 4.0 * (heads * (4.0 * double(n) * double(n) + 4.0 * double(n) * dk) +
-                  8.0 * double(n) * double(config.n_embd));
+                  8.0 * double(n) * double(info.d_model));
 }
 
 std::shared_ptr<const Run> scene_run(const SceneSpec& spec, Progress* progress) {
@@ -123,36 +121,33 @@ std::shared_ptr<const Run> scene_run(const SceneSpec& spec, Progress* progress) 
     RunKey key;
     key.folder = spec.model;
     key.address = spec.model.get();
-    const Config& config = folder.model->config();
+    const ModelInfo& info = folder.model->info();
     // Tokenized only as far as the model's positions reach: a longer text is refused before
     // all of it is tokenized.
     bool more = false;
-    key.ids = folder.tokenizer->encode(spec.text, std::size_t(config.n_positions), &more);
+    key.ids = folder.tokenizer->encode(spec.text, std::size_t(info.max_positions), &more);
     if (more)
-        throw ArgumentError("The text has more than " + std::to_string(config.n_positions) +
-                            " tokens, the model's " + std::to_string(config.n_positions) +
+        throw ArgumentError("The text has more than " + std::to_string(info.max_positions) +
+                            " tokens, the model's " + std::to_string(info.max_positions) +
                             " positions; use a shorter text.");
     if (key.ids.empty()) throw ArgumentError("The scene has no tokens: the text is empty.");
     const RunControls controls = run_controls(spec);
-    key.scale = controls.scale;
-    key.temperature = controls.temperature;
-    key.mask = controls.mask;
-    key.layers = controls.layers;
+    key.controls = controls;
     if (auto hit = cache().find(key)) return hit;
-    require_memory(run_bytes(config, Index(key.ids.size())),
+    require_memory(run_bytes(info, Index(key.ids.size())),
                    std::to_string(key.ids.size()) + " tokens × " +
-                       std::to_string(config.n_layer * config.n_head) +
+                       std::to_string(info.layers * info.heads) +
                        " heads × 4 stages of a model run",
                    "use a shorter text");
     // Retyping the end of a sentence: the unchanged start's hidden states are reused.
     const std::shared_ptr<const Run> prefix = cache().longest_prefix(key);
-    auto run =
-        std::make_shared<const Run>(folder.model->run(key.ids, controls, progress, prefix.get()));
-    cache().put(std::move(key), run);
-    return run;
+    auto result = std::make_shared<const Run>(
+        model::run(*folder.model, key.ids, controls, nullptr, progress, prefix.get()));
+    cache().put(std::move(key), result);
+    return result;
 }
 
-std::vector<NextToken> top_next_tokens(const Run& run, const BpeTokenizer& tokenizer, int k) {
+std::vector<NextToken> top_next_tokens(const Run& run, const Tokenizer& tokenizer, int k) {
     const Vector& logits = run.logits;
     const Index v = logits.size();
     if (v == 0 || k <= 0) return {};
@@ -180,7 +175,7 @@ std::vector<NextToken> top_next_tokens(const Run& run, const BpeTokenizer& token
     return out;
 }
 
-std::string fit_text(const BpeTokenizer& tokenizer, const std::string& text, Index max_tokens,
+std::string fit_text(const Tokenizer& tokenizer, const std::string& text, Index max_tokens,
                      bool* cut) {
     bool more = false;
     std::vector<std::int32_t> ids =
@@ -203,22 +198,20 @@ std::string fit_text(const BpeTokenizer& tokenizer, const std::string& text, Ind
 SceneResult model_scene(const SceneSpec& spec, Progress* progress) {
     const std::shared_ptr<const Run> run = scene_run(spec, progress);
     const ModelFolder& folder = *spec.model;
-    const Config& config = folder.model->config();
-    if (spec.layer < 0 || spec.layer >= config.n_layer)
-        throw ArgumentError("The model has " + std::to_string(config.n_layer) + " layers; layer " +
+    const ModelInfo& info = folder.model->info();
+    if (spec.layer < 0 || spec.layer >= info.layers)
+        throw ArgumentError("The model has " + std::to_string(info.layers) + " layers; layer " +
                             std::to_string(spec.layer) + " does not exist.");
     const LayerAttention& layer = run->layers[std::size_t(spec.layer)];
     SceneResult r;
-    for (const std::int32_t id : run->ids)
-        r.q_tokens.push_back(folder.tokenizer->token_text(id));
+    r.q_tokens = folder.tokenizer->display_tokens(run->ids);
     r.k_tokens = r.q_tokens;
     r.layer = spec.layer;
-    r.layers = config.n_layer;
+    r.layers = info.layers;
     r.heads = layer.heads;
     for (const HeadResult& h : r.heads)
         r.stats.push_back(head_stats(h));
-    const Index n = Index(run->ids.size()), heads = config.n_head,
-                dk = config.n_embd / config.n_head;
+    const Index n = Index(run->ids.size()), heads = info.heads, dk = info.head_dim;
     r.Q.resize(n, heads * dk);
     r.K.resize(n, heads * dk);
     r.V.resize(n, heads * dk);
@@ -231,11 +224,11 @@ SceneResult model_scene(const SceneSpec& spec, Progress* progress) {
     r.kv_heads = heads;
     r.has_qk = true;  // not has_vectors: the layer's inputs are the run's residual stream
     r.head_scores.assign(std::size_t(heads), ScoreParams{});
-    // The mask this layer ran with: the scene's inside the scope, GPT-2's own outside it.
-    r.mask = controls_apply_in(spec, spec.layer) ? spec.mask : causal();
+    // The mask this layer ran with: the scene's inside the scope, the model's own outside it.
+    r.mask = layer_controls(info, run->controls, int(spec.layer)).params.mask;
     r.run = run;
     r.next_tokens = top_next_tokens(*run, *folder.tokenizer);
     return r;
 }
 
-}  // namespace attn::gpt2
+}  // namespace attn::model

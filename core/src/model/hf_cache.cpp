@@ -1,4 +1,4 @@
-// AttnScope core — GPT-2-family models already in a user's Hugging Face cache.
+// AttnScope core — models already in a user's Hugging Face cache.
 // GPL-3.0-or-later.
 #include <algorithm>
 #include <cstdlib>
@@ -7,9 +7,10 @@
 
 #include "../io/io_util.hpp"
 #include "attn/error.hpp"
-#include "attn/gpt2/model_scene.hpp"
+#include "attn/model/families.hpp"
+#include "attn/model/model_scene.hpp"
 
-namespace attn::gpt2 {
+namespace attn::model {
 
 std::string hub_cache_dir() {
     if (const char* hf = std::getenv("HF_HOME"); hf && *hf) return std::string(hf) + "/hub";
@@ -49,8 +50,10 @@ std::vector<std::string> find_cached_models(const std::string& hub) {
         if (!fs::is_directory(snapshots, ec)) continue;
         for (const auto& snap : fs::directory_iterator(snapshots, ec)) {
             const fs::path dir = snap.path();
-            if (!fs::exists(dir / "model.safetensors", ec)) continue;
-            // Only the config is read: a model that is not gpt2 is not offered at all. Read
+            if (!fs::exists(dir / "model.safetensors", ec) &&
+                !fs::exists(dir / "model.safetensors.index.json", ec))
+                continue;
+            // Only the config is read: a family that does not run is not offered at all. Read
             // without blocking: a FIFO or a directory in its place is skipped, not waited on.
             std::vector<std::byte> bytes;
             try {
@@ -62,12 +65,16 @@ std::vector<std::string> find_cached_models(const std::string& hub) {
                 reinterpret_cast<const char*>(bytes.data()),
                 reinterpret_cast<const char*>(bytes.data()) + bytes.size(), nullptr, false);
             const auto type = config.is_object() ? config.find("model_type") : config.end();
-            if (type != config.end() && type->is_string() && type->get<std::string>() == "gpt2")
-                out.push_back(dir.string());
+            if (type == config.end() || !type->is_string()) continue;
+            for (const Family& f : families())
+                if (f.model_type == type->get<std::string>()) {
+                    out.push_back(dir.string());
+                    break;
+                }
         }
     }
     std::sort(out.begin(), out.end());
     return out;
 }
 
-}  // namespace attn::gpt2
+}  // namespace attn::model

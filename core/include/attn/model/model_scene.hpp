@@ -1,13 +1,14 @@
-// AttnScope core — a GPT-2 run as a scene: the shown layer's stages as computed inside the run.
+// AttnScope core — a model run as a scene: the shown layer's stages as computed inside the run.
 // GPL-3.0-or-later.
 #pragma once
 
 #include <memory>
 
-#include "attn/gpt2/model.hpp"
+#include "attn/model/model.hpp"
+#include "attn/model/run.hpp"
 #include "attn/scene.hpp"
 
-namespace attn::gpt2 {
+namespace attn::model {
 
 /// Whether the scene's scale, temperature and mask apply in layer L of its model run.
 bool controls_apply_in(const SceneSpec& spec, Index layer);
@@ -23,26 +24,28 @@ std::shared_ptr<const Run> scene_run(const SceneSpec& spec, Progress* progress =
 /// TEXT cut to its first MAX_TOKENS tokens of TOKENIZER (whole tokens; never ending inside a
 /// UTF-8 character, so the cut text encodes to at most MAX_TOKENS tokens again); TEXT itself
 /// when it fits. *CUT, when given, says whether it was cut.
-std::string fit_text(const BpeTokenizer& tokenizer, const std::string& text, Index max_tokens,
+std::string fit_text(const Tokenizer& tokenizer, const std::string& text, Index max_tokens,
                      bool* cut = nullptr);
 
 /// Forgets the kept runs (their memory goes now, not when the next runs replace them).
 void release_runs();
 
 /// The scene of a model run: layer spec.layer's heads with every stage as computed inside the
-/// run (layers outside spec.model_layers as GPT-2 computes them: scaled, τ = 1, causal), the
+/// run (layers outside spec.model_layers as the model computes them: scaled, τ = 1, its own
+/// mask), the
 /// real q, k, v, the whole run and the ten likeliest next tokens.
 SceneResult model_scene(const SceneSpec& spec, Progress* progress = nullptr);
 
 /// The K likeliest next tokens after RUN (softmax of its logits), likeliest first.
-std::vector<NextToken> top_next_tokens(const Run& run, const BpeTokenizer& tokenizer, int k = 10);
+std::vector<NextToken> top_next_tokens(const Run& run, const Tokenizer& tokenizer, int k = 10);
 
 /// The Hugging Face hub cache: $HF_HOME/hub when HF_HOME is set, else
 /// $HOME/.cache/huggingface/hub ("" when neither variable is set).
 std::string hub_cache_dir();
 
-/// GPT-2-family model folders in a hub cache: HUB/models--*/snapshots/* holding a config.json
-/// whose model_type is gpt2 and a model.safetensors, sorted by path; never throws.
+/// Model folders in a hub cache: HUB/models--*/snapshots/* holding a config.json whose
+/// model_type is a family that runs (families()) and safetensors weights (one file or an
+/// index of shards), sorted by path; never throws.
 std::vector<std::string> find_cached_models(const std::string& hub);
 
 /// A model folder's name as a user knows it: the repository of a hub cache snapshot
@@ -51,6 +54,6 @@ std::vector<std::string> find_cached_models(const std::string& hub);
 std::string model_name(const std::string& dir);
 
 /// Bytes a run of N tokens keeps (every layer's stages, q, k, v), estimated before running.
-double run_bytes(const Config& config, Index n);
+double run_bytes(const ModelInfo& info, Index n);
 
-}  // namespace attn::gpt2
+}  // namespace attn::model

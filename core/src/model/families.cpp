@@ -1,0 +1,43 @@
+// AttnScope core — the registry of model families. GPL-3.0-or-later.
+#include "attn/model/families.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "../io/io_util.hpp"
+#include "attn/error.hpp"
+#include "attn/gpt2/model.hpp"
+
+namespace attn::model {
+
+const std::vector<Family>& families() {
+    static const std::vector<Family> all = {
+        {"gpt2", "GPT-2", &gpt2::open_folder},
+    };
+    return all;
+}
+
+std::string model_type(const std::string& dir) {
+    const std::string path = dir + "/config.json";
+    // Opened without blocking and refused unless a regular file (a FIFO would hang the start).
+    const std::vector<std::byte> bytes = io::detail::read_whole_file(path, path);
+    const nlohmann::json j = nlohmann::json::parse(
+        reinterpret_cast<const char*>(bytes.data()),
+        reinterpret_cast<const char*>(bytes.data()) + bytes.size(), nullptr, false);
+    if (j.is_discarded()) throw FormatError(path + ": not JSON");
+    if (!j.is_object() || !j.contains("model_type") || !j["model_type"].is_string())
+        throw FormatError(path + ": no \"model_type\" string");
+    return j["model_type"].get<std::string>();
+}
+
+ModelFolder open_folder(const std::string& dir) {
+    const std::string type = model_type(dir);
+    std::string names;
+    for (const Family& f : families()) {
+        if (f.model_type == type) return f.open(dir);
+        names += (names.empty() ? "" : ", ") + f.model_type;
+    }
+    throw FormatError(dir + "/config.json: model_type is \"" + type + "\"; AttnScope runs " +
+                      names);
+}
+
+}  // namespace attn::model

@@ -1,0 +1,166 @@
+// AttnScope core — the generic forward pass shared by every model family. GPL-3.0-or-later.
+#include "attn/model/run.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "attn/error.hpp"
+#include "interventions_hooks.hpp"
+
+namespace attn::model {
+
+MaskSpec own_mask(const ModelInfo& info) {
+    MaskSpec m;
+    m.kind = info.causal ? MaskKind::Causal : MaskKind::None;
+    return m;
+}
+
+LayerControls layer_controls(const ModelInfo& info, const RunControls& controls, int l) {
+    LayerControls lc;
+    lc.params.mask = own_mask(info);
+    const bool inside =
+        controls.layers.empty() ||
+        std::find(controls.layers.begin(), controls.layers.end(), l) != controls.layers.end();
+    if (inside) {
+        lc.params.scale = controls.scale;
+        lc.params.temperature = controls.temperature;
+        if (controls.mask) lc.params.mask = *controls.mask;
+        lc.rotary = controls.rotary;
+    }
+    return lc;
+}
+
+HeadResult attend_head(const Matrix& q, const Matrix& k, const Matrix& v,
+                       const AttentionParams& params, int layer, int head, Index first,
+                       Hooks& hooks, Matrix& z) {
+    HeadResult r = attend(q, k, v, params);
+    // A hook that changes the weights (a knockout) changes what the head outputs: the output is
+    // recomputed from the changed weights, so the stages shown and the run agree.
+    const Matrix before = r.weights;
+    hooks.pattern(layer, head, r.weights);
+    if (r.weights != before) r.output = r.weights * v;
+    z = r.output.bottomRows(r.output.rows() - first);
+    hooks.z(layer, head, first, z);
+    // The stages shown are what the run used: an ablated or patched head shows its new output.
+    if (r.output.rows() == z.rows() + first) r.output.bottomRows(z.rows()) = z;
+    return r;
+}
+
+namespace {
+
+void check_ids(const ModelInfo& info, const std::vector<std::int32_t>& ids) {
+    if (ids.empty()) throw ArgumentError(info.display + " needs at least one token");
+    if (info.max_positions > 0 && Index(ids.size()) > info.max_positions)
+        throw ArgumentError(std::to_string(ids.size()) + " tokens are more than the model's " +
+                            std::to_string(info.max_positions) + " positions");
+    for (const std::int32_t id : ids)
+        if (id < 0 || id >= info.vocab)
+            throw ArgumentError("token id " + std::to_string(id) +
+                                " is outside the vocabulary of " + std::to_string(info.vocab));
+}
+
+void check_controls(const ModelInfo& info, const RunControls& controls) {
+    for (const int l : controls.layers)
+        if (l < 0 || l >= info.layers)
+            throw ArgumentError("layer " + std::to_string(l) + " does not exist (the model has " +
+                                std::to_string(info.layers) + ")");
+    if (!(controls.temperature > 0.f) || !std::isfinite(controls.temperature))
+        throw ArgumentError("temperature must be a positive number");
+    check_interventions(info, controls.interventions);
+}
+
+/// Positions of PREFIX that a run of IDS may reuse: the shared start of the ids (never the last
+/// position), when the model is causal and the prefix ran with the same controls.
+Index reusable(const Model& model, const std::vector<std::int32_t>& ids,
+               const RunControls& controls, const Run* prefix, bool extra_hooks) {
+    const ModelInfo& info = model.info();
+    if (!prefix || extra_hooks || !info.causal || !(prefix->controls == controls)) return 0;
+    if (controls.mask && !(*controls.mask == own_mask(info))) return 0;
+    // Mean ablation mixes every position into each: a longer sequence changes earlier rows.
+    if (!controls.interventions.ablated.empty() &&
+        controls.interventions.ablation == AblationMode::Mean)
+        return 0;
+    if (prefix->inputs.size() != std::size_t(info.layers) + 1 ||
+        prefix->layers.size() != std::size_t(info.layers))
+        return 0;
+    const Index n = Index(ids.size());
+    Index p = 0;
+    while (p < n - 1 && p < Index(prefix->ids.size()) &&
+           prefix->ids[std::size_t(p)] == ids[std::size_t(p)])
+        ++p;
+    return p;
+}
+
+/// Layers [from, L) on x (rows [p, n)), then the logits: the common tail of run and run_from.
+void run_layers(const Model& model, Run& run, Matrix x, int from, Index p, const Run* prefix,
+                Hooks& hooks, Progress* progress, Index logits_at) {
+    const ModelInfo& info = model.info();
+    const Index n = Index(run.ids.size());
+    for (int l = from; l < info.layers; ++l) {
+        hooks.resid_pre(l, p, x);
+        Matrix full(n, x.cols());
+        if (p > 0) full.topRows(p) = prefix->inputs[std::size_t(l)].topRows(p);
+        full.bottomRows(n - p) = x;
+        run.inputs.push_back(std::move(full));
+        LayerAttention layer;
+        const LayerAttention* past = p > 0 ? &prefix->layers[std::size_t(l)] : nullptr;
+        model.layer(l, x, p, past, layer_controls(info, run.controls, l), layer, hooks);
+        run.layers.push_back(std::move(layer));
+        report(progress, double(l + 1 - from) / double(info.layers + 1 - from));
+    }
+    hooks.resid_final(p, x);
+    Matrix full(n, x.cols());
+    if (p > 0) full.topRows(p) = prefix->inputs.back().topRows(p);
+    full.bottomRows(n - p) = x;
+    run.inputs.push_back(std::move(full));
+    run.logits_position = logits_at;
+    run.logits = model.logits(run.inputs.back().row(logits_at));
+}
+
+}  // namespace
+
+Run run(const Model& model, const std::vector<std::int32_t>& ids, const RunControls& controls,
+        Hooks* hooks, Progress* progress, const Run* prefix, std::optional<Index> logits_at) {
+    const ModelInfo& info = model.info();
+    check_ids(info, ids);
+    check_controls(info, controls);
+    const Index n = Index(ids.size());
+    const Index at = logits_at.value_or(n - 1);
+    if (at < 0 || at >= n)
+        throw ArgumentError("position " + std::to_string(at) + " is outside the " +
+                            std::to_string(n) + " tokens");
+    const Index p = reusable(model, ids, controls, prefix, hooks != nullptr);
+    InterventionHooks interventions(controls.interventions);
+    HookChain chain;
+    if (!controls.interventions.empty()) chain.add(&interventions);
+    chain.add(hooks);
+    Run run;
+    run.ids = ids;
+    run.reused = p;
+    run.controls = controls;
+    report(progress, 0.0);
+    run_layers(model, run, model.embed(ids, p), 0, p, prefix, chain, progress, at);
+    return run;
+}
+
+Run run_from(const Model& model, const Run& base, int from, Hooks* hooks, Progress* progress) {
+    const ModelInfo& info = model.info();
+    if (from < 0 || from > info.layers || base.inputs.size() != std::size_t(info.layers) + 1)
+        throw ArgumentError("layer " + std::to_string(from) + " is not a layer of this run");
+    InterventionHooks interventions(base.controls.interventions);
+    HookChain chain;
+    if (!base.controls.interventions.empty()) chain.add(&interventions);
+    chain.add(hooks);
+    Run run;
+    run.ids = base.ids;
+    run.controls = base.controls;
+    run.layers.assign(base.layers.begin(), base.layers.begin() + from);
+    run.inputs.assign(base.inputs.begin(), base.inputs.begin() + from);
+    report(progress, 0.0);
+    run_layers(model, run, base.inputs[std::size_t(from)], from, 0, nullptr, chain, progress,
+               base.logits_position);
+    return run;
+}
+
+}  // namespace attn::model

@@ -1,0 +1,14 @@
+// AttnScope core — what every tokenizer shares. GPL-3.0-or-later.
+#include "attn/model/tokenizer.hpp"
+
+namespace attn::model {
+
+std::vector<std::string> Tokenizer::display_tokens(const std::vector<std::int32_t>& ids) const {
+    std::vector<std::string> out;
+    out.reserve(ids.size());
+    for (const std::int32_t id : ids)
+        out.push_back(token_text(id));
+    return out;
+}
+
+}  // namespace attn::model
