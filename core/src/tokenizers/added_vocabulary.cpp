@@ -45,7 +45,8 @@ namespace {
 
 char32_t last_cp(std::string_view s, std::size_t* begin) {
     std::size_t b = s.size() - 1;
-    while (b > 0 && (static_cast<unsigned char>(s[b]) & 0xC0) == 0x80) --b;
+    while (b > 0 && (static_cast<unsigned char>(s[b]) & 0xC0) == 0x80)
+        --b;
     std::size_t i = b;
     *begin = b;
     return next_cp(s, i);
@@ -58,14 +59,15 @@ std::vector<Segment> AddedMatcher::split(std::string_view s) const {
     std::size_t start_offset = 0;
     for (std::size_t pos = 0; pos < s.size() && !tokens_.empty();) {
         std::size_t stop = 0;
-        const int t = first_byte_[static_cast<unsigned char>(s[pos])] ? longest_at(s, pos, &stop) : -1;
+        const int t =
+            first_byte_[static_cast<unsigned char>(s[pos])] ? longest_at(s, pos, &stop) : -1;
         if (t < 0) {
             ++pos;
             continue;
         }
         const AddedToken& tok = *tokens_[std::size_t(t)];
         std::size_t start = pos;
-        pos = stop;  // the next match starts after this one, used or not
+        pos = stop;                          // the next match starts after this one, used or not
         if (start < start_offset) continue;  // inside what an rstrip took
         if (tok.single_word) {
             std::size_t b = 0, i = stop;

@@ -28,7 +28,8 @@ struct Segment {
 class AddedMatcher {
   public:
     /// PATTERNS[i] is what token TOKENS[i] looks like in the text it is matched in.
-    void build(const std::vector<const AddedToken*>& tokens, const std::vector<std::string>& patterns);
+    void build(const std::vector<const AddedToken*>& tokens,
+               const std::vector<std::string>& patterns);
     /// The segments of S, covering all of it.
     std::vector<Segment> split(std::string_view s) const;
     bool empty() const { return tokens_.empty(); }

@@ -16,7 +16,8 @@ std::unordered_map<std::string, std::int32_t> read_vocab(const Json& v, const Wh
     for (const auto& [token, id] : v.items()) {
         // The place is spelled out only for a bad id: building it for each of 262,144 tokens
         // would be a third of the load.
-        if (!id.is_number_integer() || id.get<std::int64_t>() < 0 || id.get<std::int64_t>() >= kMaxId)
+        if (!id.is_number_integer() || id.get<std::int64_t>() < 0 ||
+            id.get<std::int64_t>() >= kMaxId)
             as_int(id, 0, kMaxId - 1, w.at("\"" + token + "\""));
         vocab.emplace(token, std::int32_t(id.get<std::int64_t>()));
     }
@@ -74,8 +75,10 @@ BpeModel::BpeModel(const Json& j, const Where& w) {
         }
         const auto ia = vocab_.find(a), ib = vocab_.find(b);
         if (ia == vocab_.end() || ib == vocab_.end())
-            at().fail("merges \"" + (ia == vocab_.end() ? a : b) + "\", which is not in the vocabulary");
-        const std::string right = !prefix_.empty() && b.rfind(prefix_, 0) == 0 ? b.substr(prefix_.size()) : b;
+            at().fail("merges \"" + (ia == vocab_.end() ? a : b) +
+                      "\", which is not in the vocabulary");
+        const std::string right =
+            !prefix_.empty() && b.rfind(prefix_, 0) == 0 ? b.substr(prefix_.size()) : b;
         const auto merged = vocab_.find(a + right);
         if (merged == vocab_.end())
             at().fail("makes \"" + a + right + "\", which is not in the vocabulary");
@@ -91,7 +94,9 @@ std::vector<std::int32_t> BpeModel::merge_word(std::string_view w) const {
     };
     std::vector<Symbol> sym;
     sym.reserve(w.size());
-    const auto add = [&](std::int32_t id) { sym.push_back({id, std::int32_t(sym.size()) - 1, -1, false}); };
+    const auto add = [&](std::int32_t id) {
+        sym.push_back({id, std::int32_t(sym.size()) - 1, -1, false});
+    };
     std::optional<std::int32_t> pending_unk;
     for (std::size_t i = 0; i < w.size();) {
         const std::size_t b = i;
@@ -126,7 +131,9 @@ std::vector<std::int32_t> BpeModel::merge_word(std::string_view w) const {
 
     struct Entry {
         std::int32_t rank, pos, id;
-        bool operator>(const Entry& o) const { return rank != o.rank ? rank > o.rank : pos > o.pos; }
+        bool operator>(const Entry& o) const {
+            return rank != o.rank ? rank > o.rank : pos > o.pos;
+        }
     };
     std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
     const auto lookup = [&](std::int32_t a, std::int32_t b) -> const Merge* {

@@ -41,7 +41,7 @@ int fallback_byte(std::string_view t) {
     if (t.size() != 6 || t.substr(0, 3) != "<0x" || t[5] != '>') return -1;
     int v = 0;
     for (const char c : t.substr(3, 2)) {
-        const int d = c >= '0' && c <= '9' ? c - '0'
+        const int d = c >= '0' && c <= '9'   ? c - '0'
                       : c >= 'A' && c <= 'F' ? c - 'A' + 10
                       : c >= 'a' && c <= 'f' ? c - 'a' + 10
                                              : -1;
@@ -104,7 +104,8 @@ void replace_all(std::string& s, std::string_view from, std::string_view to) {
 
 class WordPieceDec final : public Decoder {
   public:
-    WordPieceDec(std::string prefix, bool cleanup) : prefix_(std::move(prefix)), cleanup_(cleanup) {}
+    WordPieceDec(std::string prefix, bool cleanup)
+        : prefix_(std::move(prefix)), cleanup_(cleanup) {}
     void decode_chain(std::vector<std::string>& tokens, bool label) const override {
         if (label) return;  // a label keeps BERT's "##" as readers of BERT know it
         for (std::size_t i = 0; i < tokens.size(); ++i) {
@@ -118,8 +119,17 @@ class WordPieceDec final : public Decoder {
 
   private:
     static constexpr std::array<std::pair<std::string_view, std::string_view>, 11> kCleanup{
-        {{" .", "."}, {" ?", "?"}, {" !", "!"}, {" ,", ","}, {" ' ", "'"}, {" n't", "n't"},
-         {" 'm", "'m"}, {" do not", " don't"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}}};
+        {{" .", "."},
+         {" ?", "?"},
+         {" !", "!"},
+         {" ,", ","},
+         {" ' ", "'"},
+         {" n't", "n't"},
+         {" 'm", "'m"},
+         {" do not", " don't"},
+         {" 's", "'s"},
+         {" 've", "'ve"},
+         {" 're", "'re"}}};
     std::string prefix_;
     bool cleanup_;
 };
@@ -174,7 +184,8 @@ class StripDec final : public Decoder {
                 chars.emplace_back(b, next_cp(t, i));
             }
             std::size_t cut = 0, stop = chars.size();
-            for (std::size_t i = 0; i < std::min(start_, chars.size()) && chars[i].second == c_; ++i)
+            for (std::size_t i = 0; i < std::min(start_, chars.size()) && chars[i].second == c_;
+                 ++i)
                 cut = i + 1;
             for (std::size_t i = 0; i < stop_ && i < chars.size(); ++i) {
                 const std::size_t k = chars.size() - i - 1;
@@ -227,8 +238,8 @@ std::unique_ptr<Decoder> make_decoder(const Json& j, const Where& w) {
     if (type == "Metaspace") {
         const std::string scheme = opt_string(j, "prepend_scheme", "always", w);
         const Json* add_prefix = opt(j, "add_prefix_space", w);
-        const bool never =
-            scheme == "never" || (add_prefix && add_prefix->is_boolean() && !add_prefix->get<bool>());
+        const bool never = scheme == "never" ||
+                           (add_prefix && add_prefix->is_boolean() && !add_prefix->get<bool>());
         return std::make_unique<MetaspaceDec>(need_char(j, "replacement", w), !never);
     }
     if (type == "WordPiece")
@@ -244,8 +255,9 @@ std::unique_ptr<Decoder> make_decoder(const Json& j, const Where& w) {
                                           std::size_t(need_int(j, "stop", 0, kMaxId, w)));
     }
     if (type == "Replace")
-        return std::make_unique<ReplaceDec>(Pattern::from_json(need(j, "pattern", w), w.at("pattern")),
-                                            need_string(j, "content", w));
+        return std::make_unique<ReplaceDec>(
+            Pattern::from_json(need(j, "pattern", w), w.at("pattern")),
+            need_string(j, "content", w));
     if (type == "Sequence") {
         auto d = std::make_unique<SequenceDec>();
         const Json& list = need_array(j, "decoders", w);

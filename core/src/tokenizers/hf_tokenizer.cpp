@@ -70,7 +70,9 @@ std::vector<std::int32_t> HfTokenizer::encode(std::string_view text, std::size_t
     // is the last few tokens before it (and the end's special tokens), so ids well clear of the
     // cut are final.
     constexpr std::size_t kMargin = 64;
-    std::size_t prefix = limit > (std::size_t(1) << 40) ? text.size() : std::max<std::size_t>(4096, 16 * (limit + kMargin));
+    std::size_t prefix = limit > (std::size_t(1) << 40)
+                             ? text.size()
+                             : std::max<std::size_t>(4096, 16 * (limit + kMargin));
     std::vector<std::int32_t> ids;
     for (;;) {
         std::size_t cut = text.size();
@@ -97,7 +99,8 @@ std::string HfTokenizer::decode(const std::vector<std::int32_t>& ids) const {
     tokens.reserve(ids.size());
     for (const std::int32_t id : ids) {
         if (id < 0 || std::size_t(id) >= d.id_to_token.size())
-            throw ArgumentError("token id " + std::to_string(id) + " is outside the vocabulary of " +
+            throw ArgumentError("token id " + std::to_string(id) +
+                                " is outside the vocabulary of " +
                                 std::to_string(d.id_to_token.size()));
         tokens.push_back(d.id_to_token[std::size_t(id)]);
     }

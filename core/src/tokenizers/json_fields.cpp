@@ -48,7 +48,8 @@ std::string need_string(const Json& obj, const char* key, const Where& w) {
 bool opt_bool(const Json& obj, const char* key, bool fallback, const Where& w) {
     const Json* v = opt(obj, key, w);
     if (!v) return fallback;
-    if (!v->is_boolean()) w.at(key).fail(std::string("must be true or false, not ") + json_kind(*v));
+    if (!v->is_boolean())
+        w.at(key).fail(std::string("must be true or false, not ") + json_kind(*v));
     return v->get<bool>();
 }
 

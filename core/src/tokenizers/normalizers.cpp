@@ -83,7 +83,8 @@ class BertNorm final : public Normalizer {
 
 class ReplaceNorm final : public Normalizer {
   public:
-    ReplaceNorm(Pattern p, std::string content) : pattern_(std::move(p)), content_(std::move(content)) {}
+    ReplaceNorm(Pattern p, std::string content)
+        : pattern_(std::move(p)), content_(std::move(content)) {}
     std::string normalize(std::string s) const override {
         std::string out;
         out.reserve(s.size());
@@ -103,9 +104,7 @@ class ReplaceNorm final : public Normalizer {
 class PrependNorm final : public Normalizer {
   public:
     explicit PrependNorm(std::string p) : prepend_(std::move(p)) {}
-    std::string normalize(std::string s) const override {
-        return s.empty() ? s : prepend_ + s;
-    }
+    std::string normalize(std::string s) const override { return s.empty() ? s : prepend_ + s; }
 
   private:
     std::string prepend_;
@@ -124,7 +123,8 @@ class StripNorm final : public Normalizer {
         if (right)
             while (e > b) {
                 std::size_t start = e - 1;
-                while (start > b && (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80) --start;
+                while (start > b && (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80)
+                    --start;
                 std::size_t i = start;
                 if (!is_white_space(next_cp(s, i))) break;
                 e = start;
@@ -162,8 +162,9 @@ std::unique_ptr<Normalizer> make_normalizer(const Json& j, const Where& w) {
         return n;
     }
     if (type == "Replace")
-        return std::make_unique<ReplaceNorm>(Pattern::from_json(need(j, "pattern", w), w.at("pattern")),
-                                         need_string(j, "content", w));
+        return std::make_unique<ReplaceNorm>(
+            Pattern::from_json(need(j, "pattern", w), w.at("pattern")),
+            need_string(j, "content", w));
     if (type == "Prepend") return std::make_unique<PrependNorm>(need_string(j, "prepend", w));
     if (type == "Strip") {
         auto n = std::make_unique<StripNorm>();

@@ -88,8 +88,10 @@ std::vector<Span> Pattern::spans(std::string_view s) const {
                                  PCRE2_NO_UTF_CHECK | PCRE2_NO_JIT, md.get(), nullptr);
             if (rc == PCRE2_ERROR_NOMATCH) break;
             if (rc < 0)
-                throw ArgumentError("the tokenizer's pattern cannot be matched on this text (PCRE2 "
-                                    "error " + std::to_string(rc) + ")");
+                throw ArgumentError(
+                    "the tokenizer's pattern cannot be matched on this text (PCRE2 "
+                    "error " +
+                    std::to_string(rc) + ")");
             const PCRE2_SIZE* v = pcre2_get_ovector_pointer(md.get());
             hit(v[0], v[1]);
             if (v[1] > v[0]) {

@@ -71,8 +71,11 @@ class MetaspacePre final : public PreTokenizer {
   public:
     enum class Scheme { Always, First, Never };
     MetaspacePre(std::string replacement, Scheme scheme, bool split)
-        : rep_(std::move(replacement)), scheme_(scheme), split_(split),
-          rep_pattern_(Pattern::literal(rep_)), space_(Pattern::literal(" ")) {}
+        : rep_(std::move(replacement)),
+          scheme_(scheme),
+          split_(split),
+          rep_pattern_(Pattern::literal(rep_)),
+          space_(Pattern::literal(" ")) {}
     void apply(std::vector<Piece>& pieces) const override {
         for (Piece& p : pieces) {
             std::string s;
@@ -107,10 +110,10 @@ class WhitespacePre final : public PreTokenizer {
   public:
     void apply(std::vector<Piece>& pieces) const override {
         // \w+|[^\w\s]+ with \w as the Rust regex crate's Unicode word class.
-        static const Pattern words = Pattern::regex(
-            R"([\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\x{200C}\x{200D}]+|)"
-            R"([^\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\x{200C}\x{200D}\s]+)",
-            Where{nullptr, ""});
+        static const Pattern words =
+            Pattern::regex(R"([\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\x{200C}\x{200D}]+|)"
+                           R"([^\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\x{200C}\x{200D}\s]+)",
+                           Where{nullptr, ""});
         split_by(pieces, words, Behavior::Removed, true);
     }
 };
@@ -155,9 +158,10 @@ std::unique_ptr<PreTokenizer> make_pre_tokenizer(const Json& j, const Where& w) 
     if (type == "Split") {
         const Json* invert = opt(j, "invert", w);
         if (invert && !invert->is_boolean()) w.at("invert").fail("must be true or false");
-        return std::make_unique<SplitPre>(Pattern::from_json(need(j, "pattern", w), w.at("pattern")),
-                                          behavior_from_json(need(j, "behavior", w), w.at("behavior")),
-                                          invert && invert->get<bool>());
+        return std::make_unique<SplitPre>(
+            Pattern::from_json(need(j, "pattern", w), w.at("pattern")),
+            behavior_from_json(need(j, "behavior", w), w.at("behavior")),
+            invert && invert->get<bool>());
     }
     if (type == "Metaspace") {
         const std::string rep = need_char(j, "replacement", w);

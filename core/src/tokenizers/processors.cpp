@@ -85,9 +85,8 @@ std::unique_ptr<PostProcessor> make_template(const Json& j, const Where& w) {
         if (item.is_object() && item.contains("Sequence"))
             p->items.emplace_back();
         else if (item.is_object() && item.contains("SpecialToken"))
-            p->items.emplace_back(special_ids(need_string(item["SpecialToken"], "id",
-                                                          iw.at("SpecialToken")),
-                                              iw));
+            p->items.emplace_back(
+                special_ids(need_string(item["SpecialToken"], "id", iw.at("SpecialToken")), iw));
         else
             iw.fail("must be {\"Sequence\": …} or {\"SpecialToken\": …}, not " + item.dump());
     }

@@ -57,7 +57,8 @@ std::shared_ptr<HfTokenizerData> build_tokenizer(const Json& j, const std::strin
     d->name = name;
     const Where root{&d->name, ""};
     if (!j.is_object()) root.fail(std::string("must be a JSON object, not ") + j.type_name());
-    if (const Json* n = opt(j, "normalizer", root)) d->normalizer = make_normalizer(*n, root.at("normalizer"));
+    if (const Json* n = opt(j, "normalizer", root))
+        d->normalizer = make_normalizer(*n, root.at("normalizer"));
     if (const Json* p = opt(j, "pre_tokenizer", root))
         d->pre_tokenizer = make_pre_tokenizer(*p, root.at("pre_tokenizer"));
     d->model = make_model(need(j, "model", root), root.at("model"));

@@ -15,10 +15,18 @@ std::string normalize(std::string_view s, NormForm form) {
     UErrorCode err = U_ZERO_ERROR;
     const icu::Normalizer2* n = nullptr;
     switch (form) {
-        case NormForm::NFC: n = icu::Normalizer2::getNFCInstance(err); break;
-        case NormForm::NFD: n = icu::Normalizer2::getNFDInstance(err); break;
-        case NormForm::NFKC: n = icu::Normalizer2::getNFKCInstance(err); break;
-        case NormForm::NFKD: n = icu::Normalizer2::getNFKDInstance(err); break;
+        case NormForm::NFC:
+            n = icu::Normalizer2::getNFCInstance(err);
+            break;
+        case NormForm::NFD:
+            n = icu::Normalizer2::getNFDInstance(err);
+            break;
+        case NormForm::NFKC:
+            n = icu::Normalizer2::getNFKCInstance(err);
+            break;
+        case NormForm::NFKD:
+            n = icu::Normalizer2::getNFKDInstance(err);
+            break;
     }
     if (U_FAILURE(err) || !n) throw Error("ICU has no Unicode normalizer");
     // ASCII is in every normalization form already: most text needs no conversion.
@@ -93,8 +101,9 @@ bool is_white_space(char32_t c) {
 }
 
 bool is_punctuation(char32_t c) {
-    if (c < 0x80) return (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) ||
-                         (c >= 123 && c <= 126);
+    if (c < 0x80)
+        return (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) ||
+               (c >= 123 && c <= 126);
     return u_ispunct(UChar32(c));
 }
 

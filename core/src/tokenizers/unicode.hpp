@@ -20,13 +20,13 @@ char32_t next_cp(std::string_view s, std::size_t& i);
 /// Appends CP as UTF-8.
 void put_cp(std::string& out, char32_t cp);
 
-bool is_white_space(char32_t c);       ///< Unicode White_Space (Rust's char::is_whitespace)
-bool is_punctuation(char32_t c);       ///< ASCII punctuation or a P* category
-bool is_numeric(char32_t c);           ///< N* categories (Rust's char::is_numeric)
-bool is_other(char32_t c);             ///< C* categories
-bool is_mark_nonspacing(char32_t c);   ///< Mn
-bool is_mark(char32_t c);              ///< Mn, Mc, Me
-bool is_word_char(char32_t c);         ///< Rust regex's \w: Alphabetic, M, Nd, Pc, Join_Control
-bool is_chinese_char(char32_t c);      ///< the CJK ideograph blocks BERT surrounds with spaces
+bool is_white_space(char32_t c);      ///< Unicode White_Space (Rust's char::is_whitespace)
+bool is_punctuation(char32_t c);      ///< ASCII punctuation or a P* category
+bool is_numeric(char32_t c);          ///< N* categories (Rust's char::is_numeric)
+bool is_other(char32_t c);            ///< C* categories
+bool is_mark_nonspacing(char32_t c);  ///< Mn
+bool is_mark(char32_t c);             ///< Mn, Mc, Me
+bool is_word_char(char32_t c);        ///< Rust regex's \w: Alphabetic, M, Nd, Pc, Join_Control
+bool is_chinese_char(char32_t c);     ///< the CJK ideograph blocks BERT surrounds with spaces
 
 }  // namespace attn::tok::detail

@@ -11,7 +11,8 @@ WordPieceModel::WordPieceModel(const Json& j, const Where& w) {
         w.at("unk_token").fail("\"" + unk_token_ + "\" is not in the vocabulary");
     prefix_ = opt_string(j, "continuing_subword_prefix", "##", w);
     if (const Json* m = opt(j, "max_input_chars_per_word", w))
-        max_chars_ = std::size_t(as_int(*m, 0, std::int64_t(1) << 40, w.at("max_input_chars_per_word")));
+        max_chars_ =
+            std::size_t(as_int(*m, 0, std::int64_t(1) << 40, w.at("max_input_chars_per_word")));
 }
 
 void WordPieceModel::tokenize(std::string_view word, std::vector<std::int32_t>& out) const {

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "attn/model/tokenizer.hpp"
+
 namespace attn::tok {
 
 struct HfTokenizerData;
@@ -26,7 +28,7 @@ struct TokenLabel {
 /// pre-tokenizer, model (BPE or WordPiece), post-processor and decoder, each as the Hugging Face
 /// tokenizers library runs them. Immutable once loaded (its BPE word cache is locked), so one
 /// tokenizer may be shared by threads; copies share the loaded data.
-class HfTokenizer {
+class HfTokenizer final : public model::Tokenizer {
   public:
     /// Reads PATH (a tokenizer.json); throws FormatError naming the file, the component and the
     /// problem (a component type AttnScope does not run is refused by name).
@@ -36,25 +38,26 @@ class HfTokenizer {
 
     /// The token ids of UTF-8 TEXT with the post-processor's special tokens (BOS, CLS/SEP…);
     /// throws ArgumentError when TEXT is not valid UTF-8.
-    std::vector<std::int32_t> encode(std::string_view text) const;
+    std::vector<std::int32_t> encode(std::string_view text) const override;
     /// The first LIMIT ids of encode(TEXT), and in *MORE (when given) whether there are more.
     /// A long TEXT is tokenized only as far as those ids need.
-    std::vector<std::int32_t> encode(std::string_view text, std::size_t limit, bool* more) const;
+    std::vector<std::int32_t> encode(std::string_view text, std::size_t limit,
+                                     bool* more) const override;
     /// The text the ids stand for, through the file's decoder (special tokens kept).
-    std::string decode(const std::vector<std::int32_t>& ids) const;
+    std::string decode(const std::vector<std::int32_t>& ids) const override;
     /// One token as a label: spaces for Ġ and ▁, a byte piece <0xNN> as its character when that
     /// byte alone is printable text (else "<0xNN>"), special tokens as they are written.
-    std::string token_text(std::int32_t id) const;
+    std::string token_text(std::int32_t id) const override;
     /// Whether ID is one of the file's special added tokens ([CLS], <|begin_of_text|>…).
-    bool is_special(std::int32_t id) const;
+    bool is_special(std::int32_t id) const override;
     /// The id of TOKEN as written in the vocabulary or the added tokens ("[MASK]").
-    std::optional<std::int32_t> token_id(std::string_view token) const;
+    std::optional<std::int32_t> token_id(std::string_view token) const override;
     /// One more than the largest id of the vocabulary and the added tokens.
-    std::size_t vocab_size() const;
+    std::size_t vocab_size() const override;
 
     /// One label per id: consecutive byte pieces that together make UTF-8 characters show those
     /// characters on their first piece and "" on the pieces that continue them; specials as-is.
-    std::vector<std::string> display_tokens(const std::vector<std::int32_t>& ids) const;
+    std::vector<std::string> display_tokens(const std::vector<std::int32_t>& ids) const override;
     /// display_tokens with each label's special and continuation flags.
     std::vector<TokenLabel> display_labels(const std::vector<std::int32_t>& ids) const;
 
