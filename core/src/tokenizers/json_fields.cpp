@@ -84,6 +84,8 @@ const Json& need_array(const Json& obj, const char* key, const Where& w) {
 }
 
 std::string type_of(const Json& obj, const Where& w) {
+    // Sequences nest: a file of a thousand nested Sequences would only exhaust the stack.
+    if (w.path.size() > 1000) w.fail("is nested too deeply");
     return need_string(obj, "type", w);
 }
 
