@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/error.hpp"
-#include "attn/io/session.hpp"
 #include "attn/model/model_scene.hpp"
+#include "attn/io/session.hpp"
 #include "attn/scene_controls.hpp"
 #include "attn/scene_layers.hpp"
 #include "test_util.hpp"
