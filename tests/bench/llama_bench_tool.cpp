@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "attn/error.hpp"
+#include "attn/heap.hpp"
 #include "attn/llama/model.hpp"
 #include "llama_bench_model.hpp"
 
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
                          "[--retype]\n";
             return 2;
         }
+        attn::keep_freed_blocks();  // as the application does
         int repeat = 1;
         bool retype = false;
         for (std::size_t i = 2; i < args.size(); ++i) {

@@ -59,7 +59,7 @@ void write_folder(const std::string& dir, const Tensors& t, int kv, nlohmann::js
                           {"num_key_value_heads", kv},     {"head_dim", kHeadDim},
                           {"intermediate_size", kFF},      {"vocab_size", kVocab},
                           {"max_position_embeddings", 64}, {"rope_theta", 100.0}};
-    cfg.update(extra);
+    if (extra.is_object()) cfg.update(extra);
     std::ofstream(dir + "/config.json") << cfg.dump();
     nlohmann::json header;
     std::size_t offset = 0;
