@@ -6,12 +6,15 @@
 #include "../io/io_util.hpp"
 #include "attn/error.hpp"
 #include "attn/gpt2/model.hpp"
+#include "attn/llama/model.hpp"
 
 namespace attn::model {
 
 const std::vector<Family>& families() {
     static const std::vector<Family> all = {
-        {"gpt2", "GPT-2", &gpt2::open_folder},
+        {"gpt2", "GPT-2", &gpt2::open_folder},       {"llama", "Llama", &llama::open_folder},
+        {"mistral", "Mistral", &llama::open_folder}, {"qwen2", "Qwen2", &llama::open_folder},
+        {"qwen3", "Qwen3", &llama::open_folder},
     };
     return all;
 }

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "attn/gpt2/bpe_tokenizer.hpp"
-#include "attn/gpt2/safetensors.hpp"
 #include "attn/model/run.hpp"
+#include "attn/model/safetensors.hpp"
 
 namespace attn::gpt2 {
 
@@ -29,10 +29,13 @@ inline MaskSpec causal() {
     return m;
 }
 
+using model::FloatTensor;
 using model::LayerAttention;
 using model::ModelFolder;
 using model::Run;
 using model::RunControls;
+using model::SafetensorsFile;
+using model::TensorInfo;
 
 /// GPT-2 weights from a Hugging Face folder (config.json + model.safetensors), mapped.
 class Model : public model::Model {

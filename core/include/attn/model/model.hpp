@@ -29,7 +29,10 @@ struct ModelInfo {
     bool causal = true;    ///< false: bidirectional (BERT)
     bool rotary = false;   ///< rotary positions (the "rotary positions off" control applies)
     bool pre_norm = true;  ///< norm before each block (direct logit attribution needs it)
-    std::string dtype;     ///< the weights' type on disk: "F32", "F16", "BF16"
+    /// Causal families with a sliding window (Mistral): with its causal mask a query sees only
+    /// keys in (i − window, i]; 0: every earlier key.
+    int sliding_window = 0;
+    std::string dtype;  ///< the weights' type on disk: "F32", "F16", "BF16"
     std::int64_t parameters = 0;
     double file_bytes = 0;  ///< bytes of the weight files
 };

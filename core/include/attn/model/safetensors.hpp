@@ -11,7 +11,7 @@
 #include "attn/io/mapped_file.hpp"
 #include "attn/types.hpp"
 
-namespace attn::gpt2 {
+namespace attn::model {
 
 /// Element types of safetensors; AttnScope computes with F32, F16 and BF16 and skips the others.
 enum class DType { F32, F16, BF16, Other };
@@ -45,6 +45,8 @@ class SafetensorsFile {
     const std::string& path() const { return path_; }
     /// The file's size in bytes.
     std::size_t file_size() const { return file_.size(); }
+    /// Lets the pages of TENSOR (one of this file's) leave resident memory once it was copied.
+    void release(const TensorInfo& tensor) const;
 
   private:
     std::string path_;
@@ -72,4 +74,4 @@ class FloatTensor {
     Index rows_ = 0, cols_ = 0;
 };
 
-}  // namespace attn::gpt2
+}  // namespace attn::model
