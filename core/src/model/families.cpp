@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../io/io_util.hpp"
+#include "attn/bert/model.hpp"
 #include "attn/error.hpp"
 #include "attn/gpt2/model.hpp"
 
@@ -12,6 +13,7 @@ namespace attn::model {
 const std::vector<Family>& families() {
     static const std::vector<Family> all = {
         {"gpt2", "GPT-2", &gpt2::open_folder},
+        {"bert", "BERT", &bert::open_folder},
     };
     return all;
 }
