@@ -214,7 +214,8 @@ Vector Model::unembedding(std::int32_t token, float* bias) const {
             "this BERT folder has no masked-LM head (cls.predictions), so no "
             "token has an output vector");
     if (token < 0 || token >= config_.vocab)
-        throw ArgumentError("token id " + std::to_string(token) + " is outside the vocabulary");
+        throw ArgumentError(std::string("token id ") + std::to_string(token) +
+                            " is outside the vocabulary");
     if (bias) *bias = decoder_b_.matrix()(0, token);
     return (tied_ ? word_ : decoder_w_).matrix().row(token).transpose();
 }

@@ -80,7 +80,8 @@ void WordPieceTokenizer::encode_word(std::string_view word, std::vector<std::int
         std::int32_t found = -1;
         for (; end > at; --end) {
             const std::size_t b = cps[at].begin, e = cps[end - 1].begin + cps[end - 1].size;
-            const std::string piece = (at > 0 ? "##" : "") + std::string(word.substr(b, e - b));
+            std::string piece(at > 0 ? "##" : "");  // (GCC 12 misreads "##" + string at -O3)
+            piece.append(word.data() + b, e - b);
             if (auto it = ids_.find(piece); it != ids_.end()) {
                 found = it->second;
                 break;
@@ -167,7 +168,12 @@ std::string WordPieceTokenizer::decode(const std::vector<std::int32_t>& ids) con
 }
 
 std::string WordPieceTokenizer::token_text(std::int32_t id) const {
-    if (id < 0 || std::size_t(id) >= tokens_.size()) return "<" + std::to_string(id) + ">";
+    if (id < 0 || std::size_t(id) >= tokens_.size()) {
+        std::string out(1, '<');  // appended: GCC 12 misreads "<" + string at -O3
+        out += std::to_string(id);
+        out += '>';
+        return out;
+    }
     return tokens_[std::size_t(id)];
 }
 
