@@ -106,14 +106,14 @@ TEST_F(BertFolder, TheSceneFillsTheFirstMaskWithNumpysPredictions) {
     s.mask = attn::model::own_mask((*folder_)->model->info());
     EXPECT_EQ(s.mask.kind, attn::MaskKind::None);  // bidirectional: no mask of its own
     s.layer = 1;
-    const attn::SceneResult r = attn::model_scene(s);
+    const attn::SceneResult r = attn::model::model_scene(s);
     ASSERT_TRUE(r.run);
     EXPECT_EQ(r.run->logits_position, 3);
     const nlohmann::json& ref = *reference_;
     double err = 0;
     for (std::size_t h = 0; h < 2; ++h)
-        for (Index i = 0; i < 9; ++i)
-            for (Index j = 0; j < 9; ++j)
+        for (attn::Index i = 0; i < 9; ++i)
+            for (attn::Index j = 0; j < 9; ++j)
                 err = std::max(err, std::abs(double(r.heads[h].weights(i, j)) -
                                              ref["weights"][1][h][i][j].get<double>()));
     EXPECT_LT(err, 1e-5);
