@@ -1,4 +1,4 @@
-// AttnScope — Model ▸ Open Model…, the GPT-2 models of the Hugging Face cache, Close Model.
+// AttnScope — Model ▸ Open Model…, the models of the Hugging Face cache, Close Model.
 // GPL-3.0-or-later.
 #include "io/model_controller.hpp"
 
@@ -6,6 +6,7 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QLocale>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -14,6 +15,7 @@
 #include <memory>
 
 #include "attn/error.hpp"
+#include "attn/model/families.hpp"
 #include "attn/model/model_scene.hpp"
 #include "io/local_path.hpp"
 #include "io/model_dock.hpp"
@@ -32,9 +34,13 @@ ModelController::ModelController(MainWindow* window) : QObject(window), window_(
     openAction_ = new QAction(tr("&Open Model…"), this);
     openAction_->setObjectName(QStringLiteral("actionOpenModel"));
     openAction_->setShortcut(QKeySequence(tr("Ctrl+Shift+M")));
+    QStringList runs;
+    for (const attn::model::Family& f : attn::model::families())
+        runs << QString::fromStdString(f.display);
     openAction_->setToolTip(
-        tr("Run a GPT-2-family model from a Hugging Face folder (config.json, "
-           "model.safetensors, vocab.json, merges.txt) on the sentence"));
+        tr("Run a model from a Hugging Face folder (config.json, model.safetensors and its "
+           "tokenizer) on the sentence: %1")
+            .arg(runs.join(QStringLiteral(", "))));
     connect(openAction_, &QAction::triggered, this, &ModelController::openWithDialog);
     closeAction_ = new QAction(tr("&Close Model"), this);
     closeAction_->setObjectName(QStringLiteral("actionCloseModel"));
@@ -53,17 +59,22 @@ ModelController::ModelController(MainWindow* window) : QObject(window), window_(
     connect(window_, &MainWindow::resultChanged, dock_, &ModelDock::setResult);
 }
 
-QStringList ModelController::cachedModels() {
-    QStringList out;
-    for (const std::string& dir : attn::model::find_cached_models(attn::model::hub_cache_dir()))
-        out << QFile::decodeName(QByteArray::fromStdString(dir));
+QList<ModelController::CachedModel> ModelController::cachedModels() {
+    QList<CachedModel> out;
+    for (const std::string& dir : attn::model::find_cached_models(attn::model::hub_cache_dir())) {
+        const attn::model::FolderSummary about = attn::model::summarize_folder(dir);
+        const QString path = QFile::decodeName(QByteArray::fromStdString(dir));
+        out.append({path, tr("%1 — %2 · %3")
+                              .arg(modelName(path), QString::fromStdString(about.display),
+                                   QLocale().formattedDataSize(qint64(about.bytes)))});
+    }
     return out;
 }
 
 void ModelController::scanCache() {
     Scheduler::instance().run(
         this, QStringLiteral("scan model cache"), [](attn::Progress&) { return cachedModels(); },
-        [this](QStringList found) {
+        [this](QList<CachedModel> found) {
             cached_ = std::move(found);
             scanned_ = true;
             rebuildMenu();
@@ -77,20 +88,21 @@ void ModelController::rebuildMenu() {
     menu_->addAction(closeAction_);
     closeAction_->setEnabled(bool(window_->scene()->spec().model));
     menu_->addSection(tr("In the Hugging Face cache"));
-    const QStringList& found = cached_;
+    const QList<CachedModel>& found = cached_;
     const QString hub = QFile::decodeName(QByteArray::fromStdString(attn::model::hub_cache_dir()));
     if (!scanned_) {
         menu_->addAction(tr("Looking in %1…").arg(hub))->setEnabled(false);
         return;
     }
-    for (const QString& dir : found) {
-        QAction* a = menu_->addAction(modelName(dir));
-        a->setToolTip(dir);
-        a->setStatusTip(dir);
-        connect(a, &QAction::triggered, this, [this, dir] { openModel(dir); });
+    for (const CachedModel& m : found) {
+        QAction* a = menu_->addAction(m.label);
+        a->setData(m.dir);
+        a->setToolTip(m.dir);
+        a->setStatusTip(m.dir);
+        connect(a, &QAction::triggered, this, [this, dir = m.dir] { openModel(dir); });
     }
     if (found.isEmpty()) {
-        QAction* none = menu_->addAction(tr("No GPT-2 models in %1").arg(hub));
+        QAction* none = menu_->addAction(tr("No models of a family AttnScope runs in %1").arg(hub));
         none->setEnabled(false);
     }
 }
@@ -119,10 +131,12 @@ bool ModelController::openModel(const QString& path) {
     busy_ = false;
     if (!done) return false;
     // Only now, with every tensor read and checked, does the scene change: one undo step. The
-    // sentence stays; the controls start at GPT-2's own (scaled dot product, τ kept, causal).
+    // sentence stays; the controls start at the model's own (scaled dot product, τ kept, its own
+    // mask: causal, or none for a bidirectional encoder).
     attn::SceneSpec spec = window_->scene()->spec();
     spec.model = std::move(folder);
     spec.model_layers.clear();
+    spec.model_rotary = true;
     spec.data.reset();
     spec.data_dk.reset();
     spec.component = spec.layer = 0;
@@ -153,7 +167,7 @@ bool ModelController::openModel(const QString& path) {
 void ModelController::openWithDialog() {
     const QString start = QSettings().value(settings_keys::kLastModelDirectory).toString();
     const QString dir = QFileDialog::getExistingDirectory(
-        window_, tr("Open a GPT-2 Model Folder"), start.isEmpty() ? QDir::homePath() : start);
+        window_, tr("Open a Model Folder"), start.isEmpty() ? QDir::homePath() : start);
     if (!dir.isEmpty()) openModel(dir);
 }
 
@@ -164,6 +178,7 @@ void ModelController::closeModel() {
     const QString name = modelName(QString::fromStdString(spec.model->dir));
     spec.model.reset();
     spec.model_layers.clear();
+    spec.model_rotary = true;
     spec.layer = 0;
     scene->setSpec(spec, tr("Close the model %1").arg(name));
     attn::model::release_runs();  // a long sentence's run can hold gigabytes of stages

@@ -24,16 +24,22 @@ class ModelController : public QObject {
   public:
     explicit ModelController(MainWindow* window);
 
-    /// Opens the GPT-2 folder dir after the unsaved-changes question (setConfirmReplace); false
-    /// when cancelled or (with a message box unless quiet) when it cannot.
+    /// Opens the model folder dir (any family that runs) after the unsaved-changes question
+    /// (setConfirmReplace); false when cancelled or (with a message box unless quiet) when it
+    /// cannot.
     bool openModel(const QString& dir);
     /// Model ▸ Open Model…: a folder dialog, then openModel.
     void openWithDialog();
     /// Model ▸ Close Model: back to the synthetic scene on the same sentence (undoable).
     void closeModel();
-    /// The GPT-2 folders of the Hugging Face cache, as Model ▸ lists them (reads the disk: a
-    /// worker's call, never the GUI thread's).
-    static QStringList cachedModels();
+    /// A model folder of the Hugging Face cache as Model ▸ lists it.
+    struct CachedModel {
+        QString dir;
+        QString label;  ///< "name — family · size"
+    };
+    /// The folders of the Hugging Face cache of every family that runs, as Model ▸ lists them
+    /// (reads the disk: a worker's call, never the GUI thread's).
+    static QList<CachedModel> cachedModels();
 
   Q_SIGNALS:
     /// A look through the Hugging Face cache ended and Model ▸ lists what it found.
@@ -64,9 +70,9 @@ class ModelController : public QObject {
     QString lastError_;
     std::function<bool()> confirmReplace_;
     bool quiet_ = false;
-    bool busy_ = false;     ///< a load is running (its event loop must not start another)
-    QStringList cached_;    ///< the last scan's folders
-    bool scanned_ = false;  ///< a scan has delivered
+    bool busy_ = false;          ///< a load is running (its event loop must not start another)
+    QList<CachedModel> cached_;  ///< the last scan's folders
+    bool scanned_ = false;       ///< a scan has delivered
 };
 
 }  // namespace fileio

@@ -22,6 +22,19 @@ QString modelName(const QString& dir) {
         QByteArray::fromStdString(attn::model::model_name(QFile::encodeName(dir).toStdString())));
 }
 
+namespace {
+
+QString parameterText(std::int64_t n) {
+    // 124 M, 1.2 B: as model cards give sizes.
+    const double v = double(n);
+    if (v >= 1e9) return QString::number(v / 1e9, 'f', 1) + QStringLiteral(" B");
+    if (v >= 1e6) return QString::number(v / 1e6, 'f', 1) + QStringLiteral(" M");
+    if (v >= 1e3) return QString::number(v / 1e3, 'f', 1) + QStringLiteral(" k");
+    return QString::number(n);
+}
+
+}  // namespace
+
 ModelDock::ModelDock(Scene* scene, QWidget* parent)
     : QDockWidget(tr("Model"), parent),
       scene_(scene),
@@ -91,11 +104,17 @@ void ModelDock::sync() {
     }
     const attn::model::ModelInfo& c = spec.model->model->info();
     const QString dir = QString::fromStdString(spec.model->dir);
-    about_->setText(tr("%1 · %2 layers × %3 heads · d = %4")
-                        .arg(modelName(dir))
+    // Query and key/value heads apart only when they differ (grouped-query attention).
+    const QString heads = c.kv_heads > 0 && c.kv_heads != c.heads
+                              ? tr("%1 query / %2 KV heads").arg(c.heads).arg(c.kv_heads)
+                              : tr("%1 heads").arg(c.heads);
+    about_->setText(tr("%1 · %2\n%3 layers × %4 · d = %5\n%6 parameters · %7%8")
+                        .arg(modelName(dir), QString::fromStdString(c.display))
                         .arg(c.layers)
-                        .arg(c.heads)
-                        .arg(c.d_model));
+                        .arg(heads)
+                        .arg(c.d_model)
+                        .arg(parameterText(c.parameters), QString::fromStdString(c.dtype),
+                             c.causal ? QString() : tr(" · bidirectional")));
     about_->setToolTip(tr("%1 from %2: %3 positions, %4 tokens of vocabulary")
                            .arg(QString::fromStdString(c.display), dir)
                            .arg(c.max_positions)
@@ -109,6 +128,14 @@ void ModelDock::sync() {
     syncHead();
 }
 
+QString ModelDock::aboutText() const {
+    return about_->text();
+}
+
+QString ModelDock::predictionTitle() const {
+    return after_->text();
+}
+
 void ModelDock::syncHead() {
     const QSignalBlocker block(head_);
     head_->setValue(scene_->selection().head + 1);
@@ -120,9 +147,25 @@ void ModelDock::setResult(const SceneResultPtr& result) {
         after_->clear();
         return;
     }
-    const QString last =
-        result->q_tokens.empty() ? QString() : QString::fromStdString(result->q_tokens.back());
-    after_->setText(tr("Next token after “%1” (top 10):").arg(last));
+    const attn::model::Run& run = *result->run;
+    const attn::SceneSpec& spec = scene_->spec();
+    const bool encoder = spec.model && !spec.model->model->info().causal;
+    const attn::Index at = run.logits_position;
+    if (run.logits.size() == 0) {
+        // A BertModel folder has no masked-LM head: nothing to predict, and it says why.
+        after_->setText(tr("No predictions: this folder has no masked-LM head."));
+    } else if (encoder && at + 1 < attn::Index(run.ids.size())) {
+        // A bidirectional model's first [MASK], predicted from both sides; numbered from 1.
+        after_->setText(tr("Fill-mask at position %1 (top 10):").arg(at + 1));
+    } else if (encoder) {
+        after_->setText(
+            tr("No [MASK] in the text: predictions at the last position (type "
+               "[MASK] for a word to fill):"));
+    } else {
+        const QString last =
+            result->q_tokens.empty() ? QString() : QString::fromStdString(result->q_tokens.back());
+        after_->setText(tr("Next token after “%1” (top 10):").arg(last));
+    }
     next_->setTokens(result->next_tokens);
 }
 

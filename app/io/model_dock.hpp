@@ -26,6 +26,10 @@ class ModelDock : public QDockWidget {
     QSpinBox* layerBox() const { return layer_; }
     QSpinBox* headBox() const { return head_; }
     NextTokensView* nextTokens() const { return next_; }
+    /// What the model is (family, layers, query/KV heads, parameters, dtype).
+    QString aboutText() const;
+    /// The predictions' title: "Next token after …" or, for a [MASK], "Fill-mask at …".
+    QString predictionTitle() const;
     /// Shows the prediction of result (a model scene's; others clear it).
     void setResult(const SceneResultPtr& result);
 

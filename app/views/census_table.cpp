@@ -90,6 +90,12 @@ CensusTable::CensusTable(Scene* scene, QWidget* parent)
         table_->horizontalHeaderItem(c)->setToolTip(
             tr("Numbered from 1, as in the Heads and Model tabs (attnscope census and its CSV "
                "and JSON number from 0)"));
+    // Attention sinks: the heads that park their weight on the first token ([CLS], <s>, …).
+    const int sinkColumn = 4 + int(attn::HeadPattern::FirstToken);
+    table_->horizontalHeaderItem(sinkColumn)
+        ->setToolTip(tr("Attention sink: the mean weight each query puts on the first token. "
+                        "Heads at %1 or more are counted as sinks above.")
+                         .arg(attn::kClearScore));
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->verticalHeader()->setVisible(false);
@@ -150,6 +156,14 @@ void CensusTable::onComputed(CensusData data) {
                       "column to sort; double-click a row to open the head.")
                        .arg(data_.census.layers)
                        .arg(data_.census.heads));
+    int sinks = 0;
+    for (const attn::HeadCensus& h : data_.census.entries)
+        sinks += h.score(attn::HeadPattern::FirstToken) >= attn::kClearScore ? 1 : 0;
+    note_->setText(note_->text() + QLatin1Char(' ') +
+                   tr("Attention sinks (first_token ≥ %1): %2 of %3 heads.")
+                       .arg(attn::kClearScore)
+                       .arg(sinks)
+                       .arg(data_.census.entries.size()));
     table_->setRowCount(int(data_.census.entries.size()));
     for (int r = 0; r < int(data_.census.entries.size()); ++r) {
         const attn::HeadCensus& h = data_.census.entries[std::size_t(r)];

@@ -323,6 +323,9 @@ void HeadHeatmap::paintEvent(QPaintEvent* event) {
 QString HeadHeatmap::titleText() const {
     if (!result_ || head_ >= int(result_->heads.size())) return tr("Head %1").arg(head_ + 1);
     QString text = tr("Head %1").arg(head_ + 1);
+    // Grouped-query attention: the heads sharing one key/value head say which (from 1).
+    if (result_->kv_group_count() < attn::Index(result_->heads.size()))
+        text += tr(" · KV %1").arg(result_->kv_group_of(head_) + 1);
     // The block note goes on the short first line: the statistics line is already the widest.
     if (cells_.rowFactor > 1 || cells_.colFactor > 1)
         text +=

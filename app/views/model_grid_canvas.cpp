@@ -39,6 +39,27 @@ QRectF ModelGridCanvas::Geometry::thumb(int layer, int head) const {
     return {area.left() + head * cell + inset, area.top() + layer * cell + inset, side, side};
 }
 
+void ModelGridCanvas::drawKvGroups(QPainter& p, const Geometry& g) const {
+    const int groups = thumbs_.kvGroups;
+    if (groups <= 0 || groups >= thumbs_.heads || thumbs_.heads % groups != 0) return;
+    // Grouped-query attention: each group of heads sharing one key/value head is bracketed
+    // below the grid and labelled, and a line parts the groups inside the grid.
+    const int size = thumbs_.heads / groups;
+    const QFontMetricsF fm(font());
+    p.save();
+    p.setPen(QPen(palette().color(QPalette::WindowText), 1));
+    const double bottom = g.area.bottom() + 4;
+    for (int k = 0; k < groups; ++k) {
+        const double left = g.area.left() + k * size * g.cell, right = left + size * g.cell;
+        p.drawLine(QPointF(left + 2, bottom), QPointF(right - 2, bottom));
+        if (fm.horizontalAdvance(QStringLiteral("KV 00")) < size * g.cell)
+            p.drawText(QRectF(left, bottom + 1, size * g.cell, 16), Qt::AlignCenter,
+                       tr("KV %1").arg(k + 1));
+        if (k > 0) p.drawLine(QPointF(left, g.area.top()), QPointF(left, g.area.bottom()));
+    }
+    p.restore();
+}
+
 ModelGridCanvas::Geometry ModelGridCanvas::geometry() const {
     Geometry g;
     if (thumbs_.layers <= 0 || thumbs_.heads <= 0) return g;
@@ -97,6 +118,7 @@ void ModelGridCanvas::paintEvent(QPaintEvent*) {
                                                                                     : tr("H%1"))
                        .arg(h + 1));
     }
+    drawKvGroups(p, g);
     const int rowStep = std::max(1, static_cast<int>(std::ceil(fm.height() * 1.1 / g.cell)));
     for (int l = 0; l < thumbs_.layers; l += rowStep) {
         // Right-aligned against the grid, which is centred: labels stay next to their row.
@@ -119,8 +141,10 @@ void ModelGridCanvas::paintEvent(QPaintEvent*) {
         p.drawRect(g.thumb(layer_, head_).adjusted(-m, -m, m, m));
         p.setPen(pal.color(QPalette::WindowText));
     }
-    paintLegend(p,
-                QRectF(g.area.left(), g.area.bottom() + 12, std::min(g.area.width(), 360.0), 14));
+    // Below the key/value groups' labels when there are groups (kBottom holds both).
+    const bool grouped = thumbs_.kvGroups > 0 && thumbs_.kvGroups < thumbs_.heads;
+    paintLegend(p, QRectF(g.area.left(), g.area.bottom() + (grouped ? 26 : 12),
+                          std::min(g.area.width(), 360.0), 14));
 }
 
 void ModelGridCanvas::setColorMap(ColorMapKind kind) {

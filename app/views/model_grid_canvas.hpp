@@ -43,6 +43,8 @@ class ModelGridCanvas : public QWidget {
     Geometry geometry() const;
     bool cellAt(QPointF pos, int* layer, int* head) const;
     void paintLegend(QPainter& p, const QRectF& rect) const;
+    /// Grouped-query attention: the heads of one key/value group bracketed and labelled.
+    void drawKvGroups(QPainter& p, const Geometry& g) const;
 
     model_grid::Thumbnails thumbs_;
     int layer_ = 0, head_ = 0;

@@ -69,6 +69,7 @@ Thumbnails computeThumbnails(const attn::SceneSpec& spec, int maxSide, attn::Pro
         [&](attn::Index, const attn::SceneResult& r) {
             if (t.heads == 0) {
                 t.heads = static_cast<int>(r.heads.size());
+                t.kvGroups = static_cast<int>(r.kv_group_count());
                 t.queries = static_cast<int>(r.q_tokens.size());
                 t.keys = static_cast<int>(r.k_tokens.size());
                 t.weightsOnly = r.weights_only;

@@ -19,6 +19,7 @@ inline constexpr int kMaskedIndex = 255;
 /// One thumbnail per (layer, head), row-major by layer.
 struct Thumbnails {
     int layers = 0, heads = 0;
+    int kvGroups = 0;  ///< key/value groups of the heads (grouped-query attention: < heads)
     int queries = 0, keys = 0;
     /// layers·heads 8-bit indexed images, at most maxSide pixels a side: index 0…254 is the
     /// weight over the head's own maximum, kMaskedIndex a masked cell. The colour table comes

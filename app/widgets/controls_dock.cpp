@@ -81,10 +81,19 @@ QWidget* ControlsDock::buildScoreGroup() {
     scope_->setObjectName(QStringLiteral("scopeBox"));
     scope_->setToolTip(
         tr("Where scaling, the mask and the temperature apply inside the model's run: every "
-           "layer, or one layer. The other layers run as GPT-2 does (scaled, τ = 1, causal); "
-           "the layers after a changed one still see its effect."));
+           "layer, or one layer. The other layers run as the model does (scaled, τ = 1, its own "
+           "mask); the layers after a changed one still see its effect."));
     form->addRow(tr("&Apply in:"), scope_);
     connect(scope_, &QComboBox::currentIndexChanged, this, &ControlsDock::onScope);
+    // Rotary families only (syncScope shows it): RoPE rotates q and k by their positions; off,
+    // the scoped layers score the unrotated q · k, so a head's use of position shows.
+    rotaryOff_ = new QCheckBox(tr("Rotary positions off"));
+    rotaryOff_->setObjectName(QStringLiteral("rotaryOffBox"));
+    rotaryOff_->setToolTip(
+        tr("Score q · k without rotary position embeddings (RoPE) in the layers chosen above: "
+           "what the head does when it cannot see where tokens are"));
+    form->addRow(QString(), rotaryOff_);
+    connect(rotaryOff_, &QCheckBox::toggled, this, &ControlsDock::onRotaryOff);
 
     score_ = new QComboBox;
     score_->addItem(tr("Dot product"));

@@ -52,6 +52,8 @@ class ControlsDock : public QDockWidget {
     QComboBox* aggregationBox() const { return aggregation_; }
     /// While a model runs: where scaling, mask and temperature apply (all layers, or one).
     QComboBox* scopeBox() const { return scope_; }
+    /// While a rotary-family model runs: rotary positions off in the scoped layers.
+    QCheckBox* rotaryOffBox() const { return rotaryOff_; }
 
   Q_SIGNALS:
     void styleChanged(const HeatmapStyle& style);
@@ -91,6 +93,7 @@ class ControlsDock : public QDockWidget {
     void onSeed(int seed);
     void onStyleEdited();
     void onScope(int index);
+    void onRotaryOff(bool off);
     /// The scope box's layers and choice from the scene; the row shows only with a model.
     void syncScope(const attn::SceneSpec& spec);
 
@@ -115,6 +118,7 @@ class ControlsDock : public QDockWidget {
     QComboBox* aggregation_ = nullptr;
     QGroupBox* modelGroup_ = nullptr;
     QComboBox* scope_ = nullptr;
+    QCheckBox* rotaryOff_ = nullptr;
     QFormLayout* scoreForm_ = nullptr;
     HeatmapStyle shownStyle_;  ///< the style last applied (the "before" of an undoable edit)
     QHash<QWidget*, QString> baseSpecialText_;  ///< spin boxes' special text, edits' placeholder

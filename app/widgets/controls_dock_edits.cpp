@@ -116,6 +116,11 @@ void ControlsDock::syncScope(const attn::SceneSpec& s) {
     }
     scope_->setCurrentIndex(s.model_layers.size() == 1 ? s.model_layers.front() + 1 : 0);
     scoreForm_->setRowVisible(scope_, bool(s.model));
+    {
+        const QSignalBlocker blockRotary(rotaryOff_);
+        rotaryOff_->setChecked(!s.model_rotary);
+    }
+    scoreForm_->setRowVisible(rotaryOff_, s.model && s.model->model->info().rotary);
     // The synthetic model's d_model, heads, positions and seed are not the open model's (the
     // Model dock gives its shape): hidden rather than shown greyed with wrong numbers.
     modelGroup_->setVisible(!s.model);
@@ -129,6 +134,13 @@ void ControlsDock::onScope(int index) {
     s.model_layers = layers;
     scene_->setSpec(s, index == 0 ? tr("Apply the controls in every layer")
                                   : tr("Apply the controls in layer %1 only").arg(index));
+}
+
+void ControlsDock::onRotaryOff(bool off) {
+    attn::SceneSpec s = scene_->spec();
+    if (!s.model || s.model_rotary == !off) return;
+    s.model_rotary = !off;
+    scene_->setSpec(s, off ? tr("Rotary positions off") : tr("Rotary positions on"));
 }
 
 void ControlsDock::onScore(int index) {

@@ -127,3 +127,18 @@ bool SceneResult::is_masked(Index h, Index i, Index j) const {
 }
 
 }  // namespace attn
+
+namespace attn {
+
+Index SceneResult::kv_group_count() const {
+    const Index heads_n = static_cast<Index>(heads.size());
+    const Index g = kv_groups > 0 ? kv_groups : kv_heads;
+    return g > 0 && g <= heads_n && heads_n % g == 0 ? g : heads_n;
+}
+
+Index SceneResult::kv_group_of(Index h) const {
+    const Index groups = kv_group_count();
+    return groups > 0 ? h / (static_cast<Index>(heads.size()) / groups) : 0;
+}
+
+}  // namespace attn

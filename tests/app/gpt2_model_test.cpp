@@ -119,9 +119,10 @@ class Gpt2ModelTest : public QObject {
         texts.clear();
         for (QAction* a : models.menu()->actions())
             texts << a->text();
-        QVERIFY2(texts.contains(QStringLiteral("tiny-gpt2")),
-                 qPrintable(texts.join(QLatin1Char('|'))));
-        QVERIFY2(!texts.contains(QStringLiteral("fifo-gpt2")),
+        // Each entry gives the repository, the family and the weights' size.
+        const QString joined = texts.join(QLatin1Char('|'));
+        QVERIFY2(joined.contains(QStringLiteral("tiny-gpt2 — GPT-2 · ")), qPrintable(joined));
+        QVERIFY2(!joined.contains(QStringLiteral("fifo-gpt2")),
                  qPrintable(texts.join(QLatin1Char('|'))));
         QVERIFY(QDir(hub_.path() + QStringLiteral("/hub/models--fifo-gpt2")).removeRecursively());
     }
@@ -144,7 +145,7 @@ class Gpt2ModelTest : public QObject {
         QVERIFY(scanned.wait());
         QAction* entry = nullptr;
         for (QAction* a : menu->actions())
-            if (a->text() == QLatin1StringView("tiny-gpt2")) entry = a;
+            if (a->text().startsWith(QLatin1StringView("tiny-gpt2 — GPT-2 · "))) entry = a;
         QVERIFY2(entry, "Model ▸ lists models--tiny-gpt2");
         QCOMPARE(entry->toolTip(), QFileInfo(model_).absoluteFilePath());
         // Opened over a file, the model takes the title (issue 26, item 2).

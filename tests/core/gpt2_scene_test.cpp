@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/error.hpp"
-#include "attn/model/model_scene.hpp"
 #include "attn/io/session.hpp"
+#include "attn/model/model_scene.hpp"
 #include "attn/scene_controls.hpp"
 #include "attn/scene_layers.hpp"
 #include "test_util.hpp"
@@ -276,8 +276,8 @@ TEST(Gpt2HubCache, ListsOnlyGpt2FoldersWithSafetensors) {
     };
     const std::string gpt2 = folder("gpt2", "gpt2", true);
     const std::string distil = folder("distilgpt2", "gpt2", true);
-    folder("bert-base-uncased", "bert", true);  // not GPT-2
-    folder("gpt2-medium", "gpt2", false);       // no model.safetensors (e.g. .bin only)
+    folder("t5-small", "t5", true);        // a family that does not run
+    folder("gpt2-medium", "gpt2", false);  // no model.safetensors (e.g. .bin only)
     fs::create_directories(hub / "datasets--x" / "snapshots" / "s");
     std::ofstream(hub / "models--broken" / "snapshots" / "s" / "config.json");
     EXPECT_EQ(attn::model::find_cached_models(hub.string()),

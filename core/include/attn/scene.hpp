@@ -150,6 +150,12 @@ struct SceneResult {
     Matrix Q, K, V;             ///< projections (see MultiHeadResult)
     Matrix output;              ///< nq × d_model (empty when stages were not kept)
     Index kv_heads = 0;
+    /// Key/value groups the heads form, for display: a model's num_key_value_heads (its K and
+    /// V above are repeated per query head, so kv_heads is the head count); 0: kv_heads.
+    Index kv_groups = 0;
+    /// The key/value group of head H (from 0), and the number of groups.
+    Index kv_group_of(Index h) const;
+    Index kv_group_count() const;
     /// False when the heads hold only weights, output and empty_rows (compute_scene with
     /// keep_stages = false); the *_row accessors below then recompute the score stages.
     bool stages_kept = true;

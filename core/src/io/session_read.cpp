@@ -262,6 +262,7 @@ Session parse_session(std::string_view text, const std::string& name) {
             for (const auto& l : *x)
                 session.spec.model_layers.push_back(int(r.integer(l, "model.layers", 0, kMaxDim)));
         }
+        if (auto* x = opt(*m, "rotary")) session.spec.model_rotary = r.boolean(*x, "model.rotary");
     }
     if (auto* v = opt(root, "views"); v && !v->is_null()) {
         if (!v->is_object())

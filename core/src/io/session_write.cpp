@@ -2,8 +2,8 @@
 #include "attn/io/session.hpp"
 
 #include "attn/error.hpp"
-#include "attn/model/model.hpp"
 #include "attn/mask.hpp"
+#include "attn/model/model.hpp"
 #include "attn/score.hpp"
 #include "io_util.hpp"
 #include "json_util.hpp"
@@ -178,6 +178,8 @@ std::string session_to_json(const Session& session) {
         m["path"] = model;
         m["layer"] = s.layer;
         m["layers"] = s.model_layers;
+        // Written only when off: sessions of models with rotary positions on stay as they were.
+        if (!s.model_rotary) m["rotary"] = false;
         root["model"] = std::move(m);
     }
     ojson views;

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../io/io_util.hpp"
+#include "attn/bert/model.hpp"
 #include "attn/error.hpp"
 #include "attn/gpt2/model.hpp"
 #include "attn/llama/model.hpp"
@@ -14,7 +15,7 @@ const std::vector<Family>& families() {
     static const std::vector<Family> all = {
         {"gpt2", "GPT-2", &gpt2::open_folder},       {"llama", "Llama", &llama::open_folder},
         {"mistral", "Mistral", &llama::open_folder}, {"qwen2", "Qwen2", &llama::open_folder},
-        {"qwen3", "Qwen3", &llama::open_folder},
+        {"qwen3", "Qwen3", &llama::open_folder},     {"bert", "BERT", &bert::open_folder},
     };
     return all;
 }

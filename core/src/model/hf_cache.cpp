@@ -39,6 +39,41 @@ std::string model_name(const std::string& dir) {
     return name;
 }
 
+FolderSummary summarize_folder(const std::string& dir) {
+    namespace fs = std::filesystem;
+    FolderSummary out;
+    std::error_code ec;
+    try {
+        const std::string type = model_type(dir);
+        for (const Family& f : families())
+            if (f.model_type == type) out.family = f.model_type, out.display = f.display;
+        const fs::path single = fs::path(dir) / "model.safetensors";
+        if (fs::is_regular_file(single, ec)) {
+            out.bytes = double(fs::file_size(single, ec));
+            return out;
+        }
+        // Sharded: every distinct file the index's weight_map names, each counted once.
+        const std::string index = dir + "/model.safetensors.index.json";
+        const std::vector<std::byte> bytes = io::detail::read_whole_file(index, index);
+        const nlohmann::json j = nlohmann::json::parse(
+            reinterpret_cast<const char*>(bytes.data()),
+            reinterpret_cast<const char*>(bytes.data()) + bytes.size(), nullptr, false);
+        if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object()) return out;
+        std::vector<std::string> files;
+        for (const auto& [name, file] : j["weight_map"].items())
+            if (file.is_string()) files.push_back(file.get<std::string>());
+        std::sort(files.begin(), files.end());
+        files.erase(std::unique(files.begin(), files.end()), files.end());
+        for (const std::string& f : files) {
+            const auto size = fs::file_size(fs::path(dir) / f, ec);
+            if (!ec) out.bytes += double(size);
+        }
+    } catch (const Error&) {
+        // A folder without a readable config is summarised as nothing: menus skip it.
+    }
+    return out;
+}
+
 std::vector<std::string> find_cached_models(const std::string& hub) {
     namespace fs = std::filesystem;
     std::vector<std::string> out;

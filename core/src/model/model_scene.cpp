@@ -142,9 +142,20 @@ std::shared_ptr<const Run> scene_run(const SceneSpec& spec, Progress* progress) 
     // Retyping the end of a sentence: the unchanged start's hidden states are reused.
     const std::shared_ptr<const Run> prefix = cache().longest_prefix(key);
     auto result = std::make_shared<const Run>(
-        model::run(*folder.model, key.ids, controls, nullptr, progress, prefix.get()));
+        model::run(*folder.model, key.ids, controls, nullptr, progress, prefix.get(),
+                   fill_mask_position(info, *folder.tokenizer, key.ids)));
     cache().put(std::move(key), result);
     return result;
+}
+
+std::optional<Index> fill_mask_position(const ModelInfo& info, const Tokenizer& tokenizer,
+                                        const std::vector<std::int32_t>& ids) {
+    if (info.causal) return std::nullopt;
+    const std::optional<std::int32_t> mask = tokenizer.token_id("[MASK]");
+    if (!mask) return std::nullopt;
+    const auto at = std::find(ids.begin(), ids.end(), *mask);
+    if (at == ids.end()) return std::nullopt;
+    return Index(at - ids.begin());
 }
 
 std::vector<NextToken> top_next_tokens(const Run& run, const Tokenizer& tokenizer, int k) {
@@ -222,6 +233,7 @@ SceneResult model_scene(const SceneSpec& spec, Progress* progress) {
     }
     r.d_k = dk;
     r.kv_heads = heads;
+    r.kv_groups = info.kv_heads;  // grouped-query attention: heads sharing one K and V
     r.has_qk = true;  // not has_vectors: the layer's inputs are the run's residual stream
     r.head_scores.assign(std::size_t(heads), ScoreParams{});
     // The mask this layer ran with: the scene's inside the scope, the model's own outside it.

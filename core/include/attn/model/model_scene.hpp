@@ -3,6 +3,9 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "attn/model/model.hpp"
 #include "attn/model/run.hpp"
@@ -27,6 +30,11 @@ std::shared_ptr<const Run> scene_run(const SceneSpec& spec, Progress* progress =
 std::string fit_text(const Tokenizer& tokenizer, const std::string& text, Index max_tokens,
                      bool* cut = nullptr);
 
+/// Where a run of IDS reads its logits: for a bidirectional model (INFO.causal false) whose
+/// TOKENIZER has a [MASK] token, the first [MASK] among IDS (fill-mask); else none (the last).
+std::optional<Index> fill_mask_position(const ModelInfo& info, const Tokenizer& tokenizer,
+                                        const std::vector<std::int32_t>& ids);
+
 /// Forgets the kept runs (their memory goes now, not when the next runs replace them).
 void release_runs();
 
@@ -47,6 +55,16 @@ std::string hub_cache_dir();
 /// model_type is a family that runs (families()) and safetensors weights (one file or an
 /// index of shards), sorted by path; never throws.
 std::vector<std::string> find_cached_models(const std::string& hub);
+
+/// What a model folder is, from its config.json and the sizes of its weight files alone.
+struct FolderSummary {
+    std::string family;   ///< model_type of a family that runs; empty when none does
+    std::string display;  ///< that family as users know it ("BERT")
+    double bytes = 0;     ///< model.safetensors, or the shards an index names, together
+};
+
+/// DIR's summary (for menus: no tensor is read); never throws.
+FolderSummary summarize_folder(const std::string& dir);
 
 /// A model folder's name as a user knows it: the repository of a hub cache snapshot
 /// ("openai-community/gpt2" for …/models--openai-community--gpt2/snapshots/<hash>), else the
