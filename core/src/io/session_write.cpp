@@ -2,8 +2,8 @@
 #include "attn/io/session.hpp"
 
 #include "attn/error.hpp"
-#include "attn/model/model.hpp"
 #include "attn/mask.hpp"
+#include "attn/model/model.hpp"
 #include "attn/score.hpp"
 #include "io_util.hpp"
 #include "json_util.hpp"
@@ -178,6 +178,19 @@ std::string session_to_json(const Session& session) {
         m["path"] = model;
         m["layer"] = s.layer;
         m["layers"] = s.model_layers;
+        // Only when something is ablated or knocked out: older sessions stay byte-identical.
+        if (!s.interventions.empty()) {
+            ojson iv, ablated = ojson::array(), knockouts = ojson::array();
+            for (const model::HeadRef& h : s.interventions.ablated)
+                ablated.push_back({h.layer, h.head});
+            for (const model::Knockout& k : s.interventions.knockouts)
+                knockouts.push_back({k.layer, k.head, k.query, k.key});
+            iv["ablated"] = std::move(ablated);
+            iv["ablation"] =
+                s.interventions.ablation == model::AblationMode::Mean ? "mean" : "zero";
+            iv["knockouts"] = std::move(knockouts);
+            m["interventions"] = std::move(iv);
+        }
         root["model"] = std::move(m);
     }
     ojson views;
