@@ -43,7 +43,7 @@ LensCell top_tokens(const Vector& logits) {
     double sum = 0;
     for (Index i = 0; i < v; ++i)
         sum += std::exp(double(logits[i]) - top);
-    std::vector<std::int32_t> order(std::size_t(v));
+    std::vector<std::int32_t> order(static_cast<std::size_t>(v));
     std::iota(order.begin(), order.end(), 0);
     const auto k = std::ptrdiff_t(std::min<Index>(kLensTop, v));
     std::partial_sort(order.begin(), order.begin() + k, order.end(),

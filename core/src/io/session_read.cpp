@@ -304,6 +304,8 @@ Session parse_session(std::string_view text, const std::string& name) {
             for (const auto& l : *x)
                 session.spec.model_layers.push_back(int(r.integer(l, "model.layers", 0, kMaxDim)));
         }
+        if (auto* x = opt(*m, "interventions"); x && !x->is_null())
+            session.spec.interventions = read_interventions(r, *x);
     }
     if (auto* v = opt(root, "views"); v && !v->is_null()) {
         if (!v->is_object())
