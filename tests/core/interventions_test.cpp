@@ -80,7 +80,9 @@ TEST_F(Interventions, AttributionsSumToTheLogit) {
             EXPECT_LE(rel(a.total(), a.logit), 1e-4) << token << " " << a.total() << " " << a.logit;
             EXPECT_EQ(a.heads.rows(), 3);
             EXPECT_EQ(a.heads.cols(), 2);
-            if (ablate) EXPECT_NEAR(a.heads(1, 0), 0.f, 1e-6f);
+            if (ablate) {
+                EXPECT_NEAR(a.heads(1, 0), 0.f, 1e-6f);
+            }
         }
     }
     EXPECT_THROW(interv::attribute(m(), ids, 258), attn::ArgumentError);
@@ -122,7 +124,9 @@ TEST_F(Interventions, AKnockoutRemovesOneEdgeAndRenormalisesItsRow) {
     const Matrix& after = ko.layers[0].heads[1].weights;
     EXPECT_EQ(after(5, 2), 0.f);
     for (Index j = 0; j < 8; ++j)
-        if (j != 2) EXPECT_NEAR(after(5, j), before(5, j) / (1.f - before(5, 2)), 1e-6f) << j;
+        if (j != 2) {
+            EXPECT_NEAR(after(5, j), before(5, j) / (1.f - before(5, 2)), 1e-6f) << j;
+        }
     EXPECT_LE((after.row(4) - before.row(4)).cwiseAbs().maxCoeff(), 0.f);
     // The output is recomputed from the changed weights, and the logits change.
     const Matrix v = ko.layers[0].v[1];
