@@ -5,6 +5,7 @@
 #include <QCoreApplication>
 #include <algorithm>
 
+#include "attn/model/model.hpp"
 #include "model/scene.hpp"
 
 bool isAblated(const attn::SceneSpec& spec, int layer, int head) {
