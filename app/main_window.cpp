@@ -15,13 +15,14 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "attn/model/model_scene.hpp"
 #include "attn/io/attention_json.hpp"
+#include "attn/model/model_scene.hpp"
 #include "lenses/lens_registry.hpp"
 #include "model/scene.hpp"
 #include "playground/playground_widget.hpp"
 #include "settings_keys.hpp"
 #include "tab_docks.hpp"
+#include "views/ablation_menu.hpp"
 #include "views/heatmap_grid.hpp"
 #include "views/math_panel.hpp"
 #include "views/views_tab.hpp"
@@ -79,6 +80,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(compute_, &ComputeService::failed, this, &MainWindow::onFailed);
     connect(compute_, &ComputeService::busyChanged, busyLabel_, &QLabel::setVisible);
     connect(grid_, &HeatmapGrid::selectionRequested, scene_, &Scene::setSelection);
+    installAblationMenu(grid_, scene_);
     connect(weights_, &WeightsBar::keyClicked, this,
             [this](int key, Qt::KeyboardModifiers modifiers) {
                 Selection s = scene_->selection();
@@ -219,8 +221,9 @@ void MainWindow::onResult(SceneResultPtr result, quint64, double ms) {
         rowNote = QString::fromStdString(attn::io::component_row_note(
             shown.data->components[std::size_t(shown.component)].name));
     // A model layer outside the controls' scope ran at GPT-2's own τ = 1.
-    const float tau =
-        shown.model && !attn::model::controls_apply_in(shown, shown.layer) ? 1.f : shown.temperature;
+    const float tau = shown.model && !attn::model::controls_apply_in(shown, shown.layer)
+                          ? 1.f
+                          : shown.temperature;
     math_->setContext(MathContext{shown.score, tau, rowNote});
     math_->setResult(result);
     if (firstResult_ && scene_->selection().query < 0 && n > 1) {

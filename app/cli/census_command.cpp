@@ -9,6 +9,7 @@
 #include "attn/error.hpp"
 #include "attn/io/census_writer.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/intervention_output.hpp"
 #include "cli/output_check.hpp"
 #include "cli/scene_input.hpp"
 #include "model/error_text.hpp"
@@ -21,7 +22,7 @@ int runCensus(const Request& request, QString* error) {
     if (const int code = checkOutputFile(request, input, error); code != kExitOk) return code;
     attn::Census census;
     try {
-        census = attn::census(input.spec);
+        census = request.induction ? inductionCensus(input.spec) : attn::census(input.spec);
     } catch (const std::bad_alloc&) {
         *error = QCoreApplication::translate("cli", "not enough memory for the census");
         return kExitInput;

@@ -13,6 +13,7 @@
 #include "cli/cli_tr.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/option_values.hpp"
+#include "cli/patch_command.hpp"
 #include "cli/render_command.hpp"
 
 namespace cli {
@@ -30,13 +31,15 @@ void quietHandler(QtMsgType type, const QMessageLogContext& context, const QStri
 
 bool isSubcommand(const char* arg) {
     const QByteArray a(arg);
-    return a == "render" || a == "compute" || a == "census" || a == "help" || a == "--help" ||
-           a == "-h" || a == "--version" || a == "-v";
+    return a == "render" || a == "compute" || a == "census" || a == "patch" || a == "help" ||
+           a == "--help" || a == "-h" || a == "--version" || a == "-v";
 }
 
 }  // namespace
 
 int run(const QStringList& arguments, QTextStream& out, QTextStream& err) {
+    if (arguments.size() > 1 && arguments.at(1) == QLatin1StringView("patch"))
+        return runPatch(arguments, err);
     QString error;
     std::optional<Request> request;
     try {

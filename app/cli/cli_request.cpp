@@ -12,6 +12,7 @@
 
 #include "attn/error.hpp"
 #include "attn/memory_budget.hpp"
+#include "cli/intervention_options.hpp"
 #include "cli/option_values.hpp"
 #include "cli/scene_options.hpp"
 #include "export/export_options.hpp"
@@ -42,6 +43,7 @@ void addCommonOptions(QCommandLineParser& p) {
     p.addOption({{QStringLiteral("h"), QStringLiteral("help")}, tr("help")});
     p.addOption({{QStringLiteral("v"), QStringLiteral("version")}, tr("version")});
     addSceneOptions(p);
+    addInterventionOptions(p);
 }
 
 bool parseInt(const QString& text, int min, int* out) {
@@ -82,6 +84,8 @@ QString helpText() {
               "  attnscope render [FILE] [options] -o OUT.png|svg|pdf\n"
               "  attnscope compute [FILE] [options] [--rollout] -o OUT.npz|json\n"
               "  attnscope census [FILE] [--component NAME] -o OUT.csv|json\n"
+              "  attnscope patch --model DIR --clean T1 --corrupt T2 --answer ID1 --wrong ID2\n"
+              "                  -o OUT.npz|json       activation patching\n"
               "  attnscope --help | --version\n"
               "\n"
               "FILE: .txt tokens, .npy/.npz attention, BertViz or CircuitsVis .json, or an\n"
@@ -121,7 +125,7 @@ QString helpText() {
               "(see docs/census.md).\n"
               "\n"
               "scene options (as the controls dock):\n") +
-           sceneOptionsHelp() +
+           sceneOptionsHelp() + QStringLiteral("\n") + interventionOptionsHelp() +
            tr("\n"
               "Exit codes: 0 ok, 1 usage error, 2 input file error, 3 output error,\n"
               "4 refused: more memory or disk than the budget or the free space allows,\n"
@@ -347,6 +351,10 @@ std::optional<Request> parseRequest(const QStringList& arguments, QString* error
     const QString sceneError = applySceneOptions(p, r.spec);
     if (!sceneError.isEmpty()) {
         *error = sceneError;
+        return std::nullopt;
+    }
+    if (const QString bad = parseInterventionOptions(p, r); !bad.isEmpty()) {
+        *error = bad;
         return std::nullopt;
     }
     r.sceneArgs = args;

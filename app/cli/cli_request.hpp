@@ -16,10 +16,14 @@ struct Request {
     QString file;   ///< input file; empty: the default scene
     QString model;  ///< --model DIR: a GPT-2 folder run on the --text sentence instead of a file
     std::vector<int> modelLayers;  ///< --layers: where the controls apply in the run (empty: all)
-    QString output;                ///< -o
-    bool force = false;            ///< --force: replace a read-only -o
-    QString view = QStringLiteral("heads");  ///< heads | model | playground | lens:NAME | …
-    bool rollout = false;                    ///< compute: add the attention rollout
+    attn::model::Interventions interventions;  ///< --ablate, --ablate-mode, --knockout
+    bool logitLens = false;                    ///< compute --logit-lens
+    std::optional<std::int32_t> attribute;     ///< compute --attribute ID
+    bool induction = false;                    ///< census --induction
+    QString output;                            ///< -o
+    bool force = false;                        ///< --force: replace a read-only -o
+    QString view = QStringLiteral("heads");    ///< heads | model | playground | lens:NAME | …
+    bool rollout = false;                      ///< compute: add the attention rollout
     std::optional<int> layer, head, query;
     QString component;  ///< by name, or by index
     QSize size{1200, 900};

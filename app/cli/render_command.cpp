@@ -20,6 +20,7 @@
 #include "attn/rollout.hpp"
 #include "attn/scene_layers.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/intervention_output.hpp"
 #include "cli/output_check.hpp"
 #include "cli/scene_input.hpp"
 #include "cli/view_factory.hpp"
@@ -252,6 +253,21 @@ int runCompute(const Request& request, QString* error) {
                 "logits", {std::size_t(run->logits.size())},
                 std::vector<float>(run->logits.data(), run->logits.data() + run->logits.size()));
         }
+    } catch (const std::bad_alloc&) {
+        return outputFailed(nullptr);
+    } catch (const std::exception& e) {
+        return outputFailed(&e);
+    }
+    // The lens and attribution of the run: a token outside the vocabulary is the user's.
+    try {
+        if (run) addInterventionArrays(request, *input.spec.model->model, *run, *out);
+    } catch (const attn::ArgumentError& e) {
+        *error = errorText(e, inputName(request));
+        return kExitUsage;
+    } catch (const std::exception& e) {
+        return outputFailed(&e);
+    }
+    try {
         out->finish();
     } catch (const std::bad_alloc&) {
         return outputFailed(nullptr);

@@ -55,6 +55,7 @@ int openModel(const Request& request, attn::SceneSpec& spec, QString* error) {
             return kExitUsage;
         }
     spec.model_layers = request.modelLayers;
+    spec.interventions = request.interventions;
     spec.score = attn::ScoreKind::Dot;
     spec.tokens.clear();
     spec.data.reset();

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "attn/model/run.hpp"
 #include "model/scheduler.hpp"
 #include "views/color_map_cells.hpp"
 #include "views/plot_theme.hpp"
@@ -334,6 +335,13 @@ QString HeadHeatmap::titleText() const {
                 .arg(cells_.rowFactor)
                 .arg(cells_.colFactor);
     if (refining_) text += tr(" · refining");
+    // An ablated head of a model run is marked where it is drawn (its output is replaced).
+    if (const auto& run = result_->run) {
+        const auto& a = run->controls.interventions.ablated;
+        if (std::find(a.begin(), a.end(), attn::model::HeadRef{int(result_->layer), head_}) !=
+            a.end())
+            text += tr(" · ablated");
+    }
     if (result_->preview_stride > 1)
         text += tr(" · preview: every %1th query").arg(result_->preview_stride);
     if (!view_.whole())  // short: the title shares its line with the block note

@@ -4,6 +4,7 @@
 
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMenu>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -14,6 +15,7 @@
 #include "model/compute_service.hpp"
 #include "model/scene.hpp"
 #include "model/scheduler.hpp"
+#include "views/ablation_menu.hpp"
 #include "views/model_grid_canvas.hpp"
 #include "views/numbering.hpp"
 
@@ -58,6 +60,14 @@ ModelGrid::ModelGrid(Scene* scene, ComputeService* compute, QWidget* parent)
     connect(scene_, &Scene::specChanged, this, &ModelGrid::onSpecChanged);
     connect(scene_, &Scene::selectionChanged, this, &ModelGrid::onSelectionChanged);
     connect(canvas_, &ModelGridCanvas::cellClicked, this, &ModelGrid::openHead);
+    // A right click on a head of a model run: Ablate / Restore (one undo step).
+    connect(canvas_, &ModelGridCanvas::cellMenuRequested, this,
+            [this](int layer, int head, const QPoint& global) {
+                if (QMenu* menu = headAblationMenu(this, scene_, layer, head)) {
+                    menu->setAttribute(Qt::WA_DeleteOnClose);
+                    menu->popup(global);
+                }
+            });
     if (compute_) {
         // The scene's result arrives: its layer need not be computed again.
         connect(compute_, &ComputeService::resultReady, this, &ModelGrid::startCompute);
@@ -153,8 +163,8 @@ void ModelGrid::syncSelectors() {
     const attn::SceneSpec& spec = scene_->spec();
     const int layers = static_cast<int>(attn::layer_count(spec));
     const int heads = std::max(1, canvas_->thumbnails().heads > 0 ? canvas_->thumbnails().heads
-                                  : spec.model ? spec.model->model->info().heads
-                                               : static_cast<int>(spec.heads));
+                                  : spec.model                    ? spec.model->model->info().heads
+                                                                  : static_cast<int>(spec.heads));
     const QSignalBlocker b1(layerBox_), b2(headBox_);
     layerBox_->setRange(1, layers);
     layerBox_->setValue(static_cast<int>(spec.layer) + 1);

@@ -1,6 +1,7 @@
 // AttnScope — paints the layers × heads thumbnails of the model view. GPL-3.0-or-later.
 #include "views/model_grid_canvas.hpp"
 
+#include <QContextMenuEvent>
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -172,6 +173,14 @@ void ModelGridCanvas::mousePressEvent(QMouseEvent* event) {
     if (event->button() == Qt::LeftButton && cellAt(event->position(), &layer, &head))
         Q_EMIT cellClicked(layer, head);
     QWidget::mousePressEvent(event);
+}
+
+void ModelGridCanvas::contextMenuEvent(QContextMenuEvent* event) {
+    int layer = 0, head = 0;
+    if (cellAt(event->pos(), &layer, &head))
+        Q_EMIT cellMenuRequested(layer, head, event->globalPos());
+    else
+        event->ignore();
 }
 
 bool ModelGridCanvas::event(QEvent* event) {

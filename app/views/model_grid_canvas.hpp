@@ -27,10 +27,13 @@ class ModelGridCanvas : public QWidget {
 
   Q_SIGNALS:
     void cellClicked(int layer, int head);
+    /// A right click (or the menu key) on a cell, at GLOBAL: the head's context menu.
+    void cellMenuRequested(int layer, int head, const QPoint& global);
 
   protected:
     void paintEvent(QPaintEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
+    void contextMenuEvent(QContextMenuEvent* event) override;
     bool event(QEvent* event) override;  // tooltips
 
   private:

@@ -186,6 +186,11 @@ Vector Model::logits(const Matrix& x) const {
     return wte_.matrix() * last.row(0).transpose();  // logits from the tied embedding
 }
 
+Matrix Model::logits_rows(const Matrix& x) const {
+    // One product with the tied embedding for every row: the output head is read once.
+    return layer_norm(x, lnf_w_, lnf_b_, config_.layer_norm_epsilon) * wte_.matrix().transpose();
+}
+
 Matrix Model::head_to_residual(int l, int h, const Matrix& z) const {
     const Index dk = config_.n_embd / config_.n_head;
     return z * blocks_[std::size_t(l)].proj_w.matrix().middleRows(h * dk, dk);

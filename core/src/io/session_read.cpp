@@ -203,6 +203,48 @@ std::string read_path(const JsonReader& r, const ojson& j, const std::string& pa
 /// Bytes allocated per byte of session text while it is parsed (see parse_session).
 constexpr double kSessionExpansion = 10;
 
+/// A list of N-integer lists (each at least -1 for a knockout's query, else 0) at PATH.
+std::vector<std::vector<int>> int_tuples(const JsonReader& r, const ojson& j,
+                                         const std::string& path, std::size_t n) {
+    if (!j.is_array()) r.fail(path, "is not a list");
+    std::vector<std::vector<int>> out;
+    for (const auto& t : j) {
+        if (!t.is_array() || t.size() != n)
+            r.fail(path, "holds " + detail::json_kind(t) + ", expected lists of " +
+                             std::to_string(n) + " integers");
+        std::vector<int> v;
+        for (std::size_t i = 0; i < n; ++i)
+            v.push_back(int(r.integer(t[i], path, n == 4 && i == 2 ? -1 : 0, kMaxDim)));
+        out.push_back(std::move(v));
+    }
+    return out;
+}
+
+/// model.interventions: {"ablated": [[l, h]…], "ablation": "zero"|"mean",
+/// "knockouts": [[l, h, q, k]…]} (q = −1: every query).
+model::Interventions read_interventions(const JsonReader& r, const ojson& j) {
+    if (!j.is_object())
+        r.fail("model.interventions", "is " + detail::json_kind(j) + ", expected an object");
+    model::Interventions iv;
+    if (auto* x = opt(j, "ablated"))
+        for (const auto& t : int_tuples(r, *x, "model.interventions.ablated", 2))
+            iv.ablated.push_back({t[0], t[1]});
+    if (auto* x = opt(j, "ablation")) {
+        const std::string mode = x->is_string() ? x->get<std::string>() : std::string();
+        if (mode != "zero" && mode != "mean")
+            r.fail("model.interventions.ablation", "is not \"zero\" or \"mean\"");
+        iv.ablation = mode == "mean" ? model::AblationMode::Mean : model::AblationMode::Zero;
+    }
+    if (auto* x = opt(j, "knockouts"))
+        for (const auto& t : int_tuples(r, *x, "model.interventions.knockouts", 4))
+            iv.knockouts.push_back({t[0], t[1], t[2], t[3]});
+    std::sort(iv.ablated.begin(), iv.ablated.end());
+    iv.ablated.erase(std::unique(iv.ablated.begin(), iv.ablated.end()), iv.ablated.end());
+    std::sort(iv.knockouts.begin(), iv.knockouts.end());
+    iv.knockouts.erase(std::unique(iv.knockouts.begin(), iv.knockouts.end()), iv.knockouts.end());
+    return iv;
+}
+
 }  // namespace
 
 Session parse_session(std::string_view text, const std::string& name) {
@@ -263,6 +305,8 @@ Session parse_session(std::string_view text, const std::string& name) {
                 session.spec.model_layers.push_back(int(r.integer(l, "model.layers", 0, kMaxDim)));
         }
         if (auto* x = opt(*m, "rotary")) session.spec.model_rotary = r.boolean(*x, "model.rotary");
+        if (auto* x = opt(*m, "interventions"); x && !x->is_null())
+            session.spec.interventions = read_interventions(r, *x);
     }
     if (auto* v = opt(root, "views"); v && !v->is_null()) {
         if (!v->is_object())

@@ -180,6 +180,19 @@ std::string session_to_json(const Session& session) {
         m["layers"] = s.model_layers;
         // Written only when off: sessions of models with rotary positions on stay as they were.
         if (!s.model_rotary) m["rotary"] = false;
+        // Only when something is ablated or knocked out: older sessions stay byte-identical.
+        if (!s.interventions.empty()) {
+            ojson iv, ablated = ojson::array(), knockouts = ojson::array();
+            for (const model::HeadRef& h : s.interventions.ablated)
+                ablated.push_back({h.layer, h.head});
+            for (const model::Knockout& k : s.interventions.knockouts)
+                knockouts.push_back({k.layer, k.head, k.query, k.key});
+            iv["ablated"] = std::move(ablated);
+            iv["ablation"] =
+                s.interventions.ablation == model::AblationMode::Mean ? "mean" : "zero";
+            iv["knockouts"] = std::move(knockouts);
+            m["interventions"] = std::move(iv);
+        }
         root["model"] = std::move(m);
     }
     ojson views;

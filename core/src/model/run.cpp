@@ -47,6 +47,13 @@ HeadResult attend_head(const Matrix& q, const Matrix& k, const Matrix& v,
     return r;
 }
 
+Matrix Model::logits_rows(const Matrix& x) const {
+    Matrix out(x.rows(), info().vocab);
+    for (Index i = 0; i < x.rows(); ++i)
+        out.row(i) = logits(x.row(i)).transpose();
+    return out;
+}
+
 namespace {
 
 void check_ids(const ModelInfo& info, const std::vector<std::int32_t>& ids) {
@@ -94,7 +101,7 @@ Index reusable(const Model& model, const std::vector<std::int32_t>& ids,
 
 /// Layers [from, L) on x (rows [p, n)), then the logits: the common tail of run and run_from.
 void run_layers(const Model& model, Run& run, Matrix x, int from, Index p, const Run* prefix,
-                Hooks& hooks, Progress* progress, Index logits_at) {
+                Hooks& hooks, Progress* progress, Index logits_at, bool logits = true) {
     const ModelInfo& info = model.info();
     const Index n = Index(run.ids.size());
     for (int l = from; l < info.layers; ++l) {
@@ -115,7 +122,7 @@ void run_layers(const Model& model, Run& run, Matrix x, int from, Index p, const
     full.bottomRows(n - p) = x;
     run.inputs.push_back(std::move(full));
     run.logits_position = logits_at;
-    run.logits = model.logits(run.inputs.back().row(logits_at));
+    if (logits) run.logits = model.logits(run.inputs.back().row(logits_at));
 }
 
 }  // namespace
@@ -144,7 +151,8 @@ Run run(const Model& model, const std::vector<std::int32_t>& ids, const RunContr
     return run;
 }
 
-Run run_from(const Model& model, const Run& base, int from, Hooks* hooks, Progress* progress) {
+Run run_from(const Model& model, const Run& base, int from, Hooks* hooks, Progress* progress,
+             bool logits) {
     const ModelInfo& info = model.info();
     if (from < 0 || from > info.layers || base.inputs.size() != std::size_t(info.layers) + 1)
         throw ArgumentError("layer " + std::to_string(from) + " is not a layer of this run");
@@ -159,7 +167,7 @@ Run run_from(const Model& model, const Run& base, int from, Hooks* hooks, Progre
     run.inputs.assign(base.inputs.begin(), base.inputs.begin() + from);
     report(progress, 0.0);
     run_layers(model, run, base.inputs[std::size_t(from)], from, 0, nullptr, chain, progress,
-               base.logits_position);
+               base.logits_position, logits);
     return run;
 }
 

@@ -58,6 +58,7 @@ class Model : public model::Model {
                const model::LayerControls& controls, LayerAttention& out,
                model::Hooks& hooks) const override;
     Vector logits(const Matrix& x) const override;
+    Matrix logits_rows(const Matrix& x) const override;
     Matrix head_to_residual(int l, int h, const Matrix& z) const override;
     Vector attention_bias(int l) const override;
     FrozenNorm final_norm(const Matrix& x) const override;

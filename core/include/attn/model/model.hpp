@@ -85,6 +85,9 @@ class Model {
                        const LayerControls& controls, LayerAttention& out, Hooks& hooks) const = 0;
     /// The logits of the final residual row X (1 × d_model): final norm, then the output head.
     virtual Vector logits(const Matrix& x) const = 0;
+    /// The logits of every row of X (rows × vocab): logits() row by row, unless a family reads
+    /// its output head once for all rows (the logit lens asks for layers + 1 rows at once).
+    virtual Matrix logits_rows(const Matrix& x) const;
 
     /// Head H of layer L's output z (rows × head_dim) as the residual stream sees it: z · W_O's
     /// rows of that head, without bias (direct attribution, patching).

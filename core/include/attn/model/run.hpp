@@ -40,8 +40,10 @@ Run run(const Model& model, const std::vector<std::int32_t>& ids, const RunContr
 
 /// Runs layers [from, L) of MODEL again on BASE's residual stream entering layer FROM (BASE's
 /// layers before FROM are kept): what activation patching of a late layer needs. HOOKS as run.
+/// LOGITS false leaves run.logits empty: a caller that reads two tokens' logits through
+/// final_norm and unembedding (patching) skips the whole output head.
 Run run_from(const Model& model, const Run& base, int from, Hooks* hooks = nullptr,
-             Progress* progress = nullptr);
+             Progress* progress = nullptr, bool logits = true);
 
 /// The one attention core of every family for one head: attend(Q, K, V, PARAMS) over every
 /// query, then the hooks' pattern (the output recomputed when it changed the weights) and z

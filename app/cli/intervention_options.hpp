@@ -1,0 +1,33 @@
+// AttnScope — the command line's interventions: --ablate, --ablate-mode, --knockout,
+// --logit-lens, --attribute, --induction. GPL-3.0-or-later.
+#pragma once
+
+#include <QCommandLineParser>
+#include <QString>
+#include <optional>
+
+#include "attn/model/hooks.hpp"
+
+namespace cli {
+
+struct Request;
+
+/// Adds the intervention options to P.
+void addInterventionOptions(QCommandLineParser& p);
+
+/// Parses "L.H[,L.H…]" (0-based) into sorted, unique heads; nullopt when malformed.
+std::optional<std::vector<attn::model::HeadRef>> parseHeads(const QString& text);
+
+/// Parses "L.H:Q>K[,…]" (Q may be '*': every query) into sorted, unique knockouts; nullopt
+/// when malformed.
+std::optional<std::vector<attn::model::Knockout>> parseKnockouts(const QString& text);
+
+/// Reads the intervention options of P into R (interventions, logitLens, attribute, induction);
+/// an empty string when fine, else a one-line usage error. They apply to a --model run only;
+/// --logit-lens and --attribute to compute, --induction to census.
+QString parseInterventionOptions(const QCommandLineParser& p, Request& r);
+
+/// The --help lines of the intervention options.
+QString interventionOptionsHelp();
+
+}  // namespace cli

@@ -1,0 +1,93 @@
+// AttnScope core — activation patching. GPL-3.0-or-later.
+#include "attn/interventions/patching.hpp"
+
+#include <string>
+
+#include "attn/error.hpp"
+#include "attn/interventions/attribution.hpp"
+#include "attn/interventions/capture.hpp"
+
+namespace attn::interv {
+
+double logit_diff(const model::Model& model, const model::Run& run, std::int32_t answer,
+                  std::int32_t wrong) {
+    const Matrix y = run.inputs.back().row(run.logits_position);
+    return token_logit(model, y, answer) - token_logit(model, y, wrong);
+}
+
+void HeadPatch::z(int layer, int head, Index first, Matrix& z) {
+    if (layer == l_ && head == h_) z = src_.bottomRows(src_.rows() - first);
+}
+
+void ResidPatch::put(Index first, Matrix& x) const {
+    if (positions_.empty()) {
+        x = src_.bottomRows(src_.rows() - first);
+        return;
+    }
+    for (const Index p : positions_)
+        if (p >= first && p - first < x.rows()) x.row(p - first) = src_.row(p);
+}
+
+void ResidPatch::resid_pre(int layer, Index first, Matrix& x) {
+    if (layer == l_) put(first, x);
+}
+
+void ResidPatch::resid_final(Index first, Matrix& x) {
+    if (l_ == layers_) put(first, x);
+}
+
+PatchResult patch(const model::Model& model, const PatchSpec& spec, Progress* progress) {
+    const model::ModelInfo& info = model.info();
+    if (spec.clean.size() != spec.corrupt.size())
+        throw ArgumentError("the clean prompt has " + std::to_string(spec.clean.size()) +
+                            " tokens and the corrupted one " + std::to_string(spec.corrupt.size()) +
+                            ": patching needs prompts of equal token length");
+    for (const std::int32_t t : {spec.answer, spec.wrong})
+        if (t < 0 || t >= info.vocab)
+            throw ArgumentError("answer token " + std::to_string(t) +
+                                " is outside the vocabulary of " + std::to_string(info.vocab));
+    const int L = info.layers, H = info.heads;
+    const Index n = Index(spec.clean.size());
+    const double runs =
+        2.0 + (spec.heads ? double(L) * H : 0.0) + (spec.resid ? double(L + 1) * double(n) : 0.0);
+    double done = 0;
+    const auto step = [&] { report(progress, ++done / runs); };
+    report(progress, 0.0);
+    CaptureHooks capture(info);
+    const model::Run clean = model::run(model, spec.clean, spec.controls, &capture);
+    step();
+    const model::Run corrupt = model::run(model, spec.corrupt, spec.controls);
+    step();
+    PatchResult r;
+    r.clean_diff = logit_diff(model, clean, spec.answer, spec.wrong);
+    r.corrupt_diff = logit_diff(model, corrupt, spec.answer, spec.wrong);
+    const double span = r.clean_diff - r.corrupt_diff;
+    if (span == 0.0)
+        throw ArgumentError(
+            "the logit difference of the two answers is the same in the clean "
+            "and the corrupted run: patching has nothing to restore");
+    const auto restored = [&](const model::Run& patched) {
+        return float((logit_diff(model, patched, spec.answer, spec.wrong) - r.corrupt_diff) / span);
+    };
+    if (spec.heads) {
+        r.heads.resize(L, H);
+        for (int l = 0; l < L; ++l)
+            for (int h = 0; h < H; ++h) {
+                HeadPatch hook(l, h, capture.z_of(l, h));
+                r.heads(l, h) = restored(model::run_from(model, corrupt, l, &hook, nullptr, false));
+                step();
+            }
+    }
+    if (spec.resid) {
+        r.resid.resize(L + 1, n);
+        for (int l = 0; l <= L; ++l)
+            for (Index p = 0; p < n; ++p) {
+                ResidPatch hook(l, {p}, clean.inputs[std::size_t(l)], L);
+                r.resid(l, p) = restored(model::run_from(model, corrupt, l, &hook, nullptr, false));
+                step();
+            }
+    }
+    return r;
+}
+
+}  // namespace attn::interv

@@ -1,0 +1,121 @@
+// QtTest: ablating a head of a model run from the Heads tab with real events. A tiny random
+// GPT-2 (tests/core/gpt2_tiny.py, 3 layers × 2 heads) runs on "the cat"; a right click on head 2
+// opens the context menu, whose Ablate entry (chosen with the keyboard) ablates layer 0's head
+// 1 inside the run: the head's title says "ablated", the Model dock's top 10 change to core's
+// numbers for the ablated run, and Edit ▸ Undo (Ctrl+Z) restores both; a session keeps it.
+#include <QContextMenuEvent>
+#include <QMenu>
+#include <QPlainTextEdit>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QUndoStack>
+#include <QtTest>
+
+#include "app_test_support.hpp"
+#include "attn/model/model_scene.hpp"
+#include "io/data_io.hpp"
+#include "io/model_controller.hpp"
+#include "io/model_dock.hpp"
+#include "main_window.hpp"
+#include "model/scene.hpp"
+#include "views/head_heatmap.hpp"
+#include "views/heatmap_grid.hpp"
+#include "views/next_tokens_view.hpp"
+#include "widgets/token_editor.hpp"
+
+namespace {
+
+std::vector<float> probabilities(const std::vector<attn::NextToken>& tokens) {
+    std::vector<float> p;
+    for (const attn::NextToken& t : tokens)
+        p.push_back(t.probability);
+    return p;
+}
+
+/// The action of the main window whose shortcut is KEYS (Edit ▸ Undo for Ctrl+Z).
+QAction* actionFor(QWidget& w, const QKeySequence& keys) {
+    for (QAction* a : w.findChildren<QAction*>())
+        if (a->shortcuts().contains(keys)) return a;
+    return nullptr;
+}
+
+}  // namespace
+
+class InterventionsTest : public QObject {
+    Q_OBJECT
+  private Q_SLOTS:
+    void initTestCase() {
+        test_support::isolateSettings();
+        QCoreApplication::setApplicationName(QStringLiteral("AttnScopeInterventionsTest"));
+        QVERIFY(dir_.isValid());
+        QProcess p;
+        p.start(QStringLiteral("/usr/bin/python3"), {QStringLiteral(ATTN_GPT2_TINY), dir_.path(),
+                                                     QStringLiteral("11"), QStringLiteral("3")});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 0);
+    }
+
+    void ablateFromTheHeadsMenuThenUndo() {
+        MainWindow w;
+        fileio::attachDataIo(&w, {});
+        auto* models = w.findChild<fileio::ModelController*>();
+        QVERIFY(models);
+        models->setQuiet(true);
+        test_support::showWindow(w);
+        QVERIFY(models->openModel(dir_.path()));
+        QPlainTextEdit* edit = w.tokenEditor()->editor();
+        QTest::mouseClick(edit->viewport(), Qt::LeftButton);
+        QTest::keyClick(edit, Qt::Key_A, Qt::ControlModifier);
+        QTest::keyClicks(edit, QStringLiteral("the cat"));
+        QTRY_COMPARE(w.scene()->spec().text, std::string("the cat"));
+        test_support::settle(w.computeService());
+        const std::vector<attn::NextToken> before = models->dock()->nextTokens()->tokens();
+        QCOMPARE(before.size(), std::size_t(10));
+        HeatmapGrid* grid = w.heatmapGrid();
+        QCOMPARE(grid->headCount(), 2);
+        HeadHeatmap* head = grid->head(1);
+        QVERIFY(!head->titleText().contains(QStringLiteral("ablated")));
+
+        // A right click on head 2 (index 1): the menu offers "Ablate head 0.1"; Enter picks it.
+        const QPoint at = head->rect().center();
+        QContextMenuEvent click(QContextMenuEvent::Mouse, at, head->mapToGlobal(at));
+        QApplication::sendEvent(head, &click);
+        QMenu* menu = nullptr;
+        QTRY_VERIFY((menu = qobject_cast<QMenu*>(QApplication::activePopupWidget())));
+        QCOMPARE(menu->objectName(), QStringLiteral("ablationMenu"));
+        QCOMPARE(menu->actions().front()->text(), QStringLiteral("Ablate head 0.1"));
+        QTest::keyClick(menu, Qt::Key_Down);
+        QTest::keyClick(menu, Qt::Key_Return);
+        QTRY_COMPARE(w.scene()->spec().interventions.ablated,
+                     (std::vector<attn::model::HeadRef>{{0, 1}}));
+        test_support::settle(w.computeService());
+        QVERIFY2(grid->head(1)->titleText().contains(QStringLiteral("ablated")),
+                 qPrintable(grid->head(1)->titleText()));
+        QVERIFY(!grid->head(0)->titleText().contains(QStringLiteral("ablated")));
+        const std::vector<attn::NextToken> after = models->dock()->nextTokens()->tokens();
+        QVERIFY(probabilities(after) != probabilities(before));
+        // The dock shows core's prediction of the ablated run.
+        const attn::SceneResult core = attn::model::model_scene(w.scene()->spec());
+        QCOMPARE(after.size(), core.next_tokens.size());
+        for (std::size_t i = 0; i < after.size(); ++i) {
+            QCOMPARE(after[i].id, core.next_tokens[i].id);
+            QVERIFY(std::abs(after[i].probability - core.next_tokens[i].probability) < 1e-6f);
+        }
+        QCOMPARE(w.scene()->undoStack()->undoText(), QStringLiteral("Ablate head 0.1"));
+
+        // Ctrl+Z (Edit ▸ Undo's shortcut) restores the head and the prediction.
+        QAction* undo = actionFor(w, QKeySequence(Qt::CTRL | Qt::Key_Z));
+        QVERIFY(undo);
+        undo->trigger();
+        QVERIFY(w.scene()->spec().interventions.empty());
+        test_support::settle(w.computeService());
+        QVERIFY(!grid->head(1)->titleText().contains(QStringLiteral("ablated")));
+        QCOMPARE(probabilities(models->dock()->nextTokens()->tokens()), probabilities(before));
+    }
+
+  private:
+    QTemporaryDir dir_;
+};
+
+QTEST_MAIN(InterventionsTest)
+#include "interventions_test.moc"
