@@ -32,6 +32,11 @@ struct FamilyCase {
     std::vector<std::int32_t> prompt;
 };
 
+/// gtest's name for a case in failure messages (not the struct's bytes).
+void PrintTo(const FamilyCase& c, std::ostream* os) {
+    *os << c.family;
+}
+
 std::string capture(const std::string& command) {
     std::string out;
     std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);

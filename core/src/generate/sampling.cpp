@@ -85,9 +85,10 @@ Choice choose(const Vector& logits, const Sampling& s, std::int64_t position, in
         for (std::size_t i = 0; i < kept; ++i)
             mass += p[i] = std::exp((double(logits[order[i]]) - max) / tau);
         if (s.top_p < 1.f) {
-            // The smallest prefix whose mass reaches p; a relative 1e-9 lets a p typed as a sum
-            // of the shown probabilities be reached despite rounding.
-            const double target = double(s.top_p) * (1.0 - 1e-9);
+            // The smallest prefix whose mass reaches p; a relative 1e-6 (a few float ulps: p and
+            // the logits are floats) lets a p typed as a sum of the shown probabilities be
+            // reached despite rounding.
+            const double target = double(s.top_p) * (1.0 - 1e-6);
             double cum = 0;
             std::size_t m = 0;
             while (m < kept && cum < target * mass)
