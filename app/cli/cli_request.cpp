@@ -12,6 +12,7 @@
 
 #include "attn/error.hpp"
 #include "attn/memory_budget.hpp"
+#include "cli/generate_command.hpp"
 #include "cli/option_values.hpp"
 #include "cli/scene_options.hpp"
 #include "export/export_options.hpp"
@@ -82,6 +83,7 @@ QString helpText() {
               "  attnscope render [FILE] [options] -o OUT.png|svg|pdf\n"
               "  attnscope compute [FILE] [options] [--rollout] -o OUT.npz|json\n"
               "  attnscope census [FILE] [--component NAME] -o OUT.csv|json\n"
+              "  attnscope generate --model DIR --text T [--tokens N] [options] -o OUT.npz\n"
               "  attnscope --help | --version\n"
               "\n"
               "FILE: .txt tokens, .npy/.npz attention, BertViz or CircuitsVis .json, or an\n"
@@ -121,7 +123,7 @@ QString helpText() {
               "(see docs/census.md).\n"
               "\n"
               "scene options (as the controls dock):\n") +
-           sceneOptionsHelp() +
+           sceneOptionsHelp() + QStringLiteral("\n") + generateHelp() +
            tr("\n"
               "Exit codes: 0 ok, 1 usage error, 2 input file error, 3 output error,\n"
               "4 refused: more memory or disk than the budget or the free space allows,\n"
