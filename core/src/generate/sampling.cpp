@@ -14,14 +14,18 @@ namespace attn::gen {
 
 namespace sampling_detail {
 
-/// Token ids, most probable first; equal logits in id order, so the order is a pure function.
-std::vector<std::int32_t> by_logit(const Vector& logits) {
+/// Token ids, the FIRST most probable first and in order (the rest after them, unordered);
+/// equal logits in id order, so the order is a pure function. A partial sort: greedy and top-k
+/// steps need only the head of the 50 257 of GPT-2.
+std::vector<std::int32_t> by_logit(const Vector& logits, std::size_t first) {
     std::vector<std::int32_t> order(std::size_t(logits.size()));
     std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) {
+    const auto more_probable = [&](std::int32_t a, std::int32_t b) {
         const float la = logits[a], lb = logits[b];
         return la > lb || (la == lb && a < b);
-    });
+    };
+    std::partial_sort(order.begin(), order.begin() + std::ptrdiff_t(std::min(first, order.size())),
+                      order.end(), more_probable);
     return order;
 }
 
@@ -69,13 +73,17 @@ double draw_uniform(std::uint64_t seed, std::int64_t position) {
 Choice choose(const Vector& logits, const Sampling& s, std::int64_t position, int top) {
     check_sampling(s);
     sampling_detail::check_logits(logits);
-    const std::vector<std::int32_t> order = sampling_detail::by_logit(logits);
+    const std::size_t v = std::size_t(logits.size()), shown = std::size_t(std::max(top, 0));
+    const bool greedy = s.greedy || s.temperature <= kGreedyTemperature || s.top_k == 1;
+    // The ordered head: what is shown, and what top-k may keep; all when only top-p cuts.
+    const std::size_t ordered = greedy        ? std::max<std::size_t>(shown, 1)
+                                : s.top_k > 0 ? std::max(std::size_t(s.top_k), shown)
+                                              : v;
+    const std::vector<std::int32_t> order = sampling_detail::by_logit(logits, ordered);
     const std::vector<float> lp = log_softmax(logits);
-    const std::size_t v = order.size();
     // The sampling distribution over ORDER: τ, then top-k, then top-p on what is left.
     std::vector<double> p(v, 0.0);
     std::size_t kept = 1;
-    const bool greedy = s.greedy || s.temperature <= kGreedyTemperature || s.top_k == 1;
     if (greedy) {
         p[0] = 1.0;
     } else {
@@ -118,7 +126,7 @@ Choice choose(const Vector& logits, const Sampling& s, std::int64_t position, in
     c.id = order[chosen];
     c.logprob = lp[std::size_t(c.id)];
     c.kept = int(kept);
-    for (std::size_t i = 0; i < std::min<std::size_t>(std::size_t(std::max(top, 0)), v); ++i)
+    for (std::size_t i = 0; i < std::min(shown, v); ++i)
         c.top.push_back({order[i], lp[std::size_t(order[i])], float(p[i]), i < kept});
     return c;
 }
