@@ -12,6 +12,7 @@
 #include "cli/cli_request.hpp"
 #include "cli/cli_tr.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/generate_command.hpp"
 #include "cli/option_values.hpp"
 #include "cli/patch_command.hpp"
 #include "cli/render_command.hpp"
@@ -31,7 +32,8 @@ void quietHandler(QtMsgType type, const QMessageLogContext& context, const QStri
 
 bool isSubcommand(const char* arg) {
     const QByteArray a(arg);
-    return a == "render" || a == "compute" || a == "census" || a == "patch" || a == "help" ||
+    return a == "render" || a == "compute" || a == "census" || a == "patch" || a == "generate" ||
+           a == "help" ||
            a == "--help" || a == "-h" || a == "--version" || a == "-v";
 }
 
@@ -40,6 +42,9 @@ bool isSubcommand(const char* arg) {
 int run(const QStringList& arguments, QTextStream& out, QTextStream& err) {
     if (arguments.size() > 1 && arguments.at(1) == QLatin1StringView("patch"))
         return runPatch(arguments, err);
+    // generate has options of its own (a model's run, not a scene): its own parser.
+    if (arguments.size() > 1 && arguments.at(1) == QLatin1StringView("generate"))
+        return runGenerate(arguments, out, err);
     QString error;
     std::optional<Request> request;
     try {

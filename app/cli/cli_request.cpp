@@ -13,6 +13,7 @@
 #include "attn/error.hpp"
 #include "attn/memory_budget.hpp"
 #include "cli/intervention_options.hpp"
+#include "cli/generate_command.hpp"
 #include "cli/option_values.hpp"
 #include "cli/scene_options.hpp"
 #include "export/export_options.hpp"
@@ -86,6 +87,7 @@ QString helpText() {
               "  attnscope census [FILE] [--component NAME] -o OUT.csv|json\n"
               "  attnscope patch --model DIR --clean T1 --corrupt T2 --answer ID1 --wrong ID2\n"
               "                  -o OUT.npz|json       activation patching\n"
+              "  attnscope generate --model DIR --text T [--tokens N] [options] -o OUT.npz\n"
               "  attnscope --help | --version\n"
               "\n"
               "FILE: .txt tokens, .npy/.npz attention, BertViz or CircuitsVis .json, or an\n"
@@ -125,7 +127,7 @@ QString helpText() {
               "(see docs/census.md).\n"
               "\n"
               "scene options (as the controls dock):\n") +
-           sceneOptionsHelp() + QStringLiteral("\n") + interventionOptionsHelp() +
+           sceneOptionsHelp() + QStringLiteral("\n") + interventionOptionsHelp() + generateHelp() +
            tr("\n"
               "Exit codes: 0 ok, 1 usage error, 2 input file error, 3 output error,\n"
               "4 refused: more memory or disk than the budget or the free space allows,\n"

@@ -3,6 +3,7 @@
 #include "io/model_controller.hpp"
 
 #include <QAction>
+#include <QBoxLayout>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -17,6 +18,7 @@
 #include "attn/error.hpp"
 #include "attn/model/families.hpp"
 #include "attn/model/model_scene.hpp"
+#include "io/generate_panel.hpp"
 #include "io/local_path.hpp"
 #include "io/model_dock.hpp"
 #include "io/open_guard.hpp"
@@ -54,6 +56,9 @@ ModelController::ModelController(MainWindow* window) : QObject(window), window_(
     scanCache();
 
     dock_ = new ModelDock(window_->scene(), window_);
+    // Generate lives in the dock, under the prediction (its own file: io/generate_panel.*).
+    if (auto* column = qobject_cast<QBoxLayout*>(dock_->widget()->layout()))
+        column->insertWidget(column->count() - 1, new GeneratePanel(window_->scene()));
     window_->addDockWidget(Qt::RightDockWidgetArea, dock_);
     window_->viewMenu()->addAction(dock_->toggleViewAction());
     connect(window_, &MainWindow::resultChanged, dock_, &ModelDock::setResult);

@@ -22,6 +22,7 @@ enum MergeId : int {
     kPaddingControl,
     kGlobalControl,
     kDataDkControl,
+    kGenerateControl,  ///< the sentence growing as tokens are generated, and scrubbing back
     // The playground's controls (W has four cells: kPlaygroundW + 0…3).
     kPlaygroundW = 0x100,
     kPlaygroundSigma = kPlaygroundW + 4,

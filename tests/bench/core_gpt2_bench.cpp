@@ -18,9 +18,9 @@
 
 namespace {
 
-namespace fs = std::filesystem;
 using bench::kVocab;
 using bench::model_dir;
+namespace fs = std::filesystem;
 
 double maxrss_mb() {
     rusage u{};

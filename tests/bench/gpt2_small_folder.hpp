@@ -1,9 +1,12 @@
 // AttnScope — a random GPT-2 small (12 layers × 12 heads × 768, vocabulary 50257, F32) in the
-// Hugging Face layout, written once per process to a temporary folder: the weights the GPT-2
-// and interventions benchmarks run (no real GPT-2 can be fetched here). GPL-3.0-or-later.
+// Hugging Face layout, written once per process to a temporary folder: the benchmarks' model
+// (no real GPT-2 can be fetched here). GPL-3.0-or-later.
 #pragma once
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -19,8 +22,12 @@ constexpr int kLayers = 12, kHeads = 12, kEmbd = 768, kPositions = 1024, kVocab 
 /// Writes a random GPT-2 small (F32) into a fresh temporary folder, once per process.
 inline const std::string& model_dir() {
     static const std::string dir = [] {
-        const fs::path d = fs::temp_directory_path() / "attnscope_gpt2_bench";
+        // One folder per process, removed at exit: two benchmarks writing one shared folder
+        // truncate each other's mapped weights (SIGBUS).
+        static const fs::path d =
+            fs::temp_directory_path() / ("attnscope_gpt2_bench_" + std::to_string(::getpid()));
         fs::create_directories(d);
+        std::atexit([] { fs::remove_all(d); });
         std::ofstream(d / "config.json") << nlohmann::json{{"model_type", "gpt2"},
                                                            {"n_layer", kLayers},
                                                            {"n_head", kHeads},

@@ -113,6 +113,15 @@ void run_layers(const Model& model, Run& run, Matrix x, int from, Index p, const
         LayerAttention layer;
         const LayerAttention* past = p > 0 ? &prefix->layers[std::size_t(l)] : nullptr;
         model.layer(l, x, p, past, layer_controls(info, run.controls, l), layer, hooks);
+        // The reused rows' shown outputs are the prefix's: the z hook (ablation) saw only the
+        // new rows, so the outputs the family recomputed for earlier queries would show the
+        // head unablated where a full run shows it ablated.
+        for (std::size_t h = 0; past && h < std::min(layer.heads.size(), past->heads.size()); ++h) {
+            Matrix& out = layer.heads[h].output;
+            const Matrix& old = past->heads[h].output;
+            if (out.rows() >= p && old.rows() >= p && out.cols() == old.cols())
+                out.topRows(p) = old.topRows(p);
+        }
         run.layers.push_back(std::move(layer));
         report(progress, double(l + 1 - from) / double(info.layers + 1 - from));
     }

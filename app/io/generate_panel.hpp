@@ -1,0 +1,112 @@
+// AttnScope — the Model dock's Generate section: tokens made one by one from the sentence, with
+// their log-probabilities, and a step slider back through them. GPL-3.0-or-later.
+#pragma once
+
+#include <QWidget>
+#include <memory>
+#include <mutex>
+
+#include "attn/generate/generate.hpp"
+
+class QCheckBox;
+class QDoubleSpinBox;
+class QLabel;
+class QListWidget;
+class QPushButton;
+class QSlider;
+class QSpinBox;
+class Scene;
+
+namespace fileio {
+
+/// The options a running generation reads before each step: a control changed meanwhile
+/// applies from the next step (shared by the panel and its worker).
+class LiveOptions {
+  public:
+    attn::gen::GenerateOptions get() const {
+        const std::lock_guard lock(mutex_);
+        return options_;
+    }
+    void set(attn::gen::GenerateOptions options) {
+        const std::lock_guard lock(mutex_);
+        options_ = std::move(options);
+    }
+
+  private:
+    mutable std::mutex mutex_;
+    attn::gen::GenerateOptions options_;
+};
+
+/// Generate N tokens after the scene's sentence with its model, greedy or sampled, as the
+/// scheduler's cancellable job "generate". Each new token is appended to the sentence (the sentence
+/// box and every view follow, the heatmaps a row longer), its log-probability shown as shaded
+/// text; the step slider goes back to any step, showing the sentence up to that token and the
+/// top 10 it was chosen from, those cut by top-k/top-p marked.
+class GeneratePanel : public QWidget {
+    Q_OBJECT
+  public:
+    explicit GeneratePanel(Scene* scene, QWidget* parent = nullptr);
+    ~GeneratePanel() override;
+
+    QSpinBox* tokensBox() const { return tokens_; }
+    QCheckBox* greedyBox() const { return greedy_; }
+    QDoubleSpinBox* temperatureBox() const { return temperature_; }
+    QSpinBox* topKBox() const { return topK_; }
+    QDoubleSpinBox* topPBox() const { return topP_; }
+    QSpinBox* seedBox() const { return seed_; }
+    QPushButton* generateButton() const { return generate_; }
+    QPushButton* stopButton() const { return stop_; }
+    QSlider* stepSlider() const { return slider_; }
+    QLabel* textLabel() const { return text_; }
+    QListWidget* distribution() const { return candidates_; }
+
+    /// True while the job runs.
+    bool running() const { return running_; }
+    /// The generation as streamed so far (ids, log-probabilities, one choice per token).
+    const attn::gen::Generation& generation() const { return shown_; }
+    /// The options the next step will use: the controls here and the scene's run controls.
+    attn::gen::GenerateOptions options() const;
+    /// What the running job reads before each step.
+    const LiveOptions& live() const { return *live_; }
+
+    /// Starts generating after the scene's sentence (a model scene's; otherwise nothing).
+    void start();
+    /// Stops the job; the tokens made so far stay.
+    void stop();
+
+  Q_SIGNALS:
+    /// A token was added (step from 0).
+    void stepAdded(int step);
+    /// The generation ended (N tokens, a stop token, the model's end, Stop, or an error).
+    void finished();
+
+  private:
+    void onStarted(std::uint64_t run, attn::gen::Generation g);
+    void onStep(std::uint64_t run, attn::gen::Step step, std::vector<float> logprobs);
+    void onEnded(std::uint64_t run, const QString& error);
+    void showStep(int step);
+    void syncEnabled();
+    void syncLive();
+    void renderText();
+
+    Scene* scene_;
+    QSpinBox* tokens_;
+    QCheckBox* greedy_;
+    QDoubleSpinBox* temperature_;
+    QSpinBox* topK_;
+    QDoubleSpinBox* topP_;
+    QSpinBox* seed_;
+    QPushButton* generate_;
+    QPushButton* stop_;
+    QSlider* slider_;
+    QLabel* text_;
+    QLabel* status_;
+    QListWidget* candidates_;
+    std::shared_ptr<LiveOptions> live_ = std::make_shared<LiveOptions>();
+    std::shared_ptr<const attn::model::ModelFolder> model_;  ///< the running generation's
+    attn::gen::Generation shown_;
+    std::uint64_t run_ = 0;  ///< the current job's number: deliveries of older ones are dropped
+    bool running_ = false;
+};
+
+}  // namespace fileio

@@ -1,0 +1,204 @@
+// QtTest: the Model dock's Generate section on a tiny random GPT-2 (tests/core/gpt2_tiny.py),
+// driven with real events: greedy generation streams tokens into the sentence (the sentence box
+// and the heatmaps follow, a row per token) and equals core's attn::gen::generate; the step
+// slider goes back to a step (the sentence up to it, the top 10 it came from); sampled with
+// top-k the cut candidates are marked and the seed repeats; a control changed while running
+// reaches the options the next step reads; Stop ends the job.
+#include <QCheckBox>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QProcess>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "app_test_support.hpp"
+#include "attn/generate/generate.hpp"
+#include "io/generate_panel.hpp"
+#include "io/model_controller.hpp"
+#include "main_window.hpp"
+#include "model/scene.hpp"
+#include "model/scheduler.hpp"
+#include "views/heatmap_grid.hpp"
+#include "widgets/token_editor.hpp"
+
+namespace {
+
+/// Types TEXT into a spin box as a user does (select all, type, Return).
+void typeInto(QAbstractSpinBox* box, const QString& text) {
+    box->setFocus();
+    box->selectAll();
+    QTest::keyClicks(box, text);
+    QTest::keyClick(box, Qt::Key_Return);
+}
+
+/// Waits for the panel's job: the scheduler idle, then the tokens it posted delivered.
+void finish(MainWindow& w, fileio::GeneratePanel* panel) {
+    Scheduler::instance().waitForIdle(panel);
+    QCoreApplication::sendPostedEvents();
+    QCoreApplication::processEvents();
+    test_support::settleAll(w.computeService());
+}
+
+}  // namespace
+
+class GeneratePanelTest : public QObject {
+    Q_OBJECT
+  private Q_SLOTS:
+    void initTestCase() {
+        test_support::isolateSettings();
+        QVERIFY(dir_.isValid());
+        QProcess p;
+        p.start(QStringLiteral("/usr/bin/python3"), {QStringLiteral(ATTN_GPT2_TINY), dir_.path(),
+                                                     QStringLiteral("11"), QStringLiteral("3")});
+        QVERIFY(p.waitForFinished(60000) && p.exitCode() == 0);
+    }
+
+    void generatesStreamsAndScrubs() {
+        MainWindow w;
+        w.show();
+        auto* models = w.findChild<fileio::ModelController*>();
+        QVERIFY(models);
+        models->setQuiet(true);
+        QVERIFY2(models->openModel(dir_.path()), qPrintable(models->lastError()));
+        auto* panel = w.findChild<fileio::GeneratePanel*>();
+        QVERIFY(panel);
+        QPlainTextEdit* edit = w.tokenEditor()->editor();
+        QTest::mouseClick(edit->viewport(), Qt::LeftButton);
+        QTest::keyClick(edit, Qt::Key_A, Qt::ControlModifier);
+        QTest::keyClicks(edit, QStringLiteral("the cat"));
+        QTRY_COMPARE(w.scene()->spec().text, std::string("the cat"));
+        test_support::settle(w.computeService());
+        const auto folder = w.scene()->spec().model;
+        const std::vector<std::int32_t> prompt = folder->tokenizer->encode("the cat");
+
+        // Greedy, 5 tokens: a click on Generate.
+        typeInto(panel->tokensBox(), QStringLiteral("5"));
+        QVERIFY(panel->greedyBox()->isChecked());
+        QVERIFY(!panel->temperatureBox()->isEnabled());  // sampling settings wait for sampling
+        QSignalSpy steps(panel, &fileio::GeneratePanel::stepAdded);
+        QSignalSpy done(panel, &fileio::GeneratePanel::finished);
+        QVERIFY(panel->generateButton()->isEnabled());
+        QTest::mouseClick(panel->generateButton(), Qt::LeftButton);
+        QVERIFY(panel->running());
+        QVERIFY(panel->stopButton()->isEnabled());
+        finish(w, panel);
+        QCOMPARE(done.count(), 1);
+        QCOMPARE(steps.count(), 5);
+        QVERIFY(!panel->running());
+        attn::gen::GenerateOptions o;
+        o.tokens = 5;
+        o.controls = panel->options().controls;
+        const attn::gen::Generation core =
+            attn::gen::generate(*folder->model, *folder->tokenizer, prompt, o);
+        QCOMPARE(panel->generation().ids, core.ids);
+        QCOMPARE(panel->generation().prompt, prompt.size());
+        for (std::size_t i = 1; i < core.ids.size(); ++i)
+            QVERIFY(std::abs(panel->generation().logprobs[i] - core.logprobs[i]) < 1e-5f);
+        // The sentence is the generated text: the sentence box and the heatmaps show it.
+        const std::string text = folder->tokenizer->decode(core.ids);
+        QCOMPARE(w.scene()->spec().text, text);
+        QCOMPARE(edit->toPlainText().toStdString(), text);
+        QCOMPARE(w.result()->query_count(), attn::Index(folder->tokenizer->encode(text).size()));
+        QCOMPARE(test_support::compareWithCore(w.heatmapGrid(), w.scene()->spec()), QString());
+        QVERIFY(panel->textLabel()->text().contains(QStringLiteral("<u>")));
+        // The last step's top 10: the chosen one first and bold, nothing cut (greedy keeps one).
+        QCOMPARE(panel->distribution()->count(), 10);
+        QVERIFY(panel->distribution()->item(0)->font().bold());
+        QCOMPARE(panel->stepSlider()->maximum(), 4);
+        QCOMPARE(panel->stepSlider()->value(), 4);
+
+        // Back to step 1 with the keyboard: the sentence up to its token, and its distribution.
+        panel->stepSlider()->setFocus();
+        QTest::keyClick(panel->stepSlider(), Qt::Key_Home);
+        QCOMPARE(panel->stepSlider()->value(), 0);
+        const std::vector<std::int32_t> first(core.ids.begin(),
+                                              core.ids.begin() + prompt.size() + 1);
+        QCOMPARE(w.scene()->spec().text, folder->tokenizer->decode(first));
+        test_support::settleAll(w.computeService());
+        QCOMPARE(w.result()->query_count(),
+                 attn::Index(folder->tokenizer->encode(w.scene()->spec().text).size()));
+        const QString row0 = panel->distribution()->item(0)->text();
+        QVERIFY2(row0.contains(QString::fromStdString(
+                     folder->tokenizer->token_text(core.choices[0].top[0].id))),
+                 qPrintable(row0));
+
+        // Sampled with top-k 3 and seed 4 (typed): three kept, the rest marked cut; it repeats.
+        QTest::mouseClick(panel->greedyBox(), Qt::LeftButton, {},
+                          QPoint(6, panel->greedyBox()->height() / 2));
+        QVERIFY(!panel->greedyBox()->isChecked());
+        QVERIFY(panel->topKBox()->isEnabled());
+        typeInto(panel->topKBox(), QStringLiteral("3"));
+        typeInto(panel->seedBox(), QStringLiteral("4"));
+        typeInto(panel->temperatureBox(), QStringLiteral("2"));
+        w.scene()->setSpec(
+            [&] {
+                attn::SceneSpec s = w.scene()->spec();
+                s.text = "the cat";
+                return s;
+            }(),
+            QStringLiteral("Edit sentence"));
+        QTest::mouseClick(panel->generateButton(), Qt::LeftButton);
+        finish(w, panel);
+        QCOMPARE(panel->distribution()->count(), 10);
+        int cut = 0;
+        for (int i = 0; i < 10; ++i)
+            cut += panel->distribution()->item(i)->text().contains(QStringLiteral("cut"));
+        QCOMPARE(cut, 7);
+        o.sampling = {false, 2.f, 3, 1.f, 4};
+        const attn::gen::Generation sampled =
+            attn::gen::generate(*folder->model, *folder->tokenizer, prompt, o);
+        QCOMPARE(panel->generation().ids, sampled.ids);
+        for (const attn::gen::Choice& c : panel->generation().choices)
+            QCOMPARE(c.kept, 3);
+    }
+
+    void aControlChangedWhileRunningReachesTheNextStep() {
+        MainWindow w;
+        auto* models = w.findChild<fileio::ModelController*>();
+        models->setQuiet(true);
+        QVERIFY(models->openModel(dir_.path()));
+        auto* panel = w.findChild<fileio::GeneratePanel*>();
+        typeInto(panel->tokensBox(), QStringLiteral("8"));
+        // What the worker reads before each step follows every control at once (running or
+        // not): sampling on, then a head ablated in the scene.
+        QVERIFY(panel->live().get().sampling.greedy);
+        QTest::mouseClick(panel->greedyBox(), Qt::LeftButton, {},
+                          QPoint(6, panel->greedyBox()->height() / 2));
+        QVERIFY(!panel->live().get().sampling.greedy);
+        typeInto(panel->topKBox(), QStringLiteral("5"));
+        QCOMPARE(panel->live().get().sampling.top_k, 5);
+        attn::SceneSpec s = w.scene()->spec();
+        s.text = "the cat";
+        s.interventions.ablated = {{0, 1}};
+        w.scene()->setSpec(s, QStringLiteral("Ablate"));
+        QCOMPARE(panel->live().get().controls.interventions.ablated,
+                 (std::vector<attn::model::HeadRef>{{0, 1}}));
+        // Generate, then Stop before the job's first token reaches the window (click() runs
+        // the handlers without an event loop turn, so the job cannot have been seen to end).
+        QSignalSpy done(panel, &fileio::GeneratePanel::finished);
+        panel->generateButton()->click();
+        QVERIFY(panel->running());
+        panel->stopButton()->click();
+        QCOMPARE(done.count(), 1);
+        QVERIFY(!panel->running());
+        QVERIFY(panel->generateButton()->isEnabled());
+        finish(w, panel);
+        QCOMPARE(done.count(), 1);  // the job's own end, if it got there, is not a second one
+        QVERIFY(!Scheduler::instance().isActive(panel, QStringLiteral("generate")));
+        // The tokens that reached the window before the stop are the ablated run's.
+        const attn::gen::Generation& g = panel->generation();
+        if (g.run) QCOMPARE(g.run->controls.interventions.ablated.size(), std::size_t(1));
+    }
+
+  private:
+    QTemporaryDir dir_;
+};
+
+QTEST_MAIN(GeneratePanelTest)
+#include "generate_panel_test.moc"
