@@ -75,7 +75,7 @@ void ModelController::rebuildMenu() {
     menu_->clear();
     menu_->addAction(openAction_);
     menu_->addAction(closeAction_);
-    closeAction_->setEnabled(bool(window_->scene()->spec().model));
+    closeAction_->setEnabled(window_->scene()->spec().is_model());
     menu_->addSection(tr("In the Hugging Face cache"));
     const QStringList& found = cached_;
     const QString hub = QFile::decodeName(QByteArray::fromStdString(attn::model::hub_cache_dir()));
@@ -121,9 +121,8 @@ bool ModelController::openModel(const QString& path) {
     // Only now, with every tensor read and checked, does the scene change: one undo step. The
     // sentence stays; the controls start at GPT-2's own (scaled dot product, τ kept, causal).
     attn::SceneSpec spec = window_->scene()->spec();
-    spec.model = std::move(folder);
+    spec.set_model(std::move(folder));
     spec.model_layers.clear();
-    spec.data.reset();
     spec.data_dk.reset();
     spec.component = spec.layer = 0;
     spec.tokens.clear();
@@ -160,9 +159,9 @@ void ModelController::openWithDialog() {
 void ModelController::closeModel() {
     Scene* scene = window_->scene();
     attn::SceneSpec spec = scene->spec();
-    if (!spec.model) return;
+    if (!spec.is_model()) return;
     const QString name = modelName(QString::fromStdString(spec.model->dir));
-    spec.model.reset();
+    spec.set_synthetic();
     spec.model_layers.clear();
     spec.layer = 0;
     scene->setSpec(spec, tr("Close the model %1").arg(name));
