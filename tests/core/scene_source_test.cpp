@@ -4,13 +4,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "attn/error.hpp"
 #include "attn/io/session.hpp"
+#include "attn/model/model.hpp"
 #include "attn/scene.hpp"
 #include "io_test_util.hpp"
 
