@@ -108,7 +108,9 @@ void expect_same_spec(SceneSpec a, SceneSpec b, const std::string& name) {
                std::memcmp(x.data(), y.data(), sizeof(float) * std::size_t(x.size())) == 0;
     };
     ASSERT_EQ(bool(a.embeddings), bool(b.embeddings)) << name;
-    if (a.embeddings) EXPECT_TRUE(same(*a.embeddings, *b.embeddings)) << name;
+    if (a.embeddings) {
+        EXPECT_TRUE(same(*a.embeddings, *b.embeddings)) << name;
+    }
     ASSERT_EQ(bool(a.weights), bool(b.weights)) << name;
     if (a.weights) {
         EXPECT_TRUE(same(a.weights->Wq, b.weights->Wq)) << name;
