@@ -3,8 +3,8 @@
 #include <QTest>
 #include <QUndoStack>
 
-#include "model/scene.hpp"
 #include "attn/spec_edit.hpp"
+#include "model/scene.hpp"
 
 class SceneTest : public QObject {
     Q_OBJECT
