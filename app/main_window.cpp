@@ -17,6 +17,7 @@
 
 #include "attn/io/attention_json.hpp"
 #include "attn/model/model_scene.hpp"
+#include "attn/scene_controls.hpp"
 #include "lenses/lens_registry.hpp"
 #include "model/scene.hpp"
 #include "playground/playground_widget.hpp"
@@ -187,12 +188,12 @@ void MainWindow::onSpecChanged() {
     if (!math_) return;  // still constructing: the constructor computes at its end
     const attn::SceneSpec& s = scene_->spec();
     // Nobody should read linguistics into random projections.
-    QString note = s.data || s.model ? QString()
+    QString note = !s.is_synthetic() ? QString()
                                      : tr("Synthetic scene: random projections from seed %1, no "
                                           "trained model — its patterns mean nothing linguistic.")
                                            .arg(s.seed);
     // A model layer outside the controls' scope: say why the controls seem not to act on it.
-    if (s.model && !attn::model::controls_apply_in(s, s.layer)) {
+    if (s.is_model() && !attn::model::controls_apply_in(s, s.layer)) {
         const int first = *std::min_element(s.model_layers.begin(), s.model_layers.end());
         note = s.layer < first ? tr("Layer %1 is GPT-2's own: the controls apply from layer %2 on.")
                                      .arg(s.layer + 1)
@@ -216,12 +217,10 @@ void MainWindow::onResult(SceneResultPtr result, quint64, double ms) {
     // The math panel names the τ and score of the result it shows, not of a pending request.
     const attn::SceneSpec& shown = compute_->resultSpec();
     QString rowNote;
-    if (shown.data && shown.component >= 0 &&
-        std::size_t(shown.component) < shown.data->components.size())
-        rowNote = QString::fromStdString(attn::io::component_row_note(
-            shown.data->components[std::size_t(shown.component)].name));
+    if (const attn::AttentionComponent* c = attn::shown_component(shown))
+        rowNote = QString::fromStdString(attn::io::component_row_note(c->name));
     // A model layer outside the controls' scope ran at GPT-2's own τ = 1.
-    const float tau = shown.model && !attn::model::controls_apply_in(shown, shown.layer)
+    const float tau = shown.is_model() && !attn::model::controls_apply_in(shown, shown.layer)
                           ? 1.f
                           : shown.temperature;
     math_->setContext(MathContext{shown.score, tau, rowNote});
@@ -233,7 +232,7 @@ void MainWindow::onResult(SceneResultPtr result, quint64, double ms) {
     firstResult_ = false;
     scene_->clampSelection(n, m, h);
     const attn::SceneSpec& s = scene_->spec();
-    sizeLabel_->setText(s.data || s.model ? tr("n = %1 × %2 · h = %3 · layer %4/%5")
+    sizeLabel_->setText(!s.is_synthetic() ? tr("n = %1 × %2 · h = %3 · layer %4/%5")
                                                 .arg(n)
                                                 .arg(m)
                                                 .arg(h)

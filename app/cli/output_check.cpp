@@ -13,7 +13,7 @@ namespace cli {
 QStringList inputFiles(const Request& request, const SceneInput& input) {
     QStringList files;
     if (!request.file.isEmpty()) files << request.file;
-    if (input.spec.data) files << QString::fromStdString(input.spec.data->source);
+    if (input.spec.is_loaded()) files << QString::fromStdString(input.spec.data->source);
     if (!request.model.isEmpty()) {
         const QDir folder(request.model);
         for (const QString& name : folder.entryList(QDir::Files | QDir::Hidden))

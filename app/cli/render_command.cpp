@@ -77,7 +77,7 @@ struct OutputSize {
 OutputSize outputSize(const attn::SceneSpec& spec, const QStringList& stages) {
     double nq = 0, nk = 0, heads = double(spec.heads), layers = 1, width = 0, scoreStages = 0;
     bool scores = true;
-    if (spec.model) {
+    if (spec.is_model()) {
         const attn::model::ModelInfo& c = spec.model->model->info();
         // No further than the model's positions: a longer text is refused by the run itself.
         bool more = false;
@@ -85,7 +85,7 @@ OutputSize outputSize(const attn::SceneSpec& spec, const QStringList& stages) {
             spec.model->tokenizer->encode(spec.text, std::size_t(c.max_positions), &more).size());
         heads = double(c.heads), layers = double(c.layers);
         width = double(c.head_dim);
-    } else if (spec.data) {
+    } else if (spec.is_loaded()) {
         const auto& c = spec.data->components.at(std::size_t(spec.component));
         nq = double(c.q_tokens.size()), nk = double(c.k_tokens.size());
         heads = double(c.heads), layers = double(c.layers);
@@ -230,7 +230,7 @@ int runCompute(const Request& request, QString* error) {
     };
     try {
         // A long computed scene is written tile by tile: nothing n × n in memory.
-        if (!input.spec.data && !input.spec.model && !json && !request.rollout &&
+        if (input.spec.is_synthetic() && !json && !request.rollout &&
             ComputeService::storageFor(input.spec) != attn::Storage::Stages)
             write(0, attn::compute_scene(input.spec, nullptr, attn::Storage::Streamed));
         else

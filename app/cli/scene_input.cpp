@@ -33,8 +33,8 @@ int openModel(const Request& request, attn::SceneSpec& spec, QString* error) {
     // The parser's view of the options: --mask=none, -mask none and --mask none alike.
     try {
         const std::string dir = QFile::encodeName(request.model).toStdString();
-        spec.model =
-            std::make_shared<const attn::model::ModelFolder>(attn::model::open_folder(dir));
+        spec.set_model(
+            std::make_shared<const attn::model::ModelFolder>(attn::model::open_folder(dir)));
     } catch (const std::bad_alloc&) {
         *error = tr("%1: not enough memory to open the model").arg(request.model);
         return kExitResource;
@@ -58,7 +58,6 @@ int openModel(const Request& request, attn::SceneSpec& spec, QString* error) {
     spec.interventions = request.interventions;
     spec.score = attn::ScoreKind::Dot;
     spec.tokens.clear();
-    spec.data.reset();
     return kExitOk;
 }
 
@@ -102,10 +101,10 @@ int prepareScene(const Request& request, SceneInput* input, QString* error) {
     // Loaded attention has its own heads, width and scores: options that build a computed
     // scene would be ignored without a word.
     // (A --model run was checked with the command line; a session may run a model too.)
-    if (spec.data || (spec.model && request.model.isEmpty())) {
-        if (const QString bad = inapplicableOptions(request, bool(spec.model)); !bad.isEmpty()) {
+    if (spec.is_loaded() || (spec.is_model() && request.model.isEmpty())) {
+        if (const QString bad = inapplicableOptions(request, spec.is_model()); !bad.isEmpty()) {
             *error = tr("%1: not an option of %2 (%3 has its own heads, width and scores)")
-                         .arg(bad, spec.model ? tr("a model's run") : tr("loaded attention"),
+                         .arg(bad, spec.is_model() ? tr("a model's run") : tr("loaded attention"),
                               request.file);
             return kExitUsage;
         }

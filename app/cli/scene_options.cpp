@@ -113,11 +113,11 @@ QString applySceneOptions(const QCommandLineParser& p, attn::SceneSpec& spec) {
             spec.text = value("text").toStdString();
             spec.tokens.clear();
             spec.embeddings.reset();
-            spec.data.reset();
+            if (spec.is_loaded()) spec.set_synthetic();  // a model runs on the new text
         }
         if (has("cross-text")) {
             spec.cross_text = value("cross-text").toStdString();
-            spec.data.reset();
+            if (spec.is_loaded()) spec.set_synthetic();
         }
         if (has("heads") && !toIndex(value("heads"), 1, &spec.heads))
             return badValue("heads", value("heads"), tr("a positive integer"));

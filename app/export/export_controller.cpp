@@ -12,6 +12,7 @@
 #include "attn/error.hpp"
 #include "attn/model/model.hpp"
 #include "attn/model/model_scene.hpp"
+#include "attn/scene_controls.hpp"
 #include "export/export_dialog.hpp"
 #include "export/figure_export.hpp"
 #include "export/layers_export.hpp"
@@ -42,10 +43,11 @@ ExportController::ExportController(MainWindow* window) : QObject(window), window
 QString ExportController::exportView(QWidget* view, const QString& path, const Options& options) {
     // Never through a link, over the loaded data, or over a read-only file.
     const attn::SceneSpec& spec = window_->scene()->spec();
-    if (QString refused = checkOutput(
-            path,
-            spec.data ? QStringList{QString::fromStdString(spec.data->source)} : QStringList{},
-            false, tr("make it writable to replace it"));
+    if (QString refused =
+            checkOutput(path,
+                        spec.is_loaded() ? QStringList{QString::fromStdString(spec.data->source)}
+                                         : QStringList{},
+                        false, tr("make it writable to replace it"));
         !refused.isEmpty())
         return refused;
     if (isFigure(options.format)) return exportFigure(view, path, options);
@@ -116,16 +118,16 @@ void ExportController::exportCurrentView() {
 QString ExportController::figureTitle(QWidget* view) const {
     const attn::SceneSpec& spec = window_->scene()->spec();
     QStringList parts;
-    if (spec.data) {
+    if (spec.is_loaded()) {
         parts << QFileInfo(QString::fromStdString(spec.data->source)).fileName();
-        if (spec.component >= 0 && std::size_t(spec.component) < spec.data->components.size()) {
-            const auto& c = spec.data->components[std::size_t(spec.component)];
+        if (const attn::AttentionComponent* shown = attn::shown_component(spec)) {
+            const auto& c = *shown;
             const QString name = componentTitle(c.name);
             if (spec.data->components.size() > 1 && !name.isEmpty()) parts << name;
             if (c.layers > 1 && !qobject_cast<ModelGrid*>(view))
                 parts << tr("layer %1").arg(spec.layer + 1);
         }
-    } else if (spec.model) {
+    } else if (spec.is_model()) {
         // A model's run is no synthetic scene: its folder and the layer shown.
         parts
             << tr("model %1").arg(QString::fromStdString(attn::model::model_name(spec.model->dir)));

@@ -113,7 +113,7 @@ void DataDock::onDk(double dk) {
 
 void DataDock::sync() {
     const attn::SceneSpec& spec = scene_->spec();
-    const bool hasData = spec.data && !spec.data->components.empty();
+    const bool hasData = spec.is_loaded() && !spec.data->components.empty();
     setVisible(hasData);
     {
         const QSignalBlocker block(mergeWords_);

@@ -23,8 +23,8 @@
 #include <QUndoStack>
 
 #include "attn/error.hpp"
-#include "attn/model/families.hpp"
 #include "attn/io/session.hpp"
+#include "attn/model/families.hpp"
 #include "export/output_device.hpp"
 #include "io/autosave_file.hpp"
 #include "io/file_loader.hpp"
@@ -197,7 +197,8 @@ bool FileController::saveTo(const QString& path, QString* error) {
     // Never through a link, over the loaded data, or over a read-only file.
     const attn::SceneSpec& shown = window_->scene()->spec();
     const QString refused = exporting::checkOutput(
-        path, shown.data ? QStringList{QString::fromStdString(shown.data->source)} : QStringList{},
+        path,
+        shown.is_loaded() ? QStringList{QString::fromStdString(shown.data->source)} : QStringList{},
         false, tr("make it writable to replace it"));
     if (!refused.isEmpty()) {
         *error = tr("Cannot save: %1").arg(refused);
@@ -206,8 +207,8 @@ bool FileController::saveTo(const QString& path, QString* error) {
     try {
         attn::io::Session session;
         session.spec = window_->scene()->spec();
-        session.embed_data = embedData() && session.spec.data;
-        if (session.spec.data && !session.embed_data) {
+        session.embed_data = embedData() && session.spec.is_loaded();
+        if (session.spec.is_loaded() && !session.embed_data) {
             // Referenced, not copied: relative to the session (so a folder holding both can
             // move), with where it was as a fallback.
             const QString data =
@@ -215,7 +216,7 @@ bool FileController::saveTo(const QString& path, QString* error) {
             session.data_path = attn::io::relative_data_path(
                 localPath(QFileInfo(path).absoluteFilePath()), localPath(data));
             session.data_absolute_path = localPath(data);
-            session.spec.data.reset();
+            session.spec.set_synthetic();  // the session names the file instead
         }
         session.views =
             QJsonDocument(captureViewState(*window_)).toJson(QJsonDocument::Compact).toStdString();
@@ -246,9 +247,9 @@ bool FileController::newScene() {
 void FileController::closeData() {
     Scene* scene = window_->scene();
     attn::SceneSpec spec = scene->spec();
-    if (!spec.data) return;
+    if (!spec.is_loaded()) return;
     const QString name = QFileInfo(QString::fromStdString(spec.data->source)).fileName();
-    spec.data.reset();
+    spec.set_synthetic();
     spec.component = spec.layer = 0;
     spec.data_dk.reset();
     scene->setSpec(spec, tr("Close %1").arg(name));
@@ -259,9 +260,10 @@ void FileController::closeData() {
 QString FileController::documentPath() const {
     if (!currentFile_.isEmpty()) return currentFile_;
     const attn::SceneSpec& spec = window_->scene()->spec();
-    if (spec.data) return QFileInfo(QString::fromStdString(spec.data->source)).absoluteFilePath();
+    if (spec.is_loaded())
+        return QFileInfo(QString::fromStdString(spec.data->source)).absoluteFilePath();
     // A model shows its own run on the sentence, not the token file opened before it.
-    return spec.model ? QString() : openedFile_;
+    return spec.is_model() ? QString() : openedFile_;
 }
 
 bool FileController::embedData() const {
@@ -315,16 +317,16 @@ void FileController::updateTitle() {
     // What the views show: a model's run or a data file (a model replaces the file it opened
     // over, so the file's name must go from the title with it).
     const QString shown =
-        spec.model  ? tr("model %1").arg(modelName(QString::fromStdString(spec.model->dir)))
-        : spec.data ? QFileInfo(QString::fromStdString(spec.data->source)).fileName()
-                    : QString();
+        spec.is_model()    ? tr("model %1").arg(modelName(QString::fromStdString(spec.model->dir)))
+        : spec.is_loaded() ? QFileInfo(QString::fromStdString(spec.data->source)).fileName()
+                           : QString();
     QString name = !currentFile_.isEmpty() ? QFileInfo(currentFile_).fileName()
-                   : spec.model            ? shown
+                   : spec.is_model()       ? shown
                    : doc.isEmpty()         ? tr("untitled")
                                            : QFileInfo(doc).fileName();
     // A session showing a data file or a model names both: what is saved, and what is looked at.
     if (!currentFile_.isEmpty() && !shown.isEmpty()) name += tr(" (%1)").arg(shown);
-    closeDataAction_->setEnabled(bool(spec.data));
+    closeDataAction_->setEnabled(spec.is_loaded());
     window_->setWindowFilePath(doc);
     window_->setWindowTitle(tr("%1[*] — AttnScope").arg(name));
     window_->setWindowModified(!window_->scene()->undoStack()->isClean());

@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "attn/error.hpp"
-#include "attn/model/families.hpp"
 #include "attn/io/infer_mask.hpp"
 #include "attn/io/load.hpp"
 #include "attn/io/session.hpp"
 #include "attn/io/tokens.hpp"
+#include "attn/model/families.hpp"
 
 namespace fileio {
 namespace {
@@ -31,7 +31,7 @@ void dropSequenceBoundState(attn::SceneSpec& spec) {
     if (spec.mask.kind == attn::MaskKind::Custom) spec.mask.kind = attn::MaskKind::None;
     spec.embeddings.reset();
     // A file's attention or tokens replace the model's run (Model ▸ Open reopens it).
-    spec.model.reset();
+    spec.set_synthetic();
     spec.model_layers.clear();
 }
 
@@ -60,14 +60,13 @@ Opened readFile(const QString& path, const attn::SceneSpec& current, attn::Progr
         dropSequenceBoundState(out.spec);
         startAsTheDataSays(out.spec, *data);
         const attn::Index first = data->default_component;
-        out.spec.data = std::make_shared<const attn::AttentionData>(std::move(*data));
+        out.spec.set_loaded(std::make_shared<const attn::AttentionData>(std::move(*data)));
         out.spec.component = first;
         out.spec.layer = 0;
         out.spec.data_dk.reset();
     } else if (auto* tokens = std::get_if<attn::io::TokenText>(&loaded)) {
         out.spec = current;
-        dropSequenceBoundState(out.spec);
-        out.spec.data.reset();
+        dropSequenceBoundState(out.spec);  // synthetic: the tokens are the text
         out.spec.component = out.spec.layer = 0;
         out.spec.text = tokens->text;
         out.spec.tokens = tokens->tokens;
@@ -76,7 +75,7 @@ Opened readFile(const QString& path, const attn::SceneSpec& current, attn::Progr
         out.isSession = true;
         out.spec = std::move(session.spec);
         out.viewsJson = QString::fromStdString(session.views);
-        if (!out.spec.data && !session.data_path.empty()) {
+        if (!out.spec.is_loaded() && !session.data_path.empty()) {
             // A relative data path is relative to the session file, so a folder holding both
             // can move; where the data was when saved is the fallback.
             QString dataPath =
@@ -101,7 +100,7 @@ Opened readFile(const QString& path, const attn::SceneSpec& current, attn::Progr
                     localPath(dataPath) + " has " +
                     std::to_string(data.components[std::size_t(component)].layers) +
                     " layer(s) in that component");
-            out.spec.data = std::make_shared<const attn::AttentionData>(std::move(data));
+            out.spec.set_loaded(std::make_shared<const attn::AttentionData>(std::move(data)));
             out.spec.component = component;
             out.spec.layer = layer;
         }
@@ -113,8 +112,8 @@ Opened readFile(const QString& path, const attn::SceneSpec& current, attn::Progr
                     localPath(path) + ": the GPT-2 model folder it runs, " + session.model_path +
                     ", does not exist (moved or deleted?); open the model again with Model ▸ "
                     "Open Model… and save the session");
-            out.spec.model = std::make_shared<const attn::model::ModelFolder>(
-                attn::model::open_folder(localPath(dir)));
+            out.spec.set_model(std::make_shared<const attn::model::ModelFolder>(
+                attn::model::open_folder(localPath(dir))));
             const int layers = out.spec.model->model->info().layers;
             std::vector<int> chosen = out.spec.model_layers;
             chosen.push_back(int(out.spec.layer));
@@ -139,7 +138,7 @@ attn::SceneSpec withEmbeddings(const QString& path, const attn::SceneSpec& curre
 }
 
 int findComponent(const attn::SceneSpec& spec, const QString& name) {
-    if (!spec.data) return name == QLatin1StringView("0") ? 0 : -1;
+    if (!spec.is_loaded()) return name == QLatin1StringView("0") ? 0 : -1;
     const auto& comps = spec.data->components;
     for (std::size_t i = 0; i < comps.size(); ++i)
         if (QString::fromStdString(comps[i].name).compare(name, Qt::CaseInsensitive) == 0)
@@ -151,7 +150,7 @@ int findComponent(const attn::SceneSpec& spec, const QString& name) {
 
 QString componentList(const attn::SceneSpec& spec) {
     QStringList names;
-    if (spec.data) {
+    if (spec.is_loaded()) {
         for (std::size_t i = 0; i < spec.data->components.size(); ++i) {
             const auto& n = spec.data->components[i].name;
             names << (n.empty() ? tr("%1 (unnamed)").arg(i) : QString::fromStdString(n));

@@ -91,7 +91,7 @@ void ModelController::rebuildMenu() {
     menu_->clear();
     menu_->addAction(openAction_);
     menu_->addAction(closeAction_);
-    closeAction_->setEnabled(bool(window_->scene()->spec().model));
+    closeAction_->setEnabled(window_->scene()->spec().is_model());
     menu_->addSection(tr("In the Hugging Face cache"));
     const QList<CachedModel>& found = cached_;
     const QString hub = QFile::decodeName(QByteArray::fromStdString(attn::model::hub_cache_dir()));
@@ -139,10 +139,9 @@ bool ModelController::openModel(const QString& path) {
     // sentence stays; the controls start at the model's own (scaled dot product, τ kept, its own
     // mask: causal, or none for a bidirectional encoder).
     attn::SceneSpec spec = window_->scene()->spec();
-    spec.model = std::move(folder);
+    spec.set_model(std::move(folder));
     spec.model_layers.clear();
     spec.model_rotary = true;
-    spec.data.reset();
     spec.data_dk.reset();
     spec.component = spec.layer = 0;
     spec.tokens.clear();
@@ -179,9 +178,9 @@ void ModelController::openWithDialog() {
 void ModelController::closeModel() {
     Scene* scene = window_->scene();
     attn::SceneSpec spec = scene->spec();
-    if (!spec.model) return;
+    if (!spec.is_model()) return;
     const QString name = modelName(QString::fromStdString(spec.model->dir));
-    spec.model.reset();
+    spec.set_synthetic();
     spec.model_layers.clear();
     spec.model_rotary = true;
     spec.layer = 0;

@@ -97,8 +97,8 @@ ModelDock::ModelDock(Scene* scene, QWidget* parent)
 
 void ModelDock::sync() {
     const attn::SceneSpec& spec = scene_->spec();
-    setVisible(bool(spec.model));
-    if (!spec.model) {
+    setVisible(spec.is_model());
+    if (!spec.is_model()) {
         next_->setTokens({});
         return;
     }

@@ -134,8 +134,8 @@ void LookupLens::drawLookup(const attn::SceneResult& r) {
     // Scores before τ: the lens applies its own temperature (masked keys stay at −∞). Post-softmax
     // data has no scores.
     const auto hi = attn::Index(h);
-    const Eigen::RowVectorXf masked = r.weights_only ? Eigen::RowVectorXf() : r.masked_row(hi, i);
-    const Eigen::RowVectorXf raw = r.weights_only ? Eigen::RowVectorXf() : r.raw_row(hi, i);
+    const Eigen::RowVectorXf masked = !r.has_scores ? Eigen::RowVectorXf() : r.masked_row(hi, i);
+    const Eigen::RowVectorXf raw = !r.has_scores ? Eigen::RowVectorXf() : r.raw_row(hi, i);
     attn::VectorD s(masked.size());
     for (attn::Index j = 0; j < s.size(); ++j) {
         const bool hidden = std::isinf(masked(j)) && masked(j) < 0;

@@ -65,13 +65,13 @@ ComputeService::~ComputeService() {
 }
 
 double ComputeService::estimateWork(const attn::SceneSpec& spec) {
-    if (spec.data) {
+    if (spec.is_loaded()) {
         double cells = 0;
         for (const auto& c : spec.data->components)
             cells += double(c.q_tokens.size()) * double(c.k_tokens.size()) * double(c.heads);
         return cells * 20;  // softmax + statistics per cell
     }
-    if (spec.model) {
+    if (spec.is_model()) {
         // The forward pass: per token 24·L·d² multiply-adds (attention and MLP) and the
         // logits' vocabulary × d; a cached run (another layer shown) costs far less.
         const attn::model::ModelInfo& c = spec.model->model->info();

@@ -2,7 +2,7 @@
 #include "model/input_cache.hpp"
 
 attn::SceneSpec InputCache::prepare(const attn::SceneSpec& spec) {
-    if (spec.data || spec.model) return spec;  // nothing seeded: the file's or model's own
+    if (!spec.is_synthetic()) return spec;  // nothing seeded: the file's or model's own
     attn::SceneSpec out = spec;
     try {
         const attn::MultiHeadConfig config{spec.d_model, spec.heads, spec.kv_heads};

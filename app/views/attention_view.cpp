@@ -19,7 +19,7 @@ ShownAttention shownAttention(const attn::SceneResult& result, const Selection& 
     ShownAttention s;
     // A long (streamed) scene holds no n × n weights: these views draw every token, so they show
     // nothing rather than a matrix of gigabytes; the heatmaps zoom into it instead.
-    if (result.heads.empty() || result.streamed) return s;
+    if (result.heads.empty() || result.storage == attn::Storage::Streamed) return s;
     head = std::clamp(head, 0, static_cast<int>(result.heads.size()) - 1);
     s.weights = attn::reduced_weights(result, options.reduce, head);
     s.qTokens = result.q_tokens;

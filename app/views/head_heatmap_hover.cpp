@@ -28,7 +28,7 @@ bool HeadHeatmap::cellNumbers(int q, int k, CellNumbers* out) const {
     out->key = tokenText(tokenAt(result_->k_tokens, k));
     out->masked = result_->is_masked(head_, q, k);
     out->weight = result_->weight(head_, q, k);  // stored, or from Q and K
-    if (!result_->weights_only && (h.has_stages() || result_->has_vectors)) {
+    if (result_->has_scores && (h.has_stages() || result_->has_vectors)) {
         // Without stored stages the row is recomputed: d_k multiply-adds per key, microseconds.
         const Eigen::RowVectorXf raw = result_->raw_row(head_, q);
         out->raw = raw(k);

@@ -130,7 +130,7 @@ QString mathHtml(const attn::SceneResult& r, const Selection& sel, const MathCon
     // Stored, or recomputed from Q and K for a long (streamed) scene.
     const Eigen::RowVectorXf weights = r.weights_row(h, q);
     const int m = int(weights.size());
-    const bool hasStages = !r.weights_only && (head.has_stages() || r.has_vectors);
+    const bool hasStages = r.has_scores && (head.has_stages() || r.has_vectors);
     const bool hard = ctx.temperature <= attn::kHardTemperature;
     // One query's rows, stored or recomputed from Q and K (long sequences keep no stages).
     Eigen::RowVectorXf raw, scaled, masked;
@@ -276,7 +276,7 @@ QString mathHtml(const attn::SceneResult& r, const Selection& sel, const MathCon
     else if (!ctx.rowNote.isEmpty() && total < 0.9995)
         note = QObject::tr(" — below 1 here: %1").arg(ctx.rowNote.toHtmlEscaped());
     html += QObject::tr("<p>Σ α<sub>j</sub> = %1%2</p>").arg(mathNumber(total)).arg(note);
-    if (head.output.rows() > q || (!r.weights_only && r.has_vectors)) {
+    if (head.output.rows() > q || (r.has_scores && r.has_vectors)) {
         const attn::Matrix o = r.output_row(h, q);  // stored, or α · V for this query
         html +=
             QObject::tr("<p><b>4. Output</b> o = Σ α<sub>j</sub> v<sub>j</sub> = <tt>%1</tt></p>")

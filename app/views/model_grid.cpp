@@ -90,7 +90,7 @@ const model_grid::Thumbnails& ModelGrid::thumbnails() const {
 
 void ModelGrid::openHead(int layer, int head) {
     const attn::SceneSpec& spec = scene_->spec();
-    if ((spec.data || spec.model) && spec.layer != layer) {
+    if (!spec.is_synthetic() && spec.layer != layer) {
         attn::SceneSpec next = spec;
         next.layer = layer;
         scene_->showPart(next, tr("Show layer %1").arg(layer + 1));
@@ -163,7 +163,7 @@ void ModelGrid::syncSelectors() {
     const attn::SceneSpec& spec = scene_->spec();
     const int layers = static_cast<int>(attn::layer_count(spec));
     const int heads = std::max(1, canvas_->thumbnails().heads > 0 ? canvas_->thumbnails().heads
-                                  : spec.model                    ? spec.model->model->info().heads
+                                  : spec.is_model()               ? spec.model->model->info().heads
                                                                   : static_cast<int>(spec.heads));
     const QSignalBlocker b1(layerBox_), b2(headBox_);
     layerBox_->setRange(1, layers);
@@ -173,6 +173,6 @@ void ModelGrid::syncSelectors() {
     headBox_->setValue(scene_->selection().head + 1);
     note_->setText(layers > 1 ? tr("Click a thumbnail to open it in the heatmap grid")
                               : tr("One layer: computed scene, or a single-layer file"));
-    canvas_->setCurrent(spec.data || spec.model ? static_cast<int>(spec.layer) : 0,
+    canvas_->setCurrent(!spec.is_synthetic() ? static_cast<int>(spec.layer) : 0,
                         scene_->selection().head);
 }

@@ -52,13 +52,13 @@ Thumbnails computeThumbnails(const attn::SceneSpec& spec, int maxSide, attn::Pro
                              const attn::SceneResult* known) {
     Thumbnails t;
     t.layers = static_cast<int>(attn::layer_count(spec));
-    if (spec.data) {
+    if (spec.is_loaded()) {
         const auto& comps = spec.data->components;
         const QString file = QFileInfo(QString::fromStdString(spec.data->source)).fileName();
         const auto c = static_cast<std::size_t>(spec.component);
         const QString comp = c < comps.size() ? QString::fromStdString(comps[c].name) : QString();
         t.title = comp.isEmpty() ? file : file + QStringLiteral(" — ") + comp;
-    } else if (spec.model) {
+    } else if (spec.is_model()) {
         t.title = QString::fromStdString(attn::model::model_name(spec.model->dir)) +
                   QStringLiteral(" — ") + QString::fromStdString(spec.text);
     } else {
@@ -72,7 +72,7 @@ Thumbnails computeThumbnails(const attn::SceneSpec& spec, int maxSide, attn::Pro
                 t.kvGroups = static_cast<int>(r.kv_group_count());
                 t.queries = static_cast<int>(r.q_tokens.size());
                 t.keys = static_cast<int>(r.k_tokens.size());
-                t.weightsOnly = r.weights_only;
+                t.weightsOnly = !r.has_scores;
             }
             for (std::size_t h = 0; h < r.heads.size(); ++h) {
                 double top = 0;

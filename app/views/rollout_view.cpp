@@ -10,6 +10,7 @@
 
 #include "attn/error.hpp"
 #include "attn/rollout.hpp"
+#include "attn/scene_controls.hpp"
 #include "model/scene.hpp"
 #include "model/scheduler.hpp"
 #include "views/model_grid_data.hpp"
@@ -27,11 +28,7 @@ RolloutData computeRollout(const attn::SceneSpec& spec, attn::Progress* progress
     try {
         d.layers = attn::rollout(spec, progress);
         d.tokens = spec.query_tokens();
-        if (spec.data && !spec.data->components.empty()) {
-            const auto c = std::size_t(std::clamp<attn::Index>(
-                spec.component, 0, attn::Index(spec.data->components.size()) - 1));
-            d.tokens = spec.data->components[c].q_tokens;
-        }
+        if (const attn::AttentionComponent* c = attn::shown_component(spec)) d.tokens = c->q_tokens;
         // Each layer was merged by compute_scene (inside rollout): the labels follow.
         if (const attn::WordGroups g = attn::word_groups(d.tokens);
             spec.merge_words && g.merges()) {

@@ -13,8 +13,9 @@
 #include <cmath>
 
 #include "attn/model/model.hpp"
+#include "attn/scene_controls.hpp"
+#include "attn/spec_edit.hpp"
 #include "model/scene.hpp"
-#include "model/spec_edit.hpp"
 #include "model/undo_command.hpp"
 #include "widgets/controls_dock.hpp"
 
@@ -68,11 +69,8 @@ void ControlsDock::syncFromScene() {
     scale_->setChecked(s.scale && attn::score_is_scalable(s.score));
     // Loaded attention has its own d_k and head count (the Loaded data dock sets d_k); showing
     // the computed scene's values beside it would contradict the math panel.
-    const attn::AttentionComponent* loaded =
-        s.data && s.component >= 0 && std::size_t(s.component) < s.data->components.size()
-            ? &s.data->components[std::size_t(s.component)]
-            : nullptr;
-    const attn::model::ModelInfo* model = s.model ? &s.model->model->info() : nullptr;
+    const attn::AttentionComponent* loaded = attn::shown_component(s);
+    const attn::model::ModelInfo* model = s.is_model() ? &s.model->model->info() : nullptr;
     const attn::Index heads = model ? model->heads : loaded ? loaded->heads : s.heads;
     const double dk = model    ? double(model->head_dim)
                       : loaded ? double(s.data_dk.value_or(loaded->d_k))
@@ -90,11 +88,11 @@ void ControlsDock::syncFromScene() {
     mask_->setCurrentIndex(maskIndex);
     window_->setValue(int(s.mask.window));
     global_->setText(globalText(s.mask.global));
-    padding_->setValue(trailingPadding(s));
+    padding_->setValue(attn::trailing_padding(s));
 
     dModel_->setValue(int(s.d_model));
     heads_->clear();
-    for (int h : headChoices(s.d_model))
+    for (int h : attn::head_choices(s.d_model))
         heads_->addItem(QString::number(h), h);
     if (heads_->findData(int(heads)) < 0) heads_->addItem(QString::number(heads), int(heads));
     heads_->setCurrentIndex(heads_->findData(int(heads)));
@@ -107,7 +105,7 @@ void ControlsDock::syncFromScene() {
 
 void ControlsDock::syncScope(const attn::SceneSpec& s) {
     const QSignalBlocker block(scope_);
-    const int layers = s.model ? s.model->model->info().layers : 0;
+    const int layers = s.is_model() ? s.model->model->info().layers : 0;
     if (scope_->count() != layers + 1) {
         scope_->clear();
         scope_->addItem(tr("All layers"));
@@ -115,20 +113,20 @@ void ControlsDock::syncScope(const attn::SceneSpec& s) {
             scope_->addItem(tr("Layer %1 only").arg(l + 1));  // from 1, like every label
     }
     scope_->setCurrentIndex(s.model_layers.size() == 1 ? s.model_layers.front() + 1 : 0);
-    scoreForm_->setRowVisible(scope_, bool(s.model));
+    scoreForm_->setRowVisible(scope_, s.is_model());
     {
         const QSignalBlocker blockRotary(rotaryOff_);
         rotaryOff_->setChecked(!s.model_rotary);
     }
-    scoreForm_->setRowVisible(rotaryOff_, s.model && s.model->model->info().rotary);
+    scoreForm_->setRowVisible(rotaryOff_, s.is_model() && s.model->model->info().rotary);
     // The synthetic model's d_model, heads, positions and seed are not the open model's (the
     // Model dock gives its shape): hidden rather than shown greyed with wrong numbers.
-    modelGroup_->setVisible(!s.model);
+    modelGroup_->setVisible(!s.is_model());
 }
 
 void ControlsDock::onScope(int index) {
     attn::SceneSpec s = scene_->spec();
-    if (!s.model || index < 0) return;
+    if (!s.is_model() || index < 0) return;
     const std::vector<int> layers = index == 0 ? std::vector<int>{} : std::vector<int>{index - 1};
     if (s.model_layers == layers) return;
     s.model_layers = layers;
@@ -190,8 +188,8 @@ void ControlsDock::onTemperatureSlider(int position) {
 void ControlsDock::onMask(int index) {
     attn::SceneSpec s = scene_->spec();
     s.mask.kind = attn::MaskKind(mask_->itemData(index).toInt());
-    if (s.mask.kind == attn::MaskKind::Padding && trailingPadding(s) == 0)
-        s = withPadding(std::move(s), std::max(1, padding_->value()));
+    if (s.mask.kind == attn::MaskKind::Padding && attn::trailing_padding(s) == 0)
+        s = attn::with_padding(std::move(s), std::max(1, padding_->value()));
     if (s.mask.kind == attn::MaskKind::GlobalWindow && s.mask.global.empty()) s.mask.global = {0};
     scene_->setSpec(s, tr("Mask: %1").arg(mask_->itemText(index)));
 }
@@ -203,13 +201,14 @@ void ControlsDock::onWindow(int window) {
 }
 
 void ControlsDock::onPadding(int count) {
-    scene_->setSpec(withPadding(scene_->spec(), count), tr("Change padding"), kPaddingControl);
+    scene_->setSpec(attn::with_padding(scene_->spec(), count), tr("Change padding"),
+                    kPaddingControl);
 }
 
 void ControlsDock::onGlobal() {
     attn::SceneSpec s = scene_->spec();
     s.mask.global.clear();
-    const int n = keyCount(s);
+    const int n = attn::key_count(s);
     for (const QString& part : global_->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         bool ok = false;
         const int i = part.trimmed().toInt(&ok);
@@ -227,7 +226,7 @@ void ControlsDock::onHeads(int index) {
 }
 
 void ControlsDock::onDModel(int d) {
-    scene_->setSpec(withDModel(scene_->spec(), d), tr("Change d_model"), kDModelControl);
+    scene_->setSpec(attn::with_d_model(scene_->spec(), d), tr("Change d_model"), kDModelControl);
 }
 
 void ControlsDock::onPositional(int index) {

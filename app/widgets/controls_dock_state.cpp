@@ -40,7 +40,7 @@ void ControlsDock::applyControlStates(const attn::SceneSpec& spec) {
                 tr("Disabled: the loaded file holds post-softmax weights, which are shown as "
                    "they are. Load raw scores (an .npz with 'scores') to use this control.");
         else if (state == attn::ControlState::FixedByModel)
-            reason = spec.model
+            reason = spec.is_model()
                          ? tr("Disabled: the open GPT-2 model fixes this (Model ▸ Close Model "
                               "to leave it).")
                          : tr("Disabled: the loaded scores come from the model, which fixed "
@@ -87,7 +87,7 @@ void ControlsDock::showDash(QWidget* w, bool dash) {
 void ControlsDock::markSyntheticOnly(const attn::SceneSpec& spec) {
     // d_model, positions and seed shape only the synthetic scene: loaded data has none of them
     // (its head count stays, greyed, as the file's).
-    const bool loaded = bool(spec.data);
+    const bool loaded = spec.is_loaded();
     modelGroup_->setTitle(loaded ? tr("Loaded data") : tr("Synthetic model"));
     auto* form = static_cast<QFormLayout*>(modelGroup_->layout());
     for (QWidget* w : {static_cast<QWidget*>(dModel_), static_cast<QWidget*>(positional_)})

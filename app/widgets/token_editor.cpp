@@ -10,8 +10,9 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "attn/scene_controls.hpp"
+#include "attn/spec_edit.hpp"
 #include "model/scene.hpp"
-#include "model/spec_edit.hpp"
 #include "model/undo_command.hpp"
 #include "views/token_labels.hpp"
 #include "widgets/undo_shortcuts.hpp"
@@ -24,13 +25,6 @@ QString specText(const attn::SceneSpec& s) {
     for (const std::string& t : s.tokens)
         parts << QString::fromStdString(t);
     return parts.join(QLatin1Char(' '));
-}
-
-/// The component of loaded attention the scene shows, or null for a computed scene.
-const attn::AttentionComponent* loadedComponent(const attn::SceneSpec& s) {
-    if (!s.data || s.component < 0 || std::size_t(s.component) >= s.data->components.size())
-        return nullptr;
-    return &s.data->components[std::size_t(s.component)];
 }
 
 QStringList qtTokens(const std::vector<std::string>& tokens) {
@@ -105,14 +99,14 @@ void TokenEditor::apply() {
     const std::string text = edit_->toPlainText().toStdString();
     const attn::SceneSpec& s = scene_->spec();
     if (s.tokens.empty() && s.text == text) return;
-    scene_->setSpec(withText(s, text), tr("Edit sentence"), kTextControl);
+    scene_->setSpec(attn::with_text(s, text), tr("Edit sentence"), kTextControl);
 }
 
 void TokenEditor::applyCross() {
     cross_->setModified(false);
     const std::string text = cross_->text().trimmed().toStdString();
     attn::SceneSpec s = scene_->spec();
-    if (s.data || s.model || s.cross_text == text) return;
+    if (!s.is_synthetic() || s.cross_text == text) return;
     s.cross_text = text;
     scene_->setSpec(s, text.empty() ? tr("Self-attention") : tr("Cross-attention sentence"));
 }
@@ -128,12 +122,12 @@ void TokenEditor::syncFromScene() {
     if (debounce_->isActive()) return;
     const attn::SceneSpec& spec = scene_->spec();
     // Loaded attention brings its own keys: the second sentence has nothing to change.
-    crossRow_->setVisible(!spec.data && !spec.model);
+    crossRow_->setVisible(spec.is_synthetic());
     if (!cross_->isModified()) {  // never overwrite what is being typed
         const QSignalBlocker block(cross_);
         cross_->setText(QString::fromStdString(spec.cross_text));
     }
-    if (const attn::AttentionComponent* c = loadedComponent(spec)) {
+    if (const attn::AttentionComponent* c = attn::shown_component(spec)) {
         showLoadedTokens(*c, QString::fromStdString(spec.data->source));
         return;
     }

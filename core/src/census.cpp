@@ -142,7 +142,7 @@ std::vector<HeadCensus> census_layer(const SceneResult& result) {
     const Index n = static_cast<Index>(result.q_tokens.size());
     // Loaded post-softmax weights carry no mask: a layer whose heads are all exactly zero above
     // the diagonal is a decoder's, and its queries could only see the keys up to themselves.
-    bool causal = result.weights_only;
+    bool causal = !result.has_scores;
     for (const auto& h : result.heads)
         causal = causal && is_causal_weights(h.weights);
     std::vector<HeadCensus> out;

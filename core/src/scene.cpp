@@ -100,7 +100,7 @@ SceneResult compute_loaded(const SceneSpec& spec, Progress* progress) {
     r.layer = spec.layer;
     r.layers = comp.layers;
     r.kv_heads = comp.heads;
-    r.weights_only = !comp.are_scores;
+    r.has_scores = comp.are_scores;
     const float dk = spec.data_dk.value_or(comp.d_k);
     r.d_k = static_cast<Index>(dk);
     // Loaded raw scores are q·k products whatever score the controls name, so they scale as dot.
@@ -182,7 +182,7 @@ std::pair<double, double> token_counts(const SceneSpec& spec) {
 }  // namespace
 
 Storage storage_for(const SceneSpec& spec) {
-    if (spec.data || spec.model)
+    if (!spec.is_synthetic())
         return Storage::Stages;  // loaded data: the stages are the file's own numbers
     const auto [nq, nk] = token_counts(spec);
     const double cells = nq * nk * static_cast<double>(spec.heads);
@@ -197,7 +197,7 @@ SceneEstimate estimate_scene(const SceneSpec& spec, Storage storage) {
         if (bytes > e.largest_bytes) e.largest_bytes = bytes, e.largest = std::move(what);
     };
     constexpr double f = sizeof(float);
-    if (spec.model && spec.model->model && spec.model->tokenizer) {
+    if (spec.is_model() && spec.model->model && spec.model->tokenizer) {
         // A model run keeps every layer's stages (model::scene_run checks them before running).
         // Tokenized no further than the model's positions: more is refused by the run itself.
         const model::ModelInfo& info = spec.model->model->info();
@@ -208,7 +208,7 @@ SceneEstimate estimate_scene(const SceneSpec& spec, Storage storage) {
              count_text(double(n)) + " tokens × every layer's heads × 4 stages of a model run");
         return e;
     }
-    if (spec.data) {
+    if (spec.is_loaded()) {
         // Loaded data is in memory already; applying the controls adds the shown layer's stages.
         for (const AttentionComponent& c : spec.data->components) {
             if (c.rows) {
@@ -282,8 +282,14 @@ SceneResult compute_pieces(const SceneSpec& spec, Progress* progress, Storage st
                        e.largest + (e.bytes > 1.05 * e.largest_bytes ? " and the rest" : ""),
                        "use fewer tokens or heads, a smaller d_model, or a larger memory budget");
     }
-    if (spec.model) return model::model_scene(spec, progress);
-    if (spec.data) return compute_loaded(spec, progress);
+    switch (spec.source()) {
+        case SourceKind::ModelRun:
+            return model::model_scene(spec, progress);
+        case SourceKind::Loaded:
+            return compute_loaded(spec, progress);
+        case SourceKind::Synthetic:
+            break;
+    }
     const bool keep_stages = storage == Storage::Stages;
 
     MultiHeadConfig config{spec.d_model, spec.heads, spec.kv_heads};
@@ -352,14 +358,13 @@ SceneResult compute_pieces(const SceneSpec& spec, Progress* progress, Storage st
     }
     r.heads = std::move(m.heads);
     r.stats = std::move(m.stats);
-    r.stages_kept = keep_stages;
     r.head_scores = weights.head_scores;
     if (r.head_scores.empty())
         r.head_scores.assign(static_cast<std::size_t>(spec.heads), params.score);
     for (ScoreParams& p : r.head_scores)
         p.kind = spec.score;
     r.mask = spec.mask;
-    r.streamed = storage == Storage::Streamed;
+    r.storage = storage;
     r.preview_stride = params.query_stride;
     if (storage == Storage::Weights && spec.mask.kind != MaskKind::None)
         r.visible = build_mask(spec.mask, nq, static_cast<Index>(r.k_tokens.size()));

@@ -97,7 +97,7 @@ AggregatedGrid SceneResult::weights_blocks(Index h, Index r0, Index nr, Index c0
                              max_rows, max_cols, mode);
     if (source) {
         // A long loaded file: each query's row read from the file and weighed as weights_row.
-        const bool masking = !weights_only && mask.kind != MaskKind::None;
+        const bool masking = has_scores && mask.kind != MaskKind::None;
         return aggregate_region(
             r0, nr, c0, nc, max_rows, max_cols, mode, [&](Index i, float* w, bool* allowed) {
                 tick(i);

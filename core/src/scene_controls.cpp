@@ -6,7 +6,7 @@
 namespace attn {
 
 const AttentionComponent* shown_component(const SceneSpec& spec) {
-    if (!spec.data || spec.component < 0 ||
+    if (!spec.is_loaded() || spec.component < 0 ||
         std::size_t(spec.component) >= spec.data->components.size())
         return nullptr;
     return &spec.data->components[std::size_t(spec.component)];
@@ -14,9 +14,9 @@ const AttentionComponent* shown_component(const SceneSpec& spec) {
 
 ControlState control_state(const SceneSpec& spec, SceneControl c) {
     // A model run is loaded attention whose scores the controls change inside the run.
-    const bool loaded = (spec.data && !spec.data->components.empty()) || spec.model;
+    const bool loaded = (spec.is_loaded() && !spec.data->components.empty()) || spec.is_model();
     const AttentionComponent* comp = shown_component(spec);
-    const bool scores = (comp && comp->are_scores) || spec.model;
+    const bool scores = (comp && comp->are_scores) || spec.is_model();
     const MaskKind mask = spec.mask.kind;
     const bool windowed = mask == MaskKind::SlidingWindow || mask == MaskKind::GlobalWindow;
     // Post-softmax weights are shown as they are: nothing can be re-applied to them.

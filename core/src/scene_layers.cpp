@@ -9,8 +9,8 @@ namespace attn {
 namespace {}  // namespace
 
 Index layer_count(const SceneSpec& spec) {
-    if (spec.model && spec.model->model) return spec.model->model->info().layers;
-    if (!spec.data || spec.data->components.empty()) return 1;
+    if (spec.is_model() && spec.model->model) return spec.model->model->info().layers;
+    if (!spec.is_loaded() || spec.data->components.empty()) return 1;
     const auto c = static_cast<std::size_t>(
         std::clamp<Index>(spec.component, 0, Index(spec.data->components.size()) - 1));
     return std::max<Index>(1, spec.data->components[c].layers);
@@ -23,7 +23,7 @@ void for_each_layer(const SceneSpec& spec,
     SceneSpec layer_spec = spec;
     for (Index l = 0; l < layers; ++l) {
         report(progress, double(l) / double(layers));
-        const bool layered = spec.data || spec.model;
+        const bool layered = !spec.is_synthetic();
         const bool is_known = known && (layered ? spec.layer == l : l == 0);
         if (is_known) {
             sink(l, *known);

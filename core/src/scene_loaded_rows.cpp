@@ -82,8 +82,7 @@ void compute_loaded_rows(const AttentionComponent& comp, const std::string& sour
         r.heads.push_back(std::move(head));
     }
     r.source = comp.rows;
-    r.streamed = true;
-    r.stages_kept = false;
+    r.storage = Storage::Streamed;
     if (scores) r.mask = params.mask;
 }
 

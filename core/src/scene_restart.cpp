@@ -7,7 +7,7 @@ namespace attn {
 
 SceneRestart restart_from(const SceneSpec& before, const SceneSpec& after) {
     if (before == after) return SceneRestart::None;
-    if (before.model || after.model) return SceneRestart::Full;
+    if (before.is_model() || after.is_model()) return SceneRestart::Full;
     // The fields that act only from the scores on (scaling, temperature, mask; a loaded file's
     // d_k only scales): with them taken from `after`, is anything else different?
     SceneSpec softmax_only = before;
@@ -22,11 +22,9 @@ namespace {
 
 /// True when base holds what the Softmax restart of a computed scene reuses, for `storage`.
 bool reusable(const SceneResult& base, const SceneSpec& spec, Storage storage) {
-    return !spec.data && !spec.model && base.has_vectors && !base.merged_words &&
+    return spec.is_synthetic() && base.has_vectors && !base.merged_words &&
            base.preview_stride == 1 && base.Q.size() != 0 &&
-           static_cast<Index>(base.heads.size()) == spec.heads &&
-           base.stages_kept == (storage == Storage::Stages) &&
-           base.streamed == (storage == Storage::Streamed);
+           static_cast<Index>(base.heads.size()) == spec.heads && base.storage == storage;
 }
 
 }  // namespace

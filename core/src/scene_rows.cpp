@@ -21,7 +21,7 @@ const HeadResult& checked_head(const SceneResult& r, Index h, Index i) {
     if (i < 0 || i >= nq)
         throw ArgumentError("Query " + std::to_string(i) + " does not exist (the head has " +
                             std::to_string(nq) + ").");
-    if (r.weights_only) throw ArgumentError("Post-softmax attention has no scores to show.");
+    if (!r.has_scores) throw ArgumentError("Post-softmax attention has no scores to show.");
     return head;
 }
 
@@ -61,7 +61,7 @@ Eigen::RowVectorXf SceneResult::masked_row(Index h, Index i) const {
     Eigen::RowVectorXf row = scaled_row(h, i);
     if (visible.rows() > i && visible.cols() == row.size()) {
         row = visible.row(i).select(row, -std::numeric_limits<float>::infinity());
-    } else if (streamed && mask.kind != MaskKind::None) {
+    } else if (storage == Storage::Streamed && mask.kind != MaskKind::None) {
         const BoolMatrix allowed = build_mask_rows(mask, query_count(), key_count(), i, 1);
         row = allowed.row(0).select(row, -std::numeric_limits<float>::infinity());
     }
@@ -89,7 +89,7 @@ Eigen::RowVectorXf SceneResult::weights_row(Index h, Index i) const {
                                 std::to_string(head.weights.rows()) + ").");
         return head.weights.row(i);
     }
-    if (weights_only && source) {
+    if (!has_scores && source) {
         if (i < 0 || i >= query_count())
             throw ArgumentError("Query " + std::to_string(i) + " does not exist (the head has " +
                                 std::to_string(query_count()) + ").");
@@ -114,7 +114,7 @@ float SceneResult::weight(Index h, Index i, Index j) const {
 }
 
 bool SceneResult::is_masked(Index h, Index i, Index j) const {
-    if (weights_only || h < 0 || h >= static_cast<Index>(heads.size())) return false;
+    if (!has_scores || h < 0 || h >= static_cast<Index>(heads.size())) return false;
     const HeadResult& head = heads[static_cast<std::size_t>(h)];
     if (head.streamed()) {
         if (i < 0 || j < 0 || i >= query_count() || j >= key_count()) return false;

@@ -13,7 +13,7 @@ void merge_scene_words(SceneResult& r) {
     r.q_words = word_groups(r.q_tokens);
     r.k_words = word_groups(r.k_tokens);
     if (!r.q_words.merges() && !r.k_words.merges()) return;
-    if (r.streamed)
+    if (r.storage == Storage::Streamed)
         throw ArgumentError("Merging sub-words into words needs every weight of the " +
                             std::to_string(r.q_tokens.size()) + " × " +
                             std::to_string(r.k_tokens.size()) +
@@ -35,9 +35,9 @@ void merge_scene_words(SceneResult& r) {
     }
     r.q_pieces = std::exchange(r.q_tokens, r.q_words.words);
     r.k_pieces = std::exchange(r.k_tokens, r.k_words.words);
-    r.weights_only = true;
+    r.has_scores = false;
     r.merged_words = true;
-    r.stages_kept = true;
+    r.storage = Storage::Stages;
     r.has_vectors = false;
     r.has_qk = false;
     r.X = r.Xkv = r.Q = r.K = r.V = r.output = Matrix();

@@ -99,7 +99,7 @@ class IoDropTest : public QObject {
         QVERIFY(dropFile(&w, fixture("bertviz_distilbert_headview.json")).dropped);
         QTRY_VERIFY(w.scene()->spec().data);
         test_support::settle(w.computeService());
-        QVERIFY(w.result()->weights_only);
+        QVERIFY(!w.result()->has_scores);
         QCOMPARE(w.result()->layers, attn::Index(6));
 
         // Tokens, one a line.

@@ -154,7 +154,7 @@ class IoOpenTest : public QObject {
         QVERIFY(w.result());
         QCOMPARE(w.result()->q_tokens.size(), std::size_t(6));
         QCOMPARE(w.result()->heads.size(), std::size_t(12));
-        QVERIFY(!w.result()->weights_only);  // raw scores: the controls act on them
+        QVERIFY(w.result()->has_scores);  // raw scores: the controls act on them
         // GPT-2's own weights are causal, so its scores open under the causal mask and show
         // exactly the model's weights (layer 1, head 1 against the file's "attention").
         QCOMPARE(w.scene()->spec().mask.kind, attn::MaskKind::Causal);
@@ -170,7 +170,7 @@ class IoOpenTest : public QObject {
         files.setQuiet(true);
         QVERIFY(files.openFile(fixture("bertviz_distilbert_headview.json")));
         test_support::settle(w.computeService());
-        QVERIFY(w.result()->weights_only);
+        QVERIFY(!w.result()->has_scores);
         QCOMPARE(w.result()->layers, attn::Index(6));
     }
 

@@ -97,7 +97,7 @@ class LongSequenceTest : public QObject {
         const SceneResultPtr r = w.computeService()->result();
         QVERIFY(r);
         QCOMPARE(r->query_count(), attn::Index(kTokens));
-        QVERIFY(r->streamed);
+        QVERIFY(r->storage == attn::Storage::Streamed);
         for (const attn::HeadResult& h : r->heads)
             QCOMPARE(h.weights.size(), attn::Index(0));  // never n × n
 
@@ -228,7 +228,7 @@ class LongSequenceTest : public QObject {
         QVERIFY2(files.openFile(path), qPrintable(files.lastError()));
         test_support::settle(w.computeService());
         const SceneResultPtr r = w.computeService()->result();
-        QVERIFY(r && r->streamed && r->source);
+        QVERIFY(r && r->storage == attn::Storage::Streamed && r->source);
         QCOMPARE(r->query_count(), kN);
         QCOMPARE(r->raw_row(1, 5)(7), scores[std::size_t((kN + 5) * kN + 7)]);  // the file's
         HeadHeatmap* hm = w.heatmapGrid()->head(1);

@@ -3,8 +3,8 @@
 #include <QTest>
 #include <QUndoStack>
 
+#include "attn/spec_edit.hpp"
 #include "model/scene.hpp"
-#include "model/spec_edit.hpp"
 
 class SceneTest : public QObject {
     Q_OBJECT
@@ -21,7 +21,7 @@ class SceneTest : public QObject {
         a.mask.global = {0, 4};
         a.embeddings = std::make_shared<const attn::Matrix>(attn::Matrix::Constant(13, 64, 0.5f));
         scene.setSpec(a, QStringLiteral("a"));
-        attn::SceneSpec b = withDModel(a, 96);
+        attn::SceneSpec b = attn::with_d_model(a, 96);
         b.text = "A different sentence .";
         scene.setSpec(b, QStringLiteral("b"));
         QCOMPARE(changed.count(), 2);
@@ -86,22 +86,6 @@ class SceneTest : public QObject {
         QCOMPARE(spy.count(), 2);
         scene.clampSelection(5, 6, 2);
         QCOMPARE(spy.count(), 2);
-    }
-
-    void specEditsKeepSpecsValid() {
-        attn::SceneSpec s;
-        s.heads = 4;
-        QCOMPARE(withDModel(s, 96).heads, 4);
-        QCOMPARE(withDModel(s, 30).heads, 3);
-        QCOMPARE(withDModel(s, 7).heads, 1);
-        const std::vector<int> expected{1, 2, 3, 4, 6, 8, 12, 16};
-        QCOMPARE(headChoices(768), expected);
-        s.mask.kind = attn::MaskKind::Padding;
-        s = withPadding(s, 2);
-        QCOMPARE(trailingPadding(s), 2);
-        s = withText(s, "one two three four five six");
-        QCOMPARE(int(s.mask.key_valid.size()), 6);
-        QCOMPARE(trailingPadding(s), 2);
     }
 };
 

@@ -152,7 +152,7 @@ class SelectionTest : public QObject {
         spec.mask.kind = attn::MaskKind::Causal;
         w_->scene()->resetSpec(spec);
         test_support::settle(w_->computeService());
-        QVERIFY(!w_->result()->stages_kept);
+        QVERIFY(w_->result()->storage != attn::Storage::Stages);
         const int q = 900, k = 650, head = 6;
         w_->scene()->setSelection(Selection{q, k, head});
         QCoreApplication::processEvents();

@@ -9,6 +9,15 @@
 #      git checkout every file but the build trees is checked (tests/architecture/repo_files.sh).
 #   5. No two .cpp files of a unity-built library (app, core) define the same file-local name
 #      (tests/architecture/unity_names.py): which files share a unity batch shifts as files come.
+#   6. app/ asks a scene what it is (spec.source(), is_synthetic/is_loaded/is_model) and switches
+#      sources with the setters: no null test of a `data` or `model` member (`if (spec.data)`,
+#      `!s.model`, `spec.model ? …`, `bool(x.data)`, `… && spec.data`), no `.data = ` or
+#      `.model.reset()` on a spec.
+#   7. A model family's headers (core/include/attn/<family>/, any folder there but io, lenses and
+#      model) are included only by the families (core/src/<family>/, core/include/attn/<family>/),
+#      the registry core/src/model/families.cpp and tests/; a family never includes the scene.
+#   8. A result says how it is stored in one enum (SceneResult::storage) and whether it has scores
+#      (has_scores): the old flags weights_only, stages_kept and streamed are read nowhere.
 # Usage: check_architecture.sh [repository root]; prints every violation, exits 1 on any.
 set -u
 root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -53,5 +62,37 @@ fi
 # 5. Unity batches cannot collide.
 clashes=$(python3 "$root/tests/architecture/unity_names.py" "$root") || fail "file-local names that collide in a unity build:"$'\n'"$clashes"
 
-[ $status -eq 0 ] && echo "architecture: threads only in app/model, no folder cycle, Qt-free core, no file over 400 lines, no unity-batch clash"
+# 6. Mode checks through the accessors. A member named data or model tested for null: negated or
+# cast to bool, an if's whole condition, an operand of && or ||, the condition of ?:, or compared
+# with nullptr; and a spec's source assigned or reset by hand. (`request.model.isEmpty()`,
+# `spec.data->components`, `spec.is_model()`, a folder's own `spec.model->model` and the setters
+# do not match.)
+member='[A-Za-z_]\w*(\(\))?((\.|->)[A-Za-z_]\w*(\(\))?)*(?<!model|data)(\.|->)(data|model)\b(?!\s*(\(|->|\.|\[|=[^=]))'
+modes=$(grep -rnP --include='*.cpp' --include='*.hpp' \
+  "(!|\bbool\()\s*$member|\bif \(\s*$member\s*\)|(&&|\|\|)\s*$member|$member\s*(&&|\|\||\?(?!\?)|[!=]=\s*nullptr)|\b\w*[sS]pec\w*(\(\))?\.(data|model)(\s*=[^=]|\.reset\(\))" \
+  app 2>/dev/null)
+[ -n "$modes" ] && fail "a scene's kind read from null pointers (use source()/is_loaded()/is_model(), set_loaded/set_model/set_synthetic):"$'\n'"$modes"
+
+# 7. Families plug in behind attn::model: only they, their registry and tests see their headers.
+families=$(cd core/include/attn 2>/dev/null && for d in */; do
+  case "${d%/}" in io | lenses | model) ;; *) echo "${d%/}" ;; esac
+done)
+if [ -n "$families" ]; then
+  alt=$(echo "$families" | paste -sd'|')
+  own=$(echo "$families" | sed 's|.*|^core/src/&/\|^core/include/attn/&/|' | paste -sd'|')
+  leaks=$(grep -rnE --include='*.cpp' --include='*.hpp' "#include [<\"]attn/($alt)/" app core python 2>/dev/null |
+    grep -vE "$own|^core/src/model/families\.cpp:")
+  [ -n "$leaks" ] && fail "a model family's header included outside the family and its registry:"$'\n'"$leaks"
+  scene=$(for f in $families; do
+    grep -rnE '#include "attn/(scene|model/model_scene)\.hpp"' "core/src/$f" "core/include/attn/$f" 2>/dev/null
+  done)
+  [ -n "$scene" ] && fail "a model family includes the scene (families know only attn::model):"$'\n'"$scene"
+fi
+
+# 8. One storage enum: the flags it replaced are gone (HeadResult::streamed() is a head's own).
+flags=$(grep -rnP --include='*.cpp' --include='*.hpp' '(\.|->)(weights_only|stages_kept|streamed)\b(?!\s*\()' \
+  app core tests 2>/dev/null)
+[ -n "$flags" ] && fail "a result's storage read from the old flags (use storage == Storage::… or has_scores):"$'\n'"$flags"
+
+[ $status -eq 0 ] && echo "architecture: threads only in app/model, no folder cycle, Qt-free core, no file over 400 lines, no unity-batch clash, scene kinds through accessors, family headers kept to families, one storage enum"
 exit $status

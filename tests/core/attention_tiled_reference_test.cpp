@@ -90,7 +90,7 @@ TEST(TiledAttention, RowsAroundTileBoundariesMatchTheFloat64Reference) {
                 attn::compute_scene(spec, nullptr, attn::Storage::Streamed);
             ASSERT_EQ(stages.query_count(), c.nq);
             ASSERT_EQ(stages.key_count(), c.nk);
-            ASSERT_TRUE(streamed.streamed);
+            ASSERT_EQ(streamed.storage, attn::Storage::Streamed);
             const std::string at = std::string(attn::to_string(kind)) + " " +
                                    std::string(attn::to_string(c.mask)) + " " +
                                    std::to_string(c.nk) + " keys";

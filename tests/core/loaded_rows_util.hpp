@@ -57,10 +57,10 @@ struct Region {
 inline void expect_same(const attn::SceneResult& m, const attn::SceneResult& f, bool scores,
                         const Region& region, std::initializer_list<attn::Index> queries) {
     using attn::Index;
-    ASSERT_TRUE(m.streamed);
-    ASSERT_FALSE(f.streamed);
+    ASSERT_EQ(m.storage, attn::Storage::Streamed);
+    ASSERT_NE(f.storage, attn::Storage::Streamed);
     ASSERT_EQ(m.heads.size(), f.heads.size());
-    EXPECT_EQ(m.weights_only, !scores);
+    EXPECT_EQ(m.has_scores, scores);
     const Index nq = m.query_count(), nk = m.key_count();
     ASSERT_EQ(nq, f.query_count());
     ASSERT_EQ(nk, f.key_count());

@@ -60,8 +60,8 @@ TEST_P(CompactScene, MatchesTheFullComputation) {
 
     const attn::SceneResult full = attn::compute_scene(spec);
     const attn::SceneResult compact = attn::compute_scene(spec, nullptr, false);
-    ASSERT_TRUE(full.stages_kept);
-    ASSERT_FALSE(compact.stages_kept);
+    ASSERT_EQ(full.storage, attn::Storage::Stages);
+    ASSERT_NE(compact.storage, attn::Storage::Stages);
     ASSERT_EQ(compact.heads.size(), full.heads.size());
     for (std::size_t h = 0; h < full.heads.size(); ++h) {
         const attn::HeadResult& f = full.heads[h];

@@ -85,7 +85,7 @@ TEST(StreamedScene, MatchesTheFullComputationForRandomScenes) {
             const std::string at = std::string(attn::to_string(kind)) + " round " +
                                    std::to_string(round) + " " + std::to_string(d.nq) + "x" +
                                    std::to_string(d.nk);
-            ASSERT_TRUE(st.streamed) << at;
+            ASSERT_EQ(st.storage, attn::Storage::Streamed) << at;
             // Soft rows against the float64 reference within float32 bounds; the hard limit's
             // one-hot rows (exact values) against the full path's.
             const bool soft = d.spec.temperature > 0;

@@ -30,7 +30,7 @@ TEST(Scene, DefaultSceneComputes) {
     ASSERT_EQ(r.stats.size(), 4u);
     EXPECT_EQ(r.d_k, 16);
     EXPECT_TRUE(r.has_vectors);
-    EXPECT_FALSE(r.weights_only);
+    EXPECT_TRUE(r.has_scores);
     EXPECT_EQ(r.kv_heads, 4);
     EXPECT_EQ(r.X.rows(), 13);
     EXPECT_EQ(r.output.cols(), 64);
@@ -157,7 +157,7 @@ TEST(Scene, LoadedScoresGetTheControls) {
     s.layer = 1;
     s.mask.kind = attn::MaskKind::Causal;
     const attn::SceneResult r = attn::compute_scene(s);
-    EXPECT_FALSE(r.weights_only);
+    EXPECT_TRUE(r.has_scores);
     EXPECT_FALSE(r.has_vectors);
     EXPECT_EQ(r.layers, 2);
     EXPECT_EQ(r.layer, 1);
@@ -178,7 +178,7 @@ TEST(Scene, LoadedWeightsPassThrough) {
     s.data = loaded(false);
     s.temperature = 0.f;  // controls do not apply to post-softmax weights
     const attn::SceneResult r = attn::compute_scene(s);
-    EXPECT_TRUE(r.weights_only);
+    EXPECT_FALSE(r.has_scores);
     ASSERT_EQ(r.heads.size(), 2u);
     EXPECT_EQ(r.heads[0].weights, s.data->components[0].at(0, 0));
     EXPECT_EQ(r.heads[0].raw.size(), 0);

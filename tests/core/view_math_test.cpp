@@ -63,7 +63,7 @@ TEST(ViewMath, NeuronRowsOfAStreamedHeadAreTheFullHeadsNumbers) {
     spec.mask.window = 2;
     const SceneResult full = compute_scene(spec, nullptr, Storage::Stages);
     const SceneResult streamed = compute_scene(spec, nullptr, Storage::Streamed);
-    ASSERT_TRUE(streamed.streamed);
+    ASSERT_EQ(streamed.storage, attn::Storage::Streamed);
     ASSERT_EQ(streamed.heads[1].weights.size(), 0);
     for (const Index i : {Index(0), Index(4)}) {
         const std::vector<NeuronVectors> rows = neuron_rows(streamed, 1, i);

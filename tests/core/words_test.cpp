@@ -86,7 +86,7 @@ TEST(MergeWords, RealGpt2SceneMatchesABruteForceLoop) {
     spec.merge_words = true;
     const SceneResult r = compute_scene(spec);
     ASSERT_TRUE(r.merged_words);
-    EXPECT_TRUE(r.weights_only);
+    EXPECT_FALSE(r.has_scores);
     EXPECT_FALSE(r.has_qk);
     EXPECT_EQ(r.q_tokens, (Strings{"Data", "visualization", "empowers", "users", "to"}));
     EXPECT_EQ(r.q_pieces[3], "powers");

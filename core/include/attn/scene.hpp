@@ -66,7 +66,24 @@ struct AttentionData {
     Index default_component = 0;  ///< the one to open on (BertViz "default_filter")
 };
 
+/// What a scene is. Ask SceneSpec::source() (or is_synthetic/is_loaded/is_model), never whether
+/// spec.data or spec.model is null: the rule of which source wins lives once, in source().
+enum class SourceKind {
+    Synthetic,  ///< computed from seeded (or explicit) embeddings and projections
+    Loaded,     ///< attention loaded from a file (SceneSpec::data)
+    ModelRun,   ///< a model folder of any family run on the text (SceneSpec::model)
+};
+
 /// Every parameter of a scene. Default-constructed, it is the embedded default scene.
+///
+/// A tagged struct: source() says which of three sources the scene has, and with it which
+/// fields mean something —
+/// - Synthetic: text/tokens/cross_text, d_model, heads, kv_heads, score, sigma, positional,
+///   seed, embeddings, weights;
+/// - Loaded: data, component, layer, data_dk;
+/// - ModelRun: model, text, layer, model_layers, model_rotary, interventions.
+/// scale, temperature, mask and merge_words apply to every source. Switch sources with
+/// set_synthetic / set_loaded / set_model, which keep them exclusive.
 struct SceneSpec {
     std::string text = kDefaultSentence;  ///< tokenised unless tokens is non-empty
     std::vector<std::string> tokens;      ///< explicit tokens (e.g. one per line from a .txt)
@@ -97,6 +114,25 @@ struct SceneSpec {
     std::vector<int> model_layers;  ///< layers the controls apply to in a model run; empty: all
     bool model_rotary = true;       ///< false: rotary positions off in model_layers
     model::Interventions interventions;  ///< ablated heads and knocked-out edges of a model run
+
+    /// What the scene is: ModelRun when model is set, else Loaded when data is, else Synthetic.
+    SourceKind source() const {
+        return model ? SourceKind::ModelRun : data ? SourceKind::Loaded : SourceKind::Synthetic;
+    }
+    /// source() == SourceKind::Synthetic: computed from seeded or explicit inputs.
+    bool is_synthetic() const { return source() == SourceKind::Synthetic; }
+    /// source() == SourceKind::Loaded: attention loaded from a file.
+    bool is_loaded() const { return source() == SourceKind::Loaded; }
+    /// source() == SourceKind::ModelRun: a model's run on text.
+    bool is_model() const { return source() == SourceKind::ModelRun; }
+    /// Makes the scene synthetic: drops the loaded data and the model (the rest stays).
+    void set_synthetic() { data.reset(), model.reset(); }
+    /// Makes the scene loaded attention d (the model, if any, is dropped).
+    void set_loaded(std::shared_ptr<const AttentionData> d) { model.reset(), data = std::move(d); }
+    /// Makes the scene a run of model folder m (the loaded data, if any, is dropped).
+    void set_model(std::shared_ptr<const model::ModelFolder> m) {
+        data.reset(), model = std::move(m);
+    }
 
     /// The tokens of the query side (a model's tokens of text, explicit tokens, or
     /// tokenize(text)).
@@ -141,14 +177,19 @@ struct SceneResult {
     std::vector<HeadStats> stats;   ///< one per head
     Index layer = 0, layers = 1;
     Index d_k = 0;
-    bool has_vectors = false;   ///< Q, K, V, X below are meaningful (computed scenes)
-    bool has_qk = false;        ///< Q and K are (computed scenes, or a file with q and k)
-    bool weights_only = false;  ///< loaded post-softmax weights: controls do not apply;
-                                ///< heads then hold only weights and empty_rows (raw,
-                                ///< scaled, masked, output are empty matrices)
-    Matrix X, Xkv;              ///< inputs after embedding + positions
-    Matrix Q, K, V;             ///< projections (see MultiHeadResult)
-    Matrix output;              ///< nq × d_model (empty when stages were not kept)
+    /// How the heads are stored — the one answer to "is it streamed, were the stages kept":
+    /// Stages (every stage there is, n × n), Weights (weights, output and empty_rows; the *_row
+    /// accessors below recompute the score stages) or Streamed (no n × n matrix at all).
+    Storage storage = Storage::Stages;
+    bool has_vectors = false;  ///< content: Q, K, V, X below are meaningful (computed scenes)
+    bool has_qk = false;       ///< content: Q and K are (computed scenes, or a file with q and k)
+    /// Content: the heads have scores (raw, scaled, masked) that the controls act on. False for
+    /// post-softmax weights (a loaded file of weights, or merged words): heads then hold only
+    /// weights and empty_rows, stored or streamed from `source`.
+    bool has_scores = true;
+    Matrix X, Xkv;   ///< inputs after embedding + positions
+    Matrix Q, K, V;  ///< projections (see MultiHeadResult)
+    Matrix output;   ///< nq × d_model (empty when stages were not kept)
     Index kv_heads = 0;
     /// Key/value groups the heads form, for display: a model's num_key_value_heads (its K and
     /// V above are repeated per query head, so kv_heads is the head count); 0: kv_heads.
@@ -156,14 +197,10 @@ struct SceneResult {
     /// The key/value group of head H (from 0), and the number of groups.
     Index kv_group_of(Index h) const;
     Index kv_group_count() const;
-    /// False when the heads hold only weights, output and empty_rows (compute_scene with
-    /// keep_stages = false); the *_row accessors below then recompute the score stages.
-    bool stages_kept = true;
     std::vector<ScoreParams> head_scores;  ///< per head, to recompute raw rows from Q and K
-    BoolMatrix visible;     ///< nq × nk allowed pairs when only the weights were kept and a mask
-                            ///< applies (streamed scenes build mask blocks from `mask` instead)
-    MaskSpec mask;          ///< the mask of a computed scene
-    bool streamed = false;  ///< Storage::Streamed: heads hold no n × n matrix at all
+    BoolMatrix visible;  ///< nq × nk allowed pairs when only the weights were kept and a mask
+                         ///< applies (streamed scenes build mask blocks from `mask` instead)
+    MaskSpec mask;       ///< the mask of a computed scene
     /// A streamed scene of a long loaded file: its rows of layer `layer` are read from here.
     std::shared_ptr<const RowReader> source;
     /// > 1: a coarse preview of a streamed scene from every preview_stride-th query (overview
@@ -195,7 +232,7 @@ struct SceneResult {
     AggregatedGrid drawn_blocks(Index h, Index firstRow, Index rows, Index firstCol, Index cols,
                                 int max_rows, int max_cols, Aggregation mode) const;
     /// Sub-word pieces were merged into words (SceneSpec::merge_words and some word has several
-    /// pieces): tokens and weights are words × words, weights_only is set and the per-piece
+    /// pieces): tokens and weights are words × words, has_scores is false and the per-piece
     /// stages and vectors are gone; q_words/k_words say which pieces each word holds.
     bool merged_words = false;
     WordGroups q_words, k_words;  ///< the piece groups (set whenever merge_words was asked)

@@ -66,7 +66,7 @@ class NpzSink final : public ResultStream::Sink {
         const auto& all = detail::stages();
         for (const Slot& slot : slots_)
             for (std::size_t h = 0; h < r.heads.size(); ++h) {
-                if (r.streamed) {
+                if (r.storage == Storage::Streamed) {
                     // Tile by tile: one tile of one stage in memory at a time.
                     Matrix tile;
                     const Index nq = r.query_count();
@@ -142,8 +142,9 @@ class NpzSink final : public ResultStream::Sink {
             if (!wanted(s)) continue;
             Index rows = 0, cols = 0;
             // A long loaded file has no output stage, and post-softmax data no score stages.
-            if (first.source && (s == 4 || (first.weights_only && s < 3))) continue;
-            if (first.streamed) {  // every stage can be recomputed: shapes from the scene
+            if (first.source && (s == 4 || (!first.has_scores && s < 3))) continue;
+            if (first.storage ==
+                Storage::Streamed) {  // every stage can be recomputed: shapes from the scene
                 rows = first.query_count();
                 cols = s == 4 ? first.d_k : first.key_count();
             } else {
@@ -190,7 +191,7 @@ class JsonSink final : public ResultStream::Sink {
     explicit JsonSink(const std::string& path) : path_(path), file_(path) {}
 
     void add(const SceneResult& r) override {
-        if (r.streamed)
+        if (r.storage == Storage::Streamed)
             throw ArgumentError(path_ +
                                 ": a long sequence is written as .npz (tile by tile); "
                                 "JSON would hold every number in memory");

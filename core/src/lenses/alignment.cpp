@@ -37,7 +37,7 @@ Alignment alignment_of(const SceneResult& r, ScoreKind kind, Index head) {
 }  // namespace
 
 Index cross_component(const SceneSpec& spec) {
-    if (!spec.data) return -1;
+    if (!spec.is_loaded()) return -1;
     const auto& comps = spec.data->components;
     for (std::size_t c = 0; c < comps.size(); ++c) {
         std::string name = comps[c].name;
@@ -51,7 +51,7 @@ Index cross_component(const SceneSpec& spec) {
 }
 
 Alignment loaded_alignment(const SceneSpec& spec, Index component, Index head) {
-    if (!spec.data || component < 0 ||
+    if (!spec.is_loaded() || component < 0 ||
         component >= static_cast<Index>(spec.data->components.size()))
         throw ArgumentError("loaded_alignment: the scene has no such loaded component.");
     SceneSpec s = spec;

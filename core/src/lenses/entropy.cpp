@@ -58,7 +58,7 @@ SceneSpec scene_at_length(const SceneSpec& spec, Index n) {
 
 SceneEntropy scene_entropy(const SceneSpec& spec, const std::vector<Index>& ns,
                            Progress* progress) {
-    if (spec.data)
+    if (spec.is_loaded())
         throw ArgumentError(
             "Loaded attention has a fixed length; entropy vs n needs a computed scene.");
     SceneEntropy out;

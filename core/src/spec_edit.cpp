@@ -1,18 +1,21 @@
-// AttnScope — edits of a SceneSpec that keep it valid. GPL-3.0-or-later.
-#include "model/spec_edit.hpp"
+// AttnScope core — edits of a SceneSpec that keep it valid. GPL-3.0-or-later.
+#include "attn/spec_edit.hpp"
 
 #include <algorithm>
+#include <exception>
 
-std::vector<int> headChoices(attn::Index d_model, int maxHeads) {
+namespace attn {
+
+std::vector<int> head_choices(Index d_model, int max_heads) {
     std::vector<int> out;
-    for (int h = 1; h <= maxHeads && h <= d_model; ++h)
+    for (int h = 1; h <= max_heads && h <= d_model; ++h)
         if (d_model % h == 0) out.push_back(h);
     return out;
 }
 
-attn::SceneSpec withDModel(attn::SceneSpec spec, attn::Index d_model) {
+SceneSpec with_d_model(SceneSpec spec, Index d_model) {
     spec.d_model = d_model;
-    const std::vector<int> choices = headChoices(d_model, std::max<int>(16, int(spec.heads)));
+    const std::vector<int> choices = head_choices(d_model, std::max<int>(16, int(spec.heads)));
     int best = 1;
     for (int h : choices)
         if (h <= spec.heads) best = h;
@@ -24,17 +27,17 @@ attn::SceneSpec withDModel(attn::SceneSpec spec, attn::Index d_model) {
     return spec;
 }
 
-int keyCount(const attn::SceneSpec& spec) {
+int key_count(const SceneSpec& spec) {
     try {
-        if (!spec.cross_text.empty()) return int(attn::tokenize(spec.cross_text).size());
+        if (!spec.cross_text.empty()) return int(tokenize(spec.cross_text).size());
         return int(spec.query_tokens().size());
     } catch (const std::exception&) {
-        return 0;
+        return 0;  // text the tokenizer refuses has no keys; the caller shows the text's error
     }
 }
 
-int trailingPadding(const attn::SceneSpec& spec) {
-    if (spec.mask.kind != attn::MaskKind::Padding) return 0;
+int trailing_padding(const SceneSpec& spec) {
+    if (spec.mask.kind != MaskKind::Padding) return 0;
     const auto& v = spec.mask.key_valid;
     int count = 0;
     for (auto it = v.rbegin(); it != v.rend() && !*it; ++it)
@@ -42,8 +45,8 @@ int trailingPadding(const attn::SceneSpec& spec) {
     return count;
 }
 
-attn::SceneSpec withPadding(attn::SceneSpec spec, int count) {
-    const int n = keyCount(spec);
+SceneSpec with_padding(SceneSpec spec, int count) {
+    const int n = key_count(spec);
     count = std::clamp(count, 0, n);
     spec.mask.key_valid.assign(std::size_t(n), true);
     for (int i = n - count; i < n; ++i)
@@ -51,12 +54,14 @@ attn::SceneSpec withPadding(attn::SceneSpec spec, int count) {
     return spec;
 }
 
-attn::SceneSpec withText(attn::SceneSpec spec, const std::string& text) {
-    const int padded = trailingPadding(spec);
+SceneSpec with_text(SceneSpec spec, const std::string& text) {
+    const int padded = trailing_padding(spec);
     spec.text = text;
     spec.tokens.clear();
     // Explicit embeddings belong to the old tokens once the count differs.
-    if (spec.embeddings && spec.embeddings->rows() != keyCount(spec)) spec.embeddings.reset();
-    if (spec.mask.kind == attn::MaskKind::Padding) spec = withPadding(std::move(spec), padded);
+    if (spec.embeddings && spec.embeddings->rows() != key_count(spec)) spec.embeddings.reset();
+    if (spec.mask.kind == MaskKind::Padding) spec = with_padding(std::move(spec), padded);
     return spec;
 }
+
+}  // namespace attn

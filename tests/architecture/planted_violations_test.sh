@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# AttnScope — the rules of a scene's kind, of family headers and of the storage enum catch what
+# they are about: each violation planted in a copy of the rules' tree fails naming its file, and
+# the new style passes. GPL-3.0-or-later.
+# Usage: planted_violations_test.sh REPOSITORY_ROOT
+set -u
+root=$(cd "${1:?usage: $0 REPOSITORY_ROOT}" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+
+# A tree outside any checkout with the rules, a family (gpt2) and its registry.
+fresh() {
+  rm -rf "$tmp/tree"
+  mkdir -p "$tmp/tree/tests/architecture" "$tmp/tree/app/views" "$tmp/tree/core/src/model" \
+    "$tmp/tree/core/src/gpt2" "$tmp/tree/core/include/attn/gpt2" "$tmp/tree/core/include/attn/io"
+  cp "$root"/tests/architecture/{check_architecture.sh,repo_files.sh,unity_names.py} \
+    "$tmp/tree/tests/architecture/"
+  printf '#include "attn/gpt2/model.hpp"\n' >"$tmp/tree/core/src/model/families.cpp"
+  printf '#include "attn/model/model.hpp"\n' >"$tmp/tree/core/include/attn/gpt2/model.hpp"
+  printf '#include "attn/gpt2/model.hpp"\n' >"$tmp/tree/core/src/gpt2/model.cpp"
+  cat >"$tmp/tree/app/views/good.cpp" <<'CPP'
+// The new style: accessors, setters, the storage enum, a folder's own model, a request's path.
+void f(Spec& spec, const Result& r, const Request& request) {
+    if (spec.is_model() && spec.model->model) g(spec.data->components, r.has_scores);
+    if (!spec.is_synthetic() || r.storage == attn::Storage::Streamed) return;
+    spec.set_loaded(std::move(data));
+    g(request.file.isEmpty() ? request.model : request.file, !request.model.isEmpty());
+    const bool streamedHead = r.heads[0].streamed();
+}
+CPP
+}
+
+# planted FILE LINE WHAT: the line in FILE must fail the rules, and the message name FILE.
+planted() {
+  fresh
+  mkdir -p "$(dirname "$tmp/tree/$1")"
+  printf '%s\n' "$2" >"$tmp/tree/$1"
+  if out=$(cd "$tmp" && bash "$tmp/tree/tests/architecture/check_architecture.sh" "$tmp/tree" 2>&1); then
+    fail "$3 passes the rules: $2"
+  elif ! grep -q "^$1:" <<<"$out"; then
+    fail "$3 is refused without naming $1: $out"
+  fi
+}
+
+fresh
+if ! out=$(cd "$tmp" && bash "$tmp/tree/tests/architecture/check_architecture.sh" "$tmp/tree" 2>&1); then
+  fail "the new style fails the rules: $out"
+fi
+
+planted app/views/a.cpp '    if (spec.data) return;' "a null test of spec.data"
+planted app/views/a.cpp '    setVisible(!spec.model);' "a negated spec.model"
+planted app/views/a.cpp '    const bool b = bool(window_->scene()->spec().model);' "a bool cast of a spec's model"
+planted app/views/a.cpp '    QString n = s.data || s.model ? QString() : t;' "s.data || s.model"
+planted app/views/a.cpp '    const int h = spec.model ? 12 : 4;' "spec.model as a condition"
+planted app/views/a.cpp '    if (x && input.spec.data) y();' "a spec's data after &&"
+planted app/views/a.cpp '    if (spec.model != nullptr) y();' "spec.model compared with nullptr"
+planted app/views/a.cpp '    spec.data.reset();' "a spec's data reset by hand"
+planted app/views/a.cpp '    out.spec.model = folder;' "a spec's model assigned by hand"
+planted app/views/a.cpp '#include "attn/gpt2/model.hpp"' "a family header in app/"
+planted core/src/scene.cpp '#include "attn/gpt2/model.hpp"' "a family header in core's scene"
+planted core/src/gpt2/run.cpp '#include "attn/scene.hpp"' "a family including the scene"
+planted app/views/a.cpp '    if (r.weights_only) return;' "the weights_only flag"
+planted app/views/a.cpp '    if (!result->stages_kept) return;' "the stages_kept flag"
+planted tests/core/a_test.cpp '    ASSERT_TRUE(r.streamed);' "the streamed flag"
+
+[ "$fails" -eq 0 ] && echo "planted violations: every one refused by file name, the new style passes"
+[ "$fails" -eq 0 ]
