@@ -8,7 +8,6 @@
 
 #include "attn/aggregate.hpp"
 #include "attn/gpt2/model_scene.hpp"
-#include "attn/scene_layers.hpp"
 
 namespace model_grid {
 namespace {
@@ -48,40 +47,33 @@ QList<QRgb> thumbnailColors(ColorMapKind kind) {
     return colors;
 }
 
-Thumbnails computeThumbnails(const attn::SceneSpec& spec, int maxSide, attn::Progress* progress,
-                             const attn::SceneResult* known) {
-    Thumbnails t;
-    t.layers = static_cast<int>(attn::layer_count(spec));
+QString sceneTitle(const attn::SceneSpec& spec) {
     if (spec.data) {
         const auto& comps = spec.data->components;
         const QString file = QFileInfo(QString::fromStdString(spec.data->source)).fileName();
         const auto c = static_cast<std::size_t>(spec.component);
         const QString comp = c < comps.size() ? QString::fromStdString(comps[c].name) : QString();
-        t.title = comp.isEmpty() ? file : file + QStringLiteral(" — ") + comp;
-    } else if (spec.model) {
-        t.title = QString::fromStdString(attn::gpt2::model_name(spec.model->dir)) +
-                  QStringLiteral(" — ") + QString::fromStdString(spec.text);
-    } else {
-        t.title = QString::fromStdString(spec.text);
+        return comp.isEmpty() ? file : file + QStringLiteral(" — ") + comp;
     }
-    attn::for_each_layer(
-        spec,
-        [&](attn::Index, const attn::SceneResult& r) {
-            if (t.heads == 0) {
-                t.heads = static_cast<int>(r.heads.size());
-                t.queries = static_cast<int>(r.q_tokens.size());
-                t.keys = static_cast<int>(r.k_tokens.size());
-                t.weightsOnly = r.weights_only;
-            }
-            for (std::size_t h = 0; h < r.heads.size(); ++h) {
-                double top = 0;
-                t.images.push_back(thumbnail(r, int(h), maxSide, &top));
-                t.maxWeight.push_back(top);
-                t.entropy.push_back(h < r.stats.size() ? r.stats[h].entropy : 0.0);
-            }
-        },
-        progress, false, known);  // thumbnails need weights and the mask only
-    return t;
+    if (spec.model)
+        return QString::fromStdString(attn::gpt2::model_name(spec.model->dir)) +
+               QStringLiteral(" — ") + QString::fromStdString(spec.text);
+    return QString::fromStdString(spec.text);
+}
+
+void addLayer(Thumbnails& t, const attn::SceneResult& r, int maxSide) {
+    if (t.heads == 0) {
+        t.heads = static_cast<int>(r.heads.size());
+        t.queries = static_cast<int>(r.q_tokens.size());
+        t.keys = static_cast<int>(r.k_tokens.size());
+        t.weightsOnly = r.weights_only;
+    }
+    for (std::size_t h = 0; h < r.heads.size(); ++h) {
+        double top = 0;
+        t.images.push_back(thumbnail(r, int(h), maxSide, &top));
+        t.maxWeight.push_back(top);
+        t.entropy.push_back(h < r.stats.size() ? r.stats[h].entropy : 0.0);
+    }
 }
 
 }  // namespace model_grid

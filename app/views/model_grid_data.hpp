@@ -7,7 +7,6 @@
 #include <QString>
 #include <vector>
 
-#include "attn/progress.hpp"
 #include "attn/scene.hpp"
 #include "views/color_maps.hpp"
 
@@ -34,14 +33,13 @@ struct Thumbnails {
     }
 };
 
-/// Computes every layer of `spec` the way the heatmap grid does (attn::for_each_layer) and
-/// reduces each head's weights to a thumbnail: max-pooled (attn::aggregate) to at most maxSide
-/// cells a side, so peaks stay visible, scaled to the head's own maximum. `known` is spec's own
-/// result when the caller has it: that layer is not computed again. Throws attn::Error /
-/// attn::Cancelled.
-Thumbnails computeThumbnails(const attn::SceneSpec& spec, int maxSide,
-                             attn::Progress* progress = nullptr,
-                             const attn::SceneResult* known = nullptr);
+/// What a grid of spec's thumbnails is titled: "file — component", "model — text" or the text.
+QString sceneTitle(const attn::SceneSpec& spec);
+
+/// Appends one computed layer's heads to t: each head's weights max-pooled (attn::aggregate) to
+/// at most maxSide cells a side, so peaks stay visible, scaled to the head's own maximum.
+/// Every layer is computed once, by LayerCache, for every view that reads them all.
+void addLayer(Thumbnails& t, const attn::SceneResult& r, int maxSide);
 
 /// The colour table of the thumbnails for a colour map (kMaskedIndex is grey).
 QList<QRgb> thumbnailColors(ColorMapKind kind);
