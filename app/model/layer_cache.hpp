@@ -12,7 +12,7 @@
 #include "attn/census.hpp"
 #include "attn/scene.hpp"
 #include "model/scene_result.hpp"
-#include "views/model_grid_data.hpp"
+#include "model/layer_thumbnails.hpp"
 
 class ComputeService;
 class Scene;

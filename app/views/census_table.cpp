@@ -13,6 +13,7 @@
 #include "model/layer_cache.hpp"
 #include "model/scene.hpp"
 #include "model/while_visible.hpp"
+#include "views/model_grid_data.hpp"
 
 namespace {
 constexpr int kThumb = LayerCache::kCensusThumbSide;
@@ -24,6 +25,9 @@ CensusData censusOf(const LayerSet& set) {
     if (d.error.isEmpty()) {
         d.census = set.census;
         d.thumbnails = set.censusThumbs;
+        const QList<QRgb> colors = model_grid::thumbnailColors(ColorMapKind::Viridis);
+        for (QImage& image : d.thumbnails)
+            image.setColorTable(colors);
     }
     return d;
 }

@@ -9,6 +9,10 @@
 #      git checkout every file but the build trees is checked (tests/architecture/repo_files.sh).
 #   5. No two .cpp files of a unity-built library (app, core) define the same file-local name
 #      (tests/architecture/unity_names.py): which files share a unity batch shifts as files come.
+#   6. No view loops over the layers: every layer is computed once, by app/model/layer_cache, and
+#      app/views, app/lenses and app/widgets read it (no for_each_layer, census or rollout of a
+#      spec there), and "recompute while visible" is app/model/while_visible (no showEvent that
+#      starts a scheduler job in app/views).
 # Usage: check_architecture.sh [repository root]; prints every violation, exits 1 on any.
 set -u
 root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -53,5 +57,12 @@ fi
 # 5. Unity batches cannot collide.
 clashes=$(python3 "$root/tests/architecture/unity_names.py" "$root") || fail "file-local names that collide in a unity build:"$'\n'"$clashes"
 
-[ $status -eq 0 ] && echo "architecture: threads only in app/model, no folder cycle, Qt-free core, no file over 400 lines, no unity-batch clash"
+# 6. Layers are computed once, in app/model/layer_cache.
+loops=$(grep -rnE 'for_each_layer|attn::census\(|attn::rollout\((spec|scene)' \
+  --include='*.cpp' --include='*.hpp' app/views app/lenses app/widgets)
+[ -n "$loops" ] && fail "views computing every layer themselves (read LayerCache):"$'\n'"$loops"
+visible=$(grep -lE 'showEvent\(' app/views/*.cpp | xargs -r grep -lE 'Scheduler::instance\(\)\.(run|submit)')
+[ -n "$visible" ] && fail "views starting jobs from showEvent (use WhileVisible):"$'\n'"$visible"
+
+[ $status -eq 0 ] && echo "architecture: threads only in app/model, no folder cycle, Qt-free core, no file over 400 lines, no unity-batch clash, layers computed once"
 exit $status
