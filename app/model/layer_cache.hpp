@@ -11,8 +11,8 @@
 
 #include "attn/census.hpp"
 #include "attn/scene.hpp"
-#include "model/scene_result.hpp"
 #include "model/layer_thumbnails.hpp"
+#include "model/scene_result.hpp"
 
 class ComputeService;
 class Scene;
