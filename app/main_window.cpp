@@ -19,6 +19,7 @@
 #include "attn/model/model_scene.hpp"
 #include "attn/scene_controls.hpp"
 #include "lenses/lens_registry.hpp"
+#include "model/layer_cache.hpp"
 #include "model/scene.hpp"
 #include "playground/playground_widget.hpp"
 #include "settings_keys.hpp"
@@ -38,6 +39,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setWindowIcon(QIcon(QStringLiteral(":/icons/attnscope.svg")));
     scene_ = new Scene(this);
     compute_ = new ComputeService(this);
+    // Every view of all layers reads one cache, which takes the shown layer from compute_.
+    LayerCache::of(scene_)->setComputeService(compute_);
     // Connected before any view exists: the heatmaps are computed and drawn first when the
     // scene changes, whatever other tabs also do with the change.
     connect(scene_, &Scene::specChanged, this, &MainWindow::onSpecChanged);

@@ -183,14 +183,18 @@ void FileController::loadEmbeddingsWithDialog() {
     const QString path =
         QFileDialog::getOpenFileName(window_, tr("Load Embeddings"), startDirectory(),
                                      tr("Embeddings (*.npy *.csv);;All files (*)"));
-    if (path.isEmpty()) return;
-    try {
-        const attn::SceneSpec spec = withEmbeddings(path, window_->scene()->spec());
-        window_->scene()->setSpec(spec, tr("Load embeddings %1").arg(QFileInfo(path).fileName()));
-    } catch (const std::exception& e) {
-        fail(tr("Cannot use %1 as embeddings:\n\n%2\n\nThe current scene is unchanged.")
-                 .arg(path, QString::fromUtf8(e.what())));
-    }
+    if (path.isEmpty() || busy_) return;
+    // Read as the "load file" job, as every file is: the window stays live on a large file.
+    busy_ = true;
+    const QString name = QFileInfo(path).fileName();
+    const attn::SceneSpec current = window_->scene()->spec();
+    attn::SceneSpec spec;
+    const bool done = openGuarded(
+        window_, QStringLiteral("load file"), tr("Loading %1…").arg(name), path,
+        [&](attn::Progress*) { spec = withEmbeddings(path, current); },
+        OpenReport{window_->statusBar(), &lastError_, [this](const QString& m) { fail(m); }});
+    busy_ = false;
+    if (done) window_->scene()->setSpec(spec, tr("Load embeddings %1").arg(name));
 }
 
 bool FileController::saveTo(const QString& path, QString* error) {

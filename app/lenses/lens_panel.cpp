@@ -16,6 +16,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "model/layer_cache.hpp"
 #include "model/scene.hpp"
 #include "model/scheduler.hpp"
 #include "views/plot_fit.hpp"
@@ -82,6 +83,11 @@ LensPanel::LensPanel(Scene* scene, const QString& name, LensInputs inputs, QWidg
 
     // A lens of its controls alone never hears of the scene.
     if (scene_ && inputs_ == LensInputs::Scene) {
+        connect(LayerCache::of(scene_), &LayerCache::sceneSettled, this, [this] {
+            if (!waitingScene_) return;
+            waitingScene_ = false;
+            if (pending_) startJob();
+        });
         connect(scene_, &Scene::specChanged, this, [this] {
             if (isVisible())
                 requestRefresh();
@@ -109,6 +115,7 @@ LensPanel::Compute LensPanel::prepare() {
 }
 
 void LensPanel::refresh() {
+    waitingScene_ = false;
     dirty_ = false;
     pending_ = false;
     queued_ = false;
@@ -157,10 +164,13 @@ void LensPanel::requestRefresh() {
     QTimer::singleShot(0, this, [this] {
         if (!queued_) return;  // refresh() came first
         queued_ = false;
-        if (inputs_ == LensInputs::Scene)
-            startJob();  // supersedes a running one
-        else
-            refresh();
+        if (inputs_ != LensInputs::Scene) return refresh();
+        // The window computes the scene: wait for it (lenses read the scene it holds).
+        if (scene_ && LayerCache::of(scene_)->sceneBusy()) {
+            waitingScene_ = true;
+            return;
+        }
+        startJob();  // supersedes a running one
     });
 }
 

@@ -125,8 +125,9 @@ class LensPanel : public QWidget {
     QList<QCustomPlot*> plots_;
     LensInputs inputs_;
     bool dirty_ = false;
-    bool pending_ = false;  ///< a refresh is queued or computing
-    bool queued_ = false;   ///< requestRefresh's timer is armed
+    bool waitingScene_ = false;  ///< a refresh waits for the window's scene (sceneSettled)
+    bool pending_ = false;       ///< a refresh is queued or computing
+    bool queued_ = false;        ///< requestRefresh's timer is armed
     int computations_ = 0;
     bool offGuiThread_ = false;
     std::thread::id guiThread_ = std::this_thread::get_id();

@@ -9,6 +9,7 @@
 #include "attn/lenses/lookup.hpp"
 #include "attn/multihead.hpp"
 #include "attn/random.hpp"
+#include "model/layer_cache.hpp"
 #include "model/scene.hpp"
 #include "views/qcp.hpp"
 #include "views/token_labels.hpp"
@@ -104,6 +105,8 @@ LensPanel::Compute LookupLens::prepare() {
     const attn::SceneSpec spec = scene() ? scene()->spec() : attn::SceneSpec{};
     // Another query, head or τ of the lens on the same scene: no new computation.
     auto reuse = computed_ && computedSpec_ == spec ? computed_ : nullptr;
+    // The scene the window holds already: not computed again.
+    if (!reuse && scene()) reuse = LayerCache::of(scene())->heldResult(spec);
     // The scene's computation runs on the worker; the lookup itself is the lens's own maths.
     return [this, spec, reuse](attn::Progress& progress) -> Draw {
         try {

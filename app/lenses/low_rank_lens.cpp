@@ -10,6 +10,7 @@
 #include "attn/lenses/common.hpp"
 #include "attn/lenses/low_rank.hpp"
 #include "attn/random.hpp"
+#include "model/layer_cache.hpp"
 #include "model/scene.hpp"
 #include "views/qcp.hpp"
 
@@ -75,17 +76,21 @@ LensPanel::Compute LowRankLens::prepare() {
     const bool sceneSource = source_->currentIndex() == 0;
     head_->setMaximum(int(std::max<attn::Index>(1, spec.heads)));
     const attn::Index h = head_->value() - 1;
+    // The scene the window holds already when it kept its vectors: not computed again.
+    SceneResultPtr held = scene() ? LayerCache::of(scene())->heldResult(spec) : nullptr;
+    if (held && !held->has_vectors) held.reset();
     // The scene's part (its embeddings and a head's bilinear form) runs on the worker.
-    return [this, spec, sceneSource, h](attn::Progress&) -> Draw {
+    return [this, spec, sceneSource, h, held](attn::Progress&) -> Draw {
         using namespace attn::lenses;
         attn::MatrixD W, X;
         std::vector<std::string> tokens;
         QString what, note;
         try {
-            const attn::SceneResult r = attn::compute_scene(spec);
-            if (r.has_vectors) {
-                X = r.X.cast<double>();
-                tokens = r.q_tokens;
+            const SceneResultPtr r =
+                held ? held : std::make_shared<const attn::SceneResult>(attn::compute_scene(spec));
+            if (r->has_vectors) {
+                X = r->X.cast<double>();
+                tokens = r->q_tokens;
             }
         } catch (const attn::Error& e) {
             note = tr("<br><i>%1</i>").arg(QString::fromUtf8(e.what()));

@@ -14,14 +14,44 @@ Eigen::VectorXf ShownAttention::selectedColumn(bool sum) const {
     return attn::combined_column(weights, keys, sum ? attn::Combine::Sum : attn::Combine::Mean);
 }
 
-ShownAttention shownAttention(const attn::SceneResult& result, const Selection& selection,
+namespace {
+
+/// The mean or max over the heads of a result, computed once per result and reduction however
+/// many views show it and however often the selection changes (GUI thread only). Keyed by the
+/// result's ownership: a recycled result at the same address is another result.
+const attn::Matrix& reducedOnce(const SceneResultPtr& result, attn::HeadReduce reduce) {
+    struct Entry {
+        std::weak_ptr<const attn::SceneResult> result;
+        attn::HeadReduce reduce;
+        attn::Matrix weights;
+    };
+    static std::vector<Entry> held;  // at most one per reduction: the newest result's
+    const auto same = [&](const Entry& e) {
+        return !e.result.owner_before(result) && !result.owner_before(e.result) &&
+               e.reduce == reduce;
+    };
+    for (const Entry& e : held)
+        if (same(e)) return e.weights;
+    std::erase_if(held, [&](const Entry& e) { return e.reduce == reduce || e.result.expired(); });
+    held.push_back({result, reduce, attn::reduced_weights(*result, reduce, 0)});
+    return held.back().weights;
+}
+
+}  // namespace
+
+ShownAttention shownAttention(const SceneResultPtr& ptr, const Selection& selection,
                               const ViewOptions& options, int head) {
     ShownAttention s;
+    if (!ptr) return s;
+    const attn::SceneResult& result = *ptr;
     // A long (streamed) scene holds no n × n weights: these views draw every token, so they show
     // nothing rather than a matrix of gigabytes; the heatmaps zoom into it instead.
     if (result.heads.empty() || result.storage == attn::Storage::Streamed) return s;
     head = std::clamp(head, 0, static_cast<int>(result.heads.size()) - 1);
-    s.weights = attn::reduced_weights(result, options.reduce, head);
+    // One head's weights are copied as they are; a mean or max is computed once per result.
+    s.weights = options.reduce == attn::HeadReduce::One
+                    ? attn::reduced_weights(result, options.reduce, head)
+                    : reducedOnce(ptr, options.reduce);
     s.qTokens = result.q_tokens;
     s.kTokens = result.k_tokens;
     std::vector<attn::Index> queries;
@@ -113,8 +143,7 @@ void AttentionView::setOptions(const ViewOptions& options) {
 }
 
 void AttentionView::rebuild() {
-    shown_ = result_ ? shownAttention(*result_, selection_, options_, selection_.head)
-                     : ShownAttention{};
+    shown_ = shownAttention(result_, selection_, options_, selection_.head);
     update();
 }
 

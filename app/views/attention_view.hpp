@@ -34,8 +34,9 @@ struct ShownAttention {
     Eigen::VectorXf selectedColumn(bool sum) const;
 };
 
-/// Builds what the views show for head `head` of result (reduce from options).
-ShownAttention shownAttention(const attn::SceneResult& result, const Selection& selection,
+/// Builds what the views show for head `head` of result (reduce from options; a mean or max
+/// of the heads is computed once per result, whichever view asks). Empty for a null result.
+ShownAttention shownAttention(const SceneResultPtr& result, const Selection& selection,
                               const ViewOptions& options, int head);
 
 /// The colour of head h (BertViz-like: one hue per head, distinct for up to 12).

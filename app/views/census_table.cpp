@@ -10,26 +10,24 @@
 #include <cmath>
 
 #include "attn/error.hpp"
+#include "model/layer_cache.hpp"
 #include "model/scene.hpp"
-#include "model/scheduler.hpp"
+#include "model/while_visible.hpp"
 #include "views/model_grid_data.hpp"
 
 namespace {
-constexpr int kThumb = 36;
+constexpr int kThumb = LayerCache::kCensusThumbSide;
 
-const QString kCensusJob = QStringLiteral("census");
-
-CensusData computeCensus(const attn::SceneSpec& spec, attn::Progress* progress) {
+/// The census and its thumbnails, as the layer cache computed them.
+CensusData censusOf(const LayerSet& set) {
     CensusData d;
-    try {
-        d.census = attn::census(spec, progress);
-        const model_grid::Thumbnails t = model_grid::computeThumbnails(spec, kThumb);
-        d.thumbnails = t.images;
-    } catch (const attn::Cancelled&) {
-        throw;  // superseded: the scheduler drops it
-    } catch (const std::exception& e) {
-        d.census = {};
-        d.error = QString::fromUtf8(e.what());
+    d.error = set.censusError;
+    if (d.error.isEmpty()) {
+        d.census = set.census;
+        d.thumbnails = set.censusThumbs;
+        const QList<QRgb> colors = model_grid::thumbnailColors(ColorMapKind::Viridis);
+        for (QImage& image : d.thumbnails)
+            image.setColorTable(colors);
     }
     return d;
 }
@@ -68,7 +66,12 @@ CensusTable::CensusTable(Scene* scene, QWidget* parent)
       scene_(scene),
       table_(new QTableWidget),
       filter_(new QComboBox),
-      note_(new QLabel) {
+      note_(new QLabel),
+      cache_(LayerCache::of(scene)),
+      refresh_(new WhileVisible(this, [this] {
+          if (cache_->current()) return onLayers();
+          cache_->want();
+      })) {
     setObjectName(QStringLiteral("censusTable"));
     filter_->addItem(tr("All patterns"), -1);
     for (int p = 0; p <= attn::kPatternCount; ++p)
@@ -114,7 +117,12 @@ CensusTable::CensusTable(Scene* scene, QWidget* parent)
     layout->addLayout(top);
     layout->addWidget(table_, 1);
 
-    connect(scene_, &Scene::specChanged, this, &CensusTable::onSpecChanged);
+    connect(scene_, &Scene::specChanged, refresh_, &WhileVisible::stale);
+    // The census is the scene's layer cache's, computed once for every view of all layers.
+    connect(cache_, &LayerCache::layersReady, this, &CensusTable::onLayers);
+    connect(cache_, &LayerCache::layersFailed, this, [this](const QString& error) {
+        onComputed(CensusData{{}, {}, error});
+    });
     connect(filter_, &QComboBox::currentIndexChanged, this, &CensusTable::applyFilter);
     connect(table_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
         Q_EMIT headActivated(intOf(table_->item(row, 1)) - 1, intOf(table_->item(row, 2)) - 1);
@@ -122,25 +130,12 @@ CensusTable::CensusTable(Scene* scene, QWidget* parent)
 }
 
 void CensusTable::refreshNow() {
-    Scheduler::instance().cancel(this, kCensusJob);
-    onComputed(computeCensus(scene_->spec(), nullptr));
-    dirty_ = false;
+    cache_->computeNow();
+    refresh_->clear();
 }
 
-void CensusTable::showEvent(QShowEvent* event) {
-    QWidget::showEvent(event);
-    if (dirty_) onSpecChanged();
-}
-
-void CensusTable::onSpecChanged() {
-    dirty_ = true;
-    if (isVisible()) {
-        dirty_ = false;
-        const attn::SceneSpec spec = scene_->spec();
-        Scheduler::instance().run(
-            this, kCensusJob, [spec](attn::Progress& p) { return computeCensus(spec, &p); },
-            [this](CensusData d) { onComputed(std::move(d)); });
-    }
+void CensusTable::onLayers() {
+    if (cache_->current()) onComputed(censusOf(*cache_->layers()));
 }
 
 void CensusTable::onComputed(CensusData data) {

@@ -7,10 +7,12 @@
 
 #include "attn/census.hpp"
 
+class LayerCache;
 class QComboBox;
 class QLabel;
 class QTableWidget;
 class Scene;
+class WhileVisible;
 
 /// The census of a scene and a thumbnail per head.
 struct CensusData {
@@ -21,7 +23,7 @@ struct CensusData {
 
 /// One row per layer × head: thumbnail, layer, head, label and the six scores (docs/census.md).
 /// Sortable by any column, filterable by pattern; double-clicking a row opens that head.
-/// Computed off the GUI thread when the scene changes while the table is visible.
+/// The scene's LayerCache computes it (off the GUI thread) while the table is visible.
 class CensusTable : public QWidget {
     Q_OBJECT
   public:
@@ -39,11 +41,8 @@ class CensusTable : public QWidget {
     /// The user double-clicked the row of (layer, head).
     void headActivated(int layer, int head);
 
-  protected:
-    void showEvent(QShowEvent* event) override;
-
   private:
-    void onSpecChanged();
+    void onLayers();
     void onComputed(CensusData data);
     void applyFilter();
 
@@ -52,5 +51,6 @@ class CensusTable : public QWidget {
     QComboBox* filter_;
     QLabel* note_;
     CensusData data_;
-    bool dirty_ = true;
+    LayerCache* cache_;
+    WhileVisible* refresh_;
 };

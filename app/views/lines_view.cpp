@@ -48,7 +48,7 @@ void LinesView::rebuild() {
         if (options_.reduce == attn::HeadReduce::One) {
             for (int h = 0; h < static_cast<int>(result_->heads.size()); ++h) {
                 ViewOptions one = options_;
-                perHead_.push_back(shownAttention(*result_, selection_, one, h).weights);
+                perHead_.push_back(shownAttention(result_, selection_, one, h).weights);
             }
         } else {
             perHead_.push_back(shown_.weights);

@@ -12,17 +12,12 @@
 #include "attn/error.hpp"
 #include "attn/model/model.hpp"
 #include "attn/scene_layers.hpp"
-#include "model/compute_service.hpp"
+#include "model/layer_cache.hpp"
 #include "model/scene.hpp"
-#include "model/scheduler.hpp"
+#include "model/while_visible.hpp"
 #include "views/ablation_menu.hpp"
 #include "views/model_grid_canvas.hpp"
 #include "views/numbering.hpp"
-
-namespace {
-// Thumbnails never need more cells than a typical cell has pixels.
-constexpr int kThumbSide = 96;
-}  // namespace
 
 ModelGrid::ModelGrid(Scene* scene, ComputeService* compute, QWidget* parent)
     : QWidget(parent),
@@ -31,7 +26,9 @@ ModelGrid::ModelGrid(Scene* scene, ComputeService* compute, QWidget* parent)
       layerBox_(new QSpinBox(this)),
       headBox_(new QSpinBox(this)),
       note_(new QLabel(this)),
-      compute_(compute) {
+      cache_(LayerCache::of(scene)),
+      refresh_(new WhileVisible(this, [this] { startCompute(); })) {
+    if (compute) cache_->setComputeService(compute);
     setWindowTitle(tr("Model"));
     layerBox_->setKeyboardTracking(false);  // typed numbers apply when done
     headBox_->setKeyboardTracking(false);
@@ -68,11 +65,12 @@ ModelGrid::ModelGrid(Scene* scene, ComputeService* compute, QWidget* parent)
                     menu->popup(global);
                 }
             });
-    if (compute_) {
-        // The scene's result arrives: its layer need not be computed again.
-        connect(compute_, &ComputeService::resultReady, this, &ModelGrid::startCompute);
-        connect(compute_, &ComputeService::failed, this, &ModelGrid::startCompute);
-    }
+    // Every layer comes from the scene's layer cache, computed once for every reader.
+    connect(cache_, &LayerCache::layersReady, this, &ModelGrid::onComputed);
+    connect(cache_, &LayerCache::layersFailed, this, [this](const QString& error) {
+        canvas_->setMessage(error);
+        syncSelectors();
+    });
     // The selectors count from 1, as every label does.
     connect(layerBox_, &QSpinBox::valueChanged, this,
             [this](int layer) { openHead(layer - 1, scene_->selection().head); });
@@ -106,26 +104,13 @@ void ModelGrid::setColorMap(ColorMapKind kind) {
 }
 
 void ModelGrid::refreshNow(const attn::SceneResult* known) {
-    Scheduler::instance().cancel(this, QStringLiteral("thumbnails"));
-    try {
-        canvas_->setThumbnails(
-            model_grid::computeThumbnails(scene_->spec(), kThumbSide, nullptr, known));
-    } catch (const attn::Error& e) {
-        canvas_->setMessage(QString::fromStdString(e.what()));
-    }
-    dirty_ = false;
-    syncSelectors();
-}
-
-void ModelGrid::showEvent(QShowEvent* event) {
-    QWidget::showEvent(event);
-    startCompute();
+    cache_->computeNow(known);
+    refresh_->clear();
 }
 
 void ModelGrid::onSpecChanged() {
-    dirty_ = true;
     syncSelectors();
-    startCompute();
+    refresh_->stale();
 }
 
 void ModelGrid::onSelectionChanged() {
@@ -133,29 +118,18 @@ void ModelGrid::onSelectionChanged() {
 }
 
 void ModelGrid::startCompute() {
-    if (!dirty_ || !isVisible()) return;
-    // While the window computes the scene, wait for its result (startCompute runs again then).
-    if (compute_ && compute_->busy()) return;
-    dirty_ = false;
+    if (cache_->current()) return onComputed();
     if (canvas_->thumbnails().images.empty()) canvas_->setMessage(tr("Computing…"));
-    const attn::SceneSpec spec = scene_->spec();
-    SceneResultPtr known;
-    if (compute_ && compute_->result() && compute_->resultSpec() == spec)
-        known = compute_->result();
-    Scheduler::instance().run(
-        this, QStringLiteral("thumbnails"),
-        [spec, known](attn::Progress& progress) {
-            return model_grid::computeThumbnails(spec, kThumbSide, &progress, known.get());
-        },
-        [this](model_grid::Thumbnails result) { onComputed(std::move(result)); },
-        [this](const QString& error) {
-            canvas_->setMessage(error);
-            syncSelectors();
-        });
+    cache_->want();
 }
 
-void ModelGrid::onComputed(model_grid::Thumbnails result) {
-    canvas_->setThumbnails(std::move(result));
+void ModelGrid::onComputed() {
+    if (!cache_->current()) return;  // an older scene's layers
+    const model_grid::Thumbnails& t = cache_->layers()->thumbs;
+    if (!t.error.isEmpty())
+        canvas_->setMessage(t.error);
+    else
+        canvas_->setThumbnails(t);
     syncSelectors();
 }
 

@@ -7,6 +7,8 @@
 #include "views/model_grid_data.hpp"
 
 class ComputeService;
+class LayerCache;
+class WhileVisible;
 class ModelGridCanvas;
 class QLabel;
 class QSpinBox;
@@ -14,10 +16,9 @@ class Scene;
 
 /// Shows every layer and head of the scene at a glance. Clicking a thumbnail (or using the
 /// selectors) makes that layer the scene's layer — an undoable step — and that head the
-/// selection's head, then asks for the heatmap grid (headActivated). Thumbnails are computed
-/// as the scheduler's job "thumbnails" while the view is visible; a newer scene supersedes an
-/// older computation. With the window's ComputeService, the layer it has just computed is taken
-/// from its result instead of being computed again.
+/// selection's head, then asks for the heatmap grid (headActivated). The thumbnails are the
+/// scene's LayerCache's, asked for while the view is visible; with the window's ComputeService,
+/// the layer it has just computed is taken from its result instead of being computed again.
 class ModelGrid : public QWidget {
     Q_OBJECT
   public:
@@ -36,14 +37,11 @@ class ModelGrid : public QWidget {
     /// The user picked a head to look at closely: show the heatmap grid.
     void headActivated(int layer, int head);
 
-  protected:
-    void showEvent(QShowEvent* event) override;
-
   private:
     void onSpecChanged();
     void onSelectionChanged();
     void startCompute();
-    void onComputed(model_grid::Thumbnails result);
+    void onComputed();
     void syncSelectors();
 
     Scene* scene_;
@@ -51,6 +49,6 @@ class ModelGrid : public QWidget {
     QSpinBox* layerBox_;
     QSpinBox* headBox_;
     QLabel* note_;
-    ComputeService* compute_;
-    bool dirty_ = true;
+    LayerCache* cache_;
+    WhileVisible* refresh_;
 };

@@ -1,42 +1,9 @@
-// AttnScope — the numbers behind the model view: every layer's heads as thumbnails.
-// GPL-3.0-or-later.
+// AttnScope — the colours of the thumbnails. GPL-3.0-or-later.
 #include "views/model_grid_data.hpp"
-
-#include <QFileInfo>
-#include <algorithm>
-#include <cmath>
-
-#include "attn/aggregate.hpp"
-#include "attn/model/model_scene.hpp"
-#include "attn/scene_layers.hpp"
 
 namespace model_grid {
 namespace {
-
 constexpr QRgb kMaskedColour = qRgb(200, 200, 200);
-
-/// Head h of r pooled to at most maxSide cells a side (max of each block; a streamed head's
-/// blocks come from its overview, never from an n × n matrix).
-QImage thumbnail(const attn::SceneResult& r, int h, int maxSide, double* maxWeight) {
-    const attn::AggregatedGrid g = r.weights_blocks(h, 0, r.query_count(), 0, r.key_count(),
-                                                    maxSide, maxSide, attn::Aggregation::Max);
-    double top = 1e-12;
-    for (std::size_t k = 0; k < g.values.size(); ++k)
-        if (!g.masked[k]) top = std::max(top, g.values[k]);
-    *maxWeight = top;
-    QImage image(g.cols, g.rows, QImage::Format_Indexed8);
-    image.setColorTable(thumbnailColors(ColorMapKind::Viridis));
-    for (int row = 0; row < g.rows; ++row) {
-        uchar* line = image.scanLine(row);
-        for (int c = 0; c < g.cols; ++c) {
-            const double t = std::clamp(g.at(row, c) / top, 0.0, 1.0);
-            line[c] = g.isMasked(row, c) ? uchar(kMaskedIndex)
-                                         : uchar(std::lround(t * (kMaskedIndex - 1)));
-        }
-    }
-    return image;
-}
-
 }  // namespace
 
 QList<QRgb> thumbnailColors(ColorMapKind kind) {
@@ -46,43 +13,6 @@ QList<QRgb> thumbnailColors(ColorMapKind kind) {
         colors.push_back(mapColor(kind, double(i) / (kMaskedIndex - 1)));
     colors.push_back(kMaskedColour);
     return colors;
-}
-
-Thumbnails computeThumbnails(const attn::SceneSpec& spec, int maxSide, attn::Progress* progress,
-                             const attn::SceneResult* known) {
-    Thumbnails t;
-    t.layers = static_cast<int>(attn::layer_count(spec));
-    if (spec.is_loaded()) {
-        const auto& comps = spec.data->components;
-        const QString file = QFileInfo(QString::fromStdString(spec.data->source)).fileName();
-        const auto c = static_cast<std::size_t>(spec.component);
-        const QString comp = c < comps.size() ? QString::fromStdString(comps[c].name) : QString();
-        t.title = comp.isEmpty() ? file : file + QStringLiteral(" — ") + comp;
-    } else if (spec.is_model()) {
-        t.title = QString::fromStdString(attn::model::model_name(spec.model->dir)) +
-                  QStringLiteral(" — ") + QString::fromStdString(spec.text);
-    } else {
-        t.title = QString::fromStdString(spec.text);
-    }
-    attn::for_each_layer(
-        spec,
-        [&](attn::Index, const attn::SceneResult& r) {
-            if (t.heads == 0) {
-                t.heads = static_cast<int>(r.heads.size());
-                t.kvGroups = static_cast<int>(r.kv_group_count());
-                t.queries = static_cast<int>(r.q_tokens.size());
-                t.keys = static_cast<int>(r.k_tokens.size());
-                t.weightsOnly = !r.has_scores;
-            }
-            for (std::size_t h = 0; h < r.heads.size(); ++h) {
-                double top = 0;
-                t.images.push_back(thumbnail(r, int(h), maxSide, &top));
-                t.maxWeight.push_back(top);
-                t.entropy.push_back(h < r.stats.size() ? r.stats[h].entropy : 0.0);
-            }
-        },
-        progress, false, known);  // thumbnails need weights and the mask only
-    return t;
 }
 
 }  // namespace model_grid

@@ -11,9 +11,9 @@
 #include "attn/error.hpp"
 #include "attn/rollout.hpp"
 #include "attn/scene_controls.hpp"
+#include "model/layer_cache.hpp"
 #include "model/scene.hpp"
-#include "model/scheduler.hpp"
-#include "views/model_grid_data.hpp"
+#include "model/while_visible.hpp"
 #include "views/screen_only.hpp"
 
 namespace {
@@ -21,12 +21,13 @@ constexpr int kRolloutMargin = 12;
 constexpr int kRolloutTitle = 90;  // title, legend, hover readout and the bars' title
 constexpr int kLabels = 90;        // token labels left of and below the heatmap
 
-const QString kRolloutJob = QStringLiteral("rollout");
-
-RolloutData computeRollout(const attn::SceneSpec& spec, attn::Progress* progress) {
+/// The rollout of spec from the layers the layer cache computed.
+RolloutData rolloutOf(const attn::SceneSpec& spec, const LayerSet& set) {
     RolloutData d;
+    d.error = set.rolloutError;
+    if (!d.error.isEmpty()) return d;
     try {
-        d.layers = attn::rollout(spec, progress);
+        d.layers = set.rollout;
         d.tokens = spec.query_tokens();
         if (const attn::AttentionComponent* c = attn::shown_component(spec)) d.tokens = c->q_tokens;
         // Each layer was merged by compute_scene (inside rollout): the labels follow.
@@ -35,8 +36,6 @@ RolloutData computeRollout(const attn::SceneSpec& spec, attn::Progress* progress
             d.tokens = g.words;
             d.merged = true;
         }
-    } catch (const attn::Cancelled&) {
-        throw;  // superseded: the scheduler drops it
     } catch (const std::exception& e) {
         d.layers.clear();
         d.error = QString::fromUtf8(e.what());
@@ -49,7 +48,12 @@ RolloutView::RolloutView(Scene* scene, QWidget* parent)
     : AttentionView(QStringLiteral("rolloutView"), parent),
       scene_(scene),
       layerBox_(new QSpinBox(this)),
-      readout_(new QLabel(this)) {
+      readout_(new QLabel(this)),
+      cache_(LayerCache::of(scene)),
+      refresh_(new WhileVisible(this, [this] {
+          if (cache_->current()) return onLayers();
+          cache_->want();
+      })) {
     // The hover readout and its hint help on screen; exported figures leave them out.
     readout_->setProperty(kScreenOnlyProperty, true);
     readout_->setForegroundRole(QPalette::PlaceholderText);
@@ -63,29 +67,23 @@ RolloutView::RolloutView(Scene* scene, QWidget* parent)
         showReadout();
         update();
     });
-    connect(scene_, &Scene::specChanged, this, &RolloutView::onSpecChanged);
+    connect(scene_, &Scene::specChanged, refresh_, &WhileVisible::stale);
+    // The layers are the scene's layer cache's, computed once for every view of all layers.
+    connect(cache_, &LayerCache::layersReady, this, &RolloutView::onLayers);
+    connect(cache_, &LayerCache::layersFailed, this, [this](const QString& error) {
+        RolloutData d;
+        d.error = error;
+        onComputed(std::move(d));
+    });
 }
 
 void RolloutView::refreshNow() {
-    Scheduler::instance().cancel(this, kRolloutJob);
-    onComputed(computeRollout(scene_->spec(), nullptr));
-    dirty_ = false;
+    cache_->computeNow();
+    refresh_->clear();
 }
 
-void RolloutView::onSpecChanged() {
-    dirty_ = true;
-    if (isVisible()) {
-        dirty_ = false;
-        const attn::SceneSpec spec = scene_->spec();
-        Scheduler::instance().run(
-            this, kRolloutJob, [spec](attn::Progress& p) { return computeRollout(spec, &p); },
-            [this](RolloutData d) { onComputed(std::move(d)); });
-    }
-}
-
-void RolloutView::showEvent(QShowEvent* event) {
-    QWidget::showEvent(event);
-    if (dirty_) onSpecChanged();
+void RolloutView::onLayers() {
+    if (cache_->current()) onComputed(rolloutOf(scene_->spec(), *cache_->layers()));
 }
 
 void RolloutView::onComputed(RolloutData data) {

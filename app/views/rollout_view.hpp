@@ -6,9 +6,11 @@
 
 #include "views/attention_view.hpp"
 
+class LayerCache;
 class QLabel;
 class QSpinBox;
 class Scene;
+class WhileVisible;
 
 /// The rollout of the scene (every layer, docs/census.md).
 struct RolloutData {
@@ -21,7 +23,7 @@ struct RolloutData {
 /// R_l as a heatmap (rows: output positions, columns: input tokens) for a chosen layer, and
 /// beside it bars of how much each input token feeds the selected output token(s) (summed or
 /// averaged). With SceneSpec::merge_words each layer is merged into words before the rollout.
-/// Computed off the GUI thread when the scene changes while the view is visible.
+/// The scene's LayerCache computes the layers (off the GUI thread) while the view is visible.
 class RolloutView : public AttentionView {
     Q_OBJECT
   public:
@@ -58,11 +60,10 @@ class RolloutView : public AttentionView {
     void mousePressEvent(QMouseEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
     void leaveEvent(QEvent* event) override;
-    void showEvent(QShowEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
 
   private:
-    void onSpecChanged();
+    void onLayers();
     void onComputed(RolloutData data);
     std::vector<std::string> shownTokens() const;
     QRect heatRect() const;
@@ -75,6 +76,7 @@ class RolloutView : public AttentionView {
     QSpinBox* layerBox_;
     QLabel* readout_;
     RolloutData data_;
-    bool dirty_ = true;
+    LayerCache* cache_;
+    WhileVisible* refresh_;
     QPoint hovered_{-1, -1};  ///< (input, output) cell under the pointer
 };

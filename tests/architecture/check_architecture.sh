@@ -18,6 +18,10 @@
 #      the registry core/src/model/families.cpp and tests/; a family never includes the scene.
 #   8. A result says how it is stored in one enum (SceneResult::storage) and whether it has scores
 #      (has_scores): the old flags weights_only, stages_kept and streamed are read nowhere.
+#   9. No view loops over the layers: every layer is computed once, by app/model/layer_cache, and
+#      app/views, app/lenses and app/widgets read it (no for_each_layer, census or rollout of a
+#      spec there), and "recompute while visible" is app/model/while_visible (no showEvent that
+#      starts a scheduler job in app/views).
 # Usage: check_architecture.sh [repository root]; prints every violation, exits 1 on any.
 set -u
 root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -94,5 +98,12 @@ flags=$(grep -rnP --include='*.cpp' --include='*.hpp' '(\.|->)(weights_only|stag
   app core tests 2>/dev/null)
 [ -n "$flags" ] && fail "a result's storage read from the old flags (use storage == Storage::… or has_scores):"$'\n'"$flags"
 
-[ $status -eq 0 ] && echo "architecture: threads only in app/model, no folder cycle, Qt-free core, no file over 400 lines, no unity-batch clash, scene kinds through accessors, family headers kept to families, one storage enum"
+# 9. Layers are computed once, in app/model/layer_cache.
+loops=$(grep -rnE 'for_each_layer|attn::census\(|attn::rollout\((spec|scene)' \
+  --include='*.cpp' --include='*.hpp' app/views app/lenses app/widgets)
+[ -n "$loops" ] && fail "views computing every layer themselves (read LayerCache):"$'\n'"$loops"
+visible=$(grep -lE 'showEvent\(' app/views/*.cpp | xargs -r grep -lE 'Scheduler::instance\(\)\.(run|submit)')
+[ -n "$visible" ] && fail "views starting jobs from showEvent (use WhileVisible):"$'\n'"$visible"
+
+[ $status -eq 0 ] && echo "architecture: threads only in app/model, no folder cycle, Qt-free core, no file over 400 lines, no unity-batch clash, scene kinds through accessors, family headers kept to families, one storage enum, layers computed once"
 exit $status

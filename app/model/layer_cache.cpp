@@ -1,0 +1,175 @@
+// AttnScope — every layer of the scene computed once. GPL-3.0-or-later.
+#include "model/layer_cache.hpp"
+
+#include "attn/error.hpp"
+#include "attn/rollout.hpp"
+#include "attn/scene_layers.hpp"
+#include "model/compute_service.hpp"
+#include "model/scene.hpp"
+#include "model/scheduler.hpp"
+
+namespace {
+const QString kLayersJob = QStringLiteral("layers");
+}  // namespace
+
+void LayerCache::Counter::add(attn::Index layer) {
+    const std::lock_guard lock(mutex);
+    if (perLayer.size() <= std::size_t(layer)) perLayer.resize(std::size_t(layer) + 1, 0);
+    ++perLayer[std::size_t(layer)];
+}
+
+LayerCache::LayerCache(Scene* scene) : QObject(scene), scene_(scene) {
+    setObjectName(QStringLiteral("layerCache"));
+}
+
+LayerCache* LayerCache::of(Scene* scene) {
+    if (auto* cache = scene->findChild<LayerCache*>(QString(), Qt::FindDirectChildrenOnly))
+        return cache;
+    return new LayerCache(scene);
+}
+
+attn::SceneSpec LayerCache::keyOf(const attn::SceneSpec& spec) {
+    attn::SceneSpec key = spec;
+    // Every layer is computed whichever one is shown: the shown layer is no part of the key.
+    if (attn::layer_count(spec) > 1) key.layer = 0;
+    return key;
+}
+
+void LayerCache::setComputeService(ComputeService* service) {
+    if (compute_ == service) return;
+    if (compute_) disconnect(compute_, nullptr, this, nullptr);
+    compute_ = service;
+    if (!compute_) return;
+    // The scene's own layer arrives: the layers waiting for it can start.
+    const auto resume = [this] {
+        if (compute_->busy()) return;  // a preview, or an older request
+        Q_EMIT sceneSettled();
+        if (wanted_) start();
+    };
+    connect(compute_, &ComputeService::resultReady, this, resume);
+    connect(compute_, &ComputeService::failed, this, resume);
+}
+
+bool LayerCache::current() const {
+    return set_ && set_->key == keyOf(scene_->spec());
+}
+
+void LayerCache::want() {
+    const attn::SceneSpec key = keyOf(scene_->spec());
+    if (current() || (running_ && *running_ == key)) return;
+    wanted_ = true;
+    // While the window computes the scene's own layer, wait for it (resultReady resumes).
+    if (compute_ && compute_->busy()) return;
+    start();
+}
+
+SceneResultPtr LayerCache::heldResult(const attn::SceneSpec& spec) const {
+    if (compute_ && compute_->result() && compute_->resultSpec() == spec) return compute_->result();
+    return nullptr;
+}
+
+bool LayerCache::sceneBusy() const {
+    return compute_ && compute_->busy();
+}
+
+void LayerCache::start() {
+    wanted_ = false;
+    attn::SceneSpec spec = scene_->spec();
+    const attn::SceneSpec key = keyOf(spec);
+    if (current()) return;
+    // The service's last result has this key: its layer is one of ours, computed already.
+    SceneResultPtr known;
+    if (compute_ && compute_->result() && keyOf(compute_->resultSpec()) == key) {
+        spec = compute_->resultSpec();
+        known = compute_->result();
+    }
+    running_ = key;
+    Scheduler::instance().run(
+        this, kLayersJob,
+        [spec, known, counter = counter_](attn::Progress& progress) {
+            return compute(spec, known.get(), &progress, *counter);
+        },
+        [this](LayerSetPtr set) { deliver(std::move(set)); },
+        [this](const QString& message) {
+            running_.reset();
+            Q_EMIT layersFailed(message);
+        });
+}
+
+void LayerCache::computeNow(const attn::SceneResult* known) {
+    Scheduler::instance().cancel(this, kLayersJob);
+    wanted_ = false;
+    deliver(compute(scene_->spec(), known, nullptr, *counter_));
+}
+
+void LayerCache::deliver(LayerSetPtr set) {
+    running_.reset();
+    set_ = std::move(set);
+    Q_EMIT layersReady();
+}
+
+std::vector<int> LayerCache::computedLayers() const {
+    const std::lock_guard lock(counter_->mutex);
+    return counter_->perLayer;
+}
+
+LayerSetPtr LayerCache::compute(const attn::SceneSpec& spec, const attn::SceneResult* known,
+                                attn::Progress* progress, Counter& counter) {
+    auto set = std::make_shared<LayerSet>();
+    set->key = keyOf(spec);
+    model_grid::Thumbnails& thumbs = set->thumbs;
+    model_grid::Thumbnails small;
+    thumbs.title = model_grid::sceneTitle(spec);
+    thumbs.layers = static_cast<int>(attn::layer_count(spec));
+    set->census.layers = thumbs.layers;
+    attn::RolloutAccumulator rollout;
+    const auto failed = [](const std::exception& e) { return QString::fromUtf8(e.what()); };
+    try {
+        attn::for_each_layer(
+            spec,
+            [&](attn::Index l, const attn::SceneResult& r) {
+                if (&r != known) counter.add(l);
+                model_grid::addLayer(thumbs, r, kThumbSide);
+                model_grid::addLayer(small, r, kCensusThumbSide);
+                if (set->censusError.isEmpty()) {
+                    try {
+                        if (r.streamed)
+                            throw attn::ArgumentError(
+                                "the census needs every weight, and this sequence is too long "
+                                "to keep them");
+                        std::vector<attn::HeadCensus> heads = attn::census_layer(r);
+                        set->census.heads = static_cast<attn::Index>(heads.size());
+                        for (attn::HeadCensus& h : heads) {
+                            h.layer = l;
+                            set->census.entries.push_back(h);
+                        }
+                    } catch (const attn::Error& e) {
+                        set->censusError = failed(e);
+                        set->census.entries.clear();
+                    }
+                }
+                if (set->rolloutError.isEmpty()) {
+                    try {
+                        if (r.streamed)
+                            throw attn::ArgumentError(
+                                "rollout needs every weight, and this sequence is too long to "
+                                "keep them");
+                        rollout.add(r);
+                    } catch (const attn::Error& e) {
+                        set->rolloutError = failed(e);
+                    }
+                }
+            },
+            progress, false, known);  // weights and the mask are all the readers need
+    } catch (const attn::Cancelled&) {
+        throw;  // superseded: the scheduler drops it
+    } catch (const std::exception& e) {
+        thumbs.error = set->censusError = set->rolloutError = failed(e);
+        thumbs.images.clear();
+        set->census.entries.clear();
+        return set;
+    }
+    set->censusThumbs = std::move(small.images);
+    if (set->rolloutError.isEmpty()) set->rollout = rollout.layers();
+    return set;
+}
