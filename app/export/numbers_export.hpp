@@ -30,7 +30,8 @@ Numbers numbersOf(const attn::SceneResult& result);
 Numbers numbersOfHead(const attn::SceneResult& result, int head);
 
 /// The header line of weights CSV files.
-inline constexpr char kWeightsCsvHeader[] = "layer,head,query,query_token,key,key_token,weight\n";
+inline constexpr char kWeightsCsvHeader[] =
+    "layer_from_0,head_from_0,query,query_token,key,key_token,weight\n";
 /// A CSV field: quoted when it holds commas, quotes or line breaks (RFC 4180).
 QByteArray csvField(const std::string& text);
 /// Appends the CSV rows of one head's Nq × Nk weights (row-major) to out.
@@ -40,7 +41,7 @@ void writeWeightsCsv(QIODevice& out, int layer, int head, const float* weights,
 
 /// Writes numbers as .npy (float32; one layer is [H, Nq, Nk], one focused head [Nq, Nk])
 /// through core's writer, or as .csv in long form with a header
-/// `layer,head,query,query_token,key,key_token,weight` (easy to load in pandas or R).
+/// `layer_from_0,head_from_0,query,query_token,key,key_token,weight` (easy to load in pandas or R).
 /// The format comes from the extension. Returns an empty string or the error.
 QString writeNumbers(const Numbers& numbers, const QString& path);
 

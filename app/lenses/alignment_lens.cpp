@@ -2,7 +2,9 @@
 #include "lenses/alignment_lens.hpp"
 
 #include <QComboBox>
+#include <QFileInfo>
 #include <QFormLayout>
+#include <QLabel>
 #include <QLineEdit>
 #include <QSignalBlocker>
 #include <algorithm>
@@ -17,21 +19,38 @@ namespace {
 // A translation of the default sentence: the classic English–French alignment example.
 const char* const kFrench =
     "L' accord sur la zone économique européenne a été signé en août 1992 .";
+// Pairs of the hard alignment listed in the readout (the circles show every one).
+constexpr std::size_t kListedPairs = 12;
+
+/// A read-only box for loaded tokens (rich text of escaped tokens: "</s>" shows as it is).
+QLabel* tokenBox(const QString& name) {
+    auto* box = new QLabel;
+    box->setObjectName(name);
+    box->setTextFormat(Qt::RichText);
+    box->setWordWrap(true);
+    box->setFrameShape(QFrame::StyledPanel);
+    box->setMargin(3);
+    box->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    return box;
+}
+
+/// Tokens as the app lists them elsewhere ("[CLS] · the · cat"), whole: escaped, and never
+/// broken inside a token ("</s>" would otherwise wrap after its slash).
+QString tokenList(const std::vector<std::string>& tokens) {
+    QStringList out;
+    for (const std::string& t : tokens)
+        out << QStringLiteral("<nobr>%1</nobr>").arg(tokenText(t).toHtmlEscaped());
+    return out.join(QStringLiteral(" · "));
+}
+
+/// A token for the rich-text readout: elided, then escaped, so "</s>" is text, not markup.
+QString htmlToken(const std::string& token) {
+    return elideToken(token, 14).toHtmlEscaped();
+}
 }  // namespace
 
 AlignmentLens::AlignmentLens(Scene* scene, QWidget* parent)
     : LensPanel(scene, QStringLiteral("alignment"), LensInputs::Scene, parent) {
-    setExplanation(
-        tr("<b>Alignment.</b> In a translation model each target word (query) attends over "
-           "the source words (keys); the weights form a soft alignment matrix, the picture "
-           "that made attention famous (Bahdanau et al. 2015, Luong et al. 2015). The score "
-           "function decides what counts as a match. This model is untrained (hashed embeddings, "
-           "seeded projections): the matrix shows how sharp or diffuse each score makes the "
-           "weights, not a learned translation."),
-        tr("additive: v<sub>a</sub><sup>T</sup>tanh(W<sub>a</sub>q + U<sub>a</sub>k)<br>"
-           "general: q<sup>T</sup>Wk &nbsp; dot: q·k<br>"
-           "α<sub>ij</sub> = softmax<sub>j</sub>(s(q<sub>i</sub>, k<sub>j</sub>)), "
-           "c<sub>i</sub> = Σ<sub>j</sub> α<sub>ij</sub> v<sub>j</sub>"));
     const attn::SceneSpec spec = scene ? scene->spec() : attn::SceneSpec{};
     sceneText_ = spec.text;
     sceneCross_ = spec.cross_text;
@@ -51,9 +70,16 @@ AlignmentLens::AlignmentLens(Scene* scene, QWidget* parent)
     });
     connect(target_, &QLineEdit::textEdited, this, [this] { autoTarget_ = false; });
     connect(target_, &QLineEdit::editingFinished, this, &LensPanel::requestRefresh);
+    loadedSource_ = tokenBox(QStringLiteral("alignmentLoadedSource"));
+    loadedTarget_ = tokenBox(QStringLiteral("alignmentLoadedTarget"));
+    loadedScore_ = tokenBox(QStringLiteral("alignmentLoadedScore"));
+    loadedScore_->setFrameShape(QFrame::NoFrame);
+    controls()->addRow(tr("source (keys)"), loadedSource_);
+    controls()->addRow(tr("target (queries)"), loadedTarget_);
     score_ = addCombo(
         tr("score"),
         {tr("additive (Bahdanau)"), tr("general (Luong)"), tr("dot"), tr("scaled dot")}, 0);
+    controls()->addRow(tr("score"), loadedScore_);
     QStringList heads{tr("mean of the heads")};
     for (int h = 1; h <= int(spec.heads); ++h)
         heads << tr("head %1").arg(h);
@@ -67,8 +93,60 @@ AlignmentLens::AlignmentLens(Scene* scene, QWidget* parent)
     argmax_->setLineStyle(QCPGraph::lsNone);
     argmax_->setScatterStyle(
         QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::red, 2), Qt::NoBrush, 8));
+    showLoaded(Loaded{}, nullptr);
     if (scene) connect(scene, &Scene::specChanged, this, &AlignmentLens::syncWithScene);
     refresh();
+}
+
+void AlignmentLens::showLoaded(const Loaded& loaded, const attn::lenses::Alignment* a) {
+    const bool on = !loaded.file.isEmpty();
+    for (QWidget* w : {static_cast<QWidget*>(source_), static_cast<QWidget*>(target_),
+                       static_cast<QWidget*>(score_)})
+        controls()->setRowVisible(w, !on);
+    for (QLabel* w : {loadedSource_, loadedTarget_, loadedScore_})
+        controls()->setRowVisible(w, on);
+    if (!on) {
+        setExplanation(
+            tr("<b>Alignment.</b> In a translation model each target word (query) attends over "
+               "the source words (keys); the weights form a soft alignment matrix, the picture "
+               "that made attention famous (Bahdanau et al. 2015, Luong et al. 2015). The score "
+               "function decides what counts as a match. This model is untrained (hashed "
+               "embeddings, seeded projections): the matrix shows how sharp or diffuse each "
+               "score makes the weights, not a learned translation."),
+            tr("additive: v<sub>a</sub><sup>T</sup>tanh(W<sub>a</sub>q + U<sub>a</sub>k)<br>"
+               "general: q<sup>T</sup>Wk &nbsp; dot: q·k<br>"
+               "α<sub>ij</sub> = softmax<sub>j</sub>(s(q<sub>i</sub>, k<sub>j</sub>)), "
+               "c<sub>i</sub> = Σ<sub>j</sub> α<sub>ij</sub> v<sub>j</sub>"));
+        return;
+    }
+    if (a) {
+        loadedSource_->setText(tokenList(a->source));
+        loadedTarget_->setText(tokenList(a->target));
+    }
+    loadedScore_->setText(loaded.scores
+                              ? tr("the file's raw scores q·k, with the scene's scaling and τ")
+                              : tr("— (the file's own weights)"));
+    const QString what =
+        loaded.scores ? tr("the model's raw scores q·k from the file, put through the scene's "
+                           "scaling, temperature and softmax")
+                      : tr("the weights the model computed, as the file holds them");
+    setExplanation(
+        tr("<b>Alignment.</b> In a translation model each target token (query) attends over the "
+           "source tokens (keys); the weights form a soft alignment matrix (Bahdanau et al. "
+           "2015, Luong et al. 2015). <b>Shown: the cross-attention loaded from %1</b> (“%2”, "
+           "layer %3 of %4, %5 heads): %6. The score functions and typed sentences of the "
+           "untrained model do not apply to it. A circle marks the source token each target "
+           "token attends to most (the hard alignment); trained models often park weight on an "
+           "end token such as &lt;/s&gt; when a head has nothing to align.")
+            .arg(QFileInfo(loaded.file).fileName().toHtmlEscaped(),
+                 loaded.component.toHtmlEscaped())
+            .arg(loaded.layer + 1)
+            .arg(loaded.layers)
+            .arg(loaded.heads)
+            .arg(what),
+        tr("α<sub>ij</sub>: weight of target token i on source token j (rows sum to 1)<br>"
+           "mean of the heads: ᾱ<sub>ij</sub> = (1/H) Σ<sub>h</sub> α<sup>h</sup><sub>ij</sub>"
+           "<br>hard alignment: a(i) = argmax<sub>j</sub> α<sub>ij</sub>"));
 }
 
 void AlignmentLens::syncWithScene() {
@@ -120,36 +198,36 @@ LensPanel::Compute AlignmentLens::prepare() {
     const int head = head_->currentIndex() - 1;
     // A loaded file with cross-attention (a Marian en→de "Cross") is a real alignment: shown as
     // it is, the sentences and score of the untrained model do not apply.
-    const attn::Index loaded = attn::lenses::cross_component(spec);
-    source_->setEnabled(loaded < 0);
-    target_->setEnabled(loaded < 0);
-    score_->setEnabled(loaded < 0);
-    return [this, spec, source, target, kind, head, loaded](attn::Progress&) -> Draw {
+    const attn::Index index = attn::lenses::cross_component(spec);
+    Loaded loaded;
+    if (index >= 0) {
+        const auto& c = spec.data->components[std::size_t(index)];
+        loaded = {QString::fromStdString(spec.data->source),
+                  QString::fromStdString(c.name),
+                  int(std::min(spec.layer, c.layers - 1)),
+                  int(c.layers),
+                  int(c.heads),
+                  c.are_scores};
+    }
+    return [this, spec, source, target, kind, head, index, loaded](attn::Progress&) -> Draw {
         try {
             auto a = std::make_shared<const attn::lenses::Alignment>(
-                loaded >= 0 ? attn::lenses::loaded_alignment(spec, loaded, head)
-                            : attn::lenses::cross_alignment(spec, source, target, kind, head));
-            if (loaded >= 0) {
-                const auto& c = spec.data->components[std::size_t(loaded)];
-                const QString what = tr("Loaded cross-attention: %1 — %2, layer %3 (%4 heads)")
-                                         .arg(QString::fromStdString(spec.data->source),
-                                              QString::fromStdString(c.name))
-                                         .arg(std::min(spec.layer, c.layers - 1) + 1)
-                                         .arg(c.heads);
-                return [this, a, heads = c.heads, what] {
-                    drawAlignment(*a, heads);
-                    setReadout(what + QStringLiteral("<br>") + readoutText());
-                };
-            }
-            return [this, a, heads = spec.heads] { drawAlignment(*a, heads); };
+                index >= 0 ? attn::lenses::loaded_alignment(spec, index, head)
+                           : attn::lenses::cross_alignment(spec, source, target, kind, head));
+            const attn::Index heads = index >= 0 ? loaded.heads : spec.heads;
+            return [this, a, heads, loaded] {
+                showLoaded(loaded, a.get());
+                drawAlignment(*a, heads, loaded);
+            };
         } catch (const attn::Error& e) {
             const QString message = QString::fromUtf8(e.what());
-            return [this, message] { setReadout(tr("<i>%1</i>").arg(message)); };
+            return [this, message] { setReadout(tr("<i>%1</i>").arg(message.toHtmlEscaped())); };
         }
     };
 }
 
-void AlignmentLens::drawAlignment(const attn::lenses::Alignment& a, attn::Index heads) {
+void AlignmentLens::drawAlignment(const attn::lenses::Alignment& a, attn::Index heads,
+                                  const Loaded& loaded) {
     map_.setMatrix(a.weights.cast<double>(), 0, a.weights.maxCoeff());
     QSharedPointer<QCPAxisTickerText> xt(new QCPAxisTickerText), yt(new QCPAxisTickerText);
     for (std::size_t j = 0; j < a.source.size(); ++j)
@@ -161,29 +239,39 @@ void AlignmentLens::drawAlignment(const attn::lenses::Alignment& a, attn::Index 
     plot_->xAxis->setSubTicks(false);
     plot_->yAxis->setSubTicks(false);
     QVector<double> ax, ay;
-    QString pairs;
+    QStringList pairs;  // one "target → source" a line: token text escaped, never markup
     for (std::size_t i = 0; i < a.argmax.size(); ++i) {
         ax.push_back(double(a.argmax[i]));
         ay.push_back(double(i));
-        if (i < 8)
-            pairs += tr("%1 → %2<br>")
-                         .arg(elideToken(a.target[i], 12),
-                              elideToken(a.source[std::size_t(a.argmax[i])], 12));
+        if (i < kListedPairs)
+            pairs << tr("%1 → %2").arg(htmlToken(a.target[i]),
+                                       htmlToken(a.source[std::size_t(a.argmax[i])]));
     }
+    if (a.argmax.size() > kListedPairs)
+        pairs << tr("… and %1 more (every one circled)").arg(a.argmax.size() - kListedPairs);
     argmax_->setData(ax, ay);
+    const bool isLoaded = !loaded.file.isEmpty();
     // Typed sentences only: loaded cross-attention brings its own pair.
     const QString selfNote =
-        source_->isEnabled() && source_->text() == target_->text()
+        !isLoaded && source_->text() == target_->text()
             ? tr("<i>The target is the source itself: type its translation into “target” to "
                  "see a cross-lingual alignment.</i><br>")
             : QString();
-    setReadout(selfNote + tr("<b>%1 × %2</b> target × source tokens, score: %3%4<br>"
-                             "<b>Hard alignment</b> (argmax, ○):<br>%5%6")
-                              .arg(a.target.size())
-                              .arg(a.source.size())
-                              .arg(score_->currentText())
-                              .arg(head_->currentIndex() == 0 ? tr(", mean of %1 heads").arg(heads)
-                                                              : QString())
-                              .arg(pairs)
-                              .arg(a.argmax.size() > 8 ? tr("…") : QString()));
+    const QString what = isLoaded ? tr("Loaded cross-attention: %1 — %2, layer %3 of %4<br>")
+                                        .arg(QFileInfo(loaded.file).fileName().toHtmlEscaped(),
+                                             loaded.component.toHtmlEscaped())
+                                        .arg(loaded.layer + 1)
+                                        .arg(loaded.layers)
+                                  : QString();
+    const QString weights =
+        isLoaded ? (loaded.scores ? tr("the file's raw scores") : tr("the file's weights"))
+                 : tr("score: %1").arg(score_->currentText().toHtmlEscaped());
+    const QString headText = head_->currentIndex() == 0 ? tr("mean of %1 heads").arg(heads)
+                                                        : head_->currentText().toHtmlEscaped();
+    setReadout(selfNote + what +
+               tr("<b>%1 × %2</b> target × source tokens; %3; %4<br>"
+                  "<b>Hard alignment</b> (argmax, ○), target → source:<br>%5")
+                   .arg(a.target.size())
+                   .arg(a.source.size())
+                   .arg(weights, headText, pairs.join(QStringLiteral("<br>"))));
 }

@@ -8,25 +8,38 @@
 #include "lenses/lens_heatmap.hpp"
 #include "lenses/lens_panel.hpp"
 
+class QLabel;
 class QLineEdit;
 
-/// The seq2seq alignment matrix (Bahdanau, Luong) with a selectable score function.
+/// The seq2seq alignment matrix (Bahdanau, Luong) with a selectable score function; on loaded
+/// cross-attention (a Marian "Cross"), that file's matrix, its tokens and what it is.
 class AlignmentLens : public LensPanel {
     Q_OBJECT
   public:
     explicit AlignmentLens(Scene* scene, QWidget* parent = nullptr);
+
+    /// What the lens shows of loaded cross-attention (empty `file` when it shows the untrained
+    /// model's typed sentences).
+    struct Loaded {
+        QString file, component;
+        int layer = 0, layers = 0, heads = 0;  ///< layer counted from 0
+        bool scores = false;                   ///< raw q·k rather than post-softmax weights
+    };
 
   protected:
     Compute prepare() override;
 
   private:
     /// Fills the matrix and the readout with what prepare()'s worker computed.
-    void drawAlignment(const attn::lenses::Alignment& a, attn::Index heads);
+    void drawAlignment(const attn::lenses::Alignment& a, attn::Index heads, const Loaded& loaded);
     /// Follows the scene's sentences and head count when they change (keeps user edits
     /// otherwise).
     void syncWithScene();
     /// Replaces the default (French) target when the source is no longer the default sentence.
     void pairTarget();
+    /// Shows the typed sentences and score (untrained model) or the loaded tokens and what the
+    /// loaded matrix is, in the controls and the explanation.
+    void showLoaded(const Loaded& loaded, const attn::lenses::Alignment* a);
 
     std::string sceneText_, sceneCross_;
     QLineEdit* source_ = nullptr;
@@ -34,6 +47,10 @@ class AlignmentLens : public LensPanel {
     bool autoTarget_ = true;  ///< the target was not typed by the user (default or self)
     QComboBox* score_ = nullptr;
     QComboBox* head_ = nullptr;
+    // Loaded cross-attention: its tokens and weights, read-only (not session settings).
+    QLabel* loadedSource_ = nullptr;
+    QLabel* loadedTarget_ = nullptr;
+    QLabel* loadedScore_ = nullptr;
     QCustomPlot* plot_ = nullptr;
     LensHeatmap map_;
     QCPGraph* argmax_ = nullptr;

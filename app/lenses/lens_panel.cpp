@@ -240,6 +240,12 @@ QString LensPanel::readoutText() const {
     return doc.toPlainText();
 }
 
+QString LensPanel::explanationText() const {
+    QTextDocument doc;
+    doc.setHtml(idea_->text());
+    return doc.toPlainText();
+}
+
 QCustomPlot* LensPanel::addPlot(int row, int col, const QString& title, int rowSpan, int colSpan) {
     auto* plot = new QCustomPlot;
     plot->setMinimumSize(kPlotMinimum);

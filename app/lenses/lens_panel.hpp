@@ -59,6 +59,8 @@ class LensPanel : public QWidget {
     const QList<QCustomPlot*>& plots() const { return plots_; }
     /// The plain text of the readout (numbers shown beside the plots).
     QString readoutText() const;
+    /// The plain text of the explanation (what the lens shows and why).
+    QString explanationText() const;
     /// The plots brought up to date first (a scene change while the lens was hidden, or a
     /// refresh still computing): what File ▸ Export numbers reads.
     const QList<QCustomPlot*>& currentPlots();

@@ -62,6 +62,20 @@ void LinesView::rebuild() {
     update();
 }
 
+QString LinesView::title() const {
+    // The merge rule is stated under the Views toolbar; the title names what the lines are.
+    const QString mode =
+        options_.reduce == attn::HeadReduce::One
+            ? tr("head %1 (a swatch picks another)").arg(selection_.head + 1)
+            : (options_.reduce == attn::HeadReduce::Mean ? tr("mean of the heads")
+                                                         : tr("max of the heads"));
+    return tr("Line opacity = weight, %1%2").arg(mode, shown_.merged ? tr(", words") : QString());
+}
+
+QRect LinesView::titleRect() const {
+    return {kMargin, kMargin, width() - 2 * kMargin, 20};
+}
+
 bool LinesView::headVisible(int head) const {
     return head >= 0 && head < headCount() && !hidden_[std::size_t(head)];
 }
@@ -106,6 +120,8 @@ std::vector<LinesView::Line> LinesView::visibleLines() const {
     const bool reduced = options_.reduce != attn::HeadReduce::One;
     for (int h = 0; h < headCount(); ++h) {
         if (hidden_[std::size_t(h)]) continue;
+        // "Selected head": that head's lines alone (its swatch is the one filled).
+        if (!reduced && h != selection_.head) continue;
         const attn::Matrix& w = perHead_[std::size_t(h)];
         for (int i = 0; i < w.rows(); ++i) {
             // Hover wins over the selection; with neither, every line is drawn.
@@ -134,14 +150,7 @@ void LinesView::paintEvent(QPaintEvent*) {
     QFont bold = font();
     bold.setBold(true);
     p.setFont(bold);
-    const QString mode = options_.reduce == attn::HeadReduce::One
-                             ? tr("one colour per head")
-                             : (options_.reduce == attn::HeadReduce::Mean ? tr("mean of the heads")
-                                                                          : tr("max of the heads"));
-    p.drawText(
-        QRect(kMargin, kMargin, width() - 2 * kMargin, 20), Qt::AlignLeft | Qt::AlignVCenter,
-        tr("Head view: line opacity = weight, %1%2")
-            .arg(mode, shown_.merged ? tr(" · words (keys summed, queries averaged)") : QString()));
+    p.drawText(titleRect(), Qt::AlignLeft | Qt::AlignVCenter, title());
     p.setFont(font());
     if (const QString keys = keysSummary(); !keys.isEmpty())
         p.drawText(QRect(width() / 2, kMargin + 26, width() / 2 - kMargin, kSwatch),
@@ -152,13 +161,15 @@ void LinesView::paintEvent(QPaintEvent*) {
         const QRect r = swatchRect(h);
         const QColor c = options_.reduce == attn::HeadReduce::One ? headColor(h) : Qt::darkGray;
         p.setPen(c.darker(130));
-        p.setBrush(hidden_[std::size_t(h)] ? QBrush(Qt::NoBrush) : QBrush(c));
+        const bool filled = !hidden_[std::size_t(h)] &&
+                            (options_.reduce != attn::HeadReduce::One || h == selection_.head);
+        p.setBrush(filled ? QBrush(c) : QBrush(Qt::NoBrush));
         p.drawRect(r);
         if (options_.reduce == attn::HeadReduce::One) {  // head numbers as the heatmaps show
             QFont small = font();
             small.setPointSizeF(font().pointSizeF() * 0.75);
             p.setFont(small);
-            p.setPen(hidden_[std::size_t(h)] ? c.darker(130) : QColor(Qt::white));
+            p.setPen(filled ? QColor(Qt::white) : c.darker(130));
             p.drawText(r, Qt::AlignCenter, QString::number(h + 1));
             p.setFont(font());
         }
@@ -228,7 +239,15 @@ void LinesView::leaveEvent(QEvent*) {
 void LinesView::mousePressEvent(QMouseEvent* event) {
     const QPoint pos = event->position().toPoint();
     for (int h = 0; h < headCount(); ++h)
-        if (swatchRect(h).contains(pos)) return setHeadVisible(h, hidden_[std::size_t(h)]);
+        if (swatchRect(h).contains(pos)) {
+            // One head at a time: its swatch selects it (in every view); mean or max: the
+            // swatch shows or hides the lines.
+            if (options_.reduce != attn::HeadReduce::One)
+                return setHeadVisible(h, hidden_[std::size_t(h)]);
+            Selection s = selection_;
+            s.head = h;
+            return Q_EMIT selectionRequested(s);
+        }
     for (int i = 0; i < static_cast<int>(shown_.qTokens.size()); ++i)
         if (queryRect(i).contains(pos))
             return Q_EMIT selectionRequested(clickedQuery(i, event->modifiers()));

@@ -27,6 +27,9 @@ class LinesView : public AttentionView {
     bool headVisible(int head) const;
     void setHeadVisible(int head, bool visible);
     QRect swatchRect(int head) const;
+    /// The title (bold, painted in titleRect): what the lines show.
+    QString title() const;
+    QRect titleRect() const;
     QRect queryRect(int row) const;
     QRect keyRect(int column) const;
     /// With several keys selected: the sum or mean of the selected queries' weights on them.

@@ -41,7 +41,11 @@ ModelGrid::ModelGrid(Scene* scene, ComputeService* compute, QWidget* parent)
                           numberingNote());
     headBox_->setToolTip(tr("The focused head (selection) in every view") + QStringLiteral("\n") +
                          numberingNote());
-    note_->setToolTip(tr("Click a thumbnail to open that layer and head in the heatmap grid"));
+    note_->setToolTip(
+        tr("Click a thumbnail to mark that layer and head (every view follows); "
+           "double-click to open it in the heatmap grid"));
+    note_->setWordWrap(true);
+    note_->setObjectName(QStringLiteral("modelNote"));
     bar->addWidget(layerLabel);
     bar->addWidget(layerBox_);
     bar->addSpacing(12);
@@ -56,7 +60,11 @@ ModelGrid::ModelGrid(Scene* scene, ComputeService* compute, QWidget* parent)
 
     connect(scene_, &Scene::specChanged, this, &ModelGrid::onSpecChanged);
     connect(scene_, &Scene::selectionChanged, this, &ModelGrid::onSelectionChanged);
-    connect(canvas_, &ModelGridCanvas::cellClicked, this, &ModelGrid::openHead);
+    // A click marks the head (the frame, the Head box, every view's selection); a double-click
+    // opens it in the heatmap grid; the hovered head's numbers show in the note.
+    connect(canvas_, &ModelGridCanvas::cellClicked, this, &ModelGrid::markHead);
+    connect(canvas_, &ModelGridCanvas::cellDoubleClicked, this, &ModelGrid::openHead);
+    connect(canvas_, &ModelGridCanvas::cellHovered, this, &ModelGrid::showHovered);
     // A right click on a head of a model run: Ablate / Restore (one undo step).
     connect(canvas_, &ModelGridCanvas::cellMenuRequested, this,
             [this](int layer, int head, const QPoint& global) {
@@ -87,6 +95,23 @@ const model_grid::Thumbnails& ModelGrid::thumbnails() const {
 }
 
 void ModelGrid::openHead(int layer, int head) {
+    markHead(layer, head);
+    Q_EMIT headActivated(layer, head);
+}
+
+void ModelGrid::showHovered(int layer, int head) {
+    const model_grid::Thumbnails& t = canvas_->thumbnails();
+    const auto i = static_cast<std::size_t>(layer * t.heads + head);
+    if (layer < 0 || head < 0 || i >= t.entropy.size()) return syncSelectors();
+    note_->setText(tr("Layer %1, head %2: mean entropy %3 nats, max weight %4 · double-click to "
+                      "open it")
+                       .arg(layer + 1)
+                       .arg(head + 1)
+                       .arg(t.entropy[i], 0, 'f', 2)
+                       .arg(t.maxWeight[i], 0, 'f', 3));
+}
+
+void ModelGrid::markHead(int layer, int head) {
     const attn::SceneSpec& spec = scene_->spec();
     if (!spec.is_synthetic() && spec.layer != layer) {
         attn::SceneSpec next = spec;
@@ -96,7 +121,6 @@ void ModelGrid::openHead(int layer, int head) {
     Selection s = scene_->selection();
     s.head = head;
     scene_->setSelection(s);
-    Q_EMIT headActivated(layer, head);
 }
 
 void ModelGrid::setColorMap(ColorMapKind kind) {
@@ -145,8 +169,10 @@ void ModelGrid::syncSelectors() {
     layerBox_->setEnabled(layers > 1);
     headBox_->setRange(1, heads);
     headBox_->setValue(scene_->selection().head + 1);
-    note_->setText(layers > 1 ? tr("Click a thumbnail to open it in the heatmap grid")
-                              : tr("One layer: computed scene, or a single-layer file"));
+    note_->setText(layers > 1
+                       ? tr("Click a thumbnail to mark its head, double-click to open it")
+                       : tr("One layer (computed scene or single-layer file): double-click a "
+                            "head to open it"));
     canvas_->setCurrent(!spec.is_synthetic() ? static_cast<int>(spec.layer) : 0,
                         scene_->selection().head);
 }

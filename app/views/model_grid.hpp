@@ -30,12 +30,18 @@ class ModelGrid : public QWidget {
     /// Colours the thumbnails with kind (the controls' colour map).
     void setColorMap(ColorMapKind kind);
     const model_grid::Thumbnails& thumbnails() const;
-    /// Opens (layer, head): sets the scene's layer through the undo stack and the selection.
+    /// Marks (layer, head): shows that layer (a loaded file's or model's) and selects the head.
+    void markHead(int layer, int head);
+    /// Marks (layer, head), then asks for it in the heatmap grid (headActivated).
     void openHead(int layer, int head);
 
   Q_SIGNALS:
     /// The user picked a head to look at closely: show the heatmap grid.
     void headActivated(int layer, int head);
+
+  protected:
+    /// Names the hovered head and its numbers in the note (−1: the hint again).
+    void showHovered(int layer, int head);
 
   private:
     void onSpecChanged();

@@ -13,7 +13,7 @@ constexpr double kLeft = 64, kGridTop = 44, kRight = 12, kBottom = 46, kGap = 0.
 }
 
 ModelGridCanvas::ModelGridCanvas(QWidget* parent) : QWidget(parent) {
-    setMouseTracking(false);
+    setMouseTracking(true);  // the hovered head is named above the grid
     setAutoFillBackground(true);
     setCursor(Qt::PointingHandCursor);
 }
@@ -81,6 +81,73 @@ bool ModelGridCanvas::cellAt(QPointF pos, int* layer, int* head) const {
     return true;
 }
 
+QRectF ModelGridCanvas::thumbRect(int layer, int head) const {
+    const Geometry g = geometry();
+    if (g.cell <= 0 || layer < 0 || head < 0 || layer >= thumbs_.layers || head >= thumbs_.heads)
+        return {};
+    return g.thumb(layer, head);
+}
+
+QString ModelGridCanvas::legendText() const {
+    return thumbs_.weightsOnly ? tr("0 → each head's largest weight (loaded weights)")
+                               : tr("0 → each head's largest weight; grey: masked");
+}
+
+QRectF ModelGridCanvas::legendRamp() const {
+    const Geometry g = geometry();
+    return {g.area.left(), g.area.bottom() + 12, std::min(g.area.width() * 0.55, 200.0), 14};
+}
+
+std::vector<ModelGridCanvas::Label> ModelGridCanvas::labels() const {
+    std::vector<Label> out;
+    if (!message_.isEmpty() || thumbs_.images.empty()) return out;
+    QFont titleFont = font();
+    titleFont.setBold(true);
+    const QFontMetricsF tm(titleFont), fm(font());
+    const QString subtitle =
+        (thumbs_.layers == 1 ? tr("1 layer") : tr("%1 layers").arg(thumbs_.layers)) +
+        (thumbs_.heads == 1 ? tr(" × 1 head") : tr(" × %1 heads").arg(thumbs_.heads)) +
+        tr(", %1 × %2 tokens").arg(thumbs_.queries).arg(thumbs_.keys);
+    // The subtitle whole at the right; the title takes the rest of the line (elided, whole in
+    // its tooltip).
+    const double subW = std::ceil(fm.horizontalAdvance(subtitle)) + 1;
+    out.push_back({QRectF(width() - 8 - subW, 2, subW, 20), subtitle, false,
+                   int(Qt::AlignRight | Qt::AlignVCenter)});
+    const double titleRoom = std::max(0.0, width() - 16 - subW - 16);
+    out.push_back({QRectF(8, 2, titleRoom, 20),
+                   tm.elidedText(thumbs_.title, Qt::ElideRight, titleRoom), true,
+                   int(Qt::AlignLeft | Qt::AlignVCenter)});
+    const Geometry g = geometry();
+    // Column and row labels; when cells are too small for every label, label every k-th.
+    const int colStep = std::max(
+        1, static_cast<int>(std::ceil(fm.horizontalAdvance(QStringLiteral("H00")) * 1.3 / g.cell)));
+    const bool longHeads = g.cell > fm.horizontalAdvance(QStringLiteral("Head 00")) * 1.25;
+    // Labels count from 1, like the heatmap grid's titles (indices in files count from 0).
+    for (int h = 0; h < thumbs_.heads; h += colStep)
+        out.push_back({QRectF(g.area.left() + h * g.cell, kGridTop - 20, g.cell, 18),
+                       (longHeads ? tr("Head %1") : tr("H%1")).arg(h + 1), false,
+                       int(Qt::AlignCenter)});
+    const int rowStep = std::max(1, static_cast<int>(std::ceil(fm.height() * 1.1 / g.cell)));
+    for (int l = 0; l < thumbs_.layers; l += rowStep)
+        // Right-aligned against the grid, which is centred: labels stay next to their row.
+        out.push_back({QRectF(g.area.left() - kLeft, g.area.top() + l * g.cell, kLeft - 8, g.cell),
+                       thumbs_.layers == 1 ? tr("Heads") : tr("Layer %1").arg(l + 1), false,
+                       int(Qt::AlignRight | Qt::AlignVCenter)});
+    // The legend's text beside its ramp, or under it when the canvas is too narrow.
+    const QRectF ramp = legendRamp();
+    const QString legend = legendText();
+    const double legendW = std::ceil(fm.horizontalAdvance(legend)) + 1;
+    if (ramp.right() + 8 + legendW <= width() - kRight)
+        out.push_back({QRectF(ramp.right() + 8, ramp.top() - 4, legendW, ramp.height() + 8), legend,
+                       false, int(Qt::AlignLeft | Qt::AlignVCenter)});
+    else
+        out.push_back({QRectF(ramp.left(), ramp.bottom() + 2, width() - kRight - ramp.left(),
+                              fm.height() + 2),
+                       fm.elidedText(legend, Qt::ElideRight, width() - kRight - ramp.left()), false,
+                       int(Qt::AlignLeft | Qt::AlignVCenter)});
+    return out;
+}
+
 void ModelGridCanvas::paintEvent(QPaintEvent*) {
     QPainter p(this);
     p.setRenderHint(QPainter::Antialiasing, true);
@@ -94,39 +161,13 @@ void ModelGridCanvas::paintEvent(QPaintEvent*) {
     }
     QFont titleFont = font();
     titleFont.setBold(true);
-    p.setFont(titleFont);
-    const QString subtitle = tr("%1 layers × %2 heads, %3 × %4 tokens")
-                                 .arg(thumbs_.layers)
-                                 .arg(thumbs_.heads)
-                                 .arg(thumbs_.queries)
-                                 .arg(thumbs_.keys);
-    const QFontMetrics titleMetrics(titleFont);
-    p.drawText(QRectF(8, 2, width() - 16, 20), Qt::AlignLeft | Qt::AlignVCenter,
-               titleMetrics.elidedText(thumbs_.title, Qt::ElideRight, width() / 2));
+    for (const Label& label : labels()) {
+        p.setFont(label.bold ? titleFont : font());
+        p.drawText(label.rect, label.flags, label.text);
+    }
     p.setFont(font());
-    p.drawText(QRectF(8, 2, width() - 16, 20), Qt::AlignRight | Qt::AlignVCenter, subtitle);
-
     const Geometry g = geometry();
-    const QFontMetricsF fm(font());
-    // Column and row labels; when cells are too small for every label, label every k-th.
-    const int colStep = std::max(
-        1, static_cast<int>(std::ceil(fm.horizontalAdvance(QStringLiteral("H00")) * 1.3 / g.cell)));
-    // Labels count from 1, like the heatmap grid's titles (indices in files count from 0).
-    for (int h = 0; h < thumbs_.heads; h += colStep) {
-        const QRectF r(g.area.left() + h * g.cell, kGridTop - 20, g.cell * colStep, 18);
-        p.drawText(QRectF(r.left(), r.top(), g.cell, r.height()), Qt::AlignCenter,
-                   (g.cell > fm.horizontalAdvance(QStringLiteral("Head 00")) * 1.25 ? tr("Head %1")
-                                                                                    : tr("H%1"))
-                       .arg(h + 1));
-    }
     drawKvGroups(p, g);
-    const int rowStep = std::max(1, static_cast<int>(std::ceil(fm.height() * 1.1 / g.cell)));
-    for (int l = 0; l < thumbs_.layers; l += rowStep) {
-        // Right-aligned against the grid, which is centred: labels stay next to their row.
-        const QRectF r(g.area.left() - kLeft, g.area.top() + l * g.cell, kLeft - 8, g.cell);
-        p.drawText(r, Qt::AlignRight | Qt::AlignVCenter,
-                   thumbs_.layers == 1 ? tr("Heads") : tr("Layer %1").arg(l + 1));
-    }
     for (int l = 0; l < thumbs_.layers; ++l)
         for (int h = 0; h < thumbs_.heads; ++h) {
             QImage image = thumbs_.at(l, h);
@@ -142,10 +183,10 @@ void ModelGridCanvas::paintEvent(QPaintEvent*) {
         p.drawRect(g.thumb(layer_, head_).adjusted(-m, -m, m, m));
         p.setPen(pal.color(QPalette::WindowText));
     }
-    // Below the key/value groups' labels when there are groups (kBottom holds both).
-    const bool grouped = thumbs_.kvGroups > 0 && thumbs_.kvGroups < thumbs_.heads;
-    paintLegend(p, QRectF(g.area.left(), g.area.bottom() + (grouped ? 26 : 12),
-                          std::min(g.area.width(), 360.0), 14));
+    QImage ramp(256, 1, QImage::Format_RGB32);
+    for (int i = 0; i < 256; ++i)
+        ramp.setPixel(i, 0, colorTable(colorMap_)[std::size_t(i)]);
+    p.drawImage(legendRamp(), ramp);
 }
 
 void ModelGridCanvas::setColorMap(ColorMapKind kind) {
@@ -153,19 +194,6 @@ void ModelGridCanvas::setColorMap(ColorMapKind kind) {
     colorMap_ = kind;
     colors_ = model_grid::thumbnailColors(kind);
     update();
-}
-
-void ModelGridCanvas::paintLegend(QPainter& p, const QRectF& rect) const {
-    QImage ramp(256, 1, QImage::Format_RGB32);
-    for (int i = 0; i < 256; ++i)
-        ramp.setPixel(i, 0, colorTable(colorMap_)[std::size_t(i)]);
-    p.drawImage(QRectF(rect.left(), rect.top(), rect.width() * 0.55, rect.height()), ramp);
-    p.setPen(palette().color(QPalette::WindowText));
-    const QRectF text(rect.left() + rect.width() * 0.55 + 8, rect.top() - 4,
-                      width() - rect.left() - rect.width() * 0.55 - 8, rect.height() + 8);
-    p.drawText(text, Qt::AlignLeft | Qt::AlignVCenter,
-               thumbs_.weightsOnly ? tr("0 → each head's largest weight (loaded weights)")
-                                   : tr("0 → each head's largest weight; grey: masked"));
 }
 
 void ModelGridCanvas::mousePressEvent(QMouseEvent* event) {
@@ -183,23 +211,48 @@ void ModelGridCanvas::contextMenuEvent(QContextMenuEvent* event) {
         event->ignore();
 }
 
+void ModelGridCanvas::mouseDoubleClickEvent(QMouseEvent* event) {
+    int layer = 0, head = 0;
+    if (event->button() == Qt::LeftButton && cellAt(event->position(), &layer, &head))
+        Q_EMIT cellDoubleClicked(layer, head);
+    QWidget::mouseDoubleClickEvent(event);
+}
+
+void ModelGridCanvas::mouseMoveEvent(QMouseEvent* event) {
+    int layer = -1, head = -1;
+    if (!cellAt(event->position(), &layer, &head)) layer = head = -1;
+    if (layer != hoverLayer_ || head != hoverHead_) {
+        hoverLayer_ = layer;
+        hoverHead_ = head;
+        Q_EMIT cellHovered(layer, head);
+    }
+    QWidget::mouseMoveEvent(event);
+}
+
+void ModelGridCanvas::leaveEvent(QEvent* event) {
+    if (hoverLayer_ >= 0) Q_EMIT cellHovered(-1, -1);
+    hoverLayer_ = hoverHead_ = -1;
+    QWidget::leaveEvent(event);
+}
+
+QString ModelGridCanvas::fullTitleAt(QPointF pos) const {
+    const std::vector<Label> all = labels();
+    for (const Label& l : all)
+        if (l.bold && l.rect.contains(pos) && l.text != thumbs_.title) return thumbs_.title;
+    return {};
+}
+
 bool ModelGridCanvas::event(QEvent* event) {
     if (event->type() == QEvent::ToolTip) {
+        // A head's numbers go to the line above the grid (cellHovered), never into a tooltip
+        // that would cover the neighbouring head and take the next click; only an elided
+        // title shows whole here.
         auto* help = static_cast<QHelpEvent*>(event);
-        int layer = 0, head = 0;
-        if (cellAt(help->pos(), &layer, &head)) {
-            const auto i = static_cast<std::size_t>(layer * thumbs_.heads + head);
-            QToolTip::showText(help->globalPos(),
-                               tr("Layer %1, head %2\nmean entropy %3 nats, max weight %4\n"
-                                  "Click to open it in the heatmap grid")
-                                   .arg(layer + 1)
-                                   .arg(head + 1)
-                                   .arg(thumbs_.entropy[i], 0, 'f', 2)
-                                   .arg(thumbs_.maxWeight[i], 0, 'f', 3),
-                               this);
-        } else {
+        const QString title = fullTitleAt(help->pos());
+        if (title.isEmpty())
             QToolTip::hideText();
-        }
+        else
+            QToolTip::showText(help->globalPos(), title, this, labels()[1].rect.toRect());
         return true;
     }
     return QWidget::event(event);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QWidget>
+#include <vector>
 
 #include "views/model_grid_data.hpp"
 
@@ -22,19 +23,38 @@ class ModelGridCanvas : public QWidget {
     /// Shown instead of the grid (e.g. "Computing…" or an error).
     void setMessage(const QString& message);
 
+    /// A text the canvas paints: where, what, and whether in the title's bold font.
+    struct Label {
+        QRectF rect;
+        QString text;
+        bool bold = false;
+        int flags = 0;  ///< Qt::Alignment | Qt::TextFlag
+    };
+    /// Every text of the grid as painted (title, subtitle, head and layer labels, legend), for
+    /// the painter and for layout tests: each fits its rectangle, inside the canvas.
+    std::vector<Label> labels() const;
+    /// The thumbnail of (layer, head), in canvas coordinates (empty while there is none).
+    QRectF thumbRect(int layer, int head) const;
+
     QSize sizeHint() const override { return {900, 700}; }
     QSize minimumSizeHint() const override { return {240, 200}; }
 
   Q_SIGNALS:
+    /// A click marks a head; a double-click opens it; hovering names it (−1, −1: none).
     void cellClicked(int layer, int head);
     /// A right click (or the menu key) on a cell, at GLOBAL: the head's context menu.
     void cellMenuRequested(int layer, int head, const QPoint& global);
+    void cellDoubleClicked(int layer, int head);
+    void cellHovered(int layer, int head);
 
   protected:
     void paintEvent(QPaintEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
     void contextMenuEvent(QContextMenuEvent* event) override;
-    bool event(QEvent* event) override;  // tooltips
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+    bool event(QEvent* event) override;  // tooltips: the whole title only
 
   private:
     struct Geometry {
@@ -45,13 +65,17 @@ class ModelGridCanvas : public QWidget {
     };
     Geometry geometry() const;
     bool cellAt(QPointF pos, int* layer, int* head) const;
-    void paintLegend(QPainter& p, const QRectF& rect) const;
     /// Grouped-query attention: the heads of one key/value group bracketed and labelled.
     void drawKvGroups(QPainter& p, const Geometry& g) const;
+    /// The colour ramp of the legend (its text is a label).
+    QRectF legendRamp() const;
+    QString legendText() const;
+    QString fullTitleAt(QPointF pos) const;
 
     model_grid::Thumbnails thumbs_;
     int layer_ = 0, head_ = 0;
     ColorMapKind colorMap_ = ColorMapKind::Viridis;
     QList<QRgb> colors_ = model_grid::thumbnailColors(ColorMapKind::Viridis);
     QString message_;
+    int hoverLayer_ = -1, hoverHead_ = -1;
 };

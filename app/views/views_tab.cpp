@@ -42,13 +42,13 @@ ViewsTab::ViewsTab(Scene* scene, QWidget* parent)
       reverse_(new QCheckBox(tr("Reverse"))),
       rule_(new QLabel) {
     setObjectName(QStringLiteral("viewsTab"));
+    words_->setObjectName(QStringLiteral("wordsBox"));
     reduce_->addItem(tr("Selected head"), int(attn::HeadReduce::One));
     reduce_->addItem(tr("Mean of heads"), int(attn::HeadReduce::Mean));
     reduce_->addItem(tr("Max of heads"), int(attn::HeadReduce::Max));
     reduce_->setToolTip(
-        tr("Text view: one head (the selected one), or the mean or max over "
-           "heads. The head view overlays every head unless mean or max is "
-           "chosen. Rollout always averages the heads."));
+        tr("One head (the selected one: a head view swatch picks another), or "
+           "the mean or max over heads. Rollout always averages the heads."));
     combine_->addItem(tr("Mean of selected"), false);
     combine_->addItem(tr("Sum of selected"), true);
     combine_->setToolTip(
@@ -71,10 +71,14 @@ ViewsTab::ViewsTab(Scene* scene, QWidget* parent)
     bar->addWidget(combine_);
     bar->addSpacing(8);
     bar->addWidget(words_);
-    bar->addWidget(rule_);
     bar->addSpacing(8);
     bar->addWidget(reverse_);
     bar->addStretch(1);
+    // The combos keep their whole texts ("Mean of heads"): the bar asks for its width rather
+    // than squeezing them, and the merge rule has a line of its own under the bar.
+    for (QComboBox* c : {reduce_, combine_})
+        c->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
+    rule_->setContentsMargins(6, 0, 6, 2);
 
     tabs_->setDocumentMode(true);
     tabs_->addTab(scrolled(lines_), tr("Lines"));
@@ -93,6 +97,7 @@ ViewsTab::ViewsTab(Scene* scene, QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     layout->addLayout(bar);
+    layout->addWidget(rule_);
     layout->addWidget(tabs_, 1);
 
     for (AttentionView* v :

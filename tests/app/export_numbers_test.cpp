@@ -315,7 +315,7 @@ class ExportNumbersTest : public QObject {
         QCOMPARE(exporter.exportView(w.heatmapGrid(), csv, numbersFormat(exporting::Format::Csv)),
                  QString());
         QCOMPARE(readLines(csv).value(0),
-                 QStringLiteral("layer,head,query,query_token,key,key_token,weight"));
+                 QStringLiteral("layer_from_0,head_from_0,query,query_token,key,key_token,weight"));
     }
 
     void focusedHeadExportsThatHeadOnly() {

@@ -83,34 +83,42 @@ class IoLoadedDataTest : public QObject {
         QCOMPARE(dock.headBox()->value(), 11);
     }
 
-    void modelViewClickOpensTheHeatmapGrid() {
+    void modelViewClickMarksDoubleClickOpens() {
         // Twelve layers: a real click on a thumbnail of the Model tab makes that layer the
-        // scene's, selects and focuses that head, and shows the Heads tab.
+        // scene's and selects that head, staying on the Model tab; a double-click opens it:
+        // the Heads tab, that head focused. Hovering names the head above the grid, with no
+        // tooltip over its neighbours.
         MainWindow w;
         fileio::attachDataIo(&w, {fixture("gpt2_small_ex0.npz")});
         test_support::showWindow(w);
         QTRY_VERIFY(w.scene()->spec().data);
         auto* model = w.findChild<ModelGrid*>(QStringLiteral("modelGrid"));
         QVERIFY(model);
-        w.tabs()->setCurrentWidget(model->parentWidget());  // the Model tab: grid above census
+        QWidget* modelTab = model->parentWidget();  // the Model tab: grid above census
+        w.tabs()->setCurrentWidget(modelTab);
         QTRY_COMPARE(model->thumbnails().layers, 12);
         QCOMPARE(model->thumbnails().heads, 12);
         auto* canvas = model->findChild<ModelGridCanvas*>();
         QVERIFY(canvas);
-        QSignalSpy clicked(canvas, &ModelGridCanvas::cellClicked);
-        // Lower right of the middle, away from the labels; step until a thumbnail is hit.
-        for (double f = 0.62; clicked.isEmpty() && f < 0.9; f += 0.013)
-            QTest::mouseClick(canvas, Qt::LeftButton, {},
-                              QPoint(int(canvas->width() * f), int(canvas->height() * f)));
-        QCOMPARE(clicked.size(), 1);
-        const int layer = clicked.first().at(0).toInt(), head = clicked.first().at(1).toInt();
-        QVERIFY(layer > 0 && head > 0);  // not the default layer 0, head 0
-        QCOMPARE(w.scene()->spec().layer, attn::Index(layer));
-        QCOMPARE(w.scene()->selection().head, head);
+        const QPoint at = canvas->thumbRect(7, 5).center().toPoint();
+        QTest::mouseMove(canvas, at);
+        auto* note = model->findChild<QLabel*>(QStringLiteral("modelNote"));
+        QTRY_VERIFY2(note->text().startsWith(QStringLiteral("Layer 8, head 6: mean entropy")),
+                     qPrintable(note->text()));
+        QCOMPARE(canvas->toolTip(), QString());
+        QTest::mouseClick(canvas, Qt::LeftButton, {}, at);
+        QCOMPARE(w.scene()->spec().layer, attn::Index(7));
+        QCOMPARE(w.scene()->selection().head, 5);
+        QCOMPARE(w.tabs()->currentWidget(), modelTab);
+        // The neighbour, clicked right after: nothing swallows the click.
+        QTest::mouseClick(canvas, Qt::LeftButton, {}, canvas->thumbRect(7, 6).center().toPoint());
+        QCOMPARE(w.scene()->selection().head, 6);
+        QTest::mouseDClick(canvas, Qt::LeftButton, {}, at);
+        QCOMPARE(w.scene()->selection().head, 5);
         QCOMPARE(w.tabs()->currentWidget(), static_cast<QWidget*>(w.heatmapGrid()));
-        QCOMPARE(w.heatmapGrid()->focusedHead(), head);
+        QCOMPARE(w.heatmapGrid()->focusedHead(), 5);
         test_support::settle(w.computeService());
-        QCOMPARE(w.result()->layer, attn::Index(layer));
+        QCOMPARE(w.result()->layer, attn::Index(7));
     }
 };
 

@@ -1,8 +1,11 @@
 // A tour of every tab in the default 1280×800 window: each is drawn with its plots at a
 // readable size (not blank, nothing squeezed under the minimum). With ATTN_SCREENSHOT_DIR set it
 // also writes the README's tour (docs/screenshots/tour-*.png), drawn by the app itself — on the
-// synthetic scene, a BERT file and a GPT-2 model folder (the tiny one gpt2_tiny.py writes); run
-// with QT_SCALE_FACTOR=2 (ctest app.screenshot_tour_test_2x) the same at 192 dpi, "-2x" files.
+// synthetic scene, a BERT file, the Marian cross-attention (tests/data/marian) and a GPT-2 model
+// folder (the tiny one gpt2_tiny.py writes); run with QT_SCALE_FACTOR=2 (ctest
+// app.screenshot_tour_test_2x) the same at 192 dpi, "-2x" files. Loaded scenes leave out what
+// does not read the scene (the playground, lenses of their own controls): the synthetic
+// scene's pictures of them are the same.
 #include <QDir>
 #include <QFile>
 #include <QImage>
@@ -36,6 +39,7 @@ class ScreenshotTourTest : public QObject {
         QTest::addColumn<QString>("scene");
         QTest::newRow("synthetic") << QString();
         QTest::newRow("bert") << QStringLiteral("bert");
+        QTest::newRow("marian") << QStringLiteral("marian");
         QTest::newRow("gpt2-model") << QStringLiteral("gpt2-model");
     }
 
@@ -49,6 +53,11 @@ class ScreenshotTourTest : public QObject {
             auto* files = w.findChild<fileio::FileController*>();
             files->setQuiet(true);
             QVERIFY(files->openFile(test_support::fixture("bertviz_distilbert_headview.json")));
+        } else if (scene == QLatin1StringView("marian")) {
+            auto* files = w.findChild<fileio::FileController*>();
+            files->setQuiet(true);
+            QVERIFY(files->openFile(
+                QStringLiteral(ATTN_FIXTURES_DIR "/../marian/marian_en_de_cross.json")));
         } else if (scene == QLatin1StringView("gpt2-model")) {
             QTemporaryDir dir;
             QProcess p;
@@ -73,9 +82,10 @@ class ScreenshotTourTest : public QObject {
         w.scene()->setSelection(Selection{1, 2, 0});
         shoot(w, w.heatmapGrid(), QStringLiteral("heads"));
 
+        const bool loaded = !prefix_.isEmpty();
         auto* pg = w.findChild<PlaygroundWidget*>();
         QVERIFY(pg);
-        shoot(w, pg, QStringLiteral("playground"));
+        if (!loaded) shoot(w, pg, QStringLiteral("playground"));
 
         auto* theory = w.findChild<QTabWidget*>(QStringLiteral("theoryTabs"));
         QVERIFY(theory);
@@ -84,6 +94,7 @@ class ScreenshotTourTest : public QObject {
             theory->setCurrentIndex(i);
             auto* lens = qobject_cast<LensPanel*>(theory->widget(i));
             QVERIFY(lens);
+            if (loaded && lens->inputs() == LensInputs::Controls) continue;
             shoot(w, theory, QStringLiteral("theory-") + lens->lensName());
             for (QCustomPlot* plot : lens->plots())
                 QVERIFY2(plot->width() >= LensPanel::kPlotMinimum.width() &&

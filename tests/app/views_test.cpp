@@ -53,24 +53,34 @@ class ViewsTest : public QObject {
         const int nk = int(r->k_tokens.size());
         hover(&view, view.queryRect(2).center());
         QCOMPARE(view.hoveredQuery(), 2);
-        int expected = 0;
-        for (int h = 0; h < heads; ++h)
+        // "Selected head" (head 1 of the scene's selection): that head's lines alone.
+        QCOMPARE(scene.selection().head, 0);
+        auto expectedOf = [&](int head) {
+            int n = 0;
             for (int j = 0; j < nk; ++j)
-                expected += r->heads[std::size_t(h)].weights(2, j) >= LinesView::kMinWeight;
-        const auto lines = view.visibleLines();
-        QCOMPARE(int(lines.size()), expected);
+                n += r->heads[std::size_t(head)].weights(2, j) >= LinesView::kMinWeight;
+            return n;
+        };
+        auto lines = view.visibleLines();
+        QCOMPARE(int(lines.size()), expectedOf(0));
         for (const auto& l : lines) {
             QCOMPARE(l.query, 2);
-            QCOMPARE(l.weight, r->heads[std::size_t(l.head)].weights(2, l.key));
+            QCOMPARE(l.head, 0);
+            QCOMPARE(l.weight, r->heads[0].weights(2, l.key));
         }
-        // A head's swatch toggles it.
-        QTest::mouseClick(&view, Qt::LeftButton, Qt::NoModifier, view.swatchRect(1).center());
-        QVERIFY(!view.headVisible(1));
+        // A head's swatch selects that head: its lines alone, with its weights.
+        QVERIFY(heads > 2);
+        QTest::mouseClick(&view, Qt::LeftButton, Qt::NoModifier, view.swatchRect(2).center());
+        QCOMPARE(scene.selection().head, 2);
         hover(&view, view.queryRect(2).center());
-        for (const auto& l : view.visibleLines())
-            QVERIFY(l.head != 1);
-        QTest::mouseClick(&view, Qt::LeftButton, Qt::NoModifier, view.swatchRect(1).center());
-        QVERIFY(view.headVisible(1));
+        lines = view.visibleLines();
+        QCOMPARE(int(lines.size()), expectedOf(2));
+        for (const auto& l : lines) {
+            QCOMPARE(l.head, 2);
+            QCOMPARE(l.weight, r->heads[2].weights(2, l.key));
+        }
+        QTest::mouseClick(&view, Qt::LeftButton, Qt::NoModifier, view.swatchRect(0).center());
+        QCOMPARE(scene.selection().head, 0);
         // Hovering a key shows only the lines into it.
         hover(&view, view.keyRect(4).center());
         QCOMPARE(view.hoveredKey(), 4);

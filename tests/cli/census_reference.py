@@ -85,8 +85,10 @@ def label(sc):
 def read_census(path):
     if path.endswith(".csv"):
         rows = list(csv.DictReader(open(path)))
-        assert list(rows[0].keys()) == ["layer", "head", "pattern"] + PATTERNS, rows[0].keys()
-        return {(int(r["layer"]), int(r["head"])):
+        # The header says how layers and heads are counted (the window counts from 1).
+        assert list(rows[0].keys()) == ["layer_from_0", "head_from_0", "pattern"] + PATTERNS, \
+            rows[0].keys()
+        return {(int(r["layer_from_0"]), int(r["head_from_0"])):
                 (r["pattern"], {p: float(r[p]) if r[p] else np.nan for p in PATTERNS}) for r in rows}
     d = json.load(open(path))
     assert d["format"] == "attnscope-census"

@@ -20,7 +20,7 @@ std::string number(double v) {
 }  // namespace
 
 std::string census_csv(const Census& census) {
-    std::string out = "layer,head,pattern";
+    std::string out = "layer_from_0,head_from_0,pattern";
     for (int p = 0; p < kPatternCount; ++p) {
         out += ',';
         out += pattern_column(static_cast<HeadPattern>(p));

@@ -1,6 +1,7 @@
 // AttnScope core — writing a head census (`attnscope census`). GPL-3.0-or-later.
 //
-// .csv: header "layer,head,pattern,previous_token,self,first_token,local,broad,induction", then
+// .csv: header
+// "layer_from_0,head_from_0,pattern,previous_token,self,first_token,local,broad,induction", then
 //   one line per layer × head (layers and heads from 0); an undefined score is an empty field.
 // .json: {"format": "attnscope-census", "version": 1, "layers": L, "heads": H,
 //   "patterns": ["previous-token", …], "heads_census": [{"layer", "head", "pattern",
