@@ -51,7 +51,8 @@ std::string refusal(const TinyFolder& f) {
 TEST(Gpt2Folder, TheTinyFolderOpens) {
     const TinyFolder f;
     const attn::model::ModelFolder m = attn::gpt2::open_folder(f.dir.path.string());
-    EXPECT_EQ(m.model->config().n_layer, 2);
+    EXPECT_EQ(m.model->info().layers, 2);
+    EXPECT_EQ(m.model->info().family, "gpt2");
 }
 
 TEST(Gpt2Folder, AFifoOrADirectoryInPlaceOfAFileIsRefusedWithoutBlocking) {

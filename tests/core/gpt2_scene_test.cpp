@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/error.hpp"
+#include "attn/gpt2/model.hpp"
 #include "attn/io/session.hpp"
 #include "attn/model/model_scene.hpp"
 #include "attn/scene_controls.hpp"
