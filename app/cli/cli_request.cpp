@@ -41,6 +41,7 @@ void addCommonOptions(QCommandLineParser& p) {
     p.addOption({QStringLiteral("stages"), tr("stages to write"), QStringLiteral("LIST")});
     p.addOption({QStringLiteral("model"), tr("GPT-2 folder"), QStringLiteral("DIR")});
     p.addOption({QStringLiteral("layers"), tr("layers of the run"), QStringLiteral("LIST")});
+    p.addOption({QStringLiteral("no-rotary"), tr("rotary positions off in the run")});
     p.addOption({{QStringLiteral("h"), QStringLiteral("help")}, tr("help")});
     p.addOption({{QStringLiteral("v"), QStringLiteral("version")}, tr("version")});
     addSceneOptions(p);
@@ -110,14 +111,15 @@ QString helpText() {
               "                           link, a folder or device, or one of the inputs\n"
               "  --force                  replace OUT even when it is read-only\n"
               "  --stages LIST            compute: raw,scaled,masked,weights,output (default all)\n"
-              "  --model DIR              run the GPT-2 folder DIR (config.json, "
-              "model.safetensors,\n"
-              "                           vocab.json, merges.txt) on --text instead of a FILE;\n"
+              "  --model DIR              run the Hugging Face folder DIR (GPT-2, Llama, Mistral,\n"
+              "                           Qwen2/3, BERT; safetensors) on --text instead of a FILE;\n"
               "                           compute adds token_ids [n] and logits [vocab]; the\n"
               "                           output stage is each head's α·V [L,H,n,d_k]\n"
-              "  --layers L0,L1           --model: the layers (from 0) where --no-scale, --mask\n"
-              "                           and --temperature apply inside the run (default all;\n"
-              "                           the others run as GPT-2 does: scaled, τ = 1, causal)\n"
+              "  --layers L0,L1           --model: the layers (from 0) where --no-scale, --mask,\n"
+              "                           --temperature and --no-rotary apply inside the run\n"
+              "                           (default all; the others run as the model does:\n"
+              "                           scaled, τ = 1, its own mask, rotary positions on)\n"
+              "  --no-rotary              --model: rotary positions off (Llama, Mistral, Qwen)\n"
               "  --memory-budget SIZE     refuse requests needing more memory, e.g. 4G, 512M\n"
               "                           (decimal, at least one byte)\n"
               "                           (default: half the physical memory)\n"

@@ -55,6 +55,12 @@ int openModel(const Request& request, attn::SceneSpec& spec, QString* error) {
             return kExitUsage;
         }
     spec.model_layers = request.modelLayers;
+    spec.model_rotary = !request.given.contains(QStringLiteral("no-rotary"));
+    if (!spec.model_rotary && !spec.model->model->info().rotary) {
+        *error = tr("--no-rotary: %1 is a %2 model, which has no rotary positions")
+                     .arg(request.model, QString::fromStdString(spec.model->model->info().display));
+        return kExitUsage;
+    }
     spec.interventions = request.interventions;
     spec.score = attn::ScoreKind::Dot;
     spec.tokens.clear();

@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
             if (a == "--no-scale")
                 controls.scale = false;
             else if (a == "--no-mask")
-                controls.mask.kind = attn::MaskKind::None;
+                controls.mask = attn::MaskSpec{};
             else if (a == "--temperature" && i + 1 < argc)
                 controls.temperature = std::stof(argv[++i]);
             else if (a == "--layers" && i + 1 < argc)

@@ -225,7 +225,7 @@ TEST_F(Gpt2Scene, ControlsAndErrors) {
 }
 
 TEST_F(Gpt2Scene, FitTextKeepsTheFirstWholeTokens) {
-    const attn::gpt2::BpeTokenizer& tok = *(*folder_)->tokenizer;
+    const attn::model::Tokenizer& tok = *(*folder_)->tokenizer;
     bool cut = true;
     EXPECT_EQ(attn::model::fit_text(tok, "the cat", 16, &cut), "the cat");
     EXPECT_FALSE(cut);
@@ -325,7 +325,7 @@ double run_difference(const attn::gpt2::Run& a, const attn::gpt2::Run& b) {
 }
 
 TEST_F(Gpt2Scene, ARetypedEndReusesTheStartOfTheRun) {
-    const attn::gpt2::Model& model = *(*folder_)->model;
+    const auto& model = dynamic_cast<const attn::gpt2::Model&>(*(*folder_)->model);
     attn::gpt2::RunControls controls;
     controls.scale = false;
     controls.layers = {1};

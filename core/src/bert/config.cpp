@@ -5,6 +5,7 @@
 #include "../io/io_util.hpp"
 #include "attn/bert/model.hpp"
 #include "attn/bert/wordpiece.hpp"
+#include "../model/open_tokenizer.hpp"
 #include "attn/error.hpp"
 
 namespace attn::bert {
@@ -69,8 +70,9 @@ Config read_config(const std::string& path) {
 std::shared_ptr<const model::Tokenizer> open_tokenizer(const std::string& dir) {
     namespace fs = std::filesystem;
     std::error_code ec;
-    // A reader of tokenizer.json (attn::tok) takes precedence once linked; until then the
-    // WordPiece vocabulary every BERT folder ships beside it.
+    // tokenizer.json (Hugging Face's own format, normalizer included) when the folder has one;
+    // else the WordPiece vocabulary every BERT folder ships.
+    if (fs::exists(dir + "/tokenizer.json", ec)) return model::open_tokenizer(dir);
     if (!fs::exists(dir + "/vocab.txt", ec))
         throw FormatError(dir + ": no vocab.txt (BERT's WordPiece vocabulary) in the folder");
     bool lower = true;

@@ -10,7 +10,7 @@ namespace attn::bert {
 
 namespace detail {
 
-using Tensor = gpt2::FloatTensor;
+using Tensor = model::FloatTensor;
 
 /// Row-wise LayerNorm with a learnt gain and bias.
 Matrix bert_layer_norm(const Matrix& x, const Tensor& w, const Tensor& b, double eps) {
@@ -53,9 +53,9 @@ std::shared_ptr<const Model> Model::open(const std::string& dir, std::optional<s
     auto m = std::make_shared<Model>();
     m->config_ = read_config(dir + "/config.json");
     m->sep_ = sep;
-    m->file_ = std::make_unique<gpt2::SafetensorsFile>(dir + "/model.safetensors");
+    m->file_ = std::make_unique<model::SafetensorsFile>(dir + "/model.safetensors");
     const Config& c = m->config_;
-    const gpt2::SafetensorsFile& f = *m->file_;
+    const model::SafetensorsFile& f = *m->file_;
     model::ModelInfo& info = m->info_;
     info.family = "bert";
     info.display = "BERT";
@@ -70,7 +70,7 @@ std::shared_ptr<const Model> Model::open(const std::string& dir, std::optional<s
     info.dtype.clear();
     for (const auto& [name, t] : f.tensors()) {
         // position_ids (an integer buffer) and a decoder tied to the embedding are no parameters.
-        if (t.dtype == gpt2::DType::Other || name == "cls.predictions.decoder.weight") continue;
+        if (t.dtype == model::DType::Other || name == "cls.predictions.decoder.weight") continue;
         info.parameters += t.count();
         if (info.dtype.empty() || t.dtype_name != "F32") info.dtype = t.dtype_name;
     }
@@ -80,7 +80,7 @@ std::shared_ptr<const Model> Model::open(const std::string& dir, std::optional<s
     // writes it without. Old checkpoints call LayerNorm's weight and bias gamma and beta.
     const std::string prefix = f.find("bert.embeddings.word_embeddings.weight") ? "bert." : "";
     const auto get = [&](const std::string& name, Index rows, Index cols) {
-        const gpt2::TensorInfo* t = f.find(name);
+        const model::TensorInfo* t = f.find(name);
         std::string found = name;
         if (!t && name.ends_with("LayerNorm.weight"))
             t = f.find(found = name.substr(0, name.size() - 6) + "gamma");

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/gpt2/safetensors.hpp"
+#include "attn/model/safetensors.hpp"
 #include "attn/model/run.hpp"
 
 namespace attn::bert {
@@ -56,14 +56,14 @@ class Model : public model::Model {
     Vector unembedding(std::int32_t token, float* bias = nullptr) const override;
 
   private:
-    using Tensor = gpt2::FloatTensor;
+    using Tensor = model::FloatTensor;
     struct Block {
         Tensor q_w, q_b, k_w, k_b, v_w, v_b, o_w, o_b, ln1_w, ln1_b, in_w, in_b, out_w, out_b,
             ln2_w, ln2_b;
     };
     Config config_;
     model::ModelInfo info_;
-    std::unique_ptr<gpt2::SafetensorsFile> file_;
+    std::unique_ptr<model::SafetensorsFile> file_;
     std::optional<std::int32_t> sep_;
     Tensor word_, position_, type_, emb_ln_w_, emb_ln_b_;
     std::vector<Block> blocks_;
