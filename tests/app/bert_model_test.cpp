@@ -73,7 +73,7 @@ class BertModelTest : public QObject {
         QStringList texts;
         for (QAction* a : menu->actions()) {
             texts << a->text();
-            if (a->text().startsWith(QLatin1StringView("tiny/bert — BERT · "))) entry = a;
+            if (a->text().startsWith(QStringLiteral("tiny/bert — BERT · "))) entry = a;
         }
         QVERIFY2(entry, qPrintable(texts.join(QLatin1Char('|'))));
         entry->trigger();

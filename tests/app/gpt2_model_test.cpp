@@ -145,7 +145,7 @@ class Gpt2ModelTest : public QObject {
         QVERIFY(scanned.wait());
         QAction* entry = nullptr;
         for (QAction* a : menu->actions())
-            if (a->text().startsWith(QLatin1StringView("tiny-gpt2 — GPT-2 · "))) entry = a;
+            if (a->text().startsWith(QStringLiteral("tiny-gpt2 — GPT-2 · "))) entry = a;
         QVERIFY2(entry, "Model ▸ lists models--tiny-gpt2");
         QCOMPARE(entry->toolTip(), QFileInfo(model_).absoluteFilePath());
         // Opened over a file, the model takes the title (issue 26, item 2).
