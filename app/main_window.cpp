@@ -186,8 +186,8 @@ void MainWindow::onSpecChanged() {
     const attn::SceneSpec& s = scene_->spec();
     // Nobody should read linguistics into random projections.
     QString note = s.data || s.model ? QString()
-                                     : tr("Synthetic scene: random projections from seed %1, no "
-                                          "trained model — its patterns mean nothing linguistic.")
+                                     : tr("Synthetic scene, seed %1: untrained random "
+                                          "projections — no linguistics in them.")
                                            .arg(s.seed);
     // A model layer outside the controls' scope: say why the controls seem not to act on it.
     if (s.model && !attn::gpt2::controls_apply_in(s, s.layer)) {
