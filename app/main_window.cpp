@@ -192,13 +192,13 @@ void MainWindow::onSpecChanged() {
     const attn::SceneSpec& s = scene_->spec();
     // Nobody should read linguistics into random projections.
     QString note = !s.is_synthetic() ? QString()
-                                     : tr("Synthetic scene: random projections from seed %1, no "
-                                          "trained model — its patterns mean nothing linguistic.")
+                                     : tr("Synthetic scene, seed %1: untrained random "
+                                          "projections — no linguistics in them.")
                                            .arg(s.seed);
     // A model layer outside the controls' scope: say why the controls seem not to act on it.
     if (s.is_model() && !attn::model::controls_apply_in(s, s.layer)) {
         const int first = *std::min_element(s.model_layers.begin(), s.model_layers.end());
-        note = s.layer < first ? tr("Layer %1 is GPT-2's own: the controls apply from layer %2 on.")
+        note = s.layer < first ? tr("Layer %1 runs as the model does: the controls apply from layer %2 on.")
                                      .arg(s.layer + 1)
                                      .arg(first + 1)
                                : tr("Layer %1 runs as GPT-2 does (scaled, τ = 1, causal) but sees "

@@ -21,8 +21,7 @@
 namespace {
 QString kReadoutHint() {
     return HeatmapGrid::tr(
-        "Rows are queries, columns are keys. Hover a cell: its raw score, scaled score and "
-        "weight stay here. Titles: H entropy (nats) · max weight · dist mean |i − j|");
+        "Rows are queries, columns are keys. Hover a cell: its numbers stay here.");
 }
 }  // namespace
 

@@ -64,11 +64,10 @@ void LinesView::rebuild() {
 
 QString LinesView::title() const {
     // The merge rule is stated under the Views toolbar; the title names what the lines are.
-    const QString mode =
-        options_.reduce == attn::HeadReduce::One
-            ? tr("head %1 (a swatch picks another)").arg(selection_.head + 1)
-            : (options_.reduce == attn::HeadReduce::Mean ? tr("mean of the heads")
-                                                         : tr("max of the heads"));
+    const QString mode = options_.reduce == attn::HeadReduce::One
+                             ? tr("head %1 (a swatch picks another)").arg(selection_.head + 1)
+                             : (options_.reduce == attn::HeadReduce::Mean ? tr("mean of the heads")
+                                                                          : tr("max of the heads"));
     return tr("Line opacity = weight, %1%2").arg(mode, shown_.merged ? tr(", words") : QString());
 }
 

@@ -123,10 +123,14 @@ std::vector<ModelGridCanvas::Label> ModelGridCanvas::labels() const {
         1, static_cast<int>(std::ceil(fm.horizontalAdvance(QStringLiteral("H00")) * 1.3 / g.cell)));
     const bool longHeads = g.cell > fm.horizontalAdvance(QStringLiteral("Head 00")) * 1.25;
     // Labels count from 1, like the heatmap grid's titles (indices in files count from 0).
-    for (int h = 0; h < thumbs_.heads; h += colStep)
-        out.push_back({QRectF(g.area.left() + h * g.cell, kGridTop - 20, g.cell, 18),
-                       (longHeads ? tr("Head %1") : tr("H%1")).arg(h + 1), false,
-                       int(Qt::AlignCenter)});
+    for (int h = 0; h < thumbs_.heads; h += colStep) {
+        // Centred on its column, as wide as it needs (every colStep-th column has room).
+        const QString text = (longHeads ? tr("Head %1") : tr("H%1")).arg(h + 1);
+        const double w = std::max(g.cell, std::ceil(fm.horizontalAdvance(text)) + 2);
+        const double cx = g.area.left() + (h + 0.5) * g.cell;
+        out.push_back(
+            {QRectF(cx - w / 2, kGridTop - 20, w, 18), text, false, int(Qt::AlignCenter)});
+    }
     const int rowStep = std::max(1, static_cast<int>(std::ceil(fm.height() * 1.1 / g.cell)));
     for (int l = 0; l < thumbs_.layers; l += rowStep)
         // Right-aligned against the grid, which is centred: labels stay next to their row.

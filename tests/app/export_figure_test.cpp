@@ -131,7 +131,8 @@ class ExportFigureTest : public QObject {
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QList<QByteArray> lines = f.readAll().trimmed().split('\n');
         QCOMPARE(lines.size(), qsizetype(1 + heads * nq * nk));
-        QCOMPARE(lines.front(), QByteArray("layer_from_0,head_from_0,query,query_token,key,key_token,weight"));
+        QCOMPARE(lines.front(),
+                 QByteArray("layer_from_0,head_from_0,query,query_token,key,key_token,weight"));
         QVERIFY(lines.at(1).startsWith("0,0,0,The,0,The,"));
     }
 
