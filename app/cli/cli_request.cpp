@@ -85,7 +85,7 @@ QString helpText() {
               "  attnscope compute [FILE] [options] [--rollout] -o OUT.npz|json\n"
               "  attnscope census [FILE] [--component NAME] -o OUT.csv|json\n"
               "  attnscope patch --model DIR --clean T1 --corrupt T2 --answer ID1 --wrong ID2\n"
-              "                  -o OUT.npz|json       activation patching\n"
+              "                  -o OUT.npz            activation patching\n"
               "  attnscope --help | --version\n"
               "\n"
               "FILE: .txt tokens, .npy/.npz attention, BertViz or CircuitsVis .json, or an\n"
