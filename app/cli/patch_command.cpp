@@ -117,10 +117,6 @@ std::optional<PatchRequest> parsePatch(QStringList args, QString* error) {
     return r;
 }
 
-std::vector<float> floats(const attn::Matrix& m) {
-    return std::vector<float>(m.data(), m.data() + m.size());
-}
-
 int patchCommand(const QStringList& arguments, QString* error) {
     const std::optional<PatchRequest> r = parsePatch(arguments, error);
     if (!r) return kExitUsage;
