@@ -87,7 +87,7 @@ QString helpText() {
               "  attnscope compute [FILE] [options] [--rollout] -o OUT.npz|json\n"
               "  attnscope census [FILE] [--component NAME] -o OUT.csv|json\n"
               "  attnscope patch --model DIR --clean T1 --corrupt T2 --answer ID1 --wrong ID2\n"
-              "                  -o OUT.npz|json       activation patching\n"
+              "                  -o OUT.npz            activation patching\n"
               "  attnscope generate --model DIR --text T [--tokens N] [options] -o OUT.npz\n"
               "  attnscope --help | --version\n"
               "\n"

@@ -5,10 +5,12 @@
 #include <QFile>
 #include <new>
 #include <optional>
+#include <span>
 
 #include "attn/error.hpp"
 #include "attn/interventions/patching.hpp"
-#include "attn/io/result_writer.hpp"
+#include "attn/io/npy.hpp"
+#include "attn/io/numpy_attention.hpp"
 #include "attn/model/families.hpp"
 #include "cli/cli_request.hpp"
 #include "cli/cli_tr.hpp"
@@ -70,9 +72,8 @@ std::optional<PatchRequest> parsePatch(QStringList args, QString* error) {
         *error = tr("--model: the folder name is empty");
         return std::nullopt;
     }
-    if (!r.output.endsWith(QLatin1StringView(".npz"), Qt::CaseInsensitive) &&
-        !r.output.endsWith(QLatin1StringView(".json"), Qt::CaseInsensitive)) {
-        *error = tr("%1: patch writes .npz or .json").arg(r.output);
+    if (!r.output.endsWith(QLatin1StringView(".npz"), Qt::CaseInsensitive)) {
+        *error = tr("%1: patch writes .npz").arg(r.output);
         return std::nullopt;
     }
     for (const auto& [name, slot] :
@@ -116,10 +117,6 @@ std::optional<PatchRequest> parsePatch(QStringList args, QString* error) {
     return r;
 }
 
-std::vector<float> floats(const attn::Matrix& m) {
-    return std::vector<float>(m.data(), m.data() + m.size());
-}
-
 int patchCommand(const QStringList& arguments, QString* error) {
     const std::optional<PatchRequest> r = parsePatch(arguments, error);
     if (!r) return kExitUsage;
@@ -157,17 +154,23 @@ int patchCommand(const QStringList& arguments, QString* error) {
         return kExitUsage;
     }
     try {
-        attn::io::ResultStream out(QFile::encodeName(r->output).toStdString(), 0);
-        const auto shape = [](const attn::Matrix& m) {
-            return std::vector<std::uint64_t>{std::uint64_t(m.rows()), std::uint64_t(m.cols())};
+        const auto matrix = [](const attn::Matrix& m) {
+            const std::uint64_t shape[] = {std::uint64_t(m.rows()), std::uint64_t(m.cols())};
+            return attn::io::npy_bytes(std::span<const float>(m.data(), std::size_t(m.size())),
+                                       shape);
         };
-        out.add_array("head_patch", shape(result.heads), floats(result.heads));
-        out.add_array("resid_patch", shape(result.resid), floats(result.resid));
-        out.add_int_array("clean_ids", spec.clean);
-        out.add_int_array("corrupt_ids", spec.corrupt);
-        out.add_array("clean_diff", {1}, {float(result.clean_diff)});
-        out.add_array("corrupt_diff", {1}, {float(result.corrupt_diff)});
-        out.finish();
+        const auto scalar = [](double v) {
+            const float value[] = {float(v)};
+            const std::uint64_t shape[] = {1};
+            return attn::io::npy_bytes(value, shape);
+        };
+        attn::io::write_npz(QFile::encodeName(r->output).toStdString(),
+                            {{"head_patch", matrix(result.heads)},
+                             {"resid_patch", matrix(result.resid)},
+                             {"clean_ids", attn::io::npy_i4_bytes(spec.clean)},
+                             {"corrupt_ids", attn::io::npy_i4_bytes(spec.corrupt)},
+                             {"clean_diff", scalar(result.clean_diff)},
+                             {"corrupt_diff", scalar(result.corrupt_diff)}});
     } catch (const std::exception& e) {
         *error = errorText(e, r->output);
         return dynamic_cast<const attn::ResourceError*>(&e) ? kExitResource : kExitOutput;

@@ -77,9 +77,10 @@ class InterventionsTest : public QObject {
         QVERIFY(!head->titleText().contains(QStringLiteral("ablated")));
 
         // A right click on head 2 (index 1): the menu offers "Ablate head 0.1"; Enter picks it.
-        const QPoint at = head->rect().center();
-        QContextMenuEvent click(QContextMenuEvent::Mouse, at, head->mapToGlobal(at));
-        QApplication::sendEvent(head, &click);
+        // Sent to the grid, which owns the menu, at the head's centre in its coordinates.
+        const QPoint at = head->mapTo(grid, head->rect().center());
+        QContextMenuEvent click(QContextMenuEvent::Mouse, at, grid->mapToGlobal(at));
+        QApplication::sendEvent(grid, &click);
         QMenu* menu = nullptr;
         QTRY_VERIFY((menu = qobject_cast<QMenu*>(QApplication::activePopupWidget())));
         QCOMPARE(menu->objectName(), QStringLiteral("ablationMenu"));

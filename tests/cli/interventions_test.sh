@@ -114,8 +114,9 @@ with tempfile.TemporaryDirectory() as tmp:
             "--corrupt", "the cats", "--answer", "1", "--wrong", "2", "-o", pout)
     refused(1, "--wrong is missing", "patch", "--model", model, "--clean", "a", "--corrupt", "b",
             "--answer", "1", "-o", pout)
-    refused(3, "model.safetensors", "patch", "--model", model, "--clean", "a", "--corrupt", "b",
-            "--answer", "1", "--wrong", "2", "-o", os.path.join(model, "model.safetensors"))
+    os.makedirs(os.path.join(tmp, "folder.npz"))
+    refused(3, "folder.npz", "patch", "--model", model, "--clean", "a", "--corrupt", "b",
+            "--answer", "1", "--wrong", "2", "-o", os.path.join(tmp, "folder.npz"))
     # The induction test's census: one row per head, the induction column numpy's score.
     cout = os.path.join(tmp, "census.csv")
     r = subprocess.run([BIN, "census", *run_args, "--induction", "-o", cout], capture_output=True, text=True)
