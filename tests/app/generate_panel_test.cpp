@@ -19,6 +19,7 @@
 
 #include "app_test_support.hpp"
 #include "attn/generate/generate.hpp"
+#include "io/data_io.hpp"
 #include "io/generate_panel.hpp"
 #include "io/model_controller.hpp"
 #include "main_window.hpp"
@@ -61,7 +62,8 @@ class GeneratePanelTest : public QObject {
 
     void generatesStreamsAndScrubs() {
         MainWindow w;
-        w.show();
+        fileio::attachDataIo(&w, {});
+        test_support::showWindow(w);
         auto* models = w.findChild<fileio::ModelController*>();
         QVERIFY(models);
         models->setQuiet(true);
@@ -160,7 +162,9 @@ class GeneratePanelTest : public QObject {
 
     void aControlChangedWhileRunningReachesTheNextStep() {
         MainWindow w;
+        fileio::attachDataIo(&w, {});
         auto* models = w.findChild<fileio::ModelController*>();
+        QVERIFY(models);
         models->setQuiet(true);
         QVERIFY(models->openModel(dir_.path()));
         auto* panel = w.findChild<fileio::GeneratePanel*>();
