@@ -198,13 +198,14 @@ void MainWindow::onSpecChanged() {
     // A model layer outside the controls' scope: say why the controls seem not to act on it.
     if (s.is_model() && !attn::model::controls_apply_in(s, s.layer)) {
         const int first = *std::min_element(s.model_layers.begin(), s.model_layers.end());
-        note = s.layer < first ? tr("Layer %1 runs as the model does: the controls apply from layer %2 on.")
-                                     .arg(s.layer + 1)
-                                     .arg(first + 1)
-                               : tr("Layer %1 runs as GPT-2 does (scaled, τ = 1, causal) but sees "
-                                    "layer %2's change.")
-                                     .arg(s.layer + 1)
-                                     .arg(first + 1);
+        note = s.layer < first
+                   ? tr("Layer %1 runs as the model does: the controls apply from layer %2 on.")
+                         .arg(s.layer + 1)
+                         .arg(first + 1)
+                   : tr("Layer %1 runs as GPT-2 does (scaled, τ = 1, causal) but sees "
+                        "layer %2's change.")
+                         .arg(s.layer + 1)
+                         .arg(first + 1);
     }
     grid_->setNote(note);
     compute_->request(s);

@@ -143,7 +143,7 @@ attn::gen::GenerateOptions GeneratePanel::options() const {
     o.sampling.top_k = topK_->value();
     o.sampling.top_p = float(topP_->value());
     o.sampling.seed = std::uint64_t(seed_->value());
-    if (scene_->spec().model) o.controls = attn::model::run_controls(scene_->spec());
+    if (scene_->spec().is_model()) o.controls = attn::model::run_controls(scene_->spec());
     return o;
 }
 
@@ -154,20 +154,20 @@ void GeneratePanel::syncLive() {
 
 void GeneratePanel::syncEnabled() {
     const attn::SceneSpec& spec = scene_->spec();
-    const bool causal = spec.model && spec.model->model->info().causal;
+    const bool causal = spec.is_model() && spec.model->model->info().causal;
     generate_->setEnabled(causal && !running_);
     stop_->setEnabled(running_);
     for (QWidget* w : {static_cast<QWidget*>(temperature_), static_cast<QWidget*>(topK_),
                        static_cast<QWidget*>(topP_), static_cast<QWidget*>(seed_)})
         w->setEnabled(!greedy_->isChecked());
-    if (spec.model && !causal)
+    if (spec.is_model() && !causal)
         status_->setText(tr("%1 sees the whole sentence at once and does not generate")
                              .arg(QString::fromStdString(spec.model->model->info().display)));
 }
 
 void GeneratePanel::start() {
     const attn::SceneSpec& spec = scene_->spec();
-    if (running_ || !spec.model || !spec.model->model->info().causal) return;
+    if (running_ || !spec.is_model() || !spec.model->model->info().causal) return;
     model_ = spec.model;
     std::vector<std::int32_t> prompt;
     try {

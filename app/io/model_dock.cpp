@@ -149,7 +149,7 @@ void ModelDock::setResult(const SceneResultPtr& result) {
     }
     const attn::model::Run& run = *result->run;
     const attn::SceneSpec& spec = scene_->spec();
-    const bool encoder = spec.model && !spec.model->model->info().causal;
+    const bool encoder = spec.is_model() && !spec.model->model->info().causal;
     const attn::Index at = run.logits_position;
     if (run.logits.size() == 0) {
         // A BertModel folder has no masked-LM head: nothing to predict, and it says why.

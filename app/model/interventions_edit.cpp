@@ -23,7 +23,7 @@ QString ablationText(const attn::SceneSpec& spec, int layer, int head) {
 
 bool toggleAblation(Scene& scene, int layer, int head) {
     const attn::SceneSpec& spec = scene.spec();
-    if (!spec.model || !spec.model->model) return false;
+    if (!spec.is_model() || !spec.model->model) return false;
     const attn::model::ModelInfo& info = spec.model->model->info();
     if (layer < 0 || layer >= info.layers || head < 0 || head >= info.heads) return false;
     attn::SceneSpec next = spec;

@@ -133,7 +133,7 @@ LayerSetPtr LayerCache::compute(const attn::SceneSpec& spec, const attn::SceneRe
                 model_grid::addLayer(small, r, kCensusThumbSide);
                 if (set->censusError.isEmpty()) {
                     try {
-                        if (r.streamed)
+                        if (r.storage == attn::Storage::Streamed)
                             throw attn::ArgumentError(
                                 "the census needs every weight, and this sequence is too long "
                                 "to keep them");
@@ -150,7 +150,7 @@ LayerSetPtr LayerCache::compute(const attn::SceneSpec& spec, const attn::SceneRe
                 }
                 if (set->rolloutError.isEmpty()) {
                     try {
-                        if (r.streamed)
+                        if (r.storage == attn::Storage::Streamed)
                             throw attn::ArgumentError(
                                 "rollout needs every weight, and this sequence is too long to "
                                 "keep them");

@@ -9,7 +9,7 @@
 #include "views/heatmap_grid.hpp"
 
 QMenu* headAblationMenu(QWidget* parent, Scene* scene, int layer, int head) {
-    if (!scene->spec().model) return nullptr;
+    if (!scene->spec().is_model()) return nullptr;
     auto* menu = new QMenu(parent);
     menu->setObjectName(QStringLiteral("ablationMenu"));
     QAction* toggle = menu->addAction(ablationText(scene->spec(), layer, head));
@@ -21,7 +21,7 @@ QMenu* headAblationMenu(QWidget* parent, Scene* scene, int layer, int head) {
 
 QMenu* ablationMenu(HeatmapGrid* grid, Scene* scene, const QPoint& pos) {
     const attn::SceneSpec& spec = scene->spec();
-    if (!spec.model || !grid->result()) return nullptr;
+    if (!spec.is_model() || !grid->result()) return nullptr;
     // The head under the pointer: the deepest child there, or one of its parents.
     HeadHeatmap* heatmap = nullptr;
     for (QWidget* w = grid->childAt(pos); w && w != grid && !heatmap; w = w->parentWidget())

@@ -136,7 +136,7 @@ void ControlsDock::onScope(int index) {
 
 void ControlsDock::onRotaryOff(bool off) {
     attn::SceneSpec s = scene_->spec();
-    if (!s.model || s.model_rotary == !off) return;
+    if (!s.is_model() || s.model_rotary == !off) return;
     s.model_rotary = !off;
     scene_->setSpec(s, off ? tr("Rotary positions off") : tr("Rotary positions on"));
 }

@@ -13,8 +13,8 @@
 #      sources with the setters: no null test of a `data` or `model` member (`if (spec.data)`,
 #      `!s.model`, `spec.model ? …`, `bool(x.data)`, `… && spec.data`), no `.data = ` or
 #      `.model.reset()` on a spec.
-#   7. A model family's headers (core/include/attn/<family>/, any folder there but io, lenses and
-#      model) are included only by the families (core/src/<family>/, core/include/attn/<family>/),
+#   7. A model family's headers (core/include/attn/<family>/, any folder there but io, lenses,
+#      model, interventions, generate and tokenizers, which serve every family) are included only by the families (core/src/<family>/, core/include/attn/<family>/),
 #      the registry core/src/model/families.cpp and tests/; a family never includes the scene.
 #   8. A result says how it is stored in one enum (SceneResult::storage) and whether it has scores
 #      (has_scores): the old flags weights_only, stages_kept and streamed are read nowhere.
@@ -79,7 +79,7 @@ modes=$(grep -rnP --include='*.cpp' --include='*.hpp' \
 
 # 7. Families plug in behind attn::model: only they, their registry and tests see their headers.
 families=$(cd core/include/attn 2>/dev/null && for d in */; do
-  case "${d%/}" in io | lenses | model) ;; *) echo "${d%/}" ;; esac
+  case "${d%/}" in io | lenses | model | interventions | generate | tokenizers) ;; *) echo "${d%/}" ;; esac
 done)
 if [ -n "$families" ]; then
   alt=$(echo "$families" | paste -sd'|')

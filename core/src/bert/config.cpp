@@ -3,9 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include "../io/io_util.hpp"
+#include "../model/open_tokenizer.hpp"
 #include "attn/bert/model.hpp"
 #include "attn/bert/wordpiece.hpp"
-#include "../model/open_tokenizer.hpp"
 #include "attn/error.hpp"
 
 namespace attn::bert {

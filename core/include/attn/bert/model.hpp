@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "attn/model/safetensors.hpp"
 #include "attn/model/run.hpp"
+#include "attn/model/safetensors.hpp"
 
 namespace attn::bert {
 
