@@ -14,6 +14,7 @@
 #include "model/layer_cache.hpp"
 #include "model/scene.hpp"
 #include "model/while_visible.hpp"
+#include "views/model_grid_data.hpp"
 #include "views/screen_only.hpp"
 
 namespace {
