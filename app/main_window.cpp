@@ -192,8 +192,8 @@ void MainWindow::onSpecChanged() {
     const attn::SceneSpec& s = scene_->spec();
     // Nobody should read linguistics into random projections.
     QString note = !s.is_synthetic() ? QString()
-                                     : tr("Synthetic scene, seed %1: untrained random "
-                                          "projections — no linguistics in them.")
+                                     : tr("Synthetic scene, seed %1: random projections, no "
+                                          "trained model — no linguistics in them.")
                                            .arg(s.seed);
     // A model layer outside the controls' scope: say why the controls seem not to act on it.
     if (s.is_model() && !attn::model::controls_apply_in(s, s.layer)) {

@@ -33,8 +33,7 @@ void quietHandler(QtMsgType type, const QMessageLogContext& context, const QStri
 bool isSubcommand(const char* arg) {
     const QByteArray a(arg);
     return a == "render" || a == "compute" || a == "census" || a == "patch" || a == "generate" ||
-           a == "help" ||
-           a == "--help" || a == "-h" || a == "--version" || a == "-v";
+           a == "help" || a == "--help" || a == "-h" || a == "--version" || a == "-v";
 }
 
 }  // namespace

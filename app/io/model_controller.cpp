@@ -57,8 +57,7 @@ ModelController::ModelController(MainWindow* window) : QObject(window), window_(
 
     dock_ = new ModelDock(window_->scene(), window_);
     // Generate lives in the dock, under the prediction (its own file: io/generate_panel.*).
-    if (auto* column = qobject_cast<QBoxLayout*>(dock_->widget()->layout()))
-        column->insertWidget(column->count() - 1, new GeneratePanel(window_->scene()));
+    dock_->addPanel(new GeneratePanel(window_->scene()));
     window_->addDockWidget(Qt::RightDockWidgetArea, dock_);
     window_->viewMenu()->addAction(dock_->toggleViewAction());
     connect(window_, &MainWindow::resultChanged, dock_, &ModelDock::setResult);

@@ -5,6 +5,7 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -75,7 +76,15 @@ ModelDock::ModelDock(Scene* scene, QWidget* parent)
     column->addWidget(after_);
     column->addWidget(next_);
     column->addStretch(1);
-    setWidget(body);
+    column_ = column;
+    // Scrolled, so that the dock's panels never make the window taller than the screen (a model
+    // folder open at 1280 × 800 with the prediction and Generate).
+    auto* scroll = new QScrollArea;
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setWidget(body);
+    setWidget(scroll);
 
     connect(layer_, &QSpinBox::valueChanged, this, [this](int layer) {
         // Displayed from 1, like every label; stored from 0. The run is reused (no new run).
@@ -167,6 +176,10 @@ void ModelDock::setResult(const SceneResultPtr& result) {
         after_->setText(tr("Next token after “%1” (top 10):").arg(last));
     }
     next_->setTokens(result->next_tokens);
+}
+
+void ModelDock::addPanel(QWidget* panel) {
+    column_->insertWidget(column_->count() - 1, panel);
 }
 
 }  // namespace fileio

@@ -9,6 +9,7 @@
 class NextTokensView;
 class QLabel;
 class QSpinBox;
+class QVBoxLayout;
 class Scene;
 
 namespace fileio {
@@ -32,6 +33,8 @@ class ModelDock : public QDockWidget {
     QString predictionTitle() const;
     /// Shows the prediction of result (a model scene's; others clear it).
     void setResult(const SceneResultPtr& result);
+    /// Adds PANEL (e.g. Generate) under the prediction, inside the dock's scrolled column.
+    void addPanel(QWidget* panel);
 
   private:
     void sync();
@@ -43,6 +46,7 @@ class ModelDock : public QDockWidget {
     QSpinBox* head_;
     QLabel* after_;
     NextTokensView* next_;
+    QVBoxLayout* column_ = nullptr;
 };
 
 }  // namespace fileio

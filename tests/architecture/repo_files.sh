@@ -15,7 +15,8 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   exit 0
 fi
 echo "repo_files: no git checkout at $root; find" >&2
-prune=(-name .git)
+# build/ holds build trees and the test set-up's npm references (node_modules), never sources.
+prune=(-name .git -o -path ./build -o -name node_modules)
 while IFS= read -r -d '' cache; do
   prune+=(-o -path "$(dirname "$cache")")
 done < <(find . -name CMakeCache.txt -print0)
