@@ -21,8 +21,7 @@ ctest --test-dir "$ROOT/build/portable" --output-on-failure --timeout 120 -j "$J
 
 echo "== native release build (-march=native): the core tests"
 attn_configure "$BUILD_DIR" -DATTN_NATIVE=ON
-cmake --build "$BUILD_DIR" --parallel "$JOBS" --target attn_core_tests attn_gpt2_tokenize \
-  attn_gpt2_run attn_hf_tokenize
+cmake --build "$BUILD_DIR" --parallel "$JOBS" --target attn_core_checks
 ctest --test-dir "$BUILD_DIR" -L core --output-on-failure --timeout 120 -j "$JOBS"
 
 echo "== core tests under ASan + UBSan, and the libFuzzer harnesses (clang-14, bounded runs)"
