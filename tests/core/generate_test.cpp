@@ -49,8 +49,11 @@ std::string capture(const std::string& command) {
 
 std::string join(const std::vector<std::int32_t>& ids) {
     std::string s;
-    for (const std::int32_t id : ids)
-        s += (s.empty() ? "" : ",") + std::to_string(id);
+    // Appended piece by piece: GCC 12's -Wrestrict misfires on `"," + std::to_string(id)` at -O3.
+    for (const std::int32_t id : ids) {
+        if (!s.empty()) s += ',';
+        s += std::to_string(id);
+    }
     return s;
 }
 
