@@ -3,6 +3,7 @@
 #include "attn/llama/model.hpp"
 
 #include <cmath>
+#include <future>
 
 #include "../model/open_tokenizer.hpp"
 #include "attn/error.hpp"
@@ -234,9 +235,11 @@ Vector Model::unembedding(std::int32_t token, float* bias) const {
 model::ModelFolder open_folder(const std::string& dir) {
     model::ModelFolder f;
     f.dir = dir;
+    // The tokenizer (a 9–33 MB JSON file to parse) loads while the weights are checked.
+    auto tokenizer = std::async(std::launch::async, [&dir] { return model::open_tokenizer(dir); });
     const auto model = Model::open(dir);
     f.model = model;
-    f.tokenizer = model::open_tokenizer(dir);
+    f.tokenizer = tokenizer.get();
     if (Index(f.tokenizer->vocab_size()) > model->config().vocab)
         throw FormatError(dir + "/tokenizer.json: " + std::to_string(f.tokenizer->vocab_size()) +
                           " tokens, more than the model's vocab_size " +
