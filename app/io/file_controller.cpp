@@ -4,8 +4,8 @@
 #include "io/local_path.hpp"
 
 #include <QAction>
-#include <QCoreApplication>
 #include <QCloseEvent>
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QDir>
 #include <QDragEnterEvent>

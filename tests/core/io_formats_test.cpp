@@ -94,8 +94,9 @@ TEST(Formats, EveryRegisteredFormatOpensItsFixtureThroughLoadAny) {
         if (f.attention)
             EXPECT_FALSE(io::load_attention(files.at(f.kind)).components.empty());
         else
-            EXPECT_NE(io_test::error_of([&] { io::load_attention(files.at(f.kind)); })
-                          .find("not attention data"),
+            EXPECT_NE(io_test::error_of([&] {
+                          io::load_attention(files.at(f.kind));
+                      }).find("not attention data"),
                       std::string::npos);
     }
 }
@@ -128,7 +129,8 @@ TEST(Formats, AFileOfNoFormatIsRefusedNamingFileSizeAndTheFormats) {
     EXPECT_EQ(e.rfind("mystery.bin: unknown format (1.5 kB;", 0), 0u) << e;
     for (const io::Format& f : io::formats()) {
         EXPECT_NE(e.find(f.name), std::string::npos) << e;
-        for (const char* x : f.extensions) EXPECT_NE(e.find(x), std::string::npos) << e;
+        for (const char* x : f.extensions)
+            EXPECT_NE(e.find(x), std::string::npos) << e;
     }
 }
 

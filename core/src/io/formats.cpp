@@ -62,20 +62,26 @@ Loaded load_npz(const std::string& path, Progress* progress) {
 Loaded load_json(const std::string& path, Progress* progress) {
     return load_attention_json(path, progress);
 }
-Loaded load_tokens(const std::string& path, Progress*) { return load_token_text(path); }
-Loaded load_session_file(const std::string& path, Progress*) { return load_session(path); }
+Loaded load_tokens(const std::string& path, Progress*) {
+    return load_token_text(path);
+}
+Loaded load_session_file(const std::string& path, Progress*) {
+    return load_session(path);
+}
 
 /// "*.npy *.npz" of the given extensions.
 std::string globs(const std::vector<const char*>& extensions) {
     std::string out;
-    for (const char* e : extensions) out += (out.empty() ? "*" : " *") + std::string(e);
+    for (const char* e : extensions)
+        out += (out.empty() ? "*" : " *") + std::string(e);
     return out;
 }
 
 /// ".npy" or ".npz, .json" of a format's own extensions.
 std::string extension_list(const Format& f) {
     std::string out;
-    for (const char* e : f.extensions) out += (out.empty() ? "" : ", ") + std::string(e);
+    for (const char* e : f.extensions)
+        out += (out.empty() ? "" : ", ") + std::string(e);
     return out;
 }
 
@@ -86,18 +92,61 @@ const std::vector<Format>& formats() {
     // The order is the dialog's and the help's; detection does not depend on it (each pass
     // asks every format, and no two formats share a magic prefix or an extension).
     static const std::vector<Format> table = {
-        {FileKind::Npy, "npy", "NumPy array", "attention weights or raw scores", {".npy"},
-         {"\x93NUMPY"}, nullptr, nullptr, {}, true, &load_npy},
-        {FileKind::Npz, "npz", "NumPy archive",
-         "attention and/or raw scores, tokens, q and k", {".npz"},
-         {"PK\x03\x04", "PK\x05\x06"}, nullptr, nullptr, {}, true, &load_npz},
-        {FileKind::AttentionJson, "attention-json", "BertViz / CircuitsVis JSON",
-         "a head view payload", {".json"}, {}, nullptr, &json_like, {}, true, &load_json},
-        {FileKind::Tokens, "tokens", "Token text", "a token list, one per line", {".txt"}, {},
-         nullptr, nullptr, {}, false, &load_tokens},
-        {FileKind::Session, "session", "AttnScope session",
-         "a scene, its data or a path to it, and the view", {".attnscope"}, {},
-         &looks_like_session, nullptr, {".json"}, false, &load_session_file},
+        {FileKind::Npy,
+         "npy",
+         "NumPy array",
+         "attention weights or raw scores",
+         {".npy"},
+         {"\x93NUMPY"},
+         nullptr,
+         nullptr,
+         {},
+         true,
+         &load_npy},
+        {FileKind::Npz,
+         "npz",
+         "NumPy archive",
+         "attention and/or raw scores, tokens, q and k",
+         {".npz"},
+         {"PK\x03\x04", "PK\x05\x06"},
+         nullptr,
+         nullptr,
+         {},
+         true,
+         &load_npz},
+        {FileKind::AttentionJson,
+         "attention-json",
+         "BertViz / CircuitsVis JSON",
+         "a head view payload",
+         {".json"},
+         {},
+         nullptr,
+         &json_like,
+         {},
+         true,
+         &load_json},
+        {FileKind::Tokens,
+         "tokens",
+         "Token text",
+         "a token list, one per line",
+         {".txt"},
+         {},
+         nullptr,
+         nullptr,
+         {},
+         false,
+         &load_tokens},
+        {FileKind::Session,
+         "session",
+         "AttnScope session",
+         "a scene, its data or a path to it, and the view",
+         {".attnscope"},
+         {},
+         &looks_like_session,
+         nullptr,
+         {".json"},
+         false,
+         &load_session_file},
     };
     return table;
 }
@@ -120,8 +169,8 @@ const Format& detect(const std::string& path) {
     std::string known;
     for (const Format& f : formats())
         known += (known.empty() ? "" : ", ") + std::string(f.name) + " (" + extension_list(f) + ")";
-    fail(detail::base_name(path), "unknown format (" + detail::human_bytes(head.size) +
-                                      "; AttnScope opens " + known + ")");
+    fail(detail::base_name(path),
+         "unknown format (" + detail::human_bytes(head.size) + "; AttnScope opens " + known + ")");
 }
 
 std::string open_dialog_filter() {
@@ -156,7 +205,8 @@ std::string man_format_list() {
     for (const Format& f : formats()) {
         const std::string line =
             "  " + std::string(f.name) + " (" + extension_list(f) + "): " + f.holds;
-        for (char c : line) out += c == '\\' ? std::string("\\e") : std::string(1, c);
+        for (char c : line)
+            out += c == '\\' ? std::string("\\e") : std::string(1, c);
         out += '\n';
     }
     return out;

@@ -13,7 +13,9 @@ const char* to_string(FileKind kind) {
     return "?";
 }
 
-FileKind detect_format(const std::string& path) { return detect(path).kind; }
+FileKind detect_format(const std::string& path) {
+    return detect(path).kind;
+}
 
 Loaded load_any(const std::string& path, Progress* progress) {
     return detect(path).load(path, progress);

@@ -12,10 +12,10 @@ namespace attn::io {
 
 /// One format AttnScope opens.
 struct Format {
-    FileKind kind;                    ///< what the file holds
-    const char* id;                   ///< stable identifier (to_string(kind))
-    const char* name;                 ///< what a user reads ("NumPy array"), untranslated
-    const char* holds;                ///< what a file of it holds, for --help and the man page
+    FileKind kind;                        ///< what the file holds
+    const char* id;                       ///< stable identifier (to_string(kind))
+    const char* name;                     ///< what a user reads ("NumPy array"), untranslated
+    const char* holds;                    ///< what a file of it holds, for --help and the man page
     std::vector<const char*> extensions;  ///< lower case, with the dot (".npy")
     std::vector<std::string_view> magic;  ///< opening bytes that identify it whatever its name
     /// A content test as strong as magic bytes (a session's "format"), or null.
