@@ -2,6 +2,7 @@
 #include "model/view_state.hpp"
 
 #include <QUndoStack>
+#include <algorithm>
 
 #include "model/scene.hpp"
 #include "model/undo_command.hpp"

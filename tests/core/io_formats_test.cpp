@@ -38,7 +38,7 @@ std::map<io::FileKind, std::string> fixtures(const io_test::TempDir& dir) {
     out[io::FileKind::Session] = dir.file("s.attnscope");
     io::Session s;
     s.spec.text = "formats round trip";
-    s.spec.heads = 3;
+    s.spec.heads = 2;
     io::save_session(out[io::FileKind::Session], s);
     return out;
 }
@@ -74,7 +74,7 @@ void expectFixture(io::FileKind kind, const std::string& path) {
         case io::FileKind::Session:
             ASSERT_TRUE(std::holds_alternative<io::Session>(l));
             EXPECT_EQ(std::get<io::Session>(l).spec.text, "formats round trip");
-            EXPECT_EQ(std::get<io::Session>(l).spec.heads, 3);
+            EXPECT_EQ(std::get<io::Session>(l).spec.heads, 2);
             break;
     }
 }
