@@ -131,8 +131,9 @@ void MainWindow::connectViewState() {
     ViewState* state = ViewState::of(scene_);
     connect(state, &ViewState::styleChanged, grid_, &HeatmapGrid::setStyle);
     connect(grid_, &HeatmapGrid::focusedHeadChanged, state, &ViewState::setFocusedHead);
-    connect(state, &ViewState::focusedHeadChanged, grid_, [this](int head) {
+    connect(state, &ViewState::focusedHeadChanged, grid_, [this, state](int head) {
         if (grid_->focusedHead() != head) grid_->setFocusedHead(head);
+        state->setFocusedHead(grid_->focusedHead());  // a head the grid has not (yet): none
     });
     connect(tabs_, &QTabWidget::currentChanged, state,
             [this, state](int index) { state->setOpenTab(viewKey(tabs_->widget(index))); });
