@@ -20,7 +20,8 @@ PlaygroundWidget* playgroundOf(const MainWindow& window) {
     return nullptr;
 }
 
-QString key(const char* k) {
+/// A view_keys constant as a JSON key.
+QString jsonKey(const char* k) {
     return QString::fromLatin1(k);
 }
 
