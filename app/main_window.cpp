@@ -18,9 +18,11 @@
 #include "attn/io/attention_json.hpp"
 #include "attn/model/model_scene.hpp"
 #include "attn/scene_controls.hpp"
+#include "lenses/lens_panel.hpp"
 #include "lenses/lens_registry.hpp"
 #include "model/layer_cache.hpp"
 #include "model/scene.hpp"
+#include "model/view_state.hpp"
 #include "playground/playground_widget.hpp"
 #include "settings_keys.hpp"
 #include "tab_docks.hpp"
@@ -53,7 +55,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     tabStrip_ = new TabStrip(tabs_, this);
     addToolBar(Qt::TopToolBarArea, tabStrip_);
     grid_ = new HeatmapGrid;
-    addView(grid_, tr("Heads"));
+    addView(grid_, view_keys::kTabHeads, tr("Heads"));
     auto* central = new QWidget;
     auto* column = new QVBoxLayout(central);
     column->setContentsMargins(0, 0, 0, 0);
@@ -61,16 +63,20 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     column->addWidget(tabs_, 1);
     setCentralWidget(central);
     auto* playground = new PlaygroundWidget(scene_->undoStack(), this);
-    addView(playground, tr("Playground"));
+    addView(playground, view_keys::kTabPlayground, tr("Playground"));
     // Theory lenses: one tab holding a tab per lens; hidden lenses recompute on first show.
     auto* theory = new QTabWidget;
     theory->setObjectName(QStringLiteral("theoryTabs"));
     theory->setDocumentMode(true);
-    for (const QString& name : lensNames())
-        theory->addTab(createLens(name, scene_, theory), lensTitle(name));
-    addView(theory, tr("Theory"));
+    for (const QString& name : lensNames()) {
+        QWidget* lens = createLens(name, scene_, theory);
+        if (auto* panel = qobject_cast<LensPanel*>(lens))  // the defaults, in the view state
+            ViewState::of(scene_)->setLensSettings(name, panel->settings());
+        theory->addTab(lens, lensTitle(name));
+    }
+    addView(theory, view_keys::kTabTheory, tr("Theory"));
     views_ = new ViewsTab(scene_);
-    addView(views_, tr("Views"));
+    addView(views_, view_keys::kTabViews, tr("Views"));
 
     buildDocks();
     buildMenus();
@@ -96,7 +102,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                 }
                 scene_->setSelection(s);
             });
-    connect(controls_, &ControlsDock::styleChanged, grid_, &HeatmapGrid::setStyle);
+    connectViewState();
 
     restoreSettings();
     // Side docks only where they serve: the playground has its own controls and no selected
@@ -115,7 +121,31 @@ void MainWindow::setTabDocks(QWidget* tab, const QList<QDockWidget*>& shown) {
 
 MainWindow::~MainWindow() = default;
 
-void MainWindow::addView(QWidget* view, const QString& title) {
+QString MainWindow::viewKey(const QWidget* view) {
+    return view ? view->property(kViewKey).toString() : QString();
+}
+
+void MainWindow::connectViewState() {
+    // The view state owns the style, the focused head and the open tab; the widgets follow it
+    // and tell it what the user did.
+    ViewState* state = ViewState::of(scene_);
+    connect(state, &ViewState::styleChanged, grid_, &HeatmapGrid::setStyle);
+    connect(grid_, &HeatmapGrid::focusedHeadChanged, state, &ViewState::setFocusedHead);
+    connect(state, &ViewState::focusedHeadChanged, grid_, [this, state](int head) {
+        if (grid_->focusedHead() != head) grid_->setFocusedHead(head);
+        state->setFocusedHead(grid_->focusedHead());  // a head the grid has not (yet): none
+    });
+    connect(tabs_, &QTabWidget::currentChanged, state,
+            [this, state](int index) { state->setOpenTab(viewKey(tabs_->widget(index))); });
+    connect(state, &ViewState::openTabChanged, tabs_, [this](const QString& key) {
+        for (int i = 0; i < tabs_->count(); ++i)
+            if (viewKey(tabs_->widget(i)) == key) tabs_->setCurrentIndex(i);
+    });
+    state->setOpenTab(viewKey(tabs_->currentWidget()));
+}
+
+void MainWindow::addView(QWidget* view, const char* key, const QString& title) {
+    view->setProperty(kViewKey, QString::fromLatin1(key));
     tabs_->addTab(view, title);
     tabStrip_->addTab(title);
 }

@@ -30,7 +30,11 @@ class MainWindow : public QMainWindow {
     ~MainWindow() override;
 
     /// Adds a tab to the central tab widget (the "Heads" tab is the first).
-    void addView(QWidget* view, const QString& title);
+    /// Adds a tab: key is its stable name in the view state (view_keys::kTab…), title what the
+    /// user reads.
+    void addView(QWidget* view, const char* key, const QString& title);
+    /// The stable key addView gave view ("" for none).
+    static QString viewKey(const QWidget* view);
     /// The docks `tab` shows by default (a tab added without it shows every dock).
     void setTabDocks(QWidget* tab, const QList<QDockWidget*>& shown);
     QDockWidget* sentenceDock() const { return sentenceDock_; }
@@ -69,6 +73,10 @@ class MainWindow : public QMainWindow {
     void closeEvent(QCloseEvent* event) override;
 
   private:
+    /// The dynamic property holding a tab's view key.
+    static constexpr char kViewKey[] = "attnViewKey";
+    /// The grid and the tabs follow the view state and report the user's changes to it.
+    void connectViewState();
     QWidget* buildHint();
     void buildDocks();
     void buildMenus();

@@ -15,6 +15,7 @@
 #include "io/examples.hpp"
 #include "main_window.hpp"
 #include "model/scene.hpp"
+#include "model/view_state.hpp"
 #include "settings_keys.hpp"
 #include "views/heatmap_grid.hpp"
 #include "widgets/controls_dock.hpp"
@@ -196,7 +197,7 @@ void MainWindow::restoreSettings() {
         settings.value(settings_keys::kAggregation).toString() == QLatin1StringView("mean")
             ? attn::Aggregation::Mean
             : attn::Aggregation::Max;
-    controls_->setStyle(style);
+    ViewState::of(scene_)->setStyle(style);
     grid_->setStyle(style);
     tabs_->setCurrentIndex(settings.value(settings_keys::kCurrentTab, 0).toInt());
     try {

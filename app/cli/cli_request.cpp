@@ -11,6 +11,7 @@
 #include <QRegularExpression>
 
 #include "attn/error.hpp"
+#include "attn/io/formats.hpp"
 #include "attn/memory_budget.hpp"
 #include "cli/generate_command.hpp"
 #include "cli/intervention_options.hpp"
@@ -91,9 +92,10 @@ QString helpText() {
               "  attnscope generate --model DIR --text T [--tokens N] [options] -o OUT.npz\n"
               "  attnscope --help | --version\n"
               "\n"
-              "FILE: .txt tokens, .npy/.npz attention, BertViz or CircuitsVis .json, or an\n"
-              "AttnScope session (.attnscope). Without FILE: the default scene.\n"
-              "\n"
+              "FILE: known by its opening bytes, then by its extension; without FILE, the\n"
+              "default scene. The formats:\n") +
+           QString::fromStdString(attn::io::help_format_list()) +
+           tr("\n"
               "render options:\n"
               "  --view NAME              heads (default) | model | playground | lines |\n"
               "                           tokens | neuron | census | rollout | qk | lens:NAME\n"

@@ -12,6 +12,7 @@
 #include "io/model_controller.hpp"
 #include "io/single_instance.hpp"
 #include "main_window.hpp"
+#include "model/view_state.hpp"
 #include "views/census_table.hpp"
 #include "views/heatmap_grid.hpp"
 #include "views/model_grid.hpp"
@@ -31,7 +32,7 @@ FileController* attachDataIo(MainWindow* window, const QStringList& files) {
     model->setObjectName(QStringLiteral("modelGrid"));
     // The Model view colours with the controls' colour map, as the heatmaps do.
     model->setColorMap(window->controlsDock()->style().colorMap);
-    QObject::connect(window->controlsDock(), &ControlsDock::styleChanged, model,
+    QObject::connect(ViewState::of(window->scene()), &ViewState::styleChanged, model,
                      [model](const HeatmapStyle& style) { model->setColorMap(style.colorMap); });
     // The Model tab: every head's thumbnail above the census that names them.
     auto* census = new CensusTable(window->scene());
@@ -41,7 +42,7 @@ FileController* attachDataIo(MainWindow* window, const QStringList& files) {
     modelTab->addWidget(census);
     modelTab->setStretchFactor(0, 3);
     modelTab->setStretchFactor(1, 2);
-    window->addView(modelTab, QObject::tr("Model"));
+    window->addView(modelTab, view_keys::kTabModel, QObject::tr("Model"));
     // The thumbnails follow the scene's controls; the selected query is the Heads tab's.
     window->setTabDocks(modelTab, {window->sentenceDock(), window->controlsDock()});
     QObject::connect(census, &CensusTable::headActivated, model, &ModelGrid::openHead);

@@ -5,6 +5,7 @@
 
 #include <QAction>
 #include <QCloseEvent>
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QDir>
 #include <QDragEnterEvent>
@@ -23,6 +24,7 @@
 #include <QUndoStack>
 
 #include "attn/error.hpp"
+#include "attn/io/formats.hpp"
 #include "attn/io/session.hpp"
 #include "attn/model/families.hpp"
 #include "export/output_device.hpp"
@@ -39,13 +41,6 @@ namespace fileio {
 namespace {
 
 constexpr int kAutosaveMs = 60'000;
-
-QString openFilter() {
-    return QObject::tr(
-        "Everything AttnScope opens (*.attnscope *.json *.npy *.npz *.txt);;"
-        "AttnScope sessions (*.attnscope *.json);;NumPy attention (*.npy *.npz);;"
-        "BertViz / CircuitsVis JSON (*.json);;Token text (*.txt);;All files (*)");
-}
 
 }  // namespace
 
@@ -109,6 +104,18 @@ FileController::FileController(MainWindow* window) : QObject(window), window_(wi
 }
 
 FileController::~FileController() = default;
+
+QString FileController::openFilter() {
+    // The registry's filter, each format's name through the translator (context "formats").
+    QStringList parts =
+        QString::fromStdString(attn::io::open_dialog_filter()).split(QStringLiteral(";;"));
+    for (QString& part : parts) {
+        const qsizetype open = part.lastIndexOf(QStringLiteral(" ("));
+        part = QCoreApplication::translate("formats", part.left(open).toUtf8().constData()) +
+               part.mid(open);
+    }
+    return parts.join(QStringLiteral(";;"));
+}
 
 QString FileController::startDirectory() const {
     const QString last = QSettings().value(settings_keys::kLastDirectory).toString();

@@ -38,6 +38,8 @@ class FileController : public QObject {
     bool openReplacing(const QString& path);
     /// After the unsaved-changes question, a file dialog, then the file.
     void openWithDialog();
+    /// The open dialog's filter: attn::io::open_dialog_filter(), names translated.
+    static QString openFilter();
     /// Loads explicit embeddings (.npy / .csv) for the current tokens.
     void loadEmbeddingsWithDialog();
     /// File ▸ New: after the unsaved-changes question, the default synthetic scene in a new,

@@ -77,13 +77,13 @@ AlignmentLens::AlignmentLens(Scene* scene, QWidget* parent)
     controls()->addRow(tr("source (keys)"), loadedSource_);
     controls()->addRow(tr("target (queries)"), loadedTarget_);
     score_ = addCombo(
-        tr("score"),
+        "score", tr("score"),
         {tr("additive (Bahdanau)"), tr("general (Luong)"), tr("dot"), tr("scaled dot")}, 0);
     controls()->addRow(tr("score"), loadedScore_);
     QStringList heads{tr("mean of the heads")};
     for (int h = 1; h <= int(spec.heads); ++h)
         heads << tr("head %1").arg(h);
-    head_ = addCombo(tr("head"), heads, 0);
+    head_ = addCombo("head", tr("head"), heads, 0);
     plot_ = addPlot(0, 0, tr("Alignment: target (rows) over source (columns)"));
     plot_->xAxis->setLabel(tr("source token (key)"));
     plot_->yAxis->setLabel(tr("target token (query)"));

@@ -25,13 +25,13 @@ CostLens::CostLens(Scene* scene, QWidget* parent)
            "softmax ≈ 5·h·n² (scale, max, exp, sum, divide), not in totals<br>"
            "KV bytes = 2·L·n·kv·d<sub>k</sub>·bytes"));
     const attn::SceneSpec spec = scene ? scene->spec() : attn::SceneSpec{};
-    dModel_ = addSpin(tr("d<sub>model</sub>"), 8, 16384, 768, 64);
-    heads_ = addSpin(tr("heads h"), 1, 256, 12);
-    kvHeads_ = addSpin(tr("kv-heads (h = MHA, 1 = MQA)"), 1, 256, 4);
-    layers_ = addSpin(tr("layers L"), 1, 256, 12);
-    n_ = addSpin(tr("context n (cache)"), 1, 1 << 20, 4096, 256);
-    bytes_ =
-        addCombo(tr("bytes per value"), {tr("2 (fp16/bf16)"), tr("4 (fp32)"), tr("1 (int8)")}, 0);
+    dModel_ = addSpin("d_model", tr("d<sub>model</sub>"), 8, 16384, 768, 64);
+    heads_ = addSpin("heads", tr("heads h"), 1, 256, 12);
+    kvHeads_ = addSpin("kv_heads", tr("kv-heads (h = MHA, 1 = MQA)"), 1, 256, 4);
+    layers_ = addSpin("layers", tr("layers L"), 1, 256, 12);
+    n_ = addSpin("context", tr("context n (cache)"), 1, 1 << 20, 4096, 256);
+    bytes_ = addCombo("bytes_per_value", tr("bytes per value"),
+                      {tr("2 (fp16/bf16)"), tr("4 (fp32)"), tr("1 (int8)")}, 0);
     flops_ = addPlot(0, 0, tr("FLOPs of one layer vs sequence length"), 1, 2);
     heads_plot_ = addPlot(1, 0, tr("Matrix-product FLOPs vs head count"));
     cache_ = addPlot(1, 1, tr("KV-cache size vs context length"));

@@ -40,14 +40,14 @@ EfficientLens::EfficientLens(Scene* scene, QWidget* parent)
            "e<sup>s−m'</sup>, o' = e<sup>m−m'</sup>o + Σ e<sup>s−m'</sup>v<br>"
            "error = ‖O − O<sub>exact</sub>‖<sub>F</sub>/‖V‖<sub>F</sub> (on the values' scale: "
            "diffuse attention makes O<sub>exact</sub> itself small)"));
-    n_ = addSpin(tr("tokens n"), 4, 512, 64);
-    d_ = addSpin(tr("width d"), 4, 128, 16);
-    locality_ = addDoubleSpin(tr("locality of the scores"), 0, 8, 2, 0.5, 1);
-    window_ = addSpin(tr("window radius w"), 0, 256, 4);
-    random_ = addSpin(tr("BigBird random keys / row"), 0, 64, 2);
-    features_ = addSpin(tr("FAVOR+ features m"), 1, 4096, 64, 16);
-    orthogonal_ = addCheck(tr("orthogonal random features"), true);
-    block_ = addSpin(tr("tile size B (queries = keys)"), 1, 512, 16);
+    n_ = addSpin("tokens", tr("tokens n"), 4, 512, 64);
+    d_ = addSpin("width", tr("width d"), 4, 128, 16);
+    locality_ = addDoubleSpin("locality", tr("locality of the scores"), 0, 8, 2, 0.5, 1);
+    window_ = addSpin("window", tr("window radius w"), 0, 256, 4);
+    random_ = addSpin("random_keys", tr("BigBird random keys / row"), 0, 64, 2);
+    features_ = addSpin("features", tr("FAVOR+ features m"), 1, 4096, 64, 16);
+    orthogonal_ = addCheck("orthogonal", tr("orthogonal random features"), true);
+    block_ = addSpin("tile", tr("tile size B (queries = keys)"), 1, 512, 16);
     errors_ = addPlot(0, 0, tr("Error against exact attention"));
     favor_ = addPlot(0, 1, tr("FAVOR+ error vs number of features"));
     mask_ = addPlot(1, 0, tr("BigBird pattern"));

@@ -20,9 +20,9 @@ EntropyLens::EntropyLens(Scene* scene, QWidget* parent)
            "token drowns among many. The scene's curves repeat its sentence to length n."),
         tr("H(α) = −Σ<sub>j</sub> α<sub>j</sub> log α<sub>j</sub> &nbsp;≤&nbsp; log n<br>"
            "effective keys = e<sup>H</sup>; ceiling = mean over rows of log(#visible keys)"));
-    maxN_ = addSpin(tr("longest n"), 8, 2048, 256);
-    dk_ = addSpin(tr("d<sub>k</sub> (random keys)"), 1, 512, 16);
-    scale_ = addCheck(tr("scale random scores by 1/√dₖ"), true);
+    maxN_ = addSpin("longest_n", tr("longest n"), 8, 2048, 256);
+    dk_ = addSpin("d_k", tr("d<sub>k</sub> (random keys)"), 1, 512, 16);
+    scale_ = addCheck("scale", tr("scale random scores by 1/√dₖ"), true);
     abs_ = addPlot(0, 0, tr("Mean row entropy vs sequence length"));
     rel_ = addPlot(1, 0, tr("Entropy as a fraction of its ceiling"));
     for (QCustomPlot* p : {abs_, rel_}) {

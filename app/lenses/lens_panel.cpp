@@ -19,20 +19,20 @@
 #include "model/layer_cache.hpp"
 #include "model/scene.hpp"
 #include "model/scheduler.hpp"
+#include "model/view_state.hpp"
 #include "views/plot_fit.hpp"
 #include "views/plot_theme.hpp"
 #include "views/qcp.hpp"
 #include "views/scroll_frame.hpp"
 
-QString LensPanel::controlKey(const QString& label) {
-    QString key = label;
-    key.remove(QLatin1Char('&'));
-    return key.simplified();
-}
-
 LensPanel::LensPanel(Scene* scene, const QString& name, LensInputs inputs, QWidget* parent)
     : QWidget(parent), scene_(scene), name_(name), inputs_(inputs) {
     setObjectName(QStringLiteral("lens_") + name);
+    // The lens follows its settings in the view state (a session opened, another writer).
+    connect(ViewState::of(scene), &ViewState::lensSettingsChanged, this,
+            [this](const QString& lens, const QJsonObject& settings) {
+                if (lens == name_ && settings != this->settings()) setSettings(settings);
+            });
     auto* outer = new QHBoxLayout(this);
     outer->setContentsMargins(6, 6, 6, 6);
     outer->setSpacing(8);
@@ -150,6 +150,8 @@ void LensPanel::startJob() {
 }
 
 void LensPanel::requestRefresh() {
+    // Every control change comes here: the view state hears the lens's settings.
+    ViewState::of(scene_)->setLensSettings(name_, settings());
     if (inputs_ == LensInputs::Scene && !isVisible()) {
         // A hidden lens that reads the scene (e.g. following the selected query) computes
         // nothing: it refreshes when shown or exported (dirty_).
@@ -186,52 +188,6 @@ void LensPanel::showEvent(QShowEvent* event) {
 const QList<QCustomPlot*>& LensPanel::currentPlots() {
     if (dirty_ || pending_) refresh();
     return plots_;
-}
-
-namespace {
-/// A control's key in a session: its object name (set from its label by the add… helpers).
-QList<QWidget*> namedControls(const QWidget* panel) {
-    QList<QWidget*> out;
-    for (QWidget* w : panel->findChildren<QWidget*>())
-        if (!w->objectName().isEmpty() && !w->objectName().startsWith(QLatin1StringView("qt_")) &&
-            (qobject_cast<QSlider*>(w) || qobject_cast<QAbstractSpinBox*>(w) ||
-             qobject_cast<QComboBox*>(w) || qobject_cast<QCheckBox*>(w) ||
-             qobject_cast<QLineEdit*>(w)))
-            out << w;
-    return out;
-}
-}  // namespace
-
-QJsonObject LensPanel::settings() const {
-    QJsonObject out;
-    for (QWidget* w : namedControls(this)) {
-        if (auto* x = qobject_cast<QSlider*>(w)) out[w->objectName()] = x->value();
-        if (auto* x = qobject_cast<QSpinBox*>(w)) out[w->objectName()] = x->value();
-        if (auto* x = qobject_cast<QDoubleSpinBox*>(w)) out[w->objectName()] = x->value();
-        if (auto* x = qobject_cast<QComboBox*>(w)) out[w->objectName()] = x->currentIndex();
-        if (auto* x = qobject_cast<QCheckBox*>(w)) out[w->objectName()] = x->isChecked();
-        if (auto* x = qobject_cast<QLineEdit*>(w)) out[w->objectName()] = x->text();
-    }
-    return out;
-}
-
-void LensPanel::setSettings(const QJsonObject& settings) {
-    for (QWidget* w : namedControls(this)) {
-        const QJsonValue v = settings.value(w->objectName());
-        if (v.isUndefined()) continue;
-        if (auto* x = qobject_cast<QSlider*>(w); x && v.isDouble()) x->setValue(v.toInt());
-        if (auto* x = qobject_cast<QSpinBox*>(w); x && v.isDouble()) x->setValue(v.toInt());
-        if (auto* x = qobject_cast<QDoubleSpinBox*>(w); x && v.isDouble())
-            x->setValue(v.toDouble());
-        if (auto* x = qobject_cast<QComboBox*>(w); x && v.isDouble() && v.toInt() < x->count())
-            x->setCurrentIndex(v.toInt());
-        if (auto* x = qobject_cast<QCheckBox*>(w); x && v.isBool()) x->setChecked(v.toBool());
-        if (auto* x = qobject_cast<QLineEdit*>(w); x && v.isString()) {
-            x->setText(v.toString());
-            Q_EMIT x->textEdited(x->text());  // the lens hears a user's edit
-        }
-    }
-    requestRefresh();
 }
 
 QString LensPanel::readoutText() const {
@@ -313,13 +269,13 @@ QColor LensPanel::seriesColor(int i) {
     return colors[i % 8];
 }
 
-QSlider* LensPanel::addSlider(const QString& label, int min, int max, int value,
+QSlider* LensPanel::addSlider(const char* key, const QString& label, int min, int max, int value,
                               std::function<QString(int)> text) {
     auto* row = new QWidget;
     auto* h = new QHBoxLayout(row);
     h->setContentsMargins(0, 0, 0, 0);
     auto* slider = new QSlider(Qt::Horizontal);
-    slider->setObjectName(controlKey(label));
+    nameControl(slider, key, label);
     slider->setRange(min, max);
     slider->setValue(value);
     auto* shown = new QLabel(text(value));
@@ -335,9 +291,10 @@ QSlider* LensPanel::addSlider(const QString& label, int min, int max, int value,
     return slider;
 }
 
-QSpinBox* LensPanel::addSpin(const QString& label, int min, int max, int value, int step) {
+QSpinBox* LensPanel::addSpin(const char* key, const QString& label, int min, int max, int value,
+                             int step) {
     auto* spin = new QSpinBox;
-    spin->setObjectName(controlKey(label));
+    nameControl(spin, key, label);
     spin->setKeyboardTracking(false);  // typed numbers apply when done
     spin->setRange(min, max);
     spin->setValue(value);
@@ -347,10 +304,10 @@ QSpinBox* LensPanel::addSpin(const QString& label, int min, int max, int value, 
     return spin;
 }
 
-QDoubleSpinBox* LensPanel::addDoubleSpin(const QString& label, double min, double max, double value,
-                                         double step, int decimals) {
+QDoubleSpinBox* LensPanel::addDoubleSpin(const char* key, const QString& label, double min,
+                                         double max, double value, double step, int decimals) {
     auto* spin = new QDoubleSpinBox;
-    spin->setObjectName(controlKey(label));
+    nameControl(spin, key, label);
     spin->setKeyboardTracking(false);
     spin->setRange(min, max);
     spin->setDecimals(decimals);
@@ -361,9 +318,10 @@ QDoubleSpinBox* LensPanel::addDoubleSpin(const QString& label, double min, doubl
     return spin;
 }
 
-QComboBox* LensPanel::addCombo(const QString& label, const QStringList& items, int current) {
+QComboBox* LensPanel::addCombo(const char* key, const QString& label, const QStringList& items,
+                               int current) {
     auto* combo = new QComboBox;
-    combo->setObjectName(controlKey(label));
+    nameControl(combo, key, label);
     combo->addItems(items);
     combo->setCurrentIndex(current);
     form_->addRow(label, combo);
@@ -371,9 +329,9 @@ QComboBox* LensPanel::addCombo(const QString& label, const QStringList& items, i
     return combo;
 }
 
-QCheckBox* LensPanel::addCheck(const QString& text, bool on) {
+QCheckBox* LensPanel::addCheck(const char* key, const QString& text, bool on) {
     auto* box = new QCheckBox(text);
-    box->setObjectName(controlKey(text));
+    nameControl(box, key, text);
     box->setChecked(on);
     form_->addRow(box);
     connect(box, &QCheckBox::toggled, this, &LensPanel::requestRefresh);

@@ -64,12 +64,14 @@ class LensPanel : public QWidget {
     /// The plots brought up to date first (a scene change while the lens was hidden, or a
     /// refresh still computing): what File ▸ Export numbers reads.
     const QList<QCustomPlot*>& currentPlots();
-    /// The lens's own controls (sliders, spin boxes, lists, check boxes, text fields) by name,
-    /// for sessions.
+    /// The lens's own controls (sliders, spin boxes, lists, check boxes, text fields) by their
+    /// stable keys: what the view state holds (model/view_state.hpp) and sessions store.
     QJsonObject settings() const;
     /// Sets the controls named in `settings` (unknown names and values out of range are
     /// ignored) and recomputes.
     void setSettings(const QJsonObject& settings);
+    /// Sets the controls from a session of 0.1, which keyed them by their labels ("heads h").
+    void setLegacySettings(const QJsonObject& settings);
 
     /// The smallest size of a plot: below it the plots scroll (title, ticks and legend fit).
     static constexpr QSize kPlotMinimum{300, 240};
@@ -105,18 +107,23 @@ class LensPanel : public QWidget {
     static void setPlotTitle(QCustomPlot* plot, const QString& title);
     /// Palette-aware series colours (Okabe–Ito, readable on light and dark backgrounds).
     static QColor seriesColor(int i);
-    /// Control rows in the form; each change schedules a refresh.
-    QSlider* addSlider(const QString& label, int min, int max, int value,
+    /// Control rows in the form; each change schedules a refresh. key is the control's stable
+    /// name in the view state and in sessions (a constant, never the translated label).
+    QSlider* addSlider(const char* key, const QString& label, int min, int max, int value,
                        std::function<QString(int)> text);
-    QSpinBox* addSpin(const QString& label, int min, int max, int value, int step = 1);
-    QDoubleSpinBox* addDoubleSpin(const QString& label, double min, double max, double value,
-                                  double step, int decimals);
-    QComboBox* addCombo(const QString& label, const QStringList& items, int current = 0);
-    QCheckBox* addCheck(const QString& text, bool on);
-    /// A control's name in session settings, from its label ("&Heads:" → "Heads:").
-    static QString controlKey(const QString& label);
+    QSpinBox* addSpin(const char* key, const QString& label, int min, int max, int value,
+                      int step = 1);
+    QDoubleSpinBox* addDoubleSpin(const char* key, const QString& label, double min, double max,
+                                  double value, double step, int decimals);
+    QComboBox* addCombo(const char* key, const QString& label, const QStringList& items,
+                        int current = 0);
+    QCheckBox* addCheck(const char* key, const QString& text, bool on);
 
   private:
+    /// Sets the controls from settings keyed by their stable keys, or by their 0.1 keys.
+    void applySettings(const QJsonObject& settings, bool legacy);
+    /// Names a control by its stable key and keeps its 0.1 key (lens_settings.cpp).
+    static void nameControl(QWidget* control, const char* key, const QString& label);
     Scene* scene_;
     QString name_;
     QGridLayout* grid_ = nullptr;

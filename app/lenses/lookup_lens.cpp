@@ -31,12 +31,12 @@ LookupLens::LookupLens(Scene* scene, QWidget* parent)
            "H(α) → log n (τ → ∞), H(α) → 0 (τ → 0)"));
     const attn::SceneSpec spec = scene ? scene->spec() : attn::SceneSpec{};
     const Selection sel = scene ? scene->selection() : Selection{};
-    query_ = addSpin(tr("query i"), 0, 4096, std::max(0, sel.query));
-    head_ = addSpin(tr("head h"), 1, 256, sel.head + 1);
-    tau_ = addSlider(tr("temperature τ"), -200, 200,
+    query_ = addSpin("query", tr("query i"), 0, 4096, std::max(0, sel.query));
+    head_ = addSpin("head", tr("head h"), 1, 256, sel.head + 1);
+    tau_ = addSlider("temperature", tr("temperature τ"), -200, 200,
                      int(std::lround(100 * std::log10(std::max(0.01f, spec.temperature)))),
                      [](int v) { return QString::number(std::pow(10.0, v / 100.0), 'g', 3); });
-    samples_ = addSlider(tr("hard samples N"), 1, 5, 3,
+    samples_ = addSlider("samples", tr("hard samples N"), 1, 5, 3,
                          [](int e) { return QString::number(std::pow(10, e), 'g', 6); });
     dist_ = addPlot(0, 0, tr("α as a categorical distribution"));
     conv_ = addPlot(0, 1, tr("Hard lookups converge to the soft one"));

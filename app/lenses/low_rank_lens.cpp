@@ -29,10 +29,10 @@ LowRankLens::LowRankLens(Scene* scene, QWidget* parent)
            "√Σ<sub>r</sub>V<sub>r</sub><sup>T</sup><br>"
            "‖W − W<sub>r</sub>‖<sub>F</sub>² = Σ<sub>i&gt;r</sub> σ<sub>i</sub>² "
            "(Eckart–Young)"));
-    source_ = addCombo(tr("matrix W"),
+    source_ = addCombo("matrix", tr("matrix W"),
                        {tr("scene head: W_Q,h W_K,hᵀ"), tr("random d_model × d_model")}, 0);
-    head_ = addSpin(tr("head h"), 1, 64, 1);
-    rank_ = addSlider(tr("rank r"), 0, 64, 4, [](int r) { return QString::number(r); });
+    head_ = addSpin("head", tr("head h"), 1, 64, 1);
+    rank_ = addSlider("rank", tr("rank r"), 0, 64, 4, [](int r) { return QString::number(r); });
     sv_ = addPlot(0, 0, tr("Singular values of W"));
     err_ = addPlot(0, 1, tr("Error of the rank-r factorisation"));
     full_ = addPlot(1, 0, tr("Full scores x W yᵀ"));

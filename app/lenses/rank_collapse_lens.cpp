@@ -23,12 +23,12 @@ RankCollapseLens::RankCollapseLens(Scene* scene, QWidget* parent)
         tr("pure: X<sub>l+1</sub> = softmax(X W<sub>Q</sub>(X W<sub>K</sub>)<sup>T</sup>/√d) "
            "X W<sub>V</sub><br>residual: X<sub>l+1</sub> = X<sub>l</sub> + β·(same)<br>"
            "distance = ‖X − 1x̄<sup>T</sup>‖<sub>F</sub> / ‖X‖<sub>F</sub>, x̄ = mean row"));
-    depth_ = addSpin(tr("depth L (layers)"), 1, 64, 16);
-    n_ = addSpin(tr("tokens n"), 2, 256, 16);
-    d_ = addSpin(tr("width d"), 2, 256, 32);
-    sharp_ = addDoubleSpin(tr("score sharpness (W<sub>Q</sub>, W<sub>K</sub> std·√d)"), 0.1, 5.0,
-                           2.0, 0.1, 1);
-    seed_ = addSpin(tr("seed"), 0, 9999, 1);
+    depth_ = addSpin("depth", tr("depth L (layers)"), 1, 64, 16);
+    n_ = addSpin("tokens", tr("tokens n"), 2, 256, 16);
+    d_ = addSpin("width", tr("width d"), 2, 256, 32);
+    sharp_ = addDoubleSpin("sharpness", tr("score sharpness (W<sub>Q</sub>, W<sub>K</sub> std·√d)"),
+                           0.1, 5.0, 2.0, 0.1, 1);
+    seed_ = addSpin("seed", tr("seed"), 0, 9999, 1);
     plot_ = addPlot(0, 0, tr("Distance from rank one vs depth"));
     plot_->xAxis->setLabel(tr("layer l (0 = input)"));
     plot_->yAxis->setLabel(tr("‖X − 1x̄ᵀ‖_F / ‖X‖_F  (log scale)"));

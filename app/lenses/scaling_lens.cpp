@@ -27,9 +27,9 @@ ScalingLens::ScalingLens(Scene* scene, QWidget* parent)
         tr("Var(q·k) = d<sub>k</sub> &nbsp;⇒&nbsp; Var(q·k/√d<sub>k</sub>) = 1<br>"
            "∂α/∂s = diag(α) − αα<sup>T</sup>, shown as its Frobenius norm "
            "‖·‖<sub>F</sub> = √(Σα² − 2Σα³ + (Σα²)²), which is 0 for one-hot α."));
-    dk_ = addSlider(tr("d<sub>k</sub> (histogram)"), 0, 10, 6,
+    dk_ = addSlider("d_k", tr("d<sub>k</sub> (histogram)"), 0, 10, 6,
                     [](int e) { return QString::number(1 << e); });
-    keys_ = addSpin(tr("keys n per row"), 2, 1024, 32);
+    keys_ = addSpin("keys", tr("keys n per row"), 2, 1024, 32);
     hist_ = addPlot(0, 0, tr("Scores q·k of random unit-variance q, k"));
     var_ = addPlot(0, 1, tr("Score variance vs d_k"));
     sat_ = addPlot(1, 0, tr("Softmax saturation vs d_k"));

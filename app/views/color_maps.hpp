@@ -6,10 +6,11 @@
 #include <QStringList>
 #include <array>
 
+#include "model/heatmap_style.hpp"
 #include "views/qcp.hpp"
 
-/// The colour maps offered for heatmaps (QCustomPlot ships none of these).
-enum class ColorMapKind { Viridis, Magma, Cividis, Greys };
+// ColorMapKind, the colour maps offered for heatmaps (QCustomPlot ships none of these), is part
+// of the view state: model/heatmap_style.hpp.
 
 /// The map's 256 colours (low → high): the one table every view colours with, interpolated in
 /// RGB between matplotlib's evenly spaced samples.

@@ -1,6 +1,7 @@
 // AttnScope — the dock with every scene control: construction. Edits are in
 // controls_dock_edits.cpp. GPL-3.0-or-later.
 #include "widgets/controls_dock.hpp"
+#include "model/view_state.hpp"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -270,6 +271,8 @@ QWidget* ControlsDock::buildDisplayGroup() {
     connect(logScale_, &QCheckBox::toggled, this, &ControlsDock::onStyleEdited);
     connect(sharedRange_, &QCheckBox::toggled, this, &ControlsDock::onStyleEdited);
     connect(aggregation_, &QComboBox::currentIndexChanged, this, &ControlsDock::onStyleEdited);
-    setStyle(HeatmapStyle{});
+    // The controls show the view state's style and follow it (undo, settings, a session).
+    showStyle(ViewState::of(scene_)->style());
+    connect(ViewState::of(scene_), &ViewState::styleChanged, this, &ControlsDock::showStyle);
     return box;
 }

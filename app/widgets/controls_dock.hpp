@@ -19,17 +19,16 @@ class QToolButton;
 class QGroupBox;
 class QFormLayout;
 
-/// Edits the Scene through undoable commands and the heatmap display style; follows the Scene
-/// (undo, loading) without echoing edits back.
+/// Edits the Scene and the view state's heatmap style (model/view_state.hpp) through undoable
+/// commands; follows both (undo, loading, a session) without echoing edits back.
 class ControlsDock : public QDockWidget {
     Q_OBJECT
   public:
     explicit ControlsDock(Scene* scene, QWidget* parent = nullptr);
 
-    /// Sets the display controls (e.g. from QSettings) without emitting styleChanged.
-    void setStyle(const HeatmapStyle& style);
-    /// Sets the display controls and emits styleChanged (undo/redo, opening a session).
+    /// Sets the view state's style (no undo step); the controls and the views follow it.
     void applyStyle(const HeatmapStyle& style);
+    /// The view state's style (what the display controls show).
     HeatmapStyle style() const;
 
     // The controls, for tests and for shortcuts.
@@ -54,9 +53,6 @@ class ControlsDock : public QDockWidget {
     QComboBox* scopeBox() const { return scope_; }
     /// While a rotary-family model runs: rotary positions off in the scoped layers.
     QCheckBox* rotaryOffBox() const { return rotaryOff_; }
-
-  Q_SIGNALS:
-    void styleChanged(const HeatmapStyle& style);
 
   protected:
     /// Measures the dock's minimum width once the controls are polished.
@@ -92,6 +88,8 @@ class ControlsDock : public QDockWidget {
     void onPositional(int index);
     void onSeed(int seed);
     void onStyleEdited();
+    /// Shows style in the display controls without echoing it back as an edit.
+    void showStyle(const HeatmapStyle& style);
     void onScope(int index);
     void onRotaryOff(bool off);
     /// The scope box's layers and choice from the scene; the row shows only with a model.
@@ -120,7 +118,6 @@ class ControlsDock : public QDockWidget {
     QComboBox* scope_ = nullptr;
     QCheckBox* rotaryOff_ = nullptr;
     QFormLayout* scoreForm_ = nullptr;
-    HeatmapStyle shownStyle_;  ///< the style last applied (the "before" of an undoable edit)
     QHash<QWidget*, QString> baseSpecialText_;  ///< spin boxes' special text, edits' placeholder
     QLayout* seedRow_ = nullptr;
     QHash<QWidget*, QString> baseTips_;  ///< each control's own tooltip, without a reason

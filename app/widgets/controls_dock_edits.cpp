@@ -17,6 +17,7 @@
 #include "attn/spec_edit.hpp"
 #include "model/scene.hpp"
 #include "model/undo_command.hpp"
+#include "model/view_state.hpp"
 #include "widgets/controls_dock.hpp"
 
 namespace {
@@ -241,8 +242,7 @@ void ControlsDock::onSeed(int seed) {
     scene_->setSpec(s, tr("Change seed"), kSeedControl);
 }
 
-void ControlsDock::setStyle(const HeatmapStyle& style) {
-    shownStyle_ = style;
+void ControlsDock::showStyle(const HeatmapStyle& style) {
     const QSignalBlocker b1(colorMap_), b2(logScale_), b3(sharedRange_), b4(aggregation_);
     colorMap_->setCurrentIndex(colorMap_->findData(int(style.colorMap)));
     logScale_->setChecked(style.logScale);
@@ -251,21 +251,20 @@ void ControlsDock::setStyle(const HeatmapStyle& style) {
 }
 
 HeatmapStyle ControlsDock::style() const {
-    HeatmapStyle s;
-    s.colorMap = ColorMapKind(colorMap_->currentData().toInt());
-    s.logScale = logScale_->isChecked();
-    s.sharedRange = sharedRange_->isChecked();
-    s.aggregation = attn::Aggregation(aggregation_->currentData().toInt());
-    return s;
+    return ViewState::of(scene_)->style();
 }
 
 void ControlsDock::applyStyle(const HeatmapStyle& style) {
-    setStyle(style);
-    Q_EMIT styleChanged(style);
+    ViewState::of(scene_)->setStyle(style);
 }
 
 void ControlsDock::onStyleEdited() {
-    const HeatmapStyle before = shownStyle_, after = style();
+    const HeatmapStyle before = style();
+    HeatmapStyle after;
+    after.colorMap = ColorMapKind(colorMap_->currentData().toInt());
+    after.logScale = logScale_->isChecked();
+    after.sharedRange = sharedRange_->isChecked();
+    after.aggregation = attn::Aggregation(aggregation_->currentData().toInt());
     if (before == after) return;
     QString what;
     if (after.colorMap != before.colorMap)
@@ -276,8 +275,6 @@ void ControlsDock::onStyleEdited() {
         what = after.sharedRange ? tr("Shared colour range") : tr("Colour range per head");
     else
         what = tr("Blocks: %1").arg(aggregation_->currentText());
-    // Pushing runs redo(), which applies `after` and tells the views.
-    // A change of the display controls, undone with the scene's other edits.
-    scene_->undoStack()->push(new StateCommand<HeatmapStyle>(
-        [this](const HeatmapStyle& style) { applyStyle(style); }, {}, before, after, what));
+    // One undo step on the view state, undone with the scene's other edits.
+    ViewState::of(scene_)->editStyle(after, what);
 }

@@ -170,11 +170,11 @@ def _write_npz(path: str, members: Dict[str, np.ndarray]) -> str:
     return path
 
 
-def write_session(path: PathLike, data_path: PathLike, *, tab: str = "Heads", component: int = 0,
+def write_session(path: PathLike, data_path: PathLike, *, tab: str = "heads", component: int = 0,
                   layer: int = 0, head: Optional[int] = None, focus: bool = False) -> str:
     """Writes an AttnScope session (docs/session-format.md) that opens ``data_path`` (referenced
-    relative to the session) on ``tab`` ("Heads" or "Model"), showing ``component`` and
-    ``layer``; ``head`` is selected, and shown alone when ``focus``."""
+    relative to the session) on ``tab`` ("heads" or "model": the app's constant tab keys),
+    showing ``component`` and ``layer``; ``head`` is selected, and shown alone when ``focus``."""
     path = os.fspath(path)
     rel = os.path.relpath(os.path.abspath(os.fspath(data_path)),
                           os.path.dirname(os.path.abspath(path)))
@@ -184,7 +184,7 @@ def write_session(path: PathLike, data_path: PathLike, *, tab: str = "Heads", co
         "scene": {},
         "data": {"path": rel, "absolute_path": os.path.abspath(os.fspath(data_path)),
                  "component": int(component), "layer": int(layer), "d_k": None},
-        "views": {"tab": tab,
+        "views": {"open_tab": tab.lower(),
                   "selection": {"query": -1, "key": -1, "head": int(head or 0)},
                   "focused_head": int(head) if focus and head is not None else -1},
     }

@@ -131,7 +131,7 @@ def head_view(attention: Any = None, tokens: Optional[Sequence[str]] = None,
         if not isinstance(h, (int, np.integer)) or not 0 <= h < n_heads:
             raise ValueError(f"Head {h} in heads is out of range: the attention has {n_heads} "
                              f"heads (0 … {n_heads - 1})")
-    return _open(args, "head_view", "Heads", layers.index(layer) if layer is not None else 0,
+    return _open(args, "head_view", "heads", layers.index(layer) if layer is not None else 0,
                  selected[0] if selected else None, focus=len(selected) == 1)
 
 
@@ -160,4 +160,4 @@ def model_view(attention: Any = None, tokens: Optional[Sequence[str]] = None,
     args = _collect(attention, tokens, sentence_b_start, prettify_tokens, encoder_attention,
                     decoder_attention, cross_attention, encoder_tokens, decoder_tokens,
                     include_layers, include_heads)
-    return _open(args, "model_view", "Model", 0, None, focus=False)
+    return _open(args, "model_view", "model", 0, None, focus=False)

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "attn/error.hpp"
+#include "attn/io/formats.hpp"
 
 #include "app_test_support.hpp"
 #include "io/data_dock.hpp"
@@ -42,6 +43,18 @@ class IoOpenTest : public QObject {
     Q_OBJECT
   private Q_SLOTS:
     void initTestCase() { test_support::isolateSettings(); }
+
+    /// File ▸ Open's filter is the format registry's (untranslated here), and a file of each
+    /// registered extension matches one of its patterns.
+    void openFilterIsTheRegistrys() {
+        const QString filter = fileio::FileController::openFilter();
+        QCOMPARE(filter, QString::fromStdString(attn::io::open_dialog_filter()));
+        for (const attn::io::Format& f : attn::io::formats())
+            for (const char* e : f.extensions)
+                QVERIFY2(filter.section(QStringLiteral(";;"), 0, 0)
+                             .contains(QStringLiteral("*") + QLatin1StringView(e)),
+                         e);
+    }
 
     void examplesOpenFromTheFileMenu() {
         // File ▸ Examples as a user reaches it: the menu's own actions, triggered.

@@ -1,5 +1,6 @@
 // AttnScope — a session written before the view state moved out of the widgets (issue #23 item
-// 2) opens to the same view state: tab, focused head, selection, heatmap style, lens settings.
+// 2) opens to the same view state: tab, focused head, selection, heatmap style, lens settings;
+// the new version writes constant keys, and its sessions reopen identically.
 // GPL-3.0-or-later.
 #include <QApplication>
 #include <QFile>
@@ -18,9 +19,16 @@
 namespace {
 
 /// tests/core/data/sessions/view_state_0.1.attnscope: written by AttnScope at 87fd9b1 (main
-/// before the view-state model) from the window viewStateIsWritten() builds.
+/// before the view-state model) from the window viewStateIsWritten() builds; its tab is a
+/// title and its lenses' controls are keyed by their labels.
 QString fixturePath() {
     return QStringLiteral(ATTN_CORE_TEST_DATA_DIR "/sessions/view_state_0.1.attnscope");
+}
+
+/// view_state_0.2.attnscope: the same window written by the view-state model, under constant
+/// keys (open_tab, lens_settings).
+QString newFixturePath() {
+    return QStringLiteral(ATTN_CORE_TEST_DATA_DIR "/sessions/view_state_0.2.attnscope");
 }
 
 QJsonObject viewsOf(const QString& path) {
@@ -50,7 +58,8 @@ class ViewStateSessionTest : public QObject {
         w_.reset();
     }
 
-    /// The fixture is what this window writes: every key of its view state, with its values.
+    /// The new fixture is what this window writes: every key of its view state, with its
+    /// values, under constant keys.
     void viewStateIsWritten() {
         HeatmapStyle style = w_->controlsDock()->style();
         style.colorMap = ColorMapKind::Magma;
@@ -72,9 +81,32 @@ class ViewStateSessionTest : public QObject {
         QVERIFY2(files_->saveTo(path, &error), qPrintable(error));
         const QString keep = qEnvironmentVariable("ATTN_SESSION_FIXTURE_OUT");
         if (!keep.isEmpty()) QFile::copy(path, keep);  // to write the fixture again
-        QJsonObject written = viewsOf(path), fixture = viewsOf(fixturePath());
+        QJsonObject written = viewsOf(path), fixture = viewsOf(newFixturePath());
         QVERIFY(!fixture.isEmpty());
         QCOMPARE(written, fixture);
+        QCOMPARE(written.value(QStringLiteral("open_tab")).toString(), QStringLiteral("theory"));
+        QVERIFY(!written.contains(QStringLiteral("tab")));
+        QVERIFY(!written.contains(QStringLiteral("lenses")));
+        QCOMPARE(written.value(QStringLiteral("lens_settings"))
+                     .toObject()
+                     .value(QStringLiteral("cost"))
+                     .toObject()
+                     .value(QStringLiteral("kv_heads"))
+                     .toInt(),
+                 4);
+    }
+
+    /// What the new version writes reopens identically: saved again, the same view state.
+    void newSessionReopensIdentically() {
+        QVERIFY(files_->openFile(newFixturePath()));
+        test_support::settleAll(w_->computeService());
+        QCOMPARE(w_->tabs()->currentWidget()->objectName(), QStringLiteral("theoryTabs"));
+        QCOMPARE(w_->heatmapGrid()->focusedHead(), 2);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("again.attnscope"));
+        QString error;
+        QVERIFY2(files_->saveTo(path, &error), qPrintable(error));
+        QCOMPARE(viewsOf(path), viewsOf(newFixturePath()));
     }
 
     /// Opened in a fresh window, the fixture restores every part of its view state.
@@ -96,8 +128,18 @@ class ViewStateSessionTest : public QObject {
         QCOMPARE(style.aggregation, attn::Aggregation::Mean);
         const QJsonObject lenses = views.value(QStringLiteral("lenses")).toObject();
         QVERIFY(lenses.size() >= 8);
+        // The old labels' values, now under the constant keys: the lenses show them, and the
+        // view state saves exactly what the new version wrote from the same window.
+        const QJsonObject keyed =
+            viewsOf(newFixturePath()).value(QStringLiteral("lens_settings")).toObject();
+        QCOMPARE(keyed.size(), lenses.size());
         for (LensPanel* lens : w_->tabs()->findChildren<LensPanel*>())
-            QCOMPARE(lens->settings(), lenses.value(lens->lensName()).toObject());
+            QCOMPARE(lens->settings(), keyed.value(lens->lensName()).toObject());
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("resaved.attnscope"));
+        QString error;
+        QVERIFY2(files_->saveTo(path, &error), qPrintable(error));
+        QCOMPARE(viewsOf(path), viewsOf(newFixturePath()));
     }
 };
 

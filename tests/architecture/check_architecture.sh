@@ -22,6 +22,10 @@
 #      app/views, app/lenses and app/widgets read it (no for_each_layer, census or rollout of a
 #      spec there), and "recompute while visible" is app/model/while_visible (no showEvent that
 #      starts a scheduler job in app/views).
+#  10. Sessions are keyed by constants (model/view_state.hpp's view_keys), never by what a
+#      translation changes: app/io/session* reads no tab title, window title, translated or shown
+#      text (tabText(, windowTitle, tr(, translate(, currentText(, controlKey(), and every lens
+#      control is added with a constant key before its label (no addSpin(tr(…) and the like).
 # Usage: check_architecture.sh [repository root]; prints every violation, exits 1 on any.
 set -u
 root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -105,5 +109,12 @@ loops=$(grep -rnE 'for_each_layer|attn::census\(|attn::rollout\((spec|scene)' \
 visible=$(grep -lE 'showEvent\(' app/views/*.cpp | xargs -r grep -lE 'Scheduler::instance\(\)\.(run|submit)')
 [ -n "$visible" ] && fail "views starting jobs from showEvent (use WhileVisible):"$'\n'"$visible"
 
-[ $status -eq 0 ] && echo "architecture: threads only in app/model, no folder cycle, Qt-free core, no file over 400 lines, no unity-batch clash, scene kinds through accessors, family headers kept to families, one storage enum, layers computed once"
+# 10. Sessions keyed by constants.
+keys=$(grep -nE '\btabText\(|windowTitle|\btr\(|translate\(|currentText\(|controlKey\(' \
+  app/io/session*.cpp app/io/session*.hpp 2>/dev/null)
+labels=$(grep -rnE 'add(Spin|Slider|DoubleSpin|Combo|Check)\(\s*(tr\(|QObject::tr\(|QString)' \
+  --include='*.cpp' app/lenses 2>/dev/null)
+[ -n "$keys$labels" ] && fail "session keys from translated or shown text (use view_keys constants; lens controls take a constant key):"$'\n'"$keys$labels"
+
+[ $status -eq 0 ] && echo "architecture: threads only in app/model, no folder cycle, Qt-free core, no file over 400 lines, no unity-batch clash, scene kinds through accessors, family headers kept to families, one storage enum, layers computed once, sessions keyed by constants"
 exit $status

@@ -2,6 +2,10 @@
 source "$(dirname "$0")/lib.sh"
 
 expect_rc 0 "--help" -- "$BIN" --help && grep -q "attnscope render" "$TMP/out" && grep -q "Exit codes" "$TMP/out" || fail "--help text"
+# The formats --help lists are the man page's (both made from core/src/io/formats.cpp).
+man_formats=$(sed -n '/^\.nf .*formats\.cpp/,/^\.fi/p' "$(dirname "$0")/../../resources/man/attnscope.1" | sed '1d;$d;s/\\e/\\/g')
+[ -n "$man_formats" ] && grep -qxF -- "$(head -1 <<<"$man_formats")" "$TMP/out" || fail "--help lacks the man page's formats"
+while IFS= read -r line; do grep -qxF -- "$line" "$TMP/out" || fail "--help lacks format line: $line"; done <<<"$man_formats"
 expect_rc 0 "render --help" -- "$BIN" render --help && grep -q -- "--temperature" "$TMP/out" || fail "render --help text"
 expect_rc 0 "--version" -- "$BIN" --version && grep -Eq '^attnscope [0-9]+\.[0-9]+\.[0-9]+$' "$TMP/out" || fail "--version text"
 

@@ -303,8 +303,9 @@ class OneWindow(Common):
         self.assertFalse(os.path.exists(second))
         with open(session, encoding="utf-8") as f:
             s = json.load(f)
-        self.assertEqual((s["views"]["tab"], s["data"]["layer"], s["views"]["focused_head"]),
-                         ("Heads", 1, 1))
+        self.assertEqual((s["views"]["open_tab"], s["data"]["layer"],
+                          s["views"]["focused_head"]),
+                         ("heads", 1, 1))
         with np.load(os.path.join(os.path.dirname(session), s["data"]["path"])) as z:
             self.assertEqual(list(z["tokens"]), [" a", "b", "c"])  # prettified as BertViz does
         self.assertIsNone(w.poll())

@@ -1,0 +1,81 @@
+// AttnScope — the view state: everything about how the scene is shown that is not the scene
+// (heatmap style, focused head, open tab, each lens's settings), with the stable keys a
+// session stores it under. GPL-3.0-or-later.
+#pragma once
+
+#include <QHash>
+#include <QJsonObject>
+#include <QObject>
+#include <QString>
+
+#include "model/heatmap_style.hpp"
+
+class Scene;
+
+/// The keys of the view state in a session's "views" object and of the tabs: constants, never
+/// a tab title or a control's label, which a translation changes (docs/session-format.md).
+namespace view_keys {
+inline constexpr char kDisplay[] = "display";
+inline constexpr char kColorMap[] = "colormap";
+inline constexpr char kLogScale[] = "log_scale";
+inline constexpr char kSharedRange[] = "shared_range";
+inline constexpr char kBlocks[] = "blocks";
+inline constexpr char kFocusedHead[] = "focused_head";
+inline constexpr char kSelection[] = "selection";
+inline constexpr char kPlayground[] = "playground";
+inline constexpr char kOpenTab[] = "open_tab";            ///< one of the tab keys below
+inline constexpr char kLensSettings[] = "lens_settings";  ///< lens → control key → value
+/// Sessions of 0.1 (read, never written): the open tab's English title, and each lens's
+/// controls keyed by their English labels.
+inline constexpr char kLegacyTab[] = "tab";
+inline constexpr char kLegacyLenses[] = "lenses";
+// The tabs of the window.
+inline constexpr char kTabHeads[] = "heads";
+inline constexpr char kTabPlayground[] = "playground";
+inline constexpr char kTabTheory[] = "theory";
+inline constexpr char kTabViews[] = "views";
+inline constexpr char kTabModel[] = "model";
+}  // namespace view_keys
+
+/// The one owner of the view state. The docks edit it (editStyle goes through the scene's undo
+/// stack), the widgets follow its signals, and sessions save and restore it, not the widgets.
+class ViewState : public QObject {
+    Q_OBJECT
+  public:
+    /// The view state of scene's window (made on first use, a child of the scene).
+    static ViewState* of(Scene* scene);
+
+    const HeatmapStyle& style() const { return style_; }
+    /// Sets the style at once (settings, undo and redo, a session); styleChanged when it differs.
+    void setStyle(const HeatmapStyle& style);
+    /// A user's edit: one undo step named `what` on the scene's stack.
+    void editStyle(const HeatmapStyle& style, const QString& what);
+
+    /// The head shown alone in the grid (−1: every head).
+    int focusedHead() const { return focusedHead_; }
+    void setFocusedHead(int head);
+
+    /// The key of the open tab (view_keys::kTab…; "" before a tab is shown).
+    const QString& openTab() const { return openTab_; }
+    void setOpenTab(const QString& key);
+
+    /// A lens's controls by their keys (empty when none were set).
+    QJsonObject lensSettings(const QString& lens) const { return lenses_.value(lens); }
+    const QHash<QString, QJsonObject>& allLensSettings() const { return lenses_; }
+    /// Records a lens's controls; lensSettingsChanged when they differ.
+    void setLensSettings(const QString& lens, const QJsonObject& settings);
+
+  Q_SIGNALS:
+    void styleChanged(const HeatmapStyle& style);
+    void focusedHeadChanged(int head);
+    void openTabChanged(const QString& key);
+    void lensSettingsChanged(const QString& lens, const QJsonObject& settings);
+
+  private:
+    explicit ViewState(Scene* scene);
+    Scene* scene_;
+    HeatmapStyle style_;
+    int focusedHead_ = -1;
+    QString openTab_;
+    QHash<QString, QJsonObject> lenses_;
+};
