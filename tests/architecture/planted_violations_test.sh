@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# AttnScope — the rules of a scene's kind, of family headers and of the storage enum catch what
-# they are about: each violation planted in a copy of the rules' tree fails naming its file, and
+# AttnScope — the rules of a scene's kind, of family headers, of the storage enum and of views
+# that wait for workers catch what they are about: each violation planted in a copy of the rules' tree fails naming its file, and
 # the new style passes. GPL-3.0-or-later.
 # Usage: planted_violations_test.sh REPOSITORY_ROOT
 set -u
@@ -64,6 +64,8 @@ planted core/src/gpt2/run.cpp '#include "attn/scene.hpp"' "a family including th
 planted app/views/a.cpp '    if (r.weights_only) return;' "the weights_only flag"
 planted app/views/a.cpp '    if (!result->stages_kept) return;' "the stages_kept flag"
 planted tests/core/a_test.cpp '    ASSERT_TRUE(r.streamed);' "the streamed flag"
+planted app/views/a.cpp '    QtConcurrent::blockingMap(jobs, prepare);' "a view waiting for blockingMap"
+planted app/views/a.cpp '    const auto r = QtConcurrent::blockingMapped(cells, f);' "a view waiting for blockingMapped"
 
 [ "$fails" -eq 0 ] && echo "planted violations: every one refused by file name, the new style passes"
 [ "$fails" -eq 0 ]
