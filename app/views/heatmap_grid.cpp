@@ -323,7 +323,6 @@ void HeatmapGrid::paintTo(QPaintDevice* device, const QRect& target) {
     painter.setRenderHint(QPainter::Antialiasing);
     const QSize own = size();
     if (own.isEmpty()) return;
-    waitForCells();  // a figure shows the cells, not the ones a job is replacing
     const double sx = double(target.width()) / own.width(),
                  sy = double(target.height()) / own.height();
     std::vector<QCustomPlot*> plots;
@@ -333,6 +332,7 @@ void HeatmapGrid::paintTo(QPaintDevice* device, const QRect& target) {
             plots.push_back(h);
         }
     if (style_.sharedRange) plots.push_back(scalePlot_);
+    waitForCells();  // a figure shows the cells, not the ones a job is replacing
     for (QCustomPlot* p : plots) {
         const QPoint at = p->mapTo(this, QPoint(0, 0));
         painter.save();

@@ -56,6 +56,8 @@ class HeatmapGrid : public QWidget {
     /// Pixels between two heads of one key/value group, and between two groups.
     static constexpr int kSpacing = 6;
     static constexpr int kGroupGap = 22;
+    /// Pixels of cells a head keeps across when its key labels are thinned to use the width.
+    static constexpr int kCompactAxis = 120;
     const HeatmapStyle& style() const { return style_; }
     int headCount() const { return int(heads_.size()); }
     HeadHeatmap* head(int h) const { return heads_.at(std::size_t(h)); }

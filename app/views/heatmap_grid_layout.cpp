@@ -96,18 +96,30 @@ HeatmapGrid::Arrangement HeatmapGrid::arrangementFor(int count) const {
             best.columns = c;
         }
     }
+    QSize minimum = least;
     if (best.columns == 0) {
         // Too small for all of them: as many readable columns as the width holds, and scroll
         // down (the vertical scroll bar takes its width first).
         const int bar = frame_->verticalScrollBar()->sizeHint().width();
         const QSize wide(std::max(1, view.width() - bar), 1 << 20);
-        best.columns = 1;
-        for (int c = 1; c <= count; ++c)
-            if (heatmap_grid_layout::fits(c, group) &&
-                slotIn(wide, count, c, group, label).width() >= least.width())
-                best.columns = c;
+        const auto widest = [&](int width) {
+            int columns = 0;
+            for (int c = 1; c <= count; ++c)
+                if (heatmap_grid_layout::fits(c, group) &&
+                    slotIn(wide, count, c, group, label).width() >= width)
+                    columns = c;
+            return columns;
+        };
+        best.columns = std::max(1, widest(least.width()));
+        // One column of long-token heads left most of the width empty: two or more narrower
+        // heads use it, their key labels thinned (numbered) instead of every one shown.
+        const int compact = margins.width() + kCompactAxis;
+        if (best.columns == 1 && count > 1 && widest(compact) > 1) {
+            best.columns = widest(compact);
+            minimum.setWidth(compact);
+        }
     }
-    best.minimum = sizeOf(least, count, best.columns, group, label);
+    best.minimum = sizeOf(minimum, count, best.columns, group, label);
     return best;
 }
 

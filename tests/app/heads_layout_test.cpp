@@ -157,6 +157,8 @@ class HeadsLayoutTest : public QObject {
         QSet<int> columns;
         for (int h = 0; h < 8; ++h)
             columns.insert(grid->head(h)->x());
+        qInfo("heads area %d × %d px, %d columns, heads %d × %d", grid->width(), grid->height(),
+              int(columns.size()), grid->head(0)->width(), grid->head(0)->height());
         QVERIFY2(columns.size() >= 2, qPrintable(QString::number(columns.size())));
         const QSize size = grid->head(0)->size();
         const QSize plot = grid->head(0)->axisRect()->rect().size();

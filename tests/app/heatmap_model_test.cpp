@@ -67,24 +67,24 @@ class HeatmapModelTest : public QObject {
     }
 
     void largeCellsComeFromAJobWithTheSameNumbers() {
-        const SceneResultPtr r = computeShared(96, 3);
+        const SceneResultPtr r = computeShared(96, 4);
         HeatmapModel now, later;
         now.setResult(r);
         later.setResult(r);
         later.setSyncCells(0);  // every computation is a job
         const QSize budget(30, 40);
-        QVERIFY(now.update(all(3, budget)));
+        QVERIFY(now.update(all(4, budget)));
         QSignalSpy ready(&later, &HeatmapModel::cellsReady);
-        QVERIFY(!later.update(all(3, budget)));
-        for (int h = 0; h < 3; ++h) {
+        QVERIFY(!later.update(all(4, budget)));
+        for (int h = 0; h < 4; ++h) {
             QVERIFY(later.pending(h));
             // Nothing computed on this thread: no cells yet, only the job's to come.
             QCOMPARE(later.cellsVersion(h), quint64(0));
             QVERIFY(later.cells(h).values.empty());
         }
         later.waitForCells();
-        QCOMPARE(ready.count(), 3);
-        for (int h = 0; h < 3; ++h) {
+        QCOMPARE(ready.count(), 4);
+        for (int h = 0; h < 4; ++h) {
             QVERIFY(!later.pending(h));
             QCOMPARE(later.cells(h).values, now.cells(h).values);
             QCOMPARE(later.cells(h).masked, now.cells(h).masked);
