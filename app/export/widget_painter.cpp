@@ -5,6 +5,7 @@
 #include <QApplication>
 #include <QLayout>
 #include <QWidget>
+#include "views/heatmap_grid.hpp"
 #include "views/qcp.hpp"
 
 namespace exporting {
@@ -52,6 +53,12 @@ void settleLayout(QWidget* root) {
         QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
         QCoreApplication::sendPostedEvents();
     }
+    // A heatmap grid's large cells come from scheduler jobs: a figure draws them, not the
+    // cells they are replacing.
+    QList<HeatmapGrid*> grids = root->findChildren<HeatmapGrid*>();
+    if (auto* grid = qobject_cast<HeatmapGrid*>(root)) grids.append(grid);
+    for (HeatmapGrid* grid : grids)
+        grid->waitForCells();
 }
 
 }  // namespace exporting

@@ -14,7 +14,7 @@ namespace exporting {
 void paintWidgetTree(QCPPainter* painter, QWidget* root);
 
 /// Lays `root` out at its current size without showing it on screen (headless rendering and
-/// exports at a size other than the on-screen one).
+/// exports at a size other than the on-screen one), with the cells of its heatmap grids.
 void settleLayout(QWidget* root);
 
 }  // namespace exporting

@@ -8,7 +8,6 @@
 #include <cmath>
 
 #include "attn/model/run.hpp"
-#include "model/scheduler.hpp"
 #include "views/color_map_cells.hpp"
 #include "views/plot_theme.hpp"
 #include "views/screen_only.hpp"
@@ -38,7 +37,8 @@ constexpr int kCachedLabels = 256;
 
 }  // namespace
 
-HeadHeatmap::HeadHeatmap(QWidget* parent) : QCustomPlot(parent) {
+HeadHeatmap::HeadHeatmap(HeatmapModel* model, int head, QWidget* parent)
+    : QCustomPlot(parent), model_(model), head_(head) {
     setMinimumSize(120, 120);
     setMouseTracking(true);
     setToolTip(QString());
@@ -69,8 +69,10 @@ HeadHeatmap::HeadHeatmap(QWidget* parent) : QCustomPlot(parent) {
         a->setTickLabelFont(f);
         LabelCacheAccess::setSize(AxisAccess::painter(a), kCachedLabels);
     }
-    // Keys read along the bottom, rotated so long tokens do not overlap.
-    xAxis->setTickLabelRotation(-65);
+    // Keys read upwards along the bottom: upright, neighbouring labels lie side by side a line
+    // apart and never overlap (at −65° two labels a line apart overlapped by a twentieth of a
+    // line), however long the tokens; rebuildTicks thins them to one per line height.
+    xAxis->setTickLabelRotation(-90);
     yAxis->setRangeReversed(true);  // query 0 on top, like a matrix
     // No axis titles on each head: in a grid they cost every head a line and a column, and
     // four heads would no longer fit the default window. The grid says once which axis is which
@@ -93,19 +95,16 @@ HeadHeatmap::HeadHeatmap(QWidget* parent) : QCustomPlot(parent) {
     setStyle(style_);
 }
 
-void HeadHeatmap::setResult(SceneResultPtr result, int head) {
+void HeadHeatmap::resultChanged(const attn::SceneResult* old) {
     // The label margins are measured on the tokens alone: a control that changes only the
     // numbers (temperature, scaling, mask) keeps them rather than laying out 2 × 256 labels.
-    const bool sameTokens = result_ && result && result_->q_tokens == result->q_tokens &&
-                            result_->k_tokens == result->k_tokens;
-    result_ = std::move(result);
-    head_ = head;
-    cellsDirty_ = true;
+    const attn::SceneResult* now = result().get();
+    const bool sameTokens =
+        old && now && old->q_tokens == now->q_tokens && old->k_tokens == now->k_tokens;
     if (!sameTokens) margins_ = QSize();
 }
 
 void HeadHeatmap::setStyle(const HeatmapStyle& style) {
-    if (style.aggregation != style_.aggregation) cellsDirty_ = true;
     // A new colour map only recolours the map's image; the log scale's floor changes the data.
     if (style.logScale != style_.logScale) mapDirty_ = true;
     style_ = style;
@@ -122,8 +121,7 @@ void HeadHeatmap::setColorRange(const QCPRange& range) {
     if (scale_) scale_->axis()->setLabel(weightScaleLabel(style_.logScale, range.lower));
 }
 
-void HeadHeatmap::setSelection(const Selection& selection) {
-    selection_ = selection;
+void HeadHeatmap::selectionChanged() {
     updateSelectionItems();
 }
 
@@ -152,120 +150,59 @@ void HeadHeatmap::setOwnColorScale(bool on) {
     applyTheme();
 }
 
-attn::Index HeadHeatmap::queries() const {
-    return result_ && head_ < int(result_->heads.size()) ? result_->query_count() : 0;
-}
-
-attn::Index HeadHeatmap::keys() const {
-    return result_ && head_ < int(result_->heads.size()) ? result_->key_count() : 0;
-}
-
-QSize HeadHeatmap::wantedFactors(const QSize& budget) const {
-    return {attn::blockFactor(view_.cols, budget.width()),
-            attn::blockFactor(view_.rows, budget.height())};
-}
-
 void HeadHeatmap::setRegion(const HeatmapViewport& region) {
-    HeatmapViewport v = region;
-    v.n = queries();
-    v.m = keys();
-    v.rows = std::clamp<attn::Index>(v.rows, std::min<attn::Index>(v.n, 1), v.n);
-    v.cols = std::clamp<attn::Index>(v.cols, std::min<attn::Index>(v.m, 1), v.m);
-    v.row = std::clamp<attn::Index>(v.row, 0, v.n - v.rows);
-    v.col = std::clamp<attn::Index>(v.col, 0, v.m - v.cols);
-    if (v == view_) return;
-    view_ = v;
-    regionChanged();
+    model_->setRegion(head_, region);
 }
 
 void HeadHeatmap::resetZoom() {
-    HeatmapViewport whole;
-    whole.reset(queries(), keys());
-    setRegion(whole);
+    model_->resetZoom(head_);
 }
 
-void HeadHeatmap::regionChanged() {
-    cellsDirty_ = true;
-}
-
-void HeadHeatmap::prepare(const QSize& budget) {
-    if (!result_ || head_ >= int(result_->heads.size()) || queries() == 0 || keys() == 0) {
-        cells_ = attn::AggregatedGrid{};
-        measureSpan();
-        cellsDirty_ = false;
-        return;
-    }
-    if (view_.n != queries() || view_.m != keys()) view_.reset(queries(), keys());
-    // Only a change of block factor (or of region) needs new cells; small resizes keep them.
-    const QSize factors = wantedFactors(budget);
-    if (!cellsDirty_ && factors == factors_) return;
-    // Stored weights are aggregated; a streamed head reduces its overview, or computes a region
-    // finer than the overview from Q and K (a large one off the GUI thread, the overview's
-    // blocks drawn meanwhile).
-    QSize coarse;
-    regionWanted_ = needsRegionJob(budget, &coarse);
-    regionDropped_ = !regionWanted_ && refining_;
-    const QSize drawn = regionWanted_ ? coarse : budget;
-    cells_ = result_->drawn_blocks(head_, view_.row, view_.rows, view_.col, view_.cols,
-                                   drawn.height(), drawn.width(), style_.aggregation);
-    measureSpan();  // here, off the GUI thread when the grid prepares heads in parallel
-    factors_ = factors;
-    budget_ = budget;
-    cellsDirty_ = false;
-    mapDirty_ = true;
-}
-
-void HeadHeatmap::measureSpan() {
-    WeightSpan span;
-    for (std::size_t i = 0; i < cells_.values.size(); ++i) {
-        if (cells_.masked[i]) continue;
-        const double v = cells_.values[i];
-        span.largest = std::max(span.largest, v);
-        if (v > 0) span.smallestPositive = std::min(span.smallestPositive, v);
-        span.hasZero = span.hasZero || v <= 0;
-    }
-    span_ = span;
+void HeadHeatmap::showRegion(const HeatmapViewport& v) {
+    if (v == region()) return;
+    model_->setRegion(head_, v);
+    refresh();
 }
 
 QCPRange HeadHeatmap::valueRange(bool logScale) const {
-    return weightColorRange(span_, logScale);
+    // Deferred (deferUntilSeen): the largest weight of the statistics stands for the cells.
+    if (refreshPending_ && result() && head_ < int(result()->stats.size())) {
+        WeightSpan span;
+        span.largest = result()->stats[std::size_t(head_)].largest_weight;
+        return weightColorRange(span, logScale);
+    }
+    return weightColorRange(model_->span(head_), logScale);
 }
 
 void HeadHeatmap::fillMap() {
-    const int rows = cells_.rows, cols = cells_.cols;
-    // Log colour scales cannot place 0: clamp (only the drawing, cells_ keeps the exact values).
+    const attn::AggregatedGrid& cells = model_->cells(head_);
+    const int rows = cells.rows, cols = cells.cols;
+    // Log colour scales cannot place 0: clamp (only the drawing, the model keeps exact values).
     const double floor = style_.logScale ? std::max(range_.lower, 1e-12) : -1e300;
-    QCPColorMapData* data = colorMapCells(cells_, floor);
+    QCPColorMapData* data = colorMapCells(cells, floor);
     // Cell centres sit on source indices: block b covers first + [b·f, (b+1)·f) → centre
     // first + b·f + (f−1)/2.
-    const double cx = double(cells_.firstCol) + (cells_.colFactor - 1) / 2.0;
-    const double cy = double(cells_.firstRow) + (cells_.rowFactor - 1) / 2.0;
-    data->setRange(QCPRange(cx, cx + std::max(0, cols - 1) * double(cells_.colFactor)),
-                   QCPRange(cy, cy + std::max(0, rows - 1) * double(cells_.rowFactor)));
+    const double cx = double(cells.firstCol) + (cells.colFactor - 1) / 2.0;
+    const double cy = double(cells.firstRow) + (cells.rowFactor - 1) / 2.0;
+    data->setRange(QCPRange(cx, cx + std::max(0, cols - 1) * double(cells.colFactor)),
+                   QCPRange(cy, cy + std::max(0, rows - 1) * double(cells.rowFactor)));
     map_->setData(data, false);
     map_->setDataRange(range_);
     mapDirty_ = false;
+    filled_ = model_->cellsVersion(head_);
 }
 
 void HeadHeatmap::refresh() {
     refreshPending_ = false;
     // Lay out first so the cell budget and label spacing use this size, not the previous one.
     updateLayoutNow();
-    if (view_.n != queries() || view_.m != keys()) {
-        view_.reset(queries(), keys());
-        cellsDirty_ = true;
-    }
-    if (cellsDirty_ || wantedFactors(cellBudget()) != factors_) prepare(cellBudget());
-    if (regionWanted_) {
-        requestRegion();
-    } else if (regionDropped_) {
-        // Prepared at once since: a job still computing an older region must not replace it.
-        Scheduler::instance().cancel(this, kRegionJob);
-        regionDropped_ = refining_ = false;
-    }
-    if (mapDirty_) fillMap();
-    xAxis->setRange(double(view_.col) - 0.5, double(view_.col + view_.cols) - 0.5);
-    yAxis->setRange(double(view_.row) - 0.5, double(view_.row + view_.rows) - 0.5);
+    // Current cells, or the model computes them (a job: its delivery refreshes this head again,
+    // the cells drawn until then are the previous or the overview's coarse ones).
+    model_->update({{head_, cellBudget()}});
+    if (mapDirty_ || filled_ != model_->cellsVersion(head_)) fillMap();
+    const HeatmapViewport& v = region();
+    xAxis->setRange(double(v.col) - 0.5, double(v.col + v.cols) - 0.5);
+    yAxis->setRange(double(v.row) - 0.5, double(v.row + v.rows) - 0.5);
     map_->setDataRange(range_);
     title_->setText(titleText());
     rebuildTicks();
@@ -278,18 +215,17 @@ bool HeadHeatmap::deferUntilSeen() {
     // is painted when it comes into view: a grid rendered without a window (tests, figures)
     // draws every head at once.
     const bool offScreen = window()->isVisible() && (!isVisible() || visibleRegion().isEmpty());
-    if (!offScreen || !updatesEnabled() || !result_ || head_ >= int(result_->stats.size()) ||
-        head_ >= int(result_->heads.size()) || result_->heads[std::size_t(head_)].streamed())
+    const SceneResultPtr& r = result();
+    if (!offScreen || !updatesEnabled() || !r || head_ >= int(r->stats.size()) ||
+        head_ >= int(r->heads.size()) || r->heads[std::size_t(head_)].streamed())
         return false;
     // The whole matrix in maximum blocks on a linear scale: the top of the range is the largest
     // weight (every block's maximum is one of the weights, and a masked cell weighs 0).
-    if (style_.aggregation != attn::Aggregation::Max || style_.logScale ||
-        (view_.n == queries() && view_.m == keys() && !view_.whole()))
+    const HeatmapViewport& v = region();
+    if (model_->aggregation() != attn::Aggregation::Max || style_.logScale ||
+        (v.n == queries() && v.m == keys() && !v.whole()))
         return false;
-    span_ = WeightSpan{};
-    span_.largest = result_->stats[std::size_t(head_)].largest_weight;
-    cellsDirty_ = true;
-    refreshPending_ = true;
+    refreshPending_ = true;  // valueRange() answers from the statistics meanwhile
     return true;
 }
 
@@ -322,41 +258,37 @@ void HeadHeatmap::paintEvent(QPaintEvent* event) {
 }
 
 QString HeadHeatmap::titleText() const {
-    if (!result_ || head_ >= int(result_->heads.size())) return tr("Head %1").arg(head_ + 1);
+    const SceneResultPtr& r = result();
+    const attn::AggregatedGrid& grid = cells();
+    const HeatmapViewport& v = region();
+    if (!r || head_ >= int(r->heads.size())) return tr("Head %1").arg(head_ + 1);
     QString text = tr("Head %1").arg(head_ + 1);
     // Grouped-query attention: the heads sharing one key/value head say which (from 1).
-    if (result_->kv_group_count() < attn::Index(result_->heads.size()))
-        text += tr(" · KV %1").arg(result_->kv_group_of(head_) + 1);
+    if (r->kv_group_count() < attn::Index(r->heads.size()))
+        text += tr(" · KV %1").arg(r->kv_group_of(head_) + 1);
     // The block note goes on the short first line: the statistics line is already the widest.
-    if (cells_.rowFactor > 1 || cells_.colFactor > 1)
+    if (grid.rowFactor > 1 || grid.colFactor > 1)
         text +=
             tr(" · %1 %2×%3")
-                .arg(style_.aggregation == attn::Aggregation::Max ? tr("max of") : tr("mean of"))
-                .arg(cells_.rowFactor)
-                .arg(cells_.colFactor);
-    if (refining_) text += tr(" · refining");
+                .arg(model_->aggregation() == attn::Aggregation::Max ? tr("max of") : tr("mean of"))
+                .arg(grid.rowFactor)
+                .arg(grid.colFactor);
+    if (refining()) text += tr(" · refining");
     // An ablated head of a model run is marked where it is drawn (its output is replaced).
-    if (const auto& run = result_->run) {
+    if (const auto& run = r->run) {
         const auto& a = run->controls.interventions.ablated;
-        if (std::find(a.begin(), a.end(), attn::model::HeadRef{int(result_->layer), head_}) !=
-            a.end())
+        if (std::find(a.begin(), a.end(), attn::model::HeadRef{int(r->layer), head_}) != a.end())
             text += tr(" · ablated");
     }
-    if (result_->preview_stride > 1)
-        text += tr(" · preview: every %1th query").arg(result_->preview_stride);
-    if (!view_.whole())  // short: the title shares its line with the block note
-        text += tr(" · zoom %1×%2 at q%3 k%4")
-                    .arg(view_.rows)
-                    .arg(view_.cols)
-                    .arg(view_.row)
-                    .arg(view_.col);
-    if (head_ < int(result_->stats.size())) {
-        const attn::HeadStats& s = result_->stats[std::size_t(head_)];
+    if (r->preview_stride > 1) text += tr(" · preview: every %1th query").arg(r->preview_stride);
+    if (!v.whole())  // short: the title shares its line with the block note
+        text += tr(" · zoom %1×%2 at q%3 k%4").arg(v.rows).arg(v.cols).arg(v.row).arg(v.col);
+    if (head_ < int(r->stats.size())) {
+        const attn::HeadStats& s = r->stats[std::size_t(head_)];
         text += tr("\nH %1 · max %2").arg(s.entropy, 0, 'f', 2).arg(s.max_weight, 0, 'f', 2);
         // A distance |i − j| means something only when queries and keys are one sentence:
         // across two (cross-attention) it compares positions of different texts.
-        if (result_->q_tokens == result_->k_tokens)
-            text += tr(" · dist %1").arg(s.mean_distance, 0, 'f', 1);
+        if (r->q_tokens == r->k_tokens) text += tr(" · dist %1").arg(s.mean_distance, 0, 'f', 1);
     }
     return text;
 }

@@ -5,45 +5,44 @@
 #include <cmath>
 #include <memory>
 
+#include "model/heatmap_model.hpp"
 #include "model/scene_result.hpp"
 #include "model/selection.hpp"
 #include "views/heatmap_style.hpp"
-#include "views/heatmap_viewport.hpp"
 #include "views/qcp.hpp"
 #include "views/weight_scale.hpp"
 
 /// Queries on rows (top to bottom), keys on columns, token labels on both axes, a title with the
-/// head's statistics. Draws only: it is given a result, a head index, a style and the selection.
-/// When the matrix has more rows/columns than the plot has pixels it shows blocks (max or mean),
-/// each exact for its block. The scroll wheel zooms about the cursor and a drag pans, down to
-/// single labelled cells; only the visible region is computed (long, streamed scenes compute it
-/// from Q and K, so no head is ever held n × n).
+/// head's statistics. A thin view of head `head` of a HeatmapModel: it lays out, labels, zooms,
+/// hovers and paints the cells the model delivers; it computes none. When the matrix has more
+/// rows/columns than the plot has pixels the model's cells are blocks (max or mean), each exact
+/// for its block. The scroll wheel zooms about the cursor and a drag pans, down to single
+/// labelled cells.
 class HeadHeatmap : public QCustomPlot {
     Q_OBJECT
   public:
-    explicit HeadHeatmap(QWidget* parent = nullptr);
+    /// Head `head` of model (which outlives the view).
+    HeadHeatmap(HeatmapModel* model, int head, QWidget* parent = nullptr);
 
-    /// Shows head `head` of result (null clears). Call refresh() to draw.
-    void setResult(SceneResultPtr result, int head);
+    /// The model shows a new result (old: the one shown before, or null): the label margins are
+    /// measured again when the tokens changed. Call refresh() to draw.
+    void resultChanged(const attn::SceneResult* old);
     void setStyle(const HeatmapStyle& style);
     /// The colour range (shared by the grid, or this head's own from valueRange()).
     void setColorRange(const QCPRange& range);
-    void setSelection(const Selection& selection);
+    /// The model's selection changed: the outlines follow.
+    void selectionChanged();
     /// Shows a colour scale next to this head (per-head ranges) or not (the grid shows one).
     void setOwnColorScale(bool on);
 
-    /// Recomputes the drawn cells for at most budget cells when needed (data, style or block
-    /// factor changed). Touches no widget state, so the grid runs it for several heads in
-    /// parallel before refresh().
-    void prepare(const QSize& budget);
     /// Lays the plot out for its current size (so cellBudget() is exact) without drawing;
     /// the colour map area is shrunk and centred so that cells are square.
     void updateLayoutNow();
-    /// Rebuilds the plot from the prepared cells and replots (queued widget update). A region of
-    /// a streamed head finer than its stored overview and too large to compute at once is drawn
-    /// from the overview's blocks first and refined by a scheduler job (kRegionJob).
+    /// Asks the model for this head's cells at the current size (at once, or a job whose
+    /// delivery refreshes the head again) and rebuilds the plot from the cells it holds, then
+    /// replots (queued widget update).
     void refresh();
-    /// Instead of prepare() and refresh() for a head scrolled out of view (or not shown yet):
+    /// Instead of refresh() for a head scrolled out of view (or not shown yet):
     /// when its colour range is known without its cells — the maximum of the whole matrix on a
     /// linear scale, the largest weight its statistics hold — takes that range and defers the
     /// aggregation and the rebuild to its next paint (or ensureRefreshed()). A 512-token grid
@@ -52,42 +51,40 @@ class HeadHeatmap : public QCustomPlot {
     /// Runs the refresh deferUntilSeen() put off (before drawing the head anywhere else).
     void ensureRefreshed();
     /// True while a finer region is being computed for the drawn one (the cells are coarse).
-    bool refining() const { return refining_; }
-    /// The scheduler job that computes fine zoom regions off the GUI thread.
-    static const QString kRegionJob;
-    /// Cells of a streamed head's region computed at once (zooming stays within ~10 ms); larger
-    /// regions are computed by kRegionJob.
-    static constexpr attn::Index kSyncRegionCells = attn::Index(1) << 21;
+    bool refining() const { return model_->refining(head_); }
 
     /// The visible region (the whole matrix unless zoomed).
-    const HeatmapViewport& region() const { return view_; }
+    const HeatmapViewport& region() const { return model_->region(head_); }
     /// Shows region (clamped to the matrix); call refresh() to draw.
     void setRegion(const HeatmapViewport& region);
     /// Shows the whole matrix again.
     void resetZoom();
 
     int head() const { return head_; }
-    const Selection& selection() const { return selection_; }
+    const Selection& selection() const { return model_->selection(); }
+    HeatmapModel* model() const { return model_; }
     /// The outline of the selected cell (visible when a query and a key are selected).
     QCPItemRect* selectedCellItem() const { return cellItem_; }
     /// The outline of the selected query's row.
     QCPItemRect* selectedRowItem() const { return rowItem_; }
     /// Every query whose row is outlined (each selected query, not only the primary one).
     std::vector<int> outlinedQueries() const;
-    const SceneResultPtr& result() const { return result_; }
+    const SceneResultPtr& result() const { return model_->result(); }
     QCPColorMap* colorMap() const { return map_; }
     QCPColorScale* colorScale() const { return scale_; }
     /// The cells as drawn (after aggregation).
-    const attn::AggregatedGrid& cells() const { return cells_; }
+    const attn::AggregatedGrid& cells() const { return model_->cells(head_); }
     /// Range of the drawn values: [0, max] linear, [smallest positive ≥ max·1e-4, max] log.
     QCPRange valueRange(bool logScale) const;
     /// Hover text for query q, key k: tokens, raw and scaled score, weight.
     QString cellDescription(int query, int key) const;
     /// The same numbers on one plain line, for the grid's fixed readout.
     QString cellSummary(int query, int key) const;
-    /// What the text under pos says (the tooltip there): a cell's numbers, a token label, the
-    /// meaning of the title's statistics, or empty.
+    /// What the text under pos says (rich text): a cell's numbers, a token label, the meaning
+    /// of the title's statistics, or empty.
     QString toolTipAt(const QPoint& pos) const;
+    /// The same on one plain line, for the grid's readout (a cell: cellSummary()).
+    QString readoutAt(const QPoint& pos) const;
     /// What H, max and dist in the title mean.
     static QString statsExplanation();
     /// The title text (head number and statistics).
@@ -113,6 +110,8 @@ class HeadHeatmap : public QCustomPlot {
     void headDoubleClicked(int head);
     /// The mouse is over cell (query, key) of this head; (−1, −1) when it left the cells.
     void cellHovered(int head, int query, int key);
+    /// What the readout line says for the mouse's place (readoutAt; empty: it left the head).
+    void hoverTextChanged(const QString& text);
 
   protected:
     void resizeEvent(QResizeEvent* event) override;
@@ -123,8 +122,8 @@ class HeadHeatmap : public QCustomPlot {
     void wheelEvent(QWheelEvent* event) override;
     void paintEvent(QPaintEvent* event) override;
     void changeEvent(QEvent* event) override;
-    /// Answers tooltip requests itself: otherwise the grid's generic help replaced a cell's
-    /// numbers once the mouse rested.
+    /// Shows no tooltip (the readout line holds what is under the mouse) and keeps the grid's
+    /// generic help from showing over a head.
     bool event(QEvent* event) override;
     void leaveEvent(QEvent* event) override;
 
@@ -140,44 +139,26 @@ class HeadHeatmap : public QCustomPlot {
     void rebuildTicks();
     void updateSelectionItems();
     void fillMap();
-    /// The span of the drawn values, for valueRange (computed with the cells).
-    void measureSpan();
     /// Replots now when any of the head is on screen, otherwise at its next paint.
     void replotWhenSeen();
-    /// Block factors the current region needs for budget (cells are recomputed when they change).
-    QSize wantedFactors(const QSize& budget) const;
     /// Number of queries and keys of the shown head (0 without one).
-    attn::Index queries() const;
-    attn::Index keys() const;
-    void regionChanged();
-    /// Whether the region at budget needs a computation from Q and K larger than
-    /// kSyncRegionCells; then coarse receives the budget at which the stored overview answers.
-    bool needsRegionJob(const QSize& budget, QSize* coarse) const;
-    /// Submits kRegionJob for the drawn region (GUI thread); its result replaces the coarse
-    /// cells if the region, result, budget and aggregation are still the same.
-    void requestRegion();
+    attn::Index queries() const { return model_->queries(head_); }
+    attn::Index keys() const { return model_->keys(head_); }
+    /// Shows v (a zoom or a pan) and draws it.
+    void showRegion(const HeatmapViewport& v);
 
     /// Minimum margins of the axes: a little room on the right keeps neighbours' labels apart.
     static constexpr QMargins kBaseMargins{0, 4, 12, 0};
 
-    SceneResultPtr result_;
+    HeatmapModel* model_;
+    const int head_;
     QSize margins_;  ///< readableMargins(), invalid until measured
-    int head_ = 0;
     HeatmapStyle style_;
-    Selection selection_;
     QCPRange range_{0, 1};
-    QSize budget_;  ///< budget the cells were prepared for
-    bool cellsDirty_ = true;
-    bool mapDirty_ = true;
-    bool regionWanted_ = false;    ///< prepare() drew coarse cells: refresh() submits the job
-    bool refining_ = false;        ///< kRegionJob is computing the drawn region
-    bool regionDropped_ = false;   ///< prepare() drew at once while a job was computing
-    bool replotPending_ = false;   ///< refreshed while off screen: replot at the next paint
-    bool refreshPending_ = false;  ///< deferUntilSeen(): refresh at the next paint
-    attn::AggregatedGrid cells_;
-    WeightSpan span_;       ///< of cells_: largest, smallest positive, any zero
-    QSize factors_;         ///< wantedFactors() the cells were prepared for
-    HeatmapViewport view_;  ///< the visible region
+    quint64 filled_ = ~quint64(0);  ///< the model's cellsVersion() the map was filled from
+    bool mapDirty_ = true;          ///< the log floor moved: fill the map again
+    bool replotPending_ = false;    ///< refreshed while off screen: replot at the next paint
+    bool refreshPending_ = false;   ///< deferUntilSeen(): refresh at the next paint
     HeatmapViewport dragFrom_;
     QPoint pressPos_;
     bool pressed_ = false, dragging_ = false;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <QTextDocumentFragment>
+
 #include "views/head_heatmap.hpp"
 #include "views/token_labels.hpp"
 
@@ -21,16 +23,17 @@ const std::string& tokenAt(const std::vector<std::string>& tokens, int i) {
 }  // namespace
 
 bool HeadHeatmap::cellNumbers(int q, int k, CellNumbers* out) const {
-    if (!result_ || head_ >= int(result_->heads.size())) return false;
-    const attn::HeadResult& h = result_->heads[std::size_t(head_)];
+    const SceneResultPtr& r = result();
+    if (!r || head_ >= int(r->heads.size())) return false;
+    const attn::HeadResult& h = r->heads[std::size_t(head_)];
     if (q < 0 || k < 0 || q >= queries() || k >= keys()) return false;
-    out->query = tokenText(tokenAt(result_->q_tokens, q));
-    out->key = tokenText(tokenAt(result_->k_tokens, k));
-    out->masked = result_->is_masked(head_, q, k);
-    out->weight = result_->weight(head_, q, k);  // stored, or from Q and K
-    if (result_->has_scores && (h.has_stages() || result_->has_vectors)) {
+    out->query = tokenText(tokenAt(r->q_tokens, q));
+    out->key = tokenText(tokenAt(r->k_tokens, k));
+    out->masked = r->is_masked(head_, q, k);
+    out->weight = r->weight(head_, q, k);  // stored, or from Q and K
+    if (r->has_scores && (h.has_stages() || r->has_vectors)) {
         // Without stored stages the row is recomputed: d_k multiply-adds per key, microseconds.
-        const Eigen::RowVectorXf raw = result_->raw_row(head_, q);
+        const Eigen::RowVectorXf raw = r->raw_row(head_, q);
         out->raw = raw(k);
         out->scaled = raw(k) * h.multiplier;
     }
@@ -49,22 +52,24 @@ QString HeadHeatmap::cellDescription(int q, int k) const {
         text += tr("raw score %1<br/>scaled score %2<br/>").arg(number(c.raw), number(c.scaled));
     text +=
         c.masked ? tr("<i>masked</i> — weight 0") : tr("weight <b>%1</b>").arg(number(c.weight));
-    if (cells_.rowFactor > 1 || cells_.colFactor > 1) {
+    const attn::AggregatedGrid& grid = cells();
+    if (grid.rowFactor > 1 || grid.colFactor > 1) {
         // Blocks start at the region's first row and column (a zoomed view is not at 0, 0).
-        const int r = int((q - cells_.firstRow) / cells_.rowFactor);
-        const int col = int((k - cells_.firstCol) / cells_.colFactor);
-        if (r >= 0 && col >= 0 && r < cells_.rows && col < cells_.cols) {
-            const attn::Index q0 = cells_.firstRow + attn::Index(r) * cells_.rowFactor;
-            const attn::Index k0 = cells_.firstCol + attn::Index(col) * cells_.colFactor;
-            const attn::Index qEnd = cells_.firstRow + cells_.regionRows;
-            const attn::Index kEnd = cells_.firstCol + cells_.regionCols;
-            text += tr("<br/>drawn cell: %1 of queries %2–%3 × keys %4–%5 = %6")
-                        .arg(style_.aggregation == attn::Aggregation::Max ? tr("max") : tr("mean"))
-                        .arg(q0)
-                        .arg(std::min(qEnd, q0 + cells_.rowFactor) - 1)
-                        .arg(k0)
-                        .arg(std::min(kEnd, k0 + cells_.colFactor) - 1)
-                        .arg(number(cells_.at(r, col)));
+        const int r = int((q - grid.firstRow) / grid.rowFactor);
+        const int col = int((k - grid.firstCol) / grid.colFactor);
+        if (r >= 0 && col >= 0 && r < grid.rows && col < grid.cols) {
+            const attn::Index q0 = grid.firstRow + attn::Index(r) * grid.rowFactor;
+            const attn::Index k0 = grid.firstCol + attn::Index(col) * grid.colFactor;
+            const attn::Index qEnd = grid.firstRow + grid.regionRows;
+            const attn::Index kEnd = grid.firstCol + grid.regionCols;
+            text +=
+                tr("<br/>drawn cell: %1 of queries %2–%3 × keys %4–%5 = %6")
+                    .arg(model_->aggregation() == attn::Aggregation::Max ? tr("max") : tr("mean"))
+                    .arg(q0)
+                    .arg(std::min(qEnd, q0 + grid.rowFactor) - 1)
+                    .arg(k0)
+                    .arg(std::min(kEnd, k0 + grid.colFactor) - 1)
+                    .arg(number(grid.at(r, col)));
         }
     }
     return text;
@@ -102,13 +107,23 @@ QString HeadHeatmap::toolTipAt(const QPoint& pos) const {
                statsExplanation();
     const QPoint cell = cellAt(pos);
     if (cell.x() >= 0 && cell.y() >= 0) return cellDescription(cell.y(), cell.x());
-    if (cell.y() >= 0 && result_)
+    const SceneResultPtr& r = result();
+    if (cell.y() >= 0 && r)
         return tr("query %1: %2 — click to select")
             .arg(cell.y())
-            .arg(tokenText(tokenAt(result_->q_tokens, cell.y())).toHtmlEscaped());
-    if (cell.x() >= 0 && result_)
+            .arg(tokenText(tokenAt(r->q_tokens, cell.y())).toHtmlEscaped());
+    if (cell.x() >= 0 && r)
         return tr("key %1: %2")
             .arg(cell.x())
-            .arg(tokenText(tokenAt(result_->k_tokens, cell.x())).toHtmlEscaped());
+            .arg(tokenText(tokenAt(r->k_tokens, cell.x())).toHtmlEscaped());
     return {};
+}
+
+QString HeadHeatmap::readoutAt(const QPoint& pos) const {
+    const QPoint cell = cellAt(pos);
+    if (cell.x() >= 0 && cell.y() >= 0) return cellSummary(cell.y(), cell.x());
+    // A label (the whole token, however elided on the axis) or the title, on one line.
+    QString html = toolTipAt(pos);
+    html.replace(QStringLiteral("<br/>"), QStringLiteral(" · "));
+    return QTextDocumentFragment::fromHtml(html).toPlainText().simplified();
 }

@@ -1,6 +1,5 @@
 // AttnScope — a head heatmap's pointer input: hover, clicks, wheel zoom and drag pan.
 // GPL-3.0-or-later.
-#include <QHelpEvent>
 #include <QMouseEvent>
 #include <QToolTip>
 #include <QWheelEvent>
@@ -17,14 +16,15 @@ constexpr int kDragThreshold = 4;
 }  // namespace
 
 QPoint HeadHeatmap::cellAt(const QPoint& pos) const {
-    if (!result_) return {-1, -1};
+    if (!result()) return {-1, -1};
+    const HeatmapViewport& v = region();
     const QRect r = axisRect()->rect();
     const auto k = attn::Index(std::lround(xAxis->pixelToCoord(pos.x())));
     const auto q = attn::Index(std::lround(yAxis->pixelToCoord(pos.y())));
     const bool inRows =
-        pos.y() >= r.top() && pos.y() <= r.bottom() && q >= view_.row && q < view_.row + view_.rows;
+        pos.y() >= r.top() && pos.y() <= r.bottom() && q >= v.row && q < v.row + v.rows;
     const bool inCols =
-        pos.x() >= r.left() && pos.x() <= r.right() && k >= view_.col && k < view_.col + view_.cols;
+        pos.x() >= r.left() && pos.x() <= r.right() && k >= v.col && k < v.col + v.cols;
     if (inRows && inCols) return {int(k), int(q)};
     if (inRows && pos.x() < r.left()) return {-1, int(q)};    // a row (query) label
     if (inCols && pos.y() > r.bottom()) return {int(k), -1};  // a column (key) label
@@ -50,32 +50,24 @@ void HeadHeatmap::mouseMoveEvent(QMouseEvent* event) {
             const double perY = double(dragFrom_.rows) / std::max(1, r.height());
             HeatmapViewport v = dragFrom_;
             v.pan(-d.y() * perY, -d.x() * perX);
-            if (!(v == view_)) {
-                view_ = v;
-                regionChanged();
-                refresh();
-            }
+            showRegion(v);
             return;
         }
     }
     const QPoint cell = cellAt(event->pos());
     const bool inCell = cell.x() >= 0 && cell.y() >= 0;
     Q_EMIT cellHovered(head_, inCell ? cell.y() : -1, inCell ? cell.x() : -1);
-    const QString text = toolTipAt(event->pos());
-    if (text.isEmpty())
-        QToolTip::hideText();
-    else
-        QToolTip::showText(event->globalPosition().toPoint(), text, this);
+    // What is under the mouse goes to the grid's readout line, never a tooltip: a tooltip
+    // covered the neighbouring head and took the click meant for it.
+    Q_EMIT hoverTextChanged(readoutAt(event->pos()));
 }
 
 bool HeadHeatmap::event(QEvent* event) {
     if (event->type() == QEvent::ToolTip) {
-        // The resting mouse asks for a tooltip: answer with what is under it, never letting
-        // the request travel up to the grid's generic help while a cell is hovered.
-        auto* help = static_cast<QHelpEvent*>(event);
-        const QString text = toolTipAt(help->pos());
-        if (text.isEmpty()) return QCustomPlot::event(event);
-        QToolTip::showText(help->globalPos(), text, this);
+        // The resting mouse asks for a tooltip: the readout line already says what is under
+        // it, and the request must not travel up to the grid's generic help either.
+        QToolTip::hideText();
+        event->accept();
         return true;
     }
     return QCustomPlot::event(event);
@@ -84,6 +76,7 @@ bool HeadHeatmap::event(QEvent* event) {
 void HeadHeatmap::leaveEvent(QEvent* event) {
     QCustomPlot::leaveEvent(event);
     Q_EMIT cellHovered(head_, -1, -1);
+    Q_EMIT hoverTextChanged(QString());
 }
 
 void HeadHeatmap::mousePressEvent(QMouseEvent* event) {
@@ -92,7 +85,7 @@ void HeadHeatmap::mousePressEvent(QMouseEvent* event) {
     pressed_ = true;
     dragging_ = false;
     pressPos_ = event->pos();
-    dragFrom_ = view_;
+    dragFrom_ = region();
 }
 
 void HeadHeatmap::mouseReleaseEvent(QMouseEvent* event) {
@@ -114,7 +107,7 @@ void HeadHeatmap::mouseDoubleClickEvent(QMouseEvent* event) {
 }
 
 void HeadHeatmap::wheelEvent(QWheelEvent* event) {
-    if (!result_ || queries() == 0) {
+    if (!result() || queries() == 0) {
         QCustomPlot::wheelEvent(event);
         return;
     }
@@ -123,11 +116,8 @@ void HeadHeatmap::wheelEvent(QWheelEvent* event) {
     if (steps == 0) return;
     const QPointF p = event->position();
     const double anchorCol = xAxis->pixelToCoord(p.x()), anchorRow = yAxis->pixelToCoord(p.y());
-    HeatmapViewport v = view_;
+    HeatmapViewport v = region();
     v.zoom(std::pow(1.25, steps), anchorRow, anchorCol);
     event->accept();
-    if (v == view_) return;
-    view_ = v;
-    regionChanged();
-    refresh();
+    showRegion(v);
 }

@@ -17,11 +17,11 @@ QSize HeadHeatmap::cellBudget() const {
 }
 
 int HeadHeatmap::rowCount() const {
-    return result_ ? int(result_->q_tokens.size()) : 0;
+    return result() ? int(result()->q_tokens.size()) : 0;
 }
 
 int HeadHeatmap::columnCount() const {
-    return result_ ? int(result_->k_tokens.size()) : 0;
+    return result() ? int(result()->k_tokens.size()) : 0;
 }
 
 namespace {
@@ -59,9 +59,9 @@ QSize HeadHeatmap::readableMargins() {
     static const std::vector<std::string> none;
     constexpr std::size_t kMeasured = 256;
     const std::vector<std::string> keys =
-        widestTokens(result_ ? result_->k_tokens : none, kMeasured);
+        widestTokens(result() ? result()->k_tokens : none, kMeasured);
     const std::vector<std::string> queries =
-        widestTokens(result_ ? result_->q_tokens : none, kMeasured);
+        widestTokens(result() ? result()->q_tokens : none, kMeasured);
     // The heads of a grid share tokens and fonts: measured once, the margins serve them all (each
     // of 12 heads measuring its 2 × 256 labels was a fifth of `attnscope render`'s CPU). GUI
     // thread only, like every widget.
@@ -113,9 +113,10 @@ void HeadHeatmap::updateLayoutNow() {
     axisRect()->setMinimumMargins(base);
     updateLayout();
     // The visible region (the whole matrix unless zoomed) is what the cells are shaped for.
-    const bool zoomed = view_.n == rowCount() && view_.m == columnCount();
-    const int n = zoomed ? int(view_.rows) : rowCount();
-    const int m = zoomed ? int(view_.cols) : columnCount();
+    const HeatmapViewport& v = region();
+    const bool zoomed = v.n == rowCount() && v.m == columnCount();
+    const int n = zoomed ? int(v.rows) : rowCount();
+    const int m = zoomed ? int(v.cols) : columnCount();
     if (n == 0 || m == 0) return;
     // Cells no flatter than the matrix itself (at most 2:1): a 6-token head in a wide slot is
     // not drawn as flat stripes, while a 14 × 7 cross-attention head fills its slot with
@@ -142,9 +143,10 @@ void HeadHeatmap::rebuildTicks() {
     double h = r.height() > 8 ? r.height() : height() - 110;
     const QFontMetrics fm(xAxis->tickLabelFont());
     const double pitch = fm.height() * 1.05;
-    const bool zoomed = view_.n == rowCount() && view_.m == columnCount();
-    const int n = zoomed ? int(view_.rows) : rowCount();
-    const int m = zoomed ? int(view_.cols) : columnCount();
+    const HeatmapViewport& v = region();
+    const bool zoomed = v.n == rowCount() && v.m == columnCount();
+    const int n = zoomed ? int(v.rows) : rowCount();
+    const int m = zoomed ? int(v.cols) : columnCount();
     if (!margins_.isValid() && n > 0 && m > 0) readableMargins();  // measures, then comes back
     if (margins_.isValid() && n > 0 && m > 0) {
         // The room the cells get with every token labelled (measured margins, cells at most
@@ -158,8 +160,6 @@ void HeadHeatmap::rebuildTicks() {
         if (cellW >= pitch && cellH >= pitch) w = cellW * m, h = cellH * n;
     }
     // Rotated key labels need their line height, not their width, between them.
-    setTokenTicks(*xTicks_, result_ ? result_->k_tokens : none, zoomed ? view_.col : 0, m, w,
-                  pitch);
-    setTokenTicks(*yTicks_, result_ ? result_->q_tokens : none, zoomed ? view_.row : 0, n, h,
-                  pitch);
+    setTokenTicks(*xTicks_, result() ? result()->k_tokens : none, zoomed ? v.col : 0, m, w, pitch);
+    setTokenTicks(*yTicks_, result() ? result()->q_tokens : none, zoomed ? v.row : 0, n, h, pitch);
 }

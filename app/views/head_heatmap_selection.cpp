@@ -12,9 +12,9 @@
 void HeadHeatmap::updateSelectionItems() {
     const QColor color =
         style_.colorMap == ColorMapKind::Magma ? QColor(0, 229, 255) : selectionColor(palette());
-    const int n = result_ ? int(result_->q_tokens.size()) : 0;
-    const int m = result_ ? int(result_->k_tokens.size()) : 0;
-    const int q = selection_.query, k = selection_.key;
+    const int n = rowCount(), m = columnCount();
+    const Selection& sel = selection();
+    const int q = sel.query, k = sel.key;
     rowItem_->setVisible(q >= 0 && q < n);
     cellItem_->setVisible(q >= 0 && q < n && k >= 0 && k < m);
     rowItem_->setPen(QPen(color, 1.5));
@@ -30,7 +30,7 @@ void HeadHeatmap::updateSelectionItems() {
     // Every other selected query is outlined too: several queries selected must be seen as
     // several in every head, not as the last one clicked (the primary one has the cell mark).
     std::vector<int> others;
-    for (int r : selection_.selectedQueries())
+    for (int r : sel.selectedQueries())
         if (r != q && r >= 0 && r < n) others.push_back(r);
     while (otherRows_.size() < others.size()) {
         auto* item = new QCPItemRect(this);

@@ -7,10 +7,10 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QScrollBar>
-#include <QtConcurrent/QtConcurrentMap>
 #include <algorithm>
 #include <cmath>
 
+#include "model/heatmap_model.hpp"
 #include "views/head_heatmap.hpp"
 #include "views/plot_theme.hpp"
 #include "views/qcp.hpp"
@@ -25,8 +25,9 @@ QString kReadoutHint() {
 }
 }  // namespace
 
-HeatmapGrid::HeatmapGrid(QWidget* parent) : QWidget(parent) {
+HeatmapGrid::HeatmapGrid(QWidget* parent) : QWidget(parent), model_(new HeatmapModel(this)) {
     setFocusPolicy(Qt::StrongFocus);
+    connect(model_, &HeatmapModel::cellsReady, this, &HeatmapGrid::onCellsReady);
     setToolTip(
         tr("Attention weights per head: queries on rows, keys on columns.\n"
            "Click a cell or a row label to select; double-click a head to focus it, Esc "
@@ -51,6 +52,7 @@ HeatmapGrid::HeatmapGrid(QWidget* parent) : QWidget(parent) {
     layout_ = new QGridLayout(headsArea_);
     layout_->setContentsMargins(0, 0, 0, 0);
     layout_->setSpacing(kSpacing);
+    headsArea_->installEventFilter(this);
     // Below every head's readable size the heads scroll; the colour scale stays in view.
     frame_ = new ScrollFrame(headsArea_, this);
     row->addWidget(frame_, 1);
@@ -83,22 +85,31 @@ HeatmapGrid::HeatmapGrid(QWidget* parent) : QWidget(parent) {
     setStyle(style_);
 }
 
+const SceneResultPtr& HeatmapGrid::result() const {
+    return model_->result();
+}
+
 void HeatmapGrid::setResult(SceneResultPtr result) {
-    result_ = std::move(result);
-    const int count = result_ ? int(result_->heads.size()) : 0;
+    const SceneResultPtr old = model_->result();
+    model_->setResult(std::move(result));
+    const int count = model_->headCount();
     const bool sameCount = count == headCount();
     if (focused_ >= count) focused_ = -1;
     ensureHeads(count);
-    for (int h = 0; h < count; ++h)
-        heads_[std::size_t(h)]->setResult(result_, h);
+    for (HeadHeatmap* h : heads_)
+        h->resultChanged(old.get());
     // A control that changes only the numbers (same heads, same tokens: the heads keep their
-    // measured margins) leaves the arrangement as it is: no layout pass over every head.
-    if (!sameCount || arrangementFor(visibleCount()) != arrangement_) relayout();
+    // measured margins) leaves the arrangement as it is: no layout pass over every head. Key/
+    // value groups come and go with the model.
+    const bool groupsChanged =
+        int(groupLabels_.size()) != (groupSize() > 1 ? count / groupSize() : 0);
+    if (!sameCount || groupsChanged || arrangementFor(visibleCount()) != arrangement_) relayout();
     redraw();
 }
 
 void HeatmapGrid::setStyle(const HeatmapStyle& style) {
     style_ = style;
+    model_->setAggregation(style.aggregation);
     scale_->setGradient(makeGradient(style.colorMap));
     setWeightScaleType(scale_, style.logScale);
     for (HeadHeatmap* h : heads_)
@@ -108,9 +119,9 @@ void HeatmapGrid::setStyle(const HeatmapStyle& style) {
 }
 
 void HeatmapGrid::setSelection(const Selection& selection) {
-    selection_ = selection;
+    model_->setSelection(selection);
     for (HeadHeatmap* h : heads_) {
-        h->setSelection(selection);
+        h->selectionChanged();
         if (h->isVisible()) h->replot(QCustomPlot::rpQueuedRefresh);
     }
 }
@@ -144,17 +155,15 @@ void HeatmapGrid::ensureHeads(int count) {
         heads_.pop_back();
     }
     while (int(heads_.size()) < count) {
-        auto* h = new HeadHeatmap(headsArea_);
+        auto* h = new HeadHeatmap(model_, int(heads_.size()), headsArea_);
         h->setStyle(style_);
-        h->setSelection(selection_);
         connect(h, &HeadHeatmap::cellClicked, this, &HeatmapGrid::onCellClicked);
-        connect(h, &HeadHeatmap::cellHovered, this, [this, h](int, int query, int key) {
-            const QString text = query >= 0 ? h->cellSummary(query, key) : QString();
+        connect(h, &HeadHeatmap::hoverTextChanged, this, [this](const QString& text) {
             readout_->setFullText(text.isEmpty() ? kReadoutHint() : text);
         });
         connect(h, &HeadHeatmap::headDoubleClicked, this, [this](int head) {
             setFocusedHead(focused_ == head ? -1 : head);
-            Selection s = selection_;
+            Selection s = model_->selection();
             s.head = head;
             Q_EMIT selectionRequested(s);
         });
@@ -166,98 +175,40 @@ int HeatmapGrid::visibleCount() const {
     return focused_ >= 0 ? std::min(1, headCount()) : headCount();
 }
 
-HeatmapGrid::Arrangement HeatmapGrid::arrangementFor(int count) const {
-    Arrangement best;
-    if (count <= 0 || heads_.empty()) return best;
-    HeadHeatmap* first = heads_.front();
-    const QSize least = first->readableSize(), margins = first->readableMargins();
-    const int n = std::max(1, first->rowCount()), m = std::max(1, first->columnCount());
-    const QSize view = frame_->maximumViewportSize();
-    const int sp = kSpacing;
-    // Everything in view: the column count giving the largest cells, every head readable.
-    double bestCell = -1;
-    for (int c = 1; c <= count; ++c) {
-        const int r = (count + c - 1) / c;
-        const int slotW = (view.width() - (c - 1) * sp) / c;
-        const int slotH = (view.height() - (r - 1) * sp) / r;
-        if (slotW < least.width() || slotH < least.height()) continue;
-        const double cell =
-            std::min(double(slotW - margins.width()) / m, double(slotH - margins.height()) / n);
-        if (cell > bestCell + 1e-9) {
-            bestCell = cell;
-            best.columns = c;
-        }
-    }
-    if (best.columns > 0) {
-        const int r = (count + best.columns - 1) / best.columns;
-        best.minimum = QSize(best.columns * least.width() + (best.columns - 1) * sp,
-                             r * least.height() + (r - 1) * sp);
-        return best;
-    }
-    // Too small for all of them: as many readable columns as the width holds, and scroll down
-    // (the vertical scroll bar takes its width first).
-    const int bar = frame_->verticalScrollBar()->sizeHint().width();
-    const int width = std::max(1, view.width() - bar);
-    best.columns = std::clamp((width + sp) / (least.width() + sp), 1, count);
-    const int r = (count + best.columns - 1) / best.columns;
-    best.minimum = QSize(best.columns * least.width() + (best.columns - 1) * sp,
-                         r * least.height() + (r - 1) * sp);
-    return best;
-}
-
-void HeatmapGrid::relayout() {
-    const int count = headCount();
-    arrangement_ = arrangementFor(visibleCount());
-    const int cols = std::max(1, arrangement_.columns);
-    for (HeadHeatmap* h : heads_)
-        layout_->removeWidget(h);
-    int slot = 0;
-    for (int i = 0; i < count; ++i) {
-        HeadHeatmap* h = heads_[std::size_t(i)];
-        const bool show = focused_ < 0 || focused_ == i;
-        h->setVisible(show);
-        if (!show) continue;
-        layout_->addWidget(h, slot / cols, slot % cols);
-        ++slot;
-    }
-    // Equal stretch so every head gets the same size.
-    for (int c = 0; c < layout_->columnCount(); ++c)
-        layout_->setColumnStretch(c, c < cols ? 1 : 0);
-    const int rows = (slot + cols - 1) / cols;
-    for (int r = 0; r < layout_->rowCount(); ++r)
-        layout_->setRowStretch(r, r < rows ? 1 : 0);
-    columns_ = cols;
-    frame_->setContentMinimum(arrangement_.minimum);
-    // Place the heads now, even when hidden (offscreen rendering): the outer layout sizes the
-    // frame, the frame sizes the heads area, then the grid layout sizes the heads.
-    layout()->activate();
-    frame_->settle();
-    layout_->activate();
-}
-
 void HeatmapGrid::redraw() {
+    // Heads on screen ask for their cells; the others are drawn when scrolled into view.
+    drawn_.clear();
+    std::vector<std::pair<int, QSize>> wanted;
+    for (HeadHeatmap* h : heads_) {
+        if ((focused_ >= 0 && h->head() != focused_) || h->deferUntilSeen()) continue;
+        drawn_.push_back(h);
+        h->updateLayoutNow();
+        wanted.emplace_back(h->head(), h->cellBudget());
+    }
+    // Small cells come at once; larger ones from jobs (one per head, side by side), and the
+    // heads are drawn when the last arrives, under one colour range. A head refining a
+    // streamed region draws its coarse blocks now.
+    model_->update(wanted);
+    waiting_.clear();
+    for (const auto& [head, budget] : wanted)
+        if (model_->pending(head) && !model_->refining(head)) waiting_.push_back(head);
+    if (waiting_.empty()) finishRedraw();
+}
+
+void HeatmapGrid::onCellsReady(int head) {
+    const auto it = std::find(waiting_.begin(), waiting_.end(), head);
+    if (it != waiting_.end()) {
+        waiting_.erase(it);
+        if (waiting_.empty()) finishRedraw();
+    } else if (head < headCount() && (focused_ < 0 || focused_ == head)) {
+        heads_[std::size_t(head)]->refresh();  // a zoom's or a head's first paint's cells
+    }
+}
+
+void HeatmapGrid::finishRedraw() {
     std::vector<HeadHeatmap*> visible;
     for (HeadHeatmap* h : heads_)
         if (focused_ < 0 || h->head() == focused_) visible.push_back(h);
-    // attn::Aggregation touches every weight: run heads in parallel when it is worth it.
-    const attn::Index n = result_ ? attn::Index(result_->q_tokens.size()) : 0;
-    std::vector<std::pair<HeadHeatmap*, QSize>> jobs;
-    std::vector<HeadHeatmap*> drawn;  // the rest are drawn when scrolled into view
-    for (HeadHeatmap* h : visible) {
-        if (h->deferUntilSeen()) continue;
-        drawn.push_back(h);
-        h->updateLayoutNow();
-        jobs.emplace_back(h, h->cellBudget());
-    }
-    const auto prepare = [](const std::pair<HeadHeatmap*, QSize>& j) {
-        j.first->prepare(j.second);
-    };
-    if (jobs.size() > 1 && n * n * attn::Index(jobs.size()) > 1'000'000)
-        QtConcurrent::blockingMap(jobs, prepare);
-    else
-        for (const auto& j : jobs)
-            prepare(j);
-
     QCPRange shared(0, 0);
     bool first = true;
     for (HeadHeatmap* h : visible) {
@@ -273,11 +224,15 @@ void HeatmapGrid::redraw() {
         h->setOwnColorScale(!style_.sharedRange);
         h->setColorRange(style_.sharedRange ? shared : h->valueRange(style_.logScale));
     }
-    for (HeadHeatmap* h : drawn)
+    for (HeadHeatmap* h : drawn_)
         h->refresh();
     scalePlot_->replot(QCustomPlot::rpQueuedRefresh);
     ++renders_;
     Q_EMIT rendered();
+}
+
+void HeatmapGrid::waitForCells() {
+    model_->waitForCells();
 }
 
 void HeatmapGrid::resizeEvent(QResizeEvent* event) {
@@ -297,7 +252,7 @@ void HeatmapGrid::changeEvent(QEvent* event) {
 }
 
 void HeatmapGrid::onCellClicked(int head, int query, int key) {
-    Selection s = selection_;
+    Selection s = model_->selection();
     // As in every list: shift-click selects the range from the selected query (on a key label,
     // with no query, key) to the clicked one; ctrl-click adds it or takes it away.
     const Qt::KeyboardModifiers mods = QGuiApplication::keyboardModifiers();
@@ -324,9 +279,11 @@ void HeatmapGrid::onCellClicked(int head, int query, int key) {
 }
 
 void HeatmapGrid::keyPressEvent(QKeyEvent* event) {
-    const int n = result_ ? int(result_->q_tokens.size()) : 0;
-    const int m = result_ ? int(result_->k_tokens.size()) : 0;
-    Selection s = selection_;
+    const SceneResultPtr& r = result();
+    const int n = r ? int(r->q_tokens.size()) : 0;
+    const int m = r ? int(r->k_tokens.size()) : 0;
+    const Selection& selection = model_->selection();
+    Selection s = selection;
     switch (event->key()) {
         case Qt::Key_Escape:
             if (focused_ >= 0) {
@@ -355,7 +312,7 @@ void HeatmapGrid::keyPressEvent(QKeyEvent* event) {
             return;
     }
     if (s.query >= 0 && s.key < 0) s.key = s.query;
-    if (s != selection_ && n > 0)
+    if (s != selection && n > 0)
         Q_EMIT selectionRequested(s);
     else
         QWidget::keyPressEvent(event);
@@ -375,6 +332,7 @@ void HeatmapGrid::paintTo(QPaintDevice* device, const QRect& target) {
             plots.push_back(h);
         }
     if (style_.sharedRange) plots.push_back(scalePlot_);
+    waitForCells();  // a figure shows the cells, not the ones a job is replacing
     for (QCustomPlot* p : plots) {
         const QPoint at = p->mapTo(this, QPoint(0, 0));
         painter.save();

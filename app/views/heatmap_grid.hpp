@@ -12,6 +12,7 @@
 #include "views/heatmap_style.hpp"
 
 class HeadHeatmap;
+class HeatmapModel;
 class QCustomPlot;
 class QCPColorScale;
 class QGridLayout;
@@ -19,9 +20,11 @@ class QLabel;
 class QPaintDevice;
 class ScrollFrame;
 
-/// Lays out 1–16 (or more) heads readably for its size; double-click focuses one head, Esc
-/// returns. Draws only: give it a result, a style and the selection. Usable without a
-/// MainWindow (the CLI renders it offscreen with render()/paintTo()).
+/// Lays out 1–16 (or more) heads readably for its size, heads of one key/value group together
+/// (a gap and a label between groups); double-click focuses one head, Esc returns. Draws only:
+/// give it a result, a style and the selection; its HeatmapModel computes the cells (a
+/// scheduler job for large ones) and the heads paint what it delivers. Usable without a
+/// MainWindow (the CLI renders it offscreen with render()/paintTo(), after waitForCells()).
 class HeatmapGrid : public QWidget {
     Q_OBJECT
   public:
@@ -42,7 +45,19 @@ class HeatmapGrid : public QWidget {
     ElidedLabel* readout() const { return readout_; }
     QLabel* note() const { return note_; }
 
-    const SceneResultPtr& result() const { return result_; }
+    const SceneResultPtr& result() const;
+    /// The cells of every head, their regions and the selection.
+    HeatmapModel* model() const { return model_; }
+    /// Blocks until the cells of every drawn head are delivered and drawn (the command line,
+    /// figures and tests; the window never waits).
+    void waitForCells();
+    /// The label above each key/value group's heads (empty without grouped-query attention).
+    const std::vector<QLabel*>& groupLabels() const { return groupLabels_; }
+    /// Pixels between two heads of one key/value group, and between two groups.
+    static constexpr int kSpacing = 6;
+    static constexpr int kGroupGap = 22;
+    /// Pixels of cells a head keeps across when its key labels are thinned to use the width.
+    static constexpr int kCompactAxis = 120;
     const HeatmapStyle& style() const { return style_; }
     int headCount() const { return int(heads_.size()); }
     HeadHeatmap* head(int h) const { return heads_.at(std::size_t(h)); }
@@ -50,7 +65,8 @@ class HeatmapGrid : public QWidget {
     QCPRange sharedRange() const;
     /// The colour bar shared by every head (shown when style().sharedRange).
     QCPColorScale* colorScale() const { return scale_; }
-    /// How many times every visible head was redrawn since construction (for tests/benches).
+    /// How many times every visible head was redrawn since construction (for tests/benches);
+    /// a redraw whose cells a job computes counts when they are delivered.
     quint64 renderCount() const { return renders_; }
 
     /// Paints the visible heads and the colour scale onto device at their on-screen layout,
@@ -77,18 +93,29 @@ class HeatmapGrid : public QWidget {
         QSize minimum;
         bool operator==(const Arrangement&) const = default;
     };
-    static constexpr int kSpacing = 6;
-
     void ensureHeads(int count);
     void relayout();
+    /// Asks the model for the visible heads' cells; finishRedraw() once they are all there.
     void redraw();
+    /// Colour ranges from the delivered cells, then every drawn head repaints.
+    void finishRedraw();
+    void onCellsReady(int head);
+    /// Heads per key/value group as laid out (0: no groups shown).
+    int groupSize() const;
+    /// Places the visible heads in the layout (by groups when groupSize() > 1).
+    void placeHeads(int columns);
+    /// Gives every visible head the same size (the slot, rounded down).
+    void equalizeHeads();
+    bool eventFilter(QObject* watched, QEvent* event) override;
     int visibleCount() const;
     Arrangement arrangementFor(int count) const;
     void onCellClicked(int head, int query, int key);
 
-    SceneResultPtr result_;
+    HeatmapModel* model_ = nullptr;
     HeatmapStyle style_;
-    Selection selection_;
+    std::vector<int> waiting_;          ///< heads whose cells the redraw waits for
+    std::vector<HeadHeatmap*> drawn_;   ///< heads the redraw draws (the rest when seen)
+    std::vector<QLabel*> groupLabels_;  ///< "KV 1 · heads 1–4", one per group
     int focused_ = -1;
     int columns_ = 0;
     quint64 renders_ = 0;

@@ -2,15 +2,8 @@
 // GPL-3.0-or-later.
 #pragma once
 
+#include "model/weight_span.hpp"
 #include "views/qcp.hpp"
-
-/// The drawn weights in one number: the largest, the smallest positive (inf if none) and
-/// whether some unmasked weight is exactly 0.
-struct WeightSpan {
-    double largest = 0;
-    double smallestPositive = std::numeric_limits<double>::infinity();
-    bool hasZero = false;
-};
 
 /// Decades a log colour scale spans when the weights alone do not say (only zeros and equal
 /// weights, as at τ = 0): the floor is the largest weight × 10^−kLogFloorDecades.

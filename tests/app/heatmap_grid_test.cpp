@@ -9,6 +9,7 @@
 
 #include "app_test_support.hpp"
 #include "attn/aggregate.hpp"
+#include "model/heatmap_model.hpp"
 #include "views/color_maps.hpp"
 #include "views/head_heatmap.hpp"
 #include "views/heatmap_grid.hpp"
@@ -131,7 +132,15 @@ class HeatmapGridTest : public QObject {
         attn::SceneSpec spec = longSpec(700, 4);
         spec.mask.kind = attn::MaskKind::Causal;
         const SceneResultPtr result = computeShared(spec);
+        // 4 × 700² weights: the model's jobs aggregate them, and the heads are drawn (one
+        // render) when the last one's cells arrive.
+        const quint64 renders = grid.renderCount();
         grid.setResult(result);
+        QCOMPARE(grid.renderCount(), renders);
+        for (int h = 0; h < 4; ++h)
+            QVERIFY(grid.model()->pending(h));
+        grid.waitForCells();
+        QCOMPARE(grid.renderCount(), renders + 1);
         for (int h = 0; h < 4; ++h) {
             HeadHeatmap* hm = grid.head(h);
             QCPColorMapData* d = hm->colorMap()->data();

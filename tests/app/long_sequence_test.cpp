@@ -131,7 +131,7 @@ class LongSequenceTest : public QObject {
         while (hm->region().rows > 4000)
             wheel(hm, centre, 1);
         const attn::BlockSums& stored = r->heads[1].overview;
-        QVERIFY(hm->region().rows * hm->region().cols > HeadHeatmap::kSyncRegionCells);
+        QVERIFY(hm->region().rows * hm->region().cols > HeatmapModel::kSyncCells);
         QVERIFY(hm->refining());
         QVERIFY(hm->cells().rowFactor >= stored.rowFactor);
         QVERIFY(hm->titleText().contains(QStringLiteral("refining")));

@@ -196,17 +196,16 @@ class UsabilityControlsTest : public QObject {
         QVERIFY2(w_->heatmapGrid()->readout()->text().contains(w4),
                  qPrintable(w_->heatmapGrid()->readout()->text()));
         QVERIFY(w_->heatmapGrid()->readout()->text().contains(QStringLiteral("raw")));
-        // The tooltip request Qt sends once the mouse rests is answered with the cell's
-        // numbers, not the grid's generic help.
+        // The mouse resting asks for a tooltip: none comes (it covered the neighbouring head
+        // and took its next click), nor the grid's generic help; the readout keeps the numbers.
         QHelpEvent rest(QEvent::ToolTip, at, head->mapToGlobal(at));
         QCoreApplication::sendEvent(head, &rest);
-        QVERIFY2(QToolTip::text().contains(w4), qPrintable(QToolTip::text()));
-        QVERIFY(!QToolTip::text().contains(QStringLiteral("Attention weights per head")));
+        QVERIFY(!QToolTip::isVisible() ||
+                !QToolTip::text().contains(QStringLiteral("Attention weights per head")));
+        QVERIFY(!QToolTip::text().contains(w4));
         // What the mouse resting longer brings, delivered at once instead of waited for: Qt's
-        // wake-up timer sends the same request again, the tooltip's own timer hides it, and
-        // whatever those post runs.
+        // wake-up timer sends the same request again, and whatever that posts runs.
         QCoreApplication::sendEvent(head, &rest);
-        QToolTip::hideText();
         test_support::settleAll(w_->computeService());
         QVERIFY2(w_->heatmapGrid()->readout()->text().contains(w4),
                  qPrintable(w_->heatmapGrid()->readout()->text()));

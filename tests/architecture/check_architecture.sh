@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # AttnScope — the architecture's rules that grep can check, so they stay true. GPL-3.0-or-later.
 #   1. Only app/model starts threads: no QtConcurrent::run, std::thread, std::async, QThread or
-#      QThreadPool elsewhere under app/ (QtConcurrent::blockingMap, which paints in parallel and
-#      returns before the caller goes on, is fine).
+#      QThreadPool elsewhere under app/.
 #   2. No include cycle between the folders of app/ (main_window & co. count as the folder ".").
 #   3. core/ knows nothing of Qt.
 #   4. No tracked text file is over 400 lines (LICENSE, the GPL's own text, excepted); outside a
@@ -26,6 +25,9 @@
 #      translation changes: app/io/session* reads no tab title, window title, translated or shown
 #      text (tabText(, windowTitle, tr(, translate(, currentText(, controlKey(), and every lens
 #      control is added with a constant key before its label (no addSpin(tr(…) and the like).
+#  11. Nothing computes on the GUI thread in app/views: no QtConcurrent::blockingMap or other
+#      QtConcurrent::blocking* call, which makes the GUI thread wait for workers (views paint what
+#      a scheduler job delivered, e.g. the heatmap cells of app/model/heatmap_model).
 # Usage: check_architecture.sh [repository root]; prints every violation, exits 1 on any.
 set -u
 root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -116,5 +118,10 @@ labels=$(grep -rnE 'add(Spin|Slider|DoubleSpin|Combo|Check)\(\s*(tr\(|QObject::t
   --include='*.cpp' app/lenses 2>/dev/null)
 [ -n "$keys$labels" ] && fail "session keys from translated or shown text (use view_keys constants; lens controls take a constant key):"$'\n'"$keys$labels"
 
-[ $status -eq 0 ] && echo "architecture: threads only in app/model, no folder cycle, Qt-free core, no file over 400 lines, no unity-batch clash, scene kinds through accessors, family headers kept to families, one storage enum, layers computed once, sessions keyed by constants"
+# 11. Views wait for no workers.
+blocking=$(grep -rnE 'blockingMap|QtConcurrent::blocking|QtConcurrentMap' \
+  --include='*.cpp' --include='*.hpp' app/views)
+[ -n "$blocking" ] && fail "views waiting for workers on the GUI thread (run a scheduler job and paint what it delivers):"$'\n'"$blocking"
+
+[ $status -eq 0 ] && echo "architecture: threads only in app/model, no folder cycle, Qt-free core, no file over 400 lines, no unity-batch clash, scene kinds through accessors, family headers kept to families, one storage enum, layers computed once, sessions keyed by constants, no view waiting for workers"
 exit $status

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# AttnScope — the rules of a scene's kind, of family headers, of the storage enum and of session
-# keys catch what they are about: each violation planted in a copy of the rules' tree fails
-# naming its file, and the new style passes. GPL-3.0-or-later.
+# AttnScope — the rules of a scene's kind, of family headers, of the storage enum, of session
+# keys and of views that wait for workers catch what they are about: each violation planted in a
+# copy of the rules' tree fails naming its file, and the new style passes. GPL-3.0-or-later.
 # Usage: planted_violations_test.sh REPOSITORY_ROOT
 set -u
 root=$(cd "${1:?usage: $0 REPOSITORY_ROOT}" && pwd)
@@ -67,6 +67,8 @@ planted tests/core/a_test.cpp '    ASSERT_TRUE(r.streamed);' "the streamed flag"
 planted app/io/session_state.cpp '    state[QStringLiteral("tab")] = tabs->tabText(tabs->currentIndex());' "a tab title as a session key"
 planted app/io/session_state.cpp '    lenses[tr("Theory")] = settings;' "a translated session key"
 planted app/lenses/a_lens.cpp '    n_ = addSpin(tr("tokens n"), 4, 512, 64);' "a lens control keyed by its label"
+planted app/views/a.cpp '    QtConcurrent::blockingMap(jobs, prepare);' "a view waiting for blockingMap"
+planted app/views/a.cpp '    const auto r = QtConcurrent::blockingMapped(cells, f);' "a view waiting for blockingMapped"
 
 [ "$fails" -eq 0 ] && echo "planted violations: every one refused by file name, the new style passes"
 [ "$fails" -eq 0 ]

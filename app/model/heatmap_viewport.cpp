@@ -1,5 +1,5 @@
 // AttnScope — the visible region of a heatmap. GPL-3.0-or-later.
-#include "views/heatmap_viewport.hpp"
+#include "model/heatmap_viewport.hpp"
 
 #include <algorithm>
 #include <cmath>
