@@ -341,6 +341,13 @@ QString HeadHeatmap::titleText() const {
         if (std::find(a.begin(), a.end(), attn::model::HeadRef{int(result_->layer), head_}) !=
             a.end())
             text += tr(" · ablated");
+        // Knocked-out edges (their cells are 0 now): q>k as the CLI spells them, from 0.
+        QStringList edges;
+        for (const attn::model::Knockout& k : run->controls.interventions.knockouts)
+            if (k.layer == int(result_->layer) && k.head == head_)
+                edges << (k.query < 0 ? QStringLiteral("*") : QString::number(k.query)) +
+                             QStringLiteral(">") + QString::number(k.key);
+        if (!edges.isEmpty()) text += tr(" · knocked out %1").arg(edges.join(QLatin1Char(',')));
     }
     if (result_->preview_stride > 1)
         text += tr(" · preview: every %1th query").arg(result_->preview_stride);
