@@ -253,7 +253,12 @@ class InterventionsViewsTest : public QObject {
         QVERIFY(changed);
         QAction* undo = actionFor(*w_, QKeySequence(Qt::CTRL | Qt::Key_Z));
         QVERIFY(undo);
-        QTest::keyClick(w_.get(), Qt::Key_Z, Qt::ControlModifier);
+        // Ctrl+Z pressed on the Heads tab (the sentence box would take it as its own undo).
+        w_->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(w_.get()));
+        grid->setFocus();
+        QVERIFY2(undo->isEnabled(), qPrintable(undo->text()));
+        QTest::keyClick(grid, Qt::Key_Z, Qt::ControlModifier);
         QTRY_VERIFY(w_->scene()->spec().interventions.empty());
         test_support::settle(w_->computeService());
         const std::vector<attn::NextToken> restored = models_->dock()->nextTokens()->tokens();
