@@ -36,6 +36,7 @@ AttributionView::AttributionView(Scene* scene, QWidget* parent)
     setObjectName(QStringLiteral("attributionView"));
     map_->setObjectName(QStringLiteral("attributionMap"));
     map_->setScale(CellMap::Scale::Diverging);
+    map_->setShowValues(true);
     map_->setAxisNames(tr("layer"), tr("head"));
     map_->setTip([this](int r, int c) {
         if (r >= result_.heads.rows() || c >= result_.heads.cols()) return QString();
@@ -137,7 +138,7 @@ void AttributionView::display(attn::interv::Attribution a, std::vector<attn::Nex
         top_->clear();
         for (const attn::NextToken& t : top) {
             auto* item = new QListWidgetItem(tr("“%1”  %2 %")
-                                                 .arg(QString::fromStdString(t.text))
+                                                 .arg(visibleToken(QString::fromStdString(t.text)))
                                                  .arg(100.0 * double(t.probability), 0, 'f', 1));
             item->setData(Qt::UserRole, t.id);
             top_->addItem(item);

@@ -86,7 +86,8 @@ QRectF CellMap::cellArea() const {
     int left = fm.horizontalAdvance(rowName_) > 0 ? fm.height() + kPad : kPad;
     for (const QString& r : rows_)
         left = std::max(
-            left, fm.horizontalAdvance(r) + 2 * kPad + (rowName_.isEmpty() ? 0 : fm.height()));
+            left, fm.horizontalAdvance(r) + 2 * kPad +
+                      (rowName_.isEmpty() ? 0 : fm.height() + 2 * kPad));  // the axis name's band
     const int top = (title_.isEmpty() ? 0 : fm.height() + kPad) + kPad;
     // Column labels below the cells, the axis name under them, then the colour key.
     const int bottom = fm.height() + kPad + (columnName_.isEmpty() ? 0 : fm.height()) + kKey +
@@ -136,17 +137,29 @@ void CellMap::paintEvent(QPaintEvent*) {
     const QRectF a = cellArea();
     const double w = a.width() / double(values_.cols()), h = a.height() / double(values_.rows());
     const bool withText = !texts_.isEmpty();
+    const bool withValues = !withText && showValues_ &&
+                            w >= fm.horizontalAdvance(QStringLiteral("−0.00")) + 4 &&
+                            h >= fm.height();
+    // Light lines between cells: a 0 cell (white) is still seen as a cell.
+    const QPen grid(palette().color(QPalette::Midlight), 0);
     for (attn::Index r = 0; r < values_.rows(); ++r)
         for (attn::Index c = 0; c < values_.cols(); ++c) {
             const QRectF cell(a.left() + double(c) * w, a.top() + double(r) * h, w, h);
             const QColor fill = colorOf(double(values_(r, c)));
             p.fillRect(cell, fill);
-            if (!withText) continue;
-            const QString t = texts_.value(int(r * values_.cols() + c));
+            if (w >= 6 && h >= 6) {
+                p.setPen(grid);
+                p.drawRect(cell);
+            }
+            if (!withText && !withValues) continue;
+            const QString t = withText ? texts_.value(int(r * values_.cols() + c))
+                                       : QString::number(double(values_(r, c)), 'f', 2);
             p.setPen(inkOn(fill));
             p.drawText(cell.adjusted(1, 0, -1, 0), Qt::AlignCenter,
                        fm.elidedText(t, Qt::ElideRight, int(w) - 2));
         }
+    p.setPen(palette().color(QPalette::Mid));
+    p.drawRect(a);
     p.setPen(palette().color(QPalette::Text));
     // Labels: every row; columns thinned so that they never overlap.
     for (int r = 0; r < rows_.size() && r < values_.rows(); ++r)

@@ -29,6 +29,8 @@ class CellMap : public QWidget {
     /// The axis names drawn beside the labels.
     void setAxisNames(const QString& rows, const QString& columns);
     void setTip(std::function<QString(int, int)> tip) { tip_ = std::move(tip); }
+    /// Writes each cell's value in it when there is room and no text is given.
+    void setShowValues(bool on) { showValues_ = on, update(); }
 
     const attn::Matrix& values() const { return values_; }
     const QStringList& rowLabels() const { return rows_; }
@@ -62,10 +64,11 @@ class CellMap : public QWidget {
     QString title_, rowName_, columnName_;
     Scale scale_ = Scale::Sequential;
     double limit_ = 0;
+    bool showValues_ = false;
     std::function<QString(int, int)> tip_;
 };
 
-/// Horizontal signed bars, one per label, coloured as a diverging CellMap with the same limit.
+/// Horizontal signed bars, one per label, coloured as a diverging CellMap scaled to the largest.
 class BarList : public QWidget {
     Q_OBJECT
   public:

@@ -62,10 +62,11 @@ void LogitLensView::refresh() {
             LensDelivery d;
             d.table = attn::interv::lens_table(*folder->model, *run, &progress);
             for (const std::string& t : folder->tokenizer->display_tokens(run->ids))
-                d.tokens << QString::fromStdString(t);
+                d.tokens << visibleToken(QString::fromStdString(t));
             for (const attn::interv::LensCell& c : d.table.cells)
                 for (std::int32_t id : c.ids)
-                    d.names << QString::fromStdString(folder->tokenizer->token_text(id));
+                    d.names << visibleToken(
+                        QString::fromStdString(folder->tokenizer->token_text(id)));
             return d;
         },
         [this](LensDelivery d) {

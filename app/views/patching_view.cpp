@@ -69,6 +69,7 @@ PatchingView::PatchingView(Scene* scene, QWidget* parent)
     for (CellMap* m : {heads_, resid_}) {
         m->setScale(CellMap::Scale::Diverging);
         m->setLimit(1.0);
+        m->setShowValues(true);
     }
     heads_->setAxisNames(tr("layer"), tr("head"));
     heads_->setTitle(tr("Each head's output patched (fraction restored)"));
@@ -168,7 +169,7 @@ bool PatchingView::start() {
     ps.controls = attn::model::run_controls(spec);
     QStringList tokens;
     for (const std::string& t : tok.display_tokens(ps.clean))
-        tokens << QString::fromStdString(t);
+        tokens << visibleToken(QString::fromStdString(t));
     running_ = true;
     run_->setEnabled(false);
     stop_->setEnabled(true);

@@ -42,9 +42,23 @@ std::optional<std::int32_t> pickToken(const attn::model::Tokenizer& tokenizer, i
     return std::nullopt;
 }
 
+QString visibleToken(QString token) {
+    if (!token.isEmpty() && token.trimmed().isEmpty() && !token.contains(QLatin1Char('\n')))
+        return QString(token.size(), QChar(0x2423));
+    for (QChar& c : token) {
+        if (c == QLatin1Char('\n') || c == QLatin1Char('\r'))
+            c = QChar(0x23CE);
+        else if (c == QLatin1Char('\t'))
+            c = QChar(0x21E5);
+        else if (c.category() == QChar::Other_Control)
+            c = QChar(0x00B7);
+    }
+    return token;
+}
+
 QString tokenName(const attn::model::Tokenizer& tokenizer, std::int32_t id) {
     return QStringLiteral("“%1” (%2)")
-        .arg(QString::fromStdString(tokenizer.token_text(id)))
+        .arg(visibleToken(QString::fromStdString(tokenizer.token_text(id))))
         .arg(id);
 }
 

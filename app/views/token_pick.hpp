@@ -17,6 +17,10 @@ class Tokenizer;
 std::optional<std::int32_t> pickToken(const attn::model::Tokenizer& tokenizer, int vocab,
                                       const QString& text, QString* error);
 
+/// TOKEN as it can be drawn on one line: line breaks and tabs as ⏎ and ⇥, other control
+/// characters as ·, a token of spaces only as ␣.
+QString visibleToken(QString token);
+
 /// "“text” (id)" for token ID.
 QString tokenName(const attn::model::Tokenizer& tokenizer, std::int32_t id);
 

@@ -36,6 +36,7 @@
 #include "views/logit_lens_view.hpp"
 #include "views/next_tokens_view.hpp"
 #include "views/patching_view.hpp"
+#include "views/token_pick.hpp"
 #include "widgets/tab_strip.hpp"
 #include "widgets/token_editor.hpp"
 
@@ -164,7 +165,8 @@ class InterventionsViewsTest : public QObject {
             for (attn::Index c = 0; c < core.positions; ++c) {
                 const attn::interv::LensCell& cell = core.at(r, c);
                 QCOMPARE(map->texts().value(int(r * core.positions + c)),
-                         QString::fromStdString(spec.model->tokenizer->token_text(cell.ids[0])));
+                         visibleToken(QString::fromStdString(
+                             spec.model->tokenizer->token_text(cell.ids[0]))));
                 QVERIFY(std::abs(map->values()(r, c) - cell.probabilities[0]) < 1e-6f);
             }
         // Hovering a cell names its top 5 with probabilities.
