@@ -4,7 +4,8 @@
 // attn::interv::patch numbers; an unequal corrupted prompt is refused naming both lengths; the
 // logit lens's drawn cells are core's lens_table top tokens; a click on the attribution's top
 // 10 attributes that token and the parts sum to core's logit; a right click on a heatmap cell
-// knocks that edge out (the top 10 become core's for the knocked-out run) and Ctrl+Z restores.
+// knocks that edge out (the top 10 become core's for the knocked-out run) and Ctrl+Z restores;
+// File ▸ Export's numbers of the tab are the drawn maps and its figure is drawn.
 #include <QContextMenuEvent>
 #include <QLabel>
 #include <QLineEdit>
@@ -23,6 +24,8 @@
 #include "attn/interventions/lens.hpp"
 #include "attn/interventions/patching.hpp"
 #include "attn/model/model_scene.hpp"
+#include "export/figure_export.hpp"
+#include "export/view_numbers.hpp"
 #include "io/data_io.hpp"
 #include "io/model_controller.hpp"
 #include "io/model_dock.hpp"
@@ -149,6 +152,25 @@ class InterventionsViewsTest : public QObject {
         QVERIFY((resid - core.resid).cwiseAbs().maxCoeff() < 1e-5f);
         // The identity: the stream after the last layer at the last position restores 1.
         QVERIFY(std::abs(resid(3, attn::Index(n) - 1) - 1.0f) < 1e-5f);
+
+        // File ▸ Export's numbers of the tab are the drawn maps; its figure is the page.
+        exporting::PlotNumbers numbers;
+        QVERIFY(exporting::plotNumbersOfView(tab_, &numbers));
+        QCOMPARE(numbers.series.size(), std::size_t(2));
+        QCOMPARE(numbers.series[0].z.size(), std::size_t(6));
+        for (std::size_t i = 0; i < 6; ++i)
+            QCOMPARE(numbers.series[0].z[i],
+                     double(core.heads(attn::Index(i / 2), attn::Index(i % 2))));
+        QCOMPARE(numbers.series[1].z.size(), std::size_t(4 * n));
+        const QString csv = dir_.filePath(QStringLiteral("patching.csv"));
+        QCOMPARE(exporting::writePlotNumbers(numbers, csv), QString());
+        const QString png = dir_.filePath(QStringLiteral("patching.png"));
+        exporting::Options options;
+        options.size = {900, 600};
+        QCOMPARE(exporting::exportFigure(view, png, options), QString());
+        const QImage image(png);
+        QCOMPARE(image.size(), QSize(900, 600));
+        QVERIFY(test_support::distinctColours(image) > 20);
     }
 
     void logitLensCellIsCores() {
