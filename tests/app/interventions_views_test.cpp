@@ -94,6 +94,11 @@ class InterventionsViewsTest : public QObject {
         QVERIFY(models_);
         models_->setQuiet(true);
         test_support::showWindow(*w_);
+        // The synthetic scene has no model: the pages are disabled and a line says why.
+        tab_ = w_->findChild<InterventionsTab*>();
+        QVERIFY(tab_);
+        QVERIFY(!tab_->pages()->isEnabled());
+        QVERIFY2(tab_->reason().contains(QStringLiteral("synthetic")), qPrintable(tab_->reason()));
         QVERIFY(models_->openModel(dir_.path()));
         QPlainTextEdit* edit = w_->tokenEditor()->editor();
         QTest::mouseClick(edit->viewport(), Qt::LeftButton);
@@ -101,9 +106,8 @@ class InterventionsViewsTest : public QObject {
         QTest::keyClicks(edit, QStringLiteral("the cat"));
         QTRY_COMPARE(w_->scene()->spec().text, std::string("the cat"));
         test_support::settle(w_->computeService());
-        tab_ = w_->findChild<InterventionsTab*>();
-        QVERIFY(tab_);
         QVERIFY(tab_->reason().isEmpty());
+        QVERIFY(tab_->pages()->isEnabled());
         QVERIFY(clickTab(w_->findChild<TabStrip*>()->bar(), QStringLiteral("Interventions")));
         QTRY_COMPARE(w_->tabs()->currentWidget(), static_cast<QWidget*>(tab_));
     }
