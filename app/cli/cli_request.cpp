@@ -74,9 +74,11 @@ QString repeatedOption(const QCommandLineParser& p) {
 }  // namespace
 
 QStringList viewNames() {
-    return {QStringLiteral("heads"),  QStringLiteral("model"),   QStringLiteral("playground"),
-            QStringLiteral("lines"),  QStringLiteral("tokens"),  QStringLiteral("neuron"),
-            QStringLiteral("census"), QStringLiteral("rollout"), QStringLiteral("qk")};
+    return {
+        QStringLiteral("heads"),      QStringLiteral("model"),       QStringLiteral("playground"),
+        QStringLiteral("lines"),      QStringLiteral("tokens"),      QStringLiteral("neuron"),
+        QStringLiteral("census"),     QStringLiteral("rollout"),     QStringLiteral("qk"),
+        QStringLiteral("logit-lens"), QStringLiteral("attribution"), QStringLiteral("patching")};
 }
 
 QString helpText() {

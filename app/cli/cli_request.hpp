@@ -20,6 +20,8 @@ struct Request {
     bool logitLens = false;                    ///< compute --logit-lens
     std::optional<std::int32_t> attribute;     ///< compute --attribute ID
     bool induction = false;                    ///< census --induction
+    QString corrupt;                           ///< render --view patching --corrupt TEXT
+    std::int32_t answer = 0, wrong = 0;        ///< render --view patching --answer, --wrong
     QString output;                            ///< -o
     bool force = false;                        ///< --force: replace a read-only -o
     QString view = QStringLiteral("heads");    ///< heads | model | playground | lens:NAME | …

@@ -34,6 +34,9 @@ void addInterventionOptions(QCommandLineParser& p) {
     p.addOption(
         {QStringLiteral("attribute"), tr("direct logit attribution"), QStringLiteral("ID")});
     p.addOption({QStringLiteral("induction"), tr("census of the induction test")});
+    p.addOption({QStringLiteral("corrupt"), tr("corrupted prompt"), QStringLiteral("TEXT")});
+    p.addOption({QStringLiteral("answer"), tr("clean answer token"), QStringLiteral("ID")});
+    p.addOption({QStringLiteral("wrong"), tr("corrupted answer token"), QStringLiteral("ID")});
 }
 
 std::optional<std::vector<attn::model::HeadRef>> parseHeads(const QString& text) {
@@ -74,9 +77,26 @@ QString parseInterventionOptions(const QCommandLineParser& p, Request& r) {
         if (given(name) && r.model.isEmpty())
             return tr("--%1 applies to a --model run").arg(QLatin1StringView(name));
     const bool compute = r.command == Request::Command::Compute;
-    for (const char* name : {"logit-lens", "attribute"})
-        if (given(name) && !compute)
-            return tr("--%1 belongs to compute").arg(QLatin1StringView(name));
+    const bool render = r.command == Request::Command::Render;
+    if (given("logit-lens") && !compute) return tr("--logit-lens belongs to compute");
+    if (given("attribute") && !compute && !(render && r.view == QLatin1StringView("attribution")))
+        return tr("--attribute belongs to compute and render --view attribution");
+    for (const char* name : {"corrupt", "answer", "wrong"})
+        if (given(name) && !(render && r.view == QLatin1StringView("patching")))
+            return tr("--%1 belongs to render --view patching (and attnscope patch)")
+                .arg(QLatin1StringView(name));
+    if (render && r.view == QLatin1StringView("patching")) {
+        if (!given("corrupt") || !given("answer") || !given("wrong"))
+            return tr("render --view patching needs --corrupt TEXT, --answer ID and --wrong ID");
+        r.corrupt = p.value(QStringLiteral("corrupt"));
+        for (const char* name : {"answer", "wrong"}) {
+            const auto id = smallIndex(p.value(QString::fromLatin1(name)));
+            if (!id)
+                return tr("--%1: '%2' is not a token id")
+                    .arg(QLatin1StringView(name), p.value(QString::fromLatin1(name)));
+            (name[0] == 'a' ? r.answer : r.wrong) = *id;
+        }
+    }
     if (given("induction") && r.command != Request::Command::Census)
         return tr("--induction belongs to census");
     if (given("ablate")) {
@@ -126,7 +146,9 @@ QString interventionOptionsHelp() {
         "                           mlp_attribution [L], embed_attribution,\n"
         "                           bias_attribution (they sum to its logit)\n"
         "  --induction              census of the induction test: seeded random tokens\n"
-        "                           repeated twice instead of --text\n");
+        "                           repeated twice instead of --text\n"
+        "  render --view logit-lens | attribution [--attribute ID] | patching --corrupt TEXT\n"
+        "                           --answer ID --wrong ID: the Interventions tab's views\n");
 }
 
 }  // namespace cli

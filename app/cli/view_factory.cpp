@@ -5,6 +5,8 @@
 #include <QCoreApplication>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
+#include <QLineEdit>
 #include <QWidget>
 
 #include "cli/exit_codes.hpp"
@@ -13,12 +15,16 @@
 #include "lenses/lens_panel.hpp"
 #include "lenses/lens_registry.hpp"
 #include "model/scene.hpp"
+#include "model/scheduler.hpp"
 #include "playground/playground_widget.hpp"
+#include "views/attribution_view.hpp"
 #include "views/census_table.hpp"
 #include "views/heatmap_grid.hpp"
 #include "views/lines_view.hpp"
+#include "views/logit_lens_view.hpp"
 #include "views/model_grid.hpp"
 #include "views/neuron_view.hpp"
+#include "views/patching_view.hpp"
 #include "views/qk_view.hpp"
 #include "views/rollout_view.hpp"
 #include "views/scroll_frame.hpp"
@@ -133,6 +139,53 @@ std::unique_ptr<QWidget> censusView(const Request& request, Scene* scene) {
     return view;
 }
 
+/// A view of the Interventions tab (logit-lens, attribution, patching), computed at once.
+std::unique_ptr<QWidget> interventionView(const Request& request, Scene* scene, QString* error,
+                                          int* code) {
+    const QString input = request.file.isEmpty() ? request.model : request.file;
+    if (!scene->spec().is_model()) {
+        *error = tr("--view %1 needs a model's run (--model DIR): %2 is %3")
+                     .arg(request.view, input.isEmpty() ? tr("the default scene") : input,
+                          scene->spec().is_loaded() ? tr("loaded attention, with no model")
+                                                    : tr("a synthetic scene, with no model"));
+        *code = kExitInput;
+        return nullptr;
+    }
+    QString why;
+    std::unique_ptr<QWidget> view;
+    if (request.view == QLatin1StringView("logit-lens")) {
+        auto* lens = new LogitLensView(scene);
+        view.reset(lens);
+        place(lens, request);
+        lens->refresh();
+        Scheduler::instance().waitForIdle(lens);
+        if (lens->table().cells.empty()) why = lens->status()->text();
+    } else if (request.view == QLatin1StringView("attribution")) {
+        auto* a = new AttributionView(scene);
+        view.reset(a);
+        place(a, request);
+        a->setToken(request.attribute);
+        Scheduler::instance().waitForIdle(a);
+        if (a->attribution().heads.size() == 0) why = a->status()->text();
+    } else {
+        auto* p = new PatchingView(scene);
+        view.reset(p);
+        place(p, request);
+        p->corruptEdit()->setText(request.corrupt);
+        p->answerEdit()->setText(QString::number(request.answer));
+        p->wrongEdit()->setText(QString::number(request.wrong));
+        if (p->start()) Scheduler::instance().waitForIdle(p);
+        if (p->result().heads.size() == 0) why = p->status()->text();
+    }
+    if (!why.isEmpty()) {
+        *error = tr("--view %1 cannot be drawn for %2: %3").arg(request.view, input, why);
+        *code = kExitInput;
+        return nullptr;
+    }
+    exporting::settleLayout(view.get());
+    return view;
+}
+
 }  // namespace
 
 std::unique_ptr<QWidget> createView(const Request& request, Scene* scene, SceneResultPtr result,
@@ -146,6 +199,9 @@ std::unique_ptr<QWidget> createView(const Request& request, Scene* scene, SceneR
     for (const char* name : {"lines", "tokens", "neuron", "rollout", "qk"})
         if (request.view == QLatin1StringView(name))
             return attentionView(request, scene, std::move(result), error, code);
+    for (const char* name : {"logit-lens", "attribution", "patching"})
+        if (request.view == QLatin1StringView(name))
+            return interventionView(request, scene, error, code);
     if (request.view.startsWith(QLatin1StringView("lens:")))
         return lensView(request, scene, error, code);
     *error = tr("--view: '%1' is not available in this build").arg(request.view);

@@ -24,6 +24,7 @@
 #include "model/scene.hpp"
 #include "settings_keys.hpp"
 #include "views/heatmap_grid.hpp"
+#include "views/interventions_tab.hpp"
 #include "views/model_grid.hpp"
 #include "views/scroll_frame.hpp"
 #include "views/token_labels.hpp"
@@ -93,6 +94,12 @@ void ExportController::exportCurrentView() {
     if (!view) return;
     QString tab =
         window_->tabs()->tabText(window_->tabs()->currentIndex()).remove(QLatin1Char('&'));
+    // Interventions: the page on show is the figure (its tab bar is no part of it).
+    if (auto* iv = qobject_cast<InterventionsTab*>(view)) {
+        tab += QStringLiteral(" ") +
+               iv->pages()->tabText(iv->pages()->currentIndex()).remove(QLatin1Char('&'));
+        view = iv->pages()->currentWidget();
+    }
     // Theory holds a tab per lens: name the file and the dialog after the lens on show.
     if (auto* inner = qobject_cast<QTabWidget*>(view); inner && inner->currentIndex() >= 0)
         tab += QStringLiteral(" ") + inner->tabText(inner->currentIndex()).remove(QLatin1Char('&'));

@@ -3,6 +3,7 @@
 
 #include <QTabWidget>
 
+#include "export/intervention_numbers.hpp"
 #include "lenses/lens_panel.hpp"
 #include "playground/playground_model.hpp"
 #include "playground/playground_widget.hpp"
@@ -127,6 +128,7 @@ PlotNumbers numbersOfPlayground(const PlaygroundWidget& playground) {
 }
 
 bool plotNumbersOfView(QWidget* view, PlotNumbers* numbers) {
+    if (interventionNumbersOfView(view, numbers)) return true;
     // The Theory tab holds a tab per lens: the numbers are those of the lens on show.
     while (auto* tabs = qobject_cast<QTabWidget*>(view))
         view = tabs->currentWidget();

@@ -15,6 +15,7 @@
 #include "model/view_state.hpp"
 #include "views/census_table.hpp"
 #include "views/heatmap_grid.hpp"
+#include "views/interventions_tab.hpp"
 #include "views/model_grid.hpp"
 #include "widgets/controls_dock.hpp"
 
@@ -45,6 +46,11 @@ FileController* attachDataIo(MainWindow* window, const QStringList& files) {
     window->addView(modelTab, view_keys::kTabModel, QObject::tr("Model"));
     // The thumbnails follow the scene's controls; the selected query is the Heads tab's.
     window->setTabDocks(modelTab, {window->sentenceDock(), window->controlsDock()});
+    // Interventions: every method reads the model's run of the sentence (the sentence dock
+    // stays to edit it).
+    auto* interventions = new InterventionsTab(window->scene());
+    window->addView(interventions, QObject::tr("Interventions"));
+    window->setTabDocks(interventions, {window->sentenceDock()});
     QObject::connect(census, &CensusTable::headActivated, model, &ModelGrid::openHead);
     QObject::connect(model, &ModelGrid::headActivated, window, [window](int, int head) {
         window->tabs()->setCurrentWidget(window->heatmapGrid());

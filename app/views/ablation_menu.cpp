@@ -27,7 +27,33 @@ QMenu* ablationMenu(HeatmapGrid* grid, Scene* scene, const QPoint& pos) {
     for (QWidget* w = grid->childAt(pos); w && w != grid && !heatmap; w = w->parentWidget())
         heatmap = qobject_cast<HeadHeatmap*>(w);
     if (!heatmap) return nullptr;
-    return headAblationMenu(grid, scene, int(grid->result()->layer), heatmap->head());
+    const int layer = int(grid->result()->layer), head = heatmap->head();
+    QMenu* menu = headAblationMenu(grid, scene, layer, head);
+    // Over a cell (or a key's label): knock out that query → key edge, or the key's column.
+    const QPoint cell = heatmap->cellAt(heatmap->mapFrom(grid, pos));
+    if (cell.x() < 0) return menu;
+    menu->addSeparator();
+    std::vector<attn::model::Knockout> edges;
+    if (cell.y() >= 0) edges.push_back({layer, head, cell.y(), cell.x()});
+    edges.push_back({layer, head, -1, cell.x()});
+    for (const attn::model::Knockout& edge : edges) {
+        const bool on = isKnockedOut(spec, edge);
+        QString text = edge.query >= 0
+                           ? (on ? QObject::tr("Restore this edge (query %1 → key %2)")
+                                 : QObject::tr("Knock out this edge (query %1 → key %2)"))
+                                 .arg(edge.query + 1)
+                                 .arg(edge.key + 1)
+                           : (on ? QObject::tr("Restore key column %1")
+                                 : QObject::tr("Knock out key column %1"))
+                                 .arg(edge.key + 1);
+        QAction* a = menu->addAction(text);
+        a->setObjectName(edge.query >= 0 ? QStringLiteral("toggleEdge")
+                                         : QStringLiteral("toggleColumn"));
+        a->setToolTip(knockoutText(spec, edge));
+        QObject::connect(a, &QAction::triggered, scene,
+                         [scene, edge] { toggleKnockout(*scene, edge); });
+    }
+    return menu;
 }
 
 void installAblationMenu(HeatmapGrid* grid, Scene* scene) {

@@ -279,6 +279,13 @@ QString HeadHeatmap::titleText() const {
         const auto& a = run->controls.interventions.ablated;
         if (std::find(a.begin(), a.end(), attn::model::HeadRef{int(r->layer), head_}) != a.end())
             text += tr(" · ablated");
+        // Knocked-out edges (their cells are 0 now): q>k as the CLI spells them, from 0.
+        QStringList edges;
+        for (const attn::model::Knockout& k : run->controls.interventions.knockouts)
+            if (k.layer == int(result_->layer) && k.head == head_)
+                edges << (k.query < 0 ? QStringLiteral("*") : QString::number(k.query)) +
+                             QStringLiteral(">") + QString::number(k.key);
+        if (!edges.isEmpty()) text += tr(" · knocked out %1").arg(edges.join(QLatin1Char(',')));
     }
     if (r->preview_stride > 1) text += tr(" · preview: every %1th query").arg(r->preview_stride);
     if (!v.whole())  // short: the title shares its line with the block note

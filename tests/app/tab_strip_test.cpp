@@ -40,7 +40,7 @@ class TabStripTest : public QObject {
         test_support::showWindow(w);
         QTabBar* bar = windowTabBar(w);
         QVERIFY(bar);
-        QCOMPARE(bar->count(), 5);
+        QCOMPARE(bar->count(), 6);  // Heads, Playground, Theory, Views, Model, Interventions
         const QPoint home = bar->mapTo(&w, QPoint(0, 0));
         QList<QRect> tabs;
         for (int i = 0; i < bar->count(); ++i)

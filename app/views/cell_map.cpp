@@ -1,0 +1,277 @@
+// AttnScope — a labelled matrix of coloured cells and a list of signed bars. GPL-3.0-or-later.
+#include "views/cell_map.hpp"
+
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+#include <algorithm>
+#include <cmath>
+
+namespace cellmap {
+
+constexpr int kPad = 6;
+constexpr int kKey = 14;  ///< the colour key's height
+
+/// Diverging blue – white – red (ColorBrewer RdBu's ends) for T in [−1, 1].
+QColor diverging(double t) {
+    t = std::clamp(t, -1.0, 1.0);
+    const QColor end = t < 0 ? QColor(33, 102, 172) : QColor(178, 24, 43);
+    const double a = std::abs(t);
+    return QColor::fromRgbF(float(1 + a * (end.redF() - 1)), float(1 + a * (end.greenF() - 1)),
+                            float(1 + a * (end.blueF() - 1)));
+}
+
+/// Sequential white – dark blue for T in [0, 1].
+QColor sequential(double t) {
+    t = std::clamp(t, 0.0, 1.0);
+    const QColor end(8, 48, 107);
+    return QColor::fromRgbF(float(1 + t * (end.redF() - 1)), float(1 + t * (end.greenF() - 1)),
+                            float(1 + t * (end.blueF() - 1)));
+}
+
+QColor inkOn(const QColor& c) {
+    return c.lightnessF() < 0.55 ? Qt::white : Qt::black;
+}
+
+QString shortNumber(double v) {
+    return QString::number(v, 'g', 3);
+}
+
+}  // namespace cellmap
+
+using namespace cellmap;
+
+CellMap::CellMap(QWidget* parent) : QWidget(parent) {
+    setMouseTracking(true);
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
+}
+
+void CellMap::setData(const attn::Matrix& values, QStringList rowLabels, QStringList columnLabels,
+                      QStringList texts) {
+    values_ = values;
+    rows_ = std::move(rowLabels);
+    columns_ = std::move(columnLabels);
+    texts_ = std::move(texts);
+    updateGeometry();
+    update();
+}
+
+void CellMap::clear() {
+    setData({}, {}, {});
+}
+
+void CellMap::setAxisNames(const QString& rows, const QString& columns) {
+    rowName_ = rows;
+    columnName_ = columns;
+    update();
+}
+
+double CellMap::range() const {
+    if (limit_ > 0) return limit_;
+    double hi = 0;
+    for (attn::Index i = 0; i < values_.size(); ++i)
+        if (std::isfinite(values_.data()[i]))
+            hi = std::max(hi, std::abs(double(values_.data()[i])));
+    return hi > 0 ? hi : 1.0;
+}
+
+QColor CellMap::colorOf(double value) const {
+    if (!std::isfinite(value)) return palette().color(QPalette::Mid);
+    return scale_ == Scale::Diverging ? diverging(value / range()) : sequential(value / range());
+}
+
+QRectF CellMap::cellArea() const {
+    const QFontMetrics fm(font());
+    int left = fm.horizontalAdvance(rowName_) > 0 ? fm.height() + kPad : kPad;
+    for (const QString& r : rows_)
+        left = std::max(
+            left, fm.horizontalAdvance(r) + 2 * kPad +
+                      (rowName_.isEmpty() ? 0 : fm.height() + 2 * kPad));  // the axis name's band
+    const int top = (title_.isEmpty() ? 0 : fm.height() + kPad) + kPad;
+    // Column labels below the cells, the axis name under them, then the colour key.
+    const int bottom = fm.height() + kPad + (columnName_.isEmpty() ? 0 : fm.height()) + kKey +
+                       fm.height() + 2 * kPad;
+    return QRectF(left, top, std::max(1, width() - left - kPad),
+                  std::max(1, height() - top - bottom));
+}
+
+QPoint CellMap::cellAt(const QPoint& pos) const {
+    if (values_.size() == 0) return {-1, -1};
+    const QRectF a = cellArea();
+    if (!a.contains(pos)) return {-1, -1};
+    const int c = std::clamp(int((pos.x() - a.left()) / a.width() * double(values_.cols())), 0,
+                             int(values_.cols()) - 1);
+    const int r = std::clamp(int((pos.y() - a.top()) / a.height() * double(values_.rows())), 0,
+                             int(values_.rows()) - 1);
+    return {r, c};
+}
+
+QPoint CellMap::cellCentre(int row, int column) const {
+    const QRectF a = cellArea();
+    const double w = a.width() / double(std::max<attn::Index>(1, values_.cols()));
+    const double h = a.height() / double(std::max<attn::Index>(1, values_.rows()));
+    return QPointF(a.left() + (column + 0.5) * w, a.top() + (row + 0.5) * h).toPoint();
+}
+
+QSize CellMap::minimumSizeHint() const {
+    return {160, 120};
+}
+
+QSize CellMap::sizeHint() const {
+    const QFontMetrics fm(font());
+    return {int(std::max<attn::Index>(4, values_.cols())) *
+                    fm.horizontalAdvance(QStringLiteral("00000")) +
+                80,
+            int(std::max<attn::Index>(4, values_.rows())) * (fm.height() + 6) + 90};
+}
+
+void CellMap::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    p.fillRect(rect(), palette().color(QPalette::Base));
+    p.setPen(palette().color(QPalette::Text));
+    const QFontMetrics fm(font());
+    if (!title_.isEmpty())
+        p.drawText(QRectF(0, kPad, width(), fm.height()), Qt::AlignHCenter, title_);
+    if (values_.size() == 0) return;
+    const QRectF a = cellArea();
+    const double w = a.width() / double(values_.cols()), h = a.height() / double(values_.rows());
+    const bool withText = !texts_.isEmpty();
+    const bool withValues = !withText && showValues_ &&
+                            w >= fm.horizontalAdvance(QStringLiteral("−0.00")) + 4 &&
+                            h >= fm.height();
+    // Light lines between cells: a 0 cell (white) is still seen as a cell.
+    const QPen grid(palette().color(QPalette::Midlight), 0);
+    for (attn::Index r = 0; r < values_.rows(); ++r)
+        for (attn::Index c = 0; c < values_.cols(); ++c) {
+            const QRectF cell(a.left() + double(c) * w, a.top() + double(r) * h, w, h);
+            const QColor fill = colorOf(double(values_(r, c)));
+            p.fillRect(cell, fill);
+            if (w >= 6 && h >= 6) {
+                p.setPen(grid);
+                p.drawRect(cell);
+            }
+            if (!withText && !withValues) continue;
+            const QString t = withText ? texts_.value(int(r * values_.cols() + c))
+                                       : QString::number(double(values_(r, c)), 'f', 2);
+            p.setPen(inkOn(fill));
+            p.drawText(cell.adjusted(1, 0, -1, 0), Qt::AlignCenter,
+                       fm.elidedText(t, Qt::ElideRight, int(w) - 2));
+        }
+    p.setPen(palette().color(QPalette::Mid));
+    p.drawRect(a);
+    p.setPen(palette().color(QPalette::Text));
+    // Labels: every row; columns thinned so that they never overlap.
+    for (int r = 0; r < rows_.size() && r < values_.rows(); ++r)
+        p.drawText(QRectF(0, a.top() + r * h, a.left() - kPad, h),
+                   Qt::AlignRight | Qt::AlignVCenter, rows_[r]);
+    int widest = 1;
+    for (const QString& c : columns_)
+        widest = std::max(widest, fm.horizontalAdvance(c) + kPad);
+    const int step = std::max(1, int(std::ceil(widest / w)));
+    for (int c = 0; c < columns_.size() && c < values_.cols(); c += step)
+        p.drawText(QRectF(a.left() + c * w - widest, a.bottom() + 2, w + 2 * widest, fm.height()),
+                   Qt::AlignHCenter | Qt::AlignTop,
+                   fm.elidedText(columns_[c], Qt::ElideRight, int(w * step)));
+    double y = a.bottom() + fm.height() + 4;
+    if (!columnName_.isEmpty()) {
+        p.drawText(QRectF(a.left(), y, a.width(), fm.height()), Qt::AlignHCenter, columnName_);
+        y += fm.height();
+    }
+    if (!rowName_.isEmpty()) {
+        p.save();
+        p.translate(fm.height() / 2.0 + 2, a.center().y());
+        p.rotate(-90);
+        p.drawText(QRectF(-a.height() / 2, -fm.height() / 2.0, a.height(), fm.height()),
+                   Qt::AlignCenter, rowName_);
+        p.restore();
+    }
+    // The colour key: a gradient with its ends and its middle numbered.
+    const QRectF key(a.left() + a.width() * 0.25, y + kPad, a.width() * 0.5, kKey - 4);
+    const double lo = scale_ == Scale::Diverging ? -range() : 0.0, hi = range();
+    for (int i = 0; i < int(key.width()); ++i)
+        p.fillRect(QRectF(key.left() + i, key.top(), 1.5, key.height()),
+                   colorOf(lo + (hi - lo) * i / std::max(1.0, key.width() - 1)));
+    p.drawRect(key);
+    p.drawText(QRectF(key.left() - 80 - kPad, key.top() - 3, 80, fm.height()), Qt::AlignRight,
+               shortNumber(lo));
+    p.drawText(QRectF(key.right() + kPad, key.top() - 3, 80, fm.height()), Qt::AlignLeft,
+               shortNumber(hi));
+}
+
+void CellMap::mousePressEvent(QMouseEvent* event) {
+    const QPoint c = cellAt(event->position().toPoint());
+    if (c.x() >= 0 && event->button() == Qt::LeftButton) Q_EMIT cellClicked(c.x(), c.y());
+    QWidget::mousePressEvent(event);
+}
+
+bool CellMap::event(QEvent* event) {
+    if (event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const QPoint c = cellAt(help->pos());
+        if (c.x() >= 0 && tip_)
+            QToolTip::showText(help->globalPos(), tip_(c.x(), c.y()), this);
+        else
+            QToolTip::hideText();
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+BarList::BarList(QWidget* parent) : QWidget(parent) {
+    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Expanding);
+}
+
+void BarList::setData(std::vector<double> values, QStringList labels) {
+    values_ = std::move(values);
+    labels_ = std::move(labels);
+    updateGeometry();
+    update();
+}
+
+QSize BarList::minimumSizeHint() const {
+    return {180, 80};
+}
+
+QSize BarList::sizeHint() const {
+    const QFontMetrics fm(font());
+    return {260, int(values_.size() + 2) * (fm.height() + 4)};
+}
+
+void BarList::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    p.fillRect(rect(), palette().color(QPalette::Base));
+    const QFontMetrics fm(font());
+    p.setPen(palette().color(QPalette::Text));
+    int y = kPad;
+    if (!title_.isEmpty()) {
+        p.drawText(QRectF(0, y, width(), fm.height()), Qt::AlignHCenter, title_);
+        y += fm.height() + kPad;
+    }
+    if (values_.empty()) return;
+    int labelW = 0;
+    for (const QString& l : labels_)
+        labelW = std::max(labelW, fm.horizontalAdvance(l));
+    const int numW = fm.horizontalAdvance(QStringLiteral("−0.000e+00"));
+    const double left = labelW + 2 * kPad, right = width() - numW - kPad;
+    const double mid = (left + right) / 2, half = std::max(1.0, (right - left) / 2);
+    double hi = 0;
+    for (double v : values_)
+        hi = std::max(hi, std::abs(v));
+    if (hi <= 0) hi = 1;
+    const double rowH =
+        std::min<double>(fm.height() + 6, (height() - y - kPad) / double(values_.size()));
+    for (std::size_t i = 0; i < values_.size(); ++i) {
+        const double top = y + double(i) * rowH;
+        const double v = values_[i], len = v / hi * half;
+        p.setPen(palette().color(QPalette::Text));
+        p.drawText(QRectF(0, top, labelW + kPad, rowH), Qt::AlignRight | Qt::AlignVCenter,
+                   labels_.value(int(i)));
+        p.fillRect(QRectF(std::min(mid, mid + len), top + 2, std::abs(len), rowH - 4),
+                   diverging(v / hi));
+        p.drawText(QRectF(right + kPad / 2, top, numW, rowH), Qt::AlignLeft | Qt::AlignVCenter,
+                   shortNumber(v));
+    }
+    p.setPen(palette().color(QPalette::Mid));
+    p.drawLine(QPointF(mid, y), QPointF(mid, y + rowH * double(values_.size())));
+}

@@ -1,0 +1,91 @@
+// AttnScope — a labelled matrix of coloured cells (the interventions' maps), and a list of
+// signed bars. Drawing only. GPL-3.0-or-later.
+#pragma once
+
+#include <QStringList>
+#include <QWidget>
+#include <functional>
+#include <vector>
+
+#include "attn/types.hpp"
+
+/// A matrix drawn as coloured cells with row and column labels, an optional text in each cell,
+/// and a colour key. Sequential (0 … max, light to dark) or diverging (blue − 0 white + red,
+/// symmetric about 0). Hover shows tipAt(row, column); a click emits cellClicked.
+class CellMap : public QWidget {
+    Q_OBJECT
+  public:
+    enum class Scale { Sequential, Diverging };
+    explicit CellMap(QWidget* parent = nullptr);
+
+    /// Shows VALUES (rows × columns) with the labels; TEXTS (row-major, or empty) inside cells.
+    void setData(const attn::Matrix& values, QStringList rowLabels, QStringList columnLabels,
+                 QStringList texts = {});
+    void clear();
+    void setScale(Scale scale) { scale_ = scale, update(); }
+    /// Colour range: sequential [0, hi], diverging [−hi, hi]; hi ≤ 0: from the data.
+    void setLimit(double hi) { limit_ = hi, update(); }
+    void setTitle(const QString& title) { title_ = title, update(); }
+    /// The axis names drawn beside the labels.
+    void setAxisNames(const QString& rows, const QString& columns);
+    void setTip(std::function<QString(int, int)> tip) { tip_ = std::move(tip); }
+    /// Writes each cell's value in it when there is room and no text is given.
+    void setShowValues(bool on) { showValues_ = on, update(); }
+
+    const attn::Matrix& values() const { return values_; }
+    const QStringList& rowLabels() const { return rows_; }
+    const QStringList& columnLabels() const { return columns_; }
+    const QStringList& texts() const { return texts_; }
+    const QString& title() const { return title_; }
+    /// The cell at widget position POS as (row, column); (−1, −1) outside the cells.
+    QPoint cellAt(const QPoint& pos) const;
+    /// The centre of cell (ROW, COLUMN) in widget coordinates.
+    QPoint cellCentre(int row, int column) const;
+    /// The colour of VALUE in the current range.
+    QColor colorOf(double value) const;
+    QSize minimumSizeHint() const override;
+    QSize sizeHint() const override;
+
+  Q_SIGNALS:
+    void cellClicked(int row, int column);
+
+  protected:
+    void paintEvent(QPaintEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    bool event(QEvent* event) override;
+
+  private:
+    /// The cells' rectangle (labels, title and key around it).
+    QRectF cellArea() const;
+    double range() const;
+
+    attn::Matrix values_;
+    QStringList rows_, columns_, texts_;
+    QString title_, rowName_, columnName_;
+    Scale scale_ = Scale::Sequential;
+    double limit_ = 0;
+    bool showValues_ = false;
+    std::function<QString(int, int)> tip_;
+};
+
+/// Horizontal signed bars, one per label, coloured as a diverging CellMap scaled to the largest.
+class BarList : public QWidget {
+    Q_OBJECT
+  public:
+    explicit BarList(QWidget* parent = nullptr);
+    void setData(std::vector<double> values, QStringList labels);
+    void setTitle(const QString& title) { title_ = title, update(); }
+    const std::vector<double>& values() const { return values_; }
+    const QStringList& labels() const { return labels_; }
+    const QString& title() const { return title_; }
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+  protected:
+    void paintEvent(QPaintEvent* event) override;
+
+  private:
+    std::vector<double> values_;
+    QStringList labels_;
+    QString title_;
+};

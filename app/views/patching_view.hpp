@@ -1,0 +1,72 @@
+// AttnScope — activation patching: how much of the clean answer each head, and the residual
+// stream at each layer and position, restores in a corrupted run. GPL-3.0-or-later.
+#pragma once
+
+#include <QWidget>
+#include <memory>
+
+#include "attn/interventions/patching.hpp"
+
+class CellMap;
+class JobState;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QTimer;
+class Scene;
+
+/// Clean prompt = the scene's sentence; the corrupted prompt and the two answers typed. Run
+/// starts the scheduler's cancellable job kJob ("patching") with a progress bar; the result is
+/// a layers × heads map and a (layers + 1) × positions map of the fraction of the logit
+/// difference restored. Prompts of unequal token length are refused, naming both lengths.
+class PatchingView : public QWidget {
+    Q_OBJECT
+  public:
+    explicit PatchingView(Scene* scene, QWidget* parent = nullptr);
+    ~PatchingView() override;
+    static const QString kJob;
+
+    const attn::interv::PatchResult& result() const { return result_; }
+    /// The spec of the result on show (its prompts and answers).
+    const attn::interv::PatchSpec& patchSpec() const { return shown_; }
+    CellMap* headMap() const { return heads_; }
+    CellMap* residMap() const { return resid_; }
+    QLineEdit* corruptEdit() const { return corrupt_; }
+    QLineEdit* answerEdit() const { return answer_; }
+    QLineEdit* wrongEdit() const { return wrong_; }
+    QPushButton* runButton() const { return run_; }
+    QPushButton* stopButton() const { return stop_; }
+    QProgressBar* progress() const { return progress_; }
+    QLabel* status() const { return status_; }
+    bool running() const { return running_; }
+    /// Starts the job (false, with the reason shown, when the input is refused).
+    bool start();
+    void stop();
+
+  Q_SIGNALS:
+    void finished();
+
+  private:
+    void display(attn::interv::PatchResult result, attn::interv::PatchSpec spec,
+                 QStringList tokens);
+    void ended(const QString& message);
+    void syncClean();
+
+    Scene* scene_;
+    QLabel* clean_;
+    QLineEdit* corrupt_;
+    QLineEdit* answer_;
+    QLineEdit* wrong_;
+    QPushButton* run_;
+    QPushButton* stop_;
+    QProgressBar* progress_;
+    QLabel* status_;
+    CellMap* heads_;
+    CellMap* resid_;
+    QTimer* poll_;
+    std::shared_ptr<JobState> job_;
+    bool running_ = false;
+    attn::interv::PatchResult result_;
+    attn::interv::PatchSpec shown_;
+};
