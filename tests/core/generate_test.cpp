@@ -1,8 +1,9 @@
 // AttnScope — generation (attn::gen) on tiny random folders of each family: greedy decoding
 // against numpy's chain of full recomputes (generate_reference.py), the key–value cache against
 // a full recompute at every step, top-k = 1 and τ → 0 against greedy, seeded sampling repeating,
-// stop ids, cancelling, and interventions applied at every step. A family is a test parameter:
-// another family joins by adding its writer to generate_reference.py and a row below.
+// stop ids, cancelling, and interventions applied at every step, for GPT-2 and the Llama family
+// (llama, qwen2, qwen3). A family is a test parameter: another family joins by adding its writer
+// to generate_reference.py and a row below.
 // GPL-3.0-or-later.
 #include <gtest/gtest.h>
 
@@ -256,8 +257,13 @@ TEST_P(Generate, RefusesBadOptions) {
     EXPECT_THROW(attn::gen::step(model(), g, greedy()), attn::ArgumentError);
 }
 
+// The Llama family's rows (generate_reference.py's configs): llama with grouped-query attention,
+// qwen2 with q/k/v biases (BF16, tied), qwen3 with q_norm/k_norm and head_dim ≠ hidden / heads.
 INSTANTIATE_TEST_SUITE_P(Families, Generate,
-                         ::testing::Values(FamilyCase{"gpt2", 11, 3, {116, 256, 32, 99, 97, 116}}),
+                         ::testing::Values(FamilyCase{"gpt2", 11, 3, {116, 256, 32, 99, 97, 116}},
+                                           FamilyCase{"llama", 21, 3, {1, 2, 3, 4, 1, 5}},
+                                           FamilyCase{"qwen2", 22, 2, {3, 17, 5, 39, 0, 12}},
+                                           FamilyCase{"qwen3", 23, 2, {7, 8, 9, 40, 11}}),
                          [](const auto& info) { return std::string(info.param.family); });
 
 }  // namespace
