@@ -175,9 +175,10 @@ class LlamaModelTest : public QObject {
             if (w.tabs()->tabText(i) == QStringLiteral("Model")) w.tabs()->setCurrentIndex(i);
         auto* modelGrid = w.findChild<ModelGrid*>();
         QVERIFY(modelGrid);
-        QTRY_VERIFY(modelGrid->isVisible() && modelGrid->thumbnails().layers == 2);
+        QTRY_VERIFY_WITH_TIMEOUT(modelGrid->isVisible() && modelGrid->thumbnails().layers == 2,
+                                 60000);
         test_support::settleAll(w.computeService());
-        QTRY_COMPARE(int(modelGrid->thumbnails().images.size()), 8);
+        QTRY_COMPARE_WITH_TIMEOUT(int(modelGrid->thumbnails().images.size()), 8, 60000);
         QCOMPARE(modelGrid->thumbnails().kvGroups, 2);
         auto* canvas = modelGrid->findChild<ModelGridCanvas*>();
         QVERIFY(canvas);
@@ -187,13 +188,18 @@ class LlamaModelTest : public QObject {
         const double gridLeft = first.left() - (cell - first.width()) / 2;
         const double gridBottom = first.bottom() + (cell - first.height()) / 2;
         QVERIFY(cell > 0 && last.right() > first.right());
-        const QColor ink = canvas->palette().color(QPalette::WindowText);
+        const int ink = qGray(canvas->palette().color(QPalette::WindowText).rgb());
+        const int paper = qGray(canvas->palette().color(QPalette::Window).rgb());
+        QVERIFY(std::abs(ink - paper) > 120);
         const auto inked = [&](double x) {
             const qreal dpr = shot.devicePixelRatio();
-            // The bracket is a 1-pixel line 4 pixels below the grid: look a pixel either side.
+            // The bracket is a 1-pixel antialiased line 4 pixels below the grid: a pixel either
+            // side of it, at least a third of the way from the paper to the ink.
             for (int dy = -1; dy <= 1; ++dy) {
                 const QPoint p(int(x * dpr), int((gridBottom + 4) * dpr) + dy);
-                if (shot.valid(p) && QColor(shot.pixel(p)) == ink) return true;
+                if (shot.valid(p) &&
+                    std::abs(qGray(shot.pixel(p)) - paper) > std::abs(ink - paper) / 3)
+                    return true;
             }
             return false;
         };
