@@ -16,7 +16,10 @@
 
 #include "attn/error.hpp"
 #include "attn/generate/generate.hpp"
+#include "attn/io/session.hpp"
 #include "attn/model/families.hpp"
+#include "attn/model/model_scene.hpp"
+#include "attn/spec_edit.hpp"
 #include "io_test_util.hpp"
 
 namespace {
@@ -237,6 +240,35 @@ TEST_P(Generate, AControlChangedBetweenStepsAppliesFromTheNextStep) {
     const std::vector<float> lp = attn::gen::token_logprobs(model(), *s.run);
     for (std::size_t i = 1; i < lp.size(); ++i)
         EXPECT_NEAR(g.logprobs[i], lp[i], 1e-5) << "position " << i;
+}
+
+/// A scene of a generation runs its ids (SceneSpec::model_ids) while its text is their decoding,
+/// whatever that text encodes to; an edited text is encoded afresh; sessions keep the ids.
+TEST_P(Generate, ASceneRunsTheGeneratedIdsWhileItsTextIsTheirs) {
+    const Generation g = generate(greedy());
+    const attn::model::Tokenizer& tok = *folder_.tokenizer;
+    attn::SceneSpec spec;
+    spec.set_model(std::make_shared<const attn::model::ModelFolder>(folder_));
+    spec.mask = attn::model::own_mask(model().info());
+    spec.text = tok.decode(g.ids);
+    spec.model_ids = g.ids;
+    EXPECT_EQ(spec.run_ids(), g.ids);
+    bool more = false;
+    EXPECT_EQ(spec.run_ids(3, &more), std::vector<std::int32_t>(g.ids.begin(), g.ids.begin() + 3));
+    EXPECT_TRUE(more);
+    EXPECT_EQ(attn::model::scene_run(spec)->ids, g.ids);
+    EXPECT_EQ(spec.query_tokens(), tok.display_tokens(g.ids));
+    attn::io::Session session;
+    session.spec = spec;
+    const attn::io::Session back =
+        attn::io::parse_session(attn::io::session_to_json(session), "s.attnscope");
+    EXPECT_EQ(back.spec.model_ids, g.ids);
+    // The text edited (or replaced behind the ids' back): its own encoding.
+    const attn::SceneSpec edited = attn::with_text(spec, tok.decode({g.ids[0], g.ids[1]}));
+    EXPECT_TRUE(edited.model_ids.empty());
+    spec.text = tok.decode({g.ids[0]});
+    EXPECT_EQ(spec.run_ids(), tok.encode(spec.text));
+    EXPECT_EQ(attn::model::scene_run(spec)->ids, tok.encode(spec.text));
 }
 
 TEST_P(Generate, RefusesBadOptions) {
