@@ -15,7 +15,8 @@ inline QString writeTinyFolder(const char* script, const QString& dir,
                                const QStringList& args = {}) {
     QProcess p;
     p.start(QStringLiteral("/usr/bin/python3"), QStringList{QString::fromUtf8(script), dir} + args);
-    if (!p.waitForFinished(60000)) return QStringLiteral("%1 did not finish").arg(script);
+    if (!p.waitForFinished(60000))
+        return QStringLiteral("%1 did not finish").arg(QString::fromUtf8(script));
     if (p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
         return QString::fromUtf8(p.readAllStandardError());
     return {};
