@@ -81,8 +81,7 @@ OutputSize outputSize(const attn::SceneSpec& spec, const QStringList& stages) {
         const attn::model::ModelInfo& c = spec.model->model->info();
         // No further than the model's positions: a longer text is refused by the run itself.
         bool more = false;
-        nq = nk = double(
-            spec.model->tokenizer->encode(spec.text, std::size_t(c.max_positions), &more).size());
+        nq = nk = double(spec.run_ids(std::size_t(c.max_positions), &more).size());
         heads = double(c.heads), layers = double(c.layers);
         width = double(c.head_dim);
     } else if (spec.is_loaded()) {

@@ -14,6 +14,7 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -36,6 +37,36 @@ QString tokenHtml(const std::string& token) {
 }
 
 }  // namespace
+
+attn::gen::GenerateOptions LiveOptions::get() const {
+    const std::lock_guard lock(mutex_);
+    return options_;
+}
+
+void LiveOptions::set(attn::gen::GenerateOptions options) {
+    const std::lock_guard lock(mutex_);
+    options_ = std::move(options);
+}
+
+attn::gen::GenerateOptions LiveOptions::next() {
+    std::unique_lock lock(mutex_);
+    released_.wait(lock, [this] { return allowed_ != 0; });
+    if (allowed_ > 0) --allowed_;
+    return options_;
+}
+
+void LiveOptions::holdAfter(int reads) {
+    const std::lock_guard lock(mutex_);
+    allowed_ = std::max(0, reads);
+}
+
+void LiveOptions::release() {
+    {
+        const std::lock_guard lock(mutex_);
+        allowed_ = -1;
+    }
+    released_.notify_all();
+}
 
 GeneratePanel::GeneratePanel(Scene* scene, QWidget* parent)
     : QWidget(parent),
@@ -132,6 +163,7 @@ GeneratePanel::GeneratePanel(Scene* scene, QWidget* parent)
 }
 
 GeneratePanel::~GeneratePanel() {
+    live_->release();  // a held worker would never see the cancel
     Scheduler::instance().cancelAndWait(this);
 }
 
@@ -171,7 +203,7 @@ void GeneratePanel::start() {
     model_ = spec.model;
     std::vector<std::int32_t> prompt;
     try {
-        prompt = model_->tokenizer->encode(spec.text);
+        prompt = spec.run_ids();  // the ids shown: a generation's own, when it made the text
     } catch (const std::exception&) {
         prompt.clear();
     }
@@ -206,12 +238,12 @@ void GeneratePanel::start() {
         this, kGenerateJob,
         [post, live, folder, prompt, run, self](attn::Progress& progress) -> Scheduler::Delivery {
             const attn::model::Model& model = *folder->model;
-            attn::gen::GenerateOptions o = live->get();
+            attn::gen::GenerateOptions o = live->next();
             attn::gen::Generation g = attn::gen::start(model, prompt, o.controls, &progress);
             post([run, g](GeneratePanel& p) { p.onStarted(run, g); });
             const std::optional<std::int32_t> eos = attn::gen::eos_id(*folder->tokenizer);
             for (;;) {
-                o = live->get();  // a control changed during the run applies from here
+                o = live->next();  // a control changed during the run applies from here
                 if (attn::gen::stop_after(model, g, o, eos)) break;
                 attn::gen::Step s = attn::gen::step(model, g, o, &progress);
                 post([run, s, lp = g.logprobs](GeneratePanel& p) { p.onStep(run, s, lp); });
@@ -230,6 +262,7 @@ void GeneratePanel::stop() {
     if (!running_) return;
     // Nothing of a cancelled job is delivered: the panel ends it itself. Tokens already posted
     // still arrive (same run number) and stay.
+    live_->release();  // a held worker would never see the cancel
     Scheduler::instance().cancel(this, kGenerateJob);
     onEnded(run_, {});
 }
@@ -276,12 +309,14 @@ void GeneratePanel::showStep(int step) {
     const attn::gen::Choice& c = shown_.choices[std::size_t(step)];
     const std::vector<std::int32_t> ids(
         shown_.ids.begin(), shown_.ids.begin() + std::ptrdiff_t(shown_.prompt) + step + 1);
-    // The sentence up to this token: the sentence box and every view show the step.
+    // The sentence up to this token: the sentence box and every view show the step. The scene
+    // runs these very ids: encoding their text again may split it otherwise (" a" + "b" → "ab").
     attn::SceneSpec spec = scene_->spec();
     const std::string text = model_->tokenizer->decode(ids);
-    if (spec.model == model_ && spec.text != text) {
+    if (spec.model == model_ && (spec.text != text || spec.model_ids != ids)) {
         spec.text = text;
         spec.tokens.clear();
+        spec.model_ids = ids;
         scene_->setSpec(spec, tr("Generate"), kGenerateControl);
     }
     const attn::model::Tokenizer& tok = *model_->tokenizer;

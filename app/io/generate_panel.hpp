@@ -3,6 +3,7 @@
 #pragma once
 
 #include <QWidget>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 
@@ -23,18 +24,22 @@ namespace fileio {
 /// applies from the next step (shared by the panel and its worker).
 class LiveOptions {
   public:
-    attn::gen::GenerateOptions get() const {
-        const std::lock_guard lock(mutex_);
-        return options_;
-    }
-    void set(attn::gen::GenerateOptions options) {
-        const std::lock_guard lock(mutex_);
-        options_ = std::move(options);
-    }
+    /// The options now.
+    attn::gen::GenerateOptions get() const;
+    void set(attn::gen::GenerateOptions options);
+    /// The worker's read, at its start and before each step: get(), after waiting while held.
+    attn::gen::GenerateOptions next();
+    /// Lets the worker read READS more times, then holds it before the next read until
+    /// release(): a test changes a control at a known step.
+    void holdAfter(int reads);
+    /// Lets the worker run freely (Stop and closing release it too).
+    void release();
 
   private:
     mutable std::mutex mutex_;
+    std::condition_variable released_;
     attn::gen::GenerateOptions options_;
+    int allowed_ = -1;  ///< reads left before the hold; −1: no hold
 };
 
 /// Generate N tokens after the scene's sentence with its model, greedy or sampled, as the
@@ -67,7 +72,7 @@ class GeneratePanel : public QWidget {
     /// The options the next step will use: the controls here and the scene's run controls.
     attn::gen::GenerateOptions options() const;
     /// What the running job reads before each step.
-    const LiveOptions& live() const { return *live_; }
+    LiveOptions& live() const { return *live_; }
 
     /// Starts generating after the scene's sentence (a model scene's; otherwise nothing).
     void start();

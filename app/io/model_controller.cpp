@@ -139,6 +139,7 @@ bool ModelController::openModel(const QString& path) {
     // mask: causal, or none for a bidirectional encoder).
     attn::SceneSpec spec = window_->scene()->spec();
     spec.set_model(std::move(folder));
+    spec.model_ids.clear();  // another model's ids
     spec.model_layers.clear();
     spec.model_rotary = true;
     spec.data_dk.reset();
@@ -180,6 +181,7 @@ void ModelController::closeModel() {
     if (!spec.is_model()) return;
     const QString name = modelName(QString::fromStdString(spec.model->dir));
     spec.set_synthetic();
+    spec.model_ids.clear();
     spec.model_layers.clear();
     spec.model_rotary = true;
     spec.layer = 0;

@@ -34,10 +34,8 @@ const Matrix& AttentionComponent::at(Index l, Index h) const {
 std::vector<std::string> SceneSpec::query_tokens() const {
     if (model && model->tokenizer) {  // a model run's own tokens, as text
         // No further than the model's positions: a longer text is refused by the run itself.
-        const auto positions = std::size_t(model->model ? model->model->info().max_positions : 0);
         return model->tokenizer->display_tokens(
-            model->model ? model->tokenizer->encode(text, positions, nullptr)
-                         : model->tokenizer->encode(text));
+            model->model ? run_ids(std::size_t(model->model->info().max_positions)) : run_ids());
     }
     return tokens.empty() ? tokenize(text) : tokens;
 }
@@ -201,9 +199,7 @@ SceneEstimate estimate_scene(const SceneSpec& spec, Storage storage) {
         // A model run keeps every layer's stages (model::scene_run checks them before running).
         // Tokenized no further than the model's positions: more is refused by the run itself.
         const model::ModelInfo& info = spec.model->model->info();
-        const auto n =
-            Index(spec.model->tokenizer->encode(spec.text, std::size_t(info.max_positions), nullptr)
-                      .size());
+        const auto n = Index(spec.run_ids(std::size_t(info.max_positions)).size());
         part(model::run_bytes(info, n),
              count_text(double(n)) + " tokens × every layer's heads × 4 stages of a model run");
         return e;

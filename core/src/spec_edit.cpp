@@ -58,6 +58,7 @@ SceneSpec with_text(SceneSpec spec, const std::string& text) {
     const int padded = trailing_padding(spec);
     spec.text = text;
     spec.tokens.clear();
+    spec.model_ids.clear();  // typed text is tokenized afresh
     // Explicit embeddings belong to the old tokens once the count differs.
     if (spec.embeddings && spec.embeddings->rows() != key_count(spec)) spec.embeddings.reset();
     if (spec.mask.kind == MaskKind::Padding) spec = with_padding(std::move(spec), padded);

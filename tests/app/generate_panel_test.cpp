@@ -9,7 +9,6 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QPlainTextEdit>
-#include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
@@ -25,7 +24,9 @@
 #include "main_window.hpp"
 #include "model/scene.hpp"
 #include "model/scheduler.hpp"
+#include "tiny_folders.hpp"
 #include "views/heatmap_grid.hpp"
+#include "widgets/controls_dock.hpp"
 #include "widgets/token_editor.hpp"
 
 namespace {
@@ -54,10 +55,8 @@ class GeneratePanelTest : public QObject {
     void initTestCase() {
         test_support::isolateSettings();
         QVERIFY(dir_.isValid());
-        QProcess p;
-        p.start(QStringLiteral("/usr/bin/python3"), {QStringLiteral(ATTN_GPT2_TINY), dir_.path(),
-                                                     QStringLiteral("11"), QStringLiteral("3")});
-        QVERIFY(p.waitForFinished(60000) && p.exitCode() == 0);
+        const QString error = test_support::writeTinyGpt2(dir_.path());
+        QVERIFY2(error.isEmpty(), qPrintable(error));
     }
 
     void generatesStreamsAndScrubs() {
@@ -106,7 +105,7 @@ class GeneratePanelTest : public QObject {
         const std::string text = folder->tokenizer->decode(core.ids);
         QCOMPARE(w.scene()->spec().text, text);
         QCOMPARE(edit->toPlainText().toStdString(), text);
-        QCOMPARE(w.result()->query_count(), attn::Index(folder->tokenizer->encode(text).size()));
+        QCOMPARE(w.result()->run->ids, core.ids);  // the generated ids, not text's encoding
         QCOMPARE(test_support::compareWithCore(w.heatmapGrid(), w.scene()->spec()), QString());
         QVERIFY(panel->textLabel()->text().contains(QStringLiteral("<u>")));
         // The last step's top 10: the chosen one first and bold, nothing cut (greedy keeps one).
@@ -123,8 +122,7 @@ class GeneratePanelTest : public QObject {
                                               core.ids.begin() + prompt.size() + 1);
         QCOMPARE(w.scene()->spec().text, folder->tokenizer->decode(first));
         test_support::settleAll(w.computeService());
-        QCOMPARE(w.result()->query_count(),
-                 attn::Index(folder->tokenizer->encode(w.scene()->spec().text).size()));
+        QCOMPARE(w.result()->run->ids, first);
         const QString row0 = panel->distribution()->item(0)->text();
         QVERIFY2(row0.contains(QString::fromStdString(
                      folder->tokenizer->token_text(core.choices[0].top[0].id))),
@@ -198,6 +196,149 @@ class GeneratePanelTest : public QObject {
         // The tokens that reached the window before the stop are the ablated run's.
         const attn::gen::Generation& g = panel->generation();
         if (g.run) QCOMPARE(g.run->controls.interventions.ablated.size(), std::size_t(1));
+    }
+
+    /// Scrubbing shows exactly the generated ids, even where their text encodes to other ids:
+    /// the tiny GPT-2's byte-level vocabulary makes bytes that are no UTF-8 on their own (the
+    /// text shows U+FFFD for them) and merges "h" + "e" into "he".
+    void scrubbingRunsTheGeneratedIdsNotTheirTextsEncoding() {
+        MainWindow w;
+        fileio::attachDataIo(&w, {});
+        test_support::showWindow(w);
+        auto* models = w.findChild<fileio::ModelController*>();
+        models->setQuiet(true);
+        QVERIFY2(models->openModel(dir_.path()), qPrintable(models->lastError()));
+        auto* panel = w.findChild<fileio::GeneratePanel*>();
+        QPlainTextEdit* edit = w.tokenEditor()->editor();
+        QTest::mouseClick(edit->viewport(), Qt::LeftButton);
+        QTest::keyClick(edit, Qt::Key_A, Qt::ControlModifier);
+        QTest::keyClicks(edit, QStringLiteral("the cat"));
+        QTRY_COMPARE(w.scene()->spec().text, std::string("the cat"));
+        test_support::settle(w.computeService());
+        const auto folder = w.scene()->spec().model;
+        const attn::model::Tokenizer& tok = *folder->tokenizer;
+        typeInto(panel->tokensBox(), QStringLiteral("10"));
+        QTest::mouseClick(panel->generateButton(), Qt::LeftButton);
+        finish(w, panel);
+        const attn::gen::Generation& g = panel->generation();
+        QVERIFY(g.choices.size() >= 4);
+        // Some step's text does not encode back to its ids (else this test proves nothing).
+        int odd = -1;
+        for (int s = 0; s < int(g.choices.size()) && odd < 0; ++s) {
+            const std::vector<std::int32_t> ids(g.ids.begin(),
+                                                g.ids.begin() + std::ptrdiff_t(g.prompt) + s + 1);
+            if (tok.encode(tok.decode(ids)) != ids) odd = s;
+        }
+        QVERIFY2(odd >= 0, "every step's text encodes back to its ids");
+        // Scrub there with the keyboard, then to every step: the scene runs that step's ids.
+        panel->stepSlider()->setFocus();
+        QTest::keyClick(panel->stepSlider(), Qt::Key_Home);
+        for (int s = 0; s < int(g.choices.size()); ++s) {
+            if (s > 0) QTest::keyClick(panel->stepSlider(), Qt::Key_Right);
+            QCOMPARE(panel->stepSlider()->value(), s);
+            test_support::settleAll(w.computeService());
+            const std::vector<std::int32_t> ids(g.ids.begin(),
+                                                g.ids.begin() + std::ptrdiff_t(g.prompt) + s + 1);
+            QCOMPARE(w.scene()->spec().text, tok.decode(ids));
+            QVERIFY(w.result()->run);
+            QCOMPARE(w.result()->run->ids, ids);
+            QCOMPARE(w.result()->query_count(), attn::Index(ids.size()));
+            QCOMPARE(w.result()->q_tokens, tok.display_tokens(ids));
+            QCOMPARE(test_support::compareWithCore(w.heatmapGrid(), w.scene()->spec()), QString());
+        }
+        // Generating again from the odd step continues its ids, not its text's encoding.
+        QTest::keyClick(panel->stepSlider(), Qt::Key_Home);
+        for (int s = 0; s < odd; ++s)
+            QTest::keyClick(panel->stepSlider(), Qt::Key_Right);
+        test_support::settleAll(w.computeService());
+        const std::vector<std::int32_t> from(g.ids.begin(),
+                                             g.ids.begin() + std::ptrdiff_t(g.prompt) + odd + 1);
+        typeInto(panel->tokensBox(), QStringLiteral("1"));
+        QTest::mouseClick(panel->generateButton(), Qt::LeftButton);
+        finish(w, panel);
+        QCOMPARE(panel->generation().prompt, from.size());
+        QCOMPARE(std::vector<std::int32_t>(
+                     panel->generation().ids.begin(),
+                     panel->generation().ids.begin() + std::ptrdiff_t(from.size())),
+                 from);
+        // Typing replaces the ids: the edited text is encoded afresh.
+        QTest::mouseClick(edit->viewport(), Qt::LeftButton);
+        QTest::keyClick(edit, Qt::Key_A, Qt::ControlModifier);
+        QTest::keyClicks(edit, QStringLiteral("the"));
+        QTRY_COMPARE(w.scene()->spec().text, std::string("the"));
+        QVERIFY(w.scene()->spec().model_ids.empty());
+        test_support::settleAll(w.computeService());
+        QCOMPARE(w.result()->run->ids, tok.encode("the"));
+        w.scene()->undoStack()->setClean();
+    }
+
+    /// A control changed while the job runs is applied at the next step: the worker is held
+    /// after two steps (LiveOptions::holdAfter, no clock), τ is typed into the Controls dock,
+    /// the worker released; steps 0–1 are core's under τ = 1, steps from 2 core's under τ = 3.
+    void aControlChangedDuringTheJobAppliesAtTheNextStep() {
+        MainWindow w;
+        fileio::attachDataIo(&w, {});
+        test_support::showWindow(w);
+        auto* models = w.findChild<fileio::ModelController*>();
+        models->setQuiet(true);
+        QVERIFY2(models->openModel(dir_.path()), qPrintable(models->lastError()));
+        auto* panel = w.findChild<fileio::GeneratePanel*>();
+        attn::SceneSpec s = w.scene()->spec();
+        s.text = "the cat";
+        w.scene()->setSpec(s, QStringLiteral("Edit sentence"));
+        test_support::settle(w.computeService());
+        const auto folder = w.scene()->spec().model;
+        const std::vector<std::int32_t> prompt = folder->tokenizer->encode("the cat");
+        typeInto(panel->tokensBox(), QStringLiteral("8"));
+        const attn::gen::GenerateOptions before = panel->options();
+        // Reads: the start, before step 0, before step 1; held before step 2.
+        panel->live().holdAfter(3);
+        QSignalSpy steps(panel, &fileio::GeneratePanel::stepAdded);
+        QTest::mouseClick(panel->generateButton(), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(steps.count(), 2, 60000);
+        QVERIFY(panel->running());
+        QCOMPARE(steps.count(), 2);  // held: no third step came
+        typeInto(w.controlsDock()->temperatureBox(), QStringLiteral("3"));
+        QCOMPARE(w.scene()->spec().temperature, 3.f);
+        QCOMPARE(panel->live().get().controls.temperature, 3.f);
+        panel->live().release();
+        finish(w, panel);
+        QVERIFY(!panel->running());
+        const attn::gen::Generation& shown = panel->generation();
+        QCOMPARE(shown.choices.size(), std::size_t(8));
+        QCOMPARE(shown.run->controls.temperature, 3.f);
+
+        // Core: two steps under τ = 1, the rest under τ = 3.
+        const attn::model::Model& model = *folder->model;
+        attn::gen::GenerateOptions o = before;
+        attn::gen::Generation core = attn::gen::start(model, prompt, o.controls);
+        std::vector<attn::gen::Step> made;
+        for (int i = 0; i < 8; ++i) {
+            if (i == 2) o.controls.temperature = 3.f;
+            made.push_back(attn::gen::step(model, core, o));
+        }
+        QCOMPARE(shown.ids, core.ids);
+        for (std::size_t i = 0; i < 8; ++i) {
+            QCOMPARE(shown.choices[i].id, made[i].choice.id);
+            QVERIFY(std::abs(shown.choices[i].logprob - made[i].choice.logprob) < 1e-5f);
+            for (std::size_t k = 0; k < made[i].choice.top.size(); ++k) {
+                QCOMPARE(shown.choices[i].top[k].id, made[i].choice.top[k].id);
+                QVERIFY(std::abs(shown.choices[i].top[k].logprob - made[i].choice.top[k].logprob) <
+                        1e-5f);
+            }
+        }
+        for (std::size_t i = 1; i < core.ids.size(); ++i)
+            QVERIFY(std::abs(shown.logprobs[i] - core.logprobs[i]) < 1e-5f);
+        // And τ mattered: under τ = 1 throughout, step 2 is chosen from other probabilities.
+        attn::gen::Generation plain = attn::gen::start(model, prompt, before.controls);
+        attn::gen::Step third;
+        for (int i = 0; i < 3; ++i)
+            third = attn::gen::step(model, plain, before);
+        double moved = 0;  // the model's log-probabilities of the top 10 (greedy keeps 1 at p 1)
+        for (std::size_t k = 0; k < third.choice.top.size(); ++k)
+            moved += std::abs(double(third.choice.top[k].logprob) - made[2].choice.top[k].logprob);
+        QVERIFY2(moved > 1e-3, qPrintable(QString::number(moved)));
+        w.scene()->undoStack()->setClean();
     }
 
   private:

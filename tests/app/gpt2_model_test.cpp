@@ -11,7 +11,6 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QPlainTextEdit>
-#include <QProcess>
 #include <QScreen>
 #include <QSpinBox>
 #include <QTabWidget>
@@ -29,6 +28,7 @@
 #include "main_window.hpp"
 #include "model/scene.hpp"
 #include "model/scheduler.hpp"
+#include "tiny_folders.hpp"
 #include "views/heatmap_grid.hpp"
 #include "views/next_tokens_view.hpp"
 #include "views/views_tab.hpp"
@@ -36,16 +36,6 @@
 #include "widgets/token_editor.hpp"
 
 namespace {
-
-/// Writes gpt2_tiny.py's folder of 3 layers into dir; an empty string when it worked.
-QString writeTinyModel(const QString& dir) {
-    QProcess p;
-    p.start(QStringLiteral("/usr/bin/python3"),
-            {QStringLiteral(ATTN_GPT2_TINY), dir, QStringLiteral("11"), QStringLiteral("3")});
-    if (!p.waitForFinished(60000) || p.exitCode() != 0)
-        return QString::fromUtf8(p.readAllStandardError());
-    return {};
-}
 
 /// The largest difference between two layers' weights (all heads).
 double difference(const attn::SceneResult& a, const attn::SceneResult& b) {
@@ -67,7 +57,7 @@ class Gpt2ModelTest : public QObject {
         // A Hugging Face cache with the tiny model as models--tiny-gpt2 (HF_HOME/hub/…).
         model_ = hub_.path() + QStringLiteral("/hub/models--tiny-gpt2/snapshots/0123abcd");
         QVERIFY(QDir().mkpath(model_));
-        const QString error = writeTinyModel(model_);
+        const QString error = test_support::writeTinyGpt2(model_);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         qputenv("HF_HOME", hub_.path().toLocal8Bit());
     }
@@ -77,7 +67,7 @@ class Gpt2ModelTest : public QObject {
         fileio::ModelController models(&w);
         models.setQuiet(true);
         QTemporaryDir bad;
-        QVERIFY2(writeTinyModel(bad.path()).isEmpty(), "tiny model");
+        QVERIFY2(test_support::writeTinyGpt2(bad.path()).isEmpty(), "tiny model");
         QFile weights(bad.path() + QStringLiteral("/model.safetensors"));
         QVERIFY(weights.resize(weights.size() - 100));  // truncated
         const attn::SceneSpec before = w.scene()->spec();

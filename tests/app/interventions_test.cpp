@@ -6,7 +6,6 @@
 #include <QContextMenuEvent>
 #include <QMenu>
 #include <QPlainTextEdit>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QUndoStack>
 #include <QtTest>
@@ -18,6 +17,7 @@
 #include "io/model_dock.hpp"
 #include "main_window.hpp"
 #include "model/scene.hpp"
+#include "tiny_folders.hpp"
 #include "views/head_heatmap.hpp"
 #include "views/heatmap_grid.hpp"
 #include "views/next_tokens_view.hpp"
@@ -48,11 +48,8 @@ class InterventionsTest : public QObject {
         test_support::isolateSettings();
         QCoreApplication::setApplicationName(QStringLiteral("AttnScopeInterventionsTest"));
         QVERIFY(dir_.isValid());
-        QProcess p;
-        p.start(QStringLiteral("/usr/bin/python3"), {QStringLiteral(ATTN_GPT2_TINY), dir_.path(),
-                                                     QStringLiteral("11"), QStringLiteral("3")});
-        QVERIFY(p.waitForFinished(60000));
-        QCOMPARE(p.exitCode(), 0);
+        const QString error = test_support::writeTinyGpt2(dir_.path());
+        QVERIFY2(error.isEmpty(), qPrintable(error));
     }
 
     void ablateFromTheHeadsMenuThenUndo() {

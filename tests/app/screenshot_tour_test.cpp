@@ -9,7 +9,6 @@
 #include <QDir>
 #include <QFile>
 #include <QImage>
-#include <QProcess>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QUndoStack>
@@ -22,6 +21,7 @@
 #include "lenses/lens_panel.hpp"
 #include "lenses/lens_registry.hpp"
 #include "playground/playground_widget.hpp"
+#include "tiny_folders.hpp"
 #include "views/model_grid.hpp"
 #include "views/qcp.hpp"
 
@@ -60,12 +60,8 @@ class ScreenshotTourTest : public QObject {
                 QStringLiteral(ATTN_FIXTURES_DIR "/../marian/marian_en_de_cross.json")));
         } else if (scene == QLatin1StringView("gpt2-model")) {
             QTemporaryDir dir;
-            QProcess p;
-            p.start(QStringLiteral("/usr/bin/python3"),
-                    {QStringLiteral(ATTN_GPT2_TINY), dir.path(), QStringLiteral("11"),
-                     QStringLiteral("3")});
-            QVERIFY2(p.waitForFinished(60000) && p.exitCode() == 0,
-                     qPrintable(QString::fromUtf8(p.readAllStandardError())));
+            const QString error = test_support::writeTinyGpt2(dir.path());
+            QVERIFY2(error.isEmpty(), qPrintable(error));
             auto* models = w.findChild<fileio::ModelController*>();
             models->setQuiet(true);
             QVERIFY2(models->openModel(dir.path()), qPrintable(models->lastError()));

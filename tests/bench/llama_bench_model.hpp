@@ -49,6 +49,12 @@ inline Shape llama1b() {
              {"original_max_position_embeddings", 8192}}};
 }
 
+/// Qwen2.5-0.5B's kinds of tensors at a tiny size (2 layers, d 64, 4 / 2 heads, vocabulary
+/// 512): the benchmarks' smoke test in ctest.
+inline Shape tiny() {
+    return {"tiny-qwen2", "qwen2", 2, 64, 4, 2, 128, 512, 1e6, true, nullptr};
+}
+
 /// Every tensor of S with its shape, in the order transformers writes them.
 inline std::vector<std::pair<std::string, std::vector<std::int64_t>>> tensors(const Shape& s) {
     const std::int64_t d = s.hidden, hd = s.hidden / s.heads, q = s.heads * hd,

@@ -13,19 +13,8 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "core"))
 import llama_tiny  # noqa: E402
 
-WORDS = ["[UNK]", "the", "cat", "sat", "on", "mat", "a", "dog", "ran", "far", "and", "then"]
-
-
-def tokenizer_json(vocab_size):
-    vocab = {w: i for i, w in enumerate(WORDS)}
-    for i in range(len(WORDS), vocab_size):
-        vocab[f"w{i}"] = i
-    return {"version": "1.0", "added_tokens": [], "normalizer": None,
-            "pre_tokenizer": {"type": "WhitespaceSplit"}, "post_processor": None,
-            "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": False},
-            "model": {"type": "WordPiece", "unk_token": "[UNK]",
-                      "continuing_subword_prefix": "##", "max_input_chars_per_word": 100,
-                      "vocab": vocab}}
+WORDS = llama_tiny.WORDS
+tokenizer_json = llama_tiny.tokenizer_json
 
 
 def run(exe, folder, text, out, *extra):

@@ -14,11 +14,37 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gpt2_tiny  # noqa: E402
+import llama_tiny  # noqa: E402
+
+# The Llama-family rows: grouped-query attention (4 query / 2 key-value heads); qwen2 with its
+# q/k/v biases, tied, BF16; qwen3 with q_norm/k_norm and head_dim 12 ≠ 32 / 4.
+LLAMA_CONFIGS = {
+    "llama": (lambda layers: llama_tiny.config("llama", layers=layers), "F32"),
+    "qwen2": (lambda layers: llama_tiny.config("qwen2", layers=layers, rope_theta=1e6,
+                                               tie_word_embeddings=True), "BF16"),
+    "qwen3": (lambda layers: llama_tiny.config("qwen3", layers=layers, head_dim=12), "F32"),
+}
+
+
+def llama_family(kind):
+    make, dtype = LLAMA_CONFIGS[kind]
+    configs = {}
+
+    def write(folder, seed, layers):
+        configs[folder] = c = make(layers)
+        return folder, llama_tiny.tiny_folder(folder, seed, c, dtype)
+
+    def forward(w, ids):
+        folder, used = w
+        return llama_tiny.reference(used, configs[folder], ids)
+
+    return write, forward, make(1)["max_position_embeddings"]
+
 
 FAMILIES = {
     "gpt2": (lambda folder, seed, layers: gpt2_tiny.tiny_folder(folder, seed, layers),
              lambda w, ids: gpt2_tiny.reference(w, ids), gpt2_tiny.NPOS),
-}
+} | {kind: llama_family(kind) for kind in LLAMA_CONFIGS}
 
 
 def log_softmax(z):

@@ -1,8 +1,9 @@
 // AttnScope — generation (attn::gen) on tiny random folders of each family: greedy decoding
 // against numpy's chain of full recomputes (generate_reference.py), the key–value cache against
 // a full recompute at every step, top-k = 1 and τ → 0 against greedy, seeded sampling repeating,
-// stop ids, cancelling, and interventions applied at every step. A family is a test parameter:
-// another family joins by adding its writer to generate_reference.py and a row below.
+// stop ids, cancelling, and interventions applied at every step, for GPT-2 and the Llama family
+// (llama, qwen2, qwen3). A family is a test parameter: another family joins by adding its writer
+// to generate_reference.py and a row below.
 // GPL-3.0-or-later.
 #include <gtest/gtest.h>
 
@@ -15,7 +16,10 @@
 
 #include "attn/error.hpp"
 #include "attn/generate/generate.hpp"
+#include "attn/io/session.hpp"
 #include "attn/model/families.hpp"
+#include "attn/model/model_scene.hpp"
+#include "attn/spec_edit.hpp"
 #include "io_test_util.hpp"
 
 namespace {
@@ -238,6 +242,35 @@ TEST_P(Generate, AControlChangedBetweenStepsAppliesFromTheNextStep) {
         EXPECT_NEAR(g.logprobs[i], lp[i], 1e-5) << "position " << i;
 }
 
+/// A scene of a generation runs its ids (SceneSpec::model_ids) while its text is their decoding,
+/// whatever that text encodes to; an edited text is encoded afresh; sessions keep the ids.
+TEST_P(Generate, ASceneRunsTheGeneratedIdsWhileItsTextIsTheirs) {
+    const Generation g = generate(greedy());
+    const attn::model::Tokenizer& tok = *folder_.tokenizer;
+    attn::SceneSpec spec;
+    spec.set_model(std::make_shared<const attn::model::ModelFolder>(folder_));
+    spec.mask = attn::model::own_mask(model().info());
+    spec.text = tok.decode(g.ids);
+    spec.model_ids = g.ids;
+    EXPECT_EQ(spec.run_ids(), g.ids);
+    bool more = false;
+    EXPECT_EQ(spec.run_ids(3, &more), std::vector<std::int32_t>(g.ids.begin(), g.ids.begin() + 3));
+    EXPECT_TRUE(more);
+    EXPECT_EQ(attn::model::scene_run(spec)->ids, g.ids);
+    EXPECT_EQ(spec.query_tokens(), tok.display_tokens(g.ids));
+    attn::io::Session session;
+    session.spec = spec;
+    const attn::io::Session back =
+        attn::io::parse_session(attn::io::session_to_json(session), "s.attnscope");
+    EXPECT_EQ(back.spec.model_ids, g.ids);
+    // The text edited (or replaced behind the ids' back): its own encoding.
+    const attn::SceneSpec edited = attn::with_text(spec, tok.decode({g.ids[0], g.ids[1]}));
+    EXPECT_TRUE(edited.model_ids.empty());
+    spec.text = tok.decode({g.ids[0]});
+    EXPECT_EQ(spec.run_ids(), tok.encode(spec.text));
+    EXPECT_EQ(attn::model::scene_run(spec)->ids, tok.encode(spec.text));
+}
+
 TEST_P(Generate, RefusesBadOptions) {
     GenerateOptions o = greedy();
     o.sampling.top_p = 0.f;
@@ -256,8 +289,13 @@ TEST_P(Generate, RefusesBadOptions) {
     EXPECT_THROW(attn::gen::step(model(), g, greedy()), attn::ArgumentError);
 }
 
+// The Llama family's rows (generate_reference.py's configs): llama with grouped-query attention,
+// qwen2 with q/k/v biases (BF16, tied), qwen3 with q_norm/k_norm and head_dim ≠ hidden / heads.
 INSTANTIATE_TEST_SUITE_P(Families, Generate,
-                         ::testing::Values(FamilyCase{"gpt2", 11, 3, {116, 256, 32, 99, 97, 116}}),
+                         ::testing::Values(FamilyCase{"gpt2", 11, 3, {116, 256, 32, 99, 97, 116}},
+                                           FamilyCase{"llama", 21, 3, {1, 2, 3, 4, 1, 5}},
+                                           FamilyCase{"qwen2", 22, 2, {3, 17, 5, 39, 0, 12}},
+                                           FamilyCase{"qwen3", 23, 2, {7, 8, 9, 40, 11}}),
                          [](const auto& info) { return std::string(info.param.family); });
 
 }  // namespace

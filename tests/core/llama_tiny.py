@@ -3,12 +3,18 @@
 # llama_reference_test.py. GPL-3.0-or-later.
 # The numpy side follows transformers' modeling_llama / _mistral / _qwen2 / _qwen3 formulas
 # (RMSNorm, rotate_half RoPE, repeat_kv, SwiGLU) directly, not the C++ code's structure.
+#   llama_tiny.py DIR [SEED] [MODEL_TYPE] [--layers L] [--dtype BF16]: writes a whole tiny folder
+#       (config.json, model.safetensors and a tokenizer.json of whole words) into DIR.
 import json
 import math
 import os
 import struct
+import sys
 
 import numpy as np
+
+# The tokenizer.json of the tiny folders: whole words split at spaces (WordPiece), then w<i>.
+WORDS = ["[UNK]", "the", "cat", "sat", "on", "mat", "a", "dog", "ran", "far", "and", "then"]
 
 
 def config(model_type="llama", layers=2, hidden=32, heads=4, kv_heads=2, head_dim=None,
@@ -196,3 +202,34 @@ def reference(w, c, ids, scale=True, temperature=1.0, mask=True, layers=None, ro
     last = rms(x[-1], w["model.norm.weight"], eps)
     head = w["model.embed_tokens.weight"] if c.get("tie_word_embeddings") else w["lm_head.weight"]
     return np.array(out), head @ last
+
+
+def tokenizer_json(vocab_size):
+    """A tokenizer.json of WORDS then w<i> up to VOCAB_SIZE, split at whitespace."""
+    vocab = {w: i for i, w in enumerate(WORDS)}
+    for i in range(len(WORDS), vocab_size):
+        vocab[f"w{i}"] = i
+    return {"version": "1.0", "added_tokens": [], "normalizer": None,
+            "pre_tokenizer": {"type": "WhitespaceSplit"}, "post_processor": None,
+            "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": False},
+            "model": {"type": "WordPiece", "unk_token": "[UNK]",
+                      "continuing_subword_prefix": "##", "max_input_chars_per_word": 100,
+                      "vocab": vocab}}
+
+
+def tiny_folder(folder, seed, c, dtype="F32"):
+    """A whole tiny folder of config C (weights, config and tokenizer.json); returns the float32
+    values its files hold."""
+    used = write_model(folder, weights(np.random.default_rng(seed), c), c, dtype)
+    json.dump(tokenizer_json(c["vocab_size"]), open(os.path.join(folder, "tokenizer.json"), "w"))
+    return used
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    opt = lambda name, default: args[args.index(name) + 1] if name in args else default  # noqa
+    plain = [a for i, a in enumerate(args) if not a.startswith("--")
+             and (i == 0 or not args[i - 1].startswith("--"))]
+    kind = plain[2] if len(plain) > 2 else "llama"
+    tiny_folder(plain[0], int(plain[1]) if len(plain) > 1 else 11,
+                config(kind, layers=int(opt("--layers", 2))), opt("--dtype", "F32"))

@@ -81,7 +81,7 @@ enum class SourceKind {
 /// - Synthetic: text/tokens/cross_text, d_model, heads, kv_heads, score, sigma, positional,
 ///   seed, embeddings, weights;
 /// - Loaded: data, component, layer, data_dk;
-/// - ModelRun: model, text, layer, model_layers, model_rotary, interventions.
+/// - ModelRun: model, text, model_ids, layer, model_layers, model_rotary, interventions.
 /// scale, temperature, mask and merge_words apply to every source. Switch sources with
 /// set_synthetic / set_loaded / set_model, which keep them exclusive.
 struct SceneSpec {
@@ -111,6 +111,10 @@ struct SceneSpec {
     /// model_rotary apply inside the run, in model_layers (empty: every layer), and `layer`
     /// picks the layer shown. Shared, by identity.
     std::shared_ptr<const model::ModelFolder> model;
+    /// The ids a model runs when they are not text's own encoding (a generation's tokens, which
+    /// a byte-level tokenizer may split otherwise): used while text is their decoding, so any
+    /// edit of the text drops them (see run_ids).
+    std::vector<std::int32_t> model_ids;
     std::vector<int> model_layers;  ///< layers the controls apply to in a model run; empty: all
     bool model_rotary = true;       ///< false: rotary positions off in model_layers
     model::Interventions interventions;  ///< ablated heads and knocked-out edges of a model run
@@ -137,6 +141,10 @@ struct SceneSpec {
     /// The tokens of the query side (a model's tokens of text, explicit tokens, or
     /// tokenize(text)).
     std::vector<std::string> query_tokens() const;
+    /// A model scene's token ids: model_ids while text is their decoding, else text encoded by
+    /// the model's tokenizer — at most LIMIT of them (*MORE: whether more followed).
+    std::vector<std::int32_t> run_ids(std::size_t limit = std::size_t(-1),
+                                      bool* more = nullptr) const;
     /// Every field equal (defaulted: a new field can never be forgotten; the shared matrices and
     /// data by identity).
     bool operator==(const SceneSpec&) const = default;

@@ -1,5 +1,6 @@
 // AttnScope core — reading session files. GPL-3.0-or-later.
 #include <algorithm>
+#include <limits>
 #include <memory>
 
 #include "attn/error.hpp"
@@ -305,6 +306,12 @@ Session parse_session(std::string_view text, const std::string& name) {
                 session.spec.model_layers.push_back(int(r.integer(l, "model.layers", 0, kMaxDim)));
         }
         if (auto* x = opt(*m, "rotary")) session.spec.model_rotary = r.boolean(*x, "model.rotary");
+        if (auto* x = opt(*m, "ids")) {
+            if (!x->is_array()) r.fail("model.ids", "is not a list of token ids");
+            for (const auto& id : *x)
+                session.spec.model_ids.push_back(std::int32_t(
+                    r.integer(id, "model.ids", 0, std::numeric_limits<std::int32_t>::max())));
+        }
         if (auto* x = opt(*m, "interventions"); x && !x->is_null())
             session.spec.interventions = read_interventions(r, *x);
     }

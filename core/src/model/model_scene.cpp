@@ -125,7 +125,7 @@ std::shared_ptr<const Run> scene_run(const SceneSpec& spec, Progress* progress) 
     // Tokenized only as far as the model's positions reach: a longer text is refused before
     // all of it is tokenized.
     bool more = false;
-    key.ids = folder.tokenizer->encode(spec.text, std::size_t(info.max_positions), &more);
+    key.ids = spec.run_ids(std::size_t(info.max_positions), &more);
     if (more)
         throw ArgumentError("The text has more than " + std::to_string(info.max_positions) +
                             " tokens, the model's " + std::to_string(info.max_positions) +
@@ -244,3 +244,20 @@ SceneResult model_scene(const SceneSpec& spec, Progress* progress) {
 }
 
 }  // namespace attn::model
+
+namespace attn {
+
+// A SceneSpec's member, here with the rest of what a model scene runs.
+std::vector<std::int32_t> SceneSpec::run_ids(std::size_t limit, bool* more) const {
+    if (more) *more = false;
+    if (!model || !model->tokenizer) return {};
+    const model::Tokenizer& tokenizer = *model->tokenizer;
+    if (!model_ids.empty() && tokenizer.decode(model_ids) == text) {
+        if (more) *more = model_ids.size() > limit;
+        return {model_ids.begin(),
+                model_ids.begin() + std::ptrdiff_t(std::min(limit, model_ids.size()))};
+    }
+    return tokenizer.encode(text, limit, more);
+}
+
+}  // namespace attn
