@@ -147,8 +147,9 @@ QString interventionOptionsHelp() {
         "                           bias_attribution (they sum to its logit)\n"
         "  --induction              census of the induction test: seeded random tokens\n"
         "                           repeated twice instead of --text\n"
-        "  render --view logit-lens | attribution [--attribute ID] | patching --corrupt TEXT\n"
-        "                           --answer ID --wrong ID: the Interventions tab's views\n");
+        "  render --view logit-lens|attribution|patching: the Interventions tab's views\n"
+        "                           (attribution: [--attribute ID]; patching: --corrupt\n"
+        "                           TEXT --answer ID --wrong ID)\n");
 }
 
 }  // namespace cli
