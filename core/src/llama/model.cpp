@@ -3,6 +3,7 @@
 #include "attn/llama/model.hpp"
 
 #include <cmath>
+#include <future>
 
 #include "../model/open_tokenizer.hpp"
 #include "attn/error.hpp"
@@ -63,7 +64,7 @@ MaskSpec causal_window(Index n, Index window) {
 
 Matrix Model::Linear::operator()(const Matrix& x) const {
     // Hugging Face's Linear weight is [out, in]: x · Wᵀ, the transpose a BLAS flag, no copy.
-    Matrix out = x * w.matrix().transpose();
+    Matrix out = w.mul_t(x);
     if (has_bias) out.rowwise() += b.matrix().row(0);
     return out;
 }
@@ -71,7 +72,9 @@ Matrix Model::Linear::operator()(const Matrix& x) const {
 std::shared_ptr<const Model> Model::open(const std::string& dir) {
     auto m = std::make_shared<Model>();
     m->config_ = read_config(dir + "/config.json");
-    m->weights_ = std::make_unique<model::Weights>(dir);
+    // Large F16 / BF16 matrices stay in the mapped file, widened a tile at a time as they are
+    // used: a 1B model opens without widening 2.5 GB, and a one-token step reads half the bytes.
+    m->weights_ = std::make_unique<model::Weights>(dir, model::Keep::AsStored);
     const Config& c = m->config_;
     const model::Weights& w = *m->weights_;
     m->inv_freq_ = rope_frequencies(c);
@@ -138,7 +141,7 @@ Matrix Model::embed(const std::vector<std::int32_t>& ids, Index first) const {
     const Index n = Index(ids.size());
     Matrix x(n - first, config_.hidden);
     for (Index i = first; i < n; ++i)
-        x.row(i - first) = embed_.matrix().row(ids[std::size_t(i)]);
+        x.row(i - first) = embed_.row(ids[std::size_t(i)]).transpose();
     return x;
 }
 
@@ -199,12 +202,13 @@ void Model::layer(int l, Matrix& x, Index first, const model::LayerAttention* pa
 Vector Model::logits(const Matrix& x) const {
     const Matrix last = detail::rms_norm(x, norm_, config_.rms_norm_eps);
     const FloatTensor& head = config_.tied ? embed_ : lm_head_;
-    return head.matrix() * last.row(0).transpose();
+    return head.mul_t(last.topRows(1)).transpose();
 }
 
 Matrix Model::head_to_residual(int l, int h, const Matrix& z) const {
     const Index hd = config_.head_dim;
-    return z * blocks_[std::size_t(l)].o.w.matrix().middleCols(h * hd, hd).transpose();
+    const FloatTensor& o = blocks_[std::size_t(l)].o.w;
+    return z * o.block(0, h * hd, o.rows(), hd).transpose();
 }
 
 Vector Model::attention_bias(int l) const {
@@ -225,15 +229,17 @@ model::Model::FrozenNorm Model::final_norm(const Matrix& x) const {
 Vector Model::unembedding(std::int32_t token, float* bias) const {
     if (bias) *bias = 0.f;
     const FloatTensor& head = config_.tied ? embed_ : lm_head_;
-    return head.matrix().row(token).transpose();
+    return head.row(token);
 }
 
 model::ModelFolder open_folder(const std::string& dir) {
     model::ModelFolder f;
     f.dir = dir;
+    // The tokenizer (a 9–33 MB JSON file to parse) loads while the weights are checked.
+    auto tokenizer = std::async(std::launch::async, [&dir] { return model::open_tokenizer(dir); });
     const auto model = Model::open(dir);
     f.model = model;
-    f.tokenizer = model::open_tokenizer(dir);
+    f.tokenizer = tokenizer.get();
     if (Index(f.tokenizer->vocab_size()) > model->config().vocab)
         throw FormatError(dir + "/tokenizer.json: " + std::to_string(f.tokenizer->vocab_size()) +
                           " tokens, more than the model's vocab_size " +

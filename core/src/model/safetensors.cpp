@@ -1,7 +1,6 @@
 // AttnScope core — a memory-mapped .safetensors file (Hugging Face weights). GPL-3.0-or-later.
 #include "attn/model/safetensors.hpp"
 
-#include <sys/mman.h>
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -10,7 +9,6 @@
 #include <set>
 #include <utility>
 
-#include "../half.hpp"
 #include "attn/error.hpp"
 
 namespace attn::model {
@@ -28,16 +26,6 @@ std::size_t dtype_size(const std::string& name) {
     if (name == "F32" || name == "I32" || name == "U32") return 4;
     if (name == "F64" || name == "I64" || name == "U64") return 8;
     return 0;
-}
-
-/// Asks for transparent huge pages under a large widened tensor before it is written: a 2 GB
-/// model then faults in a thousand pages, not half a million (measured: seconds of system time).
-void advise_huge_pages(void* data, std::size_t bytes) {
-    constexpr std::uintptr_t page = 4096;
-    if (bytes < (4u << 20)) return;
-    const auto begin = (reinterpret_cast<std::uintptr_t>(data) + page - 1) & ~(page - 1);
-    const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(page - 1);
-    if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 }
 
 }  // namespace
@@ -148,55 +136,6 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path), file_(p
 const TensorInfo* SafetensorsFile::find(const std::string& name) const {
     const auto it = tensors_.find(name);
     return it == tensors_.end() ? nullptr : &it->second;
-}
-
-FloatTensor::FloatTensor(const TensorInfo& tensor, Index rows, Index cols, const std::string& what)
-    : rows_(rows), cols_(cols) {
-    if (tensor.dtype == DType::Other)
-        throw FormatError(what + " is " + tensor.dtype_name +
-                          "; AttnScope reads F32, F16 and BF16");
-    // The shape itself, not only its element count: a transposed [3d, d] weight has as many
-    // values as [d, 3d] and would silently compute something else. Vectors (rows = 1) are
-    // [cols] as Hugging Face writes them, or [1, cols].
-    const bool vector = rows == 1 && tensor.shape == std::vector<std::int64_t>{cols};
-    if (!vector && tensor.shape != std::vector<std::int64_t>{rows, cols})
-        throw ShapeError(what + " has shape " + shape_text(tensor.shape) + ", expected " +
-                         (rows == 1 ? shape_text({cols}) : shape_text({rows, cols})));
-    const Index n = rows * cols;
-    const std::byte* in = tensor.bytes.data();
-    if (tensor.dtype == DType::F32 && reinterpret_cast<std::uintptr_t>(in) % alignof(float) == 0) {
-        mapped_ = reinterpret_cast<const float*>(in);
-    } else {
-        owned_.resize(rows, cols);
-        float* out = owned_.data();
-        advise_huge_pages(out, std::size_t(n) * 4);
-        if (tensor.dtype == DType::F32) {
-            std::memcpy(out, in, std::size_t(n) * 4);
-        } else {
-            // One loop per type, without a branch per element: widening a 1 GB BF16 model is
-            // part of opening it.
-            std::vector<std::uint16_t> h(std::size_t(std::min<Index>(n, 1 << 16)));
-            for (Index at = 0; at < n; at += Index(h.size())) {
-                const Index count = std::min<Index>(Index(h.size()), n - at);
-                std::memcpy(h.data(), in + 2 * at, std::size_t(count) * 2);
-                if (tensor.dtype == DType::BF16)
-                    for (Index i = 0; i < count; ++i)
-                        out[at + i] = detail::bf16_to_float(h[std::size_t(i)]);
-                else
-                    for (Index i = 0; i < count; ++i)
-                        out[at + i] = detail::half_to_float(h[std::size_t(i)]);
-            }
-        }
-    }
-    const float* v = owned_.size() ? owned_.data() : mapped_;
-    // A sum is finite only when every value is (inf − inf and NaN stay NaN): one vectorised
-    // pass, and the element-by-element search only to name the culprit.
-    if (!std::isfinite(Eigen::Map<const Eigen::ArrayXf>(v, n).abs().sum())) {
-        for (Index i = 0; i < n; ++i)
-            if (!std::isfinite(v[i]))
-                throw NonFiniteError(what + " has a non-finite value (" + std::to_string(v[i]) +
-                                     ") at element " + std::to_string(i));
-    }
 }
 
 void SafetensorsFile::release(const TensorInfo& tensor) const {

@@ -59,7 +59,7 @@ bool inside(const std::string& dir, const std::string& shard, std::string& why) 
 
 }  // namespace weights_detail
 
-Weights::Weights(const std::string& dir) : dir_(dir) {
+Weights::Weights(const std::string& dir, Keep keep) : dir_(dir), keep_(keep) {
     namespace wd = weights_detail;
     namespace fs = std::filesystem;
     std::error_code ec;
@@ -114,7 +114,7 @@ Weights::Weights(const std::string& dir) : dir_(dir) {
             tensors_[name] = {files_.front().get(), &t};
     for (const auto& f : files_)
         file_bytes_ += double(f->file_size());
-    require_memory(float_bytes(), "the weights of " + dir + " in float32",
+    require_memory(float_bytes(), "the weights of " + dir,
                    "a smaller model, or a larger budget (--memory-budget)");
 }
 
@@ -134,16 +134,21 @@ FloatTensor Weights::get(const std::string& name, Index rows, Index cols) const 
     const auto it = tensors_.find(name);
     if (it == tensors_.end())
         throw FormatError(dir_ + ": tensor \"" + name + "\" is missing from the weights");
-    FloatTensor t(*it->second.info, rows, cols, describe(name));
+    FloatTensor t(*it->second.info, rows, cols, describe(name), keep_);
     // The widened copy is what the model reads from now on: the file's pages can go.
-    if (it->second.info->dtype != DType::F32) it->second.file->release(*it->second.info);
+    if (t.is_float() && it->second.info->dtype != DType::F32)
+        it->second.file->release(*it->second.info);
     return t;
 }
 
 double Weights::float_bytes() const {
     double bytes = 0;
     for (const auto& [name, e] : tensors_)
-        if (e.info->dtype != DType::Other) bytes += 4.0 * double(e.info->count());
+        if (e.info->dtype != DType::Other) {
+            const bool kept = keep_ == Keep::AsStored && e.info->dtype != DType::F32 &&
+                              e.info->shape.size() == 2 && e.info->shape[0] > 1;
+            bytes += (kept ? 2.0 : 4.0) * double(e.info->count());
+        }
     return bytes;
 }
 

@@ -54,23 +54,46 @@ class SafetensorsFile {
     std::map<std::string, TensorInfo> tensors_;
 };
 
-/// A tensor's values as a row-major float matrix: the mapped bytes themselves for F32 (no
-/// copy), a widened copy for F16 and BF16.
+/// How a large F16 / BF16 matrix is held: widened to float32 once when it is read, or left in
+/// the mapped file and widened a tile at a time as it is used (half the memory, nothing to
+/// widen when the model opens, half the bytes to stream on every step of a long model).
+enum class Keep { Widened, AsStored };
+
+/// A tensor's values as a row-major ROWS × COLS float matrix: the mapped bytes themselves for
+/// F32 (no copy); for F16 and BF16 a widened copy, or (Keep::AsStored) the mapped half-precision
+/// values, widened on the fly by the products below.
 class FloatTensor {
   public:
     FloatTensor() = default;
     /// TENSOR seen as ROWS × COLS; throws ShapeError when its shape is not [ROWS, COLS] (or
     /// [COLS] for a vector, ROWS = 1) and NonFiniteError naming WHAT and the element when a
     /// value is NaN or infinite.
-    FloatTensor(const TensorInfo& tensor, Index rows, Index cols, const std::string& what);
-    /// The values (valid while the SafetensorsFile lives).
-    Eigen::Map<const Matrix> matrix() const {
-        return {owned_.size() ? owned_.data() : mapped_, rows_, cols_};
-    }
+    FloatTensor(const TensorInfo& tensor, Index rows, Index cols, const std::string& what,
+                Keep keep = Keep::Widened);
+    /// True when the values are float32 in memory, so matrix() may be called.
+    bool is_float() const { return half_ == nullptr; }
+    /// The float32 values (valid while the SafetensorsFile lives); throws Error for a tensor
+    /// kept in half precision.
+    Eigen::Map<const Matrix> matrix() const;
+    /// X · thisᵀ (X: m × cols, the result m × rows): Hugging Face's Linear.
+    Matrix mul_t(const Matrix& x) const;
+    /// Row R as a column vector.
+    Vector row(Index r) const;
+    /// The NR × NC block at (R0, C0), widened.
+    Matrix block(Index r0, Index c0, Index nr, Index nc) const;
+    /// Rows.
+    Index rows() const { return rows_; }
+    /// Columns.
+    Index cols() const { return cols_; }
 
   private:
+    /// Widens ROWS rows from R0, columns C0 … C0 + NC, into OUT (row-major, NC a row).
+    void widen(Index r0, Index nr, Index c0, Index nc, float* out) const;
+
     Matrix owned_;
     const float* mapped_ = nullptr;
+    const std::uint16_t* half_ = nullptr;
+    bool bf16_ = false;
     Index rows_ = 0, cols_ = 0;
 };
 
