@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "../parallel.hpp"
 #include "attn/error.hpp"
 #include "attn/interventions/attribution.hpp"
 #include "attn/interventions/capture.hpp"
@@ -51,7 +52,7 @@ PatchResult patch(const model::Model& model, const PatchSpec& spec, Progress* pr
     const double runs =
         2.0 + (spec.heads ? double(L) * H : 0.0) + (spec.resid ? double(L + 1) * double(n) : 0.0);
     double done = 0;
-    const auto step = [&] { report(progress, ++done / runs); };
+    const auto step = [&] { report(progress, ++done / runs); };  // the clean and corrupted runs
     report(progress, 0.0);
     CaptureHooks capture(info);
     const model::Run clean = model::run(model, spec.clean, spec.controls, &capture);
@@ -69,24 +70,27 @@ PatchResult patch(const model::Model& model, const PatchSpec& spec, Progress* pr
     const auto restored = [&](const model::Run& patched) {
         return float((logit_diff(model, patched, spec.answer, spec.wrong) - r.corrupt_diff) / span);
     };
-    if (spec.heads) {
-        r.heads.resize(L, H);
-        for (int l = 0; l < L; ++l)
-            for (int h = 0; h < H; ++h) {
+    // Every patched run is independent of the others: they share the cores (each run's products
+    // on one thread), progress and cancellation reported from the calling thread.
+    if (spec.heads) r.heads.resize(L, H);
+    if (spec.resid) r.resid.resize(L + 1, n);
+    const Index head_runs = spec.heads ? Index(L) * H : 0;
+    const Index resid_runs = spec.resid ? Index(L + 1) * n : 0;
+    detail::run_tasks(
+        head_runs + resid_runs,
+        [&](Index k) {
+            if (k < head_runs) {
+                const int l = int(k / H), h = int(k % H);
                 HeadPatch hook(l, h, capture.z_of(l, h));
                 r.heads(l, h) = restored(model::run_from(model, corrupt, l, &hook, nullptr, false));
-                step();
-            }
-    }
-    if (spec.resid) {
-        r.resid.resize(L + 1, n);
-        for (int l = 0; l <= L; ++l)
-            for (Index p = 0; p < n; ++p) {
+            } else {
+                const int l = int((k - head_runs) / n);
+                const Index p = (k - head_runs) % n;
                 ResidPatch hook(l, {p}, clean.inputs[std::size_t(l)], L);
                 r.resid(l, p) = restored(model::run_from(model, corrupt, l, &hook, nullptr, false));
-                step();
             }
-    }
+        },
+        [&](Index finished) { report(progress, (2.0 + double(finished)) / runs); });
     return r;
 }
 
