@@ -49,7 +49,7 @@ FileController* attachDataIo(MainWindow* window, const QStringList& files) {
     // Interventions: every method reads the model's run of the sentence (the sentence dock
     // stays to edit it).
     auto* interventions = new InterventionsTab(window->scene());
-    window->addView(interventions, QObject::tr("Interventions"));
+    window->addView(interventions, view_keys::kTabInterventions, QObject::tr("Interventions"));
     window->setTabDocks(interventions, {window->sentenceDock()});
     QObject::connect(census, &CensusTable::headActivated, model, &ModelGrid::openHead);
     QObject::connect(model, &ModelGrid::headActivated, window, [window](int, int head) {

@@ -35,6 +35,7 @@ inline constexpr char kTabPlayground[] = "playground";
 inline constexpr char kTabTheory[] = "theory";
 inline constexpr char kTabViews[] = "views";
 inline constexpr char kTabModel[] = "model";
+inline constexpr char kTabInterventions[] = "interventions";
 }  // namespace view_keys
 
 /// The one owner of the view state. The docks edit it (editStyle goes through the scene's undo

@@ -282,7 +282,7 @@ QString HeadHeatmap::titleText() const {
         // Knocked-out edges (their cells are 0 now): q>k as the CLI spells them, from 0.
         QStringList edges;
         for (const attn::model::Knockout& k : run->controls.interventions.knockouts)
-            if (k.layer == int(result_->layer) && k.head == head_)
+            if (k.layer == int(r->layer) && k.head == head_)
                 edges << (k.query < 0 ? QStringLiteral("*") : QString::number(k.query)) +
                              QStringLiteral(">") + QString::number(k.key);
         if (!edges.isEmpty()) text += tr(" · knocked out %1").arg(edges.join(QLatin1Char(',')));
