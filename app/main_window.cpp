@@ -70,8 +70,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     theory->setDocumentMode(true);
     for (const QString& name : lensNames()) {
         QWidget* lens = createLens(name, scene_, theory);
-        if (auto* panel = qobject_cast<LensPanel*>(lens))  // the defaults, in the view state
+        if (auto* panel = qobject_cast<LensPanel*>(lens)) {  // the defaults, in the view state
             ViewState::of(scene_)->setLensSettings(name, panel->settings());
+            panel->reportTextEdits();
+        }
         theory->addTab(lens, lensTitle(name));
     }
     addView(theory, view_keys::kTabTheory, tr("Theory"));

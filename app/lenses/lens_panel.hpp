@@ -70,6 +70,9 @@ class LensPanel : public QWidget {
     /// Sets the controls named in `settings` (unknown names and values out of range are
     /// ignored) and recomputes.
     void setSettings(const QJsonObject& settings);
+    /// After the lens built its controls: a typed text (which refreshes nothing until the user
+    /// presses Enter) reaches the view state as it changes, so a session saves what is shown.
+    void reportTextEdits();
     /// Sets the controls from a session of 0.1, which keyed them by their labels ("heads h").
     void setLegacySettings(const QJsonObject& settings);
 

@@ -8,6 +8,7 @@
 #include <QSpinBox>
 
 #include "lenses/lens_panel.hpp"
+#include "model/view_state.hpp"
 
 namespace lens_settings {
 /// The dynamic property with a control's key in sessions of 0.1.
@@ -51,6 +52,13 @@ QJsonObject LensPanel::settings() const {
 
 void LensPanel::setSettings(const QJsonObject& settings) {
     applySettings(settings, false);
+}
+
+void LensPanel::reportTextEdits() {
+    for (QWidget* w : lens_settings::namedControls(this))
+        if (auto* edit = qobject_cast<QLineEdit*>(w))
+            connect(edit, &QLineEdit::textChanged, this,
+                    [this] { ViewState::of(scene_)->setLensSettings(name_, settings()); });
 }
 
 void LensPanel::setLegacySettings(const QJsonObject& settings) {
