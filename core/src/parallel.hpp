@@ -30,8 +30,9 @@ inline int thread_count() {
 }
 
 /// Runs task(k) for k in [0, n) on up to `threads` threads, the caller being one of them. After
-/// each task the caller finishes it calls on_done(tasks finished so far) on the calling thread,
-/// which may throw (e.g. Cancelled) to stop the others. The first exception is rethrown.
+/// each task the caller finishes, and once more when the others have finished theirs, it calls
+/// on_done(tasks finished so far, never decreasing) on the calling thread; on_done may throw
+/// (e.g. Cancelled) to stop the others. The first exception is rethrown.
 template <class Task, class OnDone>
 void run_tasks(Index n, Task&& task, OnDone&& on_done, int threads = thread_count()) {
     std::atomic<Index> next{0}, done{0};
@@ -60,12 +61,14 @@ void run_tasks(Index n, Task&& task, OnDone&& on_done, int threads = thread_coun
     const Index extra = std::min<Index>(threads, n) - 1;
     for (Index t = 0; t < extra; ++t)
         pool.emplace_back(worker);
+    Index reported = 0;
     while (!stop) {
         const Index k = next++;
         if (k >= n) break;
         try {
             task(k);
-            on_done(++done);
+            reported = ++done;
+            on_done(reported);
         } catch (...) {
             fail();
             break;
@@ -74,6 +77,8 @@ void run_tasks(Index n, Task&& task, OnDone&& on_done, int threads = thread_coun
     for (auto& t : pool)
         t.join();
     if (error) std::rethrow_exception(error);
+    // The last tasks may have finished on other threads: the caller reports the whole count.
+    if (reported < done) on_done(done.load());
 }
 
 /// Splits [0, rows) into one contiguous chunk per thread and runs body(begin, count) on each;
