@@ -102,8 +102,9 @@ TEST_F(FloatTensorTest, KeptHalvesMultiplyAsTheExactValuesDo) {
         EXPECT_FALSE(kept.is_float());
         EXPECT_TRUE(widened.is_float());
         const Eigen::MatrixXd w = exact(name);
-        // Several rows (a matrix product) and one row (the product a generation step makes).
-        for (const Index m : {Index(5), Index(1)}) {
+        // Several rows (a matrix product, widened tile by tile) and up to four rows (a generation
+        // step, a retyped word: BF16 read in place, 700 = 43 · 16 + 12 leaving a tail).
+        for (const Index m : {Index(5), Index(4), Index(3), Index(1)}) {
             const Matrix x = x_.topRows(m);
             const Eigen::MatrixXd want = x.cast<double>() * w.transpose();
             const Matrix got = kept.mul_t(x), also = widened.mul_t(x);

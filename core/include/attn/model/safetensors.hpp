@@ -89,6 +89,8 @@ class FloatTensor {
   private:
     /// Widens ROWS rows from R0, columns C0 … C0 + NC, into OUT (row-major, NC a row).
     void widen(Index r0, Index nr, Index c0, Index nc, float* out) const;
+    /// mul_t for a BF16 tensor and a few rows of X: each weight read once, never widened out.
+    Matrix mul_t_few(const Matrix& x) const;
 
     Matrix owned_;
     const float* mapped_ = nullptr;
