@@ -3,6 +3,7 @@
 #pragma once
 
 #include <QElapsedTimer>
+#include <QString>
 #include <QUndoCommand>
 #include <functional>
 #include <utility>
@@ -23,6 +24,7 @@ enum MergeId : int {
     kGlobalControl,
     kDataDkControl,
     kGenerateControl,  ///< the sentence growing as tokens are generated, and scrubbing back
+    kLensControl,      ///< a lens's control (StateCommand::setMergeTag names lens and control)
     // The playground's controls (W has four cells: kPlaygroundW + 0…3).
     kPlaygroundW = 0x100,
     kPlaygroundSigma = kPlaygroundW + 4,
@@ -61,10 +63,13 @@ class StateCommand : public QUndoCommand {
         apply_(after_);
     }
     int id() const override { return mergeId_; }
+    /// Only commands with the same tag merge (one id for many targets: a lens and a control).
+    void setMergeTag(const QString& tag) { mergeTag_ = tag; }
     bool mergeWith(const QUndoCommand* other) override {
         // Checked: another command type may carry the same id.
         const auto* next = dynamic_cast<const StateCommand*>(other);
-        if (!next || mergeId_ < 0 || next->mergeId_ != mergeId_) return false;
+        if (!next || mergeId_ < 0 || next->mergeId_ != mergeId_ || next->mergeTag_ != mergeTag_)
+            return false;
         if (mergeWindowMs_ >= 0 && lastEdit_.elapsed() > mergeWindowMs_) return false;
         lastEdit_.restart();
         after_ = next->after_;
@@ -78,5 +83,6 @@ class StateCommand : public QUndoCommand {
     State before_, after_;
     int mergeId_;
     int mergeWindowMs_;
+    QString mergeTag_;
     QElapsedTimer lastEdit_;  ///< restarted by each merged edit
 };
