@@ -63,7 +63,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     column->addWidget(tabs_, 1);
     setCentralWidget(central);
     // The playground's state is the view state's: the tab is a view of it.
-    auto* playground = new PlaygroundWidget(ViewState::of(scene_)->playground(), this);
+    auto* playground = new PlaygroundWidget(*ViewState::of(scene_)->playground(), this);
     addView(playground, view_keys::kTabPlayground, tr("Playground"));
     // Theory lenses: one tab holding a tab per lens; hidden lenses recompute on first show.
     auto* theory = new QTabWidget;

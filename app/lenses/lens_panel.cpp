@@ -89,6 +89,7 @@ LensPanel::LensPanel(Scene* scene, const QString& name, LensInputs inputs, QWidg
             if (pending_) startJob();
         });
         connect(scene_, &Scene::specChanged, this, [this] {
+            const Following following(this);  // the scene's change, not the lens's
             if (isVisible())
                 requestRefresh();
             else

@@ -34,6 +34,14 @@ enum MergeId : int {
     kPlaygroundGrid,
 };
 
+/// True while an undo command applies its state (an undo or a redo): what follows from it (a
+/// view catching up with the scene) is part of that step, never a step of its own.
+inline bool applyingUndoStep(int change = 0) {
+    static int depth = 0;
+    depth += change;
+    return depth > 0;
+}
+
 /// Swaps a target between two states: undo applies `before`, redo `after`. Commands of the same
 /// type and merge id (≥ 0) that follow each other — within mergeWindowMs of the last one, when
 /// it is ≥ 0 — merge; a merge that returns to `before` leaves nothing to undo. The first redo
@@ -57,10 +65,10 @@ class StateCommand : public QUndoCommand {
         lastEdit_.start();
     }
 
-    void undo() override { apply_(before_); }
+    void undo() override { applying(before_); }
     void redo() override {
         if (current_ && current_() == after_) return;
-        apply_(after_);
+        applying(after_);
     }
     int id() const override { return mergeId_; }
     /// Only commands with the same tag merge (one id for many targets: a lens and a control).
@@ -78,6 +86,13 @@ class StateCommand : public QUndoCommand {
     }
 
   private:
+    void applying(const State& state) {
+        struct Depth {
+            Depth() { applyingUndoStep(+1); }
+            ~Depth() { applyingUndoStep(-1); }
+        } depth;
+        apply_(state);
+    }
     Apply apply_;
     Current current_;
     State before_, after_;

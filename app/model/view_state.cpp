@@ -52,6 +52,8 @@ void ViewState::setLensSettings(const QString& lens, const QJsonObject& settings
 
 void ViewState::editLensSettings(const QString& lens, const QJsonObject& settings,
                                  const QString& what, const QString& mergeKey) {
+    // A lens catching up with an undo step of the scene (its ranges, its sentences) is no edit.
+    if (applyingUndoStep()) return setLensSettings(lens, settings);
     const QJsonObject before = lenses_.value(lens);
     if (before == settings && lenses_.contains(lens)) return;
     // The command holds the lens's two settings and this model, never the lens's widgets.

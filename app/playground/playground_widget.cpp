@@ -18,12 +18,12 @@
 #include "views/scroll_frame.hpp"
 
 PlaygroundWidget::PlaygroundWidget(QUndoStack* undo, QWidget* parent)
-    : PlaygroundWidget(new PlaygroundModel(undo), parent) {
+    : PlaygroundWidget(*new PlaygroundModel(undo), parent) {
     model_->setParent(this);  // its own model (a render, a test): it lives with the widget
 }
 
-PlaygroundWidget::PlaygroundWidget(PlaygroundModel* model, QWidget* parent)
-    : QWidget(parent), model_(model) {
+PlaygroundWidget::PlaygroundWidget(PlaygroundModel& model, QWidget* parent)
+    : QWidget(parent), model_(&model) {
     setObjectName(QStringLiteral("playground"));
     qk_ = new PointPlane(model_, PointPlane::Role::QueryKey);
     values_ = new PointPlane(model_, PointPlane::Role::Value);

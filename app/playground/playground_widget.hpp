@@ -26,7 +26,7 @@ class PlaygroundWidget : public QWidget {
     /// A playground with a model of its own, editing on `undo` (a render, a test).
     explicit PlaygroundWidget(QUndoStack* undo, QWidget* parent = nullptr);
     /// The window's playground: a view of the view state's model (ViewState::playground()).
-    explicit PlaygroundWidget(PlaygroundModel* model, QWidget* parent = nullptr);
+    explicit PlaygroundWidget(PlaygroundModel& model, QWidget* parent = nullptr);
 
     /// The state (its model's).
     const attn::PlaygroundState& state() const;
