@@ -62,7 +62,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     column->setSpacing(0);
     column->addWidget(tabs_, 1);
     setCentralWidget(central);
-    auto* playground = new PlaygroundWidget(scene_->undoStack(), this);
+    // The playground's state is the view state's: the tab is a view of it.
+    auto* playground = new PlaygroundWidget(*ViewState::of(scene_)->playground(), this);
     addView(playground, view_keys::kTabPlayground, tr("Playground"));
     // Theory lenses: one tab holding a tab per lens; hidden lenses recompute on first show.
     auto* theory = new QTabWidget;
@@ -72,8 +73,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         QWidget* lens = createLens(name, scene_, theory);
         if (auto* panel = qobject_cast<LensPanel*>(lens)) {  // the defaults, in the view state
             ViewState::of(scene_)->setLensSettings(name, panel->settings());
-            panel->reportTextEdits();
+            panel->recordEdits();  // from now on a change is the user's, one undo step
         }
+        lens->setProperty(view_keys::kKeyProperty, name);  // its registry name: a constant
         theory->addTab(lens, lensTitle(name));
     }
     addView(theory, view_keys::kTabTheory, tr("Theory"));
@@ -124,7 +126,7 @@ void MainWindow::setTabDocks(QWidget* tab, const QList<QDockWidget*>& shown) {
 MainWindow::~MainWindow() = default;
 
 QString MainWindow::viewKey(const QWidget* view) {
-    return view ? view->property(kViewKey).toString() : QString();
+    return view ? view->property(view_keys::kKeyProperty).toString() : QString();
 }
 
 void MainWindow::connectViewState() {
@@ -144,10 +146,42 @@ void MainWindow::connectViewState() {
             if (viewKey(tabs_->widget(i)) == key) tabs_->setCurrentIndex(i);
     });
     state->setOpenTab(viewKey(tabs_->currentWidget()));
+    followInnerTabs(findChild<QTabWidget*>(QStringLiteral("theoryTabs")), view_keys::kTabTheory);
+    followInnerTabs(views_->tabs(), view_keys::kTabViews);
+    // Zoom: the grid reports the wheel and drags, and shows what the state holds.
+    connect(grid_, &HeatmapGrid::zoomChanged, state, &ViewState::setZoom);
+    connect(state, &ViewState::zoomChanged, grid_, &HeatmapGrid::setZoom);
+    // The Views tab's options (heads one/mean/max, reverse).
+    connect(views_, &ViewsTab::optionsChanged, state, &ViewState::setViewOptions);
+    connect(state, &ViewState::viewOptionsChanged, views_, &ViewsTab::setOptions);
+    state->setViewOptions(views_->options());
+}
+
+void MainWindow::followInnerTabs(QTabWidget* inner, const char* tab) {
+    ViewState* state = ViewState::of(scene_);
+    const QString key = QString::fromLatin1(tab);
+    connect(inner, &QTabWidget::currentChanged, state, [state, inner, key](int index) {
+        state->setInnerTab(key, viewKey(inner->widget(index)));
+    });
+    connect(state, &ViewState::innerTabChanged, inner,
+            [inner, key](const QString& outer, const QString& page) {
+                if (outer != key) return;
+                for (int i = 0; i < inner->count(); ++i)
+                    if (viewKey(inner->widget(i)) == page) inner->setCurrentIndex(i);
+            });
+    state->setInnerTab(key, viewKey(inner->currentWidget()));
+}
+
+void MainWindow::applyZoom() {
+    // A zoom the new result's heads cannot show (another shape, fewer heads) is dropped.
+    ViewState* state = ViewState::of(scene_);
+    const QMap<int, HeatmapViewport> zooms = state->zooms();
+    for (auto it = zooms.begin(); it != zooms.end(); ++it)
+        if (!grid_->setZoom(it.key(), it.value())) state->setZoom(it.key(), HeatmapViewport{});
 }
 
 void MainWindow::addView(QWidget* view, const char* key, const QString& title) {
-    view->setProperty(kViewKey, QString::fromLatin1(key));
+    view->setProperty(view_keys::kKeyProperty, QString::fromLatin1(key));
     tabs_->addTab(view, title);
     tabStrip_->addTab(title);
 }
@@ -248,6 +282,7 @@ void MainWindow::onResult(SceneResultPtr result, quint64, double ms) {
     const int h = int(result->heads.size());
     grid_->setMessage(QString());
     grid_->setResult(result);
+    applyZoom();
     weights_->setResult(result);
     views_->setResult(result);
     // The math panel names the τ and score of the result it shows, not of a pending request.

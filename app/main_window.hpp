@@ -73,10 +73,12 @@ class MainWindow : public QMainWindow {
     void closeEvent(QCloseEvent* event) override;
 
   private:
-    /// The dynamic property holding a tab's view key.
-    static constexpr char kViewKey[] = "attnViewKey";
     /// The grid and the tabs follow the view state and report the user's changes to it.
     void connectViewState();
+    /// The inner tabs of tab `tab` (the lenses, the views) follow the view state's innerTab.
+    void followInnerTabs(QTabWidget* inner, const char* tab);
+    /// Shows the view state's zoom in the grid's new result (dropping what it cannot show).
+    void applyZoom();
     QWidget* buildHint();
     void buildDocks();
     void buildMenus();

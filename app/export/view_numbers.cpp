@@ -5,7 +5,7 @@
 
 #include "export/intervention_numbers.hpp"
 #include "lenses/lens_panel.hpp"
-#include "playground/playground_model.hpp"
+#include "model/playground_model.hpp"
 #include "playground/playground_widget.hpp"
 #include "views/qcp.hpp"
 

@@ -150,6 +150,7 @@ void AlignmentLens::showLoaded(const Loaded& loaded, const attn::lenses::Alignme
 }
 
 void AlignmentLens::syncWithScene() {
+    const Following following(this);  // the scene's sentences, no edit of the lens
     const attn::SceneSpec& spec = scene()->spec();
     if (spec.text != sceneText_ || spec.cross_text != sceneCross_) {
         sceneText_ = spec.text;

@@ -89,6 +89,7 @@ LensPanel::LensPanel(Scene* scene, const QString& name, LensInputs inputs, QWidg
             if (pending_) startJob();
         });
         connect(scene_, &Scene::specChanged, this, [this] {
+            const Following following(this);  // the scene's change, not the lens's
             if (isVisible())
                 requestRefresh();
             else
@@ -121,6 +122,7 @@ void LensPanel::refresh() {
     queued_ = false;
     Scheduler::instance().cancel(this, kJob);  // this refresh is newer
     NoProgress progress;
+    const Following following(this);  // a lens adjusting its controls to the numbers
     const Compute compute = prepare();
     ++computations_;
     offGuiThread_ = false;
@@ -128,6 +130,7 @@ void LensPanel::refresh() {
 }
 
 void LensPanel::draw(const Draw& draw) {
+    const Following following(this);
     draw();
     for (QCustomPlot* p : plots_)
         p->replot();
@@ -136,6 +139,7 @@ void LensPanel::draw(const Draw& draw) {
 void LensPanel::startJob() {
     pending_ = true;
     dirty_ = false;
+    const Following following(this);  // prepare() may adjust a control's range
     Scheduler::instance().submit(this, kJob,
                                  [this, gui = guiThread_, compute = prepare()](attn::Progress& p) {
                                      Draw d = compute(p);
@@ -151,7 +155,7 @@ void LensPanel::startJob() {
 
 void LensPanel::requestRefresh() {
     // Every control change comes here: the view state hears the lens's settings.
-    ViewState::of(scene_)->setLensSettings(name_, settings());
+    recordSettings();
     if (inputs_ == LensInputs::Scene && !isVisible()) {
         // A hidden lens that reads the scene (e.g. following the selected query) computes
         // nothing: it refreshes when shown or exported (dirty_).

@@ -70,9 +70,11 @@ class LensPanel : public QWidget {
     /// Sets the controls named in `settings` (unknown names and values out of range are
     /// ignored) and recomputes.
     void setSettings(const QJsonObject& settings);
-    /// After the lens built its controls: a typed text (which refreshes nothing until the user
-    /// presses Enter) reaches the view state as it changes, so a session saves what is shown.
-    void reportTextEdits();
+    /// After the lens built its controls (the window's lenses): from now on a change of a
+    /// control is the user's edit, one undo step of the view state (ViewState::
+    /// editLensSettings) — a slider drag, a spin box's steps or a burst of typing one step —
+    /// and a typed text (which refreshes nothing until Enter) reaches it as it changes.
+    void recordEdits();
     /// Sets the controls from a session of 0.1, which keyed them by their labels ("heads h").
     void setLegacySettings(const QJsonObject& settings);
 
@@ -80,6 +82,18 @@ class LensPanel : public QWidget {
     static constexpr QSize kPlotMinimum{300, 240};
 
   protected:
+    /// While one lives, control changes follow the scene or the view state (a lens adjusting a
+    /// range, following the selection): recorded in the view state, never an undo step.
+    class Following {
+      public:
+        explicit Following(LensPanel* panel) : panel_(panel) { ++panel_->following_; }
+        ~Following() { --panel_->following_; }
+        Following(const Following&) = delete;
+        Following& operator=(const Following&) = delete;
+
+      private:
+        LensPanel* panel_;
+    };
     /// The GUI-thread step that fills the plots with computed numbers.
     using Draw = std::function<void()>;
     /// A lens's computation: runs on a worker, touching nothing but what it captured, and
@@ -123,6 +137,11 @@ class LensPanel : public QWidget {
     QCheckBox* addCheck(const char* key, const QString& text, bool on);
 
   private:
+    /// Gives the view state the controls' values: a user's edit as an undo step (recordEdits),
+    /// else as they are.
+    void recordSettings();
+    /// The merge key of an edit from before to after (lens_settings.cpp).
+    QString mergeKey(const QJsonObject& before, const QJsonObject& after) const;
     /// Sets the controls from settings keyed by their stable keys, or by their 0.1 keys.
     void applySettings(const QJsonObject& settings, bool legacy);
     /// Names a control by its stable key and keeps its 0.1 key (lens_settings.cpp).
@@ -141,6 +160,8 @@ class LensPanel : public QWidget {
     bool pending_ = false;       ///< a refresh is queued or computing
     bool queued_ = false;        ///< requestRefresh's timer is armed
     int computations_ = 0;
+    int following_ = 0;       ///< Following guards alive
+    bool recording_ = false;  ///< control changes are the user's edits (recordEdits)
     bool offGuiThread_ = false;
     std::thread::id guiThread_ = std::this_thread::get_id();
 

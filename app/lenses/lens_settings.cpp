@@ -8,7 +8,9 @@
 #include <QSpinBox>
 
 #include "lenses/lens_panel.hpp"
+#include "lenses/lens_registry.hpp"
 #include "model/view_state.hpp"
+#include "widgets/undo_shortcuts.hpp"
 
 namespace lens_settings {
 /// The dynamic property with a control's key in sessions of 0.1.
@@ -54,11 +56,42 @@ void LensPanel::setSettings(const QJsonObject& settings) {
     applySettings(settings, false);
 }
 
-void LensPanel::reportTextEdits() {
+void LensPanel::recordEdits() {
+    recording_ = true;
     for (QWidget* w : lens_settings::namedControls(this))
-        if (auto* edit = qobject_cast<QLineEdit*>(w))
-            connect(edit, &QLineEdit::textChanged, this,
-                    [this] { ViewState::of(scene_)->setLensSettings(name_, settings()); });
+        if (auto* edit = qobject_cast<QLineEdit*>(w)) {
+            // Its typing is already a step: Ctrl+Z undoes it, not the field's own history.
+            edit->setProperty(UndoShortcutRouter::kTypingIsStepProperty, true);
+            connect(edit, &QLineEdit::textChanged, this, &LensPanel::recordSettings);
+        }
+}
+
+void LensPanel::recordSettings() {
+    if (!scene_) return;
+    ViewState* state = ViewState::of(scene_);
+    const QJsonObject now = settings();
+    if (!recording_ || following_ > 0) return state->setLensSettings(name_, now);
+    const QJsonObject before = state->lensSettings(name_);
+    if (before == now) return;
+    state->editLensSettings(name_, now, tr("Change %1").arg(lensTitle(name_)),
+                            mergeKey(before, now));
+}
+
+QString LensPanel::mergeKey(const QJsonObject& before, const QJsonObject& after) const {
+    // A slider drag and a spin box's steps merge per control; typing per lens (a source typed,
+    // then the target the lens pairs with it, is one step); a list or a box is a step each.
+    QStringList changed;
+    for (auto it = after.begin(); it != after.end(); ++it)
+        if (before.value(it.key()) != it.value()) changed << it.key();
+    bool typed = !changed.isEmpty();
+    for (const QString& key : changed)
+        typed = typed && qobject_cast<QLineEdit*>(findChild<QWidget*>(key));
+    if (typed) return QStringLiteral("text");
+    if (changed.size() != 1) return {};
+    QWidget* control = findChild<QWidget*>(changed.front());
+    return qobject_cast<QSlider*>(control) || qobject_cast<QAbstractSpinBox*>(control)
+               ? changed.front()
+               : QString();
 }
 
 void LensPanel::setLegacySettings(const QJsonObject& settings) {
@@ -66,6 +99,7 @@ void LensPanel::setLegacySettings(const QJsonObject& settings) {
 }
 
 void LensPanel::applySettings(const QJsonObject& settings, bool legacy) {
+    const Following following(this);  // the view state's own values (a session, an undo)
     for (QWidget* w : lens_settings::namedControls(this)) {
         // A control a 0.1 session could not name (no label) keeps its object name there.
         const QString legacyKey = w->property(lens_settings::kLegacyKey).toString();

@@ -90,6 +90,7 @@ LookupLens::LookupLens(Scene* scene, QWidget* parent)
     tauMarker_->setPen(QPen(seriesColor(3), 1.5, Qt::DashDotLine));
     if (scene)
         connect(scene, &Scene::selectionChanged, this, [this] {
+            const Following following(this);  // the selection's head and query, no edit
             const Selection s = this->scene()->selection();
             if (s.query >= 0) query_->setValue(s.query);
             head_->setValue(s.head + 1);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <QElapsedTimer>
+#include <QString>
 #include <QUndoCommand>
 #include <functional>
 #include <utility>
@@ -23,6 +24,7 @@ enum MergeId : int {
     kGlobalControl,
     kDataDkControl,
     kGenerateControl,  ///< the sentence growing as tokens are generated, and scrubbing back
+    kLensControl,      ///< a lens's control (StateCommand::setMergeTag names lens and control)
     // The playground's controls (W has four cells: kPlaygroundW + 0…3).
     kPlaygroundW = 0x100,
     kPlaygroundSigma = kPlaygroundW + 4,
@@ -31,6 +33,14 @@ enum MergeId : int {
     kPlaygroundSeed,
     kPlaygroundGrid,
 };
+
+/// True while an undo command applies its state (an undo or a redo): what follows from it (a
+/// view catching up with the scene) is part of that step, never a step of its own.
+inline bool applyingUndoStep(int change = 0) {
+    static int depth = 0;
+    depth += change;
+    return depth > 0;
+}
 
 /// Swaps a target between two states: undo applies `before`, redo `after`. Commands of the same
 /// type and merge id (≥ 0) that follow each other — within mergeWindowMs of the last one, when
@@ -55,16 +65,19 @@ class StateCommand : public QUndoCommand {
         lastEdit_.start();
     }
 
-    void undo() override { apply_(before_); }
+    void undo() override { applying(before_); }
     void redo() override {
         if (current_ && current_() == after_) return;
-        apply_(after_);
+        applying(after_);
     }
     int id() const override { return mergeId_; }
+    /// Only commands with the same tag merge (one id for many targets: a lens and a control).
+    void setMergeTag(const QString& tag) { mergeTag_ = tag; }
     bool mergeWith(const QUndoCommand* other) override {
         // Checked: another command type may carry the same id.
         const auto* next = dynamic_cast<const StateCommand*>(other);
-        if (!next || mergeId_ < 0 || next->mergeId_ != mergeId_) return false;
+        if (!next || mergeId_ < 0 || next->mergeId_ != mergeId_ || next->mergeTag_ != mergeTag_)
+            return false;
         if (mergeWindowMs_ >= 0 && lastEdit_.elapsed() > mergeWindowMs_) return false;
         lastEdit_.restart();
         after_ = next->after_;
@@ -73,10 +86,18 @@ class StateCommand : public QUndoCommand {
     }
 
   private:
+    void applying(const State& state) {
+        struct Depth {
+            Depth() { applyingUndoStep(+1); }
+            ~Depth() { applyingUndoStep(-1); }
+        } depth;
+        apply_(state);
+    }
     Apply apply_;
     Current current_;
     State before_, after_;
     int mergeId_;
     int mergeWindowMs_;
+    QString mergeTag_;
     QElapsedTimer lastEdit_;  ///< restarted by each merged edit
 };

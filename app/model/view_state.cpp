@@ -4,6 +4,7 @@
 #include <QUndoStack>
 #include <algorithm>
 
+#include "model/playground_model.hpp"
 #include "model/scene.hpp"
 #include "model/undo_command.hpp"
 
@@ -13,7 +14,8 @@ ViewState* ViewState::of(Scene* scene) {
     return new ViewState(scene);
 }
 
-ViewState::ViewState(Scene* scene) : QObject(scene), scene_(scene) {}
+ViewState::ViewState(Scene* scene)
+    : QObject(scene), scene_(scene), playground_(new PlaygroundModel(scene->undoStack(), this)) {}
 
 void ViewState::setStyle(const HeatmapStyle& style) {
     if (style == style_) return;
@@ -46,4 +48,44 @@ void ViewState::setLensSettings(const QString& lens, const QJsonObject& settings
     if (lenses_.value(lens) == settings && lenses_.contains(lens)) return;
     lenses_.insert(lens, settings);
     Q_EMIT lensSettingsChanged(lens, settings);
+}
+
+void ViewState::editLensSettings(const QString& lens, const QJsonObject& settings,
+                                 const QString& what, const QString& mergeKey) {
+    // A lens catching up with an undo step of the scene (its ranges, its sentences) is no edit.
+    if (applyingUndoStep()) return setLensSettings(lens, settings);
+    const QJsonObject before = lenses_.value(lens);
+    if (before == settings && lenses_.contains(lens)) return;
+    // The command holds the lens's two settings and this model, never the lens's widgets.
+    auto* command = new StateCommand<QJsonObject>(
+        [this, lens](const QJsonObject& s) { setLensSettings(lens, s); },
+        [this, lens]() -> const QJsonObject& { return lenses_[lens]; }, before, settings, what,
+        mergeKey.isEmpty() || scene_->mergeWindow() <= 0 ? kNoMerge : kLensControl,
+        scene_->mergeWindow());
+    command->setMergeTag(lens + QLatin1Char('/') + mergeKey);
+    setLensSettings(lens, settings);  // shown now: the command's first redo is a no-op
+    scene_->undoStack()->push(command);
+}
+
+void ViewState::setZoom(int head, const HeatmapViewport& region) {
+    if (head < 0) return;
+    const bool zoomed = region.n > 0 && !region.whole();
+    if (zoomed ? zooms_.value(head) == region : !zooms_.contains(head)) return;
+    if (zoomed)
+        zooms_.insert(head, region);
+    else
+        zooms_.remove(head);
+    Q_EMIT zoomChanged(head, zoomed ? region : HeatmapViewport{});
+}
+
+void ViewState::setViewOptions(const ViewOptions& options) {
+    if (options == viewOptions_) return;
+    viewOptions_ = options;
+    Q_EMIT viewOptionsChanged(options);
+}
+
+void ViewState::setInnerTab(const QString& tab, const QString& key) {
+    if (key.isEmpty() || innerTabs_.value(tab) == key) return;
+    innerTabs_.insert(tab, key);
+    Q_EMIT innerTabChanged(tab, key);
 }

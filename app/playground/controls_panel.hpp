@@ -4,7 +4,7 @@
 #include <QWidget>
 #include <functional>
 
-#include "playground/playground_model.hpp"
+#include "model/playground_model.hpp"
 
 class QCheckBox;
 class QComboBox;

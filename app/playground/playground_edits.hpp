@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "attn/playground.hpp"
-#include "playground/playground_model.hpp"
+#include "model/playground_model.hpp"
 
 namespace playground {
 

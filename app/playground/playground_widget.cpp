@@ -8,8 +8,8 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
+#include "model/playground_model.hpp"
 #include "playground/controls_panel.hpp"
-#include "playground/playground_model.hpp"
 #include "playground/point_plane.hpp"
 #include "playground/readout_panel.hpp"
 #include "playground/regression_panel.hpp"
@@ -17,9 +17,14 @@
 #include "views/plot_fit.hpp"
 #include "views/scroll_frame.hpp"
 
-PlaygroundWidget::PlaygroundWidget(QUndoStack* undo, QWidget* parent) : QWidget(parent) {
+PlaygroundWidget::PlaygroundWidget(QUndoStack* undo, QWidget* parent)
+    : PlaygroundWidget(*new PlaygroundModel(undo), parent) {
+    model_->setParent(this);  // its own model (a render, a test): it lives with the widget
+}
+
+PlaygroundWidget::PlaygroundWidget(PlaygroundModel& model, QWidget* parent)
+    : QWidget(parent), model_(&model) {
     setObjectName(QStringLiteral("playground"));
-    model_ = new PlaygroundModel(undo, this);
     qk_ = new PointPlane(model_, PointPlane::Role::QueryKey);
     values_ = new PointPlane(model_, PointPlane::Role::Value);
     weights_ = new WeightsChart(model_);
@@ -73,6 +78,7 @@ PlaygroundWidget::PlaygroundWidget(QUndoStack* undo, QWidget* parent) : QWidget(
 
     connect(controls_, &ControlsPanel::fitRequested, this, &PlaygroundWidget::fitViews);
     connect(model_, &PlaygroundModel::changed, this, &PlaygroundWidget::applyLayoutMode);
+    connect(model_, &PlaygroundModel::loaded, this, &PlaygroundWidget::fitViews);
     applyLayoutMode();
 }
 
@@ -81,9 +87,7 @@ const attn::PlaygroundState& PlaygroundWidget::state() const {
 }
 
 void PlaygroundWidget::setState(const attn::PlaygroundState& state) {
-    model_->setSelection({});
-    model_->resetState(state);
-    fitViews();
+    model_->load(state);  // fits the views (loaded)
 }
 
 void PlaygroundWidget::applyLayoutMode() {

@@ -23,11 +23,14 @@ class RegressionPanel;
 class PlaygroundWidget : public QWidget {
     Q_OBJECT
   public:
+    /// A playground with a model of its own, editing on `undo` (a render, a test).
     explicit PlaygroundWidget(QUndoStack* undo, QWidget* parent = nullptr);
+    /// The window's playground: a view of the view state's model (ViewState::playground()).
+    explicit PlaygroundWidget(PlaygroundModel& model, QWidget* parent = nullptr);
 
-    /// The state, for sessions.
+    /// The state (its model's).
     const attn::PlaygroundState& state() const;
-    /// Replaces the state without an undo entry (loading a session) and fits the views.
+    /// Replaces the state without an undo entry (loading) and fits the views.
     void setState(const attn::PlaygroundState& state);
     /// Renders the whole tab offscreen at `size` (export, `attnscope render --view playground`).
     QImage renderImage(const QSize& size = QSize(1400, 900));

@@ -5,7 +5,7 @@
 #include <optional>
 #include <vector>
 
-#include "playground/playground_model.hpp"
+#include "model/playground_model.hpp"
 #include "views/qcp.hpp"
 
 /// Draws the points of the playground and lets you drag, add, delete, select, nudge and mask

@@ -4,7 +4,7 @@
 
 #include <QTextBrowser>
 
-#include "playground/playground_model.hpp"
+#include "model/playground_model.hpp"
 
 /// Shows s(q, k_j), the √(N/2) factor, scaling and τ, the weights α_j, the output o = Σ α_j v_j,
 /// "inside hull", and o's mean-value coordinates on the hull's vertices.

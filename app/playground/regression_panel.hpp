@@ -2,7 +2,7 @@
 // GPL-3.0-or-later.
 #pragma once
 
-#include "playground/playground_model.hpp"
+#include "model/playground_model.hpp"
 #include "views/qcp.hpp"
 
 /// Keys as x positions (their first coordinate) with scalar values y (their value's first

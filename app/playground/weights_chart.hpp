@@ -1,7 +1,7 @@
 // AttnScope — the playground's bar chart of the selected query's weights. GPL-3.0-or-later.
 #pragma once
 
-#include "playground/playground_model.hpp"
+#include "model/playground_model.hpp"
 #include "views/qcp.hpp"
 
 /// α_ij of the selected query i, one bar per key, in key order or sorted (largest first).

@@ -10,13 +10,7 @@
 #include "attn/view_math.hpp"
 #include "model/scene_result.hpp"
 #include "model/selection.hpp"
-
-/// Display options shared by the views of the Views tab (not part of the scene, no undo).
-struct ViewOptions {
-    attn::HeadReduce reduce = attn::HeadReduce::One;  ///< the focused head, or mean/max of all
-    bool reverse = false;  ///< tokens view: how much each query attends to the selected key
-    bool operator==(const ViewOptions&) const = default;
-};
+#include "model/view_options.hpp"
 
 /// What the views draw for a result: one head's (or the reduced) weights, with the selection
 /// in the shown rows and columns.

@@ -162,6 +162,7 @@ void HeadHeatmap::showRegion(const HeatmapViewport& v) {
     if (v == region()) return;
     model_->setRegion(head_, v);
     refresh();
+    Q_EMIT zoomed(head_, region());  // clamped to the matrix
 }
 
 QCPRange HeadHeatmap::valueRange(bool logScale) const {

@@ -112,6 +112,8 @@ class HeadHeatmap : public QCustomPlot {
     void cellHovered(int head, int query, int key);
     /// What the readout line says for the mouse's place (readoutAt; empty: it left the head).
     void hoverTextChanged(const QString& text);
+    /// The user zoomed or panned head `head` to region (the wheel, a drag).
+    void zoomed(int head, const HeatmapViewport& region);
 
   protected:
     void resizeEvent(QResizeEvent* event) override;

@@ -107,6 +107,21 @@ void HeatmapGrid::setResult(SceneResultPtr result) {
     redraw();
 }
 
+bool HeatmapGrid::setZoom(int head, const HeatmapViewport& region) {
+    if (head < 0 || head >= headCount()) return false;
+    const HeatmapViewport shown = model_->region(head);
+    if (region.n == 0) {
+        if (shown.whole()) return true;
+        model_->resetZoom(head);
+    } else {
+        if (region.n != model_->queries(head) || region.m != model_->keys(head)) return false;
+        if (region == shown) return true;  // the head's own zoom or pan, reported back
+        model_->setRegion(head, region);
+    }
+    heads_[std::size_t(head)]->refresh();
+    return true;
+}
+
 void HeatmapGrid::setStyle(const HeatmapStyle& style) {
     style_ = style;
     model_->setAggregation(style.aggregation);
@@ -161,6 +176,7 @@ void HeatmapGrid::ensureHeads(int count) {
         connect(h, &HeadHeatmap::hoverTextChanged, this, [this](const QString& text) {
             readout_->setFullText(text.isEmpty() ? kReadoutHint() : text);
         });
+        connect(h, &HeadHeatmap::zoomed, this, &HeatmapGrid::zoomChanged);
         connect(h, &HeadHeatmap::headDoubleClicked, this, [this](int head) {
             setFocusedHead(focused_ == head ? -1 : head);
             Selection s = model_->selection();

@@ -6,6 +6,7 @@
 #include <QWidget>
 #include <vector>
 
+#include "model/heatmap_viewport.hpp"
 #include "model/scene_result.hpp"
 #include "model/selection.hpp"
 #include "views/elided_label.hpp"
@@ -34,6 +35,9 @@ class HeatmapGrid : public QWidget {
     void setResult(SceneResultPtr result);
     void setStyle(const HeatmapStyle& style);
     void setSelection(const Selection& selection);
+    /// Shows region in head h (n = 0: its whole matrix) and draws it; false (nothing done)
+    /// when the grid has no head h or its matrix is not region's n × m.
+    bool setZoom(int head, const HeatmapViewport& region);
     /// Shows only head h (h < 0: all heads).
     void setFocusedHead(int head);
     int focusedHead() const { return focused_; }
@@ -77,6 +81,8 @@ class HeatmapGrid : public QWidget {
     /// The user clicked a cell or a label (−1: unchanged), or moved with the keyboard.
     void selectionRequested(const Selection& selection);
     void focusedHeadChanged(int head);
+    /// The user zoomed or panned a head (the view state records it).
+    void zoomChanged(int head, const HeatmapViewport& region);
     /// Every visible head has been redrawn.
     void rendered();
 

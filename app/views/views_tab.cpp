@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "model/scene.hpp"
+#include "model/view_state.hpp"
 #include "views/lines_view.hpp"
 #include "views/neuron_view.hpp"
 #include "views/qk_view.hpp"
@@ -81,11 +82,16 @@ ViewsTab::ViewsTab(Scene* scene, QWidget* parent)
     rule_->setContentsMargins(6, 0, 6, 2);
 
     tabs_->setDocumentMode(true);
-    tabs_->addTab(scrolled(lines_), tr("Lines"));
-    tabs_->addTab(scrolled(tokens_), tr("Text"));
-    tabs_->addTab(scrolled(neuron_), tr("Neuron"));
-    tabs_->addTab(rollout_, tr("Rollout"));
-    tabs_->addTab(qk_, tr("Q–K space"));
+    // Each page with its stable key: the view state keeps the open one (view_keys).
+    const auto page = [this](QWidget* w, const char* key, const QString& title) {
+        w->setProperty(view_keys::kKeyProperty, QString::fromLatin1(key));
+        tabs_->addTab(w, title);
+    };
+    page(scrolled(lines_), view_keys::kViewLines, tr("Lines"));
+    page(scrolled(tokens_), view_keys::kViewText, tr("Text"));
+    page(scrolled(neuron_), view_keys::kViewNeuron, tr("Neuron"));
+    page(rollout_, view_keys::kViewRollout, tr("Rollout"));
+    page(qk_, view_keys::kViewQk, tr("Q–K space"));
     tabs_->setTabToolTip(0,
                          tr("BertViz's head view: lines from queries to keys, opacity = weight"));
     tabs_->setTabToolTip(1, tr("CircuitsVis's coloured tokens"));
@@ -171,6 +177,7 @@ void ViewsTab::syncCombine() {
 }
 
 void ViewsTab::setOptions(const ViewOptions& options) {
+    if (options == options_) return;
     {
         const QSignalBlocker b1(reduce_), b3(reverse_);
         reduce_->setCurrentIndex(reduce_->findData(int(options.reduce)));
@@ -185,4 +192,5 @@ void ViewsTab::applyOptions() {
     for (AttentionView* v :
          std::initializer_list<AttentionView*>{lines_, tokens_, neuron_, rollout_, qk_})
         v->setOptions(options_);
+    Q_EMIT optionsChanged(options_);
 }

@@ -45,6 +45,10 @@ class ViewsTab : public QWidget {
     QCheckBox* wordsBox() const { return words_; }
     QCheckBox* reverseBox() const { return reverse_; }
 
+  Q_SIGNALS:
+    /// The user changed the options (heads one/mean/max, reverse): the view state records them.
+    void optionsChanged(const ViewOptions& options);
+
   protected:
     void showEvent(QShowEvent* event) override;
 

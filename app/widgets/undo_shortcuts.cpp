@@ -15,7 +15,9 @@ namespace {
 /// True when Undo/Redo pressed in w is the scene's: a spin box, its inner line edit, or a
 /// widget marked with the property.
 bool routesUndo(const QWidget* w) {
-    if (w->property(UndoShortcutRouter::kSceneUndoProperty).toBool()) return true;
+    if (w->property(UndoShortcutRouter::kSceneUndoProperty).toBool() ||
+        w->property(UndoShortcutRouter::kTypingIsStepProperty).toBool())
+        return true;
     if (qobject_cast<const QAbstractSpinBox*>(w)) return true;
     const QWidget* parent = w->parentWidget();
     return parent && qobject_cast<const QAbstractSpinBox*>(parent);
@@ -24,6 +26,7 @@ bool routesUndo(const QWidget* w) {
 /// Puts back the committed text of a field the user is typing in (a spin box shows its value
 /// again; a marked line edit loses its typing) and returns whether there was typing to discard.
 bool discardTyping(QWidget* w) {
+    if (w->property(UndoShortcutRouter::kTypingIsStepProperty).toBool()) return false;
     QWidget* owner = qobject_cast<QAbstractSpinBox*>(w) ? w : w->parentWidget();
     if (auto* spin = qobject_cast<QAbstractSpinBox*>(owner)) {
         const QString typed = spin->text();

@@ -21,6 +21,10 @@ class UndoShortcutRouter : public QObject {
 
     /// Name of the boolean property that opts a text field into scene undo.
     static constexpr const char* kSceneUndoProperty = "attnSceneUndo";
+    /// Name of the boolean property of a text field whose typing is already an undo step (a
+    /// lens's text, merged per burst): Ctrl+Z there is the window's Undo, which takes back the
+    /// typing first and the previous change next.
+    static constexpr const char* kTypingIsStepProperty = "attnTypingIsStep";
 
   protected:
     bool eventFilter(QObject* watched, QEvent* event) override;

@@ -4,8 +4,8 @@
 #include <QUndoStack>
 
 #include "main_window.hpp"
+#include "model/playground_model.hpp"
 #include "model/scene.hpp"
-#include "playground/playground_model.hpp"
 #include "playground/playground_widget.hpp"
 
 class PlaygroundMainWindowTest : public QObject {

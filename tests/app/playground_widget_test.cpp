@@ -7,8 +7,8 @@
 #include <random>
 
 #include "attn/playground.hpp"
+#include "model/playground_model.hpp"
 #include "playground/controls_panel.hpp"
-#include "playground/playground_model.hpp"
 #include "playground/playground_widget.hpp"
 #include "playground/point_plane.hpp"
 #include "playground/readout_panel.hpp"

@@ -6,9 +6,9 @@
 #include <QtTest>
 
 #include "app_test_support.hpp"
+#include "model/playground_model.hpp"
 #include "playground/controls_panel.hpp"
 #include "playground/label_placement.hpp"
-#include "playground/playground_model.hpp"
 #include "playground/playground_widget.hpp"
 #include "playground/point_plane.hpp"
 #include "widgets/controls_dock.hpp"

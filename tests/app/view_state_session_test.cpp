@@ -1,9 +1,11 @@
 // AttnScope — a session written before the view state moved out of the widgets (issue #23 item
 // 2) opens to the same view state: tab, focused head, selection, heatmap style, lens settings;
-// the new version writes constant keys, and its sessions reopen identically.
+// one of 0.2 (before zoom, inner tabs and the views' options were kept) opens the same; the new
+// version writes constant keys, and its sessions reopen identically.
 // GPL-3.0-or-later.
 #include <QApplication>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTabWidget>
@@ -14,6 +16,10 @@
 #include "io/data_io.hpp"
 #include "io/file_controller.hpp"
 #include "lenses/lens_panel.hpp"
+#include "model/playground_model.hpp"
+#include "model/view_state.hpp"
+#include "views/head_heatmap.hpp"
+#include "views/views_tab.hpp"
 #include "widgets/controls_dock.hpp"
 
 namespace {
@@ -26,9 +32,35 @@ QString fixturePath() {
 }
 
 /// view_state_0.2.attnscope: the same window written by the view-state model, under constant
-/// keys (open_tab, lens_settings).
-QString newFixturePath() {
+/// keys (open_tab, lens_settings), before zoom, the inner tabs and the views' options were kept.
+QString fixture02Path() {
     return QStringLiteral(ATTN_CORE_TEST_DATA_DIR "/sessions/view_state_0.2.attnscope");
+}
+
+/// view_state_0.3.attnscope: the same window with a zoomed head, the cost lens and the Text
+/// view open, the views' options and the Two clusters preset in the Playground, written by this
+/// version.
+QString newFixturePath() {
+    return QStringLiteral(ATTN_CORE_TEST_DATA_DIR "/sessions/view_state_0.3.attnscope");
+}
+
+/// The keys 0.3 added, with the values a fresh window has: what a 0.1 or 0.2 session opens to.
+QJsonObject defaultsOf03() {
+    return {{QStringLiteral("zoom"), QJsonArray()},
+            {QStringLiteral("view_options"),
+             QJsonObject{{QStringLiteral("heads"), QStringLiteral("one")},
+                         {QStringLiteral("reverse"), false}}},
+            {QStringLiteral("inner_tabs"),
+             QJsonObject{{QStringLiteral("theory"), QStringLiteral("scaling")},
+                         {QStringLiteral("views"), QStringLiteral("lines")}}}};
+}
+
+/// views with the 0.3 keys at the values a fresh window has.
+QJsonObject with03Defaults(QJsonObject views) {
+    const QJsonObject d = defaultsOf03();
+    for (auto it = d.begin(); it != d.end(); ++it)
+        views.insert(it.key(), it.value());
+    return views;
 }
 
 QJsonObject viewsOf(const QString& path) {
@@ -74,6 +106,17 @@ class ViewStateSessionTest : public QObject {
         s.head = 2;
         w_->scene()->setSelection(s);
         w_->tabs()->setCurrentWidget(w_->findChild<QWidget*>(QStringLiteral("theoryTabs")));
+        // 0.3: a zoomed head, the inner tabs, the views' options, the Playground.
+        ViewState* view = ViewState::of(w_->scene());
+        HeatmapViewport zoom = w_->heatmapGrid()->head(3)->region();
+        zoom.row = 2, zoom.rows = 5, zoom.col = 1, zoom.cols = 6;
+        view->setZoom(3, zoom);
+        auto* theory = w_->findChild<QTabWidget*>(QStringLiteral("theoryTabs"));
+        theory->setCurrentWidget(w_->findChild<LensPanel*>(QStringLiteral("lens_cost")));
+        w_->viewsTab()->reduceBox()->setCurrentIndex(2);  // max of heads
+        w_->viewsTab()->reverseBox()->setChecked(true);
+        w_->viewsTab()->tabs()->setCurrentIndex(1);  // Text
+        view->playground()->load(attn::playground_preset(attn::PlaygroundPreset::TwoClusters));
         test_support::settleAll(w_->computeService());
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("v.attnscope"));
@@ -85,6 +128,10 @@ class ViewStateSessionTest : public QObject {
         QVERIFY(!fixture.isEmpty());
         QCOMPARE(written, fixture);
         QCOMPARE(written.value(QStringLiteral("open_tab")).toString(), QStringLiteral("theory"));
+        QCOMPARE(written.value(QStringLiteral("inner_tabs")).toObject(),
+                 (QJsonObject{{QStringLiteral("theory"), QStringLiteral("cost")},
+                              {QStringLiteral("views"), QStringLiteral("text")}}));
+        QCOMPARE(written.value(QStringLiteral("zoom")).toArray().size(), 1);
         QVERIFY(!written.contains(QStringLiteral("tab")));
         QVERIFY(!written.contains(QStringLiteral("lenses")));
         QCOMPARE(written.value(QStringLiteral("lens_settings"))
@@ -102,6 +149,18 @@ class ViewStateSessionTest : public QObject {
         test_support::settleAll(w_->computeService());
         QCOMPARE(w_->tabs()->currentWidget()->objectName(), QStringLiteral("theoryTabs"));
         QCOMPARE(w_->heatmapGrid()->focusedHead(), 2);
+        const HeatmapViewport zoom = w_->heatmapGrid()->head(3)->region();
+        QCOMPARE(zoom.row, attn::Index(2));
+        QCOMPARE(zoom.rows, attn::Index(5));
+        QCOMPARE(zoom.col, attn::Index(1));
+        QCOMPARE(zoom.cols, attn::Index(6));
+        auto* theory = w_->findChild<QTabWidget*>(QStringLiteral("theoryTabs"));
+        QCOMPARE(theory->currentWidget()->objectName(), QStringLiteral("lens_cost"));
+        QCOMPARE(w_->viewsTab()->tabs()->currentIndex(), 1);
+        QCOMPARE(w_->viewsTab()->options().reduce, attn::HeadReduce::Max);
+        QVERIFY(w_->viewsTab()->options().reverse);
+        QVERIFY(ViewState::of(w_->scene())->playground()->state() ==
+                attn::playground_preset(attn::PlaygroundPreset::TwoClusters));
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("again.attnscope"));
         QString error;
@@ -131,7 +190,7 @@ class ViewStateSessionTest : public QObject {
         // The old labels' values, now under the constant keys: the lenses show them, and the
         // view state saves exactly what the new version wrote from the same window.
         const QJsonObject keyed =
-            viewsOf(newFixturePath()).value(QStringLiteral("lens_settings")).toObject();
+            viewsOf(fixture02Path()).value(QStringLiteral("lens_settings")).toObject();
         QCOMPARE(keyed.size(), lenses.size());
         for (LensPanel* lens : w_->tabs()->findChildren<LensPanel*>())
             QCOMPARE(lens->settings(), keyed.value(lens->lensName()).toObject());
@@ -139,7 +198,32 @@ class ViewStateSessionTest : public QObject {
         const QString path = dir.filePath(QStringLiteral("resaved.attnscope"));
         QString error;
         QVERIFY2(files_->saveTo(path, &error), qPrintable(error));
-        QCOMPARE(viewsOf(path), viewsOf(newFixturePath()));
+        QCOMPARE(viewsOf(path), with03Defaults(viewsOf(fixture02Path())));
+    }
+
+    /// A 0.2 session (no zoom, inner tabs or views' options) opens as it did: its own state,
+    /// every head whole, the first lens and view, the default options — and saves them.
+    void session02OpensTheSame() {
+        // Looked at before: the session's state replaces it, zoom included.
+        ViewState* view = ViewState::of(w_->scene());
+        HeatmapViewport zoom = w_->heatmapGrid()->head(1)->region();
+        zoom.rows = 4, zoom.cols = 4;
+        view->setZoom(1, zoom);
+        QVERIFY(!w_->heatmapGrid()->head(1)->region().whole());
+        const QJsonObject views = viewsOf(fixture02Path());
+        QVERIFY(!views.contains(QStringLiteral("zoom")));
+        QVERIFY(files_->openFile(fixture02Path()));
+        test_support::settleAll(w_->computeService());
+        QVERIFY(view->zooms().isEmpty());
+        QVERIFY(w_->heatmapGrid()->head(1)->region().whole());
+        QCOMPARE(w_->tabs()->currentWidget()->objectName(), QStringLiteral("theoryTabs"));
+        QCOMPARE(w_->heatmapGrid()->focusedHead(), 2);
+        QCOMPARE(w_->controlsDock()->style().colorMap, ColorMapKind::Magma);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("resaved.attnscope"));
+        QString error;
+        QVERIFY2(files_->saveTo(path, &error), qPrintable(error));
+        QCOMPARE(viewsOf(path), with03Defaults(views));
     }
 };
 

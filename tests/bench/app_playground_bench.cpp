@@ -11,7 +11,7 @@
 #include <random>
 
 #include "attn/playground.hpp"
-#include "playground/playground_model.hpp"
+#include "model/playground_model.hpp"
 #include "playground/playground_widget.hpp"
 
 namespace {

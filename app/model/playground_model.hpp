@@ -36,8 +36,10 @@ class PlaygroundModel : public QObject {
     /// Replaces the state through an undoable command named `what`; consecutive edits with the
     /// same mergeId ≥ 0 merge into one undo step (spin boxes, sliders).
     void setState(const attn::PlaygroundState& state, const QString& what, int mergeId = -1);
-    /// Replaces the state without an undo entry (undo commands, loading a session).
+    /// Replaces the state without an undo entry (undo commands).
     void resetState(const attn::PlaygroundState& state);
+    /// Loads a state (a session): no undo entry, no selection; loaded() asks views to fit it.
+    void load(const attn::PlaygroundState& state);
 
     /// Starts a live edit (a drag): remembers the state to undo to.
     void beginLive();
@@ -63,6 +65,8 @@ class PlaygroundModel : public QObject {
     /// The state (and result) changed: redraw.
     void changed();
     void selectionChanged();
+    /// A state was loaded (load()): the planes fit their points.
+    void loaded();
 
   private:
     /// The undo step between two states (its first redo is skipped: the model shows `after`).

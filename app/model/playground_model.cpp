@@ -1,5 +1,5 @@
 // AttnScope — the playground's model. GPL-3.0-or-later.
-#include "playground/playground_model.hpp"
+#include "model/playground_model.hpp"
 
 #include <QColor>
 #include <QUndoStack>
@@ -36,6 +36,12 @@ void PlaygroundModel::resetState(const attn::PlaygroundState& state) {
     recompute();
     pruneSelection();
     Q_EMIT changed();
+}
+
+void PlaygroundModel::load(const attn::PlaygroundState& state) {
+    setSelection({});
+    resetState(state);
+    Q_EMIT loaded();
 }
 
 void PlaygroundModel::beginLive() {
