@@ -16,7 +16,7 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gpt2_tiny import NPOS, reference, weights, write_model  # noqa: E402
+from gpt2_tiny import NPOS, VOCAB, reference, weights, write_model, write_tokenizer  # noqa: E402
 
 TOOL = sys.argv[1]
 failures = []
@@ -31,6 +31,14 @@ def check(cond, what):
 def run(folder, ids, *args):
     r = subprocess.run([TOOL, folder, ",".join(map(str, ids)), *args], capture_output=True, text=True)
     return r.returncode, (json.loads(r.stdout) if r.returncode == 0 else r.stderr.strip())
+
+
+def write_folder(folder, *args, **kw):
+    """write_model's folder with a vocabulary of the model's VOCAB tokens beside it: the run tool
+    opens the folder through the family registry, which loads the tokenizer too."""
+    used = write_model(folder, *args, **kw)
+    write_tokenizer(folder, VOCAB)
+    return used
 
 
 def compare(name, folder, w, ids, args, **ref):
@@ -55,9 +63,9 @@ with tempfile.TemporaryDirectory() as tmp:
     ids = [3, 17, 5, 39, 0, 12, 12, 8, 21, 30]
     f32 = os.path.join(tmp, "f32")
     # GPT2LMHeadModel's layout: "transformer." prefix, causal-mask buffers, a tied lm_head.
-    used = write_model(f32, w, prefix="transformer.",
-                       extra={"transformer.h.0.attn.bias": (b"\x01" * 4, "BOOL"),
-                              "transformer.h.0.attn.masked_bias": (np.float32([-1e4]), "F32")})
+    used = write_folder(f32, w, prefix="transformer.",
+                        extra={"transformer.h.0.attn.bias": (b"\x01" * 4, "BOOL"),
+                               "transformer.h.0.attn.masked_bias": (np.float32([-1e4]), "F32")})
     used = {k: v for k, v in used.items() if k not in ("h.0.attn.bias", "h.0.attn.masked_bias")}
     base = compare("F32, GPT-2's own settings", f32, used, ids, [])
     compare("F32, scaling off inside the run", f32, used, ids, ["--no-scale"], scale=False)
@@ -71,7 +79,7 @@ with tempfile.TemporaryDirectory() as tmp:
         check(np.abs(one[0] - base[0]).max() < 1e-6, "a layer-1 control must leave layer 0 as is")
     for dt in ("F16", "BF16"):
         folder = os.path.join(tmp, dt)
-        used = write_model(folder, w, dtype=dt)
+        used = write_folder(folder, w, dtype=dt)
         compare(f"{dt}, no prefix", folder, used, ids, [])
 
     # Malformed folders: each refused with a message naming the tensor (or the field).
@@ -117,8 +125,9 @@ with tempfile.TemporaryDirectory() as tmp:
     }
     for name, (kw, needle) in cases.items():
         folder = os.path.join(tmp, name.replace(" ", "_"))
-        write_model(folder, **kw)
-        code, message = run(folder, ids)
+        write_folder(folder, **kw)
+        # The registry would open a "bert" folder as BERT: GPT-2's own check must refuse it.
+        code, message = run(folder, ids, *(["--family", "gpt2"] if name == "not gpt2" else []))
         needles = needle if isinstance(needle, tuple) else (needle,)
         check(code == 1 and all(n in message for n in needles),
               f"{name}: expected a refusal naming {needles}, got exit {code}: {message}")

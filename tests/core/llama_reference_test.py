@@ -14,7 +14,8 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from llama_tiny import config, reference, safetensors_bytes, weights, write_model  # noqa: E402
+from llama_tiny import (config, reference, safetensors_bytes, tokenizer_json, weights,  # noqa: E402
+                        write_model)
 
 TOOL = sys.argv[1]
 failures = []
@@ -29,6 +30,14 @@ def check(cond, what):
 def run(folder, ids, *args):
     r = subprocess.run([TOOL, folder, ",".join(map(str, ids)), *args], capture_output=True, text=True)
     return r.returncode, (json.loads(r.stdout) if r.returncode == 0 else r.stderr.strip())
+
+
+def write_folder(folder, w, c, *args):
+    """write_model's folder with a tokenizer.json of the model's vocab_size beside it: the run
+    tool opens the folder through the family registry, which loads the tokenizer too."""
+    used = write_model(folder, w, c, *args)
+    json.dump(tokenizer_json(c["vocab_size"]), open(os.path.join(folder, "tokenizer.json"), "w"))
+    return used
 
 
 def compare(name, folder, w, c, ids, args=(), **ref):
@@ -80,7 +89,7 @@ with tempfile.TemporaryDirectory() as tmp:
     folders = {}
     for i, (name, c, dtype, shards) in enumerate(CASES):
         folder = os.path.join(tmp, f"m{i}")
-        used = write_model(folder, weights(np.random.default_rng(100 + i), c), c, dtype, shards)
+        used = write_folder(folder, weights(np.random.default_rng(100 + i), c), c, dtype, shards)
         folders[name] = (folder, used, c)
         got = compare(name, folder, used, c, ids)
         if got:
@@ -118,7 +127,7 @@ with tempfile.TemporaryDirectory() as tmp:
 
     def folder_with(name, **kw):
         f = os.path.join(tmp, name)
-        write_model(f, w, kw.pop("cfg", c), kw.pop("dtype", "F32"), kw.pop("shards", 1))
+        write_folder(f, w, kw.pop("cfg", c), kw.pop("dtype", "F32"), kw.pop("shards", 1))
         return f
 
     f = folder_with("missing_in_shard", shards=2)
