@@ -144,8 +144,8 @@ inline fileio::ModelController* openCachedModel(MainWindow& w, Tiny kind, const 
 
 /// Types TEXT into W's sentence box as a user does (a click, Ctrl+A, the keys): "" once the
 /// scene's sentence is TEXT and its heads computed, else what the sentence is instead. It waits
-/// up to 20 s, not QTRY_COMPARE's 5 s: on a machine shared by parallel builds the typing's pause
-/// timer has been seen to fire later than 5 s.
+/// up to 20 s, not QTRY_COMPARE's 5 s: on a machine loaded by parallel builds a typed sentence
+/// has once taken longer than 5 s to reach the scene.
 inline QString typeSentence(MainWindow& w, const QString& text) {
     QPlainTextEdit* edit = w.tokenEditor()->editor();
     QTest::mouseClick(edit->viewport(), Qt::LeftButton);
