@@ -6,30 +6,15 @@
 # Attention weights of every layer must agree to 1e-5, the fill-mask logits to 1e-4 relative,
 # with BERT's own settings and with the controls (scaling off, temperature, a causal mask, one
 # layer's scope) applied inside the run; BERT attends both ways; malformed folders are refused.
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from model_run import check, finish, run  # noqa: E402
 from bert_tiny import CLS, MASK, SEP, reference, weights, write_model  # noqa: E402
-
-TOOL = sys.argv[1]
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def run(folder, ids, *args):
-    r = subprocess.run([TOOL, folder, ",".join(map(str, ids)), *args], capture_output=True, text=True)
-    return r.returncode, (json.loads(r.stdout) if r.returncode == 0 else r.stderr.strip())
 
 
 def compare(name, folder, w, ids, args, **ref):
@@ -133,5 +118,4 @@ with tempfile.TemporaryDirectory() as tmp:
     code, message = run(os.path.join(tmp, "F16"), list(range(30)))
     check(code == 1 and "positions" in message, f"too many tokens: {message}")
 
-print(f"{len(failures)} failure(s)")
-sys.exit(1 if failures else 0)
+finish()

@@ -9,28 +9,14 @@
 # and every malformed weights folder must be refused with a message naming the tensor.
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from model_run import check, finish, run  # noqa: E402
 from gpt2_tiny import NPOS, VOCAB, reference, weights, write_model, write_tokenizer  # noqa: E402
-
-TOOL = sys.argv[1]
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def run(folder, ids, *args):
-    r = subprocess.run([TOOL, folder, ",".join(map(str, ids)), *args], capture_output=True, text=True)
-    return r.returncode, (json.loads(r.stdout) if r.returncode == 0 else r.stderr.strip())
 
 
 def write_folder(folder, *args, **kw):
@@ -137,5 +123,4 @@ with tempfile.TemporaryDirectory() as tmp:
     code, message = run(f32, list(range(NPOS + 1)))
     check(code == 1 and "positions" in message, f"too many tokens: {message}")
 
-print(f"{len(failures)} failure(s)")
-sys.exit(1 if failures else 0)
+finish()

@@ -7,29 +7,15 @@
 #   llama_reference_test.py RUN_TOOL
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from model_run import check, finish, run  # noqa: E402
 from llama_tiny import (config, reference, safetensors_bytes, tokenizer_json, weights,  # noqa: E402
                         write_model)
-
-TOOL = sys.argv[1]
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def run(folder, ids, *args):
-    r = subprocess.run([TOOL, folder, ",".join(map(str, ids)), *args], capture_output=True, text=True)
-    return r.returncode, (json.loads(r.stdout) if r.returncode == 0 else r.stderr.strip())
 
 
 def write_folder(folder, w, c, *args):
@@ -178,5 +164,4 @@ with tempfile.TemporaryDirectory() as tmp:
     f = folder_with("bad_gqa", cfg=c | {"num_key_value_heads": 3})
     refused("kv heads not dividing heads", f, ids, "num_key_value_heads 3")
 
-print("all passed" if not failures else f"{len(failures)} failures")
-sys.exit(1 if failures else 0)
+finish()
