@@ -15,7 +15,7 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from model_run import check, finish, run  # noqa: E402
+from model_run import check, checked_run, finish, run  # noqa: E402
 from gpt2_tiny import NPOS, VOCAB, reference, weights, write_model, write_tokenizer  # noqa: E402
 
 
@@ -28,19 +28,9 @@ def write_folder(folder, *args, **kw):
 
 
 def compare(name, folder, w, ids, args, **ref):
-    code, out = run(folder, ids, *args)
-    if code != 0:
-        check(False, f"{name}: the run failed: {out}")
-        return
-    ref_w, ref_logits = reference(w, ids, **ref)
-    got_w = np.array(out["weights"]).reshape(ref_w.shape)
-    got_logits = np.array(out["logits"])
-    err_w = np.abs(got_w - ref_w).max()
-    err_l = np.abs(got_logits - ref_logits).max() / np.abs(ref_logits).max()
-    check(err_w <= 1e-5, f"{name}: attention weights differ by {err_w:.2e} (> 1e-5)")
-    check(err_l <= 1e-4, f"{name}: logits differ by {err_l:.2e} relative (> 1e-4)")
-    print(f"{name}: weights max |diff| {err_w:.1e}, logits max rel diff {err_l:.1e}")
-    return got_w
+    """checked_run against gpt2_tiny's numpy GPT-2 with the controls REF: the weights, or None."""
+    got = checked_run(name, folder, ids, args, lambda: reference(w, ids, **ref))
+    return got[0] if got else None
 
 
 with tempfile.TemporaryDirectory() as tmp:
