@@ -33,36 +33,18 @@ class BertModelTest : public QObject {
     void initTestCase() {
         test_support::isolateSettings();
         QCoreApplication::setApplicationName(QStringLiteral("AttnScopeBertModelTest"));
-        QVERIFY(hub_.isValid());
-        model_ = hub_.path() + QStringLiteral("/hub/models--tiny--bert/snapshots/0123abcd");
-        QVERIFY(QDir().mkpath(model_));
-        const QString error = test_support::writeTinyBert(model_);
-        QVERIFY2(error.isEmpty(), qPrintable(error));
-        qputenv("HF_HOME", hub_.path().toLocal8Bit());
+        QCOMPARE(test_support::writeCachedModel(hub_, test_support::Tiny::Bert,
+                                                QStringLiteral("tiny/bert"), &model_),
+                 QString());
     }
 
     void typeAMaskedSentenceAndSeeItFilled() {
-        MainWindow w;
-        fileio::attachDataIo(&w, {});
-        auto* models = w.findChild<fileio::ModelController*>();
-        QVERIFY(models);
-        models->setQuiet(true);
-        test_support::showWindow(w);
-
         // Model ▸ lists the cache's BERT folder with its family and size; the entry opens it.
-        QMenu* menu = models->menu();
-        QSignalSpy scanned(models, &fileio::ModelController::cacheScanned);
-        Q_EMIT menu->aboutToShow();
-        QVERIFY(scanned.wait());
-        QAction* entry = nullptr;
-        QStringList texts;
-        for (QAction* a : menu->actions()) {
-            texts << a->text();
-            if (a->text().startsWith(QStringLiteral("tiny/bert — BERT · "))) entry = a;
-        }
-        QVERIFY2(entry, qPrintable(texts.join(QLatin1Char('|'))));
-        entry->trigger();
-        QVERIFY2(models->lastError().isEmpty(), qPrintable(models->lastError()));
+        MainWindow w;
+        QString error;
+        fileio::ModelController* models = test_support::openCachedModel(
+            w, test_support::Tiny::Bert, QStringLiteral("tiny/bert"), &error);
+        QVERIFY2(models, qPrintable(error));
         QVERIFY(w.scene()->spec().model);
         // Bidirectional: no mask of its own; no rotary control for absolute positions.
         QCOMPARE(w.scene()->spec().mask.kind, attn::MaskKind::None);
@@ -76,12 +58,8 @@ class BertModelTest : public QObject {
                  qPrintable(about));
 
         // Typing a sentence with [MASK] runs the model once the typing pauses.
-        QPlainTextEdit* edit = w.tokenEditor()->editor();
-        QTest::mouseClick(edit->viewport(), Qt::LeftButton);
-        QTest::keyClick(edit, Qt::Key_A, Qt::ControlModifier);
-        QTest::keyClicks(edit, QStringLiteral("The cat [MASK] on the mat."));
-        QTRY_COMPARE(w.scene()->spec().text, std::string("The cat [MASK] on the mat."));
-        test_support::settle(w.computeService());
+        QCOMPARE(test_support::typeSentence(w, QStringLiteral("The cat [MASK] on the mat.")),
+                 QString());
         QCOMPARE(w.result()->q_tokens,
                  (std::vector<std::string>{"[CLS]", "the", "cat", "[MASK]", "on", "the", "mat", ".",
                                            "[SEP]"}));
@@ -105,17 +83,14 @@ class BertModelTest : public QObject {
         }
 
         // Without [MASK]: the dock says where it predicts instead.
-        QTest::keyClick(edit, Qt::Key_A, Qt::ControlModifier);
-        QTest::keyClicks(edit, QStringLiteral("the dog ran"));
-        QTRY_COMPARE(w.scene()->spec().text, std::string("the dog ran"));
-        test_support::settle(w.computeService());
+        QCOMPARE(test_support::typeSentence(w, QStringLiteral("the dog ran")), QString());
         QVERIFY2(models->dock()->predictionTitle().startsWith(QStringLiteral("No [MASK]")),
                  qPrintable(models->dock()->predictionTitle()));
 
         if (!qEnvironmentVariableIsEmpty("ATTN_SCREENSHOT_DIR")) {
-            QTest::keyClick(edit, Qt::Key_A, Qt::ControlModifier);
-            QTest::keyClicks(edit, QStringLiteral("The capital of france is [MASK]."));
-            QTRY_COMPARE(w.scene()->spec().text, std::string("The capital of france is [MASK]."));
+            QCOMPARE(
+                test_support::typeSentence(w, QStringLiteral("The capital of france is [MASK].")),
+                QString());
             w.resize(w.screen()->availableGeometry().size());
             test_support::settleAll(w.computeService());
             const QImage shot = w.grab().toImage();
@@ -130,10 +105,8 @@ class BertModelTest : public QObject {
         QVERIFY2(test_support::writeTinyBert(bare.path(), {QStringLiteral("--no-head")}).isEmpty(),
                  "BertModel");
         MainWindow w;
-        fileio::attachDataIo(&w, {});
-        auto* models = w.findChild<fileio::ModelController*>();
-        models->setQuiet(true);
-        test_support::showWindow(w);
+        fileio::ModelController* models = test_support::attachQuietModels(w);
+        QVERIFY(models);
         QVERIFY2(models->openModel(bare.path()), qPrintable(models->lastError()));
         test_support::settle(w.computeService());
         QVERIFY(w.result() && w.result()->run);

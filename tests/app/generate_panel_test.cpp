@@ -39,6 +39,22 @@ void typeInto(QAbstractSpinBox* box, const QString& text) {
     QTest::keyClick(box, Qt::Key_Return);
 }
 
+/// W (data I/O attached; shown, unless SHOW is false) with the tiny GPT-2 in DIR opened and
+/// SENTENCE, when given, typed: its Generate panel, or nullptr with *ERROR saying why.
+fileio::GeneratePanel* openTiny(MainWindow& w, const QString& dir, QString* error,
+                                const QString& sentence = {}, bool show = true) {
+    fileio::ModelController* models = test_support::attachQuietModels(w, show);
+    if (!models)
+        *error = QStringLiteral("no model controller");
+    else if (!models->openModel(dir))
+        *error = models->lastError();
+    else if (!sentence.isEmpty())
+        *error = test_support::typeSentence(w, sentence);
+    auto* panel = w.findChild<fileio::GeneratePanel*>();
+    if (!panel && error->isEmpty()) *error = QStringLiteral("no Generate panel");
+    return error->isEmpty() ? panel : nullptr;
+}
+
 /// Waits for the panel's job: the scheduler idle, then the tokens it posted delivered.
 void finish(MainWindow& w, fileio::GeneratePanel* panel) {
     Scheduler::instance().waitForIdle(panel);
@@ -61,20 +77,10 @@ class GeneratePanelTest : public QObject {
 
     void generatesStreamsAndScrubs() {
         MainWindow w;
-        fileio::attachDataIo(&w, {});
-        test_support::showWindow(w);
-        auto* models = w.findChild<fileio::ModelController*>();
-        QVERIFY(models);
-        models->setQuiet(true);
-        QVERIFY2(models->openModel(dir_.path()), qPrintable(models->lastError()));
-        auto* panel = w.findChild<fileio::GeneratePanel*>();
-        QVERIFY(panel);
-        QPlainTextEdit* edit = w.tokenEditor()->editor();
-        QTest::mouseClick(edit->viewport(), Qt::LeftButton);
-        QTest::keyClick(edit, Qt::Key_A, Qt::ControlModifier);
-        QTest::keyClicks(edit, QStringLiteral("the cat"));
-        QTRY_COMPARE(w.scene()->spec().text, std::string("the cat"));
-        test_support::settle(w.computeService());
+        QString error;
+        auto* panel = openTiny(w, dir_.path(), &error, QStringLiteral("the cat"));
+        QVERIFY2(panel, qPrintable(error));
+        const QPlainTextEdit* edit = w.tokenEditor()->editor();
         const auto folder = w.scene()->spec().model;
         const std::vector<std::int32_t> prompt = folder->tokenizer->encode("the cat");
 
@@ -160,12 +166,9 @@ class GeneratePanelTest : public QObject {
 
     void aControlChangedWhileRunningReachesTheNextStep() {
         MainWindow w;
-        fileio::attachDataIo(&w, {});
-        auto* models = w.findChild<fileio::ModelController*>();
-        QVERIFY(models);
-        models->setQuiet(true);
-        QVERIFY(models->openModel(dir_.path()));
-        auto* panel = w.findChild<fileio::GeneratePanel*>();
+        QString error;
+        auto* panel = openTiny(w, dir_.path(), &error, {}, false);
+        QVERIFY2(panel, qPrintable(error));
         typeInto(panel->tokensBox(), QStringLiteral("8"));
         // What the worker reads before each step follows every control at once (running or
         // not): sampling on, then a head ablated in the scene.
@@ -203,18 +206,9 @@ class GeneratePanelTest : public QObject {
     /// text shows U+FFFD for them) and merges "h" + "e" into "he".
     void scrubbingRunsTheGeneratedIdsNotTheirTextsEncoding() {
         MainWindow w;
-        fileio::attachDataIo(&w, {});
-        test_support::showWindow(w);
-        auto* models = w.findChild<fileio::ModelController*>();
-        models->setQuiet(true);
-        QVERIFY2(models->openModel(dir_.path()), qPrintable(models->lastError()));
-        auto* panel = w.findChild<fileio::GeneratePanel*>();
-        QPlainTextEdit* edit = w.tokenEditor()->editor();
-        QTest::mouseClick(edit->viewport(), Qt::LeftButton);
-        QTest::keyClick(edit, Qt::Key_A, Qt::ControlModifier);
-        QTest::keyClicks(edit, QStringLiteral("the cat"));
-        QTRY_COMPARE(w.scene()->spec().text, std::string("the cat"));
-        test_support::settle(w.computeService());
+        QString error;
+        auto* panel = openTiny(w, dir_.path(), &error, QStringLiteral("the cat"));
+        QVERIFY2(panel, qPrintable(error));
         const auto folder = w.scene()->spec().model;
         const attn::model::Tokenizer& tok = *folder->tokenizer;
         typeInto(panel->tokensBox(), QStringLiteral("10"));
@@ -262,10 +256,7 @@ class GeneratePanelTest : public QObject {
                      panel->generation().ids.begin() + std::ptrdiff_t(from.size())),
                  from);
         // Typing replaces the ids: the edited text is encoded afresh.
-        QTest::mouseClick(edit->viewport(), Qt::LeftButton);
-        QTest::keyClick(edit, Qt::Key_A, Qt::ControlModifier);
-        QTest::keyClicks(edit, QStringLiteral("the"));
-        QTRY_COMPARE(w.scene()->spec().text, std::string("the"));
+        QCOMPARE(test_support::typeSentence(w, QStringLiteral("the")), QString());
         QVERIFY(w.scene()->spec().model_ids.empty());
         test_support::settleAll(w.computeService());
         QCOMPARE(w.result()->run->ids, tok.encode("the"));
@@ -277,12 +268,9 @@ class GeneratePanelTest : public QObject {
     /// the worker released; steps 0–1 are core's under τ = 1, steps from 2 core's under τ = 3.
     void aControlChangedDuringTheJobAppliesAtTheNextStep() {
         MainWindow w;
-        fileio::attachDataIo(&w, {});
-        test_support::showWindow(w);
-        auto* models = w.findChild<fileio::ModelController*>();
-        models->setQuiet(true);
-        QVERIFY2(models->openModel(dir_.path()), qPrintable(models->lastError()));
-        auto* panel = w.findChild<fileio::GeneratePanel*>();
+        QString error;
+        auto* panel = openTiny(w, dir_.path(), &error);
+        QVERIFY2(panel, qPrintable(error));
         attn::SceneSpec s = w.scene()->spec();
         s.text = "the cat";
         w.scene()->setSpec(s, QStringLiteral("Edit sentence"));

@@ -53,13 +53,10 @@ class Gpt2ModelTest : public QObject {
     void initTestCase() {
         test_support::isolateSettings();
         QCoreApplication::setApplicationName(QStringLiteral("AttnScopeGpt2ModelTest"));
-        QVERIFY(hub_.isValid());
         // A Hugging Face cache with the tiny model as models--tiny-gpt2 (HF_HOME/hub/…).
-        model_ = hub_.path() + QStringLiteral("/hub/models--tiny-gpt2/snapshots/0123abcd");
-        QVERIFY(QDir().mkpath(model_));
-        const QString error = test_support::writeTinyGpt2(model_);
-        QVERIFY2(error.isEmpty(), qPrintable(error));
-        qputenv("HF_HOME", hub_.path().toLocal8Bit());
+        QCOMPARE(test_support::writeCachedModel(hub_, test_support::Tiny::Gpt2,
+                                                QStringLiteral("tiny-gpt2"), &model_),
+                 QString());
     }
 
     void badFolderLeavesTheSceneUntouched() {
@@ -119,24 +116,17 @@ class Gpt2ModelTest : public QObject {
 
     void typeScopeAndToggleScalingLikeAUser() {
         MainWindow w;
-        fileio::attachDataIo(&w, {});
-        auto* models = w.findChild<fileio::ModelController*>();
+        fileio::ModelController* models = test_support::attachQuietModels(w);
         QVERIFY(models);
-        models->setQuiet(true);
-        test_support::showWindow(w);
         ControlsDock* controls = w.controlsDock();
         QVERIFY(!controls->scopeBox()->isVisible());  // no model: no scope
 
         // Model ▸ lists the cache's GPT-2 folder; its entry opens it.
-        QMenu* menu = models->menu();
-        QVERIFY(w.menuBar()->actions().contains(menu->menuAction()));
-        QSignalSpy scanned(models, &fileio::ModelController::cacheScanned);
-        Q_EMIT menu->aboutToShow();
-        QVERIFY(scanned.wait());
-        QAction* entry = nullptr;
-        for (QAction* a : menu->actions())
-            if (a->text().startsWith(QStringLiteral("tiny-gpt2 — GPT-2 · "))) entry = a;
-        QVERIFY2(entry, "Model ▸ lists models--tiny-gpt2");
+        QVERIFY(w.menuBar()->actions().contains(models->menu()->menuAction()));
+        QString listed;
+        QAction* entry = test_support::cacheEntry(models, test_support::Tiny::Gpt2,
+                                                  QStringLiteral("tiny-gpt2"), &listed);
+        QVERIFY2(entry, qPrintable(QStringLiteral("Model ▸ lists models--tiny-gpt2: ") + listed));
         QCOMPARE(entry->toolTip(), QFileInfo(model_).absoluteFilePath());
         // Opened over a file, the model takes the title (issue 26, item 2).
         auto* files = w.findChild<fileio::FileController*>();
@@ -163,12 +153,7 @@ class Gpt2ModelTest : public QObject {
         QVERIFY(models->dock()->isVisible());
 
         // Typing in the sentence box runs the model once the typing pauses.
-        QPlainTextEdit* edit = w.tokenEditor()->editor();
-        QTest::mouseClick(edit->viewport(), Qt::LeftButton);
-        QTest::keyClick(edit, Qt::Key_A, Qt::ControlModifier);
-        QTest::keyClicks(edit, QStringLiteral("the cat"));
-        QTRY_COMPARE(w.scene()->spec().text, std::string("the cat"));
-        test_support::settle(w.computeService());
+        QCOMPARE(test_support::typeSentence(w, QStringLiteral("the cat")), QString());
         QCOMPARE(w.result()->q_tokens, (std::vector<std::string>{"t", "he", " ", "c", "a", "t"}));
         QCOMPARE(w.heatmapGrid()->headCount(), 2);
         QCOMPARE(test_support::compareWithCore(w.heatmapGrid(), w.scene()->spec()), QString());

@@ -54,18 +54,10 @@ class InterventionsTest : public QObject {
 
     void ablateFromTheHeadsMenuThenUndo() {
         MainWindow w;
-        fileio::attachDataIo(&w, {});
-        auto* models = w.findChild<fileio::ModelController*>();
+        fileio::ModelController* models = test_support::attachQuietModels(w);
         QVERIFY(models);
-        models->setQuiet(true);
-        test_support::showWindow(w);
         QVERIFY(models->openModel(dir_.path()));
-        QPlainTextEdit* edit = w.tokenEditor()->editor();
-        QTest::mouseClick(edit->viewport(), Qt::LeftButton);
-        QTest::keyClick(edit, Qt::Key_A, Qt::ControlModifier);
-        QTest::keyClicks(edit, QStringLiteral("the cat"));
-        QTRY_COMPARE(w.scene()->spec().text, std::string("the cat"));
-        test_support::settle(w.computeService());
+        QCOMPARE(test_support::typeSentence(w, QStringLiteral("the cat")), QString());
         const std::vector<attn::NextToken> before = models->dock()->nextTokens()->tokens();
         QCOMPARE(before.size(), std::size_t(10));
         HeatmapGrid* grid = w.heatmapGrid();

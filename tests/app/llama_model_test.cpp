@@ -74,36 +74,18 @@ class LlamaModelTest : public QObject {
     void initTestCase() {
         test_support::isolateSettings();
         QCoreApplication::setApplicationName(QStringLiteral("AttnScopeLlamaModelTest"));
-        QVERIFY(hub_.isValid());
-        model_ = hub_.path() + QStringLiteral("/hub/models--tiny--llama/snapshots/0123abcd");
-        QVERIFY(QDir().mkpath(model_));
-        const QString error = test_support::writeTinyLlama(model_);
-        QVERIFY2(error.isEmpty(), qPrintable(error));
-        qputenv("HF_HOME", hub_.path().toLocal8Bit());
+        QCOMPARE(test_support::writeCachedModel(hub_, test_support::Tiny::Llama,
+                                                QStringLiteral("tiny/llama"), &model_),
+                 QString());
     }
 
     void rotaryOffInOneLayerAndTheKvGroups() {
-        MainWindow w;
-        fileio::attachDataIo(&w, {});
-        auto* models = w.findChild<fileio::ModelController*>();
-        QVERIFY(models);
-        models->setQuiet(true);
-        test_support::showWindow(w);
-
         // Model ▸ lists the cache's Llama folder with its family; the entry opens it.
-        QMenu* menu = models->menu();
-        QSignalSpy scanned(models, &fileio::ModelController::cacheScanned);
-        Q_EMIT menu->aboutToShow();
-        QVERIFY(scanned.wait());
-        QAction* entry = nullptr;
-        QStringList texts;
-        for (QAction* a : menu->actions()) {
-            texts << a->text();
-            if (a->text().startsWith(QStringLiteral("tiny/llama — Llama · "))) entry = a;
-        }
-        QVERIFY2(entry, qPrintable(texts.join(QLatin1Char('|'))));
-        entry->trigger();
-        QVERIFY2(models->lastError().isEmpty(), qPrintable(models->lastError()));
+        MainWindow w;
+        QString error;
+        fileio::ModelController* models = test_support::openCachedModel(
+            w, test_support::Tiny::Llama, QStringLiteral("tiny/llama"), &error);
+        QVERIFY2(models, qPrintable(error));
         QVERIFY(w.scene()->spec().is_model());
         const QString about = models->dock()->aboutText();
         QVERIFY2(about.contains(QStringLiteral("Llama")) &&
@@ -113,12 +95,8 @@ class LlamaModelTest : public QObject {
         QVERIFY(w.controlsDock()->rotaryOffBox()->isVisible());
 
         // Typing a sentence runs the model once the typing pauses.
-        QPlainTextEdit* edit = w.tokenEditor()->editor();
-        QTest::mouseClick(edit->viewport(), Qt::LeftButton);
-        QTest::keyClick(edit, Qt::Key_A, Qt::ControlModifier);
-        QTest::keyClicks(edit, QStringLiteral("the cat sat on the mat"));
-        QTRY_COMPARE(w.scene()->spec().text, std::string("the cat sat on the mat"));
-        test_support::settle(w.computeService());
+        QCOMPARE(test_support::typeSentence(w, QStringLiteral("the cat sat on the mat")),
+                 QString());
         const auto folder = w.scene()->spec().model;
         const std::vector<std::int32_t> ids = folder->tokenizer->encode("the cat sat on the mat");
         QCOMPARE(ids, (std::vector<std::int32_t>{1, 2, 3, 4, 1, 5}));

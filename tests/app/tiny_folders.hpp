@@ -1,11 +1,25 @@
 // AttnScope app tests — tiny random model folders in the Hugging Face layout, written by the core
 // tests' numpy scripts (tests/core/gpt2_tiny.py, bert_tiny.py, llama_tiny.py), so the window opens
-// a real folder of each family. GPL-3.0-or-later.
+// a real folder of each family: from a folder, or from a Hugging Face cache through Model ▸, with a
+// sentence typed as a user types it. GPL-3.0-or-later.
 #pragma once
 
+#include <QDir>
+#include <QMenu>
+#include <QPlainTextEdit>
 #include <QProcess>
+#include <QSignalSpy>
 #include <QString>
 #include <QStringList>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "app_test_support.hpp"
+#include "io/data_io.hpp"
+#include "io/model_controller.hpp"
+#include "main_window.hpp"
+#include "model/scene.hpp"
+#include "widgets/token_editor.hpp"
 
 namespace test_support {
 
@@ -37,6 +51,112 @@ inline QString writeTinyBert(const QString& dir, const QStringList& extra = {}) 
 inline QString writeTinyLlama(const QString& dir,
                               const QString& modelType = QStringLiteral("llama")) {
     return writeTinyFolder(ATTN_LLAMA_TINY, dir, {QStringLiteral("11"), modelType});
+}
+
+/// The tiny models above, by family.
+enum class Tiny { Gpt2, Bert, Llama };
+
+/// How a Tiny is written (with its defaults) and the family's name as Model ▸ shows it.
+struct TinyFamily {
+    QString (*write)(const QString& dir);
+    const char* name;
+};
+
+/// KIND's writer and name, in Tiny's order.
+inline const TinyFamily& tinyFamily(Tiny kind) {
+    static const TinyFamily all[] = {
+        {[](const QString& dir) { return writeTinyGpt2(dir); }, "GPT-2"},
+        {[](const QString& dir) { return writeTinyBert(dir); }, "BERT"},
+        {[](const QString& dir) { return writeTinyLlama(dir); }, "Llama"},
+    };
+    return all[int(kind)];
+}
+
+/// Writes KIND's tiny folder as the one snapshot of repository REPO ("tiny/llama", kept as
+/// HUB/hub/models--tiny--llama/snapshots/0123abcd) of a Hugging Face cache in HUB, and points
+/// HF_HOME at HUB: *SNAPSHOT is that folder. "" when written, else what went wrong.
+inline QString writeCachedModel(const QTemporaryDir& hub, Tiny kind, const QString& repo,
+                                QString* snapshot) {
+    if (!hub.isValid()) return QStringLiteral("no temporary folder: ") + hub.errorString();
+    QString folder = repo;
+    *snapshot = hub.path() + QStringLiteral("/hub/models--") +
+                folder.replace(QLatin1Char('/'), QStringLiteral("--")) +
+                QStringLiteral("/snapshots/0123abcd");
+    if (!QDir().mkpath(*snapshot)) return QStringLiteral("cannot make ") + *snapshot;
+    const QString error = tinyFamily(kind).write(*snapshot);
+    if (error.isEmpty()) qputenv("HF_HOME", hub.path().toLocal8Bit());
+    return error;
+}
+
+/// W with the data I/O attached (menus, docks, Model ▸), shown unless SHOW is false: its model
+/// controller, quiet (failures are returned, not shown in a box), or nullptr.
+inline fileio::ModelController* attachQuietModels(MainWindow& w, bool show = true) {
+    fileio::attachDataIo(&w, {});
+    auto* models = w.findChild<fileio::ModelController*>();
+    if (!models) return nullptr;
+    models->setQuiet(true);
+    if (show) showWindow(w);
+    return models;
+}
+
+/// REPO's entry of Model ▸ once the menu, about to show, has scanned the cache (off the GUI
+/// thread): the entry that starts "REPO — FAMILY · ", or nullptr with *LISTED the entries there.
+inline QAction* cacheEntry(fileio::ModelController* models, Tiny kind, const QString& repo,
+                           QString* listed) {
+    QMenu* menu = models->menu();
+    QSignalSpy scanned(models, &fileio::ModelController::cacheScanned);
+    Q_EMIT menu->aboutToShow();
+    if (!scanned.wait()) {
+        *listed = QStringLiteral("the cache was not scanned");
+        return nullptr;
+    }
+    const QString prefix =
+        QStringLiteral("%1 — %2 · ").arg(repo, QString::fromUtf8(tinyFamily(kind).name));
+    QStringList texts;
+    for (QAction* a : menu->actions()) {
+        if (a->text().startsWith(prefix)) return a;
+        texts << a->text();
+    }
+    *listed = texts.join(QLatin1Char('|'));
+    return nullptr;
+}
+
+/// W with the data I/O attached and shown (attachQuietModels), then REPO (written by
+/// writeCachedModel) opened from Model ▸ as a user opens it: the model controller, or nullptr
+/// with *ERROR the entries listed or the controller's error.
+inline fileio::ModelController* openCachedModel(MainWindow& w, Tiny kind, const QString& repo,
+                                                QString* error) {
+    fileio::ModelController* models = attachQuietModels(w);
+    if (!models) {
+        *error = QStringLiteral("no model controller");
+        return nullptr;
+    }
+    QString listed;
+    QAction* entry = cacheEntry(models, kind, repo, &listed);
+    if (!entry) {
+        *error = QStringLiteral("no entry for %1 in Model ▸: %2").arg(repo, listed);
+        return nullptr;
+    }
+    entry->trigger();
+    *error = models->lastError();
+    return error->isEmpty() ? models : nullptr;
+}
+
+/// Types TEXT into W's sentence box as a user does (a click, Ctrl+A, the keys): "" once the
+/// scene's sentence is TEXT and its heads computed, else what the sentence is instead. It waits
+/// up to 20 s, not QTRY_COMPARE's 5 s: on a machine loaded by parallel builds a typed sentence
+/// has once taken longer than 5 s to reach the scene.
+inline QString typeSentence(MainWindow& w, const QString& text) {
+    QPlainTextEdit* edit = w.tokenEditor()->editor();
+    QTest::mouseClick(edit->viewport(), Qt::LeftButton);
+    QTest::keyClick(edit, Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClicks(edit, text);
+    const std::string want = text.toStdString();
+    if (!QTest::qWaitFor([&] { return w.scene()->spec().text == want; }, 20000))
+        return QStringLiteral("the sentence is \"%1\", not \"%2\"")
+            .arg(QString::fromStdString(w.scene()->spec().text), text);
+    settle(w.computeService());
+    return {};
 }
 
 }  // namespace test_support

@@ -7,22 +7,12 @@
 #   generate_test.sh ATTNSCOPE FIXTURES_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-require_numpy
-BIN=$1
-exec /usr/bin/python3 - "$BIN" "$(cd "$(dirname "$0")/../core" && pwd)" <<'PY'
-import os, subprocess, sys, tempfile
+python_checks <<'PY'
+import os, subprocess, tempfile
 import numpy as np
-sys.path.insert(0, sys.argv[2])
+from cli_checks import BIN, check, finish
 from gpt2_tiny import reference, tiny_folder
 from generate_reference import greedy
-
-BIN = sys.argv[1]
-failures = []
-
-def check(cond, what):
-    print(("ok: " if cond else "FAIL: ") + what)
-    if not cond:
-        failures.append(what)
 
 def generate(*args):
     return subprocess.run([BIN, "generate", *args], capture_output=True, text=True)
@@ -97,6 +87,5 @@ with tempfile.TemporaryDirectory() as tmp:
     r = subprocess.run([BIN, "--help"], capture_output=True, text=True)
     check("attnscope generate" in r.stdout and "--top-p" in r.stdout, "--help lists generate")
 
-print(f"{len(failures)} failure(s)")
-sys.exit(1 if failures else 0)
+finish()
 PY

@@ -7,21 +7,11 @@
 #   gpt2_model_test.sh ATTNSCOPE FIXTURES_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-require_numpy
-BIN=$1
-exec /usr/bin/python3 - "$BIN" "$(cd "$(dirname "$0")/../core" && pwd)" <<'PY'
-import json, os, subprocess, sys, tempfile
+python_checks <<'PY'
+import json, os, subprocess, tempfile
 import numpy as np
-sys.path.insert(0, sys.argv[2])
+from cli_checks import BIN, check, finish
 from gpt2_tiny import reference, tiny_folder
-
-BIN = sys.argv[1]
-failures = []
-
-def check(cond, what):
-    print(("ok: " if cond else "FAIL: ") + what)
-    if not cond:
-        failures.append(what)
 
 with tempfile.TemporaryDirectory() as tmp:
     model = os.path.join(tmp, "tiny-gpt2")
@@ -113,5 +103,5 @@ with tempfile.TemporaryDirectory() as tmp:
     refused(1, "--layers: '1,x' is not a list", "compute", *run_args, "--layers", "1,x",
             "-o", x_npz)
     refused(1, "--model", "compute", "--text", "the cat", "--layers", "1", "-o", x_npz)
-sys.exit(1 if failures else 0)
+finish()
 PY

@@ -5,20 +5,10 @@
 #   interventions_render_test.sh ATTNSCOPE FIXTURES_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-require_numpy
-BIN=$1
-exec /usr/bin/python3 - "$BIN" "$(cd "$(dirname "$0")/../core" && pwd)" <<'PY'
-import os, struct, subprocess, sys, tempfile, zlib
-sys.path.insert(0, sys.argv[2])
+python_checks <<'PY'
+import os, struct, subprocess, tempfile, zlib
+from cli_checks import BIN, check, finish
 from gpt2_tiny import tiny_folder
-
-BIN = sys.argv[1]
-failures = []
-
-def check(cond, what):
-    print(("ok: " if cond else "FAIL: ") + what)
-    if not cond:
-        failures.append(what)
 
 def png_colours(path):
     """The PNG's width, height and number of distinct RGB colours (8-bit RGB/RGBA only)."""
@@ -81,7 +71,5 @@ with tempfile.TemporaryDirectory() as tmp:
     refused(base + ["--view", "attribution", "--attribute", "999"], ["999"],
             "an attributed token outside the vocabulary")
 
-if failures:
-    print(f"{len(failures)} check(s) failed")
-    sys.exit(1)
+finish()
 PY

@@ -5,22 +5,12 @@
 #   interventions_test.sh ATTNSCOPE FIXTURES_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-require_numpy
-BIN=$1
-exec /usr/bin/python3 - "$BIN" "$(cd "$(dirname "$0")/../core" && pwd)" <<'PY'
-import os, subprocess, sys, tempfile
+python_checks <<'PY'
+import os, subprocess, tempfile
 import numpy as np
-sys.path.insert(0, sys.argv[2])
+from cli_checks import BIN, check, finish
 from gpt2_tiny import tiny_folder
 import interventions_numpy as ref
-
-BIN = sys.argv[1]
-failures = []
-
-def check(cond, what):
-    print(("ok: " if cond else "FAIL: ") + what)
-    if not cond:
-        failures.append(what)
 
 def relerr(got, want):
     return np.abs(np.asarray(got) - want).max() / max(1.0, np.abs(want).max())
@@ -124,5 +114,5 @@ with tempfile.TemporaryDirectory() as tmp:
     if r.returncode == 0:
         rows = open(cout).read().strip().split("\n")
         check(len(rows) == 7 and rows[0].endswith(",induction"), f"census rows {len(rows)}")
-sys.exit(1 if failures else 0)
+finish()
 PY

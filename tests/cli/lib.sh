@@ -75,3 +75,11 @@ finish() {
   [ "$FAILS" -eq 0 ]
   exit $?
 }
+
+# python_checks: runs the Python test on stdin with ATTNSCOPE as its argument, numpy required, and
+# this folder (cli_checks.py: BIN, check, finish) and tests/core (the tiny models, the numpy
+# references) importable. Not exec'd, so the EXIT trap still removes $TMP.
+python_checks() {
+  require_numpy
+  PYTHONPATH="$HERE:$(cd "$HERE/../core" && pwd)" /usr/bin/python3 - "$BIN"
+}

@@ -6,50 +6,21 @@
 # Attention weights of every layer must agree to 1e-5, the fill-mask logits to 1e-4 relative,
 # with BERT's own settings and with the controls (scaling off, temperature, a causal mask, one
 # layer's scope) applied inside the run; BERT attends both ways; malformed folders are refused.
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from model_run import check, checked_run, finish, run  # noqa: E402
 from bert_tiny import CLS, MASK, SEP, reference, weights, write_model  # noqa: E402
-
-TOOL = sys.argv[1]
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def run(folder, ids, *args):
-    r = subprocess.run([TOOL, folder, ",".join(map(str, ids)), *args], capture_output=True, text=True)
-    return r.returncode, (json.loads(r.stdout) if r.returncode == 0 else r.stderr.strip())
 
 
 def compare(name, folder, w, ids, args, **ref):
-    code, out = run(folder, ids, *args)
-    if code != 0:
-        check(False, f"{name}: the run failed: {out}")
-        return None, None
-    ref_w, ref_logits = reference(w, ids, **ref)
-    got_w = np.array(out["weights"]).reshape(ref_w.shape)
-    err_w = np.abs(got_w - ref_w).max()
-    check(err_w <= 1e-5, f"{name}: attention weights differ by {err_w:.2e} (> 1e-5)")
-    if ref_logits is None:
-        check(out["logits"] == [], f"{name}: a folder without the head must give no logits")
-        print(f"{name}: weights max |diff| {err_w:.1e}, no logits (no head)")
-        return got_w, out
-    got_l = np.array(out["logits"])
-    err_l = np.abs(got_l - ref_logits).max() / np.abs(ref_logits).max()
-    check(err_l <= 1e-4, f"{name}: logits differ by {err_l:.2e} relative (> 1e-4)")
-    print(f"{name}: weights max |diff| {err_w:.1e}, logits max rel diff {err_l:.1e}")
-    return got_w, out
+    """checked_run against bert_tiny's numpy BERT with the controls REF: (weights, JSON), or
+    (None, None) when the run failed."""
+    return checked_run(name, folder, ids, args, lambda: reference(w, ids, **ref)) or (None, None)
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -133,5 +104,4 @@ with tempfile.TemporaryDirectory() as tmp:
     code, message = run(os.path.join(tmp, "F16"), list(range(30)))
     check(code == 1 and "positions" in message, f"too many tokens: {message}")
 
-print(f"{len(failures)} failure(s)")
-sys.exit(1 if failures else 0)
+finish()

@@ -9,44 +9,28 @@
 # and every malformed weights folder must be refused with a message naming the tensor.
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gpt2_tiny import NPOS, reference, weights, write_model  # noqa: E402
-
-TOOL = sys.argv[1]
-failures = []
+from model_run import check, checked_run, finish, run  # noqa: E402
+from gpt2_tiny import NPOS, VOCAB, reference, weights, write_model, write_tokenizer  # noqa: E402
 
 
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def run(folder, ids, *args):
-    r = subprocess.run([TOOL, folder, ",".join(map(str, ids)), *args], capture_output=True, text=True)
-    return r.returncode, (json.loads(r.stdout) if r.returncode == 0 else r.stderr.strip())
+def write_folder(folder, *args, **kw):
+    """write_model's folder with a vocabulary of the model's VOCAB tokens beside it: the run tool
+    opens the folder through the family registry, which loads the tokenizer too."""
+    used = write_model(folder, *args, **kw)
+    write_tokenizer(folder, VOCAB)
+    return used
 
 
 def compare(name, folder, w, ids, args, **ref):
-    code, out = run(folder, ids, *args)
-    if code != 0:
-        check(False, f"{name}: the run failed: {out}")
-        return
-    ref_w, ref_logits = reference(w, ids, **ref)
-    got_w = np.array(out["weights"]).reshape(ref_w.shape)
-    got_logits = np.array(out["logits"])
-    err_w = np.abs(got_w - ref_w).max()
-    err_l = np.abs(got_logits - ref_logits).max() / np.abs(ref_logits).max()
-    check(err_w <= 1e-5, f"{name}: attention weights differ by {err_w:.2e} (> 1e-5)")
-    check(err_l <= 1e-4, f"{name}: logits differ by {err_l:.2e} relative (> 1e-4)")
-    print(f"{name}: weights max |diff| {err_w:.1e}, logits max rel diff {err_l:.1e}")
-    return got_w
+    """checked_run against gpt2_tiny's numpy GPT-2 with the controls REF: the weights, or None."""
+    got = checked_run(name, folder, ids, args, lambda: reference(w, ids, **ref))
+    return got[0] if got else None
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -55,9 +39,9 @@ with tempfile.TemporaryDirectory() as tmp:
     ids = [3, 17, 5, 39, 0, 12, 12, 8, 21, 30]
     f32 = os.path.join(tmp, "f32")
     # GPT2LMHeadModel's layout: "transformer." prefix, causal-mask buffers, a tied lm_head.
-    used = write_model(f32, w, prefix="transformer.",
-                       extra={"transformer.h.0.attn.bias": (b"\x01" * 4, "BOOL"),
-                              "transformer.h.0.attn.masked_bias": (np.float32([-1e4]), "F32")})
+    used = write_folder(f32, w, prefix="transformer.",
+                        extra={"transformer.h.0.attn.bias": (b"\x01" * 4, "BOOL"),
+                               "transformer.h.0.attn.masked_bias": (np.float32([-1e4]), "F32")})
     used = {k: v for k, v in used.items() if k not in ("h.0.attn.bias", "h.0.attn.masked_bias")}
     base = compare("F32, GPT-2's own settings", f32, used, ids, [])
     compare("F32, scaling off inside the run", f32, used, ids, ["--no-scale"], scale=False)
@@ -71,7 +55,7 @@ with tempfile.TemporaryDirectory() as tmp:
         check(np.abs(one[0] - base[0]).max() < 1e-6, "a layer-1 control must leave layer 0 as is")
     for dt in ("F16", "BF16"):
         folder = os.path.join(tmp, dt)
-        used = write_model(folder, w, dtype=dt)
+        used = write_folder(folder, w, dtype=dt)
         compare(f"{dt}, no prefix", folder, used, ids, [])
 
     # Malformed folders: each refused with a message naming the tensor (or the field).
@@ -117,8 +101,9 @@ with tempfile.TemporaryDirectory() as tmp:
     }
     for name, (kw, needle) in cases.items():
         folder = os.path.join(tmp, name.replace(" ", "_"))
-        write_model(folder, **kw)
-        code, message = run(folder, ids)
+        write_folder(folder, **kw)
+        # The registry would open a "bert" folder as BERT: GPT-2's own check must refuse it.
+        code, message = run(folder, ids, *(["--family", "gpt2"] if name == "not gpt2" else []))
         needles = needle if isinstance(needle, tuple) else (needle,)
         check(code == 1 and all(n in message for n in needles),
               f"{name}: expected a refusal naming {needles}, got exit {code}: {message}")
@@ -128,5 +113,4 @@ with tempfile.TemporaryDirectory() as tmp:
     code, message = run(f32, list(range(NPOS + 1)))
     check(code == 1 and "positions" in message, f"too many tokens: {message}")
 
-print(f"{len(failures)} failure(s)")
-sys.exit(1 if failures else 0)
+finish()

@@ -129,11 +129,12 @@ def byte_symbols():
     return sym
 
 
-def write_tokenizer(folder):
-    """A byte-level vocabulary (one token per byte) with two merges: "he" (256) and " t" (257).
+def write_tokenizer(folder, size=258):
+    """A byte-level vocabulary with two merges: a token per byte, then "he" and " t" (ids 256 and
+    257); a SIZE under 258 keeps the first SIZE − 2 bytes' tokens, for a model of that vocab_size.
     Returns the vocabulary's size."""
-    sym = byte_symbols()
-    vocab = {sym[b]: b for b in range(256)} | {"he": 256, sym[32] + "t": 257}
+    sym, n = byte_symbols(), size - 2
+    vocab = {sym[b]: b for b in range(n)} | {"he": n, sym[32] + "t": n + 1}
     json.dump(vocab, open(os.path.join(folder, "vocab.json"), "w"))
     open(os.path.join(folder, "merges.txt"), "w").write(f"#version: 0.2\nh e\n{sym[32]} t\n")
     return len(vocab)

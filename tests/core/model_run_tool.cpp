@@ -1,8 +1,12 @@
-// AttnScope — opens a model folder through the family registry, runs token ids and prints every
-// layer's attention weights and the logits (at the first [MASK] of a bidirectional model) as
-// JSON: the C++ side of bert_reference_test.py. GPL-3.0-or-later.
-//   attn_bert_run MODEL_DIR IDS [--no-scale] [--temperature T] [--causal] [--layers L,L]
-#include <cstdlib>
+// AttnScope — opens a model folder of any family through the registry, runs token ids and prints
+// every layer's attention weights, the logits (at the first [MASK] of a bidirectional model, else
+// the last position) and what the folder's ModelInfo says, as JSON: the C++ side of
+// gpt2_reference_test.py, llama_reference_test.py and bert_reference_test.py.
+// GPL-3.0-or-later.
+//   attn_model_run MODEL_DIR IDS [--family TYPE] [--no-scale] [--temperature T] [--no-mask]
+//                  [--causal] [--no-rotary] [--layers L,L]
+// --family opens the folder as the registry's entry for TYPE whatever config.json names, so
+// that family's own check of model_type is what refuses another family's folder.
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -21,33 +25,47 @@ std::vector<int> numbers(const std::string& list) {
     return out;
 }
 
+attn::model::ModelFolder open(const std::string& dir, const std::string& family) {
+    if (family.empty()) return attn::model::open_folder(dir);
+    for (const attn::model::Family& f : attn::model::families())
+        if (f.model_type == family) return f.open(dir);
+    throw attn::ArgumentError("--family: no family " + family);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     if (argc < 3) {
-        std::cerr << "usage: attn_bert_run MODEL_DIR IDS [--no-scale] [--temperature T] "
-                     "[--causal] [--layers L,L]\n";
+        std::cerr << "usage: attn_model_run MODEL_DIR IDS [--family TYPE] [--no-scale] "
+                     "[--temperature T] [--no-mask] [--causal] [--no-rotary] [--layers L,L]\n";
         return 2;
     }
     try {
         attn::model::RunControls controls;
+        std::string family;
         for (int i = 3; i < argc; ++i) {
             const std::string a = argv[i];
             if (a == "--no-scale") {
                 controls.scale = false;
+            } else if (a == "--no-mask") {
+                controls.mask = attn::MaskSpec{};
             } else if (a == "--causal") {
                 attn::MaskSpec m;
                 m.kind = attn::MaskKind::Causal;
                 controls.mask = m;
+            } else if (a == "--no-rotary") {
+                controls.rotary = false;
             } else if (a == "--temperature" && i + 1 < argc) {
                 controls.temperature = std::stof(argv[++i]);
             } else if (a == "--layers" && i + 1 < argc) {
                 controls.layers = numbers(argv[++i]);
+            } else if (a == "--family" && i + 1 < argc) {
+                family = argv[++i];
             } else {
                 throw attn::ArgumentError("unknown option " + a);
             }
         }
-        const attn::model::ModelFolder folder = attn::model::open_folder(argv[1]);
+        const attn::model::ModelFolder folder = open(argv[1], family);
         const std::vector<int> list = numbers(argv[2]);
         const std::vector<std::int32_t> ids(list.begin(), list.end());
         const auto& info = folder.model->info();
@@ -67,6 +85,9 @@ int main(int argc, char** argv) {
                                     {"pre_norm", info.pre_norm},
                                     {"dtype", info.dtype},
                                     {"parameters", info.parameters},
+                                    {"heads", info.heads},
+                                    {"kv_heads", info.kv_heads},
+                                    {"head_dim", info.head_dim},
                                     {"weights", weights},
                                     {"logits_position", run.logits_position},
                                     {"logits",
