@@ -47,6 +47,13 @@ QString tokenList(const std::vector<std::string>& tokens) {
 QString htmlToken(const std::string& token) {
     return elideToken(token, 14).toHtmlEscaped();
 }
+/// Sets a box's text showing its beginning: QLineEdit::setText leaves the cursor at the end,
+/// and a box narrower than its sentence would show only its tail, cut mid-word.
+void setShownText(QLineEdit* box, const QString& text) {
+    box->setText(text);
+    if (!box->hasFocus()) box->setCursorPosition(0);
+}
+
 }  // namespace
 
 AlignmentLens::AlignmentLens(Scene* scene, QWidget* parent)
@@ -60,6 +67,8 @@ AlignmentLens::AlignmentLens(Scene* scene, QWidget* parent)
                                                     : QString::fromStdString(spec.text));
     autoTarget_ = spec.cross_text.empty();
     pairTarget();
+    for (QLineEdit* box : {source_, target_})
+        box->setCursorPosition(0);
     controls()->addRow(tr("source (keys)"), source_);
     controls()->addRow(tr("target (queries)"), target_);
     source_->setObjectName(QStringLiteral("alignmentSource"));
@@ -156,11 +165,11 @@ void AlignmentLens::syncWithScene() {
         sceneText_ = spec.text;
         sceneCross_ = spec.cross_text;
         if (spec.cross_text.empty()) {
-            source_->setText(QString::fromStdString(spec.text));
+            setShownText(source_, QString::fromStdString(spec.text));
             pairTarget();
         } else {
-            source_->setText(QString::fromStdString(spec.cross_text));
-            target_->setText(QString::fromStdString(spec.text));
+            setShownText(source_, QString::fromStdString(spec.cross_text));
+            setShownText(target_, QString::fromStdString(spec.text));
             autoTarget_ = false;  // the scene's own target sentence
         }
     }
@@ -184,7 +193,7 @@ void AlignmentLens::pairTarget() {
     // their own, another source is aligned with itself.
     if (!autoTarget_) return;
     const bool defaultSource = source_->text() == QString::fromUtf8(attn::kDefaultSentence);
-    target_->setText(defaultSource ? QString::fromUtf8(kFrench) : source_->text());
+    setShownText(target_, defaultSource ? QString::fromUtf8(kFrench) : source_->text());
 }
 
 LensPanel::Compute AlignmentLens::prepare() {

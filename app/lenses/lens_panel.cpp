@@ -4,6 +4,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFontMetrics>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -220,6 +221,10 @@ QCustomPlot* LensPanel::addPlot(int row, int col, const QString& title, int rowS
     QFont lf = font();
     lf.setPointSizeF(std::max(7.0, lf.pointSizeF() * 0.85));
     plot->legend->setFont(lf);
+    // Icons as tall as a line of text (and the two pixels an underscore reaches below it):
+    // QCustomPlot draws both from the item's top and clips to the item, so a taller icon leaves
+    // the name sitting above its line and a shorter one cuts the "_" of "σ_i".
+    plot->legend->setIconSize(QSize(28, QFontMetrics(lf).height() + 2));
     plot->legend->setRowSpacing(0);
     QColor legendBg = palette().color(QPalette::Base);
     legendBg.setAlpha(215);

@@ -115,6 +115,7 @@ void LensPanel::applySettings(const QJsonObject& settings, bool legacy) {
         if (auto* x = qobject_cast<QCheckBox*>(w); x && v.isBool()) x->setChecked(v.toBool());
         if (auto* x = qobject_cast<QLineEdit*>(w); x && v.isString()) {
             x->setText(v.toString());
+            x->setCursorPosition(0);          // its beginning, not a tail cut mid-word
             Q_EMIT x->textEdited(x->text());  // the lens hears a user's edit
         }
     }

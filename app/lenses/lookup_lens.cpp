@@ -135,20 +135,47 @@ void LookupLens::drawLookup(const attn::SceneResult& r) {
     const std::size_t h = std::size_t(head_->value() - 1);
     const attn::Index i = query_->value();
     const attn::HeadResult& head = r.heads[h];
-    // Scores before τ: the lens applies its own temperature (masked keys stay at −∞). Post-softmax
-    // data has no scores.
+    // Scores before τ: the lens applies its own temperature (masked keys stay at −∞).
     const auto hi = attn::Index(h);
-    const Eigen::RowVectorXf masked = !r.has_scores ? Eigen::RowVectorXf() : r.masked_row(hi, i);
-    const Eigen::RowVectorXf raw = !r.has_scores ? Eigen::RowVectorXf() : r.raw_row(hi, i);
-    attn::VectorD s(masked.size());
-    for (attn::Index j = 0; j < s.size(); ++j) {
-        const bool hidden = std::isinf(masked(j)) && masked(j) < 0;
-        s(j) = hidden ? -INFINITY : double(raw(j)) * head.scale_factor;
+    attn::VectorD s;
+    QString sNote;
+    if (r.has_scores) {
+        const Eigen::RowVectorXf masked = r.masked_row(hi, i);
+        const Eigen::RowVectorXf raw = r.raw_row(hi, i);
+        s.resize(masked.size());
+        for (attn::Index j = 0; j < s.size(); ++j) {
+            const bool hidden = std::isinf(masked(j)) && masked(j) < 0;
+            s(j) = hidden ? -INFINITY : double(raw(j)) * head.scale_factor;
+        }
+    } else if (i < head.weights.rows()) {
+        // Post-softmax weights w = softmax(s) give s back up to a constant: s = log w, so τ = 1
+        // shows the loaded row itself and other τ temper it (w^(1/τ), normalised).
+        s.resize(head.weights.cols());
+        for (attn::Index j = 0; j < s.size(); ++j) {
+            const double w = double(head.weights(i, j));
+            s(j) = w > 0 ? std::log(w) : -INFINITY;
+        }
+        sNote =
+            tr("<br><i>Loaded post-softmax weights: scores s = log α (up to a constant), "
+               "so τ = 1 is the loaded row.</i>");
     }
     const attn::Index n = s.size();
     const attn::Index visible = (s.array() > -INFINITY).count();
     if (visible == 0) {
-        setReadout(tr("<i>Query %1 sees no key (fully masked row).</i>").arg(i));
+        // Nothing of another scene or query may stay drawn under this message.
+        alphaBars_->data()->clear();
+        freqBars_->data()->clear();
+        for (QCustomPlot* p : {conv_, sweep_})
+            for (int g = 0; g < p->graphCount(); ++g)
+                p->graph(g)->data()->clear();
+        setPlotTitle(dist_, tr("α of query %1, head %2").arg(i).arg(h + 1));
+        for (QCustomPlot* p : {dist_, conv_, sweep_})
+            p->replot();
+        setReadout(n == 0 ? tr("<i>Query %1, head %2: this scene keeps no weights to sample "
+                               "(a streamed long sequence).</i>")
+                                .arg(i)
+                                .arg(h + 1)
+                          : tr("<i>Query %1 sees no key (fully masked row).</i>").arg(i));
         return;
     }
     attn::MatrixD V;
@@ -160,7 +187,10 @@ void LookupLens::drawLookup(const attn::SceneResult& r) {
         V = r.V.middleCols(g * r.d_k, r.d_k).cast<double>();
     } else {
         V = attn::Rng(kLookupSeed).normal_matrix(n, 8).cast<double>();
-        vNote = tr("<br><i>Loaded weights have no values: V is seeded random.</i>");
+        vNote = computedSpec_.is_model()
+                    ? tr("<br><i>The model's run keeps no value vectors here: V is seeded "
+                         "random.</i>")
+                    : tr("<br><i>Loaded weights have no values: V is seeded random.</i>");
     }
     const double tau = temperature();
     const attn::VectorD alpha = tempered_softmax(s, tau);
@@ -240,5 +270,5 @@ void LookupLens::drawLookup(const attn::SceneResult& r) {
                    .arg(N)
                    .arg(hl.errors.back(), 0, 'g', 3)
                    .arg(sd / std::sqrt(double(N)), 0, 'g', 3)
-                   .arg(vNote));
+                   .arg(vNote + sNote));
 }

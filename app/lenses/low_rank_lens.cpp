@@ -75,6 +75,7 @@ LensPanel::Compute LowRankLens::prepare() {
     const attn::SceneSpec spec = scene() ? scene()->spec() : attn::SceneSpec{};
     const bool sceneSource = source_->currentIndex() == 0;
     head_->setMaximum(int(std::max<attn::Index>(1, spec.heads)));
+    head_->setEnabled(sceneSource && spec.is_synthetic());  // a random W has no head
     const attn::Index h = head_->value() - 1;
     // The scene the window holds already when it kept its vectors: not computed again.
     SceneResultPtr held = scene() ? LayerCache::of(scene())->heldResult(spec) : nullptr;
@@ -95,7 +96,15 @@ LensPanel::Compute LowRankLens::prepare() {
         } catch (const attn::Error& e) {
             note = tr("<br><i>%1</i>").arg(QString::fromUtf8(e.what()));
         }
-        if (sceneSource) {
+        if (sceneSource && !spec.is_synthetic()) {
+            // Loaded weights and a model's run carry no W_Q, W_K here: the synthetic scene's
+            // projections would be another model's, drawn under this one's name.
+            note += spec.is_model()
+                        ? tr("<br><i>Scene head: the model's W<sub>Q</sub>, W<sub>K</sub> are not "
+                             "read by this lens; showing a random W.</i>")
+                        : tr("<br><i>Scene head: loaded attention has no W<sub>Q</sub>, "
+                             "W<sub>K</sub>; showing a random W.</i>");
+        } else if (sceneSource) {
             try {
                 W = scene_bilinear(spec, h);
                 what =

@@ -36,6 +36,17 @@ ControlsPanel::ControlsPanel(PlaygroundModel* model, QWidget* parent)
     auto* top = new QVBoxLayout(this);
     top->setContentsMargins(4, 4, 4, 4);
 
+    // The help comes first: below the controls it sat under the fold of a 1280×800 screen.
+    auto* help = new QLabel(
+        tr("<b>Drag</b> any point \u00b7 <b>double-click</b>: add key+value \u00b7 "
+           "<b>Shift+double-click</b>: add query \u00b7 <b>Ctrl-click</b>: multi-select "
+           "\u00b7 <b>Alt-click</b> a key: mask \u00b7 <b>Del</b>: delete \u00b7 "
+           "<b>arrows</b>: nudge \u00b7 <b>wheel</b>: zoom \u00b7 drag the background: pan"));
+    help->setObjectName(QStringLiteral("playgroundHelp"));
+    help->setWordWrap(true);
+    help->setStyleSheet(QStringLiteral("color: palette(dark);"));
+    top->addWidget(help);
+
     auto* presetRow = new QHBoxLayout;
     preset_ = new QComboBox;
     preset_->addItem(tr("Load a preset\u2026"));
@@ -163,14 +174,6 @@ ControlsPanel::ControlsPanel(PlaygroundModel* model, QWidget* parent)
     });
     top->addWidget(viewGroup);
 
-    auto* help = new QLabel(
-        tr("<b>Drag</b> any point \u00b7 <b>double-click</b>: add key+value \u00b7 "
-           "<b>Shift+double-click</b>: add query \u00b7 <b>Ctrl-click</b>: multi-select "
-           "\u00b7 <b>Alt-click</b> a key: mask \u00b7 <b>Del</b>: delete \u00b7 "
-           "<b>arrows</b>: nudge \u00b7 <b>wheel</b>: zoom \u00b7 drag the background: pan"));
-    help->setWordWrap(true);
-    help->setStyleSheet(QStringLiteral("color: palette(dark);"));
-    top->addWidget(help);
     top->addStretch(1);
 
     connect(model_, &PlaygroundModel::changed, this, &ControlsPanel::refresh);

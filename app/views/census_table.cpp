@@ -5,6 +5,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QStyle>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <cmath>
@@ -36,7 +37,8 @@ CensusData censusOf(const LayerSet& set) {
 class NumberItem : public QTableWidgetItem {
   public:
     NumberItem(double v, int decimals)
-        : QTableWidgetItem(std::isfinite(v) ? QString::number(v, 'f', decimals) : QString()),
+        : QTableWidgetItem(std::isfinite(v) ? QString::number(v, 'f', decimals)
+                                            : QStringLiteral("—")),
           value_(std::isfinite(v) ? v : -1.0) {
         setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
         if (!std::isfinite(v))
@@ -106,7 +108,10 @@ CensusTable::CensusTable(Scene* scene, QWidget* parent)
     table_->setIconSize(QSize(kThumb, kThumb));
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->setSortingEnabled(true);
-    table_->setMinimumHeight(4 * (kThumb + 4) + 28);  // a header and four heads at least
+    // A header and three heads at least, above a horizontal scroll bar when the table is narrow.
+    table_->setMinimumHeight(3 * (kThumb + 4) + table_->horizontalHeader()->sizeHint().height() +
+                             style()->pixelMetric(QStyle::PM_ScrollBarExtent) +
+                             2 * table_->frameWidth());
 
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Show:")));
@@ -129,6 +134,16 @@ CensusTable::CensusTable(Scene* scene, QWidget* parent)
     });
 }
 
+void CensusTable::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    fitNote();
+}
+
+void CensusTable::fitNote() {
+    const int h = note_->heightForWidth(note_->width());
+    if (h > 0 && h != note_->minimumHeight()) note_->setMinimumHeight(h);
+}
+
 void CensusTable::refreshNow() {
     cache_->computeNow();
     refresh_->clear();
@@ -144,12 +159,14 @@ void CensusTable::onComputed(CensusData data) {
     table_->setRowCount(0);
     if (!data_.error.isEmpty()) {
         note_->setText(tr("No census: %1").arg(data_.error));
+        fitNote();
         return;
     }
-    note_->setText(tr("Head census of %1 layers × %2 heads: each head's highest clear score "
+    const int layers = data_.census.layers;
+    note_->setText(tr("Head census of %1 × %2 heads: each head's highest clear score "
                       "names it; ties go to the more specific pattern (docs/census.md). Click a "
                       "column to sort; double-click a row to open the head.")
-                       .arg(data_.census.layers)
+                       .arg(layers == 1 ? tr("1 layer") : tr("%1 layers").arg(layers))
                        .arg(data_.census.heads));
     int sinks = 0;
     for (const attn::HeadCensus& h : data_.census.entries)
@@ -159,6 +176,7 @@ void CensusTable::onComputed(CensusData data) {
                        .arg(attn::kClearScore)
                        .arg(sinks)
                        .arg(data_.census.entries.size()));
+    fitNote();
     table_->setRowCount(int(data_.census.entries.size()));
     for (int r = 0; r < int(data_.census.entries.size()); ++r) {
         const attn::HeadCensus& h = data_.census.entries[std::size_t(r)];

@@ -41,7 +41,13 @@ class CensusTable : public QWidget {
     /// The user double-clicked the row of (layer, head).
     void headActivated(int layer, int head);
 
+  protected:
+    void resizeEvent(QResizeEvent* event) override;
+
   private:
+    /// The note's wrapped height as its minimum: a splitter asks only minimumSizeHint, which
+    /// knows nothing of word wrap, and would push the table's last rows out of sight.
+    void fitNote();
     void onLayers();
     void onComputed(CensusData data);
     void applyFilter();

@@ -10,11 +10,9 @@ namespace {
 constexpr int kRows = 10;  // the prediction's top 10 (attn::model::top_next_tokens)
 
 QString tokenLabel(const std::string& token) {
-    // Quoted so a leading space (GPT-2's "Ġ") is seen; newlines and tabs as symbols.
-    QString s = QString::fromStdString(token);
-    s.replace(QLatin1Char('\n'), QStringLiteral("⏎"));
-    s.replace(QLatin1Char('\t'), QStringLiteral("⇥"));
-    return QStringLiteral("“") + s + QStringLiteral("”");
+    // Quoted so a leading space (GPT-2's "Ġ") is seen; core's token_text names control
+    // characters and broken bytes ("<0x0A>").
+    return QStringLiteral("“") + QString::fromStdString(token) + QStringLiteral("”");
 }
 
 QString percent(float p) {

@@ -77,6 +77,7 @@ class PlotFitter : public QObject {
         const bool moved = placeLegend() | wrapTitles();
         if (moved) relayout(plot_);
         fitTicks();
+        fitTextTicks();
         busy_ = false;
     }
 
@@ -121,6 +122,37 @@ class PlotFitter : public QObject {
         }
     }
 
+    /// Token labels (text tickers) keep every k-th label, k as small as keeps them apart.
+    void fitTextTicks() {
+        for (QCPAxisRect* rect : plot_->axisRects())
+            for (QCPAxis* axis : rect->axes()) {
+                auto t = axis->ticker().dynamicCast<QCPAxisTickerText>();
+                if (!t || !axis->visible() || !axis->tickLabels()) continue;
+                // New labels from the owner since: those are the ones to thin.
+                if (t->ticks() != shownTicks_.value(t.data())) fullTicks_[t.data()] = t->ticks();
+                const QMap<double, QString>& full = fullTicks_[t.data()];
+                const int length =
+                    axis->orientation() == Qt::Horizontal ? rect->width() : rect->height();
+                if (textLengths_.value(axis, -1) == length &&
+                    t->ticks() == shownTicks_.value(t.data()))
+                    continue;
+                for (int step = 1; step <= std::max<int>(1, int(full.size())); ++step) {
+                    QMap<double, QString> keep;
+                    int i = 0;
+                    for (auto it = full.cbegin(); it != full.cend(); ++it, ++i)
+                        if (i % step == 0) keep.insert(it.key(), it.value());
+                    if (keep != t->ticks()) {
+                        t->setTicks(keep);
+                        relayout(plot_);
+                    }
+                    if (!labelsOverlap(axis)) break;
+                }
+                shownTicks_[t.data()] = t->ticks();
+                textLengths_[axis] =
+                    axis->orientation() == Qt::Horizontal ? rect->width() : rect->height();
+            }
+    }
+
     bool wrapTitles() {
         bool changed = false;
         for (int i = 0; i < plot_->plotLayout()->elementCount(); ++i) {
@@ -156,12 +188,16 @@ class PlotFitter : public QObject {
             grid->addElement(row, 0, legend);
             grid->setRowStretchFactor(row, 0.001);
             legend->setMargins(QMargins(4, 2, 4, 4));
+            // The legend's frame is drawn one pixel right of and below its rect: at the plot's
+            // edge that line would fall outside the widget and the legend would look cut off.
+            grid->setMargins(QMargins(0, 0, 1, 2));
             changed = true;
         } else if (!legend->visible() && legend->layout() == plot_->plotLayout()) {
             // A hidden legend would still take its row: give it back to the axes.
             plot_->plotLayout()->take(legend);
             plot_->plotLayout()->simplify();
             inset->addElement(legend, Qt::AlignTop | Qt::AlignRight);
+            plot_->plotLayout()->setMargins(QMargins());
             changed = true;
         }
         if (!legend->visible() || legend->layout() != plot_->plotLayout()) return changed;
@@ -188,7 +224,8 @@ class PlotFitter : public QObject {
     bool legendBelow_;
     bool busy_ = false;
     QHash<QCPAxisTicker*, int> wanted_;
-    QHash<QCPAxis*, int> lengths_;
+    QHash<QCPAxis*, int> lengths_, textLengths_;
+    QHash<QCPAxisTicker*, QMap<double, QString>> fullTicks_, shownTicks_;
     QHash<QCPTextElement*, QString> original_, shown_;
 };
 

@@ -65,7 +65,14 @@ void ControlsDock::applyControlStates(const attn::SceneSpec& spec) {
 void ControlsDock::showDash(QWidget* w, bool dash) {
     static const QString kDash = QStringLiteral("—");
     const QSignalBlocker block(w);
-    if (auto* combo = qobject_cast<QComboBox*>(w)) {
+    if (auto* slider = qobject_cast<QSlider*>(w)) {
+        // A slider has no dash: greyed, its handle still read as a live, stale τ beside the
+        // box's "—". It steps aside, keeping its room so the row does not jump.
+        QSizePolicy policy = slider->sizePolicy();
+        policy.setRetainSizeWhenHidden(true);
+        slider->setSizePolicy(policy);
+        slider->setVisible(!dash);
+    } else if (auto* combo = qobject_cast<QComboBox*>(w)) {
         combo->setPlaceholderText(kDash);
         if (dash) combo->setCurrentIndex(-1);
     } else if (auto* spin = qobject_cast<QAbstractSpinBox*>(w)) {

@@ -125,4 +125,35 @@ std::string repair_utf8(std::string_view s) {
     return out;
 }
 
+namespace {
+
+void append_byte_name(std::string& out, unsigned char b) {
+    static constexpr char kHex[] = "0123456789ABCDEF";
+    out += "<0x";
+    out += kHex[b >> 4];
+    out += kHex[b & 0xF];
+    out += '>';
+}
+
+}  // namespace
+
+std::string readable_token_bytes(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (std::size_t i = 0; i < s.size();) {
+        const char* why = "";
+        const auto c = code_point_at(s, i, why);
+        const std::size_t n = c ? c->size : 1;
+        // C0, DEL and C1 controls draw as boxes or nothing, so they are named like broken bytes.
+        const bool control = c && (c->cp < 0x20 || (c->cp >= 0x7F && c->cp < 0xA0));
+        if (c && !control)
+            out.append(s.substr(i, n));
+        else
+            for (std::size_t k = 0; k < n; ++k)
+                append_byte_name(out, static_cast<unsigned char>(s[i + k]));
+        i += n;
+    }
+    return out;
+}
+
 }  // namespace attn::detail

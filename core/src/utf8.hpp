@@ -23,4 +23,9 @@ void append_utf8(std::string& out, char32_t cp);
 /// S with every invalid byte sequence replaced by U+FFFD (for bytes that may end mid-character).
 std::string repair_utf8(std::string_view s);
 
+/// S as a token label: every byte that is no character on its own (a partial UTF-8 sequence)
+/// and every control character shown as its bytes, "<0xC3>", as byte-fallback vocabularies
+/// spell them, so that two different bytes never look alike.
+std::string readable_token_bytes(std::string_view s);
+
 }  // namespace attn::detail

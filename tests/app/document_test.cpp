@@ -6,6 +6,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -166,6 +167,28 @@ class DocumentTest : public QObject {
         QTRY_VERIFY(w.scene()->spec().data);
         QVERIFY2(w.windowTitle().startsWith(QStringLiteral("bertviz_distilbert_headview.json")),
                  qPrintable(w.windowTitle()));
+    }
+
+    // Issue 26 item 11: the GUI's command-line argument says the plain fact, as the CLI does.
+    void badCommandLineFileSaysThePlainFact() {
+        QTemporaryDir dir;
+        const QString folder = dir.filePath(QStringLiteral("folder.json"));
+        const QString empty = dir.filePath(QStringLiteral("empty.json"));
+        QVERIFY(QDir().mkpath(folder));
+        QFile f(empty);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.close();
+        for (const auto& [path, fact] : {std::pair{folder, QStringLiteral("is a directory")},
+                                         std::pair{empty, QStringLiteral("file is empty")}}) {
+            MainWindow w;
+            fileio::FileController* files = fileio::attachDataIo(&w, {path});
+            files->setQuiet(true);  // the message box's text is lastError
+            QTRY_VERIFY(!files->lastError().isEmpty());
+            QVERIFY2(files->lastError().contains(fact), qPrintable(files->lastError()));
+            QVERIFY2(files->lastError().contains(QFileInfo(path).fileName()),
+                     qPrintable(files->lastError()));
+            QVERIFY(w.scene()->spec().is_synthetic());
+        }
     }
 
     void sessionMovedWithItsDataOpensTheSame() {

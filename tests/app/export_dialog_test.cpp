@@ -8,14 +8,18 @@
 #include <QImage>
 #include <QLineEdit>
 #include <QSettings>
+#include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUndoStack>
 
 #include "app_test_support.hpp"
 #include "export/export_controller.hpp"
 #include "export/export_dialog.hpp"
 #include "export/figure_export.hpp"
+#include "io/file_controller.hpp"
 #include "settings_keys.hpp"
+#include "views/heatmap_grid.hpp"
 #include "views/plot_theme.hpp"
 
 namespace {
@@ -140,6 +144,64 @@ class ExportDialogTest : public QObject {
         QVERIFY(inkInRows(t, 2, band - 2) > 100);
         // The on-screen readout and note are not in the figure.
         QVERIFY(grid->readout()->isVisible());
+    }
+
+    // Issue 26 item 5 on real data: the offered title names the file, the layer and the head
+    // shown, and a title grows an SVG's and a PDF's page by its band as it grows a PNG.
+    void loadedTitleGrowsSvgAndPdf() {
+        QTemporaryDir dir;
+        MainWindow w;
+        exporting::ExportController exporter(&w);
+        fileio::FileController files(&w);
+        files.setQuiet(true);
+        test_support::showWindow(w);
+        QVERIFY(files.openFile(test_support::fixture("bertviz_distilbert_headview.json")));
+        test_support::settle(w.computeService());
+        HeatmapGrid* grid = w.heatmapGrid();
+        grid->setFocusedHead(2);
+        QCOMPARE(exporter.figureTitle(grid),
+                 QStringLiteral("bertviz_distilbert_headview.json · layer 1 · head 3"));
+        grid->setFocusedHead(-1);
+        exporting::Options o;
+        o.size = QSize(900, 700);
+        const int band = exporting::titleBandHeight(exporter.figureTitle(grid), grid->font());
+        QVERIFY(band > 10);
+        for (const auto format : {exporting::Format::Svg, exporting::Format::Pdf}) {
+            o.format = format;
+            const bool svg = format == exporting::Format::Svg;
+            const QString plain =
+                dir.filePath(svg ? QStringLiteral("p.svg") : QStringLiteral("p.pdf"));
+            const QString titled =
+                dir.filePath(svg ? QStringLiteral("t.svg") : QStringLiteral("t.pdf"));
+            o.title.clear();
+            QVERIFY(exporter.exportView(grid, plain, o).isEmpty());
+            o.title = exporter.figureTitle(grid);
+            QVERIFY(exporter.exportView(grid, titled, o).isEmpty());
+            if (svg) {
+                QCOMPARE(QSvgRenderer(plain).viewBoxF(), QRectF(0, 0, 900, 700));
+                QCOMPARE(QSvgRenderer(titled).viewBoxF(), QRectF(0, 0, 900, 700 + band));
+            } else {
+                // 96 px = 72 pt: the page is 675 pt wide, (700 + band) · 0.75 pt high (in whole
+                // points).
+                const auto mediaBox = [](const QString& path) {
+                    QFile f(path);
+                    if (!f.open(QIODevice::ReadOnly)) return QStringList();
+                    const QByteArray pdf = f.readAll();
+                    const qsizetype at = pdf.indexOf("/MediaBox [");
+                    const qsizetype end = pdf.indexOf(']', at);
+                    return QString::fromLatin1(pdf.mid(at + 11, end - at - 11))
+                        .split(QLatin1Char(' '), Qt::SkipEmptyParts);
+                };
+                const QStringList p = mediaBox(plain), t = mediaBox(titled);
+                QCOMPARE(p.size(), 4);
+                QCOMPARE(t.size(), 4);
+                QVERIFY(std::abs(p[2].toDouble() - 675.0) < 0.5);
+                QVERIFY(std::abs(t[2].toDouble() - 675.0) < 0.5);
+                QVERIFY2(std::abs(t[3].toDouble() - (700 + band) * 0.75) < 1.0,  // whole points
+                         qPrintable(t.join(QLatin1Char(' '))));
+            }
+        }
+        w.scene()->undoStack()->setClean();
     }
 };
 

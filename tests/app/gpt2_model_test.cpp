@@ -19,6 +19,7 @@
 #include <QtTest>
 
 #include "app_test_support.hpp"
+#include "attn/model/families.hpp"
 #include "attn/model/model_scene.hpp"
 #include "attn/scene_layers.hpp"
 #include "io/data_io.hpp"
@@ -57,6 +58,19 @@ class Gpt2ModelTest : public QObject {
         QCOMPARE(test_support::writeCachedModel(hub_, test_support::Tiny::Gpt2,
                                                 QStringLiteral("tiny-gpt2"), &model_),
                  QString());
+    }
+
+    // Byte-level tokens that are no character alone read as their bytes in the Next-token
+    // list: 0xC3 and 0xC4 (ids 195 and 196 of the tiny vocabulary) both used to show "�".
+    void partialBytesShowDifferentLabels() {
+        const attn::model::ModelFolder folder = attn::model::open_folder(model_.toStdString());
+        NextTokensView view;
+        view.setTokens({{195, folder.tokenizer->token_text(195), 0.5f},
+                        {196, folder.tokenizer->token_text(196), 0.25f},
+                        {10, folder.tokenizer->token_text(10), 0.125f}});
+        QCOMPARE(view.rowText(0), QStringLiteral("“<0xC3>”  50.0 %"));
+        QCOMPARE(view.rowText(1), QStringLiteral("“<0xC4>”  25.0 %"));
+        QCOMPARE(view.rowText(2), QStringLiteral("“<0x0A>”  12.5 %"));  // a newline, no box
     }
 
     void badFolderLeavesTheSceneUntouched() {

@@ -308,6 +308,10 @@ class IoOpenTest : public QObject {
         QVERIFY(files->openFile(fixture("bertviz_distilbert_headview.json")));
         test_support::settleAll(w.computeService());
         QVERIFY(!c->temperatureBox()->isEnabled());
+        // The box shows "—"; its slider is disabled too and shows no stale τ (issue 26 item 2).
+        QCOMPARE(c->temperatureBox()->text(), QStringLiteral("—"));
+        QVERIFY(!c->temperatureSlider()->isEnabled());
+        QVERIFY(!c->temperatureSlider()->isVisibleTo(c));
         QVERIFY(!c->maskBox()->isEnabled());
         QVERIFY(c->temperatureBox()->toolTip().contains(QStringLiteral("post-softmax")));
         auto* dock = w.findChild<fileio::DataDock*>();
@@ -320,6 +324,7 @@ class IoOpenTest : public QObject {
         QVERIFY(files->openFile(fixture("gpt2_small_ex0.npz")));
         test_support::settleAll(w.computeService());
         QVERIFY(c->temperatureBox()->isEnabled());
+        QVERIFY(c->temperatureSlider()->isEnabled() && c->temperatureSlider()->isVisibleTo(c));
         QVERIFY(c->maskBox()->isEnabled());
         QVERIFY(c->scaleBox()->isEnabled());
         QVERIFY(!c->headsBox()->isEnabled());

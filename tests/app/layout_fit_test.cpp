@@ -9,6 +9,7 @@
 #include <QScrollBar>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QtTest>
 
 #include "app_test_support.hpp"
@@ -20,6 +21,7 @@
 #include "playground/readout_panel.hpp"
 #include "playground/regression_panel.hpp"
 #include "playground/weights_chart.hpp"
+#include "views/census_table.hpp"
 #include "views/elided_label.hpp"
 #include "views/head_heatmap.hpp"
 #include "views/heatmap_grid.hpp"
@@ -284,12 +286,29 @@ class LayoutFitTest : public QObject {
                 for (const QString& line : title->text().split(QLatin1Char('\n')))
                     QVERIFY2(fm.horizontalAdvance(line) <= title->outerRect().width(),
                              qPrintable(where + QStringLiteral(": ") + line));
-                if (plot->legend->visible())
+                if (plot->legend->visible()) {
                     QVERIFY2(!plot->legend->outerRect().intersects(plot->axisRect()->rect()),
                              qPrintable(where + QStringLiteral(": legend over the axes")));
+                    // Whole, its frame included: drawRect of a QRect covers one more pixel
+                    // right and below, which a legend at the plot's edge would lose.
+                    const QRect frame = plot->legend->outerRect().adjusted(0, 0, 1, 1);
+                    QVERIFY2(plot->visibleRegion().boundingRect().contains(frame),
+                             qPrintable(where + QStringLiteral(": legend frame to y %1, x %2 in a "
+                                                               "plot %3×%4")
+                                                    .arg(frame.bottom())
+                                                    .arg(frame.right())
+                                                    .arg(plot->width())
+                                                    .arg(plot->height())));
+                    QVERIFY(plot->legend->outerRect().height() >=
+                            plot->legend->minimumOuterSizeHint().height());
+                }
                 for (QCPAxis* axis : plot->axisRect()->axes()) {
                     if (!axis->visible() || !axis->tickLabels()) continue;
-                    if (axis->ticker().dynamicCast<QCPAxisTickerText>()) continue;
+                    // Token labels too (the low-rank lens's rows), unless rotated: the measure
+                    // below is of upright labels.
+                    if (axis->ticker().dynamicCast<QCPAxisTickerText>() &&
+                        axis->tickLabelRotation() != 0)
+                        continue;
                     QVERIFY2(worstTickOverlap(axis) <= 0,
                              qPrintable(where +
                                         QStringLiteral(": ticks %1")
@@ -313,6 +332,36 @@ class LayoutFitTest : public QObject {
         // Beside the census table (four rows kept visible under it).
         QVERIFY2(model->width() >= 600 && model->height() >= 350,
                  qPrintable(QStringLiteral("%1×%2").arg(model->width()).arg(model->height())));
+    }
+
+    // The census under the thumbnails is never cut off at the bottom (issue #26 item 6): on
+    // loaded data, with the data dock beside it, its note wraps and it still fits whole.
+    void modelCensusWhole_data() {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("synthetic") << QString();
+        QTest::newRow("bert") << test_support::fixture("bertviz_distilbert_headview.json");
+    }
+    void modelCensusWhole() {
+        QFETCH(QString, file);
+        MainWindow w;
+        open(w, QSize(1280, 800), file.isEmpty() ? QStringList{} : QStringList{file});
+        if (!file.isEmpty()) QTRY_VERIFY(w.scene()->spec().is_loaded());
+        auto* census = w.findChild<CensusTable*>();
+        QVERIFY(census);
+        showTab(w, w.findChild<QWidget*>(QStringLiteral("modelTab")));
+        QTRY_VERIFY(census->table()->rowCount() > 0);
+        QCoreApplication::processEvents();
+        QTableWidget* table = census->table();
+        QVERIFY2(table->visibleRegion().boundingRect() == table->rect(),
+                 qPrintable(QStringLiteral("table %1 high, %2 visible")
+                                .arg(table->height())
+                                .arg(table->visibleRegion().boundingRect().height())));
+        QVERIFY2(census->height() >= census->minimumSizeHint().height(),
+                 qPrintable(QStringLiteral("census %1 high, needs %2")
+                                .arg(census->height())
+                                .arg(census->minimumSizeHint().height())));
+        // A header and at least three heads in view.
+        QVERIFY(table->viewport()->height() >= 3 * table->rowHeight(0));
     }
 
     // A dock the user shows on a tab stays shown there, and only there.

@@ -2,10 +2,11 @@
 // readable size (not blank, nothing squeezed under the minimum). With ATTN_SCREENSHOT_DIR set it
 // also writes the README's tour (docs/screenshots/tour-*.png), drawn by the app itself — on the
 // synthetic scene, a BERT file, the Marian cross-attention (tests/data/marian) and a GPT-2 model
-// folder (the tiny one gpt2_tiny.py writes); run with QT_SCALE_FACTOR=2 (ctest
-// app.screenshot_tour_test_2x) the same at 192 dpi, "-2x" files. Loaded scenes leave out what
-// does not read the scene (the playground, lenses of their own controls): the synthetic
-// scene's pictures of them are the same.
+// folder (the tiny one gpt2_tiny.py writes); the Marian file on its Cross component; run with
+// QT_SCALE_FACTOR=2 (ctest app.screenshot_tour_test_2x) the same at 192 dpi, "-2x" files. Loaded
+// scenes leave out what does not read the scene (the playground, lenses of their own controls): the
+// synthetic scene's pictures of them are the same.
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QImage>
@@ -15,6 +16,7 @@
 #include <QtTest>
 
 #include "app_test_support.hpp"
+#include "io/data_dock.hpp"
 #include "io/data_io.hpp"
 #include "io/file_controller.hpp"
 #include "io/model_controller.hpp"
@@ -58,6 +60,13 @@ class ScreenshotTourTest : public QObject {
             files->setQuiet(true);
             QVERIFY(files->openFile(
                 QStringLiteral(ATTN_FIXTURES_DIR "/../marian/marian_en_de_cross.json")));
+            // The cross-attention itself (the file opens on its encoder): decoder tokens over
+            // encoder tokens, as the Alignment lens shows them.
+            QComboBox* component = w.findChild<fileio::DataDock*>()->componentBox();
+            const int cross = component->findText(QStringLiteral("Cross"), Qt::MatchContains);
+            QVERIFY(cross >= 0);
+            component->setCurrentIndex(cross);
+            QVERIFY(w.scene()->spec().component == attn::Index(cross));
         } else if (scene == QLatin1StringView("gpt2-model")) {
             QTemporaryDir dir;
             const QString error = test_support::writeTinyGpt2(dir.path());

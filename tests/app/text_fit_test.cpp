@@ -6,12 +6,14 @@
 // two-line notes above and under the heads must show their whole text at rest (elision is for
 // a readout that does not fit even two lines, its whole text then the tooltip), and the texts
 // painted by the Model tab's grid (title, head and layer labels, colour legend) and the Lines
-// view's title fit their rectangles inside the widget.
+// view's title fit their rectangles inside the widget; a line edit too narrow for its text shows
+// its beginning.
 #include <QAbstractButton>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QLabel>
+#include <QLineEdit>
 #include <QStyleOptionComboBox>
 #include <QTabWidget>
 #include <QTextDocument>
@@ -141,7 +143,9 @@ class TextFitTest : public QObject {
             settle(w);
             const QString tab = w.tabs()->tabText(i).remove(QLatin1Char('&'));
             // Inner tabs (the lenses, the Views tab's views) each in turn.
-            const auto inner = w.tabs()->widget(i)->findChildren<QTabWidget*>();
+            // The Theory tab is itself a QTabWidget: its lenses count as inner tabs too.
+            auto inner = w.tabs()->widget(i)->findChildren<QTabWidget*>();
+            if (auto* self = qobject_cast<QTabWidget*>(w.tabs()->widget(i))) inner.prepend(self);
             if (inner.isEmpty()) faults << check(w, tab);
             for (QTabWidget* sub : inner)
                 for (int j = 0; j < sub->count(); ++j) {
@@ -185,6 +189,16 @@ class TextFitTest : public QObject {
                 else
                     why = labelMisfit(e);
                 if (!why.isEmpty()) out << name(x, e->fullText()) + QStringLiteral(": ") + why;
+                continue;
+            }
+            // A line edit too narrow for its text shows its beginning at rest, never a tail
+            // cut mid-word ("ea was signed in …").
+            if (auto* e = qobject_cast<QLineEdit*>(x)) {
+                const bool wide =
+                    e->fontMetrics().horizontalAdvance(e->text()) > e->contentsRect().width() - 8;
+                if (wide && !e->hasFocus() && e->cursorPosition() != 0)
+                    out << name(x, e->text()) +
+                               QStringLiteral(": shows from character %1").arg(e->cursorPosition());
                 continue;
             }
             if (auto* l = qobject_cast<QLabel*>(x)) why = labelMisfit(l);

@@ -1,16 +1,20 @@
 // QtTest: the window fits the screen it opens on (issue 26, item 4). On a 1280×800 screen (the
 // offscreen platform configured so), a first start leaves room for a window manager's title
 // bar, nothing forces the window larger, the status bar is inside it; a remembered geometry
-// larger than the screen comes back clamped to it.
+// larger than the screen comes back clamped to it. The Playground's help shows without scrolling.
+// Runs again as a 2560×1600 screen at 2× scaling (ATTN_FIT_2X, with QT_SCALE_FACTOR=2).
 #include <QApplication>
 #include <QFile>
+#include <QLabel>
 #include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include "app_test_support.hpp"
+#include "playground/playground_widget.hpp"
 #include "settings_keys.hpp"
 
 class WindowFitTest : public QObject {
@@ -39,6 +43,33 @@ class WindowFitTest : public QObject {
         QVERIFY2(bar.bottom() < w.height(), qPrintable(QString::number(bar.bottom())));
     }
 
+    // The help line sat below the controls, under the fold of the right panel's scroll area.
+    void playgroundHelpIsVisibleWithoutScrolling() {
+        MainWindow w;
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto* pg = w.findChild<PlaygroundWidget*>();
+        QVERIFY(pg);
+        w.tabs()->setCurrentWidget(pg);
+        QCoreApplication::processEvents();
+        test_support::settle(w.computeService());
+        auto* help = pg->findChild<QLabel*>(QStringLiteral("playgroundHelp"));
+        QVERIFY(help && help->isVisible());
+        QVERIFY(help->text().contains(QStringLiteral("double-click")));
+        auto* scroll =
+            qobject_cast<QScrollArea*>(help->parentWidget()->parentWidget()->parentWidget());
+        QVERIFY(scroll);
+        QWidget* port = scroll->viewport();
+        const QRect inPort(help->mapTo(port, QPoint(0, 0)), help->size());
+        QVERIFY2(port->rect().contains(inPort),
+                 qPrintable(QStringLiteral("help %1..%2 in a viewport of height %3")
+                                .arg(inPort.top())
+                                .arg(inPort.bottom())
+                                .arg(port->height())));
+        const QRect inWindow(help->mapTo(&w, QPoint(0, 0)), help->size());
+        QVERIFY(w.rect().contains(inWindow));
+    }
+
     void rememberedGeometryIsClampedToTheScreen() {
         {
             QWidget big;
@@ -65,8 +96,12 @@ int main(int argc, char** argv) {
     const QString config = dir.filePath(QStringLiteral("screens.json"));
     QFile file(config);
     if (!file.open(QIODevice::WriteOnly)) return 2;
-    file.write(R"({"screens": [{"name": "fit", "x": 0, "y": 0, "width": 1280, "height": 800,
-                   "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]})");
+    if (qEnvironmentVariableIsSet("ATTN_FIT_2X"))
+        file.write(R"({"screens": [{"name": "fit", "x": 0, "y": 0, "width": 2560, "height": 1600,
+                       "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]})");
+    else
+        file.write(R"({"screens": [{"name": "fit", "x": 0, "y": 0, "width": 1280, "height": 800,
+                       "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]})");
     file.close();
     qputenv("QT_QPA_PLATFORM", (QStringLiteral("offscreen:configfile=") + config).toUtf8());
     QApplication app(argc, argv);

@@ -60,10 +60,23 @@ TEST(Gpt2Tokenizer, TokensReadAsTextWithSpacesBack) {
     ASSERT_EQ(ids.size(), 2u);
     EXPECT_EQ(gpt2().token_text(ids[0]), "Data");
     EXPECT_EQ(gpt2().token_text(ids[1]), " visualization");  // "Ġvisualization" in vocab.json
-    // Half an emoji is not text: one token of its bytes shows U+FFFD instead of broken bytes.
+    // Half an emoji is not text: its bytes are named, so no label holds a broken byte or U+FFFD.
     const Ids emoji = gpt2().encode("🙂");
     ASSERT_GE(emoji.size(), 2u);
-    EXPECT_NE(gpt2().token_text(emoji[0]).find("\xEF\xBF\xBD"), std::string::npos);
+    EXPECT_EQ(gpt2().token_text(emoji[0]).find("\xEF\xBF\xBD"), std::string::npos);
+    EXPECT_NE(gpt2().token_text(emoji[0]).find("<0xF0>"),
+              std::string::npos);  // 🙂 is F0 9F 99 82
+}
+
+TEST(Gpt2Tokenizer, ByteTokensShowTheirBytesSoTwoBytesNeverLookAlike) {
+    // GPT-2's byte-level vocabulary spells byte 0xC3 'Ã' and 0xC4 'Ä', newline 'Ċ', 0x01 'ā'.
+    const auto id = [](const char* t) { return gpt2().token_id(t).value(); };
+    EXPECT_EQ(gpt2().token_text(id("\xC3\x83")), "<0xC3>");
+    EXPECT_EQ(gpt2().token_text(id("\xC3\x84")), "<0xC4>");
+    EXPECT_EQ(gpt2().token_text(id("\xC4\x8A")), "<0x0A>");
+    EXPECT_EQ(gpt2().token_text(id("\xC4\x81")), "<0x01>");
+    // A whole character made of two byte tokens still decodes as text.
+    EXPECT_EQ(gpt2().decode({id("\xC3\x83"), id("\xC2\xA9")}), "\xC3\xA9");  // é
 }
 
 TEST(Gpt2Tokenizer, EncodeUpToALimitIsThePrefixOfTheWholeEncoding) {

@@ -6,6 +6,7 @@
 #include "attn/error.hpp"
 #include "attn/lenses/alignment.hpp"
 #include "attn/lenses/entropy.hpp"
+#include "attn/model/model.hpp"
 
 namespace {
 
@@ -37,6 +38,19 @@ TEST(LensSceneEntropy, HeadsStayBelowCeilingLogN) {
     const SceneEntropy c = scene_entropy(spec, {4});
     EXPECT_NEAR(c.ceiling[0], (std::log(1.0) + std::log(2.0) + std::log(3.0) + std::log(4.0)) / 4,
                 1e-12);
+}
+
+// A model runs its own sentence: no curve over n (it would be one run drawn flat), a reason.
+TEST(LensSceneEntropy, ModelRunHasNoCurveOverN) {
+    SceneSpec spec;
+    spec.set_model(std::make_shared<const model::ModelFolder>());
+    ASSERT_TRUE(spec.is_model());
+    try {
+        scene_entropy(spec, {1, 2, 4});
+        FAIL() << "no error for a model run";
+    } catch (const ArgumentError& e) {
+        EXPECT_NE(std::string(e.what()).find("synthetic scene"), std::string::npos) << e.what();
+    }
 }
 
 TEST(LensAlignment, CrossAttentionRowsAreDistributionsOverSource) {

@@ -199,21 +199,33 @@ std::vector<std::int32_t> BpeTokenizer::encode(std::string_view text, std::size_
     return ids;
 }
 
-std::string BpeTokenizer::decode(const std::vector<std::int32_t>& ids) const {
+namespace bpe_detail {
+
+/// The bytes IDS stand for, not yet repaired: a label names broken bytes, a text repairs them.
+std::string bytes_of(const std::vector<std::string>& id_to_token,
+                     const std::unordered_map<std::uint32_t, std::uint8_t>& symbol_to_byte,
+                     const std::vector<std::int32_t>& ids) {
     std::string bytes;
     for (const std::int32_t id : ids) {
-        if (id < 0 || static_cast<std::size_t>(id) >= id_to_token_.size())
+        if (id < 0 || static_cast<std::size_t>(id) >= id_to_token.size())
             throw ArgumentError("token id " + std::to_string(id) +
                                 " is outside the vocabulary of " +
-                                std::to_string(id_to_token_.size()));
-        for (const detail::CodePoint& c : detail::decode_utf8(id_to_token_[id]))
-            bytes += char(symbol_to_byte_.at(std::uint32_t(c.cp)));
+                                std::to_string(id_to_token.size()));
+        for (const detail::CodePoint& c : detail::decode_utf8(id_to_token[std::size_t(id)]))
+            bytes += char(symbol_to_byte.at(std::uint32_t(c.cp)));
     }
-    return detail::repair_utf8(bytes);
+    return bytes;
 }
 
+}  // namespace bpe_detail
+
+std::string BpeTokenizer::decode(const std::vector<std::int32_t>& ids) const {
+    return detail::repair_utf8(bpe_detail::bytes_of(id_to_token_, symbol_to_byte_, ids));
+}
+
+/// Bytes that are no character alone and control characters show as "<0xC3>".
 std::string BpeTokenizer::token_text(std::int32_t id) const {
-    return decode({id});
+    return detail::readable_token_bytes(bpe_detail::bytes_of(id_to_token_, symbol_to_byte_, {id}));
 }
 
 }  // namespace attn::gpt2

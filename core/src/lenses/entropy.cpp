@@ -61,6 +61,12 @@ SceneEntropy scene_entropy(const SceneSpec& spec, const std::vector<Index>& ns,
     if (spec.is_loaded())
         throw ArgumentError(
             "Loaded attention has a fixed length; entropy vs n needs a computed scene.");
+    // A model reads its own sentence (scene_at_length's tokens do not reach it): every n would
+    // draw the same run, a flat line that is no measurement.
+    if (spec.is_model())
+        throw ArgumentError(
+            "A model runs its own sentence at its own length; entropy vs n needs the synthetic "
+            "scene.");
     SceneEntropy out;
     for (std::size_t i = 0; i < ns.size(); ++i) {
         const SceneResult r = compute_scene(scene_at_length(spec, ns[i]));

@@ -141,7 +141,7 @@ std::string HfTokenizer::token_text(std::int32_t id) const {
     if (d_->special[std::size_t(id)]) return token;
     if (const int b = detail::fallback_byte(token); b >= 0)
         return b >= 0x20 && b < 0x7F ? std::string(1, char(b)) : token;
-    return complete_utf8(raw) ? raw : attn::detail::repair_utf8(raw);
+    return attn::detail::readable_token_bytes(raw);
 }
 
 bool HfTokenizer::is_special(std::int32_t id) const {
@@ -182,7 +182,7 @@ std::vector<TokenLabel> HfTokenizer::display_labels(const std::vector<std::int32
                 joined += raw[k];
                 if (complete_utf8(joined)) {
                     n = k - i + 1;
-                    out.push_back({joined, false, false});
+                    out.push_back({attn::detail::readable_token_bytes(joined), false, false});
                     break;
                 }
             }

@@ -36,7 +36,8 @@ struct SceneEntropy {
 SceneSpec scene_at_length(const SceneSpec& spec, Index n);
 
 /// Mean row entropy of every head of the scene at each n (computed with compute_scene on
-/// scene_at_length). Throws ArgumentError for scenes of loaded attention (their n is fixed).
+/// scene_at_length). Throws ArgumentError for loaded attention and model runs (their n is
+/// fixed).
 SceneEntropy scene_entropy(const SceneSpec& spec, const std::vector<Index>& ns,
                            Progress* progress = nullptr);
 
