@@ -9,6 +9,8 @@
 #include <QSet>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QTabBar>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
@@ -23,6 +25,18 @@
 #include "views/heatmap_grid.hpp"
 
 namespace test_support {
+
+/// Clicks tab INDEX of BAR, as a user does.
+inline void clickTab(QTabBar* bar, int index) {
+    QTest::mouseClick(bar, Qt::LeftButton, {}, bar->tabRect(index).center());
+}
+
+/// The index of the page of TABS whose view key is KEY (−1: none).
+inline int pageOf(QTabWidget* tabs, const QString& key) {
+    for (int i = 0; i < tabs->count(); ++i)
+        if (MainWindow::viewKey(tabs->widget(i)) == key) return i;
+    return -1;
+}
 
 /// Distinct colours in a coarse sample (every 3rd pixel): a blank or single-colour window has
 /// very few, a drawn plot many.

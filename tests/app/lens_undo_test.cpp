@@ -19,19 +19,8 @@
 #include "model/view_state.hpp"
 #include "widgets/tab_strip.hpp"
 
-namespace {
-
-void clickTab(QTabBar* bar, int index) {
-    QTest::mouseClick(bar, Qt::LeftButton, {}, bar->tabRect(index).center());
-}
-
-int pageOf(QTabWidget* tabs, const QString& key) {
-    for (int i = 0; i < tabs->count(); ++i)
-        if (MainWindow::viewKey(tabs->widget(i)) == key) return i;
-    return -1;
-}
-
-}  // namespace
+using test_support::clickTab;
+using test_support::pageOf;
 
 class LensUndoTest : public QObject {
     Q_OBJECT

@@ -31,17 +31,8 @@ void wheel(QWidget* w, const QPoint& at, int notches) {
     QCoreApplication::sendEvent(w, &e);
 }
 
-/// Clicks tab `index` of bar, as a user does.
-void clickTab(QTabBar* bar, int index) {
-    QTest::mouseClick(bar, Qt::LeftButton, {}, bar->tabRect(index).center());
-}
-
-/// The index of the page of tabs whose view key is key (−1: none).
-int pageOf(QTabWidget* tabs, const QString& key) {
-    for (int i = 0; i < tabs->count(); ++i)
-        if (MainWindow::viewKey(tabs->widget(i)) == key) return i;
-    return -1;
-}
+using test_support::clickTab;
+using test_support::pageOf;
 
 struct Window {
     std::unique_ptr<MainWindow> w = std::make_unique<MainWindow>();
