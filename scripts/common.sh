@@ -5,6 +5,9 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${ATTN_BUILD_DIR:-$ROOT/build/release}"
+# ccache (when installed: CMakeLists.txt uses it) keys files by paths relative to the clone, so
+# a fresh clone elsewhere on a machine that built before reuses the cache.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$ROOT}"
 JOBS="${ATTN_JOBS:-$(nproc)}"
 
 # Every Debian 12 package the build, the app and the tests need. The tests use all of them:
@@ -54,7 +57,7 @@ attn_install_npm_references() {
   bash "$ROOT/scripts/npm_references.sh" "$ROOT/build/npm-references"
 }
 
-# attn_build DIR [cmake options…]: configure once, then build every target.
+# attn_build DIR [cmake options…]: configure, then build every target.
 attn_build() {
   local dir="$1"; shift
   attn_configure "$dir" "$@"
@@ -68,12 +71,18 @@ attn_build_target() {
   cmake --build "$dir" --parallel "$JOBS" --target "$@"
 }
 
-# attn_configure DIR [cmake options…]: configure when DIR is new, or when options are given (an
-# existing tree takes them: build/release configured by hand without -march=native becomes
-# native again when scripts/test.sh asks for it).
+# attn_configure DIR [cmake options…]: configure DIR when it is new or its options changed.
+# build/release is always the package's configuration (portable: -DATTN_NATIVE=OFF), the one
+# scripts/run.sh launches and scripts/test.sh tests, so the two scripts share one tree: a tree
+# configured by hand with other options gets these back.
 attn_configure() {
   local dir="$1"; shift
-  if [ ! -f "$dir/build.ninja" ] || [ $# -gt 0 ]; then
-    cmake -S "$ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
+  local options=(-G Ninja -DCMAKE_BUILD_TYPE=Release)
+  [ "$dir" = "$BUILD_DIR" ] && options+=(-DATTN_NATIVE=OFF)
+  options+=("$@")
+  local stamp="$dir/.attn-configure-options"
+  if [ ! -f "$dir/build.ninja" ] || [ "$(cat "$stamp" 2>/dev/null)" != "${options[*]}" ]; then
+    cmake -S "$ROOT" -B "$dir" "${options[@]}"
+    printf '%s' "${options[*]}" >"$stamp"
   fi
 }

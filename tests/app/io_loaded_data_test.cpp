@@ -98,6 +98,9 @@ class IoLoadedDataTest : public QObject {
         w.tabs()->setCurrentWidget(modelTab);
         QTRY_COMPARE(model->thumbnails().layers, 12);
         QCOMPARE(model->thumbnails().heads, 12);
+        // Where a thumbnail sits is read once the window has settled: the census and the
+        // thumbnails still arriving move the grid until then.
+        test_support::settleAll(w.computeService());
         auto* canvas = model->findChild<ModelGridCanvas*>();
         QVERIFY(canvas);
         const QPoint at = canvas->thumbRect(7, 5).center().toPoint();

@@ -86,9 +86,10 @@ struct Instance {
 Instance startInstance(const QString& document) {
     Instance i;
     i.process->setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    i.process->start(
-        QStringLiteral(ATTN_AUTOSAVE_INSTANCE),
-        {QCoreApplication::applicationName(), document.isEmpty() ? QStringLiteral("-") : document});
+    // The other instance is support/autosave_instance.cpp, linked into this very program.
+    i.process->start(QCoreApplication::applicationFilePath(),
+                     {QStringLiteral("autosave_instance"), QCoreApplication::applicationName(),
+                      document.isEmpty() ? QStringLiteral("-") : document});
     // Its one line comes once the autosave exists (or never, when it failed and exited).
     while (!i.process->canReadLine() && i.process->waitForReadyRead(-1)) {
     }

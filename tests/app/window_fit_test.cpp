@@ -90,7 +90,7 @@ class WindowFitTest : public QObject {
     }
 };
 
-int main(int argc, char** argv) {
+ATTN_QTEST_CUSTOM_MAIN(int argc, char** argv) {
     // One 1280×800 screen at 96 dpi: the size the issue was filed at.
     QTemporaryDir dir;
     const QString config = dir.filePath(QStringLiteral("screens.json"));

@@ -19,21 +19,14 @@
 #include "attn/io/session.hpp"
 #include "attn/model/families.hpp"
 #include "attn/model/model_scene.hpp"
+#include "test_util.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using Ids = std::vector<std::int32_t>;
 
-std::string capture(const std::string& command) {
-    std::string out;
-    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-    if (!pipe) return out;
-    std::array<char, 4096> buf{};
-    for (std::size_t n; (n = fread(buf.data(), 1, buf.size(), pipe.get())) > 0;)
-        out.append(buf.data(), n);
-    return out;
-}
+using testutil::capture;
 
 // bert_tiny.py's vocabulary: [PAD] 0, [unused0] 1, [UNK] 2, [CLS] 3, [SEP] 4, [MASK] 5, the 6,
 // cat 7, sat 8, on 9, mat 10, a 11, dog 12, ran 13, is 14, of 15, paris 16, capital 17,

@@ -21,6 +21,7 @@
 #include "attn/model/model_scene.hpp"
 #include "attn/spec_edit.hpp"
 #include "io_test_util.hpp"
+#include "test_util.hpp"
 
 namespace {
 
@@ -41,15 +42,7 @@ void PrintTo(const FamilyCase& c, std::ostream* os) {
     *os << c.family;
 }
 
-std::string capture(const std::string& command) {
-    std::string out;
-    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-    if (!pipe) return out;
-    std::array<char, 4096> buf{};
-    for (std::size_t n; (n = fread(buf.data(), 1, buf.size(), pipe.get())) > 0;)
-        out.append(buf.data(), n);
-    return out;
-}
+using testutil::capture;
 
 std::string join(const std::vector<std::int32_t>& ids) {
     std::string s;
@@ -204,9 +197,9 @@ TEST_P(Generate, StopsAtAStopIdAndAtN) {
 }
 
 /// Cancels at the Nth progress report.
-struct CancelAt : attn::Progress {
+struct GenerateCancelAt : attn::Progress {
     int left;
-    explicit CancelAt(int n) : left(n) {}
+    explicit GenerateCancelAt(int n) : left(n) {}
     void update(double) override { --left; }
     bool cancelled() const override { return left <= 0; }
 };
@@ -215,7 +208,7 @@ TEST_P(Generate, CancelReturnsTheTokensMadeSoFar) {
     const Generation base = generate(greedy());
     const int layers = model().info().layers;
     // The prompt's run reports layers + 1 times, each step as many: cancel in the third step.
-    CancelAt cancel((layers + 1) * 3 + 2);
+    GenerateCancelAt cancel((layers + 1) * 3 + 2);
     const Generation g =
         attn::gen::generate(model(), *folder_.tokenizer, GetParam().prompt, greedy(), &cancel);
     EXPECT_EQ(g.stop, StopReason::Cancelled);

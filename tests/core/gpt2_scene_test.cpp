@@ -27,15 +27,7 @@ using attn::SceneSpec;
 namespace fs = std::filesystem;
 
 /// The output of a shell command.
-std::string capture(const std::string& command) {
-    std::string out;
-    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-    if (!pipe) return out;
-    std::array<char, 4096> buf{};
-    for (std::size_t n; (n = fread(buf.data(), 1, buf.size(), pipe.get())) > 0;)
-        out.append(buf.data(), n);
-    return out;
-}
+using testutil::capture;
 
 /// gpt2_tiny.py's folder of 3 layers (seed 11) and numpy's numbers for the ids of "the cat".
 class Gpt2Scene : public ::testing::Test {

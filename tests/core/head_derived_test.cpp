@@ -42,7 +42,7 @@ OldStages old_stages(const Matrix& raw, float c, const attn::MaskSpec& mask) {
     return s;
 }
 
-bool same_bits(const Matrix& a, const Matrix& b) {
+bool same_matrix_bits(const Matrix& a, const Matrix& b) {
     if (a.rows() != b.rows() || a.cols() != b.cols()) return false;
     for (Index k = 0; k < a.size(); ++k)
         if (std::memcmp(a.data() + k, b.data() + k, sizeof(float)) != 0) return false;
@@ -74,21 +74,21 @@ TEST(HeadDerived, ScaledAndMaskedEqualTheStoredStagesBitForBit) {
                     const float f = scales ? 1.f / std::sqrt(float(dk)) : 1.f;
                     ASSERT_EQ(r.multiplier, tau == 0.f ? f : f / tau) << at;
                     const OldStages old = old_stages(r.raw, r.multiplier, mask);
-                    EXPECT_TRUE(same_bits(r.scaled_matrix(), old.scaled)) << at;
-                    EXPECT_TRUE(same_bits(r.masked_matrix(), old.masked)) << at;
+                    EXPECT_TRUE(same_matrix_bits(r.scaled_matrix(), old.scaled)) << at;
+                    EXPECT_TRUE(same_matrix_bits(r.masked_matrix(), old.masked)) << at;
                     for (Index i : {Index(0), Index(nq / 2), Index(nq - 1)}) {
-                        EXPECT_TRUE(same_bits(r.scaled_row(i), old.scaled.row(i))) << at;
-                        EXPECT_TRUE(same_bits(r.masked_row(i), old.masked.row(i))) << at;
+                        EXPECT_TRUE(same_matrix_bits(r.scaled_row(i), old.scaled.row(i))) << at;
+                        EXPECT_TRUE(same_matrix_bits(r.masked_row(i), old.masked.row(i))) << at;
                         for (Index j = 0; j < nk; j += 3)
-                            EXPECT_TRUE(same_bits(Matrix::Constant(1, 1, r.masked_at(i, j)),
-                                                  old.masked.block(i, j, 1, 1)))
+                            EXPECT_TRUE(same_matrix_bits(Matrix::Constant(1, 1, r.masked_at(i, j)),
+                                                         old.masked.block(i, j, 1, 1)))
                                 << at << " " << i << "," << j;
                     }
                     // The weights are the softmax (hardmax) of exactly the old masked stage.
                     std::vector<std::uint8_t> empty;
                     const Matrix w = tau == 0.f ? attn::hardmax_rows(old.masked, &empty)
                                                 : attn::softmax_rows(old.masked, &empty);
-                    EXPECT_TRUE(same_bits(r.weights, w)) << at;
+                    EXPECT_TRUE(same_matrix_bits(r.weights, w)) << at;
                     EXPECT_EQ(r.empty_rows, empty) << at;
                     ++checked;
                 }

@@ -67,7 +67,7 @@ TEST(Npz, WriterRoundTrips) {
 
 // --- the real GPT-2 fixture -----------------------------------------------------------------
 
-const AttentionData& gpt2() {
+const AttentionData& gpt2_example() {
     static const AttentionData d =
         std::get<AttentionData>(io::load_any(io_test::real("gpt2_small_ex0.npz")));
     return d;
@@ -96,7 +96,7 @@ double row_entropy(const Matrix& w, Index i) {
 }
 
 TEST(RealGpt2, LoadsWithShapesAndTokens) {
-    const AttentionData& d = gpt2();
+    const AttentionData& d = gpt2_example();
     ASSERT_EQ(d.components.size(), 2u);
     for (const auto& c : d.components) {
         EXPECT_EQ(c.layers, 12);
@@ -112,7 +112,7 @@ TEST(RealGpt2, LoadsWithShapesAndTokens) {
 }
 
 TEST(RealGpt2, ScaledCausalSoftmaxOfScoresReproducesTheWeights) {
-    const AttentionData& d = gpt2();
+    const AttentionData& d = gpt2_example();
     AttentionParams p;
     p.scale = true;
     p.mask.kind = MaskKind::Causal;
@@ -133,7 +133,7 @@ TEST(RealGpt2, ScaledCausalSoftmaxOfScoresReproducesTheWeights) {
 }
 
 TEST(RealGpt2, WithoutScalingTheLastRowSaturates) {
-    const AttentionData& d = gpt2();
+    const AttentionData& d = gpt2_example();
     AttentionParams scaled, unscaled;
     scaled.mask.kind = unscaled.mask.kind = MaskKind::Causal;
     unscaled.scale = false;

@@ -183,7 +183,7 @@ TEST(LlamaIdentity, PrefixReuseEqualsAFullRunUnderASlidingWindow) {
 }
 
 /// Records each head's z and the attention block's output of one layer.
-struct Recorder : attn::model::Hooks {
+struct HookRecorder : attn::model::Hooks {
     int layer = 1;
     std::vector<Matrix> zs;
     Matrix attn;
@@ -202,7 +202,7 @@ TEST(LlamaIdentity, HeadsAndFrozenNormRebuildTheRun) {
     EXPECT_THROW(attn::llama::Model::open(dir.path.string()), attn::FormatError);
     write_folder(dir.path.string(), llama_weights(2, 21), 2);
     const auto model = attn::llama::Model::open(dir.path.string());
-    Recorder rec;
+    HookRecorder rec;
     const auto run = attn::model::run(*model, kIds, {}, &rec);
     ASSERT_EQ(rec.zs.size(), std::size_t(kHeads));
     Matrix sum = Matrix::Zero(rec.attn.rows(), rec.attn.cols());

@@ -226,7 +226,7 @@ TEST(MultiHead, OutputsWithoutRawAreTheStagesOutputs) {
     }
 }
 
-struct Recorder : attn::Progress {
+struct MultiheadRecorder : attn::Progress {
     std::vector<double> seen;
     int cancel_after = -1;
     void update(double f) override { seen.push_back(f); }
@@ -238,14 +238,14 @@ TEST(MultiHead, ReportsProgressAndCancels) {
     const MultiHeadConfig c{32, 8, 0};
     const MultiHeadWeights w = MultiHeadWeights::xavier(c, attn::ScoreKind::Dot, 2);
     const Matrix X = rng.normal_matrix(20, 32);
-    Recorder r;
+    MultiheadRecorder r;
     attn::multi_head(X, X, w, c, {}, &r);
     ASSERT_GE(r.seen.size(), 2u);
     EXPECT_EQ(r.seen.front(), 0.0);
     EXPECT_EQ(r.seen.back(), 1.0);
     for (std::size_t i = 1; i < r.seen.size(); ++i)
         EXPECT_GE(r.seen[i], r.seen[i - 1]);
-    Recorder stop;
+    MultiheadRecorder stop;
     stop.cancel_after = 1;
     EXPECT_THROW(attn::multi_head(X, X, w, c, {}, &stop), attn::Cancelled);
 }

@@ -8,7 +8,7 @@
 namespace attn {
 namespace {
 
-SceneSpec loaded(bool scores) {
+SceneSpec loaded_spec(bool scores) {
     auto data = std::make_shared<AttentionData>();
     AttentionComponent c;
     c.q_tokens = c.k_tokens = {"a", "b"};
@@ -46,13 +46,13 @@ TEST(SceneControls, ComputedSceneFollowsScoreAndMask) {
 }
 
 TEST(SceneControls, LoadedWeightsDisableEveryControl) {
-    const SceneSpec s = loaded(false);
+    const SceneSpec s = loaded_spec(false);
     for (SceneControl c : kSceneControls)
         EXPECT_EQ(control_state(s, c), ControlState::WeightsLoaded) << int(c);
 }
 
 TEST(SceneControls, LoadedScoresKeepScalingMaskAndTemperature) {
-    SceneSpec s = loaded(true);
+    SceneSpec s = loaded_spec(true);
     for (SceneControl c : {SceneControl::Score, SceneControl::Sigma, SceneControl::Heads,
                            SceneControl::DModel, SceneControl::Positional, SceneControl::Seed})
         EXPECT_EQ(control_state(s, c), ControlState::FixedByModel) << int(c);

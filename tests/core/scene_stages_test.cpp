@@ -16,7 +16,7 @@ namespace {
 
 using attn::Index;
 
-std::string words(int n) {
+std::string stage_words(int n) {
     std::string text;
     for (int i = 0; i < n; ++i) {
         // Appended piecewise: GCC 12 warns falsely (-Wrestrict) on "w" + to_string(…) + ' '.
@@ -39,14 +39,14 @@ void expectRowsNear(const Eigen::RowVectorXf& a, const Eigen::RowVectorXf& b, fl
     }
 }
 
-using Case = std::tuple<attn::ScoreKind, attn::MaskKind, float /*temperature*/, int /*n*/>;
+using StageCase = std::tuple<attn::ScoreKind, attn::MaskKind, float /*temperature*/, int /*n*/>;
 
-class CompactScene : public testing::TestWithParam<Case> {};
+class CompactScene : public testing::TestWithParam<StageCase> {};
 
 TEST_P(CompactScene, MatchesTheFullComputation) {
     const auto [score, mask, tau, n] = GetParam();
     attn::SceneSpec spec;
-    spec.text = words(n);
+    spec.text = stage_words(n);
     spec.d_model = 32;
     spec.heads = 4;
     spec.kv_heads = 2;  // grouped-query: the recomputed rows must pick the right K slice
@@ -105,12 +105,12 @@ TEST_P(CompactScene, MatchesTheFullComputation) {
 
 INSTANTIATE_TEST_SUITE_P(
     ScoresMasksTemperatures, CompactScene,
-    testing::Values(Case{attn::ScoreKind::Dot, attn::MaskKind::None, 1.f, 45},
-                    Case{attn::ScoreKind::Dot, attn::MaskKind::Causal, 0.5f, 70},
-                    Case{attn::ScoreKind::Dot, attn::MaskKind::AntiCausal, 0.f, 33},
-                    Case{attn::ScoreKind::General, attn::MaskKind::SlidingWindow, 2.f, 40},
-                    Case{attn::ScoreKind::Additive, attn::MaskKind::Padding, 1.f, 35},
-                    Case{attn::ScoreKind::Rbf, attn::MaskKind::GlobalWindow, 1.f, 66}));
+    testing::Values(StageCase{attn::ScoreKind::Dot, attn::MaskKind::None, 1.f, 45},
+                    StageCase{attn::ScoreKind::Dot, attn::MaskKind::Causal, 0.5f, 70},
+                    StageCase{attn::ScoreKind::Dot, attn::MaskKind::AntiCausal, 0.f, 33},
+                    StageCase{attn::ScoreKind::General, attn::MaskKind::SlidingWindow, 2.f, 40},
+                    StageCase{attn::ScoreKind::Additive, attn::MaskKind::Padding, 1.f, 35},
+                    StageCase{attn::ScoreKind::Rbf, attn::MaskKind::GlobalWindow, 1.f, 66}));
 
 TEST(CompactScene, HandComputedMaskedRow) {
     // One head, d_k 2, explicit embeddings and identity projections: raw = X Xᵀ.

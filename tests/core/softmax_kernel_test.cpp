@@ -21,7 +21,7 @@ namespace {
 
 using attn::Index;
 namespace simd = attn::simd;
-constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kInfScore = std::numeric_limits<float>::infinity();
 
 using simd_test::ForcedIsa;
 using simd_test::runnable;
@@ -49,13 +49,14 @@ std::vector<float> sweep() {
         std::memcpy(&f, &u, sizeof f);
         if (!std::isnan(f)) x.push_back(f);
     }
-    for (float f = -87.4f; f > -104.5f; f = std::nextafter(f, -kInf))
+    for (float f = -87.4f; f > -104.5f; f = std::nextafter(f, -kInfScore))
         if (bits(f) % 7 == 0) x.push_back(f);
-    for (float f = 88.f; f < 89.f; f = std::nextafter(f, kInf))
+    for (float f = 88.f; f < 89.f; f = std::nextafter(f, kInfScore))
         x.push_back(f);
-    for (float f : {0.f, -0.f, 1e-45f, -1e-45f, 1e-40f, -1e-40f, 1.17549435e-38f, -kInf, kInf,
-                    -1e30f, -std::numeric_limits<float>::max(), std::numeric_limits<float>::max(),
-                    88.7228317f, 88.7228394f, -103.972076f, -103.972084f})
+    for (float f :
+         {0.f, -0.f, 1e-45f, -1e-45f, 1e-40f, -1e-40f, 1.17549435e-38f, -kInfScore, kInfScore,
+          -1e30f, -std::numeric_limits<float>::max(), std::numeric_limits<float>::max(),
+          88.7228317f, 88.7228394f, -103.972076f, -103.972084f})
         x.push_back(f);
     return x;
 }
@@ -82,18 +83,18 @@ TEST(SoftmaxKernel, ExpWithinOneUlpOfCorrectlyRoundedOnEveryIsa) {
 
 TEST(SoftmaxKernel, ExpSpecialValues) {
     const float nan = std::numeric_limits<float>::quiet_NaN();
-    const std::vector<float> x = {-kInf, kInf, 0.f, -0.f, nan, -104.f, 89.f, 1.f, -1.f};
+    const std::vector<float> x = {-kInfScore, kInfScore, 0.f, -0.f, nan, -104.f, 89.f, 1.f, -1.f};
     for (simd::Isa isa : runnable()) {
         const ForcedIsa forced(isa);
         std::vector<float> y(x.size());
         simd::exp(x.data(), y.data(), static_cast<Index>(x.size()));
         EXPECT_EQ(bits(y[0]), 0u) << "exp(−∞) is +0 exactly";
-        EXPECT_EQ(y[1], kInf);
+        EXPECT_EQ(y[1], kInfScore);
         EXPECT_EQ(y[2], 1.f);
         EXPECT_EQ(y[3], 1.f);
         EXPECT_TRUE(std::isnan(y[4]));
         EXPECT_EQ(y[5], 0.f);
-        EXPECT_EQ(y[6], kInf);
+        EXPECT_EQ(y[6], kInfScore);
         EXPECT_EQ(y[7], 2.71828175f);
         EXPECT_EQ(y[8], 0.36787945f);
     }
@@ -105,7 +106,7 @@ TEST(SoftmaxKernel, EveryIsaComputesTheBaselinesBits) {
     for (Index n : {0, 1, 3, 4, 7, 8, 15, 16, 17, 31, 33, 47, 64, 65, 1000, 2049}) {
         std::vector<float> x(static_cast<std::size_t>(n));
         for (float& v : x)
-            v = rng.uniform() < 0.1 ? -kInf : static_cast<float>(rng.normal() * 20.0);
+            v = rng.uniform() < 0.1 ? -kInfScore : static_cast<float>(rng.normal() * 20.0);
         struct Out {
             float max = 0;
             double sum = 0;
@@ -125,7 +126,7 @@ TEST(SoftmaxKernel, EveryIsaComputesTheBaselinesBits) {
             outs.push_back(std::move(o));
         }
         const Out& base = outs.front();
-        float top = -kInf;
+        float top = -kInfScore;
         double sum = 0;
         for (float v : x)
             top = std::max(top, v);
@@ -134,7 +135,7 @@ TEST(SoftmaxKernel, EveryIsaComputesTheBaselinesBits) {
         EXPECT_EQ(base.max, top) << "n " << n;
         EXPECT_NEAR(base.sum, sum, 1e-12 * std::max(1.0, sum)) << "n " << n;
         for (std::size_t i = 0; i < x.size(); ++i) {
-            if (x[i] == -kInf) {
+            if (x[i] == -kInfScore) {
                 EXPECT_EQ(bits(base.e[i]), 0u);
             }
             EXPECT_EQ(base.w[i], base.e[i] * 0.37f);
@@ -148,7 +149,7 @@ TEST(SoftmaxKernel, EveryIsaComputesTheBaselinesBits) {
             EXPECT_EQ(o.p, base.p) << "n " << n;
         }
     }
-    EXPECT_EQ(simd::row_max(nullptr, 0), -kInf);
+    EXPECT_EQ(simd::row_max(nullptr, 0), -kInfScore);
 }
 
 TEST(SoftmaxKernel, AllFiniteFindsEveryNonFiniteOnEveryIsa) {
@@ -158,7 +159,7 @@ TEST(SoftmaxKernel, AllFiniteFindsEveryNonFiniteOnEveryIsa) {
         const ForcedIsa forced(isa);
         EXPECT_TRUE(simd::all_finite(x.data(), 67));
         EXPECT_TRUE(simd::all_finite(x.data(), 0));
-        for (float bad : {nan, kInf, -kInf})
+        for (float bad : {nan, kInfScore, -kInfScore})
             for (std::size_t at : {0u, 15u, 16u, 63u, 66u}) {
                 std::vector<float> y = x;
                 y[at] = bad;
@@ -215,7 +216,7 @@ TEST(SoftmaxKernel, SoftmaxRowsWithinOneMillionthOfDoubleOnEveryIsa) {
                     const Eigen::RowVectorXf z = h.masked_row(i);
                     const std::vector<double> ref = reference_softmax(z.data(), nk);
                     const bool empty = h.empty_rows[static_cast<std::size_t>(i)] != 0;
-                    EXPECT_EQ(empty, z.maxCoeff() == -kInf);
+                    EXPECT_EQ(empty, z.maxCoeff() == -kInfScore);
                     for (Index j = 0; j < nk; ++j)
                         ASSERT_NEAR(h.weights(i, j), ref[static_cast<std::size_t>(j)], 1e-6)
                             << simd::isa_name(isa) << " τ " << tau << " row " << i;
@@ -227,9 +228,9 @@ TEST(SoftmaxKernel, SoftmaxRowsWithinOneMillionthOfDoubleOnEveryIsa) {
 TEST(SoftmaxKernel, SoftmaxRowsIdenticalOnEveryIsa) {
     attn::Rng rng(8);
     attn::Matrix x = rng.normal_matrix(9, 1027) * 30.f;
-    x(2, 5) = -kInf;
-    x.row(4).setConstant(-kInf);  // every key masked: zeros, flagged empty
-    x(6, 100) = kInf;             // +∞ takes all the weight
+    x(2, 5) = -kInfScore;
+    x.row(4).setConstant(-kInfScore);  // every key masked: zeros, flagged empty
+    x(6, 100) = kInfScore;             // +∞ takes all the weight
     std::vector<attn::Matrix> outs;
     for (simd::Isa isa : runnable()) {
         const ForcedIsa forced(isa);

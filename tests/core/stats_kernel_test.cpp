@@ -17,22 +17,22 @@ namespace {
 
 using attn::Index;
 namespace simd = attn::simd;
-constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kInfStat = std::numeric_limits<float>::infinity();
 
 /// One softmax row: scores z (every 7th masked to −∞), e = exp(z − max), inv = 1 / Σ e.
-struct Row {
+struct KernelRow {
     std::vector<float> z, e;
     float inv = 0, shift = 0;
     Index query = 0;
 };
 
-Row make_row(Index n, std::uint64_t seed) {
+KernelRow make_row(Index n, std::uint64_t seed) {
     attn::Rng rng(seed);
-    Row r;
+    KernelRow r;
     r.z.resize(std::size_t(n));
     for (Index j = 0; j < n; ++j)
-        r.z[std::size_t(j)] = j % 7 == 3 ? -kInf : 3.f * float(rng.normal());
-    if (n > 3) r.z[0] = -kInf;  // the shift is the first finite score, not the first score
+        r.z[std::size_t(j)] = j % 7 == 3 ? -kInfStat : 3.f * float(rng.normal());
+    if (n > 3) r.z[0] = -kInfStat;  // the shift is the first finite score, not the first score
     const float max = *std::max_element(r.z.begin(), r.z.end());
     r.e.resize(std::size_t(n));
     r.inv = float(1.0 / simd::exp_sum(r.z.data(), r.e.data(), n, max));
@@ -45,7 +45,7 @@ Row make_row(Index n, std::uint64_t seed) {
     return r;
 }
 
-bool same_bits(double a, double b) {
+bool same_stat_bits(double a, double b) {
     return std::memcmp(&a, &b, sizeof a) == 0;
 }
 
@@ -55,7 +55,7 @@ TEST(StatsKernel, EveryIsaComputesTheBaselinesBitsInEveryVariant) {
     for (const Index n : kLengths)
         for (int variant = 0; variant < 8; ++variant) {
             const bool columns = variant & 1, store = variant & 2, scores = !(variant & 4);
-            const Row row = make_row(n, 40 + std::uint64_t(n));
+            const KernelRow row = make_row(n, 40 + std::uint64_t(n));
             std::vector<float> base_w, base_max, base_sum;
             simd::StatsSums base;
             for (const simd::Isa isa : simd_test::runnable()) {
@@ -73,11 +73,11 @@ TEST(StatsKernel, EveryIsaComputesTheBaselinesBitsInEveryVariant) {
                 }
                 SCOPED_TRACE(std::string(simd::isa_name(isa)) + ", n = " + std::to_string(n) +
                              ", variant " + std::to_string(variant));
-                EXPECT_TRUE(same_bits(s.count, base.count));
-                EXPECT_TRUE(same_bits(s.sum, base.sum));
-                EXPECT_TRUE(same_bits(s.sumsq, base.sumsq));
-                EXPECT_TRUE(same_bits(s.distance, base.distance));
-                EXPECT_TRUE(same_bits(s.az, base.az));
+                EXPECT_TRUE(same_stat_bits(s.count, base.count));
+                EXPECT_TRUE(same_stat_bits(s.sum, base.sum));
+                EXPECT_TRUE(same_stat_bits(s.sumsq, base.sumsq));
+                EXPECT_TRUE(same_stat_bits(s.distance, base.distance));
+                EXPECT_TRUE(same_stat_bits(s.az, base.az));
                 EXPECT_EQ(s.best, base.best);
                 EXPECT_EQ(w, base_w);
                 EXPECT_EQ(cmax, base_max);
@@ -88,7 +88,7 @@ TEST(StatsKernel, EveryIsaComputesTheBaselinesBitsInEveryVariant) {
 
 TEST(StatsKernel, SumsAreThoseOfAPlainDoubleLoop) {
     for (const Index n : kLengths) {
-        const Row row = make_row(n, 90 + std::uint64_t(n));
+        const KernelRow row = make_row(n, 90 + std::uint64_t(n));
         const auto size = static_cast<std::size_t>(n);
         std::vector<float> w(size), cmax(size), csum(size);
         const simd::StatsSums s =

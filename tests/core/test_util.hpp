@@ -3,12 +3,26 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstdio>
+#include <memory>
 #include <string>
 
 #include "attn/mask.hpp"
 #include "attn/random.hpp"
 
 namespace testutil {
+
+/// What COMMAND (run by the shell) writes to its standard output; empty when it cannot start.
+inline std::string capture(const std::string& command) {
+    std::string out;
+    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+    if (!pipe) return out;
+    std::array<char, 4096> buf{};
+    for (std::size_t n; (n = fread(buf.data(), 1, buf.size(), pipe.get())) > 0;)
+        out.append(buf.data(), n);
+    return out;
+}
 
 /// Expects `stmt` to throw exactly type E with a message containing every given fragment.
 #define EXPECT_THROW_MSG(stmt, E, ...)                                               \

@@ -15,7 +15,7 @@
 #include "main_window.hpp"
 #include "model/scene.hpp"
 
-int main(int argc, char** argv) {
+ATTN_QTEST_CUSTOM_MAIN(int argc, char** argv) {
     QApplication app(argc, argv);
     if (argc != 3) {
         std::fprintf(stderr, "usage: %s APPLICATION-NAME FILE|-\n", argv[0]);
