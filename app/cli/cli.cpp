@@ -2,6 +2,8 @@
 #include "cli/cli.hpp"
 
 #include <QApplication>
+#include <QFile>
+#include <QFileInfo>
 #include <QTextStream>
 #include <cstdio>
 #include <new>
@@ -34,6 +36,32 @@ bool isSubcommand(const char* arg) {
     const QByteArray a(arg);
     return a == "render" || a == "compute" || a == "census" || a == "patch" || a == "generate" ||
            a == "help" || a == "--help" || a == "-h" || a == "--version" || a == "-v";
+}
+
+/// Whether the window could open: Qt aborts when its platform has no display to connect to.
+bool hasDisplay() {
+    const QByteArray platform = qgetenv("QT_QPA_PLATFORM");
+    const bool x = !qEnvironmentVariableIsEmpty("DISPLAY"),
+               wayland = !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
+    if (platform.isEmpty()) return x || wayland;
+    if (platform.startsWith("xcb")) return x;
+    if (platform.startsWith("wayland")) return wayland;
+    return true;  // offscreen, vnc, eglfs…: no display needed
+}
+
+/// Without a display, what the window would have been asked for, as a message: a first word
+/// that is neither a command nor a file is most likely a mistyped command.
+QString noDisplayMessage(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        const QString arg = QFile::decodeName(argv[i]);
+        if (arg.startsWith(QLatin1Char('-')) || QFileInfo::exists(arg)) continue;
+        return tr("no such file or command '%1' (the commands are render, compute, census, "
+                  "patch and generate; see 'attnscope --help')")
+            .arg(arg);
+    }
+    return tr(
+        "no display to open the window on (DISPLAY is not set); the commands render, "
+        "compute, census, patch and generate run without one (see 'attnscope --help')");
 }
 
 }  // namespace
@@ -117,7 +145,11 @@ int guardUnexpected(const std::function<int()>& body, QTextStream& err) {
 }
 
 std::optional<int> dispatch(int argc, char** argv) {
-    if (argc < 2 || !isSubcommand(argv[1])) return std::nullopt;
+    if (argc < 2 || !isSubcommand(argv[1])) {
+        if (hasDisplay()) return std::nullopt;  // the window
+        std::fprintf(stderr, "attnscope: %s\n", noDisplayMessage(argc, argv).toUtf8().constData());
+        return kExitUsage;
+    }
     // Qt decodes arguments as UTF-8 and replaces what is not; refuse such bytes while they
     // can still be named.
     if (const QString bad = invalidUtf8Argument(argc, argv); !bad.isEmpty()) {

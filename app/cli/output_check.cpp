@@ -56,7 +56,7 @@ QStringList inputFiles(const Request& request, const SceneInput& input) {
     if (input.spec.is_loaded()) files << QString::fromStdString(input.spec.data->source);
     if (!request.model.isEmpty()) files << modelFolderInputs(request.model);
     // A session may run a model of its own.
-    if (input.spec.is_model() && input.spec.model)
+    if (input.spec.is_model())
         files << modelFolderInputs(
             QFile::decodeName(QByteArray::fromStdString(input.spec.model->dir)));
     return files;
