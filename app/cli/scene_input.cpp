@@ -42,7 +42,7 @@ int openModel(const Request& request, attn::SceneSpec& spec, QString* error) {
         return kExitResource;
     } catch (const std::exception& e) {
         *error = errorText(e, request.model);
-        return kExitInput;
+        return dynamic_cast<const attn::ResourceError*>(&e) ? kExitResource : kExitInput;
     }
     // The model's own mask (causal, or none for an encoder) unless --mask says otherwise.
     if (!request.given.contains(QStringLiteral("mask")))

@@ -55,6 +55,15 @@ with tempfile.TemporaryDirectory() as tmp:
               and target not in err,
               f"{cmd}: the multiplying normaliser is refused by name, not the output ({rc}: {err.strip()})")
         check(peak < 200 * MB, f"{cmd}: the normaliser refused at a {peak / MB:.0f} MB peak, under the budget")
+    # An added token normalised as the tokenizer is loaded: the same refusal, exit 4.
+    tok["added_tokens"] = [{"id": 1, "content": "a", "single_word": False, "lstrip": False,
+                            "rstrip": False, "normalized": True, "special": False}]
+    json.dump(tok, open(tok_path, "w"))
+    rc, err, peak = run_measured([BIN, "compute", "--model", llama, "--text", "the",
+                                  "--memory-budget", "200M", "-o", out])
+    check(rc == 4 and f"{tok_path}: normalizer.normalizers[2] (Replace)" in err,
+          f"an added token multiplied as the tokenizer loads: exit 4 ({rc}: {err.strip()})")
+    check(peak < 200 * MB, f"the added token refused at a {peak / MB:.0f} MB peak")
 
     # render --size: the estimate covers what the figure really takes (its peak less a small
     # render's), and is not far above it; the budget is enforced on it before the work.
