@@ -58,6 +58,9 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("batch", "x", env=env)
     check(r.returncode == 1 and "no such file or command 'batch'" in r.stderr,
           f"attnscope batch x without a display: exit 1 ({r.returncode}: {r.stderr.strip()})")
+    r = run("-platform", "xcb", "batch", env=env)
+    check(r.returncode == 1 and "no such file or command 'batch'" in r.stderr,
+          f"attnscope -platform xcb batch without a display: exit 1 ({r.returncode}: {r.stderr.strip()})")
     r = run(os.path.join(model, "config.json"), env=env)
     check(r.returncode == 1 and "no display to open the window on" in r.stderr,
           f"attnscope FILE without a display: exit 1 ({r.returncode}: {r.stderr.strip()})")
