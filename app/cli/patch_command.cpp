@@ -42,6 +42,8 @@ std::optional<PatchRequest> parsePatch(QStringList args, QString* error) {
     p.addOption({QStringLiteral("force"), tr("replace a read-only output file")});
     if (!p.parse(args)) {
         *error = p.errorText();
+        if (!p.unknownOptionNames().isEmpty() && error->endsWith(QLatin1Char('.')))
+            error->chop(1);  // Qt's sentence goes on below
         // The one prompt of the other commands is two here.
         if (p.unknownOptionNames().contains(QStringLiteral("text")))
             *error += tr("; patch runs two prompts: give --clean TEXT and --corrupt TEXT");

@@ -50,7 +50,8 @@ with tempfile.TemporaryDirectory() as tmp:
     refused(run("compute", "--rollout", "--rollout", "-o", out),
             "--rollout is given 2 times; give it once", "compute --rollout --rollout")
     refused(run("patch", "--model", model, "--text", text, "-o", out),
-            "patch runs two prompts: give --clean TEXT and --corrupt TEXT", "patch --text")
+            "Unknown option 'text'; patch runs two prompts: give --clean TEXT and --corrupt TEXT "
+            "(patch takes --model, --clean, --corrupt, --answer, --wrong,", "patch --text")
 
     # No display, no platform: a mistyped command is said to be one; Qt is never asked for one.
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
