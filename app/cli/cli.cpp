@@ -2,6 +2,8 @@
 #include "cli/cli.hpp"
 
 #include <QApplication>
+#include <QFile>
+#include <QFileInfo>
 #include <QTextStream>
 #include <cstdio>
 #include <new>
@@ -34,6 +36,46 @@ bool isSubcommand(const char* arg) {
     const QByteArray a(arg);
     return a == "render" || a == "compute" || a == "census" || a == "patch" || a == "generate" ||
            a == "help" || a == "--help" || a == "-h" || a == "--version" || a == "-v";
+}
+
+/// Qt's own options that take a value (-platform offscreen, -display :1), with one dash or two.
+bool isQtValueOption(const QByteArray& arg) {
+    const QByteArray name = arg.startsWith("--") ? arg.mid(1) : arg;
+    return name == "-platform" || name == "-display";
+}
+
+/// Whether the window could open: Qt aborts when its platform has no display to connect to.
+/// The platform is -platform's, else QT_QPA_PLATFORM's; X11's display -display's or DISPLAY.
+bool hasDisplay(int argc, char** argv) {
+    QByteArray platform = qgetenv("QT_QPA_PLATFORM");
+    bool x = !qEnvironmentVariableIsEmpty("DISPLAY");
+    const bool wayland = !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
+    for (int i = 1; i + 1 < argc; ++i) {
+        const QByteArray arg(argv[i]);
+        if (!isQtValueOption(arg)) continue;
+        if (arg.endsWith("platform")) platform = argv[i + 1];
+        if (arg.endsWith("display")) x = true;
+    }
+    if (platform.isEmpty()) return x || wayland;
+    if (platform.startsWith("xcb")) return x;
+    if (platform.startsWith("wayland")) return wayland;
+    return true;  // offscreen, vnc, eglfs…: no display needed
+}
+
+/// Without a display, what the window would have been asked for, as a message: a first word
+/// that is neither a command nor a file is most likely a mistyped command.
+QString noDisplayMessage(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        const QString arg = QFile::decodeName(argv[i]);
+        if (isQtValueOption(QByteArray(argv[i]))) ++i;  // and its value
+        if (arg.startsWith(QLatin1Char('-')) || QFileInfo::exists(arg)) continue;
+        return tr("no such file or command '%1' (the commands are render, compute, census, "
+                  "patch and generate; see 'attnscope --help')")
+            .arg(arg);
+    }
+    return tr(
+        "no display to open the window on (DISPLAY is not set); the commands render, "
+        "compute, census, patch and generate run without one (see 'attnscope --help')");
 }
 
 }  // namespace
@@ -117,7 +159,11 @@ int guardUnexpected(const std::function<int()>& body, QTextStream& err) {
 }
 
 std::optional<int> dispatch(int argc, char** argv) {
-    if (argc < 2 || !isSubcommand(argv[1])) return std::nullopt;
+    if (argc < 2 || !isSubcommand(argv[1])) {
+        if (hasDisplay(argc, argv)) return std::nullopt;  // the window
+        std::fprintf(stderr, "attnscope: %s\n", noDisplayMessage(argc, argv).toUtf8().constData());
+        return kExitUsage;
+    }
     // Qt decodes arguments as UTF-8 and replaces what is not; refuse such bytes while they
     // can still be named.
     if (const QString bad = invalidUtf8Argument(argc, argv); !bad.isEmpty()) {

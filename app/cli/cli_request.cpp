@@ -57,20 +57,6 @@ bool parseInt(const QString& text, int min, int* out) {
     return true;
 }
 
-/// The first option given more than once with a value, as a message: the last would win
-/// silently (two -o, two --mask), so the user is asked which one was meant.
-QString repeatedOption(const QCommandLineParser& p) {
-    for (const QString& name : p.optionNames()) {
-        const QStringList values = p.values(name);
-        if (values.size() > 1)
-            return tr("%1%2 is given %3 times (%4); give it once")
-                .arg(name.size() == 1 ? QStringLiteral("-") : QStringLiteral("--"), name)
-                .arg(values.size())
-                .arg(values.join(QStringLiteral(", ")));
-    }
-    return {};
-}
-
 }  // namespace
 
 QStringList viewNames() {

@@ -80,11 +80,10 @@ std::optional<GenerateRequest> parse(const QStringList& arguments, QString* erro
         *error = p.errorText();
         return std::nullopt;
     }
-    for (const QString& name : p.optionNames())
-        if (p.values(name).size() > 1) {
-            *error = tr("--%1 is given more than once; give it once").arg(name);
-            return std::nullopt;
-        }
+    if (const QString repeated = repeatedOption(p); !repeated.isEmpty()) {
+        *error = repeated;
+        return std::nullopt;
+    }
     if (!p.positionalArguments().isEmpty()) {
         *error = tr("generate takes no input file (%1); give --model and --text")
                      .arg(p.positionalArguments().join(QStringLiteral(", ")));
@@ -139,8 +138,15 @@ std::optional<GenerateRequest> parse(const QStringList& arguments, QString* erro
         o.sampling.temperature = float(v);
     }
     if (p.isSet(QStringLiteral("top-k"))) {
-        if (!number("top-k", 0, 1 << 30, &v)) return {};
-        o.sampling.top_k = int(v);
+        // A count of tokens: 1.5 would be cut to 1 without a word.
+        const auto k = decimalUnsigned(p.value(QStringLiteral("top-k")));
+        if (!k || *k > 1u << 30) {
+            *error = tr("--top-k %1: expected a whole number of tokens from 0 to %2")
+                         .arg(p.value(QStringLiteral("top-k")))
+                         .arg(1 << 30);
+            return std::nullopt;
+        }
+        o.sampling.top_k = int(*k);
     }
     if (p.isSet(QStringLiteral("top-p"))) {
         if (!number("top-p", 1e-9, 1, &v)) return {};
@@ -250,6 +256,8 @@ int runGenerate(const QStringList& arguments, QTextStream& out, QTextStream& err
         g = attn::gen::generate(*folder.model, *folder.tokenizer, prompt, r->options);
     } catch (const std::bad_alloc&) {
         return fail(err, tr("not enough memory to generate; ask for fewer tokens"), kExitResource);
+    } catch (const attn::ResourceError& e) {  // a tokenizer whose normaliser multiplies text
+        return fail(err, errorText(e, r->files.model), kExitResource);
     } catch (const attn::ArgumentError& e) {  // options the model refuses (--ablate 9.9)
         return fail(err, errorText(e, r->files.model), kExitUsage);
     } catch (const std::exception& e) {

@@ -99,6 +99,10 @@ QString parseInterventionOptions(const QCommandLineParser& p, Request& r) {
     }
     if (given("induction") && r.command != Request::Command::Census)
         return tr("--induction belongs to census");
+    if (given("induction") && given("text"))
+        return tr(
+            "--induction runs on seeded random tokens repeated twice, not on --text "
+            "(drop --text; without --induction, census runs on the text)");
     if (given("ablate")) {
         const QString v = p.value(QStringLiteral("ablate"));
         const auto heads = parseHeads(v);
@@ -129,6 +133,27 @@ QString parseInterventionOptions(const QCommandLineParser& p, Request& r) {
         r.attribute = *id;
     }
     r.induction = given("induction");
+    return {};
+}
+
+QString knockoutOutside(const std::vector<attn::model::Knockout>& knockouts, std::size_t tokens,
+                        const QString& what) {
+    for (const attn::model::Knockout& k : knockouts) {
+        const bool query = k.query >= 0 && std::size_t(k.query) >= tokens;
+        if (!query && std::size_t(k.key) < tokens) continue;
+        const QString edge = QStringLiteral("%1.%2:%3>%4")
+                                 .arg(k.layer)
+                                 .arg(k.head)
+                                 .arg(k.query < 0 ? QStringLiteral("*") : QString::number(k.query))
+                                 .arg(k.key);
+        return tr("--knockout %1: %2 %3 is past the %4 tokens of %5 (positions 0…%6), so it "
+                  "would remove nothing")
+            .arg(edge, query ? tr("query") : tr("key"))
+            .arg(query ? k.query : k.key)
+            .arg(tokens)
+            .arg(what)
+            .arg(qlonglong(tokens) - 1);
+    }
     return {};
 }
 

@@ -27,6 +27,12 @@ std::optional<std::vector<attn::model::Knockout>> parseKnockouts(const QString& 
 /// --logit-lens and --attribute to compute, --induction to census.
 QString parseInterventionOptions(const QCommandLineParser& p, Request& r);
 
+/// "--knockout L.H:Q>K: query Q is past the N tokens of WHAT (positions 0…N−1)" for the first
+/// knockout whose query or key is not one of TOKENS positions (it would remove nothing); empty
+/// when each is inside.
+QString knockoutOutside(const std::vector<attn::model::Knockout>& knockouts, std::size_t tokens,
+                        const QString& what);
+
 /// The --help lines of the intervention options.
 QString interventionOptionsHelp();
 

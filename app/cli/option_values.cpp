@@ -1,12 +1,15 @@
 // AttnScope — numbers and text of command-line option values, read strictly. GPL-3.0-or-later.
 #include "cli/option_values.hpp"
 
+#include <QCommandLineParser>
 #include <QRegularExpression>
+#include <algorithm>
 #include <cmath>
 #include <string_view>
 
 #include "attn/error.hpp"
 #include "attn/utf8_check.hpp"
+#include "cli/cli_tr.hpp"
 
 namespace cli {
 
@@ -28,6 +31,23 @@ std::optional<qulonglong> decimalUnsigned(const QString& text) {
     const qulonglong v = text.toULongLong(&ok, 10);
     if (!ok) return std::nullopt;
     return v;
+}
+
+QString repeatedOption(const QCommandLineParser& p) {
+    const QStringList names = p.optionNames();  // a name given twice is listed twice
+    for (const QString& name : names) {
+        const int times = int(names.count(name));
+        const QStringList values = p.values(name);
+        if (times < 2 && values.size() < 2) continue;
+        const QString dashes = name.size() == 1 ? QStringLiteral("-") : QStringLiteral("--");
+        if (values.isEmpty())  // a switch: the second one changes nothing, so it was a slip
+            return tr("%1%2 is given %3 times; give it once").arg(dashes, name).arg(times);
+        return tr("%1%2 is given %3 times (%4); give it once")
+            .arg(dashes, name)
+            .arg(std::max<qsizetype>(times, values.size()))
+            .arg(values.join(QStringLiteral(", ")));
+    }
+    return {};
 }
 
 QString invalidUtf8Argument(int argc, const char* const* argv) {

@@ -9,7 +9,11 @@
 
 namespace cli {
 
-/// The files a request reads: FILE, the data file a session refers to, the files of --model.
+/// The files a model folder's run reads: config.json, the weights (every shard the index
+/// names), the tokenizer files; whether or not each exists.
+QStringList modelFolderInputs(const QString& dir);
+
+/// The files a request reads: FILE, the data file a session refers to, what --model reads.
 QStringList inputFiles(const Request& request, const SceneInput& input);
 
 /// kExitOk when -o may be written, else kExitOutput with *error saying why: its folder is

@@ -42,6 +42,15 @@ std::optional<PatchRequest> parsePatch(QStringList args, QString* error) {
     p.addOption({QStringLiteral("force"), tr("replace a read-only output file")});
     if (!p.parse(args)) {
         *error = p.errorText();
+        if (!p.unknownOptionNames().isEmpty() && error->endsWith(QLatin1Char('.')))
+            error->chop(1);  // Qt's sentence goes on below
+        // The one prompt of the other commands is two here.
+        if (p.unknownOptionNames().contains(QStringLiteral("text")))
+            *error += tr("; patch runs two prompts: give --clean TEXT and --corrupt TEXT");
+        if (!p.unknownOptionNames().isEmpty())
+            *error +=
+                tr(" (patch takes --model, --clean, --corrupt, --answer, --wrong, "
+                   "--ablate, --ablate-mode, --knockout, -o and --force)");
         return std::nullopt;
     }
     if (!p.positionalArguments().isEmpty()) {
@@ -49,12 +58,10 @@ std::optional<PatchRequest> parsePatch(QStringList args, QString* error) {
                      .arg(p.positionalArguments().join(QLatin1Char(' ')));
         return std::nullopt;
     }
-    for (const QString& name : p.optionNames())
-        if (p.values(name).size() > 1) {
-            *error =
-                tr("--%1 is given %2 times; give it once").arg(name).arg(p.values(name).size());
-            return std::nullopt;
-        }
+    if (const QString repeated = repeatedOption(p); !repeated.isEmpty()) {
+        *error = repeated;
+        return std::nullopt;
+    }
     PatchRequest r;
     for (const char* name : {"model", "clean", "corrupt", "answer", "wrong", "output"})
         if (!p.isSet(QString::fromLatin1(name))) {
@@ -142,12 +149,22 @@ int patchCommand(const QStringList& arguments, QString* error) {
     try {
         spec.clean = folder.tokenizer->encode(r->clean.toStdString());
         spec.corrupt = folder.tokenizer->encode(r->corrupt.toStdString());
+        for (const auto& [ids, what] :
+             {std::pair{&spec.clean, tr("--clean")}, std::pair{&spec.corrupt, tr("--corrupt")}})
+            if (const QString bad = knockoutOutside(r->interventions.knockouts, ids->size(), what);
+                !bad.isEmpty()) {
+                *error = bad;
+                return kExitUsage;
+            }
         spec.answer = r->answer;
         spec.wrong = r->wrong;
         spec.controls.interventions = r->interventions;
         result = attn::interv::patch(*folder.model, spec);
     } catch (const std::bad_alloc&) {
         *error = tr("not enough memory for the patched runs; use shorter prompts");
+        return kExitResource;
+    } catch (const attn::ResourceError& e) {  // a tokenizer whose normaliser multiplies text
+        *error = errorText(e, r->model);
         return kExitResource;
     } catch (const attn::ArgumentError& e) {
         *error = errorText(e, r->model);

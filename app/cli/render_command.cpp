@@ -24,6 +24,7 @@
 #include "cli/output_check.hpp"
 #include "cli/scene_input.hpp"
 #include "cli/view_factory.hpp"
+#include "export/export_options.hpp"
 #include "export/figure_export.hpp"
 #include "model/compute_service.hpp"
 #include "model/error_text.hpp"
@@ -75,23 +76,19 @@ struct OutputSize {
 
 /// What `compute` will write: per layer and head the chosen n × n stages and the output.
 OutputSize outputSize(const attn::SceneSpec& spec, const QStringList& stages) {
-    double nq = 0, nk = 0, heads = double(spec.heads), layers = 1, width = 0, scoreStages = 0;
+    const TokenCounts tokens = tokenCounts(spec);
+    const double nq = double(tokens.queries), nk = double(tokens.keys);
+    double heads = double(spec.heads), layers = 1, width = 0, scoreStages = 0;
     bool scores = true;
     if (spec.is_model()) {
         const attn::model::ModelInfo& c = spec.model->model->info();
-        // No further than the model's positions: a longer text is refused by the run itself.
-        bool more = false;
-        nq = nk = double(spec.run_ids(std::size_t(c.max_positions), &more).size());
         heads = double(c.heads), layers = double(c.layers);
         width = double(c.head_dim);
     } else if (spec.is_loaded()) {
         const auto& c = spec.data->components.at(std::size_t(spec.component));
-        nq = double(c.q_tokens.size()), nk = double(c.k_tokens.size());
         heads = double(c.heads), layers = double(c.layers);
         scores = c.are_scores;
     } else {
-        nq = double(spec.query_tokens().size());
-        nk = spec.cross_text.empty() ? nq : double(attn::tokenize(spec.cross_text).size());
         width = double(spec.d_model) / std::max(1.0, heads);
     }
     for (const QString& s : stages)
@@ -108,6 +105,34 @@ OutputSize outputSize(const attn::SceneSpec& spec, const QStringList& stages) {
     return o;
 }
 
+/// Refuses a figure whose export would need more than the memory budget. Measured peaks (the
+/// heads grid, the largest): a PNG holds its 4-byte device pixels and, per logical pixel, 8 bytes
+/// of the plots' paint buffers; SVG and PDF (at 96 dpi whatever --dpi) embed every heatmap as an
+/// image, encoded in memory: 16 and 25 bytes a logical pixel. Each with a margin of a byte or so.
+void requireFigureMemory(const Request& request) {
+    exporting::Format format{};
+    exporting::formatFromPath(request.output, &format);
+    const double logical = double(request.size.width()) * request.size.height();
+    const double scale = request.dpi / 96.0;
+    if (format == exporting::Format::Png) {
+        attn::require_memory(4.5 * logical * scale * scale + 8.5 * logical,
+                             tr("a %1 × %2 pixel image")
+                                 .arg(qRound64(request.size.width() * scale))
+                                 .arg(qRound64(request.size.height() * scale))
+                                 .toStdString(),
+                             "use a smaller --size or --dpi");
+        return;
+    }
+    const bool svg = format == exporting::Format::Svg;
+    attn::require_memory((svg ? 17.5 : 27) * logical,
+                         tr("a %1 × %2 figure as %3")
+                             .arg(request.size.width())
+                             .arg(request.size.height())
+                             .arg(svg ? QStringLiteral("SVG") : QStringLiteral("PDF"))
+                             .toStdString(),
+                         "use a smaller --size");
+}
+
 }  // namespace
 
 int runRender(const Request& request, QString* error) {
@@ -121,15 +146,9 @@ int runRender(const Request& request, QString* error) {
         s.head = *request.head;
         scene.setSelection(s);
     }
-    // The picture's pixels (and PNG encoding's copy) are estimated before anything is computed.
-    const double scale = request.dpi / 96.0;
+    // The figure's memory is estimated before anything is computed.
     try {
-        attn::require_memory(2.0 * 4 * request.size.width() * scale * request.size.height() * scale,
-                             tr("a %1 × %2 pixel image")
-                                 .arg(qRound64(request.size.width() * scale))
-                                 .arg(qRound64(request.size.height() * scale))
-                                 .toStdString(),
-                             "use a smaller --size or --dpi");
+        requireFigureMemory(request);
     } catch (const attn::ResourceError& e) {
         *error = errorText(e, request.output);
         return kExitResource;

@@ -9,11 +9,13 @@
 #include <algorithm>
 #include <new>
 
+#include "attn/embedding.hpp"
 #include "attn/error.hpp"
 #include "attn/model/families.hpp"
 #include "attn/model/run.hpp"
 #include "attn/scene_layers.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/intervention_options.hpp"
 #include "cli/scene_options.hpp"
 #include "io/file_loader.hpp"
 #include "model/error_text.hpp"
@@ -40,7 +42,7 @@ int openModel(const Request& request, attn::SceneSpec& spec, QString* error) {
         return kExitResource;
     } catch (const std::exception& e) {
         *error = errorText(e, request.model);
-        return kExitInput;
+        return dynamic_cast<const attn::ResourceError*>(&e) ? kExitResource : kExitInput;
     }
     // The model's own mask (causal, or none for an encoder) unless --mask says otherwise.
     if (!request.given.contains(QStringLiteral("mask")))
@@ -67,7 +69,47 @@ int openModel(const Request& request, attn::SceneSpec& spec, QString* error) {
     return kExitOk;
 }
 
+/// "" when --pad and --knockout change the scene; else why not: the mask is not the padding
+/// one, or a position is past the scene's tokens (they would be ignored without a word).
+QString positionsOutside(const Request& request, const attn::SceneSpec& spec) {
+    const bool pad = request.given.contains(QStringLiteral("pad"));
+    const bool knockout = request.given.contains(QStringLiteral("knockout")) && spec.is_model() &&
+                          !request.induction;  // the induction test has tokens of its own
+    if (pad && spec.mask.kind != attn::MaskKind::Padding)
+        return tr("--pad hides keys of the padding mask, but the mask is %1; give --mask padding")
+            .arg(QString::fromUtf8(attn::to_string(spec.mask.kind)));
+    if (!pad && !knockout) return {};
+    const TokenCounts n = tokenCounts(spec);
+    // The flags end at the largest position given (see applySceneOptions).
+    const std::size_t last = spec.mask.key_valid.empty() ? 0 : spec.mask.key_valid.size() - 1;
+    if (pad && last >= n.keys)
+        return tr("--pad: position %1 is past the %2 keys of the scene (positions 0…%3), so it "
+                  "would hide nothing")
+            .arg(last)
+            .arg(n.keys)
+            .arg(qlonglong(n.keys) - 1);
+    return knockout ? knockoutOutside(spec.interventions.knockouts, n.keys, tr("--text"))
+                    : QString();
+}
+
 }  // namespace
+
+TokenCounts tokenCounts(const attn::SceneSpec& spec) {
+    TokenCounts n;
+    if (spec.is_model()) {
+        // No further than the model's positions: a longer text is refused by the run itself.
+        bool more = false;
+        n.queries = n.keys =
+            spec.run_ids(std::size_t(spec.model->model->info().max_positions), &more).size();
+    } else if (spec.is_loaded()) {
+        const auto& c = spec.data->components.at(std::size_t(spec.component));
+        n.queries = c.q_tokens.size(), n.keys = c.k_tokens.size();
+    } else {
+        n.queries = spec.query_tokens().size();
+        n.keys = spec.cross_text.empty() ? n.queries : attn::tokenize(spec.cross_text).size();
+    }
+    return n;
+}
 
 QString inputName(const Request& request) {
     if (!request.model.isEmpty()) return request.model;
@@ -142,6 +184,20 @@ int prepareScene(const Request& request, SceneInput* input, QString* error) {
     if (!optionError.isEmpty()) {
         *error = optionError;
         return kExitUsage;
+    }
+    // The text is tokenised here when a position must be checked against it: what a hostile
+    // tokenizer makes of it is refused with the tokenizer's name (a ResourceError says it).
+    try {
+        if (const QString outside = positionsOutside(request, spec); !outside.isEmpty()) {
+            *error = outside;
+            return kExitUsage;
+        }
+    } catch (const std::bad_alloc&) {
+        *error = tr("%1: not enough memory to tokenise the text").arg(inputName(request));
+        return kExitResource;
+    } catch (const std::exception& e) {
+        *error = errorText(e, inputName(request));
+        return dynamic_cast<const attn::ResourceError*>(&e) ? kExitResource : kExitInput;
     }
     input->spec = std::move(spec);
     return kExitOk;

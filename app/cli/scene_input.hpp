@@ -18,6 +18,13 @@ struct SceneInput {
     QString blame;
 };
 
+/// How many queries and keys a scene computes: a model's tokens of its text (no more than its
+/// positions), the loaded component's, or the computed sentence's (keys: --cross-text's).
+struct TokenCounts {
+    std::size_t queries = 0, keys = 0;
+};
+TokenCounts tokenCounts(const attn::SceneSpec& spec);
+
 /// The request's input for messages: its file, its model folder or "the default scene".
 QString inputName(const Request& request);
 

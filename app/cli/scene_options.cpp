@@ -47,6 +47,10 @@ constexpr OptionDoc kSceneOptions[] = {
      "\u2581) into words: keys summed, queries averaged"},
 };
 
+/// The longest key sequence --pad may name: n × n attention of more keys cannot be held, and a
+/// model has fewer positions.
+constexpr attn::Index kMaxPadKeys = attn::Index(1) << 24;
+
 bool toIndex(const QString& text, attn::Index min, attn::Index* out) {
     const std::optional<qulonglong> v = decimalUnsigned(text);
     if (!v || *v < qulonglong(min) || *v > qulonglong(std::numeric_limits<attn::Index>::max()))
@@ -144,13 +148,20 @@ QString applySceneOptions(const QCommandLineParser& p, attn::SceneSpec& spec) {
             if (!toIndexList(value("pad"), &hidden))
                 return badValue("pad", value("pad"), tr("a list of positions like 7,8"));
             spec.mask.key_valid.clear();
-            // The flags reach the largest position: checked before they are allocated.
+            // The flags reach the largest position, and every copy of the scene holds them:
+            // a position past any sequence is refused before they are allocated (the scene's
+            // own length is checked once it is known, see prepareScene).
             const attn::Index last =
                 hidden.empty() ? 0 : *std::max_element(hidden.begin(), hidden.end());
             attn::require_memory(double(last) / 8 + 1,
                                  "--pad position " + std::to_string(last) + " (a mask of " +
                                      std::to_string(last + 1) + " keys)",
                                  "give positions inside the sentence");
+            if (last >= kMaxPadKeys)
+                return tr("--pad: position %1 is past the %2 keys any scene may hold; give "
+                          "positions inside the sentence")
+                    .arg(last)
+                    .arg(kMaxPadKeys);
             for (attn::Index k : hidden) {
                 if (spec.mask.key_valid.size() <= static_cast<std::size_t>(k))
                     spec.mask.key_valid.resize(static_cast<std::size_t>(k) + 1, true);

@@ -136,19 +136,23 @@ void require_disk(double bytes, const std::string& path, const std::string& what
     if (!(query ? query : statvfs_space)(dir.string(), space)) return;
     // A pseudo file system (/proc, /sys) has no blocks: nothing to check, the write fails itself.
     if (space.total <= 0) return;
-    // 10 % of the disk (at least 1 GB) stays free: a full disk stalls a desktop.
-    const double reserve = std::max(1e9, 0.1 * space.total);
+    // 10 % of the disk (at least 1 GB) stays free: a full disk stalls a desktop. A small file
+    // cannot fill a disk, though: it keeps ten times its own size free, no more.
+    const double full = std::max(1e9, 0.1 * space.total);
+    const double reserve = std::min(full, 10 * bytes);
     const double usable = space.free - reserve;
     if (bytes <= usable) return;
-    // The message states the rule that applied here: the 10 % or the 1 GB floor.
-    const std::string rule = 0.1 * space.total >= 1e9
+    // The message states the rule that applied here: the 10 %, the 1 GB floor or the file's.
+    const std::string rule = reserve < full ? "ten times the " + format_bytes(bytes) + " written"
+                             : 0.1 * space.total >= 1e9
                                  ? "10 % of the " + format_bytes(space.total) + " disk"
                                  : "at least 1 GB of any disk";
+    // What is missing: the file and the reserve beyond what is free.
     throw ResourceError(what + " = " + format_bytes(bytes) + ", more than the " +
                         format_bytes(std::max(0.0, usable)) + " that can be written to " +
                         dir.string() + " (" + format_bytes(space.free) + " free, " +
                         format_bytes(reserve) + " kept free: " + rule + "; " +
-                        format_bytes(bytes - std::max(0.0, usable)) + " short); " + way_out);
+                        format_bytes(bytes + reserve - space.free) + " short); " + way_out);
 }
 
 }  // namespace attn

@@ -18,3 +18,17 @@ def finish():
     """Ends the test: exit 1 when any check failed."""
     print(f"{len(failures)} failure(s)")
     sys.exit(1 if failures else 0)
+
+
+def run_measured(args, env=None):
+    """Runs ARGS; returns (exit code or −signal, stderr, its peak resident memory in bytes), the
+    peak of that one process (os.wait4), so a refusal can be shown to come before the work."""
+    import os
+    import subprocess
+    import tempfile
+    with tempfile.TemporaryFile() as err:
+        p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=err, env=env)
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        return p.returncode, err.read().decode(errors="replace"), usage.ru_maxrss * 1024

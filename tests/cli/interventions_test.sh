@@ -107,9 +107,10 @@ with tempfile.TemporaryDirectory() as tmp:
     os.makedirs(os.path.join(tmp, "folder.npz"))
     refused(3, "folder.npz", "patch", "--model", model, "--clean", "a", "--corrupt", "b",
             "--answer", "1", "--wrong", "2", "-o", os.path.join(tmp, "folder.npz"))
-    # The induction test's census: one row per head, the induction column numpy's score.
+    # The induction test's census: one row per head, the induction column numpy's score. Its
+    # tokens are its own: no --text.
     cout = os.path.join(tmp, "census.csv")
-    r = subprocess.run([BIN, "census", *run_args, "--induction", "-o", cout], capture_output=True, text=True)
+    r = subprocess.run([BIN, "census", "--model", model, "--induction", "-o", cout], capture_output=True, text=True)
     check(r.returncode == 0, f"census --induction exits 0 ({r.stderr.strip()})")
     if r.returncode == 0:
         rows = open(cout).read().strip().split("\n")

@@ -64,6 +64,28 @@ TEST(MemoryBudget, DiskRefusalStatesTheReserveThatApplied) {
     attn::set_disk_space_query(nullptr);
 }
 
+TEST(MemoryBudget, DiskReserveScalesWithTheOutput) {
+    // 500 MB free on a 5 GB disk: an 83 kB file leaves far more than ten times itself free.
+    attn::set_disk_space_query([](const std::string&, attn::DiskSpace& out) {
+        out = {0.5e9, 5e9};
+        return true;
+    });
+    EXPECT_NO_THROW(attn::require_disk(83e3, "/tmp/x.npz", "w", "y"));
+    // A 300 MB file keeps the whole 1 GB free: 300 MB + 1 GB − 500 MB = 800 MB are missing.
+    EXPECT_THROW_MSG(attn::require_disk(0.3e9, "/tmp/x.npz", "w", "y"), attn::ResourceError,
+                     "w = 300 MB, more than the 0 B that can be written to /tmp (500 MB free, "
+                     "1.0 GB kept free: at least 1 GB of any disk; 800 MB short); y");
+    // 500 kB free: the 83 kB file and its 830 kB reserve are 413 kB more than that.
+    attn::set_disk_space_query([](const std::string&, attn::DiskSpace& out) {
+        out = {0.5e6, 5e9};
+        return true;
+    });
+    EXPECT_THROW_MSG(attn::require_disk(83e3, "/tmp/x.npz", "w", "y"), attn::ResourceError,
+                     "w = 83 kB, more than the 0 B that can be written to /tmp (500 kB free, "
+                     "830 kB kept free: ten times the 83 kB written; 413 kB short); y");
+    attn::set_disk_space_query(nullptr);
+}
+
 TEST(MemoryBudget, DefaultIsHalfThePhysicalMemory) {
     BudgetGuard guard;
     const std::uint64_t ram = attn::physical_memory();

@@ -43,9 +43,10 @@ using DiskSpaceQuery = bool (*)(const std::string& dir, DiskSpace& out);
 void set_disk_space_query(DiskSpaceQuery query);
 
 /// Throws ResourceError when bytes exceeds the free space of the file system holding path, less
-/// 10 % of its size, at least 1 GB (the message names which of the two applied) (a full disk stalls
-/// a desktop as surely as exhausted memory); a file system that reports no size (/proc) is not
-/// checked.
+/// a reserve: 10 % of its size, at least 1 GB, but no more than ten times bytes (the message
+/// names the rule that applied, and what is short: bytes and the reserve beyond the free space)
+/// (a full disk stalls a desktop as surely as exhausted memory); a file system that reports no
+/// size (/proc) is not checked.
 void require_disk(double bytes, const std::string& path, const std::string& what,
                   const std::string& way_out);
 

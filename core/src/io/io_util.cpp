@@ -129,6 +129,11 @@ std::string extension(std::string_view path) {
 
 int open_regular(const std::string& path, const std::string& name) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    // A loop is there but leads nowhere: said so, not left to strerror's terse wording.
+    if (fd < 0 && errno == ELOOP)
+        fail(name,
+             "is a symbolic link that never reaches a file (a loop: too many levels of "
+             "symbolic links)");
     if (fd < 0) fail(name, std::string("cannot open: ") + std::strerror(errno));
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {

@@ -24,6 +24,26 @@ std::string convert_hint(const std::string& dir) {
            dir + "').save_pretrained('" + dir + "', safe_serialization=True)\"";
 }
 
+/// Whether PATH is there. A name that is there but cannot be followed (a symbolic link to
+/// itself, a loop, no permission) or a link to nothing throws FormatError saying so: it is
+/// not a missing file, and the folder's other weights are not looked for in its stead.
+bool present(const std::string& path) {
+    std::error_code ec;
+    if (fs::exists(path, ec)) return true;
+    if (ec == std::errc::too_many_symbolic_link_levels)
+        throw FormatError(path +
+                          ": is a symbolic link that never reaches a file (a loop: too "
+                          "many levels of symbolic links)");
+    if (ec && ec != std::errc::no_such_file_or_directory)
+        throw FormatError(path + ": cannot be read (" + ec.message() + ")");
+    if (fs::is_symlink(fs::symlink_status(path, ec))) {
+        const fs::path target = fs::read_symlink(path, ec);
+        throw FormatError(path + ": is a symbolic link to " + target.string() +
+                          ", which does not exist");
+    }
+    return false;
+}
+
 /// True when SHARD (as the index names it) resolves to a regular file inside DIR, or inside the
 /// blobs folder of the Hugging Face cache repository DIR is a snapshot of (the cache's
 /// snapshots hold symbolic links into ../../blobs).
@@ -67,9 +87,9 @@ Weights::Weights(const std::string& dir, Keep keep) : dir_(dir), keep_(keep) {
     const std::string index = dir + "/model.safetensors.index.json";
     std::vector<std::string> names;  // tensors the index names, each checked in its shard
     std::map<std::string, std::string> where;
-    if (fs::exists(single, ec)) {
+    if (wd::present(single)) {
         files_.push_back(std::make_unique<SafetensorsFile>(single));
-    } else if (fs::exists(index, ec)) {
+    } else if (wd::present(index)) {
         const std::vector<std::byte> bytes = io::detail::read_whole_file(index, index);
         const nlohmann::json j = nlohmann::json::parse(
             reinterpret_cast<const char*>(bytes.data()),

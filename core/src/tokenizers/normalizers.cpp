@@ -1,6 +1,7 @@
 // AttnScope core — tokenizer.json normalizers (NFC/NFD/NFKC/NFKD, Lowercase, BertNormalizer,
 // Replace, Prepend, Strip, StripAccents, Sequence), as the tokenizers library runs them.
 // GPL-3.0-or-later.
+#include "attn/memory_budget.hpp"
 #include "parts.hpp"
 #include "pattern.hpp"
 #include "unicode.hpp"
@@ -83,12 +84,25 @@ class BertNorm final : public Normalizer {
 
 class ReplaceNorm final : public Normalizer {
   public:
-    ReplaceNorm(Pattern p, std::string content)
-        : pattern_(std::move(p)), content_(std::move(content)) {}
+    ReplaceNorm(Pattern p, std::string content, const Where& w)
+        : pattern_(std::move(p)), content_(std::move(content)), where_(*w.file + ": " + w.path) {}
     std::string normalize(std::string s) const override {
+        // A content longer than what it replaces multiplies the text, and a sequence of them
+        // multiplies it again: the matches (at most one span per byte and one between) and the
+        // result are sized against the budget before they are built.
+        const std::string from = " (Replace), from " + format_bytes(double(s.size())) + " of text";
+        const std::string way_out =
+            "the normalizer multiplies the text: give a shorter text or fix the normalizer";
+        require_memory((2 * double(s.size()) + 1) * double(sizeof(Span)),
+                       where_ + from + ": its matches", way_out);
+        const std::vector<Span> spans = pattern_.spans(s);
+        double bytes = 0;
+        for (const Span& sp : spans)
+            bytes += sp.match ? double(content_.size()) : double(sp.end - sp.begin);
+        require_memory(bytes, where_ + from + ": the normalised text", way_out);
         std::string out;
-        out.reserve(s.size());
-        for (const Span& sp : pattern_.spans(s))
+        out.reserve(static_cast<std::size_t>(bytes));
+        for (const Span& sp : spans)
             if (sp.match)
                 out += content_;
             else
@@ -99,6 +113,7 @@ class ReplaceNorm final : public Normalizer {
   private:
     Pattern pattern_;
     std::string content_;
+    std::string where_;  ///< "FILE: normalizer.normalizers[2]", for the refusal
 };
 
 class PrependNorm final : public Normalizer {
@@ -164,7 +179,7 @@ std::unique_ptr<Normalizer> make_normalizer(const Json& j, const Where& w) {
     if (type == "Replace")
         return std::make_unique<ReplaceNorm>(
             Pattern::from_json(need(j, "pattern", w), w.at("pattern")),
-            need_string(j, "content", w));
+            need_string(j, "content", w), w);
     if (type == "Prepend") return std::make_unique<PrependNorm>(need_string(j, "prepend", w));
     if (type == "Strip") {
         auto n = std::make_unique<StripNorm>();
