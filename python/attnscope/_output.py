@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import secrets
 import stat
-from typing import Callable, Optional, BinaryIO
+from typing import BinaryIO, Callable, Optional
 
 #: The suffix of the temporary files, the command line's (its stale-file sweep knows them).
 TEMP_SUFFIX = ".attnscope-tmp"

@@ -141,6 +141,15 @@ class Replaced(Folder):
                     np.testing.assert_array_equal(z["attention"], EYE)
         self.assert_no_temp_left()
 
+    def test_owner_of_a_replaced_file_is_kept_by_root(self):
+        # As the command line does: root rewriting another user's file leaves it theirs.
+        self.assertEqual(os.geteuid(), 0, "this check runs as root (ctest does here)")
+        p = self.write("theirs.npz", mode=0o644)
+        os.chown(p, 1234, 2345)
+        attnscope.save(p, attention=EYE)
+        st = os.stat(p)
+        self.assertEqual((st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)), (1234, 2345, 0o644))
+
     def test_new_file_gets_the_umasks_mode(self):
         for umask, mode in ((0o022, 0o644), (0o077, 0o600), (0o002, 0o664)):
             with self.subTest(umask=oct(umask)):
