@@ -130,6 +130,10 @@ int prepareScene(const Request& request, SceneInput* input, QString* error) {
             fileio::Opened opened = fileio::readFile(request.file, spec);
             spec = std::move(opened.spec);
             input->viewsJson = opened.viewsJson;
+            // The run goes on with the folder as it is; the user hears that it changed.
+            if (!opened.warning.isEmpty())
+                std::fprintf(stderr, "attnscope: warning: %s\n",
+                             opened.warning.toLocal8Bit().constData());
             // With no scene option typed, what the scene holds is the file's alone.
             const QStringList options = sceneOptionNames();
             if (std::none_of(request.given.begin(), request.given.end(),

@@ -137,6 +137,7 @@ bool FileController::open(const QString& path, bool remember) {
     if (busy_) return false;
     busy_ = true;
     lastError_.clear();
+    lastWarning_.clear();
     Scene* scene = window_->scene();
     const QString name = QFileInfo(path).fileName();
     Opened opened;
@@ -167,8 +168,15 @@ bool FileController::open(const QString& path, bool remember) {
     // Just opened, the document has no unsaved changes (the open itself stays undoable).
     scene->undoStack()->setClean();
     if (remember) window_->addRecentFile(QFileInfo(path).absoluteFilePath());
-    window_->statusBar()->showMessage(tr("Opened %1").arg(name), 5000);
     updateTitle();
+    lastWarning_ = opened.warning;
+    if (lastWarning_.isEmpty()) {
+        window_->statusBar()->showMessage(tr("Opened %1").arg(name), 5000);
+    } else {
+        // Opened, but not what was saved: said where it stays visible, and asked to be read.
+        window_->statusBar()->showMessage(lastWarning_);
+        if (!quiet_) QMessageBox::warning(window_, tr("AttnScope"), lastWarning_);
+    }
     return true;
 }
 

@@ -71,6 +71,9 @@ class FileController : public QObject {
     bool busy() const { return busy_; }
     /// The last error message (for tests and the status bar).
     const QString& lastError() const { return lastError_; }
+    /// The last open's warning: a session whose model folder holds another model than it
+    /// recorded (shown in a message box unless quiet, and in the status bar); "" when none.
+    const QString& lastWarning() const { return lastWarning_; }
 
     /// This window's autosave file (see AutosaveFile: one per window, locked while it lives).
     QString autosavePath() const;
@@ -121,6 +124,7 @@ class FileController : public QObject {
     std::unique_ptr<AutosaveFile> autosave_;
     QString currentFile_;
     QString lastError_;
+    QString lastWarning_;
     RecoveryPrompt recoveryPrompt_;
     bool quiet_ = false;
     bool busy_ = false;  ///< a load is running (its event loop must not start another)

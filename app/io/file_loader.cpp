@@ -18,6 +18,7 @@
 #include "attn/io/session.hpp"
 #include "attn/io/tokens.hpp"
 #include "attn/model/families.hpp"
+#include "attn/model/model_identity.hpp"
 
 namespace fileio {
 namespace {
@@ -48,6 +49,98 @@ void startAsTheDataSays(attn::SceneSpec& spec, const attn::AttentionData& data) 
     if (attn::io::scores_need_causal_mask(data)) spec.mask.kind = attn::MaskKind::Causal;
 }
 
+/// MESSAGE of an error about FILE with FILE's base name at its start (core's loaders name the
+/// file so) naming the full path instead.
+std::string naming(const std::string& file, const std::string& message) {
+    const std::string base =
+        QFileInfo(QFile::decodeName(QByteArray::fromStdString(file))).fileName().toStdString();
+    if (message.rfind(base + ": ", 0) == 0) return file + message.substr(base.size());
+    if (message.rfind(file + ": ", 0) == 0) return message;
+    return file + ": " + message;
+}
+
+/// Loads the attention file a session names into SPEC, keeping the session's component and
+/// layer. A relative data path is relative to the session file, so a folder holding both can
+/// move; where the data was when saved is the fallback. Messages name both files in full.
+void loadSessionData(const std::string& sessionPath, const attn::io::Session& session,
+                     attn::SceneSpec& spec, attn::Progress* progress) {
+    std::string dataPath = attn::io::resolved_data_path(sessionPath, session);
+    const auto exists = [](const std::string& p) {
+        return QFileInfo::exists(QFile::decodeName(QByteArray::fromStdString(p)));
+    };
+    if (!exists(dataPath) && !session.data_absolute_path.empty() &&
+        exists(session.data_absolute_path))
+        dataPath = session.data_absolute_path;
+    if (!exists(dataPath))
+        throw attn::FormatError(sessionPath + ": the data file it opens, " + dataPath +
+                                (dataPath == session.data_path
+                                     ? std::string()
+                                     : " (data.path \"" + session.data_path + "\")") +
+                                ", does not exist (moved or deleted?)");
+    attn::AttentionData data;
+    try {
+        data = attn::io::load_attention(dataPath, progress);
+    } catch (const attn::ResourceError&) {
+        throw;
+    } catch (const attn::Cancelled&) {
+        throw;
+    } catch (const attn::Error& e) {
+        throw attn::FormatError(sessionPath + ": its data file " + naming(dataPath, e.what()));
+    }
+    const attn::Index component = spec.component, layer = spec.layer;
+    // The session's choice must exist in the data it names (a stale or edited session would
+    // otherwise index past the components or layers).
+    if (std::size_t(component) >= data.components.size())
+        throw attn::FormatError(sessionPath + ": data.component is " + std::to_string(component) +
+                                ", but " + dataPath + " has " +
+                                std::to_string(data.components.size()) + " component(s)");
+    if (layer >= data.components[std::size_t(component)].layers)
+        throw attn::FormatError(sessionPath + ": data.layer is " + std::to_string(layer) +
+                                ", but " + dataPath + " has " +
+                                std::to_string(data.components[std::size_t(component)].layers) +
+                                " layer(s) in that component");
+    spec.set_loaded(std::make_shared<const attn::AttentionData>(std::move(data)));
+    spec.component = component;
+    spec.layer = layer;
+}
+
+/// Opens the model folder a session runs into SPEC (a relative model.path is relative to the
+/// session file, as data.path). Returns a warning when the folder no longer holds the model
+/// the session recorded ("" when it does, or when an older session recorded none): the folder
+/// is run as it is now, and the warning says so.
+QString openSessionModel(const std::string& sessionPath, const attn::io::Session& session,
+                         attn::SceneSpec& spec) {
+    const std::string dir = attn::io::resolved_model_path(sessionPath, session);
+    const std::string family =
+        session.model_identity
+            ? attn::model::family_display(session.model_identity->family) + " model folder"
+            : std::string("model folder");
+    const std::string named =
+        dir == session.model_path ? dir : dir + " (model.path \"" + session.model_path + "\")";
+    if (!QFileInfo(QFile::decodeName(QByteArray::fromStdString(dir))).isDir())
+        throw attn::FormatError(sessionPath + ": the " + family + " it runs, " + named +
+                                ", does not exist (moved or deleted?); open the model again "
+                                "with Model ▸ Open Model… and save the session");
+    spec.set_model(std::make_shared<const attn::model::ModelFolder>(attn::model::open_folder(dir)));
+    const attn::model::ModelInfo& info = spec.model->model->info();
+    std::vector<int> chosen = spec.model_layers;
+    chosen.push_back(int(spec.layer));
+    for (const int l : chosen)
+        if (l >= info.layers)
+            throw attn::FormatError(sessionPath + ": model layer " + std::to_string(l) +
+                                    " does not exist (" + dir + " holds a " + info.display +
+                                    " model of " + std::to_string(info.layers) + " layers)");
+    if (!session.model_identity) return {};
+    const std::string differs = attn::model::identity_difference(
+        *session.model_identity, attn::model::model_identity(*spec.model));
+    if (differs.empty()) return {};
+    return QString::fromStdString(
+        sessionPath + ": the model folder " + dir +
+        " holds another model than when the session was saved: " + differs +
+        "; it runs the folder as it is now (save the session "
+        "to record it)");
+}
+
 }  // namespace
 
 Opened readFile(const QString& path, const attn::SceneSpec& current, attn::Progress* progress) {
@@ -75,54 +168,11 @@ Opened readFile(const QString& path, const attn::SceneSpec& current, attn::Progr
         out.isSession = true;
         out.spec = std::move(session.spec);
         out.viewsJson = QString::fromStdString(session.views);
-        if (!out.spec.is_loaded() && !session.data_path.empty()) {
-            // A relative data path is relative to the session file, so a folder holding both
-            // can move; where the data was when saved is the fallback.
-            QString dataPath =
-                QFile::decodeName(QByteArray::fromStdString(attn::io::resolved_data_path(
-                    localPath(QFileInfo(path).absoluteFilePath()), session)));
-            const QString absolute =
-                QFile::decodeName(QByteArray::fromStdString(session.data_absolute_path));
-            if (!QFileInfo::exists(dataPath) && !absolute.isEmpty() && QFileInfo::exists(absolute))
-                dataPath = absolute;
-            auto data = attn::io::load_attention(localPath(dataPath), progress);
-            const attn::Index component = out.spec.component, layer = out.spec.layer;
-            // The session's choice must exist in the data it names (a stale or edited session
-            // would otherwise index past the components or layers).
-            if (std::size_t(component) >= data.components.size())
-                throw attn::FormatError(localPath(path) + ": data.component is " +
-                                        std::to_string(component) + ", but " + localPath(dataPath) +
-                                        " has " + std::to_string(data.components.size()) +
-                                        " component(s)");
-            if (layer >= data.components[std::size_t(component)].layers)
-                throw attn::FormatError(
-                    localPath(path) + ": data.layer is " + std::to_string(layer) + ", but " +
-                    localPath(dataPath) + " has " +
-                    std::to_string(data.components[std::size_t(component)].layers) +
-                    " layer(s) in that component");
-            out.spec.set_loaded(std::make_shared<const attn::AttentionData>(std::move(data)));
-            out.spec.component = component;
-            out.spec.layer = layer;
-        }
-        if (!session.model_path.empty()) {
-            // The session runs a GPT-2 folder: it must still be where it was saved.
-            const QString dir = QFile::decodeName(QByteArray::fromStdString(session.model_path));
-            if (!QFileInfo(dir).isDir())
-                throw attn::FormatError(
-                    localPath(path) + ": the GPT-2 model folder it runs, " + session.model_path +
-                    ", does not exist (moved or deleted?); open the model again with Model ▸ "
-                    "Open Model… and save the session");
-            out.spec.set_model(std::make_shared<const attn::model::ModelFolder>(
-                attn::model::open_folder(localPath(dir))));
-            const int layers = out.spec.model->model->info().layers;
-            std::vector<int> chosen = out.spec.model_layers;
-            chosen.push_back(int(out.spec.layer));
-            for (const int l : chosen)
-                if (l >= layers)
-                    throw attn::FormatError(localPath(path) + ": model layer " + std::to_string(l) +
-                                            " does not exist (" + session.model_path + " has " +
-                                            std::to_string(layers) + " layers)");
-        }
+        const std::string sessionPath = localPath(QFileInfo(path).absoluteFilePath());
+        if (!out.spec.is_loaded() && !session.data_path.empty())
+            loadSessionData(sessionPath, session, out.spec, progress);
+        if (!session.model_path.empty())
+            out.warning = openSessionModel(sessionPath, session, out.spec);
     }
     return out;
 }

@@ -14,6 +14,9 @@ struct Opened {
     bool isSession = false;
     QString viewsJson;  ///< a session's opaque app part (views, playground); "{}" otherwise
     QString undoText;   ///< e.g. "Open gpt2.npz"
+    /// What the user should hear though the file opened: a session's model folder that holds
+    /// another model than it recorded ("" = nothing to say).
+    QString warning;
 };
 
 /// Reads `path` with core's loaders and builds the spec that shows it, keeping the controls of

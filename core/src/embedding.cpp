@@ -6,6 +6,7 @@
 
 #include "attn/error.hpp"
 #include "attn/random.hpp"
+#include "fnv1a.hpp"
 #include "utf8.hpp"
 
 namespace attn {
@@ -47,15 +48,6 @@ bool is_word(char32_t c) {
 
 bool is_apostrophe(char32_t c) {
     return c == '\'' || c == 0x2019;
-}
-
-std::uint64_t fnv1a(std::string_view s) {
-    std::uint64_t h = 0xCBF29CE484222325ULL;
-    for (const char ch : s) {
-        h ^= static_cast<unsigned char>(ch);
-        h *= 0x100000001B3ULL;
-    }
-    return h;
 }
 
 }  // namespace
@@ -115,7 +107,7 @@ Matrix hashed_embeddings(const std::vector<std::string>& tokens, Index d_model,
         throw ArgumentError("d_model must be positive (got " + std::to_string(d_model) + ").");
     Matrix E(static_cast<Index>(tokens.size()), d_model);
     for (Index i = 0; i < E.rows(); ++i) {
-        Rng rng(derive_seed(seed, fnv1a(tokens[static_cast<std::size_t>(i)])));
+        Rng rng(derive_seed(seed, detail::fnv1a(tokens[static_cast<std::size_t>(i)])));
         for (Index j = 0; j < d_model; ++j)
             E(i, j) = static_cast<float>(rng.normal());
     }

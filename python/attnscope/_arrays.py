@@ -33,7 +33,12 @@ def to_numpy(x: Any) -> np.ndarray:
 
 
 def _finite(a: np.ndarray, what: str) -> np.ndarray:
-    if not np.issubdtype(a.dtype, np.number) and a.dtype != np.bool_:
+    # Only booleans, integers and reals: astype(float32) would drop a complex array's imaginary
+    # part (with no more than a NumPy warning) and turn timedeltas into counts.
+    if a.dtype.kind == "c":
+        raise ValueError(f"{what} holds complex values ({a.dtype}); attention is real: pass "
+                         "its .real or abs() explicitly")
+    if a.dtype.kind not in "biuf":
         raise ValueError(f"{what} holds {a.dtype} values, expected numbers")
     a = a.astype(np.float32)
     bad = np.argwhere(~np.isfinite(a))

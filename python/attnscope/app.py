@@ -9,6 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
 
+from ._output import check_input
 from .files import PathLike, save, scratch_folder
 
 #: How long ``show`` waits for a new window to fail at start-up (no display, bad file) before
@@ -46,12 +47,13 @@ def find_app() -> str:
 
 
 def _as_file(path_or_arrays: Any, **arrays: Any) -> str:
-    """A path as given; arrays (a mapping of ``save`` arguments, or an attention with keyword
+    """A path as given (checked to be a readable regular file, so that nothing starts for a
+    file that is not there); arrays (a mapping of ``save`` arguments, or an attention with keyword
     arrays) saved first to a new scratch file."""
     if isinstance(path_or_arrays, (str, os.PathLike)):
         if arrays:
             raise ValueError("pass either a file or arrays, not both")
-        return os.path.abspath(os.fspath(path_or_arrays))
+        return check_input(os.path.abspath(os.fspath(path_or_arrays)))
     target = os.path.join(scratch_folder(), "attention.npz")
     if isinstance(path_or_arrays, Mapping):
         return save(target, **dict(path_or_arrays), **arrays)
@@ -92,6 +94,12 @@ def show(path_or_arrays: Any = None, new_window: bool = False, **arrays: Any) ->
     session); ``show({"attention": att, "tokens": toks})`` or ``show(attention=att,
     tokens=toks)`` saves the arrays with :func:`save` first. A running AttnScope window of this
     user takes the file (one window for every open); ``new_window=True`` starts another.
+
+    Raises:
+        FileNotFoundError: the file does not exist (nothing is started).
+        ValueError: it is a folder, FIFO, device or socket; or the arrays are refused by save.
+        PermissionError: it cannot be read.
+        RuntimeError: the program failed at once (its message included).
     """
     return open_in_app(_as_file(path_or_arrays, **arrays), new_window=new_window)
 
@@ -117,6 +125,7 @@ def render(path_or_arrays: Any = None, view: str = "heads", out: Optional[PathLi
         else the output path.
 
     Raises:
+        FileNotFoundError, ValueError, PermissionError: as :func:`show`, before anything runs.
         RuntimeError: attnscope refused (its message, naming the problem, is included).
     """
     source = _as_file(path_or_arrays, **arrays)

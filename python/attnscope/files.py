@@ -11,6 +11,7 @@ from typing import Any, Dict, Optional, Sequence, Union
 import numpy as np
 
 from ._arrays import as_tensor, as_vectors, token_list
+from ._output import check_output, write_file
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -42,9 +43,18 @@ def save(path: PathLike, attention: Any = None, tokens: Optional[Sequence[str]] 
             attentions (BertViz's arguments; cross: [.., decoder n, encoder n]), labelled by
             encoder_tokens and decoder_tokens. Not together with attention, scores or q/k.
 
+    The file is written as the command line writes its outputs: to a new temporary file beside
+    ``path``, renamed over it when whole, with the replaced file's permissions (a new file gets
+    0666 less the umask). A symbolic link, folder, device, FIFO, socket or read-only file at
+    ``path`` is refused, never replaced or written through; a hard-linked file is replaced by
+    name (its other links keep the old contents).
+
     Raises:
-        ValueError: shapes or tokens that disagree, named as BertViz names them.
+        ValueError: shapes or tokens that disagree, named as BertViz names them, complex or
+            non-numeric arrays, or a ``path`` that is not replaced (named, with what it is).
+        FileNotFoundError: ``path``'s folder does not exist.
     """
+    check_output(os.fspath(path))  # before anything is computed, as the command line does
     members: Dict[str, np.ndarray] = {}
     seq2seq = {"encoder_attention": encoder_attention, "decoder_attention": decoder_attention,
                "cross_attention": cross_attention}
@@ -156,18 +166,9 @@ def _check_seq2seq(members: Dict[str, np.ndarray], enc: Optional[Sequence[str]],
 
 
 def _write_npz(path: str, members: Dict[str, np.ndarray]) -> str:
-    """np.savez into a temporary file beside path, then renamed: a reader never sees half."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".attnscope-", suffix=".npz", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, **members)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return path
+    """np.savez by the program's output rules (_output.write_file): never through a link nor
+    over a device, FIFO or folder, the replaced file's mode kept, a reader never sees half."""
+    return write_file(path, lambda f: np.savez(f, **members))
 
 
 def write_session(path: PathLike, data_path: PathLike, *, tab: str = "heads", component: int = 0,
@@ -188,9 +189,8 @@ def write_session(path: PathLike, data_path: PathLike, *, tab: str = "heads", co
                   "selection": {"query": -1, "key": -1, "head": int(head or 0)},
                   "focused_head": int(head) if focus and head is not None else -1},
     }
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(session, f, ensure_ascii=False, indent=2)
-    return path
+    text = json.dumps(session, ensure_ascii=False, indent=2)
+    return write_file(path, lambda f: f.write(text.encode("utf-8")))
 
 
 def scratch_folder(prefix: str = "attnscope-") -> str:

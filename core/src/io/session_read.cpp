@@ -246,6 +246,21 @@ model::Interventions read_interventions(const JsonReader& r, const ojson& j) {
     return iv;
 }
 
+/// model.identity: what the folder held when the session was saved.
+model::ModelIdentity read_identity(const JsonReader& r, const ojson& j) {
+    const std::string p = "model.identity";
+    if (!j.is_object()) r.fail(p, "is " + detail::json_kind(j) + ", expected an object");
+    model::ModelIdentity id;
+    id.family = r.string(r.member(j, "family", p), p + ".family");
+    id.layers = int(r.integer(r.member(j, "layers", p), p + ".layers", 0, kMaxDim));
+    id.heads = int(r.integer(r.member(j, "heads", p), p + ".heads", 0, kMaxDim));
+    id.d_model = int(r.integer(r.member(j, "d_model", p), p + ".d_model", 0, kMaxDim));
+    id.vocab = int(r.integer(r.member(j, "vocab", p), p + ".vocab", 0,
+                             std::numeric_limits<std::int32_t>::max()));
+    id.hash = r.string(r.member(j, "hash", p), p + ".hash");
+    return id;
+}
+
 }  // namespace
 
 Session parse_session(std::string_view text, const std::string& name) {
@@ -298,6 +313,8 @@ Session parse_session(std::string_view text, const std::string& name) {
     }
     if (auto* m = opt(root, "model"); m && !m->is_null()) {
         session.model_path = read_path(r, r.member(*m, "path", "model"), "model.path");
+        if (auto* x = opt(*m, "identity"); x && !x->is_null())
+            session.model_identity = read_identity(r, *x);
         if (auto* x = opt(*m, "layer"))
             session.spec.layer = r.integer(*x, "model.layer", 0, kMaxDim);
         if (auto* x = opt(*m, "layers")) {
@@ -327,49 +344,6 @@ bool looks_like_session(std::string_view text) {
     // Cheap test on the opening bytes: the writer always puts "format" first.
     const std::string_view head = text.substr(0, 256);
     return head.find("\"attnscope-session\"") != std::string_view::npos;
-}
-
-std::string resolved_data_path(const std::string& session_path, const Session& session) {
-    const std::string& d = session.data_path;
-    if (d.empty() || d.front() == '/') return d;
-    const auto slash = session_path.find_last_of('/');
-    return slash == std::string::npos ? d : session_path.substr(0, slash + 1) + d;
-}
-
-std::string relative_data_path(const std::string& session_path, const std::string& data) {
-    if (data.empty()) return data;
-    const bool absSession = !session_path.empty() && session_path.front() == '/';
-    const bool absData = data.front() == '/';
-    if (absSession != absData) return data;
-    const auto split = [](const std::string& p) {
-        std::vector<std::string> parts;
-        std::size_t start = 0;
-        while (start <= p.size()) {
-            const std::size_t slash = std::min(p.find('/', start), p.size());
-            const std::string part = p.substr(start, slash - start);
-            if (part == "..") {
-                if (!parts.empty() && parts.back() != "..")
-                    parts.pop_back();
-                else
-                    parts.push_back(part);
-            } else if (!part.empty() && part != ".") {
-                parts.push_back(part);
-            }
-            start = slash + 1;
-        }
-        return parts;
-    };
-    std::vector<std::string> from = split(session_path), to = split(data);
-    if (!from.empty()) from.pop_back();  // the session's folder
-    std::size_t common = 0;
-    while (common < from.size() && common + 1 < to.size() && from[common] == to[common])
-        ++common;
-    std::string out;
-    for (std::size_t i = common; i < from.size(); ++i)
-        out += "../";
-    for (std::size_t i = common; i < to.size(); ++i)
-        out += to[i] + (i + 1 < to.size() ? "/" : "");
-    return out;
 }
 
 Session load_session(const std::string& path) {

@@ -4,6 +4,7 @@
 #include "attn/error.hpp"
 #include "attn/mask.hpp"
 #include "attn/model/model.hpp"
+#include "attn/model/model_identity.hpp"
 #include "attn/score.hpp"
 #include "io_util.hpp"
 #include "json_util.hpp"
@@ -126,6 +127,29 @@ ojson embedded_json(const AttentionData& d) {
     return j;
 }
 
+/// What the session's model folder holds: read from the folder the scene runs, else as the
+/// session was read. A folder that cannot be read any more is saved without one (the session
+/// itself matters more; reopening it then checks nothing).
+std::optional<model::ModelIdentity> identity_of(const Session& session) {
+    if (!session.spec.model || !session.spec.model->model) return session.model_identity;
+    try {
+        return model::model_identity(*session.spec.model);
+    } catch (const Error&) {
+        return std::nullopt;
+    }
+}
+
+ojson identity_json(const model::ModelIdentity& id) {
+    ojson j;
+    j["family"] = id.family;
+    j["layers"] = id.layers;
+    j["heads"] = id.heads;
+    j["d_model"] = id.d_model;
+    j["vocab"] = id.vocab;
+    j["hash"] = id.hash;
+    return j;
+}
+
 }  // namespace
 
 std::string session_to_json(const Session& session) {
@@ -176,6 +200,7 @@ std::string session_to_json(const Session& session) {
     if (!model.empty()) {
         ojson m;
         m["path"] = model;
+        if (const auto id = identity_of(session)) m["identity"] = identity_json(*id);
         m["layer"] = s.layer;
         m["layers"] = s.model_layers;
         // Written only when off: sessions of models with rotary positions on stay as they were.

@@ -2,9 +2,11 @@
 // GPL-3.0-or-later. The format is documented in docs/session-format.md.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "attn/model/model_identity.hpp"
 #include "attn/scene.hpp"
 
 namespace attn::io {
@@ -22,8 +24,12 @@ struct Session {
     std::string data_absolute_path;  ///< where the data was when saved: the fallback when
                                      ///< data_path does not resolve ("" = none)
     bool embed_data = false;         ///< write spec.data's matrices into the session itself
-    /// A GPT-2 folder the scene runs (default spec.model->dir; "" = none): the app opens it.
+    /// A model folder the scene runs (default spec.model->dir; "" = none): the app opens it,
+    /// a relative path taken relative to the session file's folder (as data_path).
     std::string model_path;
+    /// What that folder held when saved (model.identity; none in older sessions). Written from
+    /// spec.model when the scene runs one, else as given; the app compares it with the folder.
+    std::optional<model::ModelIdentity> model_identity;
     std::string views = "{}";  ///< opaque JSON object of the app (views, playground, selection)
 };
 
@@ -41,6 +47,10 @@ bool looks_like_session(std::string_view text);
 /// The data file of a session loaded from session_path: a relative data_path is taken relative
 /// to the session file's directory; "" when the session has no data.
 std::string resolved_data_path(const std::string& session_path, const Session& session);
+
+/// The model folder of a session loaded from session_path: a relative model_path is taken
+/// relative to the session file's directory; "" when the session runs no model.
+std::string resolved_model_path(const std::string& session_path, const Session& session);
 
 /// data_path for a session written to session_path: `data` relative to the session's folder
 /// (with "../" as needed), so the two can move together; absolute only when `data` is.
