@@ -134,15 +134,20 @@ with tempfile.TemporaryDirectory() as tmp:
         "overlapping offsets": (dict(w=w, header_text=overlapping),
                                 (stf, '"ln_f.bias" and "ln_f.weight" overlap')),
     }
+
+    def refused(name, folder, needles, *args):
+        """The run tool on FOLDER must exit 1 with a message holding every one of NEEDLES."""
+        code, message = run(folder, ids, *args)
+        check(code == 1 and all(n in message for n in needles),
+              f"{name}: expected a refusal naming {needles}, got exit {code}: {message}")
+        print(f"{name}: refused: {message}")
+
     for name, (kw, needle) in cases.items():
         folder = os.path.join(tmp, name.replace(" ", "_"))
         write_folder(folder, **kw)
         # The registry would open a "bert" folder as BERT: GPT-2's own check must refuse it.
-        code, message = run(folder, ids, *(["--family", "gpt2"] if name == "not gpt2" else []))
-        needles = needle if isinstance(needle, tuple) else (needle,)
-        check(code == 1 and all(n in message for n in needles),
-              f"{name}: expected a refusal naming {needles}, got exit {code}: {message}")
-        print(f"{name}: refused: {message}")
+        refused(name, folder, needle if isinstance(needle, tuple) else (needle,),
+                *(["--family", "gpt2"] if name == "not gpt2" else []))
     # Finite weights whose products overflow float32: the run's refusal names the folder, the
     # layer and its tensors, the head, and what to do.
     huge = {k: v.copy() for k, v in w.items()}
@@ -150,23 +155,17 @@ with tempfile.TemporaryDirectory() as tmp:
     huge["h.1.attn.c_attn.weight"] *= 1e10
     folder = os.path.join(tmp, "overflow_q")
     write_folder(folder, huge)
-    code, message = run(folder, ids)
-    needles = (folder + ": layer 1 (tensors h.1.*), head 0: Q contains a non-finite value",
-               "at row 0, column 0.", "The weights in " + folder, "check the weight files")
-    check(code == 1 and all(n in message for n in needles),
-          f"overflowing Q: expected {needles}, got exit {code}: {message}")
-    print(f"overflowing Q: refused: {message}")
+    refused("overflowing Q", folder,
+            (folder + ": layer 1 (tensors h.1.*), head 0: Q contains a non-finite value",
+             "at row 0, column 0.", "The weights in " + folder, "check the weight files"))
     huge = {k: v.copy() for k, v in w.items()}
     huge["h.0.ln_2.weight"][:] = 1e30
     huge["h.0.mlp.c_fc.weight"] *= 1e10
     folder = os.path.join(tmp, "overflow_mlp")
     write_folder(folder, huge, prefix="transformer.")
-    code, message = run(folder, ids)
-    needles = (folder + ": layer 0 (tensors transformer.h.0.*): its output (the residual "
-               "stream) has a non-finite value", "check the weight files")
-    check(code == 1 and all(n in message for n in needles),
-          f"overflowing MLP: expected {needles}, got exit {code}: {message}")
-    print(f"overflowing MLP: refused: {message}")
+    refused("overflowing MLP", folder,
+            (folder + ": layer 0 (tensors transformer.h.0.*): its output (the residual stream) "
+             "has a non-finite value", "check the weight files"))
     code, message = run(os.path.join(tmp, "nowhere"), ids)
     check(code == 1 and "config.json" in message, f"missing folder: {message}")
     code, message = run(f32, list(range(NPOS + 1)))
