@@ -166,6 +166,13 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("overflowing MLP", folder,
             (folder + ": layer 0 (tensors transformer.h.0.*): its output (the residual stream) "
              "has a non-finite value", "check the weight files"))
+    huge = {k: v.copy() for k, v in w.items()}
+    huge["ln_f.weight"][:] = 3e38
+    folder = os.path.join(tmp, "overflow_head")
+    write_folder(folder, huge)
+    refused("overflowing logits", folder,
+            (folder + ": the logits at position 9 (the final norm and the output head) have a "
+             "non-finite value.", "check the weight files"))
     code, message = run(os.path.join(tmp, "nowhere"), ids)
     check(code == 1 and "config.json" in message, f"missing folder: {message}")
     code, message = run(f32, list(range(NPOS + 1)))

@@ -114,16 +114,20 @@ std::string layer_place(const ModelInfo& info, int l) {
     return s;
 }
 
+/// What to do about a NaN or infinity that finite weights produced.
+std::string overflow_advice(const ModelInfo& info) {
+    return " The weights" + (info.folder.empty() ? std::string() : " in " + info.folder) +
+           " give values float32 cannot hold (infinite or NaN) here: check the weight files (a "
+           "corrupted download or a wrong conversion).";
+}
+
 /// Runs layer L of MODEL on X (rows from position P); a NaN or infinity met inside it (attend's
 /// check of Q, K and V, or the layer's output checked here) is thrown again naming the folder,
 /// the layer and what to do: the message of attend alone names neither.
 void located_layer(const Model& model, int l, Matrix& x, Index p, const LayerAttention* past,
                    const LayerControls& controls, LayerAttention& out, Hooks& hooks) {
     const ModelInfo& info = model.info();
-    const std::string advice =
-        " The weights" + (info.folder.empty() ? std::string() : " in " + info.folder) +
-        " give values float32 cannot hold (infinite or NaN) here: check the weight files (a "
-        "corrupted download or a wrong conversion).";
+    const std::string advice = overflow_advice(info);
     try {
         model.layer(l, x, p, past, controls, out, hooks);
     } catch (const NonFiniteError& e) {
@@ -171,7 +175,13 @@ void run_layers(const Model& model, Run& run, Matrix x, int from, Index p, const
     full.bottomRows(n - p) = x;
     run.inputs.push_back(std::move(full));
     run.logits_position = logits_at;
-    if (logits) run.logits = model.logits(run.inputs.back().row(logits_at));
+    if (!logits) return;
+    run.logits = model.logits(run.inputs.back().row(logits_at));
+    if (!simd::all_finite(run.logits.data(), run.logits.size()))
+        throw NonFiniteError((info.folder.empty() ? std::string() : info.folder + ": ") +
+                             "the logits at position " + std::to_string(logits_at) +
+                             " (the final norm and the output head) have a non-finite value." +
+                             overflow_advice(info));
 }
 
 }  // namespace
