@@ -6,6 +6,7 @@
 // Also: the same load from a stored .npz, `compute` of every layer streamed to a .npz, and a
 // long [4, 8192, 8192] raw-score file opened row by row (no conversion): from a .npy's map, from
 // a stored .npz member's map, and from a deflated member inflated once to a temporary file.
+// And a safetensors header of 25k to 200k tensors parsed (target: 200k in under 2 s).
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 #include <zip.h>
@@ -21,11 +22,13 @@
 #include <fstream>
 #include <vector>
 
+#include "../core/many_tensors.hpp"
 #include "attn/io/load.hpp"
 #include "attn/io/npy.hpp"
 #include "attn/io/numpy_attention.hpp"
 #include "attn/io/result_writer.hpp"
 #include "attn/io/zip_writer.hpp"
+#include "attn/model/safetensors.hpp"
 
 namespace {
 
@@ -290,5 +293,28 @@ void BM_OpenLongScoresDeflatedNpz(benchmark::State& state) {
 BENCHMARK(BM_OpenLongScoresDeflatedNpz)->Apply(onceTimedByHand);
 
 }  // namespace
+
+/// Opening a .safetensors file whose header lists state.range(0) tiny tensors: the header's
+/// parse and checks (a sharded checkpoint's shards list tens of thousands of names).
+void BM_SafetensorsHeader(benchmark::State& state) {
+    const std::size_t n = static_cast<std::size_t>(state.range(0));
+    const std::string path = (std::filesystem::temp_directory_path() /
+                              ("attn_io_bench_" + std::to_string(::getpid()) + ".safetensors"))
+                                 .string();
+    many_tensors::write(path, n);
+    for (auto _ : state) {
+        const attn::model::SafetensorsFile f(path);
+        benchmark::DoNotOptimize(f.tensors().size());
+    }
+    std::filesystem::remove(path);
+    state.counters["tensors"] = static_cast<double>(n);
+}
+BENCHMARK(BM_SafetensorsHeader)
+    ->Arg(25000)
+    ->Arg(50000)
+    ->Arg(100000)
+    ->Arg(200000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 BENCHMARK_MAIN();

@@ -87,6 +87,9 @@ with tempfile.TemporaryDirectory() as tmp:
                                "position_embedding_type"),
         "heads not dividing": (dict(w=w, config={"num_attention_heads": 3}),
                                "num_attention_heads"),
+        # A decoder (BertLMHeadModel) attends causally: refused by name, never run as an encoder.
+        "is_decoder true": (dict(w=w, config={"is_decoder": True}),
+                            'config.json: "is_decoder" is true'),
     }
     nan = {k: v.copy() for k, v in w.items()}
     nan["encoder.layer.0.attention.self.key.bias"][1] = np.nan
@@ -98,6 +101,10 @@ with tempfile.TemporaryDirectory() as tmp:
         check(code == 1 and needle in message,
               f"{name}: expected a refusal naming {needle!r}, got exit {code}: {message}")
         print(f"{name}: refused: {message}")
+    # is_decoder false is BertConfig's default: the encoder runs as before.
+    folder = os.path.join(tmp, "encoder_flag")
+    compare("F32, is_decoder false", folder, write_model(folder, w, config={"is_decoder": False}),
+            ids, [])
     os.remove(os.path.join(f32, "vocab.txt"))
     code, message = run(f32, ids)
     check(code == 1 and "vocab.txt" in message, f"no vocabulary: {message}")

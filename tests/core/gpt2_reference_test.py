@@ -58,6 +58,36 @@ with tempfile.TemporaryDirectory() as tmp:
         used = write_folder(folder, w, dtype=dt)
         compare(f"{dt}, no prefix", folder, used, ids, [])
 
+    # config.json fields that change the forward pass, each against numpy's GPT2Attention /
+    # GPT2MLP: implemented, never ignored.
+    flags = {
+        "scale_attn_weights false": ({"scale_attn_weights": False},
+                                     dict(scale_attn_weights=False)),
+        "scale_attn_by_inverse_layer_idx": ({"scale_attn_by_inverse_layer_idx": True},
+                                            dict(scale_attn_by_inverse_layer_idx=True)),
+        "both scaling flags": ({"scale_attn_weights": False, "scale_attn_by_inverse_layer_idx": True},
+                               dict(scale_attn_weights=False, scale_attn_by_inverse_layer_idx=True)),
+        # _upcast_and_reordered_attn: the same scores and softmax in float32, which AttnScope
+        # always computes in.
+        "reorder_and_upcast_attn": ({"reorder_and_upcast_attn": True,
+                                     "scale_attn_by_inverse_layer_idx": True},
+                                    dict(scale_attn_by_inverse_layer_idx=True)),
+        "n_inner null": ({"n_inner": None}, {}),
+    }
+    for name, (cfg, ref) in flags.items():
+        folder = os.path.join(tmp, name.replace(" ", "_"))
+        got = compare(name, folder, write_folder(folder, w, config=cfg), ids, [], **ref)
+        if got is not None and base is not None and ref:
+            check(np.abs(got - base).max() > 1e-3, f"{name} must change the weights")
+    folder = os.path.join(tmp, "inverse_layer_no_scale")
+    used = write_folder(folder, w, config={"scale_attn_by_inverse_layer_idx": True})
+    compare("scale_attn_by_inverse_layer_idx, scaling off inside the run", folder, used, ids,
+            ["--no-scale"], scale=False, scale_attn_by_inverse_layer_idx=True)
+    narrow = weights(np.random.default_rng(9), inner=20)
+    folder = os.path.join(tmp, "n_inner")
+    compare("n_inner 20 (not 4 · 8)", folder, write_folder(folder, narrow, config={"n_inner": 20}),
+            ids, [])
+
     # Malformed folders: each refused with a message naming the tensor (or the field).
     bad = {k: v.copy() for k, v in w.items()}
     bad["h.1.mlp.c_fc.bias"][3] = np.nan
@@ -71,6 +101,11 @@ with tempfile.TemporaryDirectory() as tmp:
         "not gpt2": (dict(w=w, config={"model_type": "bert"}), "model_type"),
         "bad activation": (dict(w=w, config={"activation_function": "relu"}), "activation_function"),
         "n_head not dividing": (dict(w=w, config={"n_head": 3}), "n_head"),
+        "scale_attn_weights not a flag": (dict(w=w, config={"scale_attn_weights": "no"}),
+                                          '"scale_attn_weights" must be true or false'),
+        "n_inner not the weights' width": (dict(w=w, config={"n_inner": 20}),
+                                           ('"h.0.mlp.c_fc.weight" has shape [8, 32], '
+                                            'expected [8, 20]')),
     }
     # Defects that keep every tensor's element count: only a check of the shape itself, of the
     # header's names and of the byte ranges refuses them.
@@ -99,15 +134,45 @@ with tempfile.TemporaryDirectory() as tmp:
         "overlapping offsets": (dict(w=w, header_text=overlapping),
                                 (stf, '"ln_f.bias" and "ln_f.weight" overlap')),
     }
+
+    def refused(name, folder, needles, *args):
+        """The run tool on FOLDER must exit 1 with a message holding every one of NEEDLES."""
+        code, message = run(folder, ids, *args)
+        check(code == 1 and all(n in message for n in needles),
+              f"{name}: expected a refusal naming {needles}, got exit {code}: {message}")
+        print(f"{name}: refused: {message}")
+
     for name, (kw, needle) in cases.items():
         folder = os.path.join(tmp, name.replace(" ", "_"))
         write_folder(folder, **kw)
         # The registry would open a "bert" folder as BERT: GPT-2's own check must refuse it.
-        code, message = run(folder, ids, *(["--family", "gpt2"] if name == "not gpt2" else []))
-        needles = needle if isinstance(needle, tuple) else (needle,)
-        check(code == 1 and all(n in message for n in needles),
-              f"{name}: expected a refusal naming {needles}, got exit {code}: {message}")
-        print(f"{name}: refused: {message}")
+        refused(name, folder, needle if isinstance(needle, tuple) else (needle,),
+                *(["--family", "gpt2"] if name == "not gpt2" else []))
+    # Finite weights whose products overflow float32: the run's refusal names the folder, the
+    # layer and its tensors, the head, and what to do.
+    huge = {k: v.copy() for k, v in w.items()}
+    huge["h.1.ln_1.weight"][:] = 1e30
+    huge["h.1.attn.c_attn.weight"] *= 1e10
+    folder = os.path.join(tmp, "overflow_q")
+    write_folder(folder, huge)
+    refused("overflowing Q", folder,
+            (folder + ": layer 1 (tensors h.1.*), head 0: Q contains a non-finite value",
+             "at row 0, column 0.", "The weights in " + folder, "check the weight files"))
+    huge = {k: v.copy() for k, v in w.items()}
+    huge["h.0.ln_2.weight"][:] = 1e30
+    huge["h.0.mlp.c_fc.weight"] *= 1e10
+    folder = os.path.join(tmp, "overflow_mlp")
+    write_folder(folder, huge, prefix="transformer.")
+    refused("overflowing MLP", folder,
+            (folder + ": layer 0 (tensors transformer.h.0.*): its output (the residual stream) "
+             "has a non-finite value", "check the weight files"))
+    huge = {k: v.copy() for k, v in w.items()}
+    huge["ln_f.weight"][:] = 3e38
+    folder = os.path.join(tmp, "overflow_head")
+    write_folder(folder, huge)
+    refused("overflowing logits", folder,
+            (folder + ": the logits at position 9 (the final norm and the output head) have a "
+             "non-finite value.", "check the weight files"))
     code, message = run(os.path.join(tmp, "nowhere"), ids)
     check(code == 1 and "config.json" in message, f"missing folder: {message}")
     code, message = run(f32, list(range(NPOS + 1)))

@@ -16,7 +16,8 @@ import numpy as np
 L, H, D, NPOS, VOCAB = 2, 2, 8, 16, 40
 
 
-def weights(rng, vocab=VOCAB, layers=L):
+def weights(rng, vocab=VOCAB, layers=L, inner=4 * D):
+    """Random weights; INNER is the MLP's width (config.json's n_inner, 4 · n_embd by default)."""
     w = {"wte.weight": rng.normal(0, 0.5, (vocab, D)), "wpe.weight": rng.normal(0, 0.3, (NPOS, D)),
          "ln_f.weight": 1 + rng.normal(0, 0.1, D), "ln_f.bias": rng.normal(0, 0.1, D)}
     for l in range(layers):
@@ -27,9 +28,9 @@ def weights(rng, vocab=VOCAB, layers=L):
               p + "attn.c_proj.weight": rng.normal(0, 0.3, (D, D)),
               p + "attn.c_proj.bias": rng.normal(0, 0.1, D),
               p + "ln_2.weight": 1 + rng.normal(0, 0.1, D), p + "ln_2.bias": rng.normal(0, 0.1, D),
-              p + "mlp.c_fc.weight": rng.normal(0, 0.3, (D, 4 * D)),
-              p + "mlp.c_fc.bias": rng.normal(0, 0.1, 4 * D),
-              p + "mlp.c_proj.weight": rng.normal(0, 0.3, (4 * D, D)),
+              p + "mlp.c_fc.weight": rng.normal(0, 0.3, (D, inner)),
+              p + "mlp.c_fc.bias": rng.normal(0, 0.1, inner),
+              p + "mlp.c_proj.weight": rng.normal(0, 0.3, (inner, D)),
               p + "mlp.c_proj.bias": rng.normal(0, 0.1, D)}
     return {k: v.astype(np.float32) for k, v in w.items()}
 
@@ -81,9 +82,12 @@ def layer_norm(x, g, b):
     return (x - mu) / np.sqrt(var + 1e-5) * g + b
 
 
-def reference(w, ids, scale=True, temperature=1.0, mask=True, layers=None, outputs=None):
+def reference(w, ids, scale=True, temperature=1.0, mask=True, layers=None, outputs=None,
+              scale_attn_weights=True, scale_attn_by_inverse_layer_idx=False):
     """GPT-2 in numpy (float64), following modeling_gpt2: returns weights [L][H] and logits;
-    OUTPUTS, a list when given, receives each layer's per-head α·V [H, n, d_k]."""
+    OUTPUTS, a list when given, receives each layer's per-head α·V [H, n, d_k]. The last two
+    are config.json's fields of those names (GPT2Attention._attn: scores ÷ √d_k when the first,
+    then ÷ (layer + 1) when the second); SCALE false (the control) drops both factors."""
     w = {k: v.astype(np.float64) for k, v in w.items()}
     n, dk = len(ids), D // H
     x = w["wte.weight"][ids] + w["wpe.weight"][:n]
@@ -96,7 +100,10 @@ def reference(w, ids, scale=True, temperature=1.0, mask=True, layers=None, outpu
         q, k, v = (t.reshape(n, H, dk).transpose(1, 0, 2) for t in (q, k, v))
         s = q @ k.transpose(0, 2, 1)
         if not inside or scale:
-            s = s / np.sqrt(dk)
+            if scale_attn_weights:
+                s = s / np.sqrt(dk)
+            if scale_attn_by_inverse_layer_idx:
+                s = s / (l + 1)
         if inside:
             s = s / temperature
         if not inside or mask:

@@ -33,7 +33,7 @@ TEST(Gpt2Tokenizer, KnownIdsOfTheIssuesSentence) {
 }
 
 TEST(Gpt2Tokenizer, HandCheckedPieces) {
-    // "Hello world" = "Hello" (15496) + "Ġworld" (995); "<|endoftext|>" is plain text here.
+    // "Hello world" = "Hello" (15496) + "Ġworld" (995).
     EXPECT_EQ(gpt2().encode("Hello world"), (Ids{15496, 995}));
     // Two spaces before a word: the first is a piece of its own ("Ġ" = 220), the second
     // belongs to the word: \s+(?!\S) stops one short of the letter.
@@ -41,6 +41,25 @@ TEST(Gpt2Tokenizer, HandCheckedPieces) {
     // Contractions split off: "don't" = "don" + "'t".
     EXPECT_EQ(gpt2().encode("don't"), (Ids{9099, 470}));
     EXPECT_TRUE(gpt2().encode("").empty());
+}
+
+TEST(Gpt2Tokenizer, EndOfTextInTheTextIsTheSpecialTokenAsHuggingFaceReadsIt) {
+    // GPT2Tokenizer matches its added special token before the pattern: 50256, and the text on
+    // either side encoded on its own (" is" 318, " text" 2420, " here" 994).
+    EXPECT_EQ(gpt2().encode("<|endoftext|> is text here"), (Ids{50256, 318, 2420, 994}));
+    EXPECT_EQ(gpt2().encode("a<|endoftext|>b"), (Ids{64, 50256, 65}));
+    EXPECT_EQ(gpt2().encode("x<|endoftext|><|endoftext|>"), (Ids{87, 50256, 50256}));
+    EXPECT_EQ(gpt2().encode("<|endoftext|>"), (Ids{50256}));
+    EXPECT_EQ(gpt2().decode({64, 50256, 65}), "a<|endoftext|>b");
+    // Only the whole spelling is the token: a part of it is text ("<|" 27 91, "end" 437, …).
+    EXPECT_EQ(gpt2().encode("<|endoftext|"), (Ids{27, 91, 437, 1659, 5239, 91}));
+}
+
+TEST(Gpt2Tokenizer, ALeadingByteOrderMarkIsEncodedAsItsBytes) {
+    // U+FEFF is no letter, digit or space: a piece of its own, its bytes EF BB BF as the byte
+    // tokens "ï" 171, "»" 119, "¿" 123 (byte-level BPE drops nothing), then "hello" 31373.
+    EXPECT_EQ(gpt2().encode("\xEF\xBB\xBFhello"), (Ids{171, 119, 123, 31373}));
+    EXPECT_EQ(gpt2().decode({171, 119, 123, 31373}), "\xEF\xBB\xBFhello");
 }
 
 TEST(Gpt2Tokenizer, DecodeInvertsEncodeOnAnyText) {
@@ -80,8 +99,9 @@ TEST(Gpt2Tokenizer, ByteTokensShowTheirBytesSoTwoBytesNeverLookAlike) {
 }
 
 TEST(Gpt2Tokenizer, EncodeUpToALimitIsThePrefixOfTheWholeEncoding) {
-    for (const std::string text : {"Data visualization empowers users to",
-                                   "emoji 🙂🚀 and 漢字", "  leading and trailing  ", ""}) {
+    for (const std::string text :
+         {"Data visualization empowers users to", "emoji 🙂🚀 and 漢字",
+          "  leading and trailing  ", "", "a<|endoftext|>b<|endoftext|>"}) {
         const Ids all = gpt2().encode(text);
         for (std::size_t k = 0; k <= all.size() + 1; ++k) {
             bool more = false;

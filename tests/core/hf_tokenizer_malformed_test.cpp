@@ -63,3 +63,27 @@ TEST(HfTokenizerMalformed, EveryTruncationOfAValidFileIsRefusedCleanly) {
 }
 
 }  // namespace
+
+TEST(HfTokenizerMalformed, ARegexThatBacktracksWithoutEndIsRefusedNamingTheFileAndPlace) {
+    // (a+)+$ on a run of a's before a c tries every split of the run: PCRE2 stops at its match
+    // limit, and the refusal says which file and which regex, and what to do.
+    const std::string hostile = R"({"added_tokens": [], "normalizer": null,
+      "pre_tokenizer": {"type": "Split", "pattern": {"Regex": "(a+)+$"}, "behavior": "Isolated",
+        "invert": false},
+      "post_processor": null, "decoder": null,
+      "model": {"type": "BPE", "vocab": {"a": 0, "c": 1, "aa": 2}, "merges": ["a a"]}})";
+    const auto t = attn::tok::HfTokenizer::parse(hostile, "/models/hostile/tokenizer.json");
+    try {
+        (void)t.encode(std::string(40, 'a') + "c");
+        ADD_FAILURE() << "encoded";
+    } catch (const attn::ArgumentError& e) {
+        const std::string msg = e.what();
+        EXPECT_EQ(msg.rfind("/models/hostile/tokenizer.json: pre_tokenizer.pattern.Regex: the "
+                            "tokenizer's regex cannot be matched on this text (PCRE2 error -47: "
+                            "match limit exceeded)",
+                            0),
+                  0u)
+            << msg;
+        EXPECT_NE(msg.find("shorten the text"), std::string::npos) << msg;
+    }
+}

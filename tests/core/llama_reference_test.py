@@ -54,6 +54,9 @@ CASES = [
     ("qwen2 BF16 tied, q/k/v biases, 2 shards",
      config("qwen2", tie_word_embeddings=True, rope_theta=1e6), "BF16", 2),
     ("qwen3 F32, head_dim 12 ≠ 32/4, q_norm/k_norm", config("qwen3", head_dim=12), "F32", 1),
+    # transformers' Qwen2Attention and LlamaAttention read head_dim when config.json has it.
+    ("qwen2 F32, head_dim 12 ≠ 32/4", config("qwen2", head_dim=12), "F32", 1),
+    ("llama F32, head_dim 4 ≠ 32/4, GQA 4/2", config("llama", head_dim=4), "F32", 1),
     ("qwen3 F16 tied, attention_bias, plain multi-head",
      config("qwen3", kv_heads=4, head_dim=6, attention_bias=True, tie_word_embeddings=True),
      "F16", 1),
@@ -143,6 +146,15 @@ with tempfile.TemporaryDirectory() as tmp:
     bad["model.layers.0.mlp.up_proj.weight"][2, 3] = np.nan
     write_model(f, bad, c, "BF16")
     refused("a NaN in a BF16 weight", f, ids, "up_proj.weight", "non-finite")
+    f = folder_with("overflow")
+    bad = dict(w)
+    bad["model.layers.1.input_layernorm.weight"] = np.full_like(
+        w["model.layers.1.input_layernorm.weight"], 1e30)
+    bad["model.layers.1.self_attn.q_proj.weight"] = w["model.layers.1.self_attn.q_proj.weight"] * 1e10
+    write_model(f, bad, c)
+    refused("finite weights whose product overflows", f, ids,
+            f + ": layer 1 (tensors model.layers.1.*), head 0: Q contains a non-finite value",
+            "check the weight files")
     f = folder_with("dtype")
     items = [(k, v.astype(np.float64).tobytes(), "F64", v.shape) for k, v in w.items()]
     open(os.path.join(f, "model.safetensors"), "wb").write(safetensors_bytes(items))

@@ -61,6 +61,13 @@ Config read_config(const std::string& path) {
     if (positions != "absolute")
         throw FormatError(path + ": position_embedding_type \"" + positions +
                           "\" is not supported (only absolute)");
+    // BertConfig's is_decoder turns the encoder into a causal decoder (BertLMHeadModel): its
+    // attention differs from the bidirectional one run here, so it is refused, not ignored.
+    if (j.contains("is_decoder") && !j["is_decoder"].is_null() &&
+        (!j["is_decoder"].is_boolean() || j["is_decoder"].get<bool>()))
+        throw FormatError(path + ": \"is_decoder\" is " + j["is_decoder"].dump() +
+                          ": a BERT decoder attends causally, and AttnScope runs BERT only as the "
+                          "bidirectional encoder (is_decoder false)");
     if (c.hidden % c.heads != 0)
         throw FormatError(path + ": num_attention_heads " + std::to_string(c.heads) +
                           " does not divide hidden_size " + std::to_string(c.hidden));

@@ -79,6 +79,8 @@ std::shared_ptr<const Model> Model::open(const std::string& dir, std::optional<s
     // BertForMaskedLM writes the encoder with a "bert." prefix beside its "cls." head; BertModel
     // writes it without. Old checkpoints call LayerNorm's weight and bias gamma and beta.
     const std::string prefix = f.find("bert.embeddings.word_embeddings.weight") ? "bert." : "";
+    info.folder = dir;
+    info.layer_prefix = prefix + "encoder.layer.";
     const auto get = [&](const std::string& name, Index rows, Index cols) {
         const model::TensorInfo* t = f.find(name);
         std::string found = name;

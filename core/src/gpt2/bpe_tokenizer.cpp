@@ -65,6 +65,7 @@ std::array<char32_t, 256> byte_symbols() {
 
 BpeTokenizer BpeTokenizer::load(const std::string& vocab_path, const std::string& merges_path) {
     BpeTokenizer t;
+    t.source_ = vocab_path;
     const std::array<char32_t, 256> sym = byte_symbols();
     for (int b = 0; b < 256; ++b) {
         detail::append_utf8(t.byte_to_symbol_[b], sym[b]);
@@ -166,6 +167,28 @@ std::vector<std::int32_t> BpeTokenizer::encode(std::string_view text, std::size_
     }
     if (more) *more = false;
     std::vector<std::int32_t> ids;
+    // <|endoftext|> written in the text is the special token, never split (Hugging Face's
+    // GPT2Tokenizer matches added tokens first); the text between is pre-tokenized piece by
+    // piece, each on its own.
+    constexpr std::string_view kEnd = "<|endoftext|>";
+    const std::optional<std::int32_t> end_id = token_id(kEnd);
+    for (std::size_t begin = 0; begin <= text.size();) {
+        const std::size_t at = end_id ? text.find(kEnd, begin) : std::string_view::npos;
+        const std::size_t stop = at == std::string_view::npos ? text.size() : at;
+        if (!encode_text(text.substr(begin, stop - begin), limit, ids, more)) return ids;
+        if (at == std::string_view::npos) break;
+        if (ids.size() == limit) {
+            if (more) *more = true;
+            return ids;
+        }
+        ids.push_back(*end_id);
+        begin = at + kEnd.size();
+    }
+    return ids;
+}
+
+bool BpeTokenizer::encode_text(std::string_view text, std::size_t limit,
+                               std::vector<std::int32_t>& ids, bool* more) const {
     const pcre2_code* re = pattern();
     std::unique_ptr<pcre2_match_data, void (*)(pcre2_match_data*)> match(
         pcre2_match_data_create_from_pattern(re, nullptr), pcre2_match_data_free);
@@ -175,11 +198,22 @@ std::vector<std::int32_t> BpeTokenizer::encode(std::string_view text, std::size_
         const std::size_t room = limit - ids.size();
         if (room == 0) {
             if (more) *more = true;
-            break;
+            return false;
         }
-        const int rc =
+        int rc =
             pcre2_match(re, subject, text.size(), offset, PCRE2_NO_UTF_CHECK, match.get(), nullptr);
-        if (rc < 0) break;  // the last alternative, \s+, and the others cover every character
+        if (rc == PCRE2_ERROR_JIT_STACKLIMIT)  // a very long piece: the interpreter has room
+            rc = pcre2_match(re, subject, text.size(), offset, PCRE2_NO_UTF_CHECK | PCRE2_NO_JIT,
+                             match.get(), nullptr);
+        // The last alternative, \s+, and the others cover every character: no match is the end.
+        if (rc == PCRE2_ERROR_NOMATCH) break;
+        if (rc < 0) {
+            PCRE2_UCHAR why[256];
+            pcre2_get_error_message(rc, why, sizeof why);
+            throw ArgumentError(source_ + ": GPT-2's pre-tokenizer pattern cannot be matched on " +
+                                "this text (PCRE2: " + reinterpret_cast<const char*>(why) +
+                                "); split the text into shorter lines");
+        }
         const PCRE2_SIZE* span = pcre2_get_ovector_pointer(match.get());
         if (span[1] == span[0]) break;
         std::string_view piece = text.substr(span[0], span[1] - span[0]);
@@ -191,12 +225,12 @@ std::vector<std::int32_t> BpeTokenizer::encode(std::string_view text, std::size_
         if (cut || tokens.size() > room) {
             ids.insert(ids.end(), tokens.begin(), tokens.begin() + std::ptrdiff_t(room));
             if (more) *more = true;
-            break;
+            return false;
         }
         ids.insert(ids.end(), tokens.begin(), tokens.end());
         offset = span[1];
     }
-    return ids;
+    return true;
 }
 
 namespace bpe_detail {

@@ -22,6 +22,12 @@ int positive_field(const nlohmann::json& j, const char* name, const std::string&
     return j[name].get<int>();
 }
 
+bool flag(const nlohmann::json& j, const char* name, const std::string& path, bool fallback) {
+    if (!j.contains(name) || j[name].is_null()) return fallback;
+    if (!j[name].is_boolean()) throw FormatError(path + ": \"" + name + "\" must be true or false");
+    return j[name].get<bool>();
+}
+
 /// Row-wise LayerNorm with GPT-2's learnt gain and bias.
 Matrix layer_norm(const Matrix& x, const FloatTensor& w, const FloatTensor& b, double eps) {
     Matrix out(x.rows(), x.cols());
@@ -80,6 +86,16 @@ Config read_config(const std::string& path) {
             throw FormatError(path + ": layer_norm_epsilon must be a positive number");
         c.layer_norm_epsilon = j["layer_norm_epsilon"].get<double>();
     }
+    // GPT2Config's defaults: n_inner null is 4 · n_embd; scores scaled by 1/√d_k only.
+    c.n_inner = j.contains("n_inner") && !j["n_inner"].is_null()
+                    ? positive_field(j, "n_inner", path)
+                    : 4 * c.n_embd;
+    c.scale_attn_weights = flag(j, "scale_attn_weights", path, true);
+    c.scale_attn_by_inverse_layer_idx = flag(j, "scale_attn_by_inverse_layer_idx", path, false);
+    // reorder_and_upcast_attn (GPT2Attention's _upcast_and_reordered_attn) computes the same
+    // scaled scores and softmax in float32 for half-precision runs; AttnScope computes them in
+    // float32 always, so the flag changes nothing here and is accepted (its value still checked).
+    (void)flag(j, "reorder_and_upcast_attn", path, false);
     if (c.n_embd % c.n_head != 0)
         throw FormatError(path + ": n_head " + std::to_string(c.n_head) +
                           " does not divide n_embd " + std::to_string(c.n_embd));
@@ -113,6 +129,8 @@ std::shared_ptr<const Model> Model::open(const std::string& dir) {
     // Hugging Face writes GPT2LMHeadModel's weights with a "transformer." prefix and GPT2Model's
     // without; the attn.bias / masked_bias buffers and a tied lm_head are not needed.
     const std::string prefix = f.find("transformer.wte.weight") ? "transformer." : "";
+    info.folder = dir;
+    info.layer_prefix = prefix + "h.";
     const auto get = [&](const std::string& name, Index rows, Index cols) {
         const TensorInfo* t = f.find(prefix + name);
         if (!t) throw FormatError(f.path() + ": tensor \"" + prefix + name + "\" is missing");
@@ -130,8 +148,8 @@ std::shared_ptr<const Model> Model::open(const std::string& dir) {
              get(h + "attn.c_attn.weight", d, 3 * d), get(h + "attn.c_attn.bias", 1, 3 * d),
              get(h + "attn.c_proj.weight", d, d), get(h + "attn.c_proj.bias", 1, d),
              get(h + "ln_2.weight", 1, d), get(h + "ln_2.bias", 1, d),
-             get(h + "mlp.c_fc.weight", d, 4 * d), get(h + "mlp.c_fc.bias", 1, 4 * d),
-             get(h + "mlp.c_proj.weight", 4 * d, d), get(h + "mlp.c_proj.bias", 1, d)});
+             get(h + "mlp.c_fc.weight", d, c.n_inner), get(h + "mlp.c_fc.bias", 1, c.n_inner),
+             get(h + "mlp.c_proj.weight", c.n_inner, d), get(h + "mlp.c_proj.bias", 1, d)});
     }
     return m;
 }
@@ -160,6 +178,15 @@ void Model::layer(int l, Matrix& x, Index first, const LayerAttention* past,
         t.bottomRows(m) = qkv.middleCols(col, dk);
         return t;
     };
+    // GPT2Attention's scaling: ÷ √d_k (scale_attn_weights), then ÷ (l + 1)
+    // (scale_attn_by_inverse_layer_idx), one factor 1/√scale_dk; the scaling control turns
+    // the whole factor off.
+    AttentionParams params = controls.params;
+    const float by_layer = c.scale_attn_by_inverse_layer_idx ? float(l + 1) : 1.f;
+    if (!c.scale_attn_weights && !c.scale_attn_by_inverse_layer_idx)
+        params.scale = false;
+    else
+        params.scale_dk = (c.scale_attn_weights ? float(dk) : 1.f) * by_layer * by_layer;
     Matrix z;
     for (int h = 0; h < c.n_head; ++h) {
         // Heads are d_k-wide column blocks of q, k and v.
@@ -167,8 +194,8 @@ void Model::layer(int l, Matrix& x, Index first, const LayerAttention* past,
         out.k.push_back(rows(past ? &past->k : nullptr, h, d + h * dk));
         out.v.push_back(rows(past ? &past->v : nullptr, h, 2 * d + h * dk));
         // Every query's attention, the earlier run's too: the shown stages are the whole run's.
-        out.heads.push_back(model::attend_head(out.q.back(), out.k.back(), out.v.back(),
-                                               controls.params, l, h, first, hooks, z));
+        out.heads.push_back(model::attend_head(out.q.back(), out.k.back(), out.v.back(), params, l,
+                                               h, first, hooks, z));
         merged.middleCols(h * dk, dk) = z;
     }
     const Matrix attn = affine(merged, b.proj_w, b.proj_b);

@@ -98,9 +98,9 @@ Config read_config(const std::string& path) {
     if (c.hidden % c.heads != 0 && !(j.contains("head_dim") && !j["head_dim"].is_null()))
         throw FormatError(path + ": num_attention_heads " + std::to_string(c.heads) +
                           " does not divide hidden_size " + std::to_string(c.hidden));
-    // qwen2 has no head_dim field: its heads are always hidden / heads wide.
-    c.head_dim = c.model_type == "qwen2" ? c.hidden / c.heads
-                                         : cd::integer(j, "head_dim", path, c.hidden / c.heads);
+    // Every family's attention (Qwen2's too) reads head_dim when config.json has it:
+    // q_proj gives heads · head_dim, o_proj takes heads · head_dim back.
+    c.head_dim = cd::integer(j, "head_dim", path, c.hidden / c.heads);
     if (c.head_dim % 2 != 0)
         throw FormatError(path + ": head_dim " + std::to_string(c.head_dim) +
                           " is odd; rotary positions rotate pairs");

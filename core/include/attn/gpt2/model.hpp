@@ -15,7 +15,10 @@ namespace attn::gpt2 {
 /// The fields of a Hugging Face GPT-2 config.json that the forward pass needs.
 struct Config {
     int n_layer = 0, n_head = 0, n_embd = 0, n_positions = 0, vocab_size = 0;
+    int n_inner = 0;  ///< the MLP's width (config.json's n_inner; null: 4 · n_embd)
     double layer_norm_epsilon = 1e-5;
+    bool scale_attn_weights = true;                ///< scores divided by √d_k
+    bool scale_attn_by_inverse_layer_idx = false;  ///< layer l's scores divided by l + 1 too
 };
 
 /// Reads PATH (config.json); throws FormatError naming the file and the field when it is not a

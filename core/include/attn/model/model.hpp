@@ -35,6 +35,9 @@ struct ModelInfo {
     std::string dtype;  ///< the weights' type on disk: "F32", "F16", "BF16"
     std::int64_t parameters = 0;
     double file_bytes = 0;  ///< bytes of the weight files
+    std::string folder;     ///< the folder the weights came from, for messages
+    /// Layer l's tensors are named layer_prefix + l + "." (e.g. "transformer.h."), for messages.
+    std::string layer_prefix;
 };
 
 /// The model's own mask: causal for decoders, none for encoders.
