@@ -5,7 +5,6 @@
 // axes and its tick labels apart, and the docks show only on the tabs they serve.
 #include <QDir>
 #include <QDockWidget>
-#include <QFile>
 #include <QScrollBar>
 #include <QTabBar>
 #include <QTabWidget>
@@ -350,9 +349,7 @@ class LayoutFitTest : public QObject {
         QVERIFY(census);
         showTab(w, w.findChild<QWidget*>(QStringLiteral("modelTab")));
         QTRY_VERIFY(census->table()->rowCount() > 0);
-        // The layout is read once the window has settled (every job delivered, every event they
-        // posted run), not after one pass of the event loop: a busy machine delivers the
-        // thumbnails that resize the grid above the census later.
+        // Read once the window settled, not after one event pass: thumbnails resize the grid.
         test_support::settleAll(w.computeService());
         QTableWidget* table = census->table();
         QVERIFY2(table->visibleRegion().boundingRect() == table->rect(),

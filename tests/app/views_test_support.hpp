@@ -38,7 +38,7 @@ namespace views_test {
 
 using test_support::fixture;
 
-attn::SceneSpec fileSpec(const char* name, attn::Index component = 0) {
+inline attn::SceneSpec fileSpec(const char* name, attn::Index component = 0) {
     attn::SceneSpec spec;
     spec.data = std::make_shared<const attn::AttentionData>(
         attn::io::load_attention(fixture(name).toStdString()));
@@ -47,18 +47,18 @@ attn::SceneSpec fileSpec(const char* name, attn::Index component = 0) {
     return spec;
 }
 
-SceneResultPtr computed(const attn::SceneSpec& spec) {
+inline SceneResultPtr computed(const attn::SceneSpec& spec) {
     return std::make_shared<const attn::SceneResult>(attn::compute_scene(spec));
 }
 
 /// A real mouse move (hover) at pos, as the window system delivers it with tracking on.
-void hover(QWidget* w, const QPoint& pos) {
+inline void hover(QWidget* w, const QPoint& pos) {
     QMouseEvent move(QEvent::MouseMove, QPointF(pos), w->mapToGlobal(QPointF(pos)), Qt::NoButton,
                      Qt::NoButton, Qt::NoModifier);
     QApplication::sendEvent(w, &move);
 }
 
-void drag(QWidget* w, const QPoint& from, const QPoint& to) {
+inline void drag(QWidget* w, const QPoint& from, const QPoint& to) {
     QTest::mousePress(w, Qt::LeftButton, Qt::NoModifier, from);
     for (int s = 1; s <= 4; ++s) {
         const QPoint p = from + (to - from) * s / 4;
