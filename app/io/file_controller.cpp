@@ -36,11 +36,12 @@
 #include "main_window.hpp"
 #include "model/scene.hpp"
 #include "settings_keys.hpp"
+#include "widgets/alert_banner.hpp"
 
 namespace fileio {
 namespace {
 
-constexpr int kAutosaveMs = 60'000;
+constexpr int kFirstAutosaveMs = 1'000;  // after the first unsaved change
 
 }  // namespace
 
@@ -97,9 +98,21 @@ FileController::FileController(MainWindow* window) : QObject(window), window_(wi
     connect(window_->scene(), &Scene::specChanged, this, &FileController::updateTitle);
     autosave_ = std::make_unique<AutosaveFile>();
     autosaveTimer_ = new QTimer(this);
-    autosaveTimer_->setInterval(kAutosaveMs);
+    autosaveTimer_->setInterval(kAutosaveIntervalMs);
     connect(autosaveTimer_, &QTimer::timeout, this, &FileController::autosave);
     autosaveTimer_->start();
+    autosaveBanner_ = new AlertBanner(tr("Retry now"));
+    autosaveBanner_->setObjectName(QStringLiteral("autosaveBanner"));
+    window_->addBanner(autosaveBanner_);
+    connect(autosaveBanner_, &AlertBanner::actionClicked, this, &FileController::autosave);
+    // The first unsaved change is backed up a moment later (a drag's first steps coalesce), so
+    // a disk that cannot take it is known at once, not a minute later.
+    connect(window_->scene()->undoStack(), &QUndoStack::cleanChanged, this, [this](bool clean) {
+        if (clean)
+            setAutosaveError({});  // nothing unsaved: nothing to back up
+        else
+            QTimer::singleShot(kFirstAutosaveMs, this, &FileController::autosave);
+    });
     updateTitle();
 }
 

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 
+class AlertBanner;
 class MainWindow;
 class QAction;
 class QMenu;
@@ -76,8 +77,18 @@ class FileController : public QObject {
     QString autosavePath() const;
     /// Where every instance's autosave lives (QStandardPaths::AppDataLocation).
     static QString autosaveFolder();
-    /// Writes the autosave file now when there are unsaved changes.
+    /// Writes the autosave file now when there are unsaved changes. It is written a moment
+    /// after the first unsaved change and then every minute; when a write fails (a full disk,
+    /// a folder that is not writable) the window says so at once in a banner naming the file
+    /// and the reason, and tries again every autosaveRetryMs until a write succeeds, which
+    /// takes the banner away.
     void autosave();
+    /// How often unsaved changes are autosaved.
+    static constexpr int kAutosaveIntervalMs = 60'000;
+    /// The banner that says the autosave fails (hidden while it works).
+    AlertBanner* autosaveBanner() const { return autosaveBanner_; }
+    /// How often a failed autosave is tried again (tests shorten it).
+    void setAutosaveRetryInterval(int ms) { autosaveRetryMs_ = ms; }
     /// Offers, one by one and newest first, every autosave that an instance which did not close
     /// normally left (called once, after the window is shown), naming its document and time. A
     /// live instance's autosave is neither offered nor deleted. The first one accepted is
@@ -117,7 +128,12 @@ class FileController : public QObject {
     QAction* closeDataAction_ = nullptr;
     QAction* embedAction_ = nullptr;
     QString openedFile_;  ///< the last non-session file opened (token text), for the title
+    /// Shows or clears the autosave's warning; ERROR "" when the last write succeeded.
+    void setAutosaveError(const QString& error);
+
     QTimer* autosaveTimer_ = nullptr;
+    AlertBanner* autosaveBanner_ = nullptr;
+    int autosaveRetryMs_ = 10'000;
     std::unique_ptr<AutosaveFile> autosave_;
     QString currentFile_;
     QString lastError_;
