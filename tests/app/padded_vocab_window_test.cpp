@@ -4,17 +4,20 @@
 // its 8 padding rows are made the likeliest ids at every position: the Model dock's top 10 and
 // the logit lens list none of them, greedy generation of 8 tokens in the Generate panel finishes
 // with the window alive, every chosen token is a real one, equal to core's generation, and no
-// candidate shown is a padding id.
+// candidate shown is a padding id; the Interventions tab's logit lens shows none either.
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTabBar>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include "app_test_support.hpp"
 #include "attn/generate/generate.hpp"
+#include "attn/interventions/lens.hpp"
 #include "attn/model/vocabulary.hpp"
 #include "io/generate_panel.hpp"
 #include "io/model_dock.hpp"
@@ -22,8 +25,12 @@
 #include "model/scene.hpp"
 #include "model/scheduler.hpp"
 #include "tiny_folders.hpp"
+#include "views/cell_map.hpp"
+#include "views/interventions_tab.hpp"
+#include "views/logit_lens_view.hpp"
 #include "views/next_tokens_view.hpp"
 #include "widgets/alert_banner.hpp"
+#include "widgets/tab_strip.hpp"
 
 namespace {
 
@@ -108,7 +115,42 @@ class PaddedVocabWindowTest : public QObject {
             QVERIFY2(t.id < kTokens, qPrintable(QString::number(t.id)));
     }
 
+    void theLogitLensListsNoPaddingId() {
+        MainWindow w;
+        fileio::ModelController* models = test_support::attachQuietModels(w);
+        QVERIFY(models);
+        QVERIFY2(models->openModel(dir_.path()), qPrintable(models->lastError()));
+        const QString typed = test_support::typeSentence(w, QStringLiteral("the cat sat on"));
+        QVERIFY2(typed.isEmpty(), qPrintable(typed));
+        auto* tab = w.findChild<InterventionsTab*>();
+        QVERIFY(tab);
+        QVERIFY(clickTitled(w.findChild<TabStrip*>()->bar(), QStringLiteral("Interventions")));
+        QTRY_COMPARE(w.tabs()->currentWidget(), static_cast<QWidget*>(tab));
+        QVERIFY(clickTitled(tab->pages()->tabBar(), QStringLiteral("Logit lens")));
+        LogitLensView* view = tab->lens();
+        QVERIFY(QTest::qWaitFor([&] { return !view->table().cells.empty(); }, 30000));
+        // Every cell's top 5 are real tokens, and the cells' texts name them.
+        const attn::interv::LensTable& table = view->table();
+        QCOMPARE(table.layers, attn::Index(3));  // after the embedding and each of 2 layers
+        for (const attn::interv::LensCell& cell : table.cells)
+            for (const std::int32_t id : cell.ids)
+                QVERIFY2(id < kTokens, qPrintable(QString::number(id)));
+        for (const QString& text : view->map()->texts())
+            QVERIFY2(!text.contains(QStringLiteral("<id")), qPrintable(text));
+        QCOMPARE(w.errorBanner()->message(), QString());
+    }
+
   private:
+    /// Clicks the tab of BAR titled TITLE, as a user does; false when there is none.
+    static bool clickTitled(QTabBar* bar, const QString& title) {
+        for (int i = 0; i < bar->count(); ++i)
+            if (bar->tabText(i).remove(QLatin1Char('&')) == title) {
+                test_support::clickTab(bar, i);
+                return true;
+            }
+        return false;
+    }
+
     QTemporaryDir dir_;
 };
 
