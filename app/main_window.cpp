@@ -62,10 +62,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     auto* column = new QVBoxLayout(central);
     column->setContentsMargins(0, 0, 0, 0);
     column->setSpacing(0);
-    banners_ = new QVBoxLayout;
-    banners_->setSpacing(0);
-    column->addLayout(banners_);
     column->addWidget(tabs_, 1);
+    column_ = column;
     setCentralWidget(central);
     // An error that escaped an action is shown here; the window and its document stay.
     errorBanner_ = new AlertBanner;
@@ -256,7 +254,7 @@ QWidget* MainWindow::buildHint() {
 }
 
 void MainWindow::addBanner(QWidget* banner) {
-    banners_->addWidget(banner);
+    column_->insertWidget(column_->indexOf(tabs_), banner);  // above the tabs, in order added
 }
 
 void MainWindow::buildStatusBar() {

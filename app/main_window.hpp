@@ -126,7 +126,7 @@ class MainWindow : public QMainWindow {
     QLabel* sizeLabel_ = nullptr;
     QLabel* timeLabel_ = nullptr;
     QLabel* busyLabel_ = nullptr;
-    QVBoxLayout* banners_ = nullptr;  ///< warnings above the tabs
+    QVBoxLayout* column_ = nullptr;  ///< the central column: banners, then the tabs
     AlertBanner* errorBanner_ = nullptr;
     bool firstResult_ = true;
 };
