@@ -39,12 +39,6 @@
 #include "widgets/alert_banner.hpp"
 
 namespace fileio {
-namespace {
-
-constexpr int kFirstAutosaveMs = 1'000;  // after the first unsaved change
-
-}  // namespace
-
 FileController::FileController(MainWindow* window) : QObject(window), window_(window) {
     connect(window_->openAction(), &QAction::triggered, this, &FileController::openWithDialog);
     connect(window_->saveAction(), &QAction::triggered, this, &FileController::save);
@@ -98,20 +92,16 @@ FileController::FileController(MainWindow* window) : QObject(window), window_(wi
     connect(window_->scene(), &Scene::specChanged, this, &FileController::updateTitle);
     autosave_ = std::make_unique<AutosaveFile>();
     autosaveTimer_ = new QTimer(this);
-    autosaveTimer_->setInterval(kAutosaveIntervalMs);
+    autosaveTimer_->setInterval(autosaveEveryMs_);
     connect(autosaveTimer_, &QTimer::timeout, this, &FileController::autosave);
     autosaveTimer_->start();
     autosaveBanner_ = new AlertBanner(tr("Retry now"));
     autosaveBanner_->setObjectName(QStringLiteral("autosaveBanner"));
     window_->addBanner(autosaveBanner_);
     connect(autosaveBanner_, &AlertBanner::actionClicked, this, &FileController::autosave);
-    // The first unsaved change is backed up a moment later (a drag's first steps coalesce), so
-    // a disk that cannot take it is known at once, not a minute later.
+    // Nothing unsaved: nothing to back up, and no warning about it is due.
     connect(window_->scene()->undoStack(), &QUndoStack::cleanChanged, this, [this](bool clean) {
-        if (clean)
-            setAutosaveError({});  // nothing unsaved: nothing to back up
-        else
-            QTimer::singleShot(kFirstAutosaveMs, this, &FileController::autosave);
+        if (clean) setAutosaveError({});
     });
     updateTitle();
 }

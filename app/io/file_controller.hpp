@@ -77,18 +77,16 @@ class FileController : public QObject {
     QString autosavePath() const;
     /// Where every instance's autosave lives (QStandardPaths::AppDataLocation).
     static QString autosaveFolder();
-    /// Writes the autosave file now when there are unsaved changes. It is written a moment
-    /// after the first unsaved change and then every minute; when a write fails (a full disk,
-    /// a folder that is not writable) the window says so at once in a banner naming the file
-    /// and the reason, and tries again every autosaveRetryMs until a write succeeds, which
-    /// takes the banner away.
+    /// Writes the autosave file now when there are unsaved changes (the timer does, every
+    /// minute). When a write fails (a full disk, a folder that is not writable) the window says
+    /// so at once, in a banner and the status bar naming the file and the reason, and tries
+    /// again every 10 s until a write succeeds, which takes the banner away.
     void autosave();
-    /// How often unsaved changes are autosaved.
-    static constexpr int kAutosaveIntervalMs = 60'000;
     /// The banner that says the autosave fails (hidden while it works).
     AlertBanner* autosaveBanner() const { return autosaveBanner_; }
-    /// How often a failed autosave is tried again (tests shorten it).
-    void setAutosaveRetryInterval(int ms) { autosaveRetryMs_ = ms; }
+    /// How often unsaved changes are autosaved, and a failed autosave tried again (tests
+    /// shorten them; 60 s and 10 s).
+    void setAutosaveIntervals(int everyMs, int retryMs);
     /// Offers, one by one and newest first, every autosave that an instance which did not close
     /// normally left (called once, after the window is shown), naming its document and time. A
     /// live instance's autosave is neither offered nor deleted. The first one accepted is
@@ -133,6 +131,7 @@ class FileController : public QObject {
 
     QTimer* autosaveTimer_ = nullptr;
     AlertBanner* autosaveBanner_ = nullptr;
+    int autosaveEveryMs_ = 60'000;
     int autosaveRetryMs_ = 10'000;
     std::unique_ptr<AutosaveFile> autosave_;
     QString currentFile_;

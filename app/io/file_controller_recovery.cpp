@@ -39,10 +39,16 @@ void FileController::autosave() {
     setAutosaveError({});
 }
 
+void FileController::setAutosaveIntervals(int everyMs, int retryMs) {
+    autosaveEveryMs_ = everyMs;
+    autosaveRetryMs_ = retryMs;
+    autosaveTimer_->setInterval(autosaveBanner_->isHidden() ? everyMs : retryMs);
+}
+
 void FileController::setAutosaveError(const QString& error) {
     const bool failing = !error.isEmpty();
     // While it fails the autosave is tried again soon; once it works, every minute again.
-    const int interval = failing ? autosaveRetryMs_ : kAutosaveIntervalMs;
+    const int interval = failing ? autosaveRetryMs_ : autosaveEveryMs_;
     if (autosaveTimer_->interval() != interval) autosaveTimer_->setInterval(interval);
     if (!failing) {
         if (!autosaveBanner_->isHidden()) {

@@ -1,10 +1,10 @@
 // QtTest: an autosave that cannot be written (a full disk, a folder that is not writable) is
 // said at once and tried again until it works. The write is made to fail without a full disk:
 // a folder stands where the window's autosave file goes (root ignores permission bits, not
-// that). A typed edit is autosaved a moment later; its failure shows at once in the window's
-// autosave banner and status bar, naming the file and the reason, while the edit stays; the
-// retry timer writes the autosave once the folder is gone and the banner goes; Retry now
-// (clicked) tries at once.
+// that), and the timers are shortened. A typed edit's autosave fails, which shows at once in the
+// window's autosave banner and status bar, naming the file and the reason, while the edit stays;
+// the retry timer writes the autosave once the folder is gone and the banner goes; Retry now
+// (clicked) tries at once; saving (nothing unsaved) takes the warning away.
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -39,14 +39,14 @@ class AutosaveWarningTest : public QObject {
         auto* files = w.findChild<fileio::FileController*>();
         QVERIFY(files);
         files->setQuiet(true);
-        files->setAutosaveRetryInterval(200);
+        files->setAutosaveIntervals(200, 200);  // the minute's and the 10 s' timers, shortened
         test_support::showWindow(w);
         AlertBanner* banner = files->autosaveBanner();
         QVERIFY(banner->isHidden());
         const QString path = files->autosavePath();
         QVERIFY(QDir().mkpath(path));  // the autosave cannot be written there
 
-        // An edit, typed: autosaved a moment later, which fails, and the window says so.
+        // An edit, typed: the timer's autosave fails, and the window says so at once.
         QPlainTextEdit* edit = w.tokenEditor()->editor();
         QTest::mouseClick(edit->viewport(), Qt::LeftButton);
         QTest::keyClick(edit, Qt::Key_A, Qt::ControlModifier);
@@ -71,7 +71,7 @@ class AutosaveWarningTest : public QObject {
         QCOMPARE(w.statusBar()->currentMessage(), QStringLiteral("Autosaved to %1").arg(path));
 
         // Blocked again, with a retry far off: Retry now (clicked) tries at once.
-        files->setAutosaveRetryInterval(600'000);
+        files->setAutosaveIntervals(600'000, 600'000);
         QVERIFY(QFile::remove(path));
         QVERIFY(QDir().mkpath(path));
         files->autosave();  // what the minute's timer does
