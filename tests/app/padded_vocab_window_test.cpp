@@ -53,11 +53,8 @@ class PaddedVocabWindowTest : public QObject {
 
     void generationNeverPicksAPaddingId() {
         MainWindow w;
-        fileio::ModelController* models = test_support::attachQuietModels(w);
-        QVERIFY(models);
-        QVERIFY2(models->openModel(dir_.path()), qPrintable(models->lastError()));
-        const QString typed = test_support::typeSentence(w, QStringLiteral("the cat sat on"));
-        QVERIFY2(typed.isEmpty(), qPrintable(typed));
+        const QString opened = openAndType(w);
+        QVERIFY2(opened.isEmpty(), qPrintable(opened));
         const auto folder = w.scene()->spec().model;
         QCOMPARE(folder->model->info().vocab, 48);
         QCOMPARE(attn::model::text_vocab(folder->model->info()), kTokens);
@@ -117,11 +114,8 @@ class PaddedVocabWindowTest : public QObject {
 
     void theLogitLensListsNoPaddingId() {
         MainWindow w;
-        fileio::ModelController* models = test_support::attachQuietModels(w);
-        QVERIFY(models);
-        QVERIFY2(models->openModel(dir_.path()), qPrintable(models->lastError()));
-        const QString typed = test_support::typeSentence(w, QStringLiteral("the cat sat on"));
-        QVERIFY2(typed.isEmpty(), qPrintable(typed));
+        const QString opened = openAndType(w);
+        QVERIFY2(opened.isEmpty(), qPrintable(opened));
         auto* tab = w.findChild<InterventionsTab*>();
         QVERIFY(tab);
         QVERIFY(clickTitled(w.findChild<TabStrip*>()->bar(), QStringLiteral("Interventions")));
@@ -141,6 +135,14 @@ class PaddedVocabWindowTest : public QObject {
     }
 
   private:
+    /// W with the data I/O attached and shown, the padded folder opened and "the cat sat on"
+    /// typed: "" when done, else what went wrong.
+    QString openAndType(MainWindow& w) const {
+        fileio::ModelController* models = test_support::attachQuietModels(w);
+        if (!models) return QStringLiteral("no model controller");
+        if (!models->openModel(dir_.path())) return models->lastError();
+        return test_support::typeSentence(w, QStringLiteral("the cat sat on"));
+    }
     /// Clicks the tab of BAR titled TITLE, as a user does; false when there is none.
     static bool clickTitled(QTabBar* bar, const QString& title) {
         for (int i = 0; i < bar->count(); ++i)
