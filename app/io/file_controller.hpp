@@ -118,6 +118,8 @@ class FileController : public QObject {
     void fail(const QString& message);
     void updateTitle();
     QString startDirectory() const;
+    /// Shows or clears the autosave's warning; ERROR "" when the last write succeeded.
+    void setAutosaveError(const QString& error);
 
     MainWindow* window_;
     QAction* saveAsAction_ = nullptr;
@@ -126,9 +128,6 @@ class FileController : public QObject {
     QAction* closeDataAction_ = nullptr;
     QAction* embedAction_ = nullptr;
     QString openedFile_;  ///< the last non-session file opened (token text), for the title
-    /// Shows or clears the autosave's warning; ERROR "" when the last write succeeded.
-    void setAutosaveError(const QString& error);
-
     QTimer* autosaveTimer_ = nullptr;
     AlertBanner* autosaveBanner_ = nullptr;
     int autosaveEveryMs_ = 60'000;

@@ -121,6 +121,7 @@ void Scheduler::finish(const Job& job, const QString& name, Delivery delivery, b
             else if (delivery)
                 delivery();
         } catch (const attn::Cancelled&) {
+            // A delivery that cancels itself (a newer edit came) is no failure.
         } catch (const std::exception& e) {
             UnexpectedErrors::instance().report(&e, tr("The result of “%1”").arg(name));
         } catch (...) {
