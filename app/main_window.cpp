@@ -22,6 +22,7 @@
 #include "lenses/lens_registry.hpp"
 #include "model/layer_cache.hpp"
 #include "model/scene.hpp"
+#include "model/unexpected_error.hpp"
 #include "model/view_state.hpp"
 #include "playground/playground_widget.hpp"
 #include "settings_keys.hpp"
@@ -31,6 +32,7 @@
 #include "views/math_panel.hpp"
 #include "views/views_tab.hpp"
 #include "views/weights_bar.hpp"
+#include "widgets/alert_banner.hpp"
 #include "widgets/controls_dock.hpp"
 #include "widgets/tab_strip.hpp"
 #include "widgets/token_editor.hpp"
@@ -61,7 +63,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     column->setContentsMargins(0, 0, 0, 0);
     column->setSpacing(0);
     column->addWidget(tabs_, 1);
+    column_ = column;
     setCentralWidget(central);
+    // An error that escaped an action is shown here; the window and its document stay.
+    errorBanner_ = new AlertBanner;
+    errorBanner_->setObjectName(QStringLiteral("errorBanner"));
+    addBanner(errorBanner_);
+    connect(&UnexpectedErrors::instance(), &UnexpectedErrors::reported, this,
+            [this](const QString& message) {
+                errorBanner_->setMessage(message);
+                statusBar()->showMessage(message);
+            });
     // The playground's state is the view state's: the tab is a view of it.
     auto* playground = new PlaygroundWidget(*ViewState::of(scene_)->playground(), this);
     addView(playground, view_keys::kTabPlayground, tr("Playground"));
@@ -239,6 +251,10 @@ QWidget* MainWindow::buildHint() {
     });
     hint_->setVisible(!QSettings().value(settings_keys::kHintDismissed, false).toBool());
     return hint_;
+}
+
+void MainWindow::addBanner(QWidget* banner) {
+    column_->insertWidget(column_->indexOf(tabs_), banner);  // above the tabs, in order added
 }
 
 void MainWindow::buildStatusBar() {

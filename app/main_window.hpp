@@ -20,6 +20,8 @@ class QAction;
 class QDockWidget;
 class TabDocks;
 class TabStrip;
+class AlertBanner;
+class QVBoxLayout;
 
 /// Only wiring: the Scene changes → ComputeService → views; views' requests → Scene. Other
 /// modules add tabs with addView() and fill the File menu through fileMenu() and the actions.
@@ -62,6 +64,10 @@ class MainWindow : public QMainWindow {
     QAction* exportAction() const { return exportAction_; }
     /// Puts path first in the recent files (QSettings) and rebuilds the Recent menu.
     void addRecentFile(const QString& path);
+    /// Adds BANNER (a warning that must stay in view, e.g. the autosave's) above the tabs.
+    void addBanner(QWidget* banner);
+    /// The banner showing an error that escaped an action (UnexpectedErrors), hidden until one.
+    AlertBanner* errorBanner() const { return errorBanner_; }
 
   Q_SIGNALS:
     /// A new result is shown (for views added with addView that follow the scene).
@@ -120,5 +126,7 @@ class MainWindow : public QMainWindow {
     QLabel* sizeLabel_ = nullptr;
     QLabel* timeLabel_ = nullptr;
     QLabel* busyLabel_ = nullptr;
+    QVBoxLayout* column_ = nullptr;  ///< the central column: banners, then the tabs
+    AlertBanner* errorBanner_ = nullptr;
     bool firstResult_ = true;
 };

@@ -9,6 +9,7 @@
 #include "io/data_io.hpp"
 #include "io/single_instance.hpp"
 #include "main_window.hpp"
+#include "model/unexpected_error.hpp"
 
 namespace {
 
@@ -36,7 +37,8 @@ int runGui(int argc, char** argv) {
         if (fileio::handOff(instance, files, kHandOffTimeoutMs)) return 0;
     }
 
-    QApplication app(argc, argv);
+    // Every event is delivered inside a catch: an error in a slot is a message, not an exit.
+    GuardedApplication app(argc, argv);
     MainWindow window;
     fileio::FileController* fileController = fileio::attachDataIo(&window, files);
     // The first window listens for the next ones; --new-window stays out of it either way.

@@ -8,6 +8,7 @@
 #include "attn/interventions/induction.hpp"
 #include "attn/interventions/lens.hpp"
 #include "attn/model/model_scene.hpp"
+#include "attn/model/vocabulary.hpp"
 #include "cli/cli_request.hpp"
 
 namespace cli {
@@ -46,8 +47,9 @@ attn::Census inductionCensus(const attn::SceneSpec& spec) {
     const attn::model::ModelInfo& info = folder.model->info();
     const std::optional<std::int32_t> bos = folder.tokenizer->token_id("<|endoftext|>");
     const attn::Index room = info.max_positions - (bos ? 1 : 0);
-    const attn::interv::InductionSequence seq = attn::interv::induction_sequence(
-        info.vocab, std::min<attn::Index>(50, room / 2), kInductionSeed, bos);
+    const attn::interv::InductionSequence seq =
+        attn::interv::induction_sequence(int(attn::model::text_vocab(info)),
+                                         std::min<attn::Index>(50, room / 2), kInductionSeed, bos);
     const attn::model::Run run =
         attn::model::run(*folder.model, seq.ids, attn::model::run_controls(spec));
     const attn::Matrix scores = attn::interv::induction_scores(run, seq);

@@ -36,14 +36,9 @@
 #include "main_window.hpp"
 #include "model/scene.hpp"
 #include "settings_keys.hpp"
+#include "widgets/alert_banner.hpp"
 
 namespace fileio {
-namespace {
-
-constexpr int kAutosaveMs = 60'000;
-
-}  // namespace
-
 FileController::FileController(MainWindow* window) : QObject(window), window_(window) {
     connect(window_->openAction(), &QAction::triggered, this, &FileController::openWithDialog);
     connect(window_->saveAction(), &QAction::triggered, this, &FileController::save);
@@ -97,9 +92,17 @@ FileController::FileController(MainWindow* window) : QObject(window), window_(wi
     connect(window_->scene(), &Scene::specChanged, this, &FileController::updateTitle);
     autosave_ = std::make_unique<AutosaveFile>();
     autosaveTimer_ = new QTimer(this);
-    autosaveTimer_->setInterval(kAutosaveMs);
+    autosaveTimer_->setInterval(autosaveEveryMs_);
     connect(autosaveTimer_, &QTimer::timeout, this, &FileController::autosave);
     autosaveTimer_->start();
+    autosaveBanner_ = new AlertBanner(tr("Retry now"));
+    autosaveBanner_->setObjectName(QStringLiteral("autosaveBanner"));
+    window_->addBanner(autosaveBanner_);
+    connect(autosaveBanner_, &AlertBanner::actionClicked, this, &FileController::autosave);
+    // Nothing unsaved: nothing to back up, and no warning about it is due.
+    connect(window_->scene()->undoStack(), &QUndoStack::cleanChanged, this, [this](bool clean) {
+        if (clean) setAutosaveError({});
+    });
     updateTitle();
 }
 

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 
+class AlertBanner;
 class MainWindow;
 class QAction;
 class QMenu;
@@ -79,8 +80,16 @@ class FileController : public QObject {
     QString autosavePath() const;
     /// Where every instance's autosave lives (QStandardPaths::AppDataLocation).
     static QString autosaveFolder();
-    /// Writes the autosave file now when there are unsaved changes.
+    /// Writes the autosave file now when there are unsaved changes (the timer does, every
+    /// minute). When a write fails (a full disk, a folder that is not writable) the window says
+    /// so at once, in a banner and the status bar naming the file and the reason, and tries
+    /// again every 10 s until a write succeeds, which takes the banner away.
     void autosave();
+    /// The banner that says the autosave fails (hidden while it works).
+    AlertBanner* autosaveBanner() const { return autosaveBanner_; }
+    /// How often unsaved changes are autosaved, and a failed autosave tried again (tests
+    /// shorten them; 60 s and 10 s).
+    void setAutosaveIntervals(int everyMs, int retryMs);
     /// Offers, one by one and newest first, every autosave that an instance which did not close
     /// normally left (called once, after the window is shown), naming its document and time. A
     /// live instance's autosave is neither offered nor deleted. The first one accepted is
@@ -112,6 +121,8 @@ class FileController : public QObject {
     void fail(const QString& message);
     void updateTitle();
     QString startDirectory() const;
+    /// Shows or clears the autosave's warning; ERROR "" when the last write succeeded.
+    void setAutosaveError(const QString& error);
 
     MainWindow* window_;
     QAction* saveAsAction_ = nullptr;
@@ -121,6 +132,9 @@ class FileController : public QObject {
     QAction* embedAction_ = nullptr;
     QString openedFile_;  ///< the last non-session file opened (token text), for the title
     QTimer* autosaveTimer_ = nullptr;
+    AlertBanner* autosaveBanner_ = nullptr;
+    int autosaveEveryMs_ = 60'000;
+    int autosaveRetryMs_ = 10'000;
     std::unique_ptr<AutosaveFile> autosave_;
     QString currentFile_;
     QString lastError_;

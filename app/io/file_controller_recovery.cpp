@@ -7,10 +7,13 @@
 #include <QLocale>
 #include <QMessageBox>
 #include <QStatusBar>
+#include <QTimer>
 #include <QUndoStack>
+#include <algorithm>
 
 #include "main_window.hpp"
 #include "model/scene.hpp"
+#include "widgets/alert_banner.hpp"
 
 namespace fileio {
 
@@ -23,13 +26,44 @@ QString FileController::autosaveFolder() {
 }
 
 void FileController::autosave() {
-    if (window_->scene()->undoStack()->isClean()) return;
+    if (window_->scene()->undoStack()->isClean()) {
+        setAutosaveError({});
+        return;
+    }
     QString error;
     if (!saveTo(autosavePath(), &error)) {
-        window_->statusBar()->showMessage(tr("Autosave failed: %1").arg(error), 5000);
+        setAutosaveError(error.isEmpty() ? tr("cannot write %1").arg(autosavePath()) : error);
         return;
     }
     autosave_->setDocument(documentPath(), currentFile_);
+    setAutosaveError({});
+}
+
+void FileController::setAutosaveIntervals(int everyMs, int retryMs) {
+    autosaveEveryMs_ = everyMs;
+    autosaveRetryMs_ = retryMs;
+    autosaveTimer_->setInterval(autosaveBanner_->isHidden() ? everyMs : retryMs);
+}
+
+void FileController::setAutosaveError(const QString& error) {
+    const bool failing = !error.isEmpty();
+    // While it fails the autosave is tried again soon; once it works, every minute again.
+    const int interval = failing ? autosaveRetryMs_ : autosaveEveryMs_;
+    if (autosaveTimer_->interval() != interval) autosaveTimer_->setInterval(interval);
+    if (!failing) {
+        if (!autosaveBanner_->isHidden()) {
+            autosaveBanner_->clear();
+            window_->statusBar()->showMessage(tr("Autosaved to %1").arg(autosavePath()), 5000);
+        }
+        return;
+    }
+    const QString message =
+        tr("Autosave failed, so the unsaved changes have no backup: %1. AttnScope tries again "
+           "every %2 s; saving the session elsewhere keeps them safe.")
+            .arg(error)
+            .arg(std::max(1, autosaveRetryMs_ / 1000));
+    autosaveBanner_->setMessage(message);
+    window_->statusBar()->showMessage(message);
 }
 
 QString FileController::recoveryQuestion(const Recovery& r) {

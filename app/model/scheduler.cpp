@@ -7,6 +7,7 @@
 
 #include "attn/error.hpp"
 #include "model/error_text.hpp"
+#include "model/unexpected_error.hpp"
 
 Scheduler::Scheduler(int threads, QObject* parent) : QObject(parent) {
     pool_.setMaxThreadCount(std::max(1, threads));
@@ -93,6 +94,10 @@ void Scheduler::execute(const Key& key, Job job) {
         } catch (const std::exception& e) {
             failed = true;
             error = errorText(e, key.name);
+        } catch (...) {
+            // Escaping a worker thread would end the process (std::terminate).
+            failed = true;
+            error = tr("%1: an unexpected error (please report it)").arg(key.name);
         }
     }
     // The delivery runs on the GUI thread; `this` outlives every drain (the destructor waits).
@@ -108,10 +113,20 @@ void Scheduler::finish(const Job& job, const QString& name, Delivery delivery, b
     // Checked here, on the GUI thread where edits happen: a job superseded while its delivery
     // was queued is dropped as well, and a destroyed owner gets nothing.
     if (!job.state->cancelled() && job.owner) {
-        if (failed && job.failed)
-            job.failed(error);
-        else if (delivery)
-            delivery();
+        // What the GUI thread does with a result may throw as well (a token the tokenizer
+        // lacks, …): that is the job's failure, a message, never the end of the event loop.
+        try {
+            if (failed && job.failed)
+                job.failed(error);
+            else if (delivery)
+                delivery();
+        } catch (const attn::Cancelled&) {
+            // A delivery that cancels itself (a newer edit came) is no failure.
+        } catch (const std::exception& e) {
+            UnexpectedErrors::instance().report(&e, tr("The result of “%1”").arg(name));
+        } catch (...) {
+            UnexpectedErrors::instance().report(nullptr, tr("The result of “%1”").arg(name));
+        }
     }
     job.state->finished_ = true;
     Q_EMIT jobFinished(name);

@@ -117,7 +117,7 @@ void AttributionView::refresh() {
         [spec, folder, wanted](attn::Progress& progress) {
             const auto run = attn::model::scene_run(spec, &progress);
             AttributionDelivery d;
-            d.top = attn::model::top_next_tokens(*run, *folder->tokenizer, 10);
+            d.top = attn::model::top_next_tokens(*run, *folder, 10);
             const std::int32_t token = wanted ? *wanted : d.top.empty() ? 0 : d.top.front().id;
             d.attribution =
                 attn::interv::attribute(*folder->model, run->ids, token, run->controls, &progress);

@@ -110,17 +110,23 @@ TEST_F(BertFolder, TheSceneFillsTheFirstMaskWithNumpysPredictions) {
                 err = std::max(err, std::abs(double(r.heads[h].weights(i, j)) -
                                              ref["weights"][1][h][i][j].get<double>()));
     EXPECT_LT(err, 1e-5);
-    // The ten predictions are the softmax of numpy's logits at the [MASK], likeliest first.
+    // The ten predictions are the softmax of numpy's logits at the [MASK] over the tokenizer's
+    // 34 words (the model's 6 rows past them are padding, never listed), likeliest first.
     const auto& logits = ref["logits"];
+    const std::size_t words = tokenizer().vocab_size();
+    ASSERT_EQ(words, 34u);
+    ASSERT_EQ(logits.size(), 40u);
     double top = -1e30, sum = 0;
-    for (const auto& v : logits)
-        top = std::max(top, v.get<double>());
-    for (const auto& v : logits)
-        sum += std::exp(v.get<double>() - top);
+    for (std::size_t i = 0; i < words; ++i)
+        top = std::max(top, logits[i].get<double>());
+    for (std::size_t i = 0; i < words; ++i)
+        sum += std::exp(logits[i].get<double>() - top);
     ASSERT_EQ(r.next_tokens.size(), 10u);
-    for (const attn::NextToken& t : r.next_tokens)
+    for (const attn::NextToken& t : r.next_tokens) {
+        EXPECT_LT(std::size_t(t.id), words);
         EXPECT_NEAR(t.probability, std::exp(logits[std::size_t(t.id)].get<double>() - top) / sum,
                     1e-5);
+    }
     EXPECT_GE(r.next_tokens[0].probability, r.next_tokens[1].probability);
     EXPECT_EQ(r.next_tokens[0].text, tokenizer().token_text(r.next_tokens[0].id));
 }

@@ -62,7 +62,11 @@ TEST(HfTokenizer, DecodesAndLabelsSentencePiece) {
     const auto labels = t.display_labels({1, 2, 3});
     EXPECT_TRUE(labels[0].special);
     EXPECT_TRUE(labels[2].continues);
-    EXPECT_THROW(t.decode({11}), attn::ArgumentError);
+    // An id past the vocabulary (a model's padding row) reads as its number; a negative one is
+    // no id at all.
+    EXPECT_EQ(t.decode({11}), "<id 11>");
+    EXPECT_EQ(t.token_text(11), "<id 11>");
+    EXPECT_THROW(t.decode({-1}), attn::ArgumentError);
     EXPECT_THROW(t.encode("\xC3"), attn::ArgumentError);
 }
 

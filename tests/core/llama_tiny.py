@@ -3,8 +3,10 @@
 # llama_reference_test.py. GPL-3.0-or-later.
 # The numpy side follows transformers' modeling_llama / _mistral / _qwen2 / _qwen3 formulas
 # (RMSNorm, rotate_half RoPE, repeat_kv, SwiGLU) directly, not the C++ code's structure.
-#   llama_tiny.py DIR [SEED] [MODEL_TYPE] [--layers L] [--dtype BF16]: writes a whole tiny folder
-#       (config.json, model.safetensors and a tokenizer.json of whole words) into DIR.
+#   llama_tiny.py DIR [SEED] [MODEL_TYPE] [--layers L] [--dtype BF16] [--tokens N]: writes a
+#       whole tiny folder (config.json, model.safetensors and a tokenizer.json of whole words) into
+#       DIR; with --tokens the tokenizer has only N of the vocab_size ids, and the rows past it are
+#       padding whose logit beats every token's (loud_padding).
 import json
 import math
 import os
@@ -217,11 +219,33 @@ def tokenizer_json(vocab_size):
                       "vocab": vocab}}
 
 
-def tiny_folder(folder, seed, c, dtype="F32"):
-    """A whole tiny folder of config C (weights, config and tokenizer.json); returns the float32
-    values its files hold."""
-    used = write_model(folder, weights(np.random.default_rng(seed), c), c, dtype)
-    json.dump(tokenizer_json(c["vocab_size"]), open(os.path.join(folder, "tokenizer.json"), "w"))
+def loud_padding(w, c, tokens):
+    """Makes the padding rows [TOKENS, vocab) the likeliest at every position, by hand: dimension
+    0 of the residual stream is 4 for every token and no block writes to it (o_proj's and
+    down_proj's row 0 are zero; Qwen2's o_proj and MLP have no bias), so after the final RMSNorm
+    (gain 1 there) it is 4 / rms > 0; a padding row is 1000 · e_0, its logit 4000 / rms, while a
+    token's random row gives a logit of about ±10."""
+    w["model.embed_tokens.weight"][:, 0] = 4.0
+    w["model.norm.weight"][0] = 1.0
+    for l in range(c["num_hidden_layers"]):
+        p = f"model.layers.{l}."
+        w[p + "self_attn.o_proj.weight"][0, :] = 0.0
+        w[p + "mlp.down_proj.weight"][0, :] = 0.0
+    head = w["model.embed_tokens.weight"] if c.get("tie_word_embeddings") else w["lm_head.weight"]
+    head[tokens:, :] = 0.0
+    head[tokens:, 0] = 1000.0
+
+
+def tiny_folder(folder, seed, c, dtype="F32", tokens=None):
+    """A whole tiny folder of config C (weights, config and tokenizer.json; the tokenizer of
+    TOKENS ids when given, the rows past them loud padding); returns the float32 values its
+    files hold."""
+    w = weights(np.random.default_rng(seed), c)
+    if tokens is not None:
+        loud_padding(w, c, tokens)
+    used = write_model(folder, w, c, dtype)
+    json.dump(tokenizer_json(tokens or c["vocab_size"]),
+              open(os.path.join(folder, "tokenizer.json"), "w"))
     return used
 
 
@@ -232,4 +256,5 @@ if __name__ == "__main__":
              and (i == 0 or not args[i - 1].startswith("--"))]
     kind = plain[2] if len(plain) > 2 else "llama"
     tiny_folder(plain[0], int(plain[1]) if len(plain) > 1 else 11,
-                config(kind, layers=int(opt("--layers", 2))), opt("--dtype", "F32"))
+                config(kind, layers=int(opt("--layers", 2))), opt("--dtype", "F32"),
+                int(opt("--tokens", 0)) or None)

@@ -104,6 +104,7 @@ model::ModelFolder open_folder(const std::string& dir) {
         throw FormatError(dir + "/vocab.txt: " + std::to_string(f.tokenizer->vocab_size()) +
                           " tokens, more than the model's vocab_size " +
                           std::to_string(model->config().vocab));
+    model->set_text_vocab(int(f.tokenizer->vocab_size()));
     return f;
 }
 

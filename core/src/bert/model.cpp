@@ -49,7 +49,7 @@ void activation(Matrix& x, const std::string& act) {
 using detail::bert_layer_norm;
 using detail::linear;
 
-std::shared_ptr<const Model> Model::open(const std::string& dir, std::optional<std::int32_t> sep) {
+std::shared_ptr<Model> Model::open(const std::string& dir, std::optional<std::int32_t> sep) {
     auto m = std::make_shared<Model>();
     m->config_ = read_config(dir + "/config.json");
     m->sep_ = sep;

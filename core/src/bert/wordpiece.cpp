@@ -168,12 +168,7 @@ std::string WordPieceTokenizer::decode(const std::vector<std::int32_t>& ids) con
 }
 
 std::string WordPieceTokenizer::token_text(std::int32_t id) const {
-    if (id < 0 || std::size_t(id) >= tokens_.size()) {
-        std::string out(1, '<');  // appended: GCC 12 misreads "<" + string at -O3
-        out += std::to_string(id);
-        out += '>';
-        return out;
-    }
+    if (id < 0 || std::size_t(id) >= tokens_.size()) return model::unknown_token_text(id);
     return tokens_[std::size_t(id)];
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "attn/error.hpp"
+#include "attn/model/vocabulary.hpp"
 
 namespace attn::gen {
 
@@ -17,7 +18,9 @@ std::vector<float> token_logprobs(const model::Model& model, const model::Run& r
     if (run.inputs.empty()) return out;
     const Matrix& last = run.inputs.back();  // every position leaves the last layer here
     for (std::size_t i = std::max<std::size_t>(from, 1); i < n; ++i) {
-        const Vector logits = model.logits(last.row(Index(i) - 1));
+        // Over the ids a text can stand for, as step chooses from.
+        const Vector logits =
+            model::without_padding(model.info(), model.logits(last.row(Index(i) - 1)));
         out[i] = log_softmax(logits)[std::size_t(run.ids[i])];
     }
     return out;
@@ -60,7 +63,9 @@ Step step(const model::Model& model, Generation& g, const GenerateOptions& optio
             model::run(model, g.ids, options.controls, nullptr, progress));
     Step s;
     s.index = int(g.choices.size());
-    s.choice = choose(current->logits, options.sampling, Index(g.ids.size()));
+    // Padding ids (embedding rows past the tokenizer's vocabulary) are never chosen or listed.
+    s.choice = choose(model::without_padding(info, current->logits), options.sampling,
+                      Index(g.ids.size()));
     std::vector<std::int32_t> ids = g.ids;
     ids.push_back(s.choice.id);
     // The key–value cache: every row of ids but the new one comes from CURRENT.

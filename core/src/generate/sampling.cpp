@@ -89,6 +89,9 @@ Choice choose(const Vector& logits, const Sampling& s, std::int64_t position, in
     } else {
         const double max = double(logits[order[0]]), tau = double(s.temperature);
         kept = s.top_k > 0 ? std::min<std::size_t>(std::size_t(s.top_k), v) : v;
+        // Tokens ruled out (−∞, last in the order) are never kept, nor drawn by rounding.
+        while (kept > 1 && std::isinf(logits[order[kept - 1]]))
+            --kept;
         double mass = 0;
         for (std::size_t i = 0; i < kept; ++i)
             mass += p[i] = std::exp((double(logits[order[i]]) - max) / tau);
@@ -126,8 +129,11 @@ Choice choose(const Vector& logits, const Sampling& s, std::int64_t position, in
     c.id = order[chosen];
     c.logprob = lp[std::size_t(c.id)];
     c.kept = int(kept);
-    for (std::size_t i = 0; i < std::min(shown, v); ++i)
+    for (std::size_t i = 0; i < std::min(shown, v); ++i) {
+        // A token ruled out (−∞: a padding id, see model/vocabulary.hpp) is no candidate.
+        if (std::isinf(logits[order[i]])) break;
         c.top.push_back({order[i], lp[std::size_t(order[i])], float(p[i]), i < kept});
+    }
     return c;
 }
 

@@ -241,10 +241,11 @@ std::string bytes_of(const std::vector<std::string>& id_to_token,
                      const std::vector<std::int32_t>& ids) {
     std::string bytes;
     for (const std::int32_t id : ids) {
-        if (id < 0 || static_cast<std::size_t>(id) >= id_to_token.size())
-            throw ArgumentError("token id " + std::to_string(id) +
-                                " is outside the vocabulary of " +
-                                std::to_string(id_to_token.size()));
+        if (id < 0) throw ArgumentError("token id " + std::to_string(id) + " is negative");
+        if (static_cast<std::size_t>(id) >= id_to_token.size()) {
+            bytes += model::unknown_token_text(id);  // a model's padding row
+            continue;
+        }
         for (const detail::CodePoint& c : detail::decode_utf8(id_to_token[std::size_t(id)]))
             bytes += char(symbol_to_byte.at(std::uint32_t(c.cp)));
     }

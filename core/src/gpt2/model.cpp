@@ -102,7 +102,7 @@ Config read_config(const std::string& path) {
     return c;
 }
 
-std::shared_ptr<const Model> Model::open(const std::string& dir) {
+std::shared_ptr<Model> Model::open(const std::string& dir) {
     auto m = std::make_shared<Model>();
     m->config_ = read_config(dir + "/config.json");
     m->file_ = std::make_unique<SafetensorsFile>(dir + "/model.safetensors");
@@ -255,6 +255,7 @@ ModelFolder open_folder(const std::string& dir) {
         throw FormatError(dir + "/vocab.json: " + std::to_string(f.tokenizer->vocab_size()) +
                           " tokens, more than the model's vocab_size " +
                           std::to_string(model->config().vocab_size));
+    model->set_text_vocab(int(f.tokenizer->vocab_size()));
     return f;
 }
 

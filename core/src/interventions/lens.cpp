@@ -7,6 +7,7 @@
 #include <string>
 
 #include "attn/error.hpp"
+#include "attn/model/vocabulary.hpp"
 
 namespace attn::interv {
 
@@ -73,7 +74,8 @@ LensTable lens_table(const model::Model& model, const model::Run& run, Progress*
     t.cells.resize(std::size_t(t.layers * t.positions));
     report(progress, 0.0);
     for (Index p = 0; p < t.positions; ++p) {
-        const Matrix logits = lens_logits(model, run, p);
+        // Padding ids (past the tokenizer's vocabulary) are never among a cell's top tokens.
+        const Matrix logits = model::without_padding(model.info(), lens_logits(model, run, p));
         for (Index l = 0; l < t.layers; ++l)
             t.cells[std::size_t(l * t.positions + p)] = top_tokens(logits.row(l).transpose());
         report(progress, double(p + 1) / double(t.positions));

@@ -69,7 +69,7 @@ Matrix Model::Linear::operator()(const Matrix& x) const {
     return out;
 }
 
-std::shared_ptr<const Model> Model::open(const std::string& dir) {
+std::shared_ptr<Model> Model::open(const std::string& dir) {
     auto m = std::make_shared<Model>();
     m->config_ = read_config(dir + "/config.json");
     // Large F16 / BF16 matrices stay in the mapped file, widened a tile at a time as they are
@@ -246,6 +246,7 @@ model::ModelFolder open_folder(const std::string& dir) {
         throw FormatError(dir + "/tokenizer.json: " + std::to_string(f.tokenizer->vocab_size()) +
                           " tokens, more than the model's vocab_size " +
                           std::to_string(model->config().vocab));
+    model->set_text_vocab(int(f.tokenizer->vocab_size()));
     return f;
 }
 

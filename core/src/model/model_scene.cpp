@@ -9,6 +9,7 @@
 
 #include "attn/error.hpp"
 #include "attn/memory_budget.hpp"
+#include "attn/model/vocabulary.hpp"
 #include "attn/stats.hpp"
 
 #include "../utf8.hpp"
@@ -158,8 +159,9 @@ std::optional<Index> fill_mask_position(const ModelInfo& info, const Tokenizer& 
     return Index(at - ids.begin());
 }
 
-std::vector<NextToken> top_next_tokens(const Run& run, const Tokenizer& tokenizer, int k) {
-    const Vector& logits = run.logits;
+std::vector<NextToken> top_next_tokens(const Run& run, const ModelFolder& folder, int k) {
+    const Tokenizer& tokenizer = *folder.tokenizer;
+    const Vector logits = without_padding(folder.model->info(), run.logits);
     const Index v = logits.size();
     if (v == 0 || k <= 0) return {};
     const double top = logits.maxCoeff();
@@ -168,7 +170,8 @@ std::vector<NextToken> top_next_tokens(const Run& run, const Tokenizer& tokenize
         sum += std::exp(double(logits[i]) - top);
     std::vector<std::int32_t> order(static_cast<std::size_t>(v));
     std::iota(order.begin(), order.end(), 0);
-    const auto count = static_cast<std::ptrdiff_t>(std::min<Index>(k, v));
+    const auto count =
+        static_cast<std::ptrdiff_t>(std::min({Index(k), v, text_vocab(folder.model->info())}));
     std::partial_sort(order.begin(), order.begin() + count, order.end(),
                       [&](std::int32_t a, std::int32_t b) {
                           return logits[a] > logits[b] || (logits[a] == logits[b] && a < b);
@@ -177,9 +180,7 @@ std::vector<NextToken> top_next_tokens(const Run& run, const Tokenizer& tokenize
     for (std::ptrdiff_t i = 0; i < count; ++i) {
         NextToken t;
         t.id = order[static_cast<std::size_t>(i)];
-        // The model's vocabulary may be padded beyond the tokenizer's (e.g. to a multiple of 64).
-        t.text = std::size_t(t.id) < tokenizer.vocab_size() ? tokenizer.token_text(t.id)
-                                                            : "<" + std::to_string(t.id) + ">";
+        t.text = tokenizer.token_text(t.id);
         t.probability = float(std::exp(double(logits[t.id]) - top) / sum);
         out.push_back(std::move(t));
     }
@@ -239,7 +240,7 @@ SceneResult model_scene(const SceneSpec& spec, Progress* progress) {
     // The mask this layer ran with: the scene's inside the scope, the model's own outside it.
     r.mask = layer_controls(info, run->controls, int(spec.layer)).params.mask;
     r.run = run;
-    r.next_tokens = top_next_tokens(*run, *folder.tokenizer);
+    r.next_tokens = top_next_tokens(*run, folder);
     return r;
 }
 

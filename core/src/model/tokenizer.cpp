@@ -3,6 +3,13 @@
 
 namespace attn::model {
 
+std::string unknown_token_text(std::int32_t id) {
+    std::string out = "<id ";  // appended: GCC 12 misreads "<id " + string at -O3
+    out += std::to_string(id);
+    out += '>';
+    return out;
+}
+
 std::vector<std::string> Tokenizer::display_tokens(const std::vector<std::int32_t>& ids) const {
     std::vector<std::string> out;
     out.reserve(ids.size());

@@ -97,26 +97,44 @@ std::vector<std::int32_t> HfTokenizer::encode(std::string_view text, std::size_t
     return ids;
 }
 
-std::string HfTokenizer::decode(const std::vector<std::int32_t>& ids) const {
-    const HfTokenizerData& d = *d_;
-    std::vector<std::string> tokens;
-    tokens.reserve(ids.size());
-    for (const std::int32_t id : ids) {
-        if (id < 0 || std::size_t(id) >= d.id_to_token.size())
-            throw ArgumentError("token id " + std::to_string(id) +
-                                " is outside the vocabulary of " +
-                                std::to_string(d.id_to_token.size()));
-        tokens.push_back(d.id_to_token[std::size_t(id)]);
-    }
-    std::string out;
+namespace {
+
+void check_not_negative(std::int32_t id) {
+    if (id < 0) throw ArgumentError("token id " + std::to_string(id) + " is negative");
+}
+
+/// TOKENS (a run of known ids' strings) through the decoder, appended to OUT.
+void decode_run(const HfTokenizerData& d, std::vector<std::string>& tokens, std::string& out) {
+    if (tokens.empty()) return;
     if (d.decoder) {
         d.decoder->decode_chain(tokens, false);
         for (const std::string& t : tokens)
             out += t;
     } else {
         for (std::size_t i = 0; i < tokens.size(); ++i)
-            out += (i ? " " : "") + tokens[i];
+            out += (i || !out.empty() ? " " : "") + tokens[i];
     }
+    tokens.clear();
+}
+
+}  // namespace
+
+std::string HfTokenizer::decode(const std::vector<std::int32_t>& ids) const {
+    const HfTokenizerData& d = *d_;
+    std::vector<std::string> tokens;
+    tokens.reserve(ids.size());
+    std::string out;
+    for (const std::int32_t id : ids) {
+        check_not_negative(id);
+        if (std::size_t(id) < d.id_to_token.size()) {
+            tokens.push_back(d.id_to_token[std::size_t(id)]);
+            continue;
+        }
+        // A model's padding row: no token, so the decoder (whose alphabet it is not) skips it.
+        decode_run(d, tokens, out);
+        out += model::unknown_token_text(id);
+    }
+    decode_run(d, tokens, out);
     return attn::detail::repair_utf8(out);
 }
 
@@ -124,9 +142,8 @@ namespace {
 
 /// A token's text through the decoder as a label, bytes not yet repaired.
 std::string raw_label(const HfTokenizerData& d, std::int32_t id) {
-    if (id < 0 || std::size_t(id) >= d.id_to_token.size())
-        throw ArgumentError("token id " + std::to_string(id) + " is outside the vocabulary of " +
-                            std::to_string(d.id_to_token.size()));
+    check_not_negative(id);
+    if (std::size_t(id) >= d.id_to_token.size()) return model::unknown_token_text(id);
     const std::string& token = d.id_to_token[std::size_t(id)];
     if (d.special[std::size_t(id)] || !d.decoder) return token;
     std::vector<std::string> tokens{token};
@@ -141,6 +158,7 @@ std::string raw_label(const HfTokenizerData& d, std::int32_t id) {
 
 std::string HfTokenizer::token_text(std::int32_t id) const {
     const std::string raw = raw_label(*d_, id);
+    if (std::size_t(id) >= d_->id_to_token.size()) return raw;
     const std::string& token = d_->id_to_token[std::size_t(id)];
     if (d_->special[std::size_t(id)]) return token;
     if (const int b = detail::fallback_byte(token); b >= 0)

@@ -32,8 +32,8 @@ class Model : public model::Model {
     /// Opens DIR; SEP, the tokenizer's [SEP] id, makes the tokens after the first [SEP] sentence
     /// B (token type 1). Checks every tensor's presence and shape and that no value is NaN or
     /// infinite; throws FormatError / ShapeError / NonFiniteError naming the tensor.
-    static std::shared_ptr<const Model> open(const std::string& dir,
-                                             std::optional<std::int32_t> sep = {});
+    static std::shared_ptr<Model> open(const std::string& dir,
+                                       std::optional<std::int32_t> sep = {});
 
     /// The model's configuration.
     const Config& config() const { return config_; }
@@ -43,6 +43,8 @@ class Model : public model::Model {
     std::vector<int> token_types(const std::vector<std::int32_t>& ids) const;
 
     const model::ModelInfo& info() const override { return info_; }
+    /// Ids from TOKENS on are padding rows: the tokenizer (of TOKENS ids) has none of them.
+    void set_text_vocab(int tokens) { info_.text_vocab = tokens; }
     Matrix embed(const std::vector<std::int32_t>& ids, Index first) const override;
     void layer(int l, Matrix& x, Index first, const model::LayerAttention* past,
                const model::LayerControls& controls, model::LayerAttention& out,

@@ -45,7 +45,7 @@ class Model : public model::Model {
   public:
     /// Opens DIR; checks every tensor's presence and shape and that no value is NaN or infinite;
     /// throws FormatError / ShapeError / NonFiniteError naming the tensor.
-    static std::shared_ptr<const Model> open(const std::string& dir);
+    static std::shared_ptr<Model> open(const std::string& dir);
 
     /// model::run of this model (see there).
     Run run(const std::vector<std::int32_t>& ids, const RunControls& controls = {},
@@ -56,6 +56,8 @@ class Model : public model::Model {
     const Config& config() const { return config_; }
 
     const model::ModelInfo& info() const override { return info_; }
+    /// Ids from TOKENS on are padding rows: the tokenizer (of TOKENS ids) has none of them.
+    void set_text_vocab(int tokens) { info_.text_vocab = tokens; }
     Matrix embed(const std::vector<std::int32_t>& ids, Index first) const override;
     void layer(int l, Matrix& x, Index first, const LayerAttention* past,
                const model::LayerControls& controls, LayerAttention& out,

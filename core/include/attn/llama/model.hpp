@@ -50,12 +50,14 @@ class Model : public model::Model {
   public:
     /// Opens DIR; checks every tensor's presence, shape and values; throws FormatError /
     /// ShapeError / NonFiniteError naming the file and the tensor.
-    static std::shared_ptr<const Model> open(const std::string& dir);
+    static std::shared_ptr<Model> open(const std::string& dir);
 
     /// The model's configuration.
     const Config& config() const { return config_; }
 
     const model::ModelInfo& info() const override { return info_; }
+    /// Ids from TOKENS on are padding rows: the tokenizer (of TOKENS ids) has none of them.
+    void set_text_vocab(int tokens) { info_.text_vocab = tokens; }
     Matrix embed(const std::vector<std::int32_t>& ids, Index first) const override;
     void layer(int l, Matrix& x, Index first, const model::LayerAttention* past,
                const model::LayerControls& controls, model::LayerAttention& out,

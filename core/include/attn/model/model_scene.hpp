@@ -44,8 +44,9 @@ void release_runs();
 /// real q, k, v, the whole run and the ten likeliest next tokens.
 SceneResult model_scene(const SceneSpec& spec, Progress* progress = nullptr);
 
-/// The K likeliest next tokens after RUN (softmax of its logits), likeliest first.
-std::vector<NextToken> top_next_tokens(const Run& run, const Tokenizer& tokenizer, int k = 10);
+/// The K likeliest next tokens after RUN, a run of FOLDER's model (softmax of its logits over
+/// the ids a text stands for: no padding id, see vocabulary.hpp), likeliest first.
+std::vector<NextToken> top_next_tokens(const Run& run, const ModelFolder& folder, int k = 10);
 
 /// The Hugging Face hub cache: $HF_HOME/hub when HF_HOME is set, else
 /// $HOME/.cache/huggingface/hub ("" when neither variable is set).

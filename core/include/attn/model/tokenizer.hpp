@@ -10,6 +10,10 @@
 
 namespace attn::model {
 
+/// How an id past a tokenizer's vocabulary reads: "<id 151685>" (a model's padding row, which no
+/// token stands for; see vocabulary.hpp).
+std::string unknown_token_text(std::int32_t id);
+
 /// A model's tokenizer (GPT-2's vocab.json + merges.txt, a Hugging Face tokenizer.json, …).
 /// Immutable once loaded, so one instance is shared between threads.
 class Tokenizer {
@@ -21,9 +25,11 @@ class Tokenizer {
     /// The first LIMIT ids of encode(TEXT), and in *MORE (when given) whether there were more.
     virtual std::vector<std::int32_t> encode(std::string_view text, std::size_t limit,
                                              bool* more) const = 0;
-    /// The UTF-8 text the ids stand for (invalid byte sequences become U+FFFD).
+    /// The UTF-8 text the ids stand for (invalid byte sequences become U+FFFD); an id past the
+    /// vocabulary reads unknown_token_text, a negative one throws ArgumentError.
     virtual std::string decode(const std::vector<std::int32_t>& ids) const = 0;
-    /// One token as a user reads it (GPT-2's 'Ġ' and SentencePiece's '▁' shown as spaces).
+    /// One token as a user reads it (GPT-2's 'Ġ' and SentencePiece's '▁' shown as spaces); an id
+    /// past the vocabulary reads unknown_token_text.
     virtual std::string token_text(std::int32_t id) const = 0;
     /// Labels for a sequence: token_text of each id, with byte-fallback pieces that together
     /// make one character shown as that character on the first piece.
