@@ -98,7 +98,7 @@ class GuiGuardTest : public QObject {
 };
 
 // attnscope's own application object (run_gui.cpp), not QTEST_MAIN's plain QApplication.
-int main(int argc, char** argv) {
+ATTN_QTEST_CUSTOM_MAIN(int argc, char** argv) {
     GuardedApplication app(argc, argv);
     GuiGuardTest test;
     QTEST_SET_MAIN_SOURCE_PATH

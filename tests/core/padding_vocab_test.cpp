@@ -22,8 +22,8 @@ namespace {
 
 using attn::Index;
 
-constexpr int kTokens = 40;  // the tokenizer's ids
-constexpr int kRows = 48;    // the model's vocab_size
+constexpr int kTokens = 40;         // the tokenizer's ids
+constexpr int kEmbeddingRows = 48;  // the model's vocab_size
 
 /// The index of the largest of LOGITS[0, n) (ties: the lowest).
 Index argmax(const attn::Vector& logits, Index n) {
@@ -56,15 +56,15 @@ class PaddedVocab : public ::testing::Test {
 
 TEST_F(PaddedVocab, TheFolderKnowsWhichIdsArePadding) {
     const attn::model::ModelInfo& info = model().info();
-    EXPECT_EQ(info.vocab, kRows);
+    EXPECT_EQ(info.vocab, kEmbeddingRows);
     EXPECT_EQ(folder_.tokenizer->vocab_size(), std::size_t(kTokens));
     EXPECT_EQ(attn::model::text_vocab(info), kTokens);
     EXPECT_FALSE(attn::model::is_padding(info, kTokens - 1));
     EXPECT_TRUE(attn::model::is_padding(info, kTokens));
-    EXPECT_TRUE(attn::model::is_padding(info, kRows - 1));
-    EXPECT_FALSE(attn::model::is_padding(info, kRows));  // outside the model altogether
+    EXPECT_TRUE(attn::model::is_padding(info, kEmbeddingRows - 1));
+    EXPECT_FALSE(attn::model::is_padding(info, kEmbeddingRows));  // outside the model altogether
     // The construction holds: the model itself ranks a padding row first after the prompt.
-    EXPECT_GE(argmax(rawLogits(prompt_), kRows), kTokens);
+    EXPECT_GE(argmax(rawLogits(prompt_), kEmbeddingRows), kTokens);
 }
 
 TEST_F(PaddedVocab, GreedyGenerationChoosesTheLikeliestRealToken) {
@@ -80,7 +80,7 @@ TEST_F(PaddedVocab, GreedyGenerationChoosesTheLikeliestRealToken) {
                                                g.ids.begin() + std::ptrdiff_t(g.prompt + i));
         const attn::Vector raw = rawLogits(before);
         // Without the rule this step would have chosen the padding row the model ranks first.
-        EXPECT_GE(argmax(raw, kRows), kTokens) << "step " << i;
+        EXPECT_GE(argmax(raw, kEmbeddingRows), kTokens) << "step " << i;
         EXPECT_EQ(c.id, argmax(raw, kTokens)) << "step " << i;
         EXPECT_EQ(g.ids[g.prompt + i], c.id);
         ASSERT_EQ(c.top.size(), 10u);
@@ -128,7 +128,8 @@ TEST_F(PaddedVocab, TopTokensAndTheLensListNoPaddingId) {
         EXPECT_EQ(t.text, folder_.tokenizer->token_text(t.id));
     }
     // Probabilities over the 40 ids: all 40 of them sum to 1.
-    const std::vector<attn::NextToken> all = attn::model::top_next_tokens(run, folder_, kRows);
+    const std::vector<attn::NextToken> all =
+        attn::model::top_next_tokens(run, folder_, kEmbeddingRows);
     ASSERT_EQ(all.size(), std::size_t(kTokens));
     double sum = 0;
     for (const attn::NextToken& t : all)
