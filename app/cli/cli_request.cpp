@@ -40,7 +40,8 @@ void addCommonOptions(QCommandLineParser& p) {
     p.addOption({QStringLiteral("colormap"), tr("colour map"), QStringLiteral("NAME")});
     p.addOption({QStringLiteral("memory-budget"), tr("memory budget"), QStringLiteral("SIZE")});
     p.addOption({QStringLiteral("stages"), tr("stages to write"), QStringLiteral("LIST")});
-    p.addOption({QStringLiteral("model"), tr("GPT-2 folder"), QStringLiteral("DIR")});
+    p.addOption({QStringLiteral("model"), tr("model folder (any family AttnScope runs)"),
+                 QStringLiteral("DIR")});
     p.addOption({QStringLiteral("layers"), tr("layers of the run"), QStringLiteral("LIST")});
     p.addOption({QStringLiteral("no-rotary"), tr("rotary positions off in the run")});
     p.addOption({{QStringLiteral("h"), QStringLiteral("help")}, tr("help")});

@@ -23,7 +23,7 @@
 namespace cli {
 namespace {
 
-/// Opens the GPT-2 folder of --model as the scene's model: it runs on the --text sentence with
+/// Opens the model folder of --model as the scene's model: it runs on the --text sentence with
 /// the scene options' scaling, temperature and mask applied inside the run, in the --layers
 /// (GPT-2's causal mask unless --mask says otherwise).
 int openModel(const Request& request, attn::SceneSpec& spec, QString* error) {
