@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QFile>
 #include <QFileInfo>
+#include <QStringDecoder>
 #include <QTextStream>
 #include <cstdio>
 #include <new>
@@ -158,6 +159,22 @@ int guardUnexpected(const std::function<int()>& body, QTextStream& err) {
     return kExitInternal;
 }
 
+namespace {
+
+/// ARGV as the command line gave it. QCoreApplication::arguments() decodes each one as
+/// QString::fromLocal8Bit does, which drops a leading byte order mark: `--text` would lose a
+/// U+FEFF that Hugging Face's tokenizers encode (as three bytes, in GPT-2's byte-level BPE).
+QStringList argumentsAsGiven(int argc, char** argv) {
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i) {
+        QStringDecoder utf8(QStringDecoder::Utf8, QStringDecoder::Flag::ConvertInitialBom);
+        arguments << QString(utf8(QByteArrayView(argv[i])));
+    }
+    return arguments;
+}
+
+}  // namespace
+
 std::optional<int> dispatch(int argc, char** argv) {
     if (argc < 2 || !isSubcommand(argv[1])) {
         if (hasDisplay(argc, argv)) return std::nullopt;  // the window
@@ -175,9 +192,9 @@ std::optional<int> dispatch(int argc, char** argv) {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", QByteArrayLiteral("offscreen"));
     previousHandler = qInstallMessageHandler(quietHandler);
-    QApplication app(argc, argv);
+    QApplication app(argc, argv);  // takes Qt's own options (-platform …) out of argv
     QTextStream out(stdout), err(stderr);
-    return run(QCoreApplication::arguments(), out, err);
+    return run(argumentsAsGiven(argc, argv), out, err);
 }
 
 }  // namespace cli
