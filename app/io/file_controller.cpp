@@ -101,7 +101,10 @@ FileController::FileController(MainWindow* window) : QObject(window), window_(wi
     connect(autosaveBanner_, &AlertBanner::actionClicked, this, &FileController::autosave);
     // Nothing unsaved: nothing to back up, and no warning about it is due.
     connect(window_->scene()->undoStack(), &QUndoStack::cleanChanged, this, [this](bool clean) {
-        if (clean) setAutosaveError({});
+        if (clean)
+            setAutosaveError({});
+        else
+            checkAutosaveRoom();
     });
     updateTitle();
 }

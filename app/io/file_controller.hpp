@@ -90,6 +90,9 @@ class FileController : public QObject {
     /// How often unsaved changes are autosaved, and a failed autosave tried again (tests
     /// shorten them; 60 s and 10 s).
     void setAutosaveIntervals(int everyMs, int retryMs);
+    /// How the free bytes of the autosave's volume are read (tests stand in a full disk);
+    /// −1: unknown.
+    void setVolumeProbe(std::function<qint64(const QString& folder)> probe);
     /// Offers, one by one and newest first, every autosave that an instance which did not close
     /// normally left (called once, after the window is shown), naming its document and time. A
     /// live instance's autosave is neither offered nor deleted. The first one accepted is
@@ -123,6 +126,9 @@ class FileController : public QObject {
     QString startDirectory() const;
     /// Shows or clears the autosave's warning; ERROR "" when the last write succeeded.
     void setAutosaveError(const QString& error);
+    /// At the first unsaved change, says at once (writing nothing) when the autosave's volume
+    /// cannot hold an autosave: the first write comes only with the autosave timer.
+    void checkAutosaveRoom();
 
     MainWindow* window_;
     QAction* saveAsAction_ = nullptr;
@@ -135,6 +141,8 @@ class FileController : public QObject {
     AlertBanner* autosaveBanner_ = nullptr;
     int autosaveEveryMs_ = 60'000;
     int autosaveRetryMs_ = 10'000;
+    qint64 autosaveBytes_ = 0;  ///< the last autosave's size
+    std::function<qint64(const QString&)> volumeFree_;
     std::unique_ptr<AutosaveFile> autosave_;
     QString currentFile_;
     QString lastError_;

@@ -7,6 +7,7 @@
 #include <QLocale>
 #include <QMessageBox>
 #include <QStatusBar>
+#include <QStorageInfo>
 #include <QTimer>
 #include <QUndoStack>
 #include <algorithm>
@@ -36,7 +37,27 @@ void FileController::autosave() {
         return;
     }
     autosave_->setDocument(documentPath(), currentFile_);
+    autosaveBytes_ = QFileInfo(autosavePath()).size();
     setAutosaveError({});
+}
+
+void FileController::setVolumeProbe(std::function<qint64(const QString&)> probe) {
+    volumeFree_ = std::move(probe);
+}
+
+void FileController::checkAutosaveRoom() {
+    // A session without embedded data is a few kB; the last autosave says what this one needs.
+    constexpr qint64 kLeast = 64 * 1024;
+    const QString folder = autosaveFolder();
+    const qint64 free = volumeFree_ ? volumeFree_(folder) : [&folder] {
+        const QStorageInfo volume(folder);
+        return volume.isValid() && volume.isReady() ? volume.bytesAvailable() : qint64(-1);
+    }();
+    const qint64 need = std::max(kLeast, 2 * autosaveBytes_);
+    if (free < 0 || free >= need) return;
+    setAutosaveError(
+        tr("the volume of %1 has %2 free, less than an autosave needs (%3)")
+            .arg(folder, QLocale().formattedDataSize(free), QLocale().formattedDataSize(need)));
 }
 
 void FileController::setAutosaveIntervals(int everyMs, int retryMs) {

@@ -4,10 +4,12 @@
 // that), and the timers are shortened. A typed edit's autosave fails, which shows at once in the
 // window's autosave banner and status bar, naming the file and the reason, while the edit stays;
 // the retry timer writes the autosave once the folder is gone and the banner goes; Retry now
-// (clicked) tries at once; saving (nothing unsaved) takes the warning away.
+// (clicked) tries at once; saving (nothing unsaved) takes the warning away. A volume without room
+// for an autosave is said at the first unsaved change, before any write.
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QLocale>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QStatusBar>
@@ -91,6 +93,50 @@ class AutosaveWarningTest : public QObject {
         w.scene()->undoStack()->setClean();
         QVERIFY(banner->isHidden());
         QVERIFY(QDir(path).removeRecursively());
+    }
+
+    // A full volume is said at the first unsaved change, before the first autosave is due (a
+    // minute later): the volume's free bytes are read, nothing is written. Once the volume has
+    // room, Retry now writes the autosave and the warning goes.
+    void aFullVolumeIsSaidAtTheFirstChange() {
+        MainWindow w;
+        fileio::attachDataIo(&w, {});
+        auto* files = w.findChild<fileio::FileController*>();
+        QVERIFY(files);
+        files->setQuiet(true);
+        files->setAutosaveIntervals(3'600'000, 3'600'000);  // no timer fires in this test
+        qint64 free = 1000;
+        QString asked;
+        files->setVolumeProbe([&](const QString& folder) {
+            asked = folder;
+            return free;
+        });
+        test_support::showWindow(w);
+        AlertBanner* banner = files->autosaveBanner();
+        QVERIFY(banner->isHidden());
+
+        QPlainTextEdit* edit = w.tokenEditor()->editor();
+        QTest::mouseClick(edit->viewport(), Qt::LeftButton);
+        QTest::keyClick(edit, Qt::Key_A, Qt::ControlModifier);
+        QTest::keyClicks(edit, QStringLiteral("the cat sat"));
+        QVERIFY(QTest::qWaitFor([&] { return !w.scene()->undoStack()->isClean(); }, 20000));
+        QVERIFY(!banner->isHidden());  // at once: no timer has fired
+        QCOMPARE(asked, fileio::FileController::autosaveFolder());
+        const QString expected =
+            QStringLiteral(
+                "Autosave failed, so the unsaved changes have no backup: the volume of %1 has "
+                "%2 free, less than an autosave needs (%3). AttnScope tries again every 3600 s; "
+                "saving the session elsewhere keeps them safe.")
+                .arg(asked, QLocale().formattedDataSize(1000), QLocale().formattedDataSize(65536));
+        QCOMPARE(banner->message(), expected);
+        QCOMPARE(w.statusBar()->currentMessage(), expected);
+        QVERIFY(!QFileInfo::exists(files->autosavePath()));  // nothing was written
+
+        free = qint64(1) << 40;
+        QTest::mouseClick(banner->actionButton(), Qt::LeftButton);
+        QVERIFY(banner->isHidden());
+        QVERIFY(QFileInfo(files->autosavePath()).isFile());
+        w.scene()->undoStack()->setClean();
     }
 };
 
