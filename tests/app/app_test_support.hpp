@@ -70,14 +70,27 @@ inline QString fixture(const char* name) {
     return path;
 }
 
-/// Isolates QSettings in a temporary directory so tests never read or write the user's.
+/// Isolates QSettings in a temporary directory so tests never read or write the user's, and
+/// gives this process an application name, and so an autosave folder, of its own: a window a
+/// test destroys without closing leaves its autosave behind, which a window of another test
+/// program running beside it would otherwise offer to restore (a modal question nobody
+/// answers). The folder goes when the application does.
 inline void isolateSettings() {
     static QTemporaryDir dir;
     QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeTests"));
-    QCoreApplication::setApplicationName(QStringLiteral("AttnScopeTests"));
+    QCoreApplication::setApplicationName(
+        QStringLiteral("AttnScopeTests-%1").arg(QCoreApplication::applicationPid()));
     QStandardPaths::setTestModeEnabled(true);
     QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir.path());
     QSettings().clear();
+    static const bool cleanup = [] {
+        qAddPostRoutine([] {
+            QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
+                .removeRecursively();
+        });
+        return true;
+    }();
+    (void)cleanup;
 }
 
 /// Waits until the newest request has been delivered (no time limit beyond ctest's).
