@@ -46,9 +46,12 @@ std::vector<Eigen::Vector2d> readPoints(const json& j, const std::string& name,
 Eigen::Matrix2d readMatrix(const json& j, const std::string& name, const std::string& key) {
     if (!j.is_array() || j.size() != 4)
         fail_playground(name, "member '" + key + "' is not 4 numbers");
+    // Each number is read before any is stored: a comma initializer that a throw leaves short
+    // asserts in its destructor while the exception unwinds it.
+    const double a = number(j[0], name, key), b = number(j[1], name, key),
+                 c = number(j[2], name, key), d = number(j[3], name, key);
     Eigen::Matrix2d m;
-    m << number(j[0], name, key), number(j[1], name, key), number(j[2], name, key),
-        number(j[3], name, key);
+    m << a, b, c, d;
     return m;
 }
 
