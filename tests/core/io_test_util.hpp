@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+
+#include <unistd.h>
 #include <vector>
 
 #include "attn/progress.hpp"
@@ -29,10 +31,12 @@ inline std::string real(const std::string& rel) {
 struct TempDir {
     std::filesystem::path path;
     TempDir() {
-        path =
-            std::filesystem::temp_directory_path() /
-            ("attn_io_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-             "_" + std::to_string(reinterpret_cast<std::uintptr_t>(this)));
+        path = std::filesystem::temp_directory_path() /
+               // The process id too: two test processes started in the same millisecond share the
+               // seed, and under ASan even the object's address.
+               ("attn_io_test_" + std::to_string(::getpid()) + "_" +
+                std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+                std::to_string(reinterpret_cast<std::uintptr_t>(this)));
         std::filesystem::create_directories(path);
     }
     ~TempDir() { std::filesystem::remove_all(path); }
