@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "attn/heap.hpp"
+#include "attn/util/heap.hpp"
 #include "cli/cli.hpp"
 #include "run_gui.hpp"
 

@@ -15,9 +15,9 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "attn/io/attention_json.hpp"
-#include "attn/model/model_scene.hpp"
-#include "attn/scene_controls.hpp"
+#include "attn/io/json/attention_json.hpp"
+#include "attn/scene/model_scene.hpp"
+#include "attn/scene/scene_controls.hpp"
 #include "lenses/lens_panel.hpp"
 #include "lenses/lens_registry.hpp"
 #include "model/layer_cache.hpp"

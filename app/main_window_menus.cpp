@@ -11,7 +11,7 @@
 #include <QUndoStack>
 #include <algorithm>
 
-#include "attn/memory_budget.hpp"
+#include "attn/util/memory_budget.hpp"
 #include "io/examples.hpp"
 #include "main_window.hpp"
 #include "model/scene.hpp"

@@ -5,9 +5,9 @@
 #include <QFile>
 #include <new>
 
-#include "attn/census.hpp"
-#include "attn/error.hpp"
-#include "attn/io/census_writer.hpp"
+#include "attn/analysis/census.hpp"
+#include "attn/util/error.hpp"
+#include "attn/io/output/census_writer.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/intervention_output.hpp"
 #include "cli/output_check.hpp"

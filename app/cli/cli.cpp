@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <new>
 
-#include "attn/error.hpp"
-#include "attn/memory_budget.hpp"
+#include "attn/util/error.hpp"
+#include "attn/util/memory_budget.hpp"
 #include "cli/census_command.hpp"
 #include "cli/cli_request.hpp"
 #include "cli/cli_tr.hpp"

@@ -10,9 +10,9 @@
 #include <QCoreApplication>
 #include <QRegularExpression>
 
-#include "attn/error.hpp"
+#include "attn/util/error.hpp"
 #include "attn/io/formats.hpp"
-#include "attn/memory_budget.hpp"
+#include "attn/util/memory_budget.hpp"
 #include "cli/generate_command.hpp"
 #include "cli/intervention_options.hpp"
 #include "cli/option_values.hpp"

@@ -6,7 +6,7 @@
 #include <QStringList>
 #include <optional>
 
-#include "attn/scene.hpp"
+#include "attn/scene/scene.hpp"
 
 namespace cli {
 

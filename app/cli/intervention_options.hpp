@@ -6,7 +6,7 @@
 #include <QString>
 #include <optional>
 
-#include "attn/model/hooks.hpp"
+#include "attn/models/hooks.hpp"
 
 namespace cli {
 

@@ -2,10 +2,10 @@
 // GPL-3.0-or-later.
 #pragma once
 
-#include "attn/census.hpp"
-#include "attn/io/result_writer.hpp"
-#include "attn/model/run.hpp"
-#include "attn/scene.hpp"
+#include "attn/analysis/census.hpp"
+#include "attn/io/output/result_writer.hpp"
+#include "attn/models/run.hpp"
+#include "attn/scene/scene.hpp"
 
 namespace cli {
 

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <string_view>
 
-#include "attn/error.hpp"
-#include "attn/utf8_check.hpp"
+#include "attn/util/error.hpp"
+#include "attn/util/utf8_check.hpp"
 #include "cli/cli_tr.hpp"
 
 namespace cli {

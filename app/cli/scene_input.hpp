@@ -4,7 +4,7 @@
 
 #include <QString>
 
-#include "attn/scene.hpp"
+#include "attn/scene/scene.hpp"
 #include "cli/cli_request.hpp"
 
 namespace cli {

@@ -10,8 +10,8 @@
 #include <limits>
 #include <string>
 
-#include "attn/error.hpp"
-#include "attn/memory_budget.hpp"
+#include "attn/util/error.hpp"
+#include "attn/util/memory_budget.hpp"
 #include "cli/option_values.hpp"
 
 namespace cli {

@@ -4,7 +4,7 @@
 #include <QString>
 #include <QStringList>
 
-#include "attn/scene.hpp"
+#include "attn/scene/scene.hpp"
 
 class QCommandLineParser;
 

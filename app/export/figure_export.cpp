@@ -16,7 +16,7 @@
 #include <string>
 #include "views/qcp.hpp"
 
-#include "attn/io/png_write.hpp"
+#include "attn/io/output/png_write.hpp"
 #include "export/widget_painter.hpp"
 #include "views/screen_only.hpp"
 #include "views/scroll_frame.hpp"

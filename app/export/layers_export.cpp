@@ -8,8 +8,8 @@
 #include <QFileInfo>
 #include <new>
 
-#include "attn/io/npy.hpp"
-#include "attn/scene_layers.hpp"
+#include "attn/io/numpy/npy.hpp"
+#include "attn/scene/scene_layers.hpp"
 #include "export/numbers_export.hpp"
 
 namespace exporting {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/scene.hpp"
+#include "attn/scene/scene.hpp"
 
 class QIODevice;
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/io/output_file.hpp"
+#include "attn/files/output_file.hpp"
 
 namespace exporting {
 namespace {

@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <atomic>
 
-#include "attn/io/output_file.hpp"
+#include "attn/files/output_file.hpp"
 
 namespace fileio {
 namespace {

@@ -13,7 +13,7 @@
 #include <QSlider>
 #include <QSpinBox>
 
-#include "attn/io/attention_json.hpp"
+#include "attn/io/json/attention_json.hpp"
 #include "model/scene.hpp"
 #include "model/undo_command.hpp"
 #include "views/numbering.hpp"

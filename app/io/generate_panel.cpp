@@ -18,7 +18,7 @@
 #include <cmath>
 #include <functional>
 
-#include "attn/model/model_scene.hpp"
+#include "attn/scene/model_scene.hpp"
 #include "model/scene.hpp"
 #include "model/scheduler.hpp"
 #include "model/undo_command.hpp"

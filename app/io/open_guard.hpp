@@ -8,8 +8,8 @@
 #include <functional>
 #include <new>
 
-#include "attn/error.hpp"
-#include "attn/progress.hpp"
+#include "attn/util/error.hpp"
+#include "attn/util/progress.hpp"
 #include "io/fileio_tr.hpp"
 #include "model/error_text.hpp"
 #include "widgets/progress_runner.hpp"

@@ -4,8 +4,8 @@
 
 #include <QJsonDocument>
 
-#include "attn/error.hpp"
-#include "attn/io/playground_json.hpp"
+#include "attn/util/error.hpp"
+#include "attn/io/json/playground_json.hpp"
 
 namespace fileio {
 

@@ -3,7 +3,7 @@
 
 #include <QJsonObject>
 
-#include "attn/playground.hpp"
+#include "attn/playground/playground.hpp"
 
 namespace fileio {
 

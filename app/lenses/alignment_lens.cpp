@@ -9,7 +9,7 @@
 #include <QSignalBlocker>
 #include <algorithm>
 
-#include "attn/error.hpp"
+#include "attn/util/error.hpp"
 #include "attn/lenses/alignment.hpp"
 #include "model/scene.hpp"
 #include "views/qcp.hpp"

@@ -7,7 +7,7 @@
 #include <QSpinBox>
 #include <cmath>
 
-#include "attn/error.hpp"
+#include "attn/util/error.hpp"
 #include "attn/lenses/cost.hpp"
 #include "model/scene.hpp"
 #include "views/qcp.hpp"

@@ -13,7 +13,7 @@
 #include "attn/lenses/reference.hpp"
 #include "attn/lenses/sparse.hpp"
 #include "attn/lenses/tiled.hpp"
-#include "attn/random.hpp"
+#include "attn/util/random.hpp"
 #include "views/qcp.hpp"
 
 namespace {

@@ -5,7 +5,7 @@
 #include <QSpinBox>
 #include <cmath>
 
-#include "attn/error.hpp"
+#include "attn/util/error.hpp"
 #include "attn/lenses/common.hpp"
 #include "attn/lenses/entropy.hpp"
 #include "model/scene.hpp"

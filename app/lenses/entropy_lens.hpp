@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "attn/lenses/entropy.hpp"
-#include "attn/scene.hpp"
+#include "attn/scene/scene.hpp"
 #include "lenses/lens_panel.hpp"
 
 /// Mean row entropy vs its ceiling log n, for random keys and for the scene's heads.

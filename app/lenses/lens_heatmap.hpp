@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/types.hpp"
+#include "attn/util/types.hpp"
 
 class QCustomPlot;
 class QCPColorMap;

@@ -11,7 +11,7 @@
 #include <functional>
 #include <thread>
 
-#include "attn/progress.hpp"
+#include "attn/util/progress.hpp"
 
 class QCheckBox;
 class QComboBox;

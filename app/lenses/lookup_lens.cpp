@@ -5,10 +5,10 @@
 #include <QSpinBox>
 #include <cmath>
 
-#include "attn/error.hpp"
+#include "attn/util/error.hpp"
 #include "attn/lenses/lookup.hpp"
-#include "attn/multihead.hpp"
-#include "attn/random.hpp"
+#include "attn/attention/multihead.hpp"
+#include "attn/util/random.hpp"
 #include "model/layer_cache.hpp"
 #include "model/scene.hpp"
 #include "views/qcp.hpp"

@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "attn/scene.hpp"
+#include "attn/scene/scene.hpp"
 #include "lenses/lens_panel.hpp"
 
 class QCPBars;

@@ -6,10 +6,10 @@
 #include <QSpinBox>
 #include <cmath>
 
-#include "attn/error.hpp"
+#include "attn/util/error.hpp"
 #include "attn/lenses/common.hpp"
 #include "attn/lenses/low_rank.hpp"
-#include "attn/random.hpp"
+#include "attn/util/random.hpp"
 #include "model/layer_cache.hpp"
 #include "model/scene.hpp"
 #include "views/qcp.hpp"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/scene.hpp"
+#include "attn/scene/scene.hpp"
 #include "lenses/lens_heatmap.hpp"
 #include "lenses/lens_panel.hpp"
 

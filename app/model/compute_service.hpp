@@ -8,7 +8,7 @@
 #include <memory>
 #include <mutex>
 
-#include "attn/scene.hpp"
+#include "attn/scene/scene.hpp"
 #include "model/input_cache.hpp"
 #include "model/scene_result.hpp"
 

@@ -4,7 +4,7 @@
 #include <QCoreApplication>
 #include <new>
 
-#include "attn/error.hpp"
+#include "attn/util/error.hpp"
 
 QString errorText(const std::exception& e, const QString& subject) {
     if (dynamic_cast<const attn::Error*>(&e)) return QString::fromUtf8(e.what());

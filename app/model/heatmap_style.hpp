@@ -2,7 +2,7 @@
 // view state (model/view_state.hpp). GPL-3.0-or-later.
 #pragma once
 
-#include "attn/aggregate.hpp"
+#include "attn/attention/aggregate.hpp"
 
 /// The colour maps offered for heatmaps (views/color_maps.hpp has their colours).
 enum class ColorMapKind { Viridis, Magma, Cividis, Greys };

@@ -2,7 +2,7 @@
 // GPL-3.0-or-later.
 #pragma once
 
-#include "attn/types.hpp"
+#include "attn/util/types.hpp"
 
 /// Rows [row, row + rows) × columns [col, col + cols) of an n × m matrix. Zooming keeps the cell
 /// under the cursor in place; the region never leaves the matrix and never shrinks below

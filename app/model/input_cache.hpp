@@ -4,7 +4,7 @@
 #include <memory>
 #include <mutex>
 
-#include "attn/scene.hpp"
+#include "attn/scene/scene.hpp"
 
 /// Dragging a temperature or mask control recomputes a scene whose seeded projection weights
 /// and token embeddings did not change, and generating them (millions of random numbers at

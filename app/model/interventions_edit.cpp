@@ -5,7 +5,7 @@
 #include <QCoreApplication>
 #include <algorithm>
 
-#include "attn/model/model.hpp"
+#include "attn/models/model.hpp"
 #include "model/scene.hpp"
 
 bool isAblated(const attn::SceneSpec& spec, int layer, int head) {

@@ -6,8 +6,8 @@
 
 #include <vector>
 
-#include "attn/model/hooks.hpp"
-#include "attn/scene.hpp"
+#include "attn/models/hooks.hpp"
+#include "attn/scene/scene.hpp"
 
 class Scene;
 

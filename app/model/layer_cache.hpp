@@ -9,8 +9,8 @@
 #include <optional>
 #include <vector>
 
-#include "attn/census.hpp"
-#include "attn/scene.hpp"
+#include "attn/analysis/census.hpp"
+#include "attn/scene/scene.hpp"
 #include "model/layer_thumbnails.hpp"
 #include "model/scene_result.hpp"
 

@@ -5,8 +5,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attn/aggregate.hpp"
-#include "attn/model/model_scene.hpp"
+#include "attn/attention/aggregate.hpp"
+#include "attn/scene/model_scene.hpp"
+#include "attn/models/hf_cache.hpp"
 
 namespace model_grid {
 namespace {

@@ -6,7 +6,7 @@
 #include <QString>
 #include <vector>
 
-#include "attn/scene.hpp"
+#include "attn/scene/scene.hpp"
 
 namespace model_grid {
 

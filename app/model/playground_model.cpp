@@ -5,7 +5,7 @@
 #include <QUndoStack>
 #include <algorithm>
 
-#include "attn/error.hpp"
+#include "attn/util/error.hpp"
 #include "model/undo_command.hpp"
 
 PlaygroundModel::PlaygroundModel(QUndoStack* undo, QObject* parent) : QObject(parent), undo_(undo) {

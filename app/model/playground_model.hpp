@@ -8,7 +8,7 @@
 #include <QString>
 #include <vector>
 
-#include "attn/playground.hpp"
+#include "attn/playground/playground.hpp"
 
 class QUndoCommand;
 class QUndoStack;

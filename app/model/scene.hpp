@@ -6,7 +6,7 @@
 #include <QString>
 #include <vector>
 
-#include "attn/scene.hpp"
+#include "attn/scene/scene.hpp"
 #include "model/selection.hpp"
 
 class QUndoStack;

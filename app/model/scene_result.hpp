@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "attn/scene.hpp"
+#include "attn/scene/scene.hpp"
 
 /// A computed scene, shared read-only by every view.
 using SceneResultPtr = std::shared_ptr<const attn::SceneResult>;

@@ -5,7 +5,7 @@
 #include <QMetaObject>
 #include <new>
 
-#include "attn/error.hpp"
+#include "attn/util/error.hpp"
 #include "model/error_text.hpp"
 #include "model/unexpected_error.hpp"
 

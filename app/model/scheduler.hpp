@@ -17,7 +17,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "attn/progress.hpp"
+#include "attn/util/progress.hpp"
 
 /// The state of one job, shared by the scheduler, the worker running it (as its attn::Progress)
 /// and whoever holds its handle (a progress dialog polls it, Cancel cancels it).

@@ -5,7 +5,7 @@
 #include <QMenu>
 #include <QPointer>
 
-#include "attn/error.hpp"
+#include "attn/util/error.hpp"
 #include "model/error_text.hpp"
 
 UnexpectedErrors& UnexpectedErrors::instance() {

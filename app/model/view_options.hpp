@@ -2,7 +2,7 @@
 // GPL-3.0-or-later.
 #pragma once
 
-#include "attn/view_math.hpp"
+#include "attn/analysis/view_math.hpp"
 
 /// Display options shared by the views of the Views tab (not part of the scene, no undo).
 struct ViewOptions {

@@ -3,7 +3,7 @@
 
 #include <limits>
 
-#include "attn/aggregate.hpp"
+#include "attn/attention/aggregate.hpp"
 
 /// The drawn weights in one number: the largest, the smallest positive (inf if none) and
 /// whether some unmasked weight is exactly 0.

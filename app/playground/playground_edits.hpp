@@ -4,7 +4,7 @@
 #include <Eigen/Dense>
 #include <vector>
 
-#include "attn/playground.hpp"
+#include "attn/playground/playground.hpp"
 #include "model/playground_model.hpp"
 
 namespace playground {

@@ -6,7 +6,7 @@
 #include <QSize>
 #include <QWidget>
 
-#include "attn/playground.hpp"
+#include "attn/playground/playground.hpp"
 
 class QUndoStack;
 class QSplitter;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/view_math.hpp"
+#include "attn/analysis/view_math.hpp"
 #include "model/scene_result.hpp"
 #include "model/selection.hpp"
 #include "model/view_options.hpp"

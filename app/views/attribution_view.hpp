@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "attn/interventions/attribution.hpp"
-#include "attn/scene.hpp"
+#include "attn/scene/scene.hpp"
 
 class BarList;
 class CellMap;

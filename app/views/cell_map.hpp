@@ -7,7 +7,7 @@
 #include <functional>
 #include <vector>
 
-#include "attn/types.hpp"
+#include "attn/util/types.hpp"
 
 /// A matrix drawn as coloured cells with row and column labels, an optional text in each cell,
 /// and a colour key. Sequential (0 … max, light to dark) or diverging (blue − 0 white + red,

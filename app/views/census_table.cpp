@@ -10,7 +10,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 
-#include "attn/error.hpp"
+#include "attn/util/error.hpp"
 #include "model/layer_cache.hpp"
 #include "model/scene.hpp"
 #include "model/while_visible.hpp"

@@ -5,7 +5,7 @@
 #include <QWidget>
 #include <vector>
 
-#include "attn/census.hpp"
+#include "attn/analysis/census.hpp"
 
 class LayerCache;
 class QComboBox;

@@ -2,7 +2,7 @@
 // GPL-3.0-or-later.
 #pragma once
 
-#include "attn/aggregate.hpp"
+#include "attn/attention/aggregate.hpp"
 #include "views/qcp.hpp"
 
 /// QCPColorMapData filled from an AggregatedGrid in one pass over its row-major values (the same

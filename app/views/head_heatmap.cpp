@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attn/model/run.hpp"
+#include "attn/models/run.hpp"
 #include "views/color_map_cells.hpp"
 #include "views/plot_theme.hpp"
 #include "views/screen_only.hpp"

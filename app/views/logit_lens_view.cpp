@@ -4,7 +4,7 @@
 #include <QLabel>
 #include <QVBoxLayout>
 
-#include "attn/model/model_scene.hpp"
+#include "attn/scene/model_scene.hpp"
 #include "model/scene.hpp"
 #include "model/scheduler.hpp"
 #include "model/while_visible.hpp"

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "attn/multihead.hpp"
+#include "attn/attention/multihead.hpp"
 #include "views/math_notes.hpp"
 #include "views/math_panel.hpp"
 #include "views/token_labels.hpp"

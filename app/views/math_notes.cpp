@@ -5,7 +5,7 @@
 #include <QObject>
 #include <QStringList>
 
-#include "attn/view_math.hpp"
+#include "attn/analysis/view_math.hpp"
 #include "views/token_labels.hpp"
 
 namespace {

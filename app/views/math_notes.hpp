@@ -4,7 +4,7 @@
 
 #include <QString>
 
-#include "attn/scene.hpp"
+#include "attn/scene/scene.hpp"
 #include "model/selection.hpp"
 
 /// A paragraph saying that the result shows words merged from sub-word pieces, which pieces

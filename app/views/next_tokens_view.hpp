@@ -5,7 +5,7 @@
 #include <QWidget>
 #include <vector>
 
-#include "attn/scene.hpp"
+#include "attn/scene/scene.hpp"
 
 /// One row per candidate token: the token (quoted, so GPT-2's leading space shows), a bar as
 /// long as its probability and the probability in percent. Draws only.

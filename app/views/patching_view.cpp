@@ -12,7 +12,7 @@
 #include <QVBoxLayout>
 #include <exception>
 
-#include "attn/model/model_scene.hpp"
+#include "attn/scene/model_scene.hpp"
 #include "model/scene.hpp"
 #include "model/scheduler.hpp"
 #include "views/cell_map.hpp"

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attn/io/attention_json.hpp"
+#include "attn/io/json/attention_json.hpp"
 
 QString tokenText(const std::string& token) {
     QString s = QString::fromStdString(token);

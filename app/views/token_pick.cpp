@@ -4,7 +4,7 @@
 #include <QCoreApplication>
 #include <exception>
 
-#include "attn/model/tokenizer.hpp"
+#include "attn/tokenizers/tokenizer.hpp"
 
 namespace {
 QString pickTr(const char* text) {

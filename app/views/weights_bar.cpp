@@ -4,7 +4,7 @@
 #include <QMouseEvent>
 #include <cmath>
 
-#include "attn/view_math.hpp"
+#include "attn/analysis/view_math.hpp"
 #include "views/plot_theme.hpp"
 #include "views/token_labels.hpp"
 

@@ -4,7 +4,7 @@
 #include <QDockWidget>
 #include <QHash>
 
-#include "attn/scene.hpp"
+#include "attn/scene/scene.hpp"
 #include "views/heatmap_style.hpp"
 
 class Scene;

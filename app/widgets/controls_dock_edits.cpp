@@ -12,9 +12,9 @@
 #include <QUndoStack>
 #include <cmath>
 
-#include "attn/model/model.hpp"
-#include "attn/scene_controls.hpp"
-#include "attn/spec_edit.hpp"
+#include "attn/models/model.hpp"
+#include "attn/scene/scene_controls.hpp"
+#include "attn/scene/spec_edit.hpp"
 #include "model/scene.hpp"
 #include "model/undo_command.hpp"
 #include "model/view_state.hpp"

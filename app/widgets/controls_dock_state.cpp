@@ -12,7 +12,7 @@
 #include <QToolButton>
 #include <vector>
 
-#include "attn/scene_controls.hpp"
+#include "attn/scene/scene_controls.hpp"
 #include "widgets/controls_dock.hpp"
 
 void ControlsDock::applyControlStates(const attn::SceneSpec& spec) {

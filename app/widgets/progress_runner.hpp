@@ -5,7 +5,7 @@
 #include <QString>
 #include <functional>
 
-#include "attn/progress.hpp"
+#include "attn/util/progress.hpp"
 
 class QWidget;
 

@@ -10,8 +10,8 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
-#include "attn/scene_controls.hpp"
-#include "attn/spec_edit.hpp"
+#include "attn/scene/scene_controls.hpp"
+#include "attn/scene/spec_edit.hpp"
 #include "model/scene.hpp"
 #include "model/undo_command.hpp"
 #include "views/token_labels.hpp"

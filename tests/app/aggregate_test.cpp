@@ -3,8 +3,8 @@
 #include <cmath>
 #include <limits>
 
-#include "attn/aggregate.hpp"
-#include "attn/random.hpp"
+#include "attn/attention/aggregate.hpp"
+#include "attn/util/random.hpp"
 
 namespace {
 

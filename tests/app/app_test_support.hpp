@@ -16,7 +16,7 @@
 #include <cmath>
 #include <vector>
 
-#include "attn/scene.hpp"
+#include "attn/scene/scene.hpp"
 #include "main_window.hpp"
 #include "model/compute_service.hpp"
 #include "model/scene.hpp"

@@ -14,7 +14,7 @@
 #include <QtTest>
 
 #include "app_test_support.hpp"
-#include "attn/model/model_scene.hpp"
+#include "attn/scene/model_scene.hpp"
 #include "io/data_io.hpp"
 #include "io/file_controller.hpp"
 #include "io/model_controller.hpp"

@@ -14,7 +14,7 @@
 #include <stdexcept>
 
 #include "app_test_support.hpp"
-#include "attn/error.hpp"
+#include "attn/util/error.hpp"
 #include "attn/io/load.hpp"
 #include "cli/cli.hpp"
 #include "cli/exit_codes.hpp"

@@ -9,7 +9,7 @@
 
 #include "app_test_support.hpp"
 #include "attn/io/load.hpp"
-#include "attn/io/npy.hpp"
+#include "attn/io/numpy/npy.hpp"
 #include "export/export_dialog.hpp"
 #include "export/figure_export.hpp"
 #include "export/layers_export.hpp"

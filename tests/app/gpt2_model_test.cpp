@@ -19,9 +19,9 @@
 #include <QtTest>
 
 #include "app_test_support.hpp"
-#include "attn/model/families.hpp"
-#include "attn/model/model_scene.hpp"
-#include "attn/scene_layers.hpp"
+#include "attn/models/families.hpp"
+#include "attn/scene/model_scene.hpp"
+#include "attn/scene/scene_layers.hpp"
 #include "io/data_io.hpp"
 #include "io/file_controller.hpp"
 #include "io/model_controller.hpp"

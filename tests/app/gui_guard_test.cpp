@@ -12,7 +12,7 @@
 #include <stdexcept>
 
 #include "app_test_support.hpp"
-#include "attn/error.hpp"
+#include "attn/util/error.hpp"
 #include "io/data_io.hpp"
 #include "io/file_controller.hpp"
 #include "main_window.hpp"

@@ -8,7 +8,7 @@
 #include <QTest>
 
 #include "app_test_support.hpp"
-#include "attn/aggregate.hpp"
+#include "attn/attention/aggregate.hpp"
 #include "model/heatmap_model.hpp"
 #include "views/color_maps.hpp"
 #include "views/head_heatmap.hpp"

@@ -4,8 +4,8 @@
 #include <QSignalSpy>
 #include <QTest>
 
-#include "attn/aggregate.hpp"
-#include "attn/scene.hpp"
+#include "attn/attention/aggregate.hpp"
+#include "attn/scene/scene.hpp"
 #include "model/heatmap_model.hpp"
 #include "model/scheduler.hpp"
 

@@ -23,7 +23,7 @@
 #include "attn/interventions/attribution.hpp"
 #include "attn/interventions/lens.hpp"
 #include "attn/interventions/patching.hpp"
-#include "attn/model/model_scene.hpp"
+#include "attn/scene/model_scene.hpp"
 #include "export/figure_export.hpp"
 #include "export/view_numbers.hpp"
 #include "io/data_io.hpp"

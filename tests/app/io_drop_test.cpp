@@ -16,7 +16,7 @@
 #include <QtTest>
 
 #include "app_test_support.hpp"
-#include "attn/io/npy.hpp"
+#include "attn/io/numpy/npy.hpp"
 #include "io/file_controller.hpp"
 #include "views/heatmap_grid.hpp"
 #include "widgets/controls_dock.hpp"

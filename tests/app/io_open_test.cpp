@@ -15,7 +15,7 @@
 #include <QtTest>
 #include <thread>
 
-#include "attn/error.hpp"
+#include "attn/util/error.hpp"
 #include "attn/io/formats.hpp"
 
 #include "app_test_support.hpp"

@@ -6,9 +6,9 @@
 #include <QTest>
 
 #include "app_test_support.hpp"
-#include "attn/census.hpp"
-#include "attn/rollout.hpp"
-#include "attn/scene_layers.hpp"
+#include "attn/analysis/census.hpp"
+#include "attn/analysis/rollout.hpp"
+#include "attn/scene/scene_layers.hpp"
 #include "io/data_io.hpp"
 #include "io/file_controller.hpp"
 #include "model/layer_cache.hpp"

@@ -16,7 +16,7 @@
 #include <memory>
 
 #include "app_test_support.hpp"
-#include "attn/scene_controls.hpp"
+#include "attn/scene/scene_controls.hpp"
 #include "io/file_controller.hpp"
 #include "widgets/controls_dock.hpp"
 

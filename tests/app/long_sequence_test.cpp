@@ -11,8 +11,8 @@
 #include <QWheelEvent>
 
 #include "app_test_support.hpp"
-#include "attn/io/npy.hpp"
-#include "attn/io/numpy_attention.hpp"
+#include "attn/io/numpy/npy.hpp"
+#include "attn/io/numpy/numpy_attention.hpp"
 #include "io/file_controller.hpp"
 #include "views/weights_bar.hpp"
 

@@ -14,7 +14,7 @@
 #include <memory>
 
 #include "app_test_support.hpp"
-#include "attn/io/session.hpp"
+#include "attn/io/session/session.hpp"
 #include "io/data_io.hpp"
 #include "io/file_controller.hpp"
 #include "io/model_controller.hpp"

@@ -18,7 +18,7 @@
 #include "app_test_support.hpp"
 #include "attn/generate/generate.hpp"
 #include "attn/interventions/lens.hpp"
-#include "attn/model/vocabulary.hpp"
+#include "attn/models/vocabulary.hpp"
 #include "io/generate_panel.hpp"
 #include "io/model_dock.hpp"
 #include "main_window.hpp"

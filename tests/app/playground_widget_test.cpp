@@ -6,7 +6,7 @@
 #include <QUndoStack>
 #include <random>
 
-#include "attn/playground.hpp"
+#include "attn/playground/playground.hpp"
 #include "model/playground_model.hpp"
 #include "playground/controls_panel.hpp"
 #include "playground/playground_widget.hpp"

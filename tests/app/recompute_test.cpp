@@ -11,7 +11,7 @@
 #include <functional>
 
 #include "app_test_support.hpp"
-#include "attn/stage_counters.hpp"
+#include "attn/util/stage_counters.hpp"
 #include "model/scheduler.hpp"
 #include "widgets/controls_dock.hpp"
 

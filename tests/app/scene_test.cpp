@@ -3,7 +3,7 @@
 #include <QTest>
 #include <QUndoStack>
 
-#include "attn/spec_edit.hpp"
+#include "attn/scene/spec_edit.hpp"
 #include "model/scene.hpp"
 
 class SceneTest : public QObject {

@@ -3,7 +3,7 @@
 #include <atomic>
 #include <thread>
 
-#include "attn/error.hpp"
+#include "attn/util/error.hpp"
 #include "model/scheduler.hpp"
 
 namespace {

@@ -9,8 +9,8 @@
 #include <QtTest>
 
 #include "app_test_support.hpp"
-#include "attn/model/families.hpp"
-#include "attn/model/model_identity.hpp"
+#include "attn/models/families.hpp"
+#include "attn/models/model_identity.hpp"
 #include "io/file_controller.hpp"
 #include "main_window.hpp"
 #include "model/scene.hpp"

@@ -11,7 +11,7 @@
 #include <QWheelEvent>
 
 #include "app_test_support.hpp"
-#include "attn/spec_edit.hpp"
+#include "attn/scene/spec_edit.hpp"
 #include "io/data_io.hpp"
 #include "io/file_controller.hpp"
 #include "lenses/lens_panel.hpp"

@@ -15,9 +15,9 @@
 #include <QUndoStack>
 
 #include "app_test_support.hpp"
-#include "attn/census.hpp"
+#include "attn/analysis/census.hpp"
 #include "attn/io/load.hpp"
-#include "attn/rollout.hpp"
+#include "attn/analysis/rollout.hpp"
 #include "export/export_controller.hpp"
 #include "export/export_options.hpp"
 #include "io/file_controller.hpp"

@@ -12,9 +12,9 @@
 #      sources with the setters: no null test of a `data` or `model` member (`if (spec.data)`,
 #      `!s.model`, `spec.model ? …`, `bool(x.data)`, `… && spec.data`), no `.data = ` or
 #      `.model.reset()` on a spec.
-#   7. A model family's headers (core/include/attn/<family>/, any folder there but io, lenses,
-#      model, interventions, generate and tokenizers, which serve every family) are included only by the families (core/src/<family>/, core/include/attn/<family>/),
-#      the registry core/src/model/families.cpp and tests/; a family never includes the scene.
+#   7. A model family's headers (core/include/attn/models/<family>/) are included only by the
+#      family itself (core/src/models/<family>/, core/include/attn/models/<family>/), the registry
+#      core/src/models/families.cpp and tests/; a family never includes the scene.
 #   8. A result says how it is stored in one enum (SceneResult::storage) and whether it has scores
 #      (has_scores): the old flags weights_only, stages_kept and streamed are read nowhere.
 #   9. No view loops over the layers: every layer is computed once, by app/model/layer_cache, and
@@ -28,6 +28,10 @@
 #  11. Nothing computes on the GUI thread in app/views: no QtConcurrent::blockingMap or other
 #      QtConcurrent::blocking* call, which makes the GUI thread wait for workers (views paint what
 #      a scheduler job delivered, e.g. the heatmap cells of app/model/heatmap_model).
+#  12. Core is built in rooms, lowest first: util, files, simd, attention, tokenizers, weights,
+#      models (a family's folder models/<family>/ just above), interventions, scene, analysis,
+#      lenses, playground, generate, io; a file includes only its own room and rooms below it,
+#      and every core file is in a room (tests/architecture/core_layers.py).
 # Usage: check_architecture.sh [repository root]; prints every violation, exits 1 on any.
 set -u
 root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -84,17 +88,15 @@ modes=$(grep -rnP --include='*.cpp' --include='*.hpp' \
 [ -n "$modes" ] && fail "a scene's kind read from null pointers (use source()/is_loaded()/is_model(), set_loaded/set_model/set_synthetic):"$'\n'"$modes"
 
 # 7. Families plug in behind attn::model: only they, their registry and tests see their headers.
-families=$(cd core/include/attn 2>/dev/null && for d in */; do
-  case "${d%/}" in io | lenses | model | interventions | generate | tokenizers) ;; *) echo "${d%/}" ;; esac
-done)
+families=$(cd core/include/attn/models 2>/dev/null && for d in */; do [ -d "$d" ] && echo "${d%/}"; done)
 if [ -n "$families" ]; then
   alt=$(echo "$families" | paste -sd'|')
-  own=$(echo "$families" | sed 's|.*|^core/src/&/\|^core/include/attn/&/|' | paste -sd'|')
-  leaks=$(grep -rnE --include='*.cpp' --include='*.hpp' "#include [<\"]attn/($alt)/" app core python 2>/dev/null |
-    grep -vE "$own|^core/src/model/families\.cpp:")
+  own=$(echo "$families" | sed 's|.*|^core/src/models/&/\|^core/include/attn/models/&/|' | paste -sd'|')
+  leaks=$(grep -rnE --include='*.cpp' --include='*.hpp' "#include [<\"]attn/models/($alt)/" app core python 2>/dev/null |
+    grep -vE "$own|^core/src/models/families\.cpp:")
   [ -n "$leaks" ] && fail "a model family's header included outside the family and its registry:"$'\n'"$leaks"
   scene=$(for f in $families; do
-    grep -rnE '#include "attn/(scene|model/model_scene)\.hpp"' "core/src/$f" "core/include/attn/$f" 2>/dev/null
+    grep -rnE '#include "attn/scene/' "core/src/models/$f" "core/include/attn/models/$f" 2>/dev/null
   done)
   [ -n "$scene" ] && fail "a model family includes the scene (families know only attn::model):"$'\n'"$scene"
 fi
@@ -123,5 +125,9 @@ blocking=$(grep -rnE 'blockingMap|QtConcurrent::blocking|QtConcurrentMap' \
   --include='*.cpp' --include='*.hpp' app/views)
 [ -n "$blocking" ] && fail "views waiting for workers on the GUI thread (run a scheduler job and paint what it delivers):"$'\n'"$blocking"
 
-[ $status -eq 0 ] && echo "architecture: threads only in app/model, no folder cycle, Qt-free core, no file over 400 lines, no unity-batch clash, scene kinds through accessors, family headers kept to families, one storage enum, layers computed once, sessions keyed by constants, no view waiting for workers"
+# 12. Core's rooms include only downwards.
+upward=$(python3 "$root/tests/architecture/core_layers.py" "$root") ||
+  fail "core files including a room above their own, or outside every room:"$'\n'"$upward"
+
+[ $status -eq 0 ] && echo "architecture: threads only in app/model, no folder cycle, Qt-free core, no file over 400 lines, no unity-batch clash, scene kinds through accessors, family headers kept to families, one storage enum, layers computed once, sessions keyed by constants, no view waiting for workers, core rooms include only downwards"
 exit $status

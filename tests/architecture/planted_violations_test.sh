@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# AttnScope — the rules of a scene's kind, of family headers, of the storage enum, of session
+# AttnScope — the rules of a scene's kind, of family headers, of core's rooms, of the storage enum, of session
 # keys and of views that wait for workers catch what they are about: each violation planted in a
 # copy of the rules' tree fails naming its file, and the new style passes. GPL-3.0-or-later.
 # Usage: planted_violations_test.sh REPOSITORY_ROOT
@@ -13,13 +13,13 @@ fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 # A tree outside any checkout with the rules, a family (gpt2) and its registry.
 fresh() {
   rm -rf "$tmp/tree"
-  mkdir -p "$tmp/tree/tests/architecture" "$tmp/tree/app/views" "$tmp/tree/core/src/model" \
-    "$tmp/tree/core/src/gpt2" "$tmp/tree/core/include/attn/gpt2" "$tmp/tree/core/include/attn/io"
-  cp "$root"/tests/architecture/{check_architecture.sh,repo_files.sh,unity_names.py} \
+  mkdir -p "$tmp/tree/tests/architecture" "$tmp/tree/app/views" "$tmp/tree/core/src/models/gpt2" \
+    "$tmp/tree/core/include/attn/models/gpt2" "$tmp/tree/core/include/attn/io"
+  cp "$root"/tests/architecture/{check_architecture.sh,repo_files.sh,unity_names.py,core_layers.py} \
     "$tmp/tree/tests/architecture/"
-  printf '#include "attn/gpt2/model.hpp"\n' >"$tmp/tree/core/src/model/families.cpp"
-  printf '#include "attn/model/model.hpp"\n' >"$tmp/tree/core/include/attn/gpt2/model.hpp"
-  printf '#include "attn/gpt2/model.hpp"\n' >"$tmp/tree/core/src/gpt2/model.cpp"
+  printf '#include "attn/models/gpt2/model.hpp"\n' >"$tmp/tree/core/src/models/families.cpp"
+  printf '#include "attn/models/model.hpp"\n' >"$tmp/tree/core/include/attn/models/gpt2/model.hpp"
+  printf '#include "attn/models/gpt2/model.hpp"\n' >"$tmp/tree/core/src/models/gpt2/model.cpp"
   cat >"$tmp/tree/app/views/good.cpp" <<'CPP'
 // The new style: accessors, setters, the storage enum, a folder's own model, a request's path.
 void f(Spec& spec, const Result& r, const Request& request) {
@@ -58,9 +58,13 @@ planted app/views/a.cpp '    if (x && input.spec.data) y();' "a spec's data afte
 planted app/views/a.cpp '    if (spec.model != nullptr) y();' "spec.model compared with nullptr"
 planted app/views/a.cpp '    spec.data.reset();' "a spec's data reset by hand"
 planted app/views/a.cpp '    out.spec.model = folder;' "a spec's model assigned by hand"
-planted app/views/a.cpp '#include "attn/gpt2/model.hpp"' "a family header in app/"
-planted core/src/scene.cpp '#include "attn/gpt2/model.hpp"' "a family header in core's scene"
-planted core/src/gpt2/run.cpp '#include "attn/scene.hpp"' "a family including the scene"
+planted app/views/a.cpp '#include "attn/models/gpt2/model.hpp"' "a family header in app/"
+planted core/src/scene/scene.cpp '#include "attn/models/gpt2/model.hpp"' "a family header in core's scene"
+planted core/src/models/gpt2/run.cpp '#include "attn/scene/scene.hpp"' "a family including the scene"
+planted core/src/attention/mask.cpp '#include "attn/scene/scene.hpp"' "attention including the scene (a room above)"
+planted core/src/util/random.cpp '#include "../attention/detail.hpp"' "util including attention's private header"
+planted core/include/attn/models/llama/model.hpp '#include "attn/models/gpt2/model.hpp"' "a family including another family"
+planted core/src/stray.cpp '#include "attn/util/error.hpp"' "a core file outside every room"
 planted app/views/a.cpp '    if (r.weights_only) return;' "the weights_only flag"
 planted app/views/a.cpp '    if (!result->stages_kept) return;' "the stages_kept flag"
 planted tests/core/a_test.cpp '    ASSERT_TRUE(r.streamed);' "the streamed flag"

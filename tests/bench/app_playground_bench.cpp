@@ -10,7 +10,7 @@
 #include <ctime>
 #include <random>
 
-#include "attn/playground.hpp"
+#include "attn/playground/playground.hpp"
 #include "model/playground_model.hpp"
 #include "playground/playground_widget.hpp"
 

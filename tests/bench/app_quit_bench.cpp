@@ -15,7 +15,7 @@
 #include <functional>
 #include <memory>
 
-#include "attn/scene.hpp"
+#include "attn/scene/scene.hpp"
 #include "io/data_io.hpp"
 #include "io/file_controller.hpp"
 #include "main_window.hpp"

@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "attn/multihead.hpp"
-#include "attn/random.hpp"
+#include "attn/attention/multihead.hpp"
+#include "attn/util/random.hpp"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <benchmark/benchmark.h>
 
 #include "attn/generate/generate.hpp"
-#include "attn/model/families.hpp"
+#include "attn/models/families.hpp"
 #include "gpt2_small_folder.hpp"
 
 namespace {

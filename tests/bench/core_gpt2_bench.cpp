@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "attn/gpt2/model.hpp"
-#include "attn/model/model_scene.hpp"
+#include "attn/models/gpt2/model.hpp"
+#include "attn/scene/model_scene.hpp"
 #include "gpt2_small_folder.hpp"
 
 namespace {

@@ -5,10 +5,10 @@
 //   build/portable/tests/bench/core_interventions_bench [--benchmark_filter=…]
 #include <benchmark/benchmark.h>
 
-#include "attn/gpt2/model.hpp"
+#include "attn/models/gpt2/model.hpp"
 #include "attn/interventions/lens.hpp"
 #include "attn/interventions/patching.hpp"
-#include "attn/model/model_scene.hpp"
+#include "attn/scene/model_scene.hpp"
 #include "gpt2_small_folder.hpp"
 
 namespace {

@@ -24,11 +24,11 @@
 
 #include "../core/many_tensors.hpp"
 #include "attn/io/load.hpp"
-#include "attn/io/npy.hpp"
-#include "attn/io/numpy_attention.hpp"
-#include "attn/io/result_writer.hpp"
-#include "attn/io/zip_writer.hpp"
-#include "attn/model/safetensors.hpp"
+#include "attn/io/numpy/npy.hpp"
+#include "attn/io/numpy/numpy_attention.hpp"
+#include "attn/io/output/result_writer.hpp"
+#include "attn/io/zip/zip_writer.hpp"
+#include "attn/weights/safetensors.hpp"
 
 namespace {
 

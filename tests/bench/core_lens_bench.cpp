@@ -6,7 +6,7 @@
 #include "attn/lenses/rank_collapse.hpp"
 #include "attn/lenses/scaling.hpp"
 #include "attn/lenses/tiled.hpp"
-#include "attn/random.hpp"
+#include "attn/util/random.hpp"
 
 namespace {
 

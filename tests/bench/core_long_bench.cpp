@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include "attn/error.hpp"
-#include "attn/memory_budget.hpp"
-#include "attn/scene.hpp"
+#include "attn/util/error.hpp"
+#include "attn/util/memory_budget.hpp"
+#include "attn/scene/scene.hpp"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "attn/scene.hpp"
+#include "attn/scene/scene.hpp"
 
 namespace {
 

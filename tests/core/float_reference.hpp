@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "attn/aggregate.hpp"
-#include "attn/attention.hpp"
-#include "attn/scene.hpp"
-#include "attn/stats.hpp"
-#include "attn/types.hpp"
+#include "attn/attention/aggregate.hpp"
+#include "attn/attention/attention.hpp"
+#include "attn/scene/scene.hpp"
+#include "attn/attention/stats.hpp"
+#include "attn/util/types.hpp"
 #include "reference_attention.hpp"
 
 namespace fref {

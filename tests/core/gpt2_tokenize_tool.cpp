@@ -5,7 +5,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "attn/gpt2/bpe_tokenizer.hpp"
+#include "attn/models/gpt2/bpe_tokenizer.hpp"
 
 int main(int argc, char** argv) {
     if (argc != 3) {

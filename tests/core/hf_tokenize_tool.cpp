@@ -8,7 +8,7 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 
-#include "attn/error.hpp"
+#include "attn/util/error.hpp"
 #include "attn/tokenizers/hf_tokenizer.hpp"
 
 int main(int argc, char** argv) {

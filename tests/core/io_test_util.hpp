@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <vector>
 
-#include "attn/progress.hpp"
+#include "attn/util/progress.hpp"
 
 namespace io_test {
 

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "attn/scene.hpp"
+#include "attn/scene/scene.hpp"
 #include "float_reference.hpp"
 
 namespace loaded_rows {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "attn/io/numpy_attention.hpp"
-#include "attn/memory_budget.hpp"
+#include "attn/io/numpy/numpy_attention.hpp"
+#include "attn/util/memory_budget.hpp"
 
 namespace loaded_sources {
 

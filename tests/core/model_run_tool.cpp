@@ -11,9 +11,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "attn/error.hpp"
-#include "attn/model/families.hpp"
-#include "attn/model/model_scene.hpp"
+#include "attn/util/error.hpp"
+#include "attn/models/families.hpp"
+#include "attn/scene/model_scene.hpp"
 
 namespace {
 

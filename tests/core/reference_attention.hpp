@@ -8,8 +8,8 @@
 #include <limits>
 #include <vector>
 
-#include "attn/attention.hpp"
-#include "attn/types.hpp"
+#include "attn/attention/attention.hpp"
+#include "attn/util/types.hpp"
 
 namespace ref {
 

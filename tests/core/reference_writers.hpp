@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "attn/io/numpy_attention.hpp"
-#include "attn/scene.hpp"
+#include "attn/io/numpy/numpy_attention.hpp"
+#include "attn/scene/scene.hpp"
 
 namespace reference {
 

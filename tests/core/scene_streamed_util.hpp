@@ -8,9 +8,9 @@
 #include <cmath>
 #include <string>
 
-#include "attn/aggregate.hpp"
-#include "attn/random.hpp"
-#include "attn/scene.hpp"
+#include "attn/attention/aggregate.hpp"
+#include "attn/util/random.hpp"
+#include "attn/scene/scene.hpp"
 
 namespace streamed_test {
 

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "attn/softmax_kernel.hpp"
+#include "attn/simd/softmax_kernel.hpp"
 
 namespace simd_test {
 

@@ -8,8 +8,8 @@
 #include <memory>
 #include <string>
 
-#include "attn/mask.hpp"
-#include "attn/random.hpp"
+#include "attn/attention/mask.hpp"
+#include "attn/util/random.hpp"
 
 namespace testutil {
 

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "attn/error.hpp"
+#include "attn/util/error.hpp"
 #include "attn/tokenizers/hf_tokenizer.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

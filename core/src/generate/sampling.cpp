@@ -7,8 +7,8 @@
 #include <numeric>
 #include <string>
 
-#include "attn/error.hpp"
-#include "attn/random.hpp"
+#include "attn/util/error.hpp"
+#include "attn/util/random.hpp"
 
 namespace attn::gen {
 

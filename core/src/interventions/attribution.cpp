@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "attn/error.hpp"
+#include "attn/util/error.hpp"
 #include "attn/interventions/capture.hpp"
 
 namespace attn::interv {

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <string>
 
-#include "attn/error.hpp"
-#include "attn/random.hpp"
+#include "attn/util/error.hpp"
+#include "attn/util/random.hpp"
 
 namespace attn::interv {
 

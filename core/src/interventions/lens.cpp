@@ -6,8 +6,8 @@
 #include <numeric>
 #include <string>
 
-#include "attn/error.hpp"
-#include "attn/model/vocabulary.hpp"
+#include "attn/util/error.hpp"
+#include "attn/models/vocabulary.hpp"
 
 namespace attn::interv {
 

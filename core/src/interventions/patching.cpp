@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "../parallel.hpp"
-#include "attn/error.hpp"
+#include "../util/parallel.hpp"
+#include "attn/util/error.hpp"
 #include "attn/interventions/attribution.hpp"
 #include "attn/interventions/capture.hpp"
 

@@ -3,7 +3,7 @@
 #include "attn/io/load.hpp"
 
 #include "attn/io/formats.hpp"
-#include "io_util.hpp"
+#include "../files/io_util.hpp"
 
 namespace attn::io {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "attn/error.hpp"
+#include "attn/util/error.hpp"
 
 namespace attn::lenses {
 namespace {

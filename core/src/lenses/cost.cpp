@@ -1,7 +1,7 @@
 // AttnScope core — the "cost" lens. GPL-3.0-or-later.
 #include "attn/lenses/cost.hpp"
 
-#include "attn/error.hpp"
+#include "attn/util/error.hpp"
 
 namespace attn::lenses {
 namespace {

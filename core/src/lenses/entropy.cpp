@@ -3,9 +3,9 @@
 
 #include <cmath>
 
-#include "attn/error.hpp"
+#include "attn/util/error.hpp"
 #include "attn/lenses/common.hpp"
-#include "attn/random.hpp"
+#include "attn/util/random.hpp"
 
 namespace attn::lenses {
 

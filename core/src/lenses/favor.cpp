@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attn/error.hpp"
+#include "attn/util/error.hpp"
 #include "attn/lenses/common.hpp"
 #include "attn/lenses/reference.hpp"
-#include "attn/random.hpp"
+#include "attn/util/random.hpp"
 
 namespace attn::lenses {
 

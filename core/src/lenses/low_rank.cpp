@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attn/error.hpp"
-#include "attn/lowrank.hpp"
-#include "attn/multihead.hpp"
-#include "attn/random.hpp"
+#include "attn/util/error.hpp"
+#include "attn/analysis/lowrank.hpp"
+#include "attn/attention/multihead.hpp"
+#include "attn/util/random.hpp"
 
 namespace attn::lenses {
 

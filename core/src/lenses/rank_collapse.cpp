@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attn/error.hpp"
-#include "attn/random.hpp"
+#include "attn/util/error.hpp"
+#include "attn/util/random.hpp"
 
 namespace attn::lenses {
 

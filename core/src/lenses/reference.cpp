@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "attn/error.hpp"
+#include "attn/util/error.hpp"
 
 namespace attn::lenses {
 

@@ -2,7 +2,7 @@
 // (dot_kernel_body.hpp) compiled for AVX-512F, AVX2 + FMA and the x86-64 baseline, so a portable
 // build's long scenes get AVX-512 fused multiply-adds where Eigen's packets were SSE2 (fixed when
 // compiled). GPL-3.0-or-later.
-#include "attn/dot_kernel.hpp"
+#include "attn/simd/dot_kernel.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -13,8 +13,8 @@
 #include <immintrin.h>
 #endif
 
-#include "attn/error.hpp"
-#include "attn/softmax_kernel.hpp"
+#include "attn/util/error.hpp"
+#include "attn/simd/softmax_kernel.hpp"
 
 #define ATTN_DOT_NS baseline
 #define ATTN_DOT_W 4

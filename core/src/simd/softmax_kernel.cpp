@@ -2,7 +2,7 @@
 // compiled for AVX-512F, AVX2 and the x86-64 baseline, the widest the CPU runs chosen once, so a
 // portable build gets AVX-512 exp where Eigen's would be SSE2 (fixed when compiled).
 // GPL-3.0-or-later.
-#include "attn/softmax_kernel.hpp"
+#include "attn/simd/softmax_kernel.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -17,7 +17,7 @@
 #include <immintrin.h>
 #endif
 
-#include "attn/error.hpp"
+#include "attn/util/error.hpp"
 
 namespace attn::simd {
 

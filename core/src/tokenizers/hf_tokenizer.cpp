@@ -4,9 +4,9 @@
 
 #include <limits>
 
-#include "../utf8.hpp"
-#include "attn/error.hpp"
-#include "attn/utf8_check.hpp"
+#include "../util/utf8.hpp"
+#include "attn/util/error.hpp"
+#include "attn/util/utf8_check.hpp"
 #include "tokenizer_data.hpp"
 #include "unicode.hpp"
 

@@ -1,8 +1,8 @@
 // AttnScope core — reading tokenizer.json's fields. GPL-3.0-or-later.
 #include "json_fields.hpp"
 
-#include "../utf8.hpp"
-#include "attn/error.hpp"
+#include "../util/utf8.hpp"
+#include "attn/util/error.hpp"
 
 namespace attn::tok::detail {
 

@@ -1,7 +1,7 @@
 // AttnScope core — tokenizer.json normalizers (NFC/NFD/NFKC/NFKD, Lowercase, BertNormalizer,
 // Replace, Prepend, Strip, StripAccents, Sequence), as the tokenizers library runs them.
 // GPL-3.0-or-later.
-#include "attn/memory_budget.hpp"
+#include "attn/util/memory_budget.hpp"
 #include "parts.hpp"
 #include "pattern.hpp"
 #include "unicode.hpp"

@@ -5,7 +5,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
-#include "attn/error.hpp"
+#include "attn/util/error.hpp"
 #include "unicode.hpp"
 
 namespace attn::tok::detail {

@@ -1,8 +1,8 @@
 // AttnScope core — reading a tokenizer.json into its stages. GPL-3.0-or-later.
 #include <filesystem>
 
-#include "../io/io_util.hpp"
-#include "attn/error.hpp"
+#include "../files/io_util.hpp"
+#include "attn/util/error.hpp"
 #include "tokenizer_data.hpp"
 
 namespace attn::tok {

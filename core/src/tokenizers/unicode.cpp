@@ -7,7 +7,7 @@
 #include <unicode/ustring.h>
 #include <unicode/utf8.h>
 
-#include "attn/error.hpp"
+#include "attn/util/error.hpp"
 
 namespace attn::tok::detail {
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "attn/generate/sampling.hpp"
-#include "attn/model/run.hpp"
-#include "attn/progress.hpp"
+#include "attn/models/run.hpp"
+#include "attn/util/progress.hpp"
 
 namespace attn::gen {
 

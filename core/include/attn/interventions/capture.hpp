@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "attn/model/hooks.hpp"
-#include "attn/model/model.hpp"
+#include "attn/models/hooks.hpp"
+#include "attn/models/model.hpp"
 
 namespace attn::interv {
 

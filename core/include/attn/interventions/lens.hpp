@@ -8,8 +8,8 @@
 #include <optional>
 #include <vector>
 
-#include "attn/model/model.hpp"
-#include "attn/model/run.hpp"
+#include "attn/models/model.hpp"
+#include "attn/models/run.hpp"
 
 namespace attn::interv {
 

@@ -1,7 +1,7 @@
 // AttnScope core — what a loaded file's own weights say about its mask. GPL-3.0-or-later.
 #pragma once
 
-#include "attn/scene.hpp"
+#include "attn/scene/scene.hpp"
 
 namespace attn::io {
 

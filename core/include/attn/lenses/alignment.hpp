@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "attn/scene.hpp"
-#include "attn/types.hpp"
+#include "attn/scene/scene.hpp"
+#include "attn/util/types.hpp"
 
 namespace attn::lenses {
 

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "attn/types.hpp"
+#include "attn/util/types.hpp"
 
 namespace attn::lenses {
 

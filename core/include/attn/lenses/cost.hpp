@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "attn/types.hpp"
+#include "attn/util/types.hpp"
 
 namespace attn::lenses {
 

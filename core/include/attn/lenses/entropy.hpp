@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "attn/progress.hpp"
-#include "attn/scene.hpp"
-#include "attn/types.hpp"
+#include "attn/util/progress.hpp"
+#include "attn/scene/scene.hpp"
+#include "attn/util/types.hpp"
 
 namespace attn::lenses {
 

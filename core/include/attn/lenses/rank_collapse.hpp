@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "attn/types.hpp"
+#include "attn/util/types.hpp"
 
 namespace attn::lenses {
 

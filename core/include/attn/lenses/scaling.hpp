@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "attn/types.hpp"
+#include "attn/util/types.hpp"
 
 namespace attn::lenses {
 

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "attn/model/tokenizer.hpp"
+#include "attn/tokenizers/tokenizer.hpp"
 
 namespace attn::tok {
 

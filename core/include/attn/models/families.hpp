@@ -1,0 +1,30 @@
+// AttnScope core — which model families run, and opening a folder of any of them.
+// GPL-3.0-or-later.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "attn/models/model.hpp"
+
+namespace attn::model {
+
+/// One family the app runs.
+struct Family {
+    std::string model_type;  ///< config.json's model_type
+    std::string display;     ///< as users know it
+    /// Opens a folder whose config.json names this family (DIR, the parsed config's path).
+    ModelFolder (*open)(const std::string& dir);
+};
+
+/// Every family that runs, in menu order.
+const std::vector<Family>& families();
+
+/// config.json's model_type in DIR; throws FormatError naming the file when it is missing.
+std::string model_type(const std::string& dir);
+
+/// Opens DIR as the family its config.json names; throws FormatError naming model_type and the
+/// families that run when none does.
+ModelFolder open_folder(const std::string& dir);
+
+}  // namespace attn::model

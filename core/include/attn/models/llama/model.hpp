@@ -1,0 +1,95 @@
+// AttnScope core — the Llama family (llama, mistral, qwen2, qwen3) behind the model interface.
+// GPL-3.0-or-later.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attn/models/run.hpp"
+#include "attn/weights/weights.hpp"
+
+namespace attn::llama {
+
+using model::FloatTensor;
+
+/// How rotary positions stretch to longer contexts (config.json's rope_scaling).
+enum class RopeScaling {
+    None,    ///< absent, null or "default"
+    Linear,  ///< every frequency divided by factor
+    Llama3,  ///< Llama 3.1's: low frequencies divided by factor, a smooth band between
+};
+
+/// The fields of a Llama-family config.json that the forward pass needs.
+struct Config {
+    std::string model_type;  ///< "llama", "mistral", "qwen2" or "qwen3"
+    int layers = 0, hidden = 0, intermediate = 0, heads = 0, kv_heads = 0, head_dim = 0;
+    int vocab = 0, max_positions = 0;
+    double rms_norm_eps = 1e-6, rope_theta = 10000.0;
+    RopeScaling rope = RopeScaling::None;
+    double rope_factor = 1.0, low_freq_factor = 1.0, high_freq_factor = 4.0;
+    double original_max_positions = 8192.0;
+    bool qkv_bias = false;   ///< q/k/v projections have biases (qwen2 always; attention_bias)
+    bool o_bias = false;     ///< o_proj has a bias (llama's and qwen3's attention_bias)
+    bool mlp_bias = false;   ///< llama's mlp_bias
+    bool qk_norm = false;    ///< qwen3's per-head RMSNorm of q and k before rotary positions
+    bool tied = false;       ///< lm_head is the token embedding (tie_word_embeddings)
+    int sliding_window = 0;  ///< Mistral: a query sees keys in (i − window, i]; 0: no window
+};
+
+/// Reads PATH (config.json); throws FormatError naming the file and the field (an unknown
+/// rope_scaling type is refused by name).
+Config read_config(const std::string& path);
+
+/// RoPE's inverse frequencies θ_i (head_dim / 2 of them), rope_scaling applied.
+std::vector<double> rope_frequencies(const Config& c);
+
+/// A Llama-family model from a Hugging Face folder (config.json + safetensors), float32.
+class Model : public model::Model {
+  public:
+    /// Opens DIR; checks every tensor's presence, shape and values; throws FormatError /
+    /// ShapeError / NonFiniteError naming the file and the tensor.
+    static std::shared_ptr<Model> open(const std::string& dir);
+
+    /// The model's configuration.
+    const Config& config() const { return config_; }
+
+    const model::ModelInfo& info() const override { return info_; }
+    /// Ids from TOKENS on are padding rows: the tokenizer (of TOKENS ids) has none of them.
+    void set_text_vocab(int tokens) { info_.text_vocab = tokens; }
+    Matrix embed(const std::vector<std::int32_t>& ids, Index first) const override;
+    void layer(int l, Matrix& x, Index first, const model::LayerAttention* past,
+               const model::LayerControls& controls, model::LayerAttention& out,
+               model::Hooks& hooks) const override;
+    Vector logits(const Matrix& x) const override;
+    Matrix head_to_residual(int l, int h, const Matrix& z) const override;
+    Vector attention_bias(int l) const override;
+    FrozenNorm final_norm(const Matrix& x) const override;
+    Vector unembedding(std::int32_t token, float* bias = nullptr) const override;
+
+  private:
+    /// A Hugging Face Linear: weight [out, in], optional bias [out].
+    struct Linear {
+        FloatTensor w, b;
+        bool has_bias = false;
+        Matrix operator()(const Matrix& x) const;
+    };
+    struct Block {
+        FloatTensor input_norm, post_norm, q_norm, k_norm;
+        Linear q, k, v, o, gate, up, down;
+    };
+    /// Rotates the rows of X (positions first, first + 1, …; head_dim wide) in place.
+    void rotate(Matrix& x, Index first) const;
+    Config config_;
+    model::ModelInfo info_;
+    std::unique_ptr<model::Weights> weights_;
+    FloatTensor embed_, norm_, lm_head_;
+    std::vector<Block> blocks_;
+    std::vector<double> inv_freq_;
+};
+
+/// Opens DIR: config.json, the weights and tokenizer.json; errors name the file.
+model::ModelFolder open_folder(const std::string& dir);
+
+}  // namespace attn::llama

@@ -1,0 +1,102 @@
+// AttnScope core — a memory-mapped .safetensors file (Hugging Face weights). GPL-3.0-or-later.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "attn/files/mapped_file.hpp"
+#include "attn/util/types.hpp"
+
+namespace attn::model {
+
+/// Element types of safetensors; AttnScope computes with F32, F16 and BF16 and skips the others.
+enum class DType { F32, F16, BF16, Other };
+
+/// One tensor of a safetensors file: its type, shape and bytes inside the mapping.
+struct TensorInfo {
+    DType dtype = DType::F32;
+    std::string dtype_name;  ///< as in the header ("F32", "BOOL", …)
+    std::vector<std::int64_t> shape;
+    std::span<const std::byte> bytes;
+    /// The number of elements (product of the shape; 1 for a scalar).
+    std::int64_t count() const;
+};
+
+/// SHAPE as "[768, 2304]", for messages.
+std::string shape_text(const std::vector<std::int64_t>& shape);
+
+/// A .safetensors file: an 8-byte little-endian header length, a JSON header of
+/// {name: {dtype, shape, data_offsets}}, then the raw bytes. Mapped, never read whole; every
+/// tensor's byte range is checked against its shape and the file's size when it is opened.
+class SafetensorsFile {
+  public:
+    /// Maps PATH and checks its header; throws FormatError naming the file and the tensor.
+    explicit SafetensorsFile(const std::string& path);
+
+    /// The tensor called NAME, or null.
+    const TensorInfo* find(const std::string& name) const;
+    /// Every tensor, by name.
+    const std::map<std::string, TensorInfo>& tensors() const { return tensors_; }
+    /// The file's path, for messages.
+    const std::string& path() const { return path_; }
+    /// The file's size in bytes.
+    std::size_t file_size() const { return file_.size(); }
+    /// Lets the pages of TENSOR (one of this file's) leave resident memory once it was copied.
+    void release(const TensorInfo& tensor) const;
+
+  private:
+    std::string path_;
+    io::MappedFile file_;
+    std::map<std::string, TensorInfo> tensors_;
+};
+
+/// How a large F16 / BF16 matrix is held: widened to float32 once when it is read, or left in
+/// the mapped file and widened a tile at a time as it is used (half the memory, nothing to
+/// widen when the model opens, half the bytes to stream on every step of a long model).
+enum class Keep { Widened, AsStored };
+
+/// A tensor's values as a row-major ROWS × COLS float matrix: the mapped bytes themselves for
+/// F32 (no copy); for F16 and BF16 a widened copy, or (Keep::AsStored) the mapped half-precision
+/// values, widened on the fly by the products below.
+class FloatTensor {
+  public:
+    FloatTensor() = default;
+    /// TENSOR seen as ROWS × COLS; throws ShapeError when its shape is not [ROWS, COLS] (or
+    /// [COLS] for a vector, ROWS = 1) and NonFiniteError naming WHAT and the element when a
+    /// value is NaN or infinite.
+    FloatTensor(const TensorInfo& tensor, Index rows, Index cols, const std::string& what,
+                Keep keep = Keep::Widened);
+    /// True when the values are float32 in memory, so matrix() may be called.
+    bool is_float() const { return half_ == nullptr; }
+    /// The float32 values (valid while the SafetensorsFile lives); throws Error for a tensor
+    /// kept in half precision.
+    Eigen::Map<const Matrix> matrix() const;
+    /// X · thisᵀ (X: m × cols, the result m × rows): Hugging Face's Linear.
+    Matrix mul_t(const Matrix& x) const;
+    /// Row R as a column vector.
+    Vector row(Index r) const;
+    /// The NR × NC block at (R0, C0), widened.
+    Matrix block(Index r0, Index c0, Index nr, Index nc) const;
+    /// Rows.
+    Index rows() const { return rows_; }
+    /// Columns.
+    Index cols() const { return cols_; }
+
+  private:
+    /// Widens ROWS rows from R0, columns C0 … C0 + NC, into OUT (row-major, NC a row).
+    void widen(Index r0, Index nr, Index c0, Index nc, float* out) const;
+    /// mul_t for a BF16 tensor and a few rows of X: each weight read once, never widened out.
+    Matrix mul_t_few(const Matrix& x) const;
+
+    Matrix owned_;
+    const float* mapped_ = nullptr;
+    const std::uint16_t* half_ = nullptr;
+    bool bf16_ = false;
+    Index rows_ = 0, cols_ = 0;
+};
+
+}  // namespace attn::model

@@ -1,0 +1,26 @@
+// AttnScope core — pieces of the compute output layout shared by the in-memory writer and the
+// layer-by-layer stream (result_writer.hpp describes the layout). GPL-3.0-or-later.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "attn/scene/scene.hpp"
+#include "../session/session_json.hpp"
+
+namespace attn::io::detail {
+
+/// One per-head stage of a HeadResult: a stored matrix, or a derived one (scaled, masked)
+/// written into scratch.
+using Stage = std::function<const Matrix&(const HeadResult&, Matrix& scratch)>;
+/// The per-head stages in output order: raw, scaled, masked, weights, output.
+const std::vector<std::pair<const char*, Stage>>& stages();
+/// The JSON document's members before "layers" (taken from the first layer).
+ojson compute_json_head(const SceneResult& first);
+/// One element of the JSON document's "layers" (only the named stages when `only` is given and
+/// not empty).
+ojson compute_json_layer(const SceneResult& layer, const std::vector<std::string>* only = nullptr);
+
+}  // namespace attn::io::detail

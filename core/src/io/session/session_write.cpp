@@ -1,0 +1,244 @@
+// AttnScope core — writing session files. GPL-3.0-or-later.
+#include "attn/io/session/session.hpp"
+
+#include "attn/util/error.hpp"
+#include "attn/attention/mask.hpp"
+#include "attn/models/model.hpp"
+#include "attn/models/model_identity.hpp"
+#include "attn/attention/score.hpp"
+#include "../../files/io_util.hpp"
+#include "../json/json_util.hpp"
+#include "session_json.hpp"
+
+namespace attn::io {
+
+namespace {
+
+using detail::float_value;
+using detail::matrix_json;
+using detail::ojson;
+
+ojson mask_json(const MaskSpec& m) {
+    ojson j;
+    j["kind"] = std::string(to_string(m.kind));
+    j["window"] = m.window;
+    j["global"] = m.global;
+    ojson valid = ojson::array();
+    for (bool b : m.key_valid)
+        valid.push_back(b);
+    j["key_valid"] = std::move(valid);
+    ojson custom = ojson::array();
+    for (Index i = 0; i < m.custom.rows(); ++i) {
+        ojson row = ojson::array();
+        for (Index k = 0; k < m.custom.cols(); ++k)
+            row.push_back(static_cast<bool>(m.custom(i, k)));
+        custom.push_back(std::move(row));
+    }
+    j["custom"] = std::move(custom);
+    return j;
+}
+
+ojson weights_json(const MultiHeadWeights& w) {
+    ojson j;
+    j["W_Q"] = matrix_json(w.Wq);
+    j["W_K"] = matrix_json(w.Wk);
+    j["W_V"] = matrix_json(w.Wv);
+    j["W_O"] = matrix_json(w.Wo);
+    ojson heads = ojson::array();
+    for (const ScoreParams& p : w.head_scores) {
+        ojson h;
+        h["kind"] = std::string(to_string(p.kind));
+        h["W"] = matrix_json(p.W);
+        h["W_a"] = matrix_json(p.Wa);
+        h["U_a"] = matrix_json(p.Ua);
+        h["v_a"] = detail::vector_json(p.va);
+        h["sigma"] = float_value(p.sigma);
+        heads.push_back(std::move(h));
+    }
+    j["head_scores"] = std::move(heads);
+    return j;
+}
+
+/// Pretty-prints with two-space indents, but keeps lists of scalars (a matrix row, a token
+/// list) on one line so a matrix reads as one row per line.
+void print(const ojson& j, std::string& out, int indent) {
+    const auto pad = [&](int n) { out.append(static_cast<std::size_t>(2 * n), ' '); };
+    if (j.is_object() && !j.empty()) {
+        out += "{\n";
+        std::size_t k = 0;
+        for (const auto& [key, value] : j.items()) {
+            pad(indent + 1);
+            out += ojson(key).dump() + ": ";
+            print(value, out, indent + 1);
+            out += ++k < j.size() ? ",\n" : "\n";
+        }
+        pad(indent);
+        out += "}";
+    } else if (j.is_array() && !j.empty()) {
+        bool flat = true;
+        for (const auto& e : j)
+            flat = flat && !e.is_structured();
+        if (flat) {
+            out += "[";
+            for (std::size_t i = 0; i < j.size(); ++i)
+                out += (i ? ", " : "") + j[i].dump();
+            out += "]";
+            return;
+        }
+        out += "[\n";
+        for (std::size_t i = 0; i < j.size(); ++i) {
+            pad(indent + 1);
+            print(j[i], out, indent + 1);
+            out += i + 1 < j.size() ? ",\n" : "\n";
+        }
+        pad(indent);
+        out += "]";
+    } else {
+        out += j.dump();
+    }
+}
+
+ojson embedded_json(const AttentionData& d) {
+    ojson j;
+    j["source"] = d.source;
+    j["default_component"] = d.default_component;
+    ojson comps = ojson::array();
+    for (const AttentionComponent& c : d.components) {
+        ojson cj;
+        cj["name"] = c.name;
+        cj["q_tokens"] = c.q_tokens;
+        cj["k_tokens"] = c.k_tokens;
+        cj["layers"] = c.layers;
+        cj["heads"] = c.heads;
+        cj["are_scores"] = c.are_scores;
+        cj["d_k"] = float_value(c.d_k);
+        if (c.rows)
+            throw ArgumentError("\"" + d.source +
+                                "\" is read from its file row by row (too large to copy into a "
+                                "session); save the session without its data or open a smaller "
+                                "file.");
+        ojson mats = ojson::array();
+        for (const Matrix& m : c.mats)
+            mats.push_back(matrix_json(m));
+        cj["matrices"] = std::move(mats);
+        comps.push_back(std::move(cj));
+    }
+    j["components"] = std::move(comps);
+    return j;
+}
+
+/// What the session's model folder holds: read from the folder the scene runs, else as the
+/// session was read. A folder that cannot be read any more is saved without one (the session
+/// itself matters more; reopening it then checks nothing).
+std::optional<model::ModelIdentity> identity_of(const Session& session) {
+    if (!session.spec.model || !session.spec.model->model) return session.model_identity;
+    try {
+        return model::model_identity(*session.spec.model);
+    } catch (const Error&) {
+        return std::nullopt;
+    }
+}
+
+ojson identity_json(const model::ModelIdentity& id) {
+    ojson j;
+    j["family"] = id.family;
+    j["layers"] = id.layers;
+    j["heads"] = id.heads;
+    j["d_model"] = id.d_model;
+    j["vocab"] = id.vocab;
+    j["hash"] = id.hash;
+    return j;
+}
+
+}  // namespace
+
+std::string session_to_json(const Session& session) {
+    const SceneSpec& s = session.spec;
+    ojson root;
+    root["format"] = kSessionFormat;
+    root["version"] = kSessionVersion;
+    ojson scene;
+    scene["text"] = s.text;
+    scene["tokens"] = s.tokens;
+    scene["cross_text"] = s.cross_text;
+    scene["d_model"] = s.d_model;
+    scene["heads"] = s.heads;
+    scene["kv_heads"] = s.kv_heads;
+    scene["score"] = std::string(to_string(s.score));
+    scene["sigma"] = float_value(s.sigma);
+    scene["scale"] = s.scale;
+    scene["temperature"] = float_value(s.temperature);
+    scene["mask"] = mask_json(s.mask);
+    scene["positional"] = std::string(to_string(s.positional));
+    scene["seed"] = s.seed;
+    // Only when on: sessions written before the merge existed stay byte-identical.
+    if (s.merge_words) scene["merge_words"] = true;
+    scene["embeddings"] = s.embeddings ? matrix_json(*s.embeddings) : ojson();
+    scene["weights"] = s.weights ? weights_json(*s.weights) : ojson();
+    root["scene"] = std::move(scene);
+
+    const std::string path = !session.data_path.empty()      ? session.data_path
+                             : s.data && !session.embed_data ? s.data->source
+                                                             : std::string();
+    const bool embed = session.embed_data && s.data;
+    if (path.empty() && !embed) {
+        root["data"] = ojson();
+    } else {
+        ojson data;
+        data["path"] = path;
+        if (!session.data_absolute_path.empty()) data["absolute_path"] = session.data_absolute_path;
+        data["component"] = s.component;
+        data["layer"] = s.layer;
+        data["d_k"] = s.data_dk ? ojson(float_value(*s.data_dk)) : ojson();
+        if (embed) data["embedded"] = embedded_json(*s.data);
+        root["data"] = std::move(data);
+    }
+    // Only with a model: sessions without one stay byte-identical.
+    const std::string model = !session.model_path.empty() ? session.model_path
+                              : s.model                   ? s.model->dir
+                                                          : std::string();
+    if (!model.empty()) {
+        ojson m;
+        m["path"] = model;
+        if (const auto id = identity_of(session)) m["identity"] = identity_json(*id);
+        m["layer"] = s.layer;
+        m["layers"] = s.model_layers;
+        // Written only when off: sessions of models with rotary positions on stay as they were.
+        if (!s.model_rotary) m["rotary"] = false;
+        // A generation's ids, only when the scene has them: other sessions stay byte-identical.
+        if (!s.model_ids.empty()) m["ids"] = s.model_ids;
+        // Only when something is ablated or knocked out: older sessions stay byte-identical.
+        if (!s.interventions.empty()) {
+            ojson iv, ablated = ojson::array(), knockouts = ojson::array();
+            for (const model::HeadRef& h : s.interventions.ablated)
+                ablated.push_back({h.layer, h.head});
+            for (const model::Knockout& k : s.interventions.knockouts)
+                knockouts.push_back({k.layer, k.head, k.query, k.key});
+            iv["ablated"] = std::move(ablated);
+            iv["ablation"] =
+                s.interventions.ablation == model::AblationMode::Mean ? "mean" : "zero";
+            iv["knockouts"] = std::move(knockouts);
+            m["interventions"] = std::move(iv);
+        }
+        root["model"] = std::move(m);
+    }
+    ojson views;
+    try {
+        views = ojson::parse(session.views.empty() ? std::string("{}") : session.views);
+    } catch (const nlohmann::json::exception& e) {
+        throw FormatError(std::string("session: the views state is not valid JSON: ") + e.what());
+    }
+    if (!views.is_object()) throw FormatError("session: the views state is not a JSON object");
+    root["views"] = std::move(views);
+    std::string text;
+    print(root, text, 0);
+    text += '\n';
+    return text;
+}
+
+void save_session(const std::string& path, const Session& session) {
+    const std::string text = session_to_json(session);
+    detail::write_whole_file(path, detail::as_bytes(text));
+}
+
+}  // namespace attn::io

@@ -1,0 +1,225 @@
+// AttnScope core — a BERT-family encoder run natively, with attention controls inside the run.
+// GPL-3.0-or-later.
+#include "attn/models/bert/model.hpp"
+
+#include <cmath>
+
+#include "attn/util/error.hpp"
+
+namespace attn::bert {
+
+namespace detail {
+
+using Tensor = model::FloatTensor;
+
+/// Row-wise LayerNorm with a learnt gain and bias.
+Matrix bert_layer_norm(const Matrix& x, const Tensor& w, const Tensor& b, double eps) {
+    Matrix out(x.rows(), x.cols());
+    for (Index i = 0; i < x.rows(); ++i) {
+        const auto row = x.row(i);
+        const float mean = row.mean();
+        const float var = (row.array() - mean).square().mean();
+        out.row(i) = ((row.array() - mean) / std::sqrt(var + float(eps))).matrix();
+    }
+    out.array().rowwise() *= w.matrix().row(0).array();
+    out.array().rowwise() += b.matrix().row(0).array();
+    return out;
+}
+
+/// x·Wᵀ + b with nn.Linear's [out, in] weight.
+Matrix linear(const Matrix& x, const Tensor& w, const Tensor& b) {
+    Matrix out = x * w.matrix().transpose();
+    out.rowwise() += b.matrix().row(0);
+    return out;
+}
+
+/// BERT's activation: "gelu" is the exact x·Φ(x) (erf), the others GPT-2's tanh approximation.
+void activation(Matrix& x, const std::string& act) {
+    if (act == "gelu") {
+        x = x.unaryExpr([](float v) { return 0.5f * v * (1.f + std::erf(v * 0.70710678118f)); });
+        return;
+    }
+    constexpr float c = 0.7978845608028654f;  // √(2/π)
+    x = (0.5f * x.array() * (1.f + (c * (x.array() + 0.044715f * x.array().cube())).tanh()))
+            .matrix();
+}
+
+}  // namespace detail
+
+using detail::bert_layer_norm;
+using detail::linear;
+
+std::shared_ptr<Model> Model::open(const std::string& dir, std::optional<std::int32_t> sep) {
+    auto m = std::make_shared<Model>();
+    m->config_ = read_config(dir + "/config.json");
+    m->sep_ = sep;
+    m->file_ = std::make_unique<model::SafetensorsFile>(dir + "/model.safetensors");
+    const Config& c = m->config_;
+    const model::SafetensorsFile& f = *m->file_;
+    model::ModelInfo& info = m->info_;
+    info.family = "bert";
+    info.display = "BERT";
+    info.layers = c.layers;
+    info.heads = info.kv_heads = c.heads;
+    info.d_model = c.hidden;
+    info.head_dim = c.hidden / c.heads;
+    info.vocab = c.vocab;
+    info.max_positions = c.positions;
+    info.causal = false;
+    info.pre_norm = false;
+    info.dtype.clear();
+    for (const auto& [name, t] : f.tensors()) {
+        // position_ids (an integer buffer) and a decoder tied to the embedding are no parameters.
+        if (t.dtype == model::DType::Other || name == "cls.predictions.decoder.weight") continue;
+        info.parameters += t.count();
+        if (info.dtype.empty() || t.dtype_name != "F32") info.dtype = t.dtype_name;
+    }
+    if (info.dtype.empty()) info.dtype = "F32";
+    info.file_bytes = double(f.file_size());
+    // BertForMaskedLM writes the encoder with a "bert." prefix beside its "cls." head; BertModel
+    // writes it without. Old checkpoints call LayerNorm's weight and bias gamma and beta.
+    const std::string prefix = f.find("bert.embeddings.word_embeddings.weight") ? "bert." : "";
+    info.folder = dir;
+    info.layer_prefix = prefix + "encoder.layer.";
+    const auto get = [&](const std::string& name, Index rows, Index cols) {
+        const model::TensorInfo* t = f.find(name);
+        std::string found = name;
+        if (!t && name.ends_with("LayerNorm.weight"))
+            t = f.find(found = name.substr(0, name.size() - 6) + "gamma");
+        if (!t && name.ends_with("LayerNorm.bias"))
+            t = f.find(found = name.substr(0, name.size() - 4) + "beta");
+        if (!t) throw FormatError(f.path() + ": tensor \"" + name + "\" is missing");
+        return Tensor(*t, rows, cols, f.path() + ": tensor \"" + found + "\"");
+    };
+    const Index d = c.hidden, inner = c.intermediate;
+    const std::string e = prefix + "embeddings.";
+    m->word_ = get(e + "word_embeddings.weight", c.vocab, d);
+    m->position_ = get(e + "position_embeddings.weight", c.positions, d);
+    m->type_ = get(e + "token_type_embeddings.weight", c.type_vocab, d);
+    m->emb_ln_w_ = get(e + "LayerNorm.weight", 1, d);
+    m->emb_ln_b_ = get(e + "LayerNorm.bias", 1, d);
+    for (int l = 0; l < c.layers; ++l) {
+        const std::string p = prefix + "encoder.layer." + std::to_string(l) + ".";
+        const std::string a = p + "attention.";
+        m->blocks_.push_back(
+            {get(a + "self.query.weight", d, d), get(a + "self.query.bias", 1, d),
+             get(a + "self.key.weight", d, d), get(a + "self.key.bias", 1, d),
+             get(a + "self.value.weight", d, d), get(a + "self.value.bias", 1, d),
+             get(a + "output.dense.weight", d, d), get(a + "output.dense.bias", 1, d),
+             get(a + "output.LayerNorm.weight", 1, d), get(a + "output.LayerNorm.bias", 1, d),
+             get(p + "intermediate.dense.weight", inner, d),
+             get(p + "intermediate.dense.bias", 1, inner), get(p + "output.dense.weight", d, inner),
+             get(p + "output.dense.bias", 1, d), get(p + "output.LayerNorm.weight", 1, d),
+             get(p + "output.LayerNorm.bias", 1, d)});
+    }
+    m->has_head_ = f.find("cls.predictions.transform.dense.weight") != nullptr;
+    if (m->has_head_) {
+        const std::string h = "cls.predictions.";
+        m->head_w_ = get(h + "transform.dense.weight", d, d);
+        m->head_b_ = get(h + "transform.dense.bias", 1, d);
+        m->head_ln_w_ = get(h + "transform.LayerNorm.weight", 1, d);
+        m->head_ln_b_ = get(h + "transform.LayerNorm.bias", 1, d);
+        m->decoder_b_ = get(f.find(h + "bias") ? h + "bias" : h + "decoder.bias", 1, c.vocab);
+        m->tied_ = !f.find(h + "decoder.weight");
+        if (!m->tied_) m->decoder_w_ = get(h + "decoder.weight", c.vocab, d);
+    }
+    return m;
+}
+
+std::vector<int> Model::token_types(const std::vector<std::int32_t>& ids) const {
+    std::vector<int> types(ids.size(), 0);
+    if (!sep_ || config_.type_vocab < 2) return types;
+    // [CLS] A [SEP] B [SEP]: B and its [SEP] are sentence B. A [SEP] that ends the ids is A's.
+    for (std::size_t i = 0; i + 1 < ids.size(); ++i)
+        if (ids[i] == *sep_) {
+            for (std::size_t j = i + 1; j < ids.size(); ++j)
+                types[j] = 1;
+            break;
+        }
+    return types;
+}
+
+Matrix Model::embed(const std::vector<std::int32_t>& ids, Index first) const {
+    const Index n = Index(ids.size());
+    const std::vector<int> types = token_types(ids);
+    Matrix x(n - first, config_.hidden);
+    for (Index i = first; i < n; ++i)
+        x.row(i - first) = word_.matrix().row(ids[std::size_t(i)]) + position_.matrix().row(i) +
+                           type_.matrix().row(types[std::size_t(i)]);
+    return bert_layer_norm(x, emb_ln_w_, emb_ln_b_, config_.layer_norm_eps);
+}
+
+void Model::layer(int l, Matrix& x, Index first, const model::LayerAttention* past,
+                  const model::LayerControls& controls, model::LayerAttention& out,
+                  model::Hooks& hooks) const {
+    const Config& c = config_;
+    const Index m = x.rows(), n = first + m, d = c.hidden, dk = d / c.heads;
+    const Block& b = blocks_[std::size_t(l)];
+    const Matrix q = linear(x, b.q_w, b.q_b), k = linear(x, b.k_w, b.k_b),
+                 v = linear(x, b.v_w, b.v_b);
+    // Head h's columns of NEW, after the earlier run's rows (an encoder always runs whole, as
+    // the driver reuses no prefix of a bidirectional model; kept for the interface's contract).
+    const auto rows = [&](const std::vector<Matrix>* old, int h, const Matrix& now) {
+        Matrix t(n, dk);
+        if (first > 0) t.topRows(first) = (*old)[std::size_t(h)].topRows(first);
+        t.bottomRows(m) = now.middleCols(h * dk, dk);
+        return t;
+    };
+    Matrix merged(m, d), z;
+    for (int h = 0; h < c.heads; ++h) {
+        out.q.push_back(rows(past ? &past->q : nullptr, h, q));
+        out.k.push_back(rows(past ? &past->k : nullptr, h, k));
+        out.v.push_back(rows(past ? &past->v : nullptr, h, v));
+        out.heads.push_back(model::attend_head(out.q.back(), out.k.back(), out.v.back(),
+                                               controls.params, l, h, first, hooks, z));
+        merged.middleCols(h * dk, dk) = z;
+    }
+    // Post-LN: each block's output is added to the stream, then the sum is normalised.
+    const Matrix attn = linear(merged, b.o_w, b.o_b);
+    hooks.attn_out(l, first, attn);
+    x = bert_layer_norm(x + attn, b.ln1_w, b.ln1_b, c.layer_norm_eps);
+    Matrix hidden = linear(x, b.in_w, b.in_b);
+    detail::activation(hidden, c.hidden_act);
+    const Matrix mlp = linear(hidden, b.out_w, b.out_b);
+    hooks.mlp_out(l, first, mlp);
+    x = bert_layer_norm(x + mlp, b.ln2_w, b.ln2_b, c.layer_norm_eps);
+}
+
+Vector Model::logits(const Matrix& x) const {
+    if (!has_head_) return {};  // BertModel: no masked-LM head, no logits
+    Matrix t = linear(x.topRows(1), head_w_, head_b_);
+    detail::activation(t, config_.hidden_act);
+    t = bert_layer_norm(t, head_ln_w_, head_ln_b_, config_.layer_norm_eps);
+    const auto& decoder = tied_ ? word_ : decoder_w_;
+    Vector out = decoder.matrix() * t.row(0).transpose();
+    out += decoder_b_.matrix().row(0).transpose();
+    return out;
+}
+
+Matrix Model::head_to_residual(int l, int h, const Matrix& z) const {
+    const Index dk = config_.hidden / config_.heads;
+    return z * blocks_[std::size_t(l)].o_w.matrix().middleCols(h * dk, dk).transpose();
+}
+
+Vector Model::attention_bias(int l) const {
+    return blocks_[std::size_t(l)].o_b.matrix().row(0).transpose();
+}
+
+model::Model::FrozenNorm Model::final_norm(const Matrix&) const {
+    throw ArgumentError(
+        "direct logit attribution needs a pre-norm model; BERT normalises after each block");
+}
+
+Vector Model::unembedding(std::int32_t token, float* bias) const {
+    if (!has_head_)
+        throw ArgumentError(
+            "this BERT folder has no masked-LM head (cls.predictions), so no "
+            "token has an output vector");
+    if (token < 0 || token >= config_.vocab)
+        throw ArgumentError(std::string("token id ") + std::to_string(token) +
+                            " is outside the vocabulary");
+    if (bias) *bias = decoder_b_.matrix()(0, token);
+    return (tied_ ? word_ : decoder_w_).matrix().row(token).transpose();
+}
+
+}  // namespace attn::bert

@@ -1,0 +1,47 @@
+// AttnScope core — the registry of model families. GPL-3.0-or-later.
+#include "attn/models/families.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "../files/io_util.hpp"
+#include "attn/models/bert/model.hpp"
+#include "attn/util/error.hpp"
+#include "attn/models/gpt2/model.hpp"
+#include "attn/models/llama/model.hpp"
+
+namespace attn::model {
+
+const std::vector<Family>& families() {
+    static const std::vector<Family> all = {
+        {"gpt2", "GPT-2", &gpt2::open_folder},       {"llama", "Llama", &llama::open_folder},
+        {"mistral", "Mistral", &llama::open_folder}, {"qwen2", "Qwen2", &llama::open_folder},
+        {"qwen3", "Qwen3", &llama::open_folder},     {"bert", "BERT", &bert::open_folder},
+    };
+    return all;
+}
+
+std::string model_type(const std::string& dir) {
+    const std::string path = dir + "/config.json";
+    // Opened without blocking and refused unless a regular file (a FIFO would hang the start).
+    const std::vector<std::byte> bytes = io::detail::read_whole_file(path, path);
+    const nlohmann::json j = nlohmann::json::parse(
+        reinterpret_cast<const char*>(bytes.data()),
+        reinterpret_cast<const char*>(bytes.data()) + bytes.size(), nullptr, false);
+    if (j.is_discarded()) throw FormatError(path + ": not JSON");
+    if (!j.is_object() || !j.contains("model_type") || !j["model_type"].is_string())
+        throw FormatError(path + ": no \"model_type\" string");
+    return j["model_type"].get<std::string>();
+}
+
+ModelFolder open_folder(const std::string& dir) {
+    const std::string type = model_type(dir);
+    std::string names;
+    for (const Family& f : families()) {
+        if (f.model_type == type) return f.open(dir);
+        names += (names.empty() ? "" : ", ") + f.model_type;
+    }
+    throw FormatError(dir + "/config.json: model_type is \"" + type + "\"; AttnScope runs " +
+                      names);
+}
+
+}  // namespace attn::model

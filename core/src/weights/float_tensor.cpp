@@ -1,0 +1,249 @@
+// AttnScope core — a weight tensor as float32: mapped, widened once, or widened tile by tile
+// from the half-precision values in the mapped file. GPL-3.0-or-later.
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <mutex>
+
+#include "../util/half.hpp"
+#include "../util/parallel.hpp"
+#include "attn/util/error.hpp"
+#include "attn/weights/safetensors.hpp"
+
+namespace attn::model {
+
+namespace float_tensor_detail {
+
+/// Asks for transparent huge pages under a large widened tensor before it is written: a 2 GB
+/// model then faults in a thousand pages, not half a million (measured: seconds of system time).
+void advise_huge_pages(void* data, std::size_t bytes) {
+    constexpr std::uintptr_t page = 4096;
+    if (bytes < (4u << 20)) return;
+    const auto begin = (reinterpret_cast<std::uintptr_t>(data) + page - 1) & ~(page - 1);
+    const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(page - 1);
+    if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+}
+
+// The portable build targets every x86-64, yet widening BF16 and the products of one token are
+// bound by how many values an instruction moves: these loops are compiled three times, and the
+// loader picks the widest the processor has (AVX-512, AVX2 + FMA, SSE2).
+#define ATTN_VECTOR_CLONES \
+    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+
+ATTN_VECTOR_CLONES void widen_bf16(const std::uint16_t* in, Index count, float* out) {
+    for (Index i = 0; i < count; ++i)
+        out[i] = std::bit_cast<float>(std::uint32_t(in[i]) << 16);
+}
+
+/// Σ w[i]·x[i] for N BF16 weights, in 16 running sums (one 512-bit register, two 256-bit ones
+/// or four 128-bit ones: the same sums in the same order on every processor, FMA aside).
+ATTN_VECTOR_CLONES float dot_bf16(const std::uint16_t* w, const float* x, Index n) {
+    float acc[16] = {};
+    Index c = 0;
+    for (; c + 16 <= n; c += 16)
+        for (int j = 0; j < 16; ++j)
+            acc[j] += std::bit_cast<float>(std::uint32_t(w[c + j]) << 16) * x[c + j];
+    for (; c < n; ++c)
+        acc[c % 16] += std::bit_cast<float>(std::uint32_t(w[c]) << 16) * x[c];
+    float sum = 0;
+    for (const float a : acc)
+        sum += a;
+    return sum;
+}
+
+/// Widens COUNT values from IN to OUT; one loop per type, without a branch per element.
+void widen_run(const std::uint16_t* in, Index count, bool bf16, float* out) {
+    if (bf16)
+        widen_bf16(in, count, out);
+    else
+        for (Index i = 0; i < count; ++i)
+            out[i] = attn::detail::half_to_float(in[i]);
+}
+
+/// The index of the first NaN or infinity among N half-precision values (all exponent bits
+/// set), or −1; the bits are tested without widening.
+Index first_non_finite(const std::uint16_t* v, Index n, bool bf16) {
+    const std::uint16_t exp = bf16 ? 0x7f80 : 0x7c00;
+    // A 16-bit count per chunk (a chunk is shorter than 2¹⁶) is what the compiler vectorises; a
+    // boolean "any" is not, and this scan reads every byte of the model when it opens.
+    constexpr Index chunk = 1 << 15;
+    for (Index at = 0; at < n; at += chunk) {
+        const Index end = std::min(n, at + chunk);
+        std::uint16_t hits = 0;
+        for (Index i = at; i < end; ++i)
+            hits += std::uint16_t((v[i] & exp) == exp);
+        if (hits)
+            for (Index i = at; i < end; ++i)
+                if ((v[i] & exp) == exp) return i;
+    }
+    return -1;
+}
+
+/// Rows of a half-precision matrix widened per product: about 2 MB of floats, so a tile stays
+/// in the cache while the product reads it.
+Index tile_rows(Index cols) {
+    return std::max<Index>(16, (Index(1) << 19) / std::max<Index>(1, cols));
+}
+
+/// Tile buffers kept between products: a fresh 2 MB allocation per product would fault its
+/// pages in again every time (costly on a virtual machine), and the threads of a product are
+/// new each time, so a thread_local buffer would be too.
+class TilePool {
+  public:
+    std::vector<float> take(std::size_t n) {
+        std::vector<float> v;
+        {
+            std::lock_guard lock(mu_);
+            if (!free_.empty()) {
+                v = std::move(free_.back());
+                free_.pop_back();
+            }
+        }
+        v.resize(n);
+        return v;
+    }
+    void give(std::vector<float> v) {
+        std::lock_guard lock(mu_);
+        if (free_.size() < 16) free_.push_back(std::move(v));
+    }
+
+  private:
+    std::mutex mu_;
+    std::vector<std::vector<float>> free_;
+};
+
+TilePool& tile_pool() {
+    static TilePool pool;
+    return pool;
+}
+
+/// Products with at most this many rows (one retyped or generated token) are bound by memory:
+/// a BF16 weight is read once, two bytes a value, and never written out widened.
+constexpr Index kFusedRows = 4;
+
+}  // namespace float_tensor_detail
+
+Matrix FloatTensor::mul_t_few(const Matrix& x) const {
+    const Index m = x.rows();
+    Matrix out(m, rows_);
+    detail::parallel_rows(rows_, double(cols_) * double(m), [&](Index begin, Index count) {
+        for (Index r = begin; r < begin + count; ++r)
+            for (Index i = 0; i < m; ++i)
+                out(i, r) =
+                    float_tensor_detail::dot_bf16(half_ + r * cols_, x.row(i).data(), cols_);
+    });
+    return out;
+}
+
+FloatTensor::FloatTensor(const TensorInfo& tensor, Index rows, Index cols, const std::string& what,
+                         Keep keep)
+    : rows_(rows), cols_(cols) {
+    namespace fd = float_tensor_detail;
+    if (tensor.dtype == DType::Other)
+        throw FormatError(what + " is " + tensor.dtype_name +
+                          "; AttnScope reads F32, F16 and BF16");
+    // The shape itself, not only its element count: a transposed [3d, d] weight has as many
+    // values as [d, 3d] and would silently compute something else. Vectors (rows = 1) are
+    // [cols] as Hugging Face writes them, or [1, cols].
+    const bool vector = rows == 1 && tensor.shape == std::vector<std::int64_t>{cols};
+    if (!vector && tensor.shape != std::vector<std::int64_t>{rows, cols})
+        throw ShapeError(what + " has shape " + shape_text(tensor.shape) + ", expected " +
+                         (rows == 1 ? shape_text({cols}) : shape_text({rows, cols})));
+    const Index n = rows * cols;
+    const std::byte* in = tensor.bytes.data();
+    const bool half = tensor.dtype != DType::F32;
+    if (half && keep == Keep::AsStored && rows > 1 &&
+        reinterpret_cast<std::uintptr_t>(in) % alignof(std::uint16_t) == 0) {
+        half_ = reinterpret_cast<const std::uint16_t*>(in);
+        bf16_ = tensor.dtype == DType::BF16;
+        const Index bad = fd::first_non_finite(half_, n, bf16_);
+        if (bad >= 0) {
+            float value = 0;
+            fd::widen_run(half_ + bad, 1, bf16_, &value);
+            throw NonFiniteError(what + " has a non-finite value (" + std::to_string(value) +
+                                 ") at element " + std::to_string(bad));
+        }
+        return;
+    }
+    if (!half && reinterpret_cast<std::uintptr_t>(in) % alignof(float) == 0) {
+        mapped_ = reinterpret_cast<const float*>(in);
+    } else {
+        owned_.resize(rows, cols);
+        float* out = owned_.data();
+        fd::advise_huge_pages(out, std::size_t(n) * 4);
+        if (!half) {
+            std::memcpy(out, in, std::size_t(n) * 4);
+        } else {
+            // The mapping may be odd-aligned: copy a run of halves before widening it.
+            std::vector<std::uint16_t> h(std::size_t(std::min<Index>(n, 1 << 16)));
+            for (Index at = 0; at < n; at += Index(h.size())) {
+                const Index count = std::min<Index>(Index(h.size()), n - at);
+                std::memcpy(h.data(), in + 2 * at, std::size_t(count) * 2);
+                fd::widen_run(h.data(), count, tensor.dtype == DType::BF16, out + at);
+            }
+        }
+    }
+    const float* v = owned_.size() ? owned_.data() : mapped_;
+    // A sum is finite only when every value is (inf − inf and NaN stay NaN): one vectorised
+    // pass, and the element-by-element search only to name the culprit.
+    if (!std::isfinite(Eigen::Map<const Eigen::ArrayXf>(v, n).abs().sum())) {
+        for (Index i = 0; i < n; ++i)
+            if (!std::isfinite(v[i]))
+                throw NonFiniteError(what + " has a non-finite value (" + std::to_string(v[i]) +
+                                     ") at element " + std::to_string(i));
+    }
+}
+
+Eigen::Map<const Matrix> FloatTensor::matrix() const {
+    if (half_) throw Error("a half-precision weight was read as float32 without widening");
+    return {owned_.size() ? owned_.data() : mapped_, rows_, cols_};
+}
+
+void FloatTensor::widen(Index r0, Index nr, Index c0, Index nc, float* out) const {
+    for (Index r = 0; r < nr; ++r)
+        float_tensor_detail::widen_run(half_ + (r0 + r) * cols_ + c0, nc, bf16_, out + r * nc);
+}
+
+Matrix FloatTensor::mul_t(const Matrix& x) const {
+    namespace fd = float_tensor_detail;
+    if (half_ && bf16_ && x.rows() <= fd::kFusedRows) return mul_t_few(x);
+    Matrix out(x.rows(), rows_);
+    // The weight's rows split across the threads (BLAS itself runs one thread a call in core):
+    // each computes its block of output columns, widening its own tiles for a half matrix.
+    detail::parallel_rows(rows_, double(x.rows() * cols_), [&](Index begin, Index count) {
+        if (!half_) {
+            out.middleCols(begin, count).noalias() =
+                x * matrix().middleRows(begin, count).transpose();
+            return;
+        }
+        const Index step = std::min(count, fd::tile_rows(cols_));
+        std::vector<float> tile = fd::tile_pool().take(std::size_t(step * cols_));
+        for (Index r0 = begin; r0 < begin + count; r0 += step) {
+            const Index nr = std::min(step, begin + count - r0);
+            widen(r0, nr, 0, cols_, tile.data());
+            const Eigen::Map<const Matrix> w(tile.data(), nr, cols_);
+            out.middleCols(r0, nr).noalias() = x * w.transpose();
+        }
+        fd::tile_pool().give(std::move(tile));
+    });
+    return out;
+}
+
+Vector FloatTensor::row(Index r) const {
+    if (!half_) return matrix().row(r).transpose();
+    Vector v(cols_);
+    widen(r, 1, 0, cols_, v.data());
+    return v;
+}
+
+Matrix FloatTensor::block(Index r0, Index c0, Index nr, Index nc) const {
+    if (!half_) return matrix().block(r0, c0, nr, nc);
+    Matrix out(nr, nc);
+    widen(r0, nr, c0, nc, out.data());
+    return out;
+}
+
+}  // namespace attn::model

@@ -1,0 +1,167 @@
+// Half-precision weights kept in the mapped file (Keep::AsStored) and widened tile by tile: the
+// products, rows and blocks equal those of the widened copy, a NaN is refused at open naming its
+// element, and the memory budget counts two bytes per kept value. GPL-3.0-or-later.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "attn/util/error.hpp"
+#include "attn/weights/safetensors.hpp"
+#include "attn/weights/weights.hpp"
+#include "../io_test_util.hpp"
+
+namespace {
+
+using attn::Index;
+using attn::Matrix;
+using attn::model::FloatTensor;
+using attn::model::Keep;
+
+// Large enough for several tiles (a tile is about 2¹⁹ floats) and for two threads.
+constexpr Index kRows = 3000, kCols = 700;
+
+struct Raw {
+    std::string dtype;
+    std::vector<std::int64_t> shape;
+    std::vector<std::uint16_t> bits;
+};
+
+/// Random normal half-precision bit patterns: sign, an exponent near 1, a random mantissa.
+std::vector<std::uint16_t> random_bits(std::mt19937& rng, Index n, bool bf16) {
+    std::vector<std::uint16_t> v(static_cast<std::size_t>(n));
+    for (auto& b : v) {
+        const unsigned sign = rng() & 1u;
+        if (bf16)
+            b = std::uint16_t(sign << 15 | (120u + rng() % 10u) << 7 | (rng() & 0x7fu));
+        else
+            b = std::uint16_t(sign << 15 | (10u + rng() % 10u) << 10 | (rng() & 0x3ffu));
+    }
+    return v;
+}
+
+/// The value of a half-precision pattern from its fields (not the library's conversion).
+double value_of(std::uint16_t b, bool bf16) {
+    const double sign = (b >> 15) ? -1.0 : 1.0;
+    if (bf16) return sign * std::ldexp(1.0 + double(b & 0x7f) / 128.0, int((b >> 7) & 0xff) - 127);
+    return sign * std::ldexp(1.0 + double(b & 0x3ff) / 1024.0, int((b >> 10) & 0x1f) - 15);
+}
+
+/// Writes NAME → tensor into DIR/model.safetensors.
+void write_file(const std::string& path, const std::map<std::string, Raw>& tensors) {
+    nlohmann::json header = nlohmann::json::object();
+    std::size_t at = 0;
+    for (const auto& [name, t] : tensors) {
+        header[name] = {
+            {"dtype", t.dtype}, {"shape", t.shape}, {"data_offsets", {at, at + 2 * t.bits.size()}}};
+        at += 2 * t.bits.size();
+    }
+    std::string h = header.dump();
+    h.resize((h.size() + 7) / 8 * 8, ' ');
+    std::ofstream out(path, std::ios::binary);
+    const std::uint64_t n = h.size();
+    out.write(reinterpret_cast<const char*>(&n), 8);
+    out.write(h.data(), std::streamsize(h.size()));
+    for (const auto& [name, t] : tensors)
+        out.write(reinterpret_cast<const char*>(t.bits.data()), std::streamsize(2 * t.bits.size()));
+}
+
+class FloatTensorTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        std::mt19937 rng(7);
+        tensors_["w_bf16"] = {"BF16", {kRows, kCols}, random_bits(rng, kRows * kCols, true)};
+        tensors_["w_f16"] = {"F16", {kRows, kCols}, random_bits(rng, kRows * kCols, false)};
+        tensors_["gain"] = {"BF16", {kCols}, random_bits(rng, kCols, true)};
+        path_ = (dir_.path / "model.safetensors").string();
+        write_file(path_, tensors_);
+        x_ = Matrix::Random(5, kCols);
+    }
+    /// The exact values of tensor NAME, in double.
+    Eigen::MatrixXd exact(const std::string& name) const {
+        const Raw& t = tensors_.at(name);
+        Eigen::MatrixXd m(kRows, kCols);
+        for (Index i = 0; i < kRows * kCols; ++i)
+            m(i / kCols, i % kCols) = value_of(t.bits[std::size_t(i)], t.dtype == "BF16");
+        return m;
+    }
+
+    io_test::TempDir dir_;
+    std::string path_;
+    std::map<std::string, Raw> tensors_;
+    Matrix x_;
+};
+
+TEST_F(FloatTensorTest, KeptHalvesMultiplyAsTheExactValuesDo) {
+    const attn::model::SafetensorsFile f(path_);
+    for (const std::string name : {"w_bf16", "w_f16"}) {
+        const FloatTensor kept(*f.find(name), kRows, kCols, name, Keep::AsStored);
+        const FloatTensor widened(*f.find(name), kRows, kCols, name, Keep::Widened);
+        EXPECT_FALSE(kept.is_float());
+        EXPECT_TRUE(widened.is_float());
+        const Eigen::MatrixXd w = exact(name);
+        // Several rows (a matrix product, widened tile by tile) and up to four rows (a generation
+        // step, a retyped word: BF16 read in place, 700 = 43 · 16 + 12 leaving a tail).
+        for (const Index m : {Index(5), Index(4), Index(3), Index(1)}) {
+            const Matrix x = x_.topRows(m);
+            const Eigen::MatrixXd want = x.cast<double>() * w.transpose();
+            const Matrix got = kept.mul_t(x), also = widened.mul_t(x);
+            ASSERT_EQ(got.rows(), m);
+            ASSERT_EQ(got.cols(), kRows);
+            // float32 sums of 700 products of magnitude ≤ 8: a bound of 700 · 8 · 2⁻²³ · 8.
+            const double bound = 700 * 8 * 8 * std::ldexp(1.0, -23);
+            EXPECT_LT((got.cast<double>() - want).cwiseAbs().maxCoeff(), bound) << name;
+            EXPECT_LT((also.cast<double>() - want).cwiseAbs().maxCoeff(), bound) << name;
+        }
+        // Widening is exact: rows and blocks equal the values bit for bit.
+        for (const Index r : {Index(0), Index(1234), kRows - 1})
+            for (Index c = 0; c < kCols; ++c)
+                ASSERT_EQ(double(kept.row(r)(c)), w(r, c)) << name << " row " << r;
+        const Matrix b = kept.block(100, 640, 7, 60);
+        for (Index r = 0; r < 7; ++r)
+            for (Index c = 0; c < 60; ++c)
+                ASSERT_EQ(double(b(r, c)), w(100 + r, 640 + c)) << name;
+        EXPECT_EQ(widened.block(100, 640, 7, 60), b);
+        EXPECT_THROW(kept.matrix(), attn::Error);
+    }
+}
+
+TEST_F(FloatTensorTest, VectorsAreAlwaysWidened) {
+    const attn::model::SafetensorsFile f(path_);
+    const FloatTensor gain(*f.find("gain"), 1, kCols, "gain", Keep::AsStored);
+    EXPECT_TRUE(gain.is_float());
+    EXPECT_EQ(double(gain.matrix()(0, 3)), value_of(tensors_["gain"].bits[3], true));
+}
+
+TEST_F(FloatTensorTest, ANonFiniteHalfIsRefusedAtOpenNamingItsElement) {
+    for (const bool bf16 : {true, false}) {
+        Raw& t = tensors_[bf16 ? "w_bf16" : "w_f16"];
+        const std::uint16_t old = t.bits[123456];
+        t.bits[123456] = bf16 ? 0x7fc0 : 0x7e00;  // a quiet NaN
+        write_file(path_, tensors_);
+        const attn::model::SafetensorsFile f(path_);
+        for (const Keep keep : {Keep::AsStored, Keep::Widened}) {
+            try {
+                FloatTensor(*f.find(bf16 ? "w_bf16" : "w_f16"), kRows, kCols, "the weight", keep);
+                ADD_FAILURE() << "a NaN was accepted";
+            } catch (const attn::NonFiniteError& e) {
+                EXPECT_NE(std::string(e.what()).find("the weight"), std::string::npos);
+                EXPECT_NE(std::string(e.what()).find("element 123456"), std::string::npos)
+                    << e.what();
+            }
+        }
+        t.bits[123456] = old;
+    }
+}
+
+TEST_F(FloatTensorTest, TheBudgetCountsTwoBytesForEachKeptValue) {
+    std::ofstream(dir_.path / "config.json") << "{}";
+    const double matrices = 2.0 * double(kRows * kCols), vector = double(kCols);
+    EXPECT_EQ(attn::model::Weights(dir_.path.string(), Keep::AsStored).float_bytes(),
+              2 * matrices + 4 * vector);
+    EXPECT_EQ(attn::model::Weights(dir_.path.string()).float_bytes(), 4 * (matrices + vector));
+}
+
+}  // namespace
