@@ -6,8 +6,8 @@
 #include <new>
 
 #include "attn/analysis/census.hpp"
-#include "attn/util/error.hpp"
 #include "attn/io/output/census_writer.hpp"
+#include "attn/util/error.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/intervention_output.hpp"
 #include "cli/output_check.hpp"

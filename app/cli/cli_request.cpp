@@ -10,8 +10,8 @@
 #include <QCoreApplication>
 #include <QRegularExpression>
 
-#include "attn/util/error.hpp"
 #include "attn/io/formats.hpp"
+#include "attn/util/error.hpp"
 #include "attn/util/memory_budget.hpp"
 #include "cli/generate_command.hpp"
 #include "cli/intervention_options.hpp"

@@ -10,11 +10,11 @@
 #include <span>
 #include <utility>
 
-#include "attn/util/error.hpp"
 #include "attn/generate/generate.hpp"
 #include "attn/io/numpy/npy.hpp"
 #include "attn/io/numpy/numpy_attention.hpp"
 #include "attn/models/families.hpp"
+#include "attn/util/error.hpp"
 #include "cli/cli_tr.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/option_values.hpp"

@@ -7,8 +7,8 @@
 #include "attn/interventions/attribution.hpp"
 #include "attn/interventions/induction.hpp"
 #include "attn/interventions/lens.hpp"
-#include "attn/scene/model_scene.hpp"
 #include "attn/models/vocabulary.hpp"
+#include "attn/scene/model_scene.hpp"
 #include "cli/cli_request.hpp"
 
 namespace cli {

@@ -7,11 +7,11 @@
 #include <optional>
 #include <span>
 
-#include "attn/util/error.hpp"
 #include "attn/interventions/patching.hpp"
 #include "attn/io/numpy/npy.hpp"
 #include "attn/io/numpy/numpy_attention.hpp"
 #include "attn/models/families.hpp"
+#include "attn/util/error.hpp"
 #include "cli/cli_request.hpp"
 #include "cli/cli_tr.hpp"
 #include "cli/exit_codes.hpp"

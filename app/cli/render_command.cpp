@@ -13,12 +13,12 @@
 #include <tuple>
 #include <vector>
 
-#include "attn/util/error.hpp"
-#include "attn/io/output/result_writer.hpp"
-#include "attn/util/memory_budget.hpp"
-#include "attn/models/run.hpp"
 #include "attn/analysis/rollout.hpp"
+#include "attn/io/output/result_writer.hpp"
+#include "attn/models/run.hpp"
 #include "attn/scene/scene_layers.hpp"
+#include "attn/util/error.hpp"
+#include "attn/util/memory_budget.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/intervention_output.hpp"
 #include "cli/output_check.hpp"

@@ -9,11 +9,11 @@
 #include <algorithm>
 #include <new>
 
-#include "attn/scene/embedding.hpp"
-#include "attn/util/error.hpp"
 #include "attn/models/families.hpp"
 #include "attn/models/run.hpp"
+#include "attn/scene/embedding.hpp"
 #include "attn/scene/scene_layers.hpp"
+#include "attn/util/error.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/intervention_options.hpp"
 #include "cli/scene_options.hpp"

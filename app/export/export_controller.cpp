@@ -9,11 +9,11 @@
 #include <QStatusBar>
 #include <QTabWidget>
 
-#include "attn/util/error.hpp"
+#include "attn/models/hf_cache.hpp"
 #include "attn/models/model.hpp"
 #include "attn/scene/model_scene.hpp"
 #include "attn/scene/scene_controls.hpp"
-#include "attn/models/hf_cache.hpp"
+#include "attn/util/error.hpp"
 #include "export/export_dialog.hpp"
 #include "export/figure_export.hpp"
 #include "export/layers_export.hpp"

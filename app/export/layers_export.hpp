@@ -4,8 +4,8 @@
 
 #include <QString>
 
-#include "attn/util/progress.hpp"
 #include "attn/scene/scene.hpp"
+#include "attn/util/progress.hpp"
 
 namespace exporting {
 

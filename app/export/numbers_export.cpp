@@ -8,9 +8,9 @@
 #include <charconv>
 #include <cmath>
 
+#include "attn/analysis/view_math.hpp"
 #include "attn/io/numpy/npy.hpp"
 #include "attn/util/memory_budget.hpp"
-#include "attn/analysis/view_math.hpp"
 
 namespace exporting {
 namespace {

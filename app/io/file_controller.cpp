@@ -23,10 +23,10 @@
 #include <QTimer>
 #include <QUndoStack>
 
-#include "attn/util/error.hpp"
 #include "attn/io/formats.hpp"
 #include "attn/io/session/session.hpp"
 #include "attn/models/families.hpp"
+#include "attn/util/error.hpp"
 #include "export/output_device.hpp"
 #include "io/autosave_file.hpp"
 #include "io/file_loader.hpp"

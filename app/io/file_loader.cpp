@@ -12,13 +12,13 @@
 #include <variant>
 #include <vector>
 
-#include "attn/util/error.hpp"
 #include "attn/io/infer_mask.hpp"
+#include "attn/io/json/tokens.hpp"
 #include "attn/io/load.hpp"
 #include "attn/io/session/session.hpp"
-#include "attn/io/json/tokens.hpp"
 #include "attn/models/families.hpp"
 #include "attn/models/model_identity.hpp"
+#include "attn/util/error.hpp"
 
 namespace fileio {
 namespace {

@@ -3,8 +3,8 @@
 
 #include <QString>
 
-#include "attn/util/progress.hpp"
 #include "attn/scene/scene.hpp"
+#include "attn/util/progress.hpp"
 
 namespace fileio {
 

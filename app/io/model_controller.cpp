@@ -15,10 +15,10 @@
 #include <QStatusBar>
 #include <memory>
 
-#include "attn/util/error.hpp"
 #include "attn/models/families.hpp"
-#include "attn/scene/model_scene.hpp"
 #include "attn/models/hf_cache.hpp"
+#include "attn/scene/model_scene.hpp"
+#include "attn/util/error.hpp"
 #include "io/generate_panel.hpp"
 #include "io/local_path.hpp"
 #include "io/model_dock.hpp"

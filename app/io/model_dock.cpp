@@ -10,9 +10,9 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "attn/models/hf_cache.hpp"
 #include "attn/scene/model_scene.hpp"
 #include "attn/scene/scene_layers.hpp"
-#include "attn/models/hf_cache.hpp"
 #include "model/scene.hpp"
 #include "views/next_tokens_view.hpp"
 #include "views/numbering.hpp"

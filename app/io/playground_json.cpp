@@ -4,8 +4,8 @@
 
 #include <QJsonDocument>
 
-#include "attn/util/error.hpp"
 #include "attn/io/json/playground_json.hpp"
+#include "attn/util/error.hpp"
 
 namespace fileio {
 

@@ -9,8 +9,8 @@
 #include <QSignalBlocker>
 #include <algorithm>
 
-#include "attn/util/error.hpp"
 #include "attn/lenses/alignment.hpp"
+#include "attn/util/error.hpp"
 #include "model/scene.hpp"
 #include "views/qcp.hpp"
 #include "views/token_labels.hpp"

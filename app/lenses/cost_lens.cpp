@@ -7,8 +7,8 @@
 #include <QSpinBox>
 #include <cmath>
 
-#include "attn/util/error.hpp"
 #include "attn/lenses/cost.hpp"
+#include "attn/util/error.hpp"
 #include "model/scene.hpp"
 #include "views/qcp.hpp"
 

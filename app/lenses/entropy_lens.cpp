@@ -5,9 +5,9 @@
 #include <QSpinBox>
 #include <cmath>
 
-#include "attn/util/error.hpp"
 #include "attn/lenses/common.hpp"
 #include "attn/lenses/entropy.hpp"
+#include "attn/util/error.hpp"
 #include "model/scene.hpp"
 #include "views/qcp.hpp"
 

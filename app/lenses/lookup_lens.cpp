@@ -5,9 +5,9 @@
 #include <QSpinBox>
 #include <cmath>
 
-#include "attn/util/error.hpp"
-#include "attn/lenses/lookup.hpp"
 #include "attn/attention/multihead.hpp"
+#include "attn/lenses/lookup.hpp"
+#include "attn/util/error.hpp"
 #include "attn/util/random.hpp"
 #include "model/layer_cache.hpp"
 #include "model/scene.hpp"

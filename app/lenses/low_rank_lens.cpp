@@ -6,9 +6,9 @@
 #include <QSpinBox>
 #include <cmath>
 
-#include "attn/util/error.hpp"
 #include "attn/lenses/common.hpp"
 #include "attn/lenses/low_rank.hpp"
+#include "attn/util/error.hpp"
 #include "attn/util/random.hpp"
 #include "model/layer_cache.hpp"
 #include "model/scene.hpp"

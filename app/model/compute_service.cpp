@@ -5,8 +5,8 @@
 #include <new>
 #include <utility>
 
-#include "attn/util/error.hpp"
 #include "attn/models/model.hpp"
+#include "attn/util/error.hpp"
 #include "model/error_text.hpp"
 #include "model/scheduler.hpp"
 

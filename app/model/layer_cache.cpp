@@ -1,9 +1,9 @@
 // AttnScope — every layer of the scene computed once. GPL-3.0-or-later.
 #include "model/layer_cache.hpp"
 
-#include "attn/util/error.hpp"
 #include "attn/analysis/rollout.hpp"
 #include "attn/scene/scene_layers.hpp"
+#include "attn/util/error.hpp"
 #include "model/compute_service.hpp"
 #include "model/scene.hpp"
 #include "model/scheduler.hpp"

@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "attn/attention/aggregate.hpp"
-#include "attn/scene/model_scene.hpp"
 #include "attn/models/hf_cache.hpp"
+#include "attn/scene/model_scene.hpp"
 
 namespace model_grid {
 namespace {

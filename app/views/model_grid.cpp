@@ -9,9 +9,9 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
-#include "attn/util/error.hpp"
 #include "attn/models/model.hpp"
 #include "attn/scene/scene_layers.hpp"
+#include "attn/util/error.hpp"
 #include "model/layer_cache.hpp"
 #include "model/scene.hpp"
 #include "model/while_visible.hpp"

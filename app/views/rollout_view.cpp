@@ -8,9 +8,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attn/util/error.hpp"
 #include "attn/analysis/rollout.hpp"
 #include "attn/scene/scene_controls.hpp"
+#include "attn/util/error.hpp"
 #include "model/layer_cache.hpp"
 #include "model/scene.hpp"
 #include "model/while_visible.hpp"

@@ -14,8 +14,8 @@
 #include <stdexcept>
 
 #include "app_test_support.hpp"
-#include "attn/util/error.hpp"
 #include "attn/io/load.hpp"
+#include "attn/util/error.hpp"
 #include "cli/cli.hpp"
 #include "cli/exit_codes.hpp"
 

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "app_test_support.hpp"
-#include "attn/util/error.hpp"
 #include "attn/io/load.hpp"
 #include "attn/io/numpy/npy.hpp"
+#include "attn/util/error.hpp"
 #include "export/export_controller.hpp"
 #include "export/export_dialog.hpp"
 #include "export/layers_export.hpp"

@@ -15,8 +15,8 @@
 #include <QtTest>
 #include <thread>
 
-#include "attn/util/error.hpp"
 #include "attn/io/formats.hpp"
+#include "attn/util/error.hpp"
 
 #include "app_test_support.hpp"
 #include "io/data_dock.hpp"

@@ -16,8 +16,8 @@
 
 #include "app_test_support.hpp"
 #include "attn/analysis/census.hpp"
-#include "attn/io/load.hpp"
 #include "attn/analysis/rollout.hpp"
+#include "attn/io/load.hpp"
 #include "export/export_controller.hpp"
 #include "export/export_options.hpp"
 #include "io/file_controller.hpp"

@@ -5,9 +5,9 @@
 //   build/portable/tests/bench/core_interventions_bench [--benchmark_filter=…]
 #include <benchmark/benchmark.h>
 
-#include "attn/models/gpt2/model.hpp"
 #include "attn/interventions/lens.hpp"
 #include "attn/interventions/patching.hpp"
+#include "attn/models/gpt2/model.hpp"
 #include "attn/scene/model_scene.hpp"
 #include "gpt2_small_folder.hpp"
 

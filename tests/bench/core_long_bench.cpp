@@ -5,9 +5,9 @@
 
 #include <string>
 
+#include "attn/scene/scene.hpp"
 #include "attn/util/error.hpp"
 #include "attn/util/memory_budget.hpp"
-#include "attn/scene/scene.hpp"
 
 namespace {
 

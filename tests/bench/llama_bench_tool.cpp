@@ -13,10 +13,10 @@
 #include <ctime>
 #include <iostream>
 
-#include "attn/util/error.hpp"
 #include "attn/generate/generate.hpp"
-#include "attn/util/heap.hpp"
 #include "attn/models/llama/model.hpp"
+#include "attn/util/error.hpp"
+#include "attn/util/heap.hpp"
 #include "llama_bench_model.hpp"
 
 namespace {

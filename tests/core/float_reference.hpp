@@ -16,8 +16,8 @@
 
 #include "attn/attention/aggregate.hpp"
 #include "attn/attention/attention.hpp"
-#include "attn/scene/scene.hpp"
 #include "attn/attention/stats.hpp"
+#include "attn/scene/scene.hpp"
 #include "attn/util/types.hpp"
 #include "reference_attention.hpp"
 

@@ -8,8 +8,8 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 
-#include "attn/util/error.hpp"
 #include "attn/tokenizers/hf_tokenizer.hpp"
+#include "attn/util/error.hpp"
 
 int main(int argc, char** argv) {
     if (argc != 2 && argc != 3) {

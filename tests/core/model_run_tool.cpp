@@ -11,9 +11,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "attn/util/error.hpp"
 #include "attn/models/families.hpp"
 #include "attn/scene/model_scene.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

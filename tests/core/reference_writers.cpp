@@ -9,9 +9,9 @@
 #include <stdexcept>
 #include <utility>
 
+#include "attn/attention/mask.hpp"
 #include "attn/io/numpy/npy.hpp"
 #include "attn/io/output/result_writer.hpp"
-#include "attn/attention/mask.hpp"
 
 namespace reference {
 

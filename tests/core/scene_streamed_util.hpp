@@ -9,8 +9,8 @@
 #include <string>
 
 #include "attn/attention/aggregate.hpp"
-#include "attn/util/random.hpp"
 #include "attn/scene/scene.hpp"
+#include "attn/util/random.hpp"
 
 namespace streamed_test {
 

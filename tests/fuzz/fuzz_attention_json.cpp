@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "attn/util/error.hpp"
 #include "attn/io/json/attention_json.hpp"
+#include "attn/util/error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     try {

@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
-#include "attn/util/error.hpp"
 #include "attn/io/json/playground_json.hpp"
 #include "attn/io/session/session.hpp"
+#include "attn/util/error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     attn::io::Session s;

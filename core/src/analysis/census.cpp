@@ -5,8 +5,8 @@
 #include <limits>
 #include <unordered_map>
 
-#include "attn/util/error.hpp"
 #include "attn/scene/scene_layers.hpp"
+#include "attn/util/error.hpp"
 
 namespace attn {
 namespace {

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "attn/analysis/census.hpp"
-#include "attn/util/error.hpp"
 #include "attn/scene/scene_layers.hpp"
+#include "attn/util/error.hpp"
 
 namespace attn {
 namespace {

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <limits>
 
-#include "attn/util/error.hpp"
 #include "attn/attention/multihead.hpp"
 #include "attn/attention/score.hpp"
+#include "attn/util/error.hpp"
 
 namespace attn {
 namespace {

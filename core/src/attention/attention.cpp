@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
-#include "attn/util/error.hpp"
 #include "attn/attention/softmax.hpp"
-#include "attn/util/stage_counters.hpp"
 #include "attn/attention/stats.hpp"
+#include "attn/util/error.hpp"
+#include "attn/util/stage_counters.hpp"
 #include "detail.hpp"
 
 namespace attn {

@@ -4,11 +4,11 @@
 #include <limits>
 #include <string>
 
+#include "../util/large_buffers.hpp"
 #include "attn/attention/attention.hpp"
 #include "attn/attention/multihead.hpp"
 #include "attn/simd/softmax_kernel.hpp"
 #include "attn/util/types.hpp"
-#include "../util/large_buffers.hpp"
 
 namespace attn {
 struct HeadStats;

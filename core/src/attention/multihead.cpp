@@ -3,11 +3,11 @@
 
 #include <string>
 
+#include "../util/parallel.hpp"
 #include "attn/util/error.hpp"
 #include "attn/util/random.hpp"
 #include "attn/util/stage_counters.hpp"
 #include "detail.hpp"
-#include "../util/parallel.hpp"
 
 namespace attn {
 

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "attn/simd/dot_kernel.hpp"
+#include "attn/simd/softmax_kernel.hpp"
 #include "attn/util/error.hpp"
 #include "attn/util/random.hpp"
-#include "attn/simd/softmax_kernel.hpp"
 #include "detail.hpp"
 
 namespace attn {

@@ -6,8 +6,8 @@
 #include <string>
 #include <type_traits>
 
-#include "attn/util/error.hpp"
 #include "attn/simd/softmax_kernel.hpp"
+#include "attn/util/error.hpp"
 #include "detail.hpp"
 
 namespace attn {

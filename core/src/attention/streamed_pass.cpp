@@ -6,10 +6,10 @@
 #include <utility>
 #include <vector>
 
-#include "attn/simd/dot_kernel.hpp"
-#include "attn/util/error.hpp"
-#include "attn/simd/softmax_kernel.hpp"
 #include "attn/attention/stats.hpp"
+#include "attn/simd/dot_kernel.hpp"
+#include "attn/simd/softmax_kernel.hpp"
+#include "attn/util/error.hpp"
 #include "detail.hpp"
 
 namespace attn::detail {

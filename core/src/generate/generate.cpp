@@ -6,8 +6,8 @@
 #include <limits>
 #include <string>
 
-#include "attn/util/error.hpp"
 #include "attn/models/vocabulary.hpp"
+#include "attn/util/error.hpp"
 
 namespace attn::gen {
 

@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "attn/util/error.hpp"
 #include "attn/interventions/capture.hpp"
+#include "attn/util/error.hpp"
 
 namespace attn::interv {
 

@@ -6,8 +6,8 @@
 #include <numeric>
 #include <string>
 
-#include "attn/util/error.hpp"
 #include "attn/models/vocabulary.hpp"
+#include "attn/util/error.hpp"
 
 namespace attn::interv {
 

@@ -4,9 +4,9 @@
 #include <string>
 
 #include "../util/parallel.hpp"
-#include "attn/util/error.hpp"
 #include "attn/interventions/attribution.hpp"
 #include "attn/interventions/capture.hpp"
+#include "attn/util/error.hpp"
 
 namespace attn::interv {
 

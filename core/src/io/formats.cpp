@@ -9,9 +9,9 @@
 #include <cerrno>
 #include <cstring>
 
+#include "../files/io_util.hpp"
 #include "attn/io/json/attention_json.hpp"
 #include "attn/io/numpy/numpy_attention.hpp"
-#include "../files/io_util.hpp"
 
 namespace attn::io {
 

@@ -2,8 +2,8 @@
 // GPL-3.0-or-later.
 #include "attn/io/load.hpp"
 
-#include "attn/io/formats.hpp"
 #include "../files/io_util.hpp"
+#include "attn/io/formats.hpp"
 
 namespace attn::io {
 

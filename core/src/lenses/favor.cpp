@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attn/util/error.hpp"
 #include "attn/lenses/common.hpp"
 #include "attn/lenses/reference.hpp"
+#include "attn/util/error.hpp"
 #include "attn/util/random.hpp"
 
 namespace attn::lenses {

@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "attn/attention/attention.hpp"
-#include "attn/util/error.hpp"
 #include "attn/lenses/common.hpp"
+#include "attn/util/error.hpp"
 #include "attn/util/random.hpp"
 
 namespace attn::lenses {

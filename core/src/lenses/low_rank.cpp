@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attn/util/error.hpp"
 #include "attn/analysis/lowrank.hpp"
 #include "attn/attention/multihead.hpp"
+#include "attn/util/error.hpp"
 #include "attn/util/random.hpp"
 
 namespace attn::lenses {

@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "attn/util/error.hpp"
 #include "attn/lenses/common.hpp"
+#include "attn/util/error.hpp"
 #include "attn/util/random.hpp"
 
 namespace attn::lenses {

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "attn/util/error.hpp"
 #include "attn/lenses/common.hpp"
 #include "attn/lenses/reference.hpp"
+#include "attn/util/error.hpp"
 #include "attn/util/random.hpp"
 
 namespace attn::lenses {

@@ -5,9 +5,9 @@
 
 #include "../files/io_util.hpp"
 #include "attn/models/bert/model.hpp"
-#include "attn/util/error.hpp"
 #include "attn/models/gpt2/model.hpp"
 #include "attn/models/llama/model.hpp"
+#include "attn/util/error.hpp"
 
 namespace attn::model {
 

@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "../files/io_util.hpp"
-#include "attn/util/error.hpp"
 #include "attn/models/families.hpp"
 #include "attn/models/hf_cache.hpp"
+#include "attn/util/error.hpp"
 
 namespace attn::model {
 

@@ -10,10 +10,10 @@
 #include <set>
 #include <vector>
 
-#include "../util/fnv1a.hpp"
 #include "../files/io_util.hpp"
-#include "attn/util/error.hpp"
+#include "../util/fnv1a.hpp"
 #include "attn/models/families.hpp"
+#include "attn/util/error.hpp"
 
 namespace attn::model {
 namespace {

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <string>
 
-#include "attn/util/error.hpp"
 #include "attn/simd/softmax_kernel.hpp"
+#include "attn/util/error.hpp"
 #include "interventions_hooks.hpp"
 
 namespace attn::model {

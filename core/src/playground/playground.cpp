@@ -5,9 +5,9 @@
 #include <cmath>
 #include <string>
 
-#include "attn/util/error.hpp"
-#include "attn/playground/geometry.hpp"
 #include "attn/attention/kernel.hpp"
+#include "attn/playground/geometry.hpp"
+#include "attn/util/error.hpp"
 #include "attn/util/random.hpp"
 
 namespace attn {

@@ -1,8 +1,8 @@
 // AttnScope core — presets of the 2-D playground. GPL-3.0-or-later.
 #include <cmath>
 
-#include "attn/util/error.hpp"
 #include "attn/playground/playground.hpp"
+#include "attn/util/error.hpp"
 
 namespace attn {
 

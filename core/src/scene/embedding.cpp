@@ -4,10 +4,10 @@
 #include <cmath>
 #include <string>
 
-#include "attn/util/error.hpp"
-#include "attn/util/random.hpp"
 #include "../util/fnv1a.hpp"
 #include "../util/utf8.hpp"
+#include "attn/util/error.hpp"
+#include "attn/util/random.hpp"
 
 namespace attn {
 

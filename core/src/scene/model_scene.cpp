@@ -7,10 +7,10 @@
 #include <mutex>
 #include <numeric>
 
+#include "attn/attention/stats.hpp"
+#include "attn/models/vocabulary.hpp"
 #include "attn/util/error.hpp"
 #include "attn/util/memory_budget.hpp"
-#include "attn/models/vocabulary.hpp"
-#include "attn/attention/stats.hpp"
 
 #include "../util/utf8.hpp"
 
@@ -167,7 +167,6 @@ std::vector<NextToken> top_next_tokens(const Run& run, const ModelFolder& folder
     }
     return out;
 }
-
 
 SceneResult model_scene(const SceneSpec& spec, Progress* progress) {
     const std::shared_ptr<const Run> run = scene_run(spec, progress);

@@ -6,12 +6,12 @@
 #include <string>
 #include <utility>
 
+#include "../util/parallel.hpp"
+#include "attn/scene/model_scene.hpp"
 #include "attn/util/error.hpp"
 #include "attn/util/memory_budget.hpp"
-#include "attn/scene/model_scene.hpp"
 #include "attn/util/random.hpp"
 #include "scene_detail.hpp"
-#include "../util/parallel.hpp"
 
 namespace attn {
 

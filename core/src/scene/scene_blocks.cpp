@@ -5,10 +5,10 @@
 #include <limits>
 #include <string>
 
-#include "attn/util/error.hpp"
 #include "attn/attention/multihead.hpp"
 #include "attn/scene/scene.hpp"
 #include "attn/simd/softmax_kernel.hpp"
+#include "attn/util/error.hpp"
 #include "scene_detail.hpp"
 
 namespace attn {

@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "attn/util/error.hpp"
 #include "attn/attention/stats.hpp"
+#include "attn/util/error.hpp"
 #include "scene_detail.hpp"
 
 namespace attn::detail {

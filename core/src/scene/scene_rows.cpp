@@ -2,9 +2,9 @@
 #include <limits>
 #include <string>
 
-#include "attn/util/error.hpp"
 #include "attn/attention/multihead.hpp"
 #include "attn/scene/scene.hpp"
+#include "attn/util/error.hpp"
 #include "attn/util/stage_counters.hpp"
 #include "scene_detail.hpp"
 

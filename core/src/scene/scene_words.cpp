@@ -3,9 +3,9 @@
 #include <string>
 #include <utility>
 
-#include "attn/util/error.hpp"
 #include "attn/scene/scene.hpp"
 #include "attn/tokenizers/words.hpp"
+#include "attn/util/error.hpp"
 
 namespace attn {
 

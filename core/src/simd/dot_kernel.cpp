@@ -13,8 +13,8 @@
 #include <immintrin.h>
 #endif
 
-#include "attn/util/error.hpp"
 #include "attn/simd/softmax_kernel.hpp"
+#include "attn/util/error.hpp"
 
 #define ATTN_DOT_NS baseline
 #define ATTN_DOT_W 4

@@ -5,9 +5,9 @@
 
 #include <cmath>
 
-#include "attn/util/error.hpp"
-#include "attn/io/load.hpp"
 #include "../io_test_util.hpp"
+#include "attn/io/load.hpp"
+#include "attn/util/error.hpp"
 
 using namespace attn;
 

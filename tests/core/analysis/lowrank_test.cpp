@@ -3,12 +3,12 @@
 
 #include <random>
 
-#include "attn/util/error.hpp"
 #include "attn/analysis/lowrank.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 
-attn::MatrixD random_matrix(std::mt19937& gen, attn::Index r, attn::Index c) {
+attn::MatrixD random_matrix_d(std::mt19937& gen, attn::Index r, attn::Index c) {
     std::normal_distribution<double> nd;
     attn::MatrixD m(r, c);
     for (attn::Index i = 0; i < r; ++i)
@@ -20,15 +20,15 @@ attn::MatrixD random_matrix(std::mt19937& gen, attn::Index r, attn::Index c) {
 TEST(LowRank, FullRankReproducesScores) {
     std::mt19937 gen(21);
     for (auto [ds, dh] : {std::pair<attn::Index, attn::Index>{2, 2}, {4, 7}, {9, 3}, {16, 16}}) {
-        const attn::MatrixD W = random_matrix(gen, ds, dh);
+        const attn::MatrixD W = random_matrix_d(gen, ds, dh);
         const attn::Index full = std::min(ds, dh);
         const attn::LowRankFactors f = attn::factorize_bilinear(W, full);
         ASSERT_EQ(f.Wq.rows(), full);
         ASSERT_EQ(f.Wq.cols(), ds);
         ASSERT_EQ(f.Wk.rows(), full);
         ASSERT_EQ(f.Wk.cols(), dh);
-        const attn::MatrixD Q = random_matrix(gen, 10, ds);
-        const attn::MatrixD K = random_matrix(gen, 12, dh);
+        const attn::MatrixD Q = random_matrix_d(gen, 10, ds);
+        const attn::MatrixD K = random_matrix_d(gen, 12, dh);
         const attn::MatrixD S = Q * W * K.transpose();
         // Scores through the factors: (Q W_Qᵀ)(K W_Kᵀ)ᵀ, the form of q·k after projection.
         const attn::MatrixD Sf = (Q * f.Wq.transpose()) * (K * f.Wk.transpose()).transpose();
@@ -40,16 +40,17 @@ TEST(LowRank, FullRankReproducesScores) {
 TEST(LowRank, ErrorsNonIncreasingAndZeroAtFullRank) {
     std::mt19937 gen(22);
     for (auto [ds, dh] : {std::pair<attn::Index, attn::Index>{3, 3}, {8, 5}, {12, 12}}) {
-        const attn::MatrixD W = random_matrix(gen, ds, dh);
+        const attn::MatrixD W = random_matrix_d(gen, ds, dh);
         // Orthonormal Q and K columns (QᵀQ = KᵀK = I) keep the rank-one terms orthogonal.
         const Eigen::MatrixXd Qo =
-            Eigen::HouseholderQR<Eigen::MatrixXd>(random_matrix(gen, 30, ds)).householderQ() *
+            Eigen::HouseholderQR<Eigen::MatrixXd>(random_matrix_d(gen, 30, ds)).householderQ() *
             Eigen::MatrixXd::Identity(30, ds);
         const Eigen::MatrixXd Ko =
-            Eigen::HouseholderQR<Eigen::MatrixXd>(random_matrix(gen, 25, dh)).householderQ() *
+            Eigen::HouseholderQR<Eigen::MatrixXd>(random_matrix_d(gen, 25, dh)).householderQ() *
             Eigen::MatrixXd::Identity(25, dh);
-        for (const auto& [Q, K] : {std::pair<attn::MatrixD, attn::MatrixD>{Qo, Ko},
-                                   {random_matrix(gen, 400, ds), random_matrix(gen, 400, dh)}}) {
+        for (const auto& [Q, K] :
+             {std::pair<attn::MatrixD, attn::MatrixD>{Qo, Ko},
+              {random_matrix_d(gen, 400, ds), random_matrix_d(gen, 400, dh)}}) {
             const auto e = attn::low_rank_score_errors(W, Q, K);
             ASSERT_EQ(e.size(), static_cast<std::size_t>(std::min(ds, dh) + 1));
             EXPECT_NEAR(e.front(), 1.0, 1e-12);
@@ -62,7 +63,7 @@ TEST(LowRank, ErrorsNonIncreasingAndZeroAtFullRank) {
 
 TEST(LowRank, EckartYoungTailSingularValues) {
     std::mt19937 gen(23);
-    const attn::MatrixD W = random_matrix(gen, 7, 5);
+    const attn::MatrixD W = random_matrix_d(gen, 7, 5);
     const attn::VectorD s = attn::singular_values(W);
     ASSERT_EQ(s.size(), 5);
     for (attn::Index i = 1; i < s.size(); ++i)
@@ -80,11 +81,11 @@ TEST(LowRank, EckartYoungTailSingularValues) {
 
 TEST(LowRank, RankOfALowRankMatrix) {
     std::mt19937 gen(24);
-    const attn::MatrixD W = random_matrix(gen, 6, 2) * random_matrix(gen, 2, 6);  // rank 2
+    const attn::MatrixD W = random_matrix_d(gen, 6, 2) * random_matrix_d(gen, 2, 6);  // rank 2
     const attn::VectorD s = attn::singular_values(W);
     EXPECT_LT(s[2], 1e-10 * s[0]);
     const auto e =
-        attn::low_rank_score_errors(W, random_matrix(gen, 9, 6), random_matrix(gen, 9, 6));
+        attn::low_rank_score_errors(W, random_matrix_d(gen, 9, 6), random_matrix_d(gen, 9, 6));
     EXPECT_LT(e[2], 1e-10);
 }
 

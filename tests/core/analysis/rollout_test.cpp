@@ -3,9 +3,9 @@
 
 #include <gtest/gtest.h>
 
-#include "attn/util/error.hpp"
-#include "attn/io/load.hpp"
 #include "../io_test_util.hpp"
+#include "attn/io/load.hpp"
+#include "attn/util/error.hpp"
 
 using namespace attn;
 

@@ -7,8 +7,8 @@
 #include <cfloat>
 #include <cmath>
 
-#include "attn/util/error.hpp"
 #include "../float_reference.hpp"
+#include "attn/util/error.hpp"
 
 using namespace attn;
 

@@ -4,12 +4,12 @@
 #include <cmath>
 #include <limits>
 
-#include "attn/attention/attention.hpp"
-#include "attn/util/error.hpp"
-#include "attn/util/random.hpp"
-#include "attn/attention/softmax.hpp"
 #include "../reference_attention.hpp"
 #include "../test_util.hpp"
+#include "attn/attention/attention.hpp"
+#include "attn/attention/softmax.hpp"
+#include "attn/util/error.hpp"
+#include "attn/util/random.hpp"
 
 namespace {
 

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "attn/attention/multihead.hpp"
-#include "attn/util/random.hpp"
-#include "attn/scene/scene.hpp"
 #include "../float_reference.hpp"
+#include "attn/attention/multihead.hpp"
+#include "attn/scene/scene.hpp"
+#include "attn/util/random.hpp"
 
 namespace {
 

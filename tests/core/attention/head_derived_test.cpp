@@ -10,13 +10,13 @@
 #include <limits>
 #include <string>
 
+#include "../test_util.hpp"
 #include "attn/attention/attention.hpp"
-#include "attn/util/error.hpp"
-#include "attn/util/random.hpp"
-#include "attn/scene/scene.hpp"
 #include "attn/attention/softmax.hpp"
 #include "attn/attention/stats.hpp"
-#include "../test_util.hpp"
+#include "attn/scene/scene.hpp"
+#include "attn/util/error.hpp"
+#include "attn/util/random.hpp"
 
 namespace {
 

@@ -6,9 +6,9 @@
 #include <random>
 
 #include "attn/attention/attention.hpp"
-#include "attn/util/error.hpp"
-#include "attn/playground/geometry.hpp"
 #include "attn/attention/kernel.hpp"
+#include "attn/playground/geometry.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

@@ -1,9 +1,9 @@
 // Tests of attn::build_mask: every kind checked by hand, rectangular alignment, errors.
 #include <gtest/gtest.h>
 
-#include "attn/util/error.hpp"
-#include "attn/attention/mask.hpp"
 #include "../test_util.hpp"
+#include "attn/attention/mask.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

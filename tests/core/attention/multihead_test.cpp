@@ -4,10 +4,10 @@
 #include <cstring>
 #include <limits>
 
-#include "attn/util/error.hpp"
-#include "attn/attention/multihead.hpp"
-#include "attn/util/random.hpp"
 #include "../test_util.hpp"
+#include "attn/attention/multihead.hpp"
+#include "attn/util/error.hpp"
+#include "attn/util/random.hpp"
 
 namespace {
 

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <limits>
 
-#include "attn/util/error.hpp"
-#include "attn/attention/score.hpp"
 #include "../test_util.hpp"
+#include "attn/attention/score.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

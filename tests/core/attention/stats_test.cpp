@@ -4,8 +4,8 @@
 #include <cmath>
 #include <limits>
 
-#include "attn/util/error.hpp"
 #include "attn/attention/stats.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

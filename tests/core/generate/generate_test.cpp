@@ -14,14 +14,14 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "attn/util/error.hpp"
+#include "../io_test_util.hpp"
+#include "../test_util.hpp"
 #include "attn/generate/generate.hpp"
 #include "attn/io/session/session.hpp"
 #include "attn/models/families.hpp"
 #include "attn/scene/model_scene.hpp"
 #include "attn/scene/spec_edit.hpp"
-#include "../io_test_util.hpp"
-#include "../test_util.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <limits>
 
-#include "attn/util/error.hpp"
 #include "attn/generate/sampling.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

@@ -13,15 +13,15 @@
 #include <string>
 #include <vector>
 
-#include "attn/util/error.hpp"
-#include "attn/models/gpt2/model.hpp"
+#include "../io_test_util.hpp"
 #include "attn/interventions/attribution.hpp"
 #include "attn/interventions/capture.hpp"
 #include "attn/interventions/induction.hpp"
 #include "attn/interventions/lens.hpp"
 #include "attn/interventions/patching.hpp"
 #include "attn/io/session/session.hpp"
-#include "../io_test_util.hpp"
+#include "attn/models/gpt2/model.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

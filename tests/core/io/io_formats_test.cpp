@@ -9,11 +9,11 @@
 #include <map>
 #include <sstream>
 
-#include "attn/util/error.hpp"
+#include "../io_test_util.hpp"
 #include "attn/io/formats.hpp"
 #include "attn/io/numpy/npy.hpp"
 #include "attn/io/numpy/numpy_attention.hpp"
-#include "../io_test_util.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

@@ -1,10 +1,10 @@
 // A file's own weights tell whether its raw scores need the causal mask (GPT-2: yes).
 #include <gtest/gtest.h>
 
-#include "attn/util/error.hpp"
+#include "../io_test_util.hpp"
 #include "attn/io/infer_mask.hpp"
 #include "attn/io/load.hpp"
-#include "../io_test_util.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

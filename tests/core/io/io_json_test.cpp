@@ -2,10 +2,10 @@
 // real DistilBERT and GPT-2 payloads.
 #include <gtest/gtest.h>
 
-#include "attn/util/error.hpp"
+#include "../io_test_util.hpp"
 #include "attn/io/json/attention_json.hpp"
 #include "attn/io/load.hpp"
-#include "../io_test_util.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "attn/util/error.hpp"
-#include "attn/io/load.hpp"
-#include "attn/scene/scene.hpp"
 #include "../io_test_util.hpp"
 #include "../loaded_sources_util.hpp"
 #include "../reference_writers.hpp"
+#include "attn/io/load.hpp"
+#include "attn/scene/scene.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

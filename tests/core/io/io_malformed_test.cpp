@@ -4,10 +4,10 @@
 
 #include <fstream>
 
-#include "attn/util/error.hpp"
-#include "attn/io/load.hpp"
-#include "attn/io/json/tokens.hpp"
 #include "../io_test_util.hpp"
+#include "attn/io/json/tokens.hpp"
+#include "attn/io/load.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

@@ -5,10 +5,10 @@
 #include <cmath>
 #include <limits>
 
-#include "attn/util/error.hpp"
+#include "../io_test_util.hpp"
 #include "attn/io/numpy/npy.hpp"
 #include "attn/io/numpy/numpy_attention.hpp"
-#include "../io_test_util.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

@@ -4,11 +4,11 @@
 
 #include <cmath>
 
-#include "attn/util/error.hpp"
+#include "../io_test_util.hpp"
 #include "attn/io/load.hpp"
 #include "attn/io/numpy/npy.hpp"
 #include "attn/io/numpy/numpy_attention.hpp"
-#include "../io_test_util.hpp"
+#include "attn/util/error.hpp"
 
 using namespace attn;
 

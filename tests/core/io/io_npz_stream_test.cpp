@@ -8,12 +8,12 @@
 #include <iterator>
 #include <limits>
 
-#include "attn/util/error.hpp"
-#include "attn/io/numpy/npy.hpp"
-#include "attn/io/numpy/numpy_attention.hpp"
-#include "attn/util/random.hpp"
 #include "../io_test_util.hpp"
 #include "../reference_writers.hpp"
+#include "attn/io/numpy/npy.hpp"
+#include "attn/io/numpy/numpy_attention.hpp"
+#include "attn/util/error.hpp"
+#include "attn/util/random.hpp"
 
 namespace {
 

@@ -4,11 +4,11 @@
 
 #include <cmath>
 
+#include "../io_test_util.hpp"
 #include "attn/attention/attention.hpp"
-#include "attn/util/error.hpp"
 #include "attn/io/load.hpp"
 #include "attn/io/numpy/numpy_attention.hpp"
-#include "../io_test_util.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

@@ -3,12 +3,12 @@
 
 #include <cmath>
 
-#include "attn/util/error.hpp"
+#include "../io_test_util.hpp"
+#include "attn/analysis/view_math.hpp"
 #include "attn/io/load.hpp"
 #include "attn/io/numpy/npy.hpp"
 #include "attn/io/numpy/numpy_attention.hpp"
-#include "attn/analysis/view_math.hpp"
-#include "../io_test_util.hpp"
+#include "attn/util/error.hpp"
 
 using namespace attn;
 

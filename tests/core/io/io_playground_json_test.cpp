@@ -3,8 +3,8 @@
 
 #include <limits>
 
-#include "attn/util/error.hpp"
 #include "attn/io/json/playground_json.hpp"
+#include "attn/util/error.hpp"
 
 namespace attn {
 namespace {

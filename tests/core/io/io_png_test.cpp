@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "attn/util/error.hpp"
 #include "attn/io/output/png_write.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

@@ -7,12 +7,12 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "attn/util/error.hpp"
+#include "../io_test_util.hpp"
+#include "../reference_writers.hpp"
 #include "attn/io/numpy/npy.hpp"
 #include "attn/io/numpy/numpy_attention.hpp"
 #include "attn/io/output/result_writer.hpp"
-#include "../io_test_util.hpp"
-#include "../reference_writers.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

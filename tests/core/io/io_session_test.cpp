@@ -6,11 +6,11 @@
 #include <fstream>
 #include <iterator>
 
-#include "attn/util/error.hpp"
+#include "../io_test_util.hpp"
 #include "attn/io/load.hpp"
 #include "attn/io/session/session.hpp"
+#include "attn/util/error.hpp"
 #include "attn/util/random.hpp"
-#include "../io_test_util.hpp"
 
 namespace {
 

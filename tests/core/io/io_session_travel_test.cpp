@@ -5,9 +5,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "attn/util/error.hpp"
 #include "attn/io/json/attention_json.hpp"
 #include "attn/io/session/session.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

@@ -1,10 +1,10 @@
 // Tests of token files (.txt) and explicit embeddings (.npy / .csv).
 #include <gtest/gtest.h>
 
-#include "attn/util/error.hpp"
-#include "attn/io/load.hpp"
-#include "attn/io/json/tokens.hpp"
 #include "../io_test_util.hpp"
+#include "attn/io/json/tokens.hpp"
+#include "attn/io/load.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

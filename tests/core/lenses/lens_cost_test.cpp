@@ -1,8 +1,8 @@
 // Tests of the "cost" lens: FLOPs and KV-cache bytes against hand counts.
 #include <gtest/gtest.h>
 
-#include "attn/util/error.hpp"
 #include "attn/lenses/cost.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

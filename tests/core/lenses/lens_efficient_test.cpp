@@ -2,12 +2,12 @@
 #include <gtest/gtest.h>
 
 #include "attn/attention/attention.hpp"
-#include "attn/util/error.hpp"
 #include "attn/lenses/common.hpp"
 #include "attn/lenses/favor.hpp"
 #include "attn/lenses/reference.hpp"
 #include "attn/lenses/sparse.hpp"
 #include "attn/lenses/tiled.hpp"
+#include "attn/util/error.hpp"
 #include "attn/util/random.hpp"
 
 namespace {

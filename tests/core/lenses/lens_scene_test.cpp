@@ -3,10 +3,10 @@
 
 #include <cmath>
 
-#include "attn/util/error.hpp"
 #include "attn/lenses/alignment.hpp"
 #include "attn/lenses/entropy.hpp"
 #include "attn/models/model.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

@@ -14,13 +14,13 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "attn/models/bert/model.hpp"
-#include "attn/util/error.hpp"
-#include "attn/io/session/session.hpp"
-#include "attn/models/families.hpp"
-#include "attn/scene/model_scene.hpp"
-#include "attn/models/hf_cache.hpp"
 #include "../test_util.hpp"
+#include "attn/io/session/session.hpp"
+#include "attn/models/bert/model.hpp"
+#include "attn/models/families.hpp"
+#include "attn/models/hf_cache.hpp"
+#include "attn/scene/model_scene.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

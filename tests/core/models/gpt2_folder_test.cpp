@@ -9,11 +9,11 @@
 #include <filesystem>
 #include <string>
 
-#include "attn/util/error.hpp"
-#include "attn/models/gpt2/model.hpp"
-#include "attn/scene/model_scene.hpp"
-#include "attn/models/hf_cache.hpp"
 #include "../io_test_util.hpp"
+#include "attn/models/gpt2/model.hpp"
+#include "attn/models/hf_cache.hpp"
+#include "attn/scene/model_scene.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

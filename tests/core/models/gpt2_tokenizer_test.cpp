@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "attn/util/error.hpp"
 #include "attn/models/gpt2/bpe_tokenizer.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

@@ -9,10 +9,10 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "attn/util/error.hpp"
-#include "attn/models/llama/model.hpp"
-#include "attn/util/memory_budget.hpp"
 #include "../io_test_util.hpp"
+#include "attn/models/llama/model.hpp"
+#include "attn/util/error.hpp"
+#include "attn/util/memory_budget.hpp"
 
 namespace {
 

@@ -10,11 +10,11 @@
 #include <memory>
 #include <string>
 
-#include "attn/util/error.hpp"
+#include "../io_test_util.hpp"
 #include "attn/io/session/session.hpp"
 #include "attn/models/families.hpp"
 #include "attn/models/model_identity.hpp"
-#include "../io_test_util.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

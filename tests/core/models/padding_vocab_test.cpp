@@ -10,13 +10,13 @@
 #include <cstdlib>
 #include <string>
 
-#include "attn/util/error.hpp"
+#include "../io_test_util.hpp"
 #include "attn/generate/generate.hpp"
 #include "attn/interventions/lens.hpp"
 #include "attn/models/families.hpp"
-#include "attn/scene/model_scene.hpp"
 #include "attn/models/vocabulary.hpp"
-#include "../io_test_util.hpp"
+#include "attn/scene/model_scene.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <random>
 
-#include "attn/util/error.hpp"
 #include "attn/playground/geometry.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

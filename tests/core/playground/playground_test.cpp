@@ -4,9 +4,9 @@
 #include <cmath>
 #include <random>
 
-#include "attn/util/error.hpp"
 #include "attn/attention/kernel.hpp"
 #include "attn/playground/playground.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

@@ -3,9 +3,9 @@
 
 #include <cmath>
 
+#include "../test_util.hpp"
 #include "attn/scene/embedding.hpp"
 #include "attn/util/error.hpp"
-#include "../test_util.hpp"
 
 namespace {
 

@@ -12,14 +12,14 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "attn/util/error.hpp"
-#include "attn/models/gpt2/model.hpp"
+#include "../test_util.hpp"
 #include "attn/io/session/session.hpp"
+#include "attn/models/gpt2/model.hpp"
+#include "attn/models/hf_cache.hpp"
 #include "attn/scene/model_scene.hpp"
 #include "attn/scene/scene_controls.hpp"
 #include "attn/scene/scene_layers.hpp"
-#include "attn/models/hf_cache.hpp"
-#include "../test_util.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

@@ -6,13 +6,13 @@
 #include <memory>
 #include <vector>
 
-#include "attn/util/error.hpp"
-#include "attn/io/numpy/numpy_attention.hpp"
-#include "attn/io/session/session.hpp"
-#include "attn/util/random.hpp"
-#include "attn/scene/scene.hpp"
 #include "../io_test_util.hpp"
 #include "../loaded_rows_util.hpp"
+#include "attn/io/numpy/numpy_attention.hpp"
+#include "attn/io/session/session.hpp"
+#include "attn/scene/scene.hpp"
+#include "attn/util/error.hpp"
+#include "attn/util/random.hpp"
 
 namespace {
 

@@ -12,14 +12,14 @@
 #include <string>
 #include <vector>
 
-#include "attn/util/error.hpp"
-#include "attn/io/load.hpp"
-#include "attn/io/numpy/numpy_attention.hpp"
-#include "attn/scene/scene.hpp"
 #include "../io_test_util.hpp"
 #include "../loaded_rows_util.hpp"
 #include "../loaded_sources_util.hpp"
 #include "../reference_writers.hpp"
+#include "attn/io/load.hpp"
+#include "attn/io/numpy/numpy_attention.hpp"
+#include "attn/scene/scene.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

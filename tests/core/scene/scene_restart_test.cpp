@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "attn/util/random.hpp"
 #include "attn/scene/scene.hpp"
+#include "attn/util/random.hpp"
 #include "attn/util/stage_counters.hpp"
 
 namespace {

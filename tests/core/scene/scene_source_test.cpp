@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "attn/util/error.hpp"
+#include "../io_test_util.hpp"
 #include "attn/io/session/session.hpp"
 #include "attn/models/model.hpp"
 #include "attn/scene/scene.hpp"
-#include "../io_test_util.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <tuple>
 
-#include "attn/util/error.hpp"
 #include "attn/attention/mask.hpp"
 #include "attn/scene/scene.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "attn/util/error.hpp"
-#include "attn/util/progress.hpp"
 #include "../float_reference.hpp"
 #include "../scene_streamed_util.hpp"
+#include "attn/util/error.hpp"
+#include "attn/util/progress.hpp"
 
 namespace {
 

@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "attn/attention/aggregate.hpp"
-#include "attn/util/error.hpp"
-#include "attn/util/random.hpp"
-#include "attn/scene/scene.hpp"
 #include "../float_reference.hpp"
 #include "../scene_streamed_util.hpp"
 #include "../test_util.hpp"
+#include "attn/attention/aggregate.hpp"
+#include "attn/scene/scene.hpp"
+#include "attn/util/error.hpp"
+#include "attn/util/random.hpp"
 
 namespace {
 

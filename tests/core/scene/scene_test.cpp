@@ -4,11 +4,11 @@
 #include <cstring>
 #include <limits>
 
+#include "../test_util.hpp"
+#include "attn/attention/softmax.hpp"
+#include "attn/scene/scene.hpp"
 #include "attn/util/error.hpp"
 #include "attn/util/random.hpp"
-#include "attn/scene/scene.hpp"
-#include "attn/attention/softmax.hpp"
-#include "../test_util.hpp"
 
 namespace {
 

@@ -11,14 +11,14 @@
 #include <limits>
 #include <vector>
 
-#include "attn/simd/dot_kernel.hpp"
-#include "attn/util/error.hpp"
-#include "attn/util/random.hpp"
-#include "attn/scene/scene.hpp"
-#include "attn/simd/softmax_kernel.hpp"
 #include "../float_reference.hpp"
 #include "../scene_streamed_util.hpp"
 #include "../simd_test_util.hpp"
+#include "attn/scene/scene.hpp"
+#include "attn/simd/dot_kernel.hpp"
+#include "attn/simd/softmax_kernel.hpp"
+#include "attn/util/error.hpp"
+#include "attn/util/random.hpp"
 
 namespace {
 

@@ -7,9 +7,9 @@
 
 #include <cstdint>
 
+#include "../simd_test_util.hpp"
 #include "attn/simd/dot_kernel.hpp"
 #include "attn/simd/softmax_kernel.hpp"
-#include "../simd_test_util.hpp"
 
 #if defined(__x86_64__)
 #include <cpuid.h>

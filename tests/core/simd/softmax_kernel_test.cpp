@@ -9,13 +9,13 @@
 #include <limits>
 #include <vector>
 
-#include "attn/attention/attention.hpp"
-#include "attn/util/error.hpp"
-#include "attn/util/random.hpp"
-#include "attn/attention/softmax.hpp"
-#include "attn/simd/softmax_kernel.hpp"
 #include "../simd_test_util.hpp"
 #include "../test_util.hpp"
+#include "attn/attention/attention.hpp"
+#include "attn/attention/softmax.hpp"
+#include "attn/simd/softmax_kernel.hpp"
+#include "attn/util/error.hpp"
+#include "attn/util/random.hpp"
 
 namespace {
 

@@ -9,9 +9,9 @@
 #include <limits>
 #include <vector>
 
-#include "attn/util/random.hpp"
-#include "attn/simd/softmax_kernel.hpp"
 #include "../simd_test_util.hpp"
+#include "attn/simd/softmax_kernel.hpp"
+#include "attn/util/random.hpp"
 
 namespace {
 

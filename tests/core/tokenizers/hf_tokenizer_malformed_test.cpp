@@ -5,8 +5,8 @@
 
 #include <fstream>
 
-#include "attn/util/error.hpp"
 #include "attn/tokenizers/hf_tokenizer.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

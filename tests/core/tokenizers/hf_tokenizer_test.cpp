@@ -1,8 +1,8 @@
 // tokenizer.json tokenizers on tiny files written here, with ids worked out by hand.
 #include <gtest/gtest.h>
 
-#include "attn/util/error.hpp"
 #include "attn/tokenizers/hf_tokenizer.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 

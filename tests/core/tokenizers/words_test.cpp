@@ -4,10 +4,10 @@
 
 #include <gtest/gtest.h>
 
-#include "attn/util/error.hpp"
+#include "../io_test_util.hpp"
 #include "attn/io/load.hpp"
 #include "attn/scene/scene.hpp"
-#include "../io_test_util.hpp"
+#include "attn/util/error.hpp"
 
 using namespace attn;
 using Strings = std::vector<std::string>;

@@ -3,10 +3,10 @@
 
 #include <string>
 
+#include "../test_util.hpp"
+#include "attn/scene/scene.hpp"
 #include "attn/util/error.hpp"
 #include "attn/util/memory_budget.hpp"
-#include "attn/scene/scene.hpp"
-#include "../test_util.hpp"
 
 namespace {
 

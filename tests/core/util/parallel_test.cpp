@@ -1,5 +1,5 @@
-// Core's fork-join helper (core/src/util/parallel.hpp, internal): every task runs once, and the caller's
-// last report counts every task, also when another thread finishes last. GPL-3.0-or-later.
+// Core's fork-join helper (core/src/util/parallel.hpp, internal): every task runs once, and the
+// caller's last report counts every task, also when another thread finishes last. GPL-3.0-or-later.
 #include <gtest/gtest.h>
 
 #include <chrono>

@@ -8,10 +8,10 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "../io_test_util.hpp"
 #include "attn/util/error.hpp"
 #include "attn/weights/safetensors.hpp"
 #include "attn/weights/weights.hpp"
-#include "../io_test_util.hpp"
 
 namespace {
 

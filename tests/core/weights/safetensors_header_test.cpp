@@ -5,10 +5,10 @@
 
 #include <cstring>
 
-#include "attn/util/error.hpp"
-#include "attn/weights/safetensors.hpp"
 #include "../io_test_util.hpp"
 #include "../many_tensors.hpp"
+#include "attn/util/error.hpp"
+#include "attn/weights/safetensors.hpp"
 
 namespace {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "attn/util/progress.hpp"
 #include "attn/scene/scene.hpp"
+#include "attn/util/progress.hpp"
 #include "attn/util/types.hpp"
 
 namespace attn {

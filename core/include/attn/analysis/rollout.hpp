@@ -3,8 +3,8 @@
 
 #include <vector>
 
-#include "attn/util/progress.hpp"
 #include "attn/scene/scene.hpp"
+#include "attn/util/progress.hpp"
 #include "attn/util/types.hpp"
 
 namespace attn {

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "attn/scene/scene.hpp"
-#include "attn/util/types.hpp"
 #include "attn/tokenizers/words.hpp"
+#include "attn/util/types.hpp"
 
 namespace attn {
 

@@ -7,8 +7,8 @@
 
 #include "attn/attention/aggregate.hpp"
 #include "attn/attention/mask.hpp"
-#include "attn/util/progress.hpp"
 #include "attn/attention/score.hpp"
+#include "attn/util/progress.hpp"
 #include "attn/util/types.hpp"
 
 namespace attn {

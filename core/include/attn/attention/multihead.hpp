@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "attn/attention/attention.hpp"
-#include "attn/util/progress.hpp"
 #include "attn/attention/stats.hpp"
+#include "attn/util/progress.hpp"
 #include "attn/util/types.hpp"
 
 namespace attn {

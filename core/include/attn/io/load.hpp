@@ -4,10 +4,10 @@
 #include <string>
 #include <variant>
 
-#include "attn/io/session/session.hpp"
 #include "attn/io/json/tokens.hpp"
-#include "attn/util/progress.hpp"
+#include "attn/io/session/session.hpp"
 #include "attn/scene/scene.hpp"
+#include "attn/util/progress.hpp"
 
 namespace attn::io {
 

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "attn/util/progress.hpp"
 #include "attn/scene/scene.hpp"
+#include "attn/util/progress.hpp"
 #include "attn/util/types.hpp"
 
 namespace attn::lenses {

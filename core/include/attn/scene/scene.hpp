@@ -10,12 +10,12 @@
 
 #include "attn/attention/aggregate.hpp"
 #include "attn/attention/attention.hpp"
-#include "attn/scene/embedding.hpp"
-#include "attn/models/hooks.hpp"
 #include "attn/attention/multihead.hpp"
-#include "attn/util/progress.hpp"
 #include "attn/attention/stats.hpp"
+#include "attn/models/hooks.hpp"
+#include "attn/scene/embedding.hpp"
 #include "attn/tokenizers/words.hpp"
+#include "attn/util/progress.hpp"
 
 namespace attn {
 

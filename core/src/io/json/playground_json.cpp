@@ -4,8 +4,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "attn/util/error.hpp"
 #include "attn/attention/score.hpp"
+#include "attn/util/error.hpp"
 
 namespace attn::io {
 namespace {

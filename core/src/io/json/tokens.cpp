@@ -4,8 +4,8 @@
 #include <charconv>
 #include <cmath>
 
-#include "attn/io/numpy/npy.hpp"
 #include "../../files/io_util.hpp"
+#include "attn/io/numpy/npy.hpp"
 
 namespace attn::io {
 

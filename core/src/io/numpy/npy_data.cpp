@@ -6,9 +6,9 @@
 #include <cstring>
 #include <limits>
 
+#include "../../files/io_util.hpp"
 #include "../../util/half.hpp"
 #include "attn/io/numpy/npy.hpp"
-#include "../../files/io_util.hpp"
 
 namespace attn::io {
 

@@ -6,8 +6,8 @@
 #include <cstring>
 #include <optional>
 
-#include "attn/io/numpy/npy.hpp"
 #include "../../files/io_util.hpp"
+#include "attn/io/numpy/npy.hpp"
 
 namespace attn::io {
 

@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
-#include "attn/io/numpy/numpy_attention.hpp"
 #include "../../files/io_util.hpp"
+#include "attn/io/numpy/numpy_attention.hpp"
 
 namespace attn::io {
 

@@ -10,8 +10,8 @@
 
 #include "attn/files/mapped_file.hpp"
 #include "attn/io/numpy/npy.hpp"
-#include "attn/util/progress.hpp"
 #include "attn/scene/scene.hpp"
+#include "attn/util/progress.hpp"
 
 namespace attn::io::detail {
 

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "../../files/io_util.hpp"
-#include "npy_rows.hpp"
 #include "../../files/temp_file.hpp"
+#include "npy_rows.hpp"
 
 namespace attn::io::detail {
 

@@ -1,9 +1,9 @@
 // AttnScope core — .npy writers (float32 C order, unicode strings). GPL-3.0-or-later.
 #include <cstring>
 
-#include "attn/util/error.hpp"
-#include "attn/io/numpy/npy.hpp"
 #include "../../files/io_util.hpp"
+#include "attn/io/numpy/npy.hpp"
+#include "attn/util/error.hpp"
 
 namespace attn::io {
 

@@ -6,10 +6,10 @@
 #include <set>
 #include <utility>
 
+#include "../../files/io_util.hpp"
 #include "attn/files/mapped_file.hpp"
 #include "attn/io/numpy/numpy_attention.hpp"
 #include "attn/util/memory_budget.hpp"
-#include "../../files/io_util.hpp"
 #include "npz_members.hpp"
 
 namespace attn::io {

@@ -3,9 +3,9 @@
 #include <array>
 #include <vector>
 
-#include "npz_members.hpp"
 #include "../../files/temp_file.hpp"
 #include "../zip/zip_entry.hpp"
+#include "npz_members.hpp"
 
 namespace attn::io::detail {
 

@@ -1,8 +1,8 @@
 // AttnScope core — .npz members through libzip (see npz_members.hpp). GPL-3.0-or-later.
 #include "npz_members.hpp"
 
-#include "attn/util/memory_budget.hpp"
 #include "../zip/zip_entry.hpp"
+#include "attn/util/memory_budget.hpp"
 
 namespace attn::io::detail {
 

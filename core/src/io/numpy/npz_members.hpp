@@ -17,9 +17,9 @@
 #include <utility>
 #include <vector>
 
+#include "../../files/io_util.hpp"
 #include "attn/files/mapped_file.hpp"
 #include "attn/io/numpy/numpy_attention.hpp"
-#include "../../files/io_util.hpp"
 #include "npy_rows.hpp"
 
 namespace attn::io::detail {

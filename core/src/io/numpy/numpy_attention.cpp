@@ -3,9 +3,9 @@
 #include <cmath>
 #include <utility>
 
+#include "../../files/io_util.hpp"
 #include "attn/io/numpy/numpy_attention.hpp"
 #include "attn/util/memory_budget.hpp"
-#include "../../files/io_util.hpp"
 
 namespace attn::io {
 

@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "attn/scene/scene.hpp"
 #include "../session/session_json.hpp"
+#include "attn/scene/scene.hpp"
 
 namespace attn::io::detail {
 

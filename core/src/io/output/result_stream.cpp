@@ -4,11 +4,11 @@
 #include <cstdio>
 #include <cstring>
 
-#include "attn/util/error.hpp"
-#include "attn/io/numpy/npy.hpp"
-#include "attn/files/output_file.hpp"
-#include "attn/io/output/result_writer.hpp"
 #include "../../files/io_util.hpp"
+#include "attn/files/output_file.hpp"
+#include "attn/io/numpy/npy.hpp"
+#include "attn/io/output/result_writer.hpp"
+#include "attn/util/error.hpp"
 #include "result_layout.hpp"
 
 namespace attn::io {

@@ -6,10 +6,10 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "attn/util/error.hpp"
 #include "../../files/io_util.hpp"
-#include "result_layout.hpp"
 #include "../session/session_json.hpp"
+#include "attn/util/error.hpp"
+#include "result_layout.hpp"
 
 // The output's layout, shared by ResultStream's .npz and .json sinks (result_stream.cpp). The
 // whole-in-memory reference the stream is checked against lives in tests/core.

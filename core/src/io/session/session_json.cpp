@@ -6,9 +6,9 @@
 #include <cstdlib>
 #include <limits>
 
-#include "attn/util/error.hpp"
 #include "../../files/io_util.hpp"
 #include "../json/json_util.hpp"
+#include "attn/util/error.hpp"
 
 namespace attn::io::detail {
 

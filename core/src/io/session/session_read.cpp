@@ -3,13 +3,13 @@
 #include <limits>
 #include <memory>
 
-#include "attn/util/error.hpp"
-#include "attn/io/session/session.hpp"
-#include "attn/attention/mask.hpp"
-#include "attn/util/memory_budget.hpp"
-#include "attn/attention/score.hpp"
 #include "../../files/io_util.hpp"
 #include "../json/json_util.hpp"
+#include "attn/attention/mask.hpp"
+#include "attn/attention/score.hpp"
+#include "attn/io/session/session.hpp"
+#include "attn/util/error.hpp"
+#include "attn/util/memory_budget.hpp"
 #include "session_json.hpp"
 
 namespace attn::io {

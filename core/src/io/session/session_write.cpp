@@ -1,13 +1,13 @@
 // AttnScope core — writing session files. GPL-3.0-or-later.
 #include "attn/io/session/session.hpp"
 
-#include "attn/util/error.hpp"
-#include "attn/attention/mask.hpp"
-#include "attn/models/model.hpp"
-#include "attn/models/model_identity.hpp"
-#include "attn/attention/score.hpp"
 #include "../../files/io_util.hpp"
 #include "../json/json_util.hpp"
+#include "attn/attention/mask.hpp"
+#include "attn/attention/score.hpp"
+#include "attn/models/model.hpp"
+#include "attn/models/model_identity.hpp"
+#include "attn/util/error.hpp"
 #include "session_json.hpp"
 
 namespace attn::io {

@@ -9,8 +9,8 @@
 #include <ctime>
 #include <utility>
 
-#include "attn/util/error.hpp"
 #include "../../files/io_util.hpp"
+#include "attn/util/error.hpp"
 #include "zip_format.hpp"
 
 namespace attn::io {

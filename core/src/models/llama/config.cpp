@@ -4,8 +4,8 @@
 #include <numbers>
 
 #include "../../files/io_util.hpp"
-#include "attn/util/error.hpp"
 #include "attn/models/llama/model.hpp"
+#include "attn/util/error.hpp"
 
 namespace attn::llama {
 

@@ -15,8 +15,8 @@
 #include <string>
 #include <string_view>
 
-#include "attn/util/progress.hpp"
 #include "attn/scene/scene.hpp"
+#include "attn/util/progress.hpp"
 
 namespace attn::io {
 

@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "attn/io/numpy/npy.hpp"
-#include "attn/util/progress.hpp"
 #include "attn/scene/scene.hpp"
+#include "attn/util/progress.hpp"
 
 namespace attn::io {
 
