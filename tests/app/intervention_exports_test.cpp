@@ -222,7 +222,8 @@ class InterventionExportsTest : public QObject {
                  qobject_cast<QProgressBar*>(w) || qobject_cast<QAbstractItemView*>(w) ||
                  qobject_cast<QLabel*>(w)))
                 watch.watch(w);
-        const QString base = out_.filePath(page.toLower().replace(QLatin1Char(' '), '-'));
+        const QString base =
+            out_.filePath(page.toLower().replace(QLatin1Char(' '), QLatin1Char('-')));
 
         const Exported png = exportThroughMenu(*w_, base + QStringLiteral(".png"), &watch);
         QCOMPARE(png.refused, QString());
@@ -243,7 +244,7 @@ class InterventionExportsTest : public QObject {
         for (const QRegularExpressionMatch& m : texts.globalMatch(xml))
             text += m.captured(1) + QLatin1Char('|');
         for (const QString& axis : axes)
-            QVERIFY2(text.contains(axis), qPrintable(axis + " not in " + text));
+            QVERIFY2(text.contains(axis), qPrintable(axis + QStringLiteral(" not in ") + text));
         // Buttons and labels draw their mnemonic letter apart ("R" + "un patching").
         for (const char* ui : {"Hover", "Clean:", "orrupted:", "nswer:", "rong:", "un patching",
                                "Sto", "Token:", "or type a token", "text or id"})

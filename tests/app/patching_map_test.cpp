@@ -108,7 +108,8 @@ class PatchingMapTest : public QObject {
              {QStringLiteral("“the cat sat”"), QStringLiteral("“the dog sat”"),
               QStringLiteral("(42)"), QStringLiteral("(114)"),
               QString::number(r.clean_diff, 'f', 4), QString::number(r.corrupt_diff, 'f', 4)})
-            QVERIFY2(caption->text().contains(part), qPrintable(part + " | " + caption->text()));
+            QVERIFY2(caption->text().contains(part),
+                     qPrintable(part + QStringLiteral(" | ") + caption->text()));
         // Answers the prompts separate well: no warning.
         QCOMPARE(test_support::runPatching(tab_, QStringLiteral("the dog sat"),
                                            QStringLiteral("97"), QStringLiteral("116")),
@@ -130,7 +131,7 @@ class PatchingMapTest : public QObject {
         const int right = natural - (map->cellCentre(0, cols - 1).x() +
                                      (map->cellCentre(0, 1).x() - map->cellCentre(0, 0).x()) / 2);
         const auto widthFor = [&](int cell) { return left + cols * cell + right; };
-        std::vector<int> all(std::size_t(cols));
+        std::vector<int> all(static_cast<std::size_t>(cols));
         std::iota(all.begin(), all.end(), 0);
         QCOMPARE(labelled(map, natural), all);
         // Too narrow for "he" side by side, wide enough for a line upright: still every one.
@@ -159,7 +160,7 @@ class PatchingMapTest : public QObject {
         QTRY_VERIFY(QToolTip::isVisible());
         const double v = double(view->result().heads(2, 1));
         QVERIFY2(QToolTip::text().contains(QString::number(v, 'f', 4)),
-                 qPrintable(QString::number(v, 'f', 4) + " | " + QToolTip::text()));
+                 qPrintable(QString::number(v, 'f', 4) + QStringLiteral(" | ") + QToolTip::text()));
         QToolTip::hideText();
     }
 
