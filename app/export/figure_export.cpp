@@ -262,7 +262,7 @@ QString exportFigure(QWidget* view, const QString& path, const Options& options)
     const QSize around = view->size() - figure->size();
     // A title grows the figure by its band above the view, which keeps the asked size: laid out
     // in less, a view at its minimum height ran its colour bar and labels off the page.
-    SizeOverride sized(view, options.size + (figure == view ? QSize() : around));
+    SizeOverride sized(view, options.size + (figure == view ? QSize(0, 0) : around));
     Options titled = options;
     titled.size.rheight() += titleBandHeight(options.title, figure->font());
     hidden.hideSelection(options.selection);
