@@ -66,7 +66,7 @@ AttributionView::AttributionView(Scene* scene, QWidget* parent)
     parts->addWidget(map_, 0, 0);
     parts->addWidget(bars_, 0, 1);
     parts->addWidget(sum_, 1, 0, 1, 2);
-    parts->setColumnStretch(0, 3);
+    parts->setColumnStretch(0, 2);
     parts->setColumnStretch(1, 1);
     auto* picker = new QVBoxLayout;
     picker->addWidget(new QLabel(tr("Token:")));
