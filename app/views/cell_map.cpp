@@ -99,10 +99,18 @@ int CellMap::cellLeft() const {
     return left;
 }
 
+int CellMap::titleHeight() const {
+    // Wrapped, never cut: a narrow figure keeps its whole title.
+    return QFontMetrics(font())
+        .boundingRect(QRect(0, 0, std::max(1, width() - 2 * kPad), 10000),
+                      Qt::AlignHCenter | Qt::TextWordWrap, title_)
+        .height();
+}
+
 QRectF CellMap::cellArea() const {
     const QFontMetrics fm(font());
     const int left = cellLeft();
-    const int top = (title_.isEmpty() ? 0 : fm.height() + kPad) + kPad;
+    const int top = (title_.isEmpty() ? 0 : titleHeight() + kPad) + kPad;
     const double w =
         std::max(1, width() - left - kPad) / double(std::max<attn::Index>(1, values_.cols()));
     // Column labels below the cells, the axis name under them, then the colour key.
@@ -148,7 +156,8 @@ void CellMap::paintEvent(QPaintEvent*) {
     p.setPen(palette().color(QPalette::Text));
     const QFontMetrics fm(font());
     if (!title_.isEmpty())
-        p.drawText(QRectF(0, kPad, width(), fm.height()), Qt::AlignHCenter, title_);
+        p.drawText(QRectF(kPad, kPad, width() - 2 * kPad, titleHeight()),
+                   Qt::AlignHCenter | Qt::TextWordWrap, title_);
     if (values_.size() == 0) return;
     const QRectF a = cellArea();
     const double w = a.width() / double(values_.cols()), h = a.height() / double(values_.rows());

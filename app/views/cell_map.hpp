@@ -83,6 +83,8 @@ class CellMap : public QWidget {
     ColumnLabels columnLabels(double w) const;
     /// The left edge of the cells (after the row labels and the axis name).
     int cellLeft() const;
+    /// The title's height, wrapped to the width.
+    int titleHeight() const;
     /// The cells' rectangle (labels, title and key around it).
     QRectF cellArea() const;
     void paintLabels(QPainter& p, const QRectF& a) const;
