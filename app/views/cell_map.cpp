@@ -70,14 +70,6 @@ double CellMap::range() const {
     return hi > 0 ? hi : 1.0;
 }
 
-int CellMap::clippedCount() const {
-    const double hi = range();
-    int n = 0;
-    for (attn::Index i = 0; i < values_.size(); ++i)
-        n += std::abs(double(values_.data()[i])) > hi ? 1 : 0;
-    return n;
-}
-
 void CellMap::setEmphasisedColumns(std::vector<int> columns) {
     emphasised_ = std::move(columns);
     updateGeometry();
@@ -167,7 +159,6 @@ void CellMap::paintEvent(QPaintEvent*) {
                             h >= fm.height();
     // Light lines between cells: a 0 cell (white) is still seen as a cell.
     const QPen grid(palette().color(QPalette::Midlight), 0);
-    const double hi = range();
     for (attn::Index r = 0; r < values_.rows(); ++r)
         for (attn::Index c = 0; c < values_.cols(); ++c) {
             const QRectF cell(a.left() + double(c) * w, a.top() + double(r) * h, w, h);
@@ -176,16 +167,6 @@ void CellMap::paintEvent(QPaintEvent*) {
             if (w >= 6 && h >= 6) {
                 p.setPen(grid);
                 p.drawRect(cell);
-            }
-            // Beyond the range: drawn at its end, a corner cut out says it is more.
-            if (std::abs(double(values_(r, c))) > hi) {
-                const double k = std::min({w, h, 10.0}) * 0.6;
-                const QPointF corner = cell.topRight();
-                const QPointF tri[] = {corner, corner - QPointF(k, 0), corner + QPointF(0, k)};
-                p.setPen(Qt::NoPen);
-                p.setBrush(inkOn(fill));
-                p.drawPolygon(tri, 3);
-                p.setBrush(Qt::NoBrush);
             }
             if (!withText && !withValues) continue;
             const QString t = withText ? texts_.value(int(r * values_.cols() + c))

@@ -15,8 +15,7 @@ class QPainter;
 /// and a colour key. Sequential (0 … max, light to dark) or diverging (blue − 0 white + red,
 /// symmetric about 0). Hover shows tipAt(row, column); a click emits cellClicked. Every column
 /// is labelled when the labels fit (turned upright when they do not fit side by side), else
-/// every k-th and always the emphasised ones; a value beyond a fixed range is drawn at the
-/// range's end with a mark in its cell, and the key says so.
+/// every k-th and always the emphasised ones.
 class CellMap : public QWidget {
     Q_OBJECT
   public:
@@ -39,8 +38,6 @@ class CellMap : public QWidget {
     void setEmphasisedColumns(std::vector<int> columns);
     /// The colour range's upper end (the lower is −range or 0).
     double range() const;
-    /// The number of cells beyond a fixed range (drawn at its end, marked).
-    int clippedCount() const;
     /// The columns whose labels are drawn at the current size, and whether upright.
     std::vector<int> labelledColumns() const;
     bool uprightLabels() const;

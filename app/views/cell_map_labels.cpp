@@ -105,20 +105,17 @@ void CellMap::paintLabels(QPainter& p, const QRectF& a) const {
 
 void CellMap::paintKey(QPainter& p, const QRectF& a, double y) const {
     const QFontMetrics fm(font());
-    // A gradient with its ends numbered, the marks asked for ticked, and clipping said.
+    // A gradient with its ends numbered and the marks asked for ticked.
     const QRectF key(a.left() + a.width() * 0.25, y + kPad, a.width() * 0.5, kKey - 4);
     const double lo = scale_ == Scale::Diverging ? -range() : 0.0, hi = range();
     for (int i = 0; i < int(key.width()); ++i)
         p.fillRect(QRectF(key.left() + i, key.top(), 1.5, key.height()),
                    colorOf(lo + (hi - lo) * i / std::max(1.0, key.width() - 1)));
     p.drawRect(key);
-    const int clipped = clippedCount();
-    const QString beyond = clipped > 0 ? QStringLiteral("◀ ") : QString();
-    p.drawText(QRectF(key.left() - 160 - kPad, key.top() - 3, 160, fm.height()), Qt::AlignRight,
-               (clipped > 0 && scale_ == Scale::Diverging ? beyond : QString()) + shortNumber(lo));
-    p.drawText(QRectF(key.right() + kPad, key.top() - 3, 160, fm.height()), Qt::AlignLeft,
-               shortNumber(hi) +
-                   (clipped > 0 ? tr(" ▶ %n cell(s) beyond, marked ◥", "", clipped) : QString()));
+    p.drawText(QRectF(key.left() - 80 - kPad, key.top() - 3, 80, fm.height()), Qt::AlignRight,
+               shortNumber(lo));
+    p.drawText(QRectF(key.right() + kPad, key.top() - 3, 80, fm.height()), Qt::AlignLeft,
+               shortNumber(hi));
     // Each mark ticked; numbered where its number does not run into the one before.
     double freeFrom = -1e9;
     for (double m : marks_) {
