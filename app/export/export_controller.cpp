@@ -16,6 +16,7 @@
 #include "attn/util/error.hpp"
 #include "export/export_dialog.hpp"
 #include "export/figure_export.hpp"
+#include "export/intervention_arrays.hpp"
 #include "export/layers_export.hpp"
 #include "export/numbers_export.hpp"
 #include "export/output_device.hpp"
@@ -53,6 +54,19 @@ QString ExportController::exportView(QWidget* view, const QString& path, const O
         !refused.isEmpty())
         return refused;
     if (isFigure(options.format)) return exportFigure(view, path, options);
+    // The Interventions tab's numbers are labelled arrays (.npz) or a long table (.csv); a
+    // single .npy cannot hold them with their labels.
+    if (attn::io::NpzMembers arrays; interventionArraysOfView(view, &arrays)) {
+        if (options.format == Format::Npy)
+            return tr("%1: the Interventions tab's numbers are several labelled arrays; export "
+                      "them as .npz (or .csv)")
+                .arg(QFileInfo(path).fileName());
+        if (options.format == Format::Npz) return writeInterventionArrays(view, path);
+    } else if (options.format == Format::Npz) {
+        return tr("%1: .npz holds the Interventions tab's numbers; this view's are written as "
+                  ".npy or .csv")
+            .arg(QFileInfo(path).fileName());
+    }
     try {
         // A lens or the playground: the numbers it plots, never the scene's weights.
         if (PlotNumbers plotted; plotNumbersOfView(view, &plotted))
@@ -109,9 +123,14 @@ void ExportController::exportCurrentView() {
     // The size at which nothing scrolls: every head or plot at its readable size.
     const QString ext =
         QSettings().value(settings_keys::kExportFormat, QStringLiteral("png")).toString();
-    ExportDialog dialog(tab, ScrollFrame::naturalSize(view),
+    // A view with a figure part (the interventions' maps) proposes the figure's size alone.
+    ExportDialog dialog(tab, ScrollFrame::naturalSize(figureOf(view)),
                         QDir(ExportDialog::startFolder()).filePath(base + QLatin1Char('.') + ext),
                         window_, figureTitle(view));
+    if (attn::io::NpzMembers arrays; interventionArraysOfView(view, &arrays))
+        dialog.setNumberFormats({Format::Npz, Format::Csv});
+    else
+        dialog.setNumberFormats({Format::Npy, Format::Csv});
     if (dialog.exec() != QDialog::Accepted || dialog.path().isEmpty()) return;
     const QString error = exportView(view, dialog.path(), dialog.options());
     if (!error.isEmpty()) {

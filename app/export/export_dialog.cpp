@@ -42,6 +42,7 @@ ExportDialog::ExportDialog(const QString& viewName, QSize viewSize, const QStrin
     format_->addItem(tr("PDF document"), int(Format::Pdf));
     format_->addItem(tr("Numbers: NumPy .npy"), int(Format::Npy));
     format_->addItem(tr("Numbers: CSV table"), int(Format::Csv));
+    format_->addItem(tr("Numbers: NumPy .npz (named arrays)"), int(Format::Npz));
     format_->setToolTip(
         tr("Follows the file's extension. Figures keep text and axes as vectors (SVG, PDF); "
            "the numbers are the attention weights the view shows"));
@@ -114,6 +115,19 @@ QString ExportDialog::startFolder() {
     return !pictures.isEmpty() && QFileInfo(pictures).isDir() ? pictures : QDir::homePath();
 }
 
+void ExportDialog::setNumberFormats(const QList<Format>& numbers) {
+    for (int i = format_->count() - 1; i >= 0; --i) {
+        const Format f = Format(format_->itemData(i).toInt());
+        if (!exporting::isFigure(f) && !numbers.contains(f)) format_->removeItem(i);
+    }
+    Format typed{};
+    if (!numbers.isEmpty() && exporting::formatFromPath(path_->text(), &typed) &&
+        !exporting::isFigure(typed) && !numbers.contains(typed)) {
+        format_->setCurrentIndex(format_->findData(int(numbers.front())));
+        onFormatChanged();
+    }
+}
+
 QString ExportDialog::path() const {
     return path_->text();
 }
@@ -139,7 +153,7 @@ void ExportDialog::rememberChoices() const {
 void ExportDialog::browse() {
     const QString path = QFileDialog::getSaveFileName(
         this, windowTitle(), path_->text(),
-        tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf);;NumPy (*.npy);;CSV (*.csv)"));
+        tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf);;NumPy (*.npy *.npz);;CSV (*.csv)"));
     if (path.isEmpty()) return;
     path_->setText(path);
     onPathEdited();

@@ -22,6 +22,10 @@ class ExportDialog : public QDialog {
     ExportDialog(const QString& viewName, QSize viewSize, const QString& startPath,
                  QWidget* parent = nullptr, const QString& title = QString());
 
+    /// Offers only NUMBERS among the numbers formats (e.g. .npz and .csv for the Interventions
+    /// tab); a proposed file of another numbers format takes the first of them.
+    void setNumberFormats(const QList<exporting::Format>& numbers);
+
     QString path() const;
     exporting::Options options() const;
     /// Remembers the folder, format and resolution for the next export (QSettings).

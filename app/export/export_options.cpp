@@ -7,7 +7,8 @@ namespace exporting {
 
 bool formatFromPath(const QString& path, Format* format) {
     const QString ext = QFileInfo(path).suffix().toLower();
-    for (Format f : {Format::Png, Format::Svg, Format::Pdf, Format::Npy, Format::Csv}) {
+    for (Format f :
+         {Format::Png, Format::Svg, Format::Pdf, Format::Npy, Format::Csv, Format::Npz}) {
         if (ext == extension(f)) {
             *format = f;
             return true;
@@ -28,6 +29,8 @@ QString extension(Format format) {
             return QStringLiteral("npy");
         case Format::Csv:
             return QStringLiteral("csv");
+        case Format::Npz:
+            return QStringLiteral("npz");
     }
     return {};
 }

@@ -6,8 +6,9 @@
 
 namespace exporting {
 
-/// Output formats: three figure formats and two for the numbers behind a view.
-enum class Format { Png, Svg, Pdf, Npy, Csv };
+/// Output formats: three figure formats and three for the numbers behind a view (.npz: the
+/// Interventions tab's named arrays).
+enum class Format { Png, Svg, Pdf, Npy, Csv, Npz };
 
 /// A figure's layout size is in logical pixels (1/96 inch); PNG gets size × dpi/96 device pixels
 /// and records the DPI, so a larger DPI gives a sharper image of the same layout, as in matplotlib.

@@ -186,7 +186,40 @@ class ScreenOnlyHidden {
     QList<QCPAbstractItem*> items_;
 };
 
+/// Hides, for the duration of an export, everything of VIEW beside the path down to its figure
+/// (the fields, buttons, progress and lists that make the figure), so that the layout gives the
+/// figure all of the view.
+class OthersHidden {
+  public:
+    OthersHidden(QWidget* view, QWidget* figure) {
+        for (QWidget* keep = figure; keep && keep != view; keep = keep->parentWidget())
+            for (QObject* o : keep->parentWidget()->children())
+                if (auto* w = qobject_cast<QWidget*>(o);
+                    w && w != keep && !w->isWindow() && !w->isHidden()) {
+                    w->setVisible(false);
+                    hidden_.push_back(w);
+                }
+        if (!hidden_.isEmpty()) settleLayout(view);
+    }
+    ~OthersHidden() {
+        for (const QPointer<QWidget>& w : hidden_)
+            if (w) w->setVisible(true);
+    }
+    OthersHidden(const OthersHidden&) = delete;
+    OthersHidden& operator=(const OthersHidden&) = delete;
+
+  private:
+    QList<QPointer<QWidget>> hidden_;
+};
+
 }  // namespace
+
+QWidget* figureOf(QWidget* view) {
+    if (!view) return view;
+    for (QWidget* w : view->findChildren<QWidget*>())
+        if (w->property(kFigureProperty).toBool()) return w;
+    return view;
+}
 
 int titleBandHeight(const QString& title, const QFont& font) {
     if (title.isEmpty()) return 0;
@@ -222,21 +255,27 @@ QString exportFigure(QWidget* view, const QString& path, const Options& options)
     if (options.dpi < 10 || options.dpi > 2400)
         return failure(path, tr("%1 dpi is outside 10…2400").arg(options.dpi));
     ScreenOnlyHidden hidden(view);
+    QWidget* figure = figureOf(view);
+    OthersHidden alone(view, figure);
+    // The view grows by what lies around its figure (its margins) so that the figure gets the
+    // size asked for.
+    const QSize around = view->size() - figure->size();
     // A title grows the figure by its band above the view, which keeps the asked size: laid out
     // in less, a view at its minimum height ran its colour bar and labels off the page.
-    SizeOverride sized(view, options.size);
+    SizeOverride sized(view, options.size + (figure == view ? QSize(0, 0) : around));
     Options titled = options;
-    titled.size.rheight() += titleBandHeight(options.title, view->font());
+    titled.size.rheight() += titleBandHeight(options.title, figure->font());
     hidden.hideSelection(options.selection);
     switch (options.format) {
         case Format::Png:
-            return writePng(view, path, titled);
+            return writePng(figure, path, titled);
         case Format::Svg:
-            return writeSvg(view, path, titled);
+            return writeSvg(figure, path, titled);
         case Format::Pdf:
-            return writePdf(view, path, titled);
+            return writePdf(figure, path, titled);
         case Format::Npy:
         case Format::Csv:
+        case Format::Npz:
             break;
     }
     return failure(path, tr("a view's figure is written as PNG, SVG or PDF"));

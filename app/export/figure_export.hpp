@@ -11,9 +11,13 @@ class QWidget;
 
 namespace exporting {
 
-/// Renders `view` at options.size (logical pixels) into `path` in options.format (PNG, SVG or
-/// PDF). The view is resized for the duration of the export and restored afterwards. Returns an
-/// empty string on success, else a sentence naming the file and the problem.
+/// The part of VIEW a figure shows: its descendant marked kFigureProperty, else VIEW.
+QWidget* figureOf(QWidget* view);
+
+/// Renders `view`'s figure (figureOf) at options.size (logical pixels) into `path` in
+/// options.format (PNG, SVG or PDF). The view is resized for the duration of the export and
+/// restored afterwards. Returns an empty string on success, else a sentence naming the file and the
+/// problem.
 QString exportFigure(QWidget* view, const QString& path, const Options& options);
 
 /// Height in logical pixels of the band a figure title takes (0 without a title).

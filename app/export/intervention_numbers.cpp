@@ -28,6 +28,34 @@ Series matrixSeries(const QString& plot, const QString& name, const attn::Matrix
     return s;
 }
 
+/// One row per token: x its position, y its id, x_label its text.
+void addTokens(const QString& plot, const QString& name, const std::vector<std::int32_t>& ids,
+               const QStringList& tokens, PlotNumbers* n) {
+    Series s;
+    s.plot = plot;
+    s.name = name;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        s.x.push_back(double(i));
+        s.y.push_back(double(ids[i]));
+        s.xLabels << tokens.value(int(i));
+    }
+    if (!s.x.empty()) n->series.push_back(std::move(s));
+}
+
+/// Named values (y at x = 0, 1, …, each labelled).
+void addValues(const QString& plot, const QString& name,
+               const std::vector<std::pair<QString, double>>& values, PlotNumbers* n) {
+    Series s;
+    s.plot = plot;
+    s.name = name;
+    for (const auto& [label, value] : values) {
+        s.x.push_back(double(s.x.size()));
+        s.y.push_back(value);
+        s.xLabels << label;
+    }
+    n->series.push_back(std::move(s));
+}
+
 void addMap(const CellMap* map, const QString& name, PlotNumbers* n) {
     if (map->values().size() == 0) return;
     n->series.push_back(
@@ -50,6 +78,8 @@ bool interventionNumbersOfView(QWidget* view, PlotNumbers* numbers) {
             numbers->series.push_back(
                 matrixSeries(lens->map()->title(), QObject::tr("top token id"), ids,
                              lens->map()->rowLabels(), lens->map()->columnLabels()));
+        addTokens(QObject::tr("inputs"), QObject::tr("prompt"), lens->tokenIds(), lens->tokens(),
+                  numbers);
         return true;
     }
     if (auto* a = qobject_cast<AttributionView*>(view)) {
@@ -64,11 +94,43 @@ bool interventionNumbersOfView(QWidget* view, PlotNumbers* numbers) {
             s.xLabels << bars->labels().value(int(i));
         }
         if (!s.x.empty()) numbers->series.push_back(std::move(s));
+        if (a->attribution().heads.size() == 0) return true;
+        addTokens(QObject::tr("inputs"), QObject::tr("prompt"), a->tokenIds(), a->tokens(),
+                  numbers);
+        addValues(QObject::tr("inputs"), QObject::tr("attributed token"),
+                  {{a->tokenLabel(), double(a->attribution().token)}}, numbers);
+        addValues(QObject::tr("inputs"), QObject::tr("logit"),
+                  {{QObject::tr("the run's"), a->attribution().logit},
+                   {QObject::tr("the parts' sum"), a->attribution().total()}},
+                  numbers);
         return true;
     }
     if (auto* p = qobject_cast<PatchingView*>(view)) {
         addMap(p->headMap(), QObject::tr("fraction restored"), numbers);
         addMap(p->residMap(), QObject::tr("fraction restored"), numbers);
+        if (p->result().heads.size() == 0) return true;
+        // What the fractions are of: the prompts, the answers and the logit differences.
+        const attn::interv::PatchSpec& spec = p->patchSpec();
+        const attn::interv::PatchResult& r = p->result();
+        const QString inputs = QObject::tr("inputs");
+        addTokens(inputs, QObject::tr("clean prompt"), spec.clean, p->inputs().tokens, numbers);
+        addTokens(inputs, QObject::tr("corrupted prompt"), spec.corrupt, p->inputs().corruptTokens,
+                  numbers);
+        addValues(inputs, QObject::tr("answer token"), {{p->inputs().answer, double(spec.answer)}},
+                  numbers);
+        addValues(inputs, QObject::tr("wrong token"), {{p->inputs().wrong, double(spec.wrong)}},
+                  numbers);
+        addValues(inputs, QObject::tr("logit difference (answer − wrong)"),
+                  {{QObject::tr("clean"), r.clean_diff},
+                   {QObject::tr("corrupted"), r.corrupt_diff},
+                   {QObject::tr("clean − corrupted"), r.clean_diff - r.corrupt_diff}},
+                  numbers);
+        addValues(inputs, QObject::tr("logit spread (standard deviation)"),
+                  {{QObject::tr("clean run"), r.logit_scale}}, numbers);
+        addValues(inputs, QObject::tr("unstable (1: clean − corrupted is too small)"),
+                  {{QObject::tr("threshold %1 × spread").arg(attn::interv::kUnstableSpanFraction),
+                    r.unstable() ? 1.0 : 0.0}},
+                  numbers);
         return true;
     }
     return false;

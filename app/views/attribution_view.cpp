@@ -12,6 +12,7 @@
 #include "model/scheduler.hpp"
 #include "model/while_visible.hpp"
 #include "views/cell_map.hpp"
+#include "views/screen_only.hpp"
 #include "views/token_pick.hpp"
 
 const QString AttributionView::kJob = QStringLiteral("attribution");
@@ -21,6 +22,8 @@ struct AttributionDelivery {
     attn::interv::Attribution attribution;
     std::vector<attn::NextToken> top;
     QString name;
+    std::vector<std::int32_t> ids;
+    QStringList tokens;
 };
 }  // namespace
 
@@ -54,19 +57,27 @@ AttributionView::AttributionView(Scene* scene, QWidget* parent)
     sum_->setWordWrap(true);
     sum_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     status_->setWordWrap(true);
-    auto* side = new QVBoxLayout;
-    side->addWidget(new QLabel(tr("Token:")));
-    side->addWidget(top_, 1);
-    side->addWidget(edit_);
-    side->addWidget(bars_, 2);
+    // The figure (what exports draw): the map, the bars and the sum, without the picker.
+    auto* figure = new QWidget;
+    figure->setObjectName(QStringLiteral("attributionFigure"));
+    figure->setProperty(kFigureProperty, true);
+    auto* parts = new QGridLayout(figure);
+    parts->setContentsMargins(0, 0, 0, 0);
+    parts->addWidget(map_, 0, 0);
+    parts->addWidget(bars_, 0, 1);
+    parts->addWidget(sum_, 1, 0, 1, 2);
+    parts->setColumnStretch(0, 2);
+    parts->setColumnStretch(1, 1);
+    auto* picker = new QVBoxLayout;
+    picker->addWidget(new QLabel(tr("Token:")));
+    picker->addWidget(top_, 1);
+    picker->addWidget(edit_);
     auto* grid = new QGridLayout(this);
     grid->setContentsMargins(6, 4, 6, 4);
     grid->addWidget(status_, 0, 0, 1, 2);
-    grid->addWidget(map_, 1, 0);
-    grid->addLayout(side, 1, 1);
-    grid->addWidget(sum_, 2, 0, 1, 2);
-    grid->setColumnStretch(0, 3);
-    grid->setColumnStretch(1, 1);
+    grid->addWidget(figure, 1, 0);
+    grid->addLayout(picker, 1, 1);
+    grid->setColumnStretch(0, 4);
     connect(top_, &QListWidget::itemClicked, this,
             [this](QListWidgetItem* item) { setToken(item->data(Qt::UserRole).toInt()); });
     connect(edit_, &QLineEdit::returnPressed, this, &AttributionView::onTyped);
@@ -122,17 +133,24 @@ void AttributionView::refresh() {
             d.attribution =
                 attn::interv::attribute(*folder->model, run->ids, token, run->controls, &progress);
             d.name = tokenName(*folder->tokenizer, token);
+            d.ids = run->ids;
+            for (const std::string& t : folder->tokenizer->display_tokens(run->ids))
+                d.tokens << visibleToken(QString::fromStdString(t));
             return d;
         },
         [this](AttributionDelivery d) {
-            display(std::move(d.attribution), std::move(d.top), std::move(d.name));
+            display(std::move(d.attribution), std::move(d.top), std::move(d.name), std::move(d.ids),
+                    std::move(d.tokens));
         },
         [this](const QString& error) { status_->setText(error); });
 }
 
 void AttributionView::display(attn::interv::Attribution a, std::vector<attn::NextToken> top,
-                              QString name) {
+                              QString name, std::vector<std::int32_t> ids, QStringList tokens) {
     result_ = std::move(a);
+    ids_ = std::move(ids);
+    tokens_ = std::move(tokens);
+    name_ = name;
     {
         const QSignalBlocker block(top_);
         top_->clear();

@@ -2,9 +2,11 @@
 // token's logit at the last position. GPL-3.0-or-later.
 #pragma once
 
+#include <QStringList>
 #include <QWidget>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "attn/interventions/attribution.hpp"
 #include "attn/scene/scene.hpp"
@@ -30,6 +32,11 @@ class AttributionView : public QWidget {
 
     /// The attribution on show (empty heads before the first).
     const attn::interv::Attribution& attribution() const { return result_; }
+    /// The prompt's token ids and drawable tokens, and the attributed token's name, of the
+    /// attribution on show.
+    const std::vector<std::int32_t>& tokenIds() const { return ids_; }
+    const QStringList& tokens() const { return tokens_; }
+    const QString& tokenLabel() const { return name_; }
     CellMap* map() const { return map_; }
     BarList* bars() const { return bars_; }
     QListWidget* topTokens() const { return top_; }
@@ -45,7 +52,8 @@ class AttributionView : public QWidget {
 
   private:
     void onTyped();
-    void display(attn::interv::Attribution a, std::vector<attn::NextToken> top, QString name);
+    void display(attn::interv::Attribution a, std::vector<attn::NextToken> top, QString name,
+                 std::vector<std::int32_t> ids, QStringList tokens);
 
     Scene* scene_;
     CellMap* map_;
@@ -57,4 +65,7 @@ class AttributionView : public QWidget {
     WhileVisible* visible_;
     std::optional<std::int32_t> token_;
     attn::interv::Attribution result_;
+    std::vector<std::int32_t> ids_;
+    QStringList tokens_;
+    QString name_;
 };

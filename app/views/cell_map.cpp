@@ -1,5 +1,6 @@
 // AttnScope — a labelled matrix of coloured cells and a list of signed bars. GPL-3.0-or-later.
 #include "views/cell_map.hpp"
+#include "views/cell_map_style.hpp"
 
 #include <QHelpEvent>
 #include <QMouseEvent>
@@ -9,9 +10,6 @@
 #include <cmath>
 
 namespace cellmap {
-
-constexpr int kPad = 6;
-constexpr int kKey = 14;  ///< the colour key's height
 
 /// Diverging blue – white – red (ColorBrewer RdBu's ends) for T in [−1, 1].
 QColor diverging(double t) {
@@ -32,10 +30,6 @@ QColor sequential(double t) {
 
 QColor inkOn(const QColor& c) {
     return c.lightnessF() < 0.55 ? Qt::white : Qt::black;
-}
-
-QString shortNumber(double v) {
-    return QString::number(v, 'g', 3);
 }
 
 }  // namespace cellmap
@@ -69,11 +63,17 @@ void CellMap::setAxisNames(const QString& rows, const QString& columns) {
 
 double CellMap::range() const {
     if (limit_ > 0) return limit_;
-    double hi = 0;
+    double hi = floor_;
     for (attn::Index i = 0; i < values_.size(); ++i)
         if (std::isfinite(values_.data()[i]))
             hi = std::max(hi, std::abs(double(values_.data()[i])));
     return hi > 0 ? hi : 1.0;
+}
+
+void CellMap::setEmphasisedColumns(std::vector<int> columns) {
+    emphasised_ = std::move(columns);
+    updateGeometry();
+    update();
 }
 
 QColor CellMap::colorOf(double value) const {
@@ -81,17 +81,33 @@ QColor CellMap::colorOf(double value) const {
     return scale_ == Scale::Diverging ? diverging(value / range()) : sequential(value / range());
 }
 
-QRectF CellMap::cellArea() const {
+int CellMap::cellLeft() const {
     const QFontMetrics fm(font());
     int left = fm.horizontalAdvance(rowName_) > 0 ? fm.height() + kPad : kPad;
     for (const QString& r : rows_)
         left = std::max(
             left, fm.horizontalAdvance(r) + 2 * kPad +
                       (rowName_.isEmpty() ? 0 : fm.height() + 2 * kPad));  // the axis name's band
-    const int top = (title_.isEmpty() ? 0 : fm.height() + kPad) + kPad;
+    return left;
+}
+
+int CellMap::titleHeight() const {
+    // Wrapped, never cut: a narrow figure keeps its whole title.
+    return QFontMetrics(font())
+        .boundingRect(QRect(0, 0, std::max(1, width() - 2 * kPad), 10000),
+                      Qt::AlignHCenter | Qt::TextWordWrap, title_)
+        .height();
+}
+
+QRectF CellMap::cellArea() const {
+    const QFontMetrics fm(font());
+    const int left = cellLeft();
+    const int top = (title_.isEmpty() ? 0 : titleHeight() + kPad) + kPad;
+    const double w =
+        std::max(1, width() - left - kPad) / double(std::max<attn::Index>(1, values_.cols()));
     // Column labels below the cells, the axis name under them, then the colour key.
-    const int bottom = fm.height() + kPad + (columnName_.isEmpty() ? 0 : fm.height()) + kKey +
-                       fm.height() + 2 * kPad;
+    const int bottom = columnLabels(w).band + kPad + (columnName_.isEmpty() ? 0 : fm.height()) +
+                       kKey + fm.height() + 2 * kPad;
     return QRectF(left, top, std::max(1, width() - left - kPad),
                   std::max(1, height() - top - bottom));
 }
@@ -132,7 +148,8 @@ void CellMap::paintEvent(QPaintEvent*) {
     p.setPen(palette().color(QPalette::Text));
     const QFontMetrics fm(font());
     if (!title_.isEmpty())
-        p.drawText(QRectF(0, kPad, width(), fm.height()), Qt::AlignHCenter, title_);
+        p.drawText(QRectF(kPad, kPad, width() - 2 * kPad, titleHeight()),
+                   Qt::AlignHCenter | Qt::TextWordWrap, title_);
     if (values_.size() == 0) return;
     const QRectF a = cellArea();
     const double w = a.width() / double(values_.cols()), h = a.height() / double(values_.rows());
@@ -160,43 +177,7 @@ void CellMap::paintEvent(QPaintEvent*) {
         }
     p.setPen(palette().color(QPalette::Mid));
     p.drawRect(a);
-    p.setPen(palette().color(QPalette::Text));
-    // Labels: every row; columns thinned so that they never overlap.
-    for (int r = 0; r < rows_.size() && r < values_.rows(); ++r)
-        p.drawText(QRectF(0, a.top() + r * h, a.left() - kPad, h),
-                   Qt::AlignRight | Qt::AlignVCenter, rows_[r]);
-    int widest = 1;
-    for (const QString& c : columns_)
-        widest = std::max(widest, fm.horizontalAdvance(c) + kPad);
-    const int step = std::max(1, int(std::ceil(widest / w)));
-    for (int c = 0; c < columns_.size() && c < values_.cols(); c += step)
-        p.drawText(QRectF(a.left() + c * w - widest, a.bottom() + 2, w + 2 * widest, fm.height()),
-                   Qt::AlignHCenter | Qt::AlignTop,
-                   fm.elidedText(columns_[c], Qt::ElideRight, int(w * step)));
-    double y = a.bottom() + fm.height() + 4;
-    if (!columnName_.isEmpty()) {
-        p.drawText(QRectF(a.left(), y, a.width(), fm.height()), Qt::AlignHCenter, columnName_);
-        y += fm.height();
-    }
-    if (!rowName_.isEmpty()) {
-        p.save();
-        p.translate(fm.height() / 2.0 + 2, a.center().y());
-        p.rotate(-90);
-        p.drawText(QRectF(-a.height() / 2, -fm.height() / 2.0, a.height(), fm.height()),
-                   Qt::AlignCenter, rowName_);
-        p.restore();
-    }
-    // The colour key: a gradient with its ends and its middle numbered.
-    const QRectF key(a.left() + a.width() * 0.25, y + kPad, a.width() * 0.5, kKey - 4);
-    const double lo = scale_ == Scale::Diverging ? -range() : 0.0, hi = range();
-    for (int i = 0; i < int(key.width()); ++i)
-        p.fillRect(QRectF(key.left() + i, key.top(), 1.5, key.height()),
-                   colorOf(lo + (hi - lo) * i / std::max(1.0, key.width() - 1)));
-    p.drawRect(key);
-    p.drawText(QRectF(key.left() - 80 - kPad, key.top() - 3, 80, fm.height()), Qt::AlignRight,
-               shortNumber(lo));
-    p.drawText(QRectF(key.right() + kPad, key.top() - 3, 80, fm.height()), Qt::AlignLeft,
-               shortNumber(hi));
+    paintLabels(p, a);
 }
 
 void CellMap::mousePressEvent(QMouseEvent* event) {

@@ -4,6 +4,8 @@
 
 #include <QStringList>
 #include <QWidget>
+
+class QPainter;
 #include <functional>
 #include <vector>
 
@@ -11,7 +13,9 @@
 
 /// A matrix drawn as coloured cells with row and column labels, an optional text in each cell,
 /// and a colour key. Sequential (0 … max, light to dark) or diverging (blue − 0 white + red,
-/// symmetric about 0). Hover shows tipAt(row, column); a click emits cellClicked.
+/// symmetric about 0). Hover shows tipAt(row, column); a click emits cellClicked. Every column
+/// is labelled when the labels fit (turned upright when they do not fit side by side), else
+/// every k-th and always the emphasised ones.
 class CellMap : public QWidget {
     Q_OBJECT
   public:
@@ -25,6 +29,18 @@ class CellMap : public QWidget {
     void setScale(Scale scale) { scale_ = scale, update(); }
     /// Colour range: sequential [0, hi], diverging [−hi, hi]; hi ≤ 0: from the data.
     void setLimit(double hi) { limit_ = hi, update(); }
+    /// With the range from the data: never narrower than FLOOR (a patching map keeps ±1, the
+    /// full restoration, and widens to its largest value).
+    void setRangeFloor(double floor) { floor_ = floor, update(); }
+    /// Values marked and numbered on the colour key besides its ends (e.g. −1, 0, 1).
+    void setKeyMarks(std::vector<double> marks) { marks_ = std::move(marks), update(); }
+    /// Columns always labelled, in bold (e.g. where two prompts differ).
+    void setEmphasisedColumns(std::vector<int> columns);
+    /// The colour range's upper end (the lower is −range or 0).
+    double range() const;
+    /// The columns whose labels are drawn at the current size, and whether upright.
+    std::vector<int> labelledColumns() const;
+    bool uprightLabels() const;
     void setTitle(const QString& title) { title_ = title, update(); }
     /// The axis names drawn beside the labels.
     void setAxisNames(const QString& rows, const QString& columns);
@@ -55,15 +71,31 @@ class CellMap : public QWidget {
     bool event(QEvent* event) override;
 
   private:
+    struct ColumnLabels {
+        bool upright = false;
+        int band = 0;  ///< the labels' height below the cells
+        std::vector<int> shown;
+    };
+    /// The column labels' layout for cells of width W.
+    ColumnLabels columnLabels(double w) const;
+    /// The left edge of the cells (after the row labels and the axis name).
+    int cellLeft() const;
+    /// The title's height, wrapped to the width.
+    int titleHeight() const;
     /// The cells' rectangle (labels, title and key around it).
     QRectF cellArea() const;
-    double range() const;
+    void paintLabels(QPainter& p, const QRectF& a) const;
+    /// The colour key below the labels, from y down.
+    void paintKey(QPainter& p, const QRectF& a, double y) const;
 
     attn::Matrix values_;
     QStringList rows_, columns_, texts_;
     QString title_, rowName_, columnName_;
     Scale scale_ = Scale::Sequential;
     double limit_ = 0;
+    double floor_ = 0;
+    std::vector<double> marks_;
+    std::vector<int> emphasised_;
     bool showValues_ = false;
     std::function<QString(int, int)> tip_;
 };

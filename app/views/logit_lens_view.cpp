@@ -9,6 +9,7 @@
 #include "model/scheduler.hpp"
 #include "model/while_visible.hpp"
 #include "views/cell_map.hpp"
+#include "views/screen_only.hpp"
 #include "views/token_pick.hpp"
 
 const QString LogitLensView::kJob = QStringLiteral("logit lens");
@@ -17,6 +18,7 @@ namespace {
 struct LensDelivery {
     attn::interv::LensTable table;
     QStringList tokens, names;
+    std::vector<std::int32_t> ids;
 };
 }  // namespace
 
@@ -30,6 +32,8 @@ LogitLensView::LogitLensView(Scene* scene, QWidget* parent)
            "and the output head (colour: its probability)"));
     map_->setLimit(1.0);
     map_->setTip([this](int r, int c) { return cellTip(r, c); });
+    // The map is the figure: the status line (how to read it on screen) is no part of exports.
+    map_->setProperty(kFigureProperty, true);
     status_->setWordWrap(true);
     auto* column = new QVBoxLayout(this);
     column->setContentsMargins(6, 4, 6, 4);
@@ -61,6 +65,7 @@ void LogitLensView::refresh() {
             const auto run = attn::model::scene_run(spec, &progress);
             LensDelivery d;
             d.table = attn::interv::lens_table(*folder->model, *run, &progress);
+            d.ids = run->ids;
             for (const std::string& t : folder->tokenizer->display_tokens(run->ids))
                 d.tokens << visibleToken(QString::fromStdString(t));
             for (const attn::interv::LensCell& c : d.table.cells)
@@ -70,13 +75,15 @@ void LogitLensView::refresh() {
             return d;
         },
         [this](LensDelivery d) {
-            display(std::move(d.table), std::move(d.tokens), std::move(d.names));
+            display(std::move(d.table), std::move(d.tokens), std::move(d.names), std::move(d.ids));
         },
         [this](const QString& error) { status_->setText(error); });
 }
 
-void LogitLensView::display(attn::interv::LensTable table, QStringList tokens, QStringList names) {
+void LogitLensView::display(attn::interv::LensTable table, QStringList tokens, QStringList names,
+                            std::vector<std::int32_t> ids) {
     table_ = std::move(table);
+    ids_ = std::move(ids);
     tokens_ = std::move(tokens);
     names_ = std::move(names);
     const auto rows = table_.layers, cols = table_.positions;

@@ -2,8 +2,11 @@
 // read through the final norm and the output head. GPL-3.0-or-later.
 #pragma once
 
+#include <QStringList>
 #include <QWidget>
+#include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "attn/interventions/lens.hpp"
 
@@ -29,6 +32,11 @@ class LogitLensView : public QWidget {
     QLabel* status() const { return status_; }
     /// Starts the job now (the command line then waits for it).
     void refresh();
+    /// The prompt's token ids and drawable tokens of the table on show (its columns).
+    const std::vector<std::int32_t>& tokenIds() const { return ids_; }
+    const QStringList& tokens() const { return tokens_; }
+    /// Each cell's kLensTop drawable token texts, cell-major.
+    const QStringList& topNames() const { return names_; }
     /// The top-5 text of cell ROW, POSITION.
     QString cellTip(int row, int position) const;
 
@@ -36,13 +44,15 @@ class LogitLensView : public QWidget {
     void computed();
 
   private:
-    void display(attn::interv::LensTable table, QStringList tokens, QStringList names);
+    void display(attn::interv::LensTable table, QStringList tokens, QStringList names,
+                 std::vector<std::int32_t> ids);
 
     Scene* scene_;
     CellMap* map_;
     QLabel* status_;
     WhileVisible* visible_;
     attn::interv::LensTable table_;
-    QStringList tokens_;  ///< the sentence's tokens (columns)
-    QStringList names_;   ///< each cell's kLensTop token texts, cell-major
+    QStringList tokens_;             ///< the sentence's tokens (columns)
+    QStringList names_;              ///< each cell's kLensTop token texts, cell-major
+    std::vector<std::int32_t> ids_;  ///< the sentence's token ids
 };

@@ -16,6 +16,7 @@
 #include "model/scene.hpp"
 #include "model/scheduler.hpp"
 #include "views/cell_map.hpp"
+#include "views/screen_only.hpp"
 #include "views/token_pick.hpp"
 
 const QString PatchingView::kJob = QStringLiteral("patching");
@@ -24,14 +25,8 @@ namespace {
 struct PatchDelivery {
     attn::interv::PatchResult result;
     attn::interv::PatchSpec spec;
-    QStringList tokens;
+    PatchInputs inputs;
 };
-
-QString fractionTip(const QString& where, double v) {
-    return QCoreApplication::translate("PatchingView", "%1: %2 of the logit difference restored")
-        .arg(where)
-        .arg(v, 0, 'f', 3);
-}
 }  // namespace
 
 PatchingView::PatchingView(Scene* scene, QWidget* parent)
@@ -45,6 +40,9 @@ PatchingView::PatchingView(Scene* scene, QWidget* parent)
       stop_(new QPushButton(tr("Sto&p"))),
       progress_(new QProgressBar),
       status_(new QLabel),
+      figure_(new QWidget),
+      caption_(new QLabel),
+      warning_(new QLabel),
       heads_(new CellMap),
       resid_(new CellMap),
       poll_(new QTimer(this)) {
@@ -66,25 +64,37 @@ PatchingView::PatchingView(Scene* scene, QWidget* parent)
     progress_->setMaximumHeight(12);
     status_->setWordWrap(true);
     status_->setObjectName(QStringLiteral("patchStatus"));
+    // ±1 (all of the difference restored, or reversed) at least, wider when a value is: a
+    // fraction of 2.7 is never drawn as if it were 1.
     for (CellMap* m : {heads_, resid_}) {
         m->setScale(CellMap::Scale::Diverging);
-        m->setLimit(1.0);
+        m->setRangeFloor(1.0);
+        m->setKeyMarks({-1.0, 0.0, 1.0});
         m->setShowValues(true);
     }
+    figure_->setObjectName(QStringLiteral("patchFigure"));
+    figure_->setProperty(kFigureProperty, true);
+    caption_->setObjectName(QStringLiteral("patchCaption"));
+    caption_->setTextFormat(Qt::PlainText);
+    caption_->setWordWrap(true);
+    warning_->setObjectName(QStringLiteral("patchWarning"));
+    warning_->setTextFormat(Qt::PlainText);
+    warning_->setWordWrap(true);
+    warning_->setStyleSheet(QStringLiteral("color: #b2182b; font-weight: bold;"));
+    warning_->hide();
     heads_->setAxisNames(tr("layer"), tr("head"));
     heads_->setTitle(tr("Each head's output patched (fraction restored)"));
     resid_->setAxisNames(tr("residual stream"), tr("position (token)"));
     resid_->setTitle(tr("Residual stream patched at one position"));
     heads_->setTip([this](int r, int c) {
-        return fractionTip(tr("Layer %1, head %2").arg(r + 1).arg(c + 1),
-                           double(result_.heads(r, c)));
+        return cellTip(tr("Layer %1, head %2").arg(r + 1).arg(c + 1), double(result_.heads(r, c)));
     });
     resid_->setTip([this](int r, int c) {
-        return fractionTip(tr("%1, position %2 “%3”")
-                               .arg(resid_->rowLabels().value(r))
-                               .arg(c + 1)
-                               .arg(resid_->columnLabels().value(c)),
-                           double(result_.resid(r, c)));
+        return cellTip(tr("%1, position %2 “%3”")
+                           .arg(resid_->rowLabels().value(r))
+                           .arg(c + 1)
+                           .arg(resid_->columnLabels().value(c)),
+                       double(result_.resid(r, c)));
     });
 
     auto* form = new QFormLayout;
@@ -105,12 +115,18 @@ PatchingView::PatchingView(Scene* scene, QWidget* parent)
     auto* maps = new QHBoxLayout;
     maps->addWidget(heads_, 2);
     maps->addWidget(resid_, 3);
+    auto* figure = new QVBoxLayout(figure_);
+    figure->setContentsMargins(0, 0, 0, 0);
+    figure->addWidget(caption_);
+    figure->addWidget(warning_);
+    figure->addLayout(maps, 1);
+    caption_->hide();
     auto* column = new QVBoxLayout(this);
     column->setContentsMargins(6, 4, 6, 4);
     column->addLayout(form);
     column->addWidget(progress_);
     column->addWidget(status_);
-    column->addLayout(maps, 1);
+    column->addWidget(figure_, 1);
     stop_->setEnabled(false);
     poll_->setInterval(100);
     connect(poll_, &QTimer::timeout, this, [this] {
@@ -167,9 +183,17 @@ bool PatchingView::start() {
     ps.answer = *answer;
     ps.wrong = *wrong;
     ps.controls = attn::model::run_controls(spec);
-    QStringList tokens;
+    PatchInputs inputs;
+    inputs.clean = QString::fromStdString(spec.text);
+    inputs.corrupt = corrupt_->text();
+    inputs.answer = tokenName(tok, ps.answer);
+    inputs.wrong = tokenName(tok, ps.wrong);
     for (const std::string& t : tok.display_tokens(ps.clean))
-        tokens << visibleToken(QString::fromStdString(t));
+        inputs.tokens << visibleToken(QString::fromStdString(t));
+    for (const std::string& t : tok.display_tokens(ps.corrupt))
+        inputs.corruptTokens << visibleToken(QString::fromStdString(t));
+    for (std::size_t i = 0; i < ps.clean.size(); ++i)
+        if (ps.clean[i] != ps.corrupt[i]) inputs.differing.push_back(int(i));
     running_ = true;
     run_->setEnabled(false);
     stop_->setEnabled(true);
@@ -179,15 +203,15 @@ bool PatchingView::start() {
                          .arg((folder->model->info().layers + 1) * int(ps.clean.size())));
     job_ = Scheduler::instance().run(
         this, kJob,
-        [ps, folder, tokens](attn::Progress& progress) {
+        [ps, folder, inputs](attn::Progress& progress) {
             PatchDelivery d;
             d.result = attn::interv::patch(*folder->model, ps, &progress);
             d.spec = ps;
-            d.tokens = tokens;
+            d.inputs = inputs;
             return d;
         },
         [this](PatchDelivery d) {
-            display(std::move(d.result), std::move(d.spec), std::move(d.tokens));
+            display(std::move(d.result), std::move(d.spec), std::move(d.inputs));
         },
         [this](const QString& message) { ended(message); });
     poll_->start();
@@ -210,10 +234,21 @@ void PatchingView::ended(const QString& message) {
     Q_EMIT finished();
 }
 
+QString PatchingView::cellTip(const QString& where, double fraction) const {
+    const double span = result_.clean_diff - result_.corrupt_diff;
+    return tr("%1: %2 of the logit difference restored (patched run %3; clean %4, corrupted %5)")
+        .arg(where)
+        .arg(fraction, 0, 'f', 4)
+        .arg(result_.corrupt_diff + fraction * span, 0, 'f', 4)
+        .arg(result_.clean_diff, 0, 'f', 4)
+        .arg(result_.corrupt_diff, 0, 'f', 4);
+}
+
 void PatchingView::display(attn::interv::PatchResult result, attn::interv::PatchSpec spec,
-                           QStringList tokens) {
+                           PatchInputs inputs) {
     result_ = std::move(result);
     shown_ = std::move(spec);
+    inputs_ = std::move(inputs);
     const int layers = int(result_.heads.rows()), heads = int(result_.heads.cols());
     QStringList rows, cols;
     for (int l = 1; l <= layers; ++l)
@@ -221,10 +256,35 @@ void PatchingView::display(attn::interv::PatchResult result, attn::interv::Patch
     for (int h = 1; h <= heads; ++h)
         cols << QString::number(h);
     heads_->setData(result_.heads, rows, cols);
-    resid_->setData(result_.resid, streamRowLabels(layers), tokens);
+    resid_->setData(result_.resid, streamRowLabels(layers), inputs_.tokens);
+    resid_->setEmphasisedColumns(inputs_.differing);
+    QStringList changed;
+    for (int p : inputs_.differing)
+        changed << tr("“%1” → “%2”").arg(inputs_.tokens.value(p), inputs_.corruptTokens.value(p));
+    const double span = result_.clean_diff - result_.corrupt_diff;
+    caption_->setText(
+        tr("Clean “%1”, corrupted “%2” (%3, in bold below). Answer %4 − wrong %5: logit "
+           "difference clean %6, corrupted %7 (clean − corrupted %8). Each cell: (patched − "
+           "corrupted) / (clean − corrupted); 1 restores the clean answer, 0 changes nothing.")
+            .arg(inputs_.clean, inputs_.corrupt,
+                 changed.isEmpty() ? tr("the same tokens") : changed.join(QStringLiteral(", ")),
+                 inputs_.answer, inputs_.wrong)
+            .arg(result_.clean_diff, 0, 'f', 4)
+            .arg(result_.corrupt_diff, 0, 'f', 4)
+            .arg(span, 0, 'f', 4));
+    caption_->show();
+    warning_->setVisible(result_.unstable());
+    warning_->setText(
+        tr("Unstable: clean − corrupted is %1, under %2 % of the spread of the logits (their "
+           "standard deviation %3), so a patched run that moves the difference by a few "
+           "hundredths reads as a large fraction. Pick answers the two prompts separate more.")
+            .arg(span, 0, 'f', 4)
+            .arg(100.0 * attn::interv::kUnstableSpanFraction, 0, 'g', 3)
+            .arg(result_.logit_scale, 0, 'f', 4));
     progress_->setValue(1000);
-    ended(tr("Logit difference (answer − wrong): clean %1, corrupted %2. Each cell: (patched − "
-             "corrupted) / (clean − corrupted).")
-              .arg(result_.clean_diff, 0, 'f', 4)
-              .arg(result_.corrupt_diff, 0, 'f', 4));
+    ended(result_.unstable() ? tr("Patched; the result is unstable (see the warning above the "
+                                  "maps)")
+                             : tr("Patched %1 heads and %2 residual places")
+                                   .arg(result_.heads.size())
+                                   .arg(result_.resid.size()));
 }

@@ -4,6 +4,7 @@
 
 #include <QWidget>
 #include <memory>
+#include <vector>
 
 #include "attn/interventions/patching.hpp"
 
@@ -16,10 +17,21 @@ class QPushButton;
 class QTimer;
 class Scene;
 
+/// What the maps on show were computed from, as the user named it.
+struct PatchInputs {
+    QString clean, corrupt;             ///< the prompts' text
+    QString answer, wrong;              ///< the answers as tokenName gives them
+    QStringList tokens, corruptTokens;  ///< each prompt's tokens, drawable
+    std::vector<int> differing;         ///< the positions where the prompts' tokens differ
+};
+
 /// Clean prompt = the scene's sentence; the corrupted prompt and the two answers typed. Run
 /// starts the scheduler's cancellable job kJob ("patching") with a progress bar; the result is
 /// a layers × heads map and a (layers + 1) × positions map of the fraction of the logit
-/// difference restored. Prompts of unequal token length are refused, naming both lengths.
+/// difference restored, under a caption naming the prompts, answers and logit differences and
+/// warning when the difference between them is too small for the fractions to be stable. The
+/// caption and maps are the view's figure (what exports draw). Prompts of unequal token length
+/// are refused, naming both lengths.
 class PatchingView : public QWidget {
     Q_OBJECT
   public:
@@ -30,6 +42,12 @@ class PatchingView : public QWidget {
     const attn::interv::PatchResult& result() const { return result_; }
     /// The spec of the result on show (its prompts and answers).
     const attn::interv::PatchSpec& patchSpec() const { return shown_; }
+    const PatchInputs& inputs() const { return inputs_; }
+    /// The caption above the maps and its warning (hidden when the result is stable).
+    QLabel* caption() const { return caption_; }
+    QLabel* warning() const { return warning_; }
+    /// The caption and the maps: what an export draws.
+    QWidget* figure() const { return figure_; }
     CellMap* headMap() const { return heads_; }
     CellMap* residMap() const { return resid_; }
     QLineEdit* corruptEdit() const { return corrupt_; }
@@ -49,7 +67,8 @@ class PatchingView : public QWidget {
 
   private:
     void display(attn::interv::PatchResult result, attn::interv::PatchSpec spec,
-                 QStringList tokens);
+                 PatchInputs inputs);
+    QString cellTip(const QString& where, double fraction) const;
     void ended(const QString& message);
     void syncClean();
 
@@ -62,6 +81,9 @@ class PatchingView : public QWidget {
     QPushButton* stop_;
     QProgressBar* progress_;
     QLabel* status_;
+    QWidget* figure_;
+    QLabel* caption_;
+    QLabel* warning_;
     CellMap* heads_;
     CellMap* resid_;
     QTimer* poll_;
@@ -69,4 +91,5 @@ class PatchingView : public QWidget {
     bool running_ = false;
     attn::interv::PatchResult result_;
     attn::interv::PatchSpec shown_;
+    PatchInputs inputs_;
 };

@@ -1,6 +1,7 @@
 // AttnScope core — activation patching. GPL-3.0-or-later.
 #include "attn/interventions/patching.hpp"
 
+#include <cmath>
 #include <string>
 
 #include "../util/parallel.hpp"
@@ -14,6 +15,11 @@ double logit_diff(const model::Model& model, const model::Run& run, std::int32_t
                   std::int32_t wrong) {
     const Matrix y = run.inputs.back().row(run.logits_position);
     return token_logit(model, y, answer) - token_logit(model, y, wrong);
+}
+
+bool unstable_span(double clean_diff, double corrupt_diff, double logit_scale) {
+    const double span = std::abs(clean_diff - corrupt_diff);
+    return !std::isfinite(span) || span == 0.0 || span < kUnstableSpanFraction * logit_scale;
 }
 
 void HeadPatch::z(int layer, int head, Index first, Matrix& z) {
@@ -62,6 +68,10 @@ PatchResult patch(const model::Model& model, const PatchSpec& spec, Progress* pr
     PatchResult r;
     r.clean_diff = logit_diff(model, clean, spec.answer, spec.wrong);
     r.corrupt_diff = logit_diff(model, corrupt, spec.answer, spec.wrong);
+    if (clean.logits.size() > 1) {
+        const Vector centred = clean.logits.array() - clean.logits.mean();
+        r.logit_scale = std::sqrt(double(centred.squaredNorm()) / double(centred.size()));
+    }
     const double span = r.clean_diff - r.corrupt_diff;
     if (span == 0.0)
         throw ArgumentError(

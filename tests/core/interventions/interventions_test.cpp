@@ -2,13 +2,15 @@
 // layers): the lens's last row is the logits; attributions sum to the logit; zero-ablating
 // every head of a layer leaves only its output bias; mean ablation and knockout do what they
 // say; the clean residual stream after the last layer restores exactly 1.0; run_from's patched
-// runs equal whole runs with the same hook (brute force). GPL-3.0-or-later.
+// runs equal whole runs with the same hook (brute force); patching's stability threshold
+// (unstable_span) at its boundary and the logit spread a result carries. GPL-3.0-or-later.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -223,6 +225,54 @@ TEST_F(PatchingTest, UnequalLengthsAreRefusedNamingBoth) {
     s = spec();
     s.corrupt = s.clean;
     EXPECT_THROW(interv::patch(m(), s), attn::ArgumentError);
+}
+
+TEST(PatchingStability, TheThresholdIsAFifthOfTheLogitSpread) {
+    EXPECT_EQ(interv::kUnstableSpanFraction, 0.2);
+    // The audit's Qwen case: clean 1.2984, corrupted 1.4105 (−0.1121) against a spread of 2.
+    EXPECT_TRUE(interv::unstable_span(1.2984, 1.4105, 2.0));
+    // An IOI-sized difference (7 logits) is far above it.
+    EXPECT_FALSE(interv::unstable_span(3.5, -3.5, 3.0));
+    // At the boundary: 0.5 = 0.2 × 2.5 (exact in binary) is stable, just under it is not; the
+    // sign does not matter.
+    EXPECT_FALSE(interv::unstable_span(0.5, 0.0, 2.5));
+    EXPECT_FALSE(interv::unstable_span(0.0, 0.5, 2.5));
+    EXPECT_TRUE(interv::unstable_span(0.4999, 0.0, 2.5));
+    // Nothing to restore, or numbers that are not numbers, are never stable.
+    EXPECT_TRUE(interv::unstable_span(1.0, 1.0, 0.0));
+    EXPECT_TRUE(interv::unstable_span(std::numeric_limits<double>::quiet_NaN(), 0.0, 1.0));
+    EXPECT_TRUE(interv::unstable_span(std::numeric_limits<double>::infinity(), 0.0, 1.0));
+}
+
+TEST_F(PatchingTest, TheResultCarriesTheCleanLogitsSpreadAndSaysWhetherItIsStable) {
+    const model::Model& mm = m();
+    interv::PatchSpec s;
+    s.clean = {116, 104, 101, 32, 99, 97, 116, 32, 115, 97, 116};      // "the cat sat"
+    s.corrupt = {116, 104, 101, 32, 100, 111, 103, 32, 115, 97, 116};  // "the dog sat"
+    s.heads = false;
+    const attn::model::Run clean = model::run(mm, s.clean);
+    double mean = 0, square = 0;
+    for (attn::Index i = 0; i < clean.logits.size(); ++i)
+        mean += clean.logits[i];
+    mean /= double(clean.logits.size());
+    for (attn::Index i = 0; i < clean.logits.size(); ++i)
+        square += (clean.logits[i] - mean) * (clean.logits[i] - mean);
+    const double spread = std::sqrt(square / double(clean.logits.size()));
+    ASSERT_GT(spread, 0.1);
+    int stable = 0, unstable = 0;
+    for (const auto& [answer, wrong] : std::vector<std::pair<int, int>>{
+             {42, 114}, {5, 7}, {97, 116}, {115, 32}, {100, 99}, {111, 97}}) {
+        s.answer = answer;
+        s.wrong = wrong;
+        const interv::PatchResult r = interv::patch(mm, s);
+        EXPECT_NEAR(r.logit_scale, spread, 1e-5 * spread);
+        EXPECT_EQ(r.unstable(), interv::unstable_span(r.clean_diff, r.corrupt_diff, spread));
+        EXPECT_EQ(r.unstable(), std::abs(r.clean_diff - r.corrupt_diff) < 0.2 * spread);
+        (r.unstable() ? unstable : stable) += 1;
+    }
+    // The tiny model has answers of both kinds for these prompts.
+    EXPECT_GT(stable, 0);
+    EXPECT_GT(unstable, 0);
 }
 
 /// Cancels once the fraction passes a threshold; keeps every fraction reported.

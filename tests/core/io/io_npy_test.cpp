@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "../io_test_util.hpp"
@@ -182,6 +183,27 @@ namespace {
 /// A rows × cols matrix whose every row is the uniform distribution.
 Matrix uniform_rows(Index rows, Index cols) {
     return Matrix::Constant(rows, cols, 1.f / static_cast<float>(cols));
+}
+
+TEST(NpyWrite, ShapedInt32AndUnicodeArraysKeepTheirShape) {
+    const std::vector<std::int32_t> ids{1, -2, 3, 4, 5, 70000};
+    const std::uint64_t shape[] = {2, 3};
+    const std::vector<std::byte> i4 = io::npy_i4_bytes(ids, shape);
+    const io::NpyHeader h = io::parse_npy_header(i4, "ids.npy");
+    EXPECT_EQ(h.type, io::NpyType::Int32);
+    EXPECT_EQ(h.shape, (std::vector<std::uint64_t>{2, 3}));
+    std::int32_t last = 0;
+    std::memcpy(&last, i4.data() + h.data_offset + 5 * 4, 4);
+    EXPECT_EQ(last, 70000);
+    const std::vector<std::string> names{"a", "b", "c", "d", "é", "ff"};
+    const std::vector<std::byte> u = io::npy_string_bytes(names, shape);
+    const io::NpyHeader uh = io::parse_npy_header(u, "tokens.npy");
+    EXPECT_EQ(uh.type, io::NpyType::Unicode);
+    EXPECT_EQ(uh.shape, (std::vector<std::uint64_t>{2, 3}));
+    EXPECT_EQ(uh.dtype_name(), "<U2");
+    const std::uint64_t wrong[] = {4, 2};
+    EXPECT_THROW(io::npy_i4_bytes(ids, wrong), ShapeError);
+    EXPECT_THROW(io::npy_string_bytes(names, wrong), ShapeError);
 }
 
 }  // namespace

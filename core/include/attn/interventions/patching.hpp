@@ -20,12 +20,24 @@ struct PatchSpec {
     bool resid = true;            ///< compute the (layers + 1) × positions map
 };
 
+/// |clean − corrupted| below this fraction of the logits' spread makes every restored fraction
+/// unstable: a patched run that moves the difference by a few hundredths of a logit, as any
+/// small change may, then reads as a large fraction (patching's precondition, shown as a
+/// warning beside the maps and written into their exports).
+inline constexpr double kUnstableSpanFraction = 0.2;
+
+/// True when |CLEAN_DIFF − CORRUPT_DIFF| < kUnstableSpanFraction × LOGIT_SCALE (or is not finite).
+bool unstable_span(double clean_diff, double corrupt_diff, double logit_scale);
+
 /// Fractions of the logit difference restored: (patched − corrupt) / (clean − corrupt).
 struct PatchResult {
     double clean_diff = 0, corrupt_diff = 0;  ///< answer − wrong at the last position
+    double logit_scale = 0;  ///< standard deviation of the clean run's logits there
     Matrix heads;  ///< [layers, heads]: that head's z is the clean run's at every position
     Matrix resid;  ///< [layers + 1, n]: row l < L the stream entering layer l, row L leaving
                    ///< the last layer, the clean run's at that one position
+    /// unstable_span of this result's differences and scale.
+    bool unstable() const { return unstable_span(clean_diff, corrupt_diff, logit_scale); }
 };
 
 /// The logit difference ANSWER − WRONG of RUN's residual stream leaving the last layer at its

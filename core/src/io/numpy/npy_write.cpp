@@ -46,6 +46,16 @@ void put_le32(std::byte* p, std::uint32_t v) {
         p[i] = static_cast<std::byte>((v >> (8 * i)) & 0xFF);
 }
 
+/// Throws ShapeError when SHAPE does not hold COUNT elements.
+void check_count(std::span<const std::uint64_t> shape, std::size_t count) {
+    std::uint64_t n = 1;
+    for (auto d : shape)
+        n *= d;
+    if (n != count)
+        throw ShapeError("write_npy: shape holds " + std::to_string(n) + " elements but " +
+                         std::to_string(count) + " values were given");
+}
+
 }  // namespace
 
 std::vector<std::byte> npy_f4_header(std::span<const std::uint64_t> shape) {
@@ -54,6 +64,12 @@ std::vector<std::byte> npy_f4_header(std::span<const std::uint64_t> shape) {
 
 std::vector<std::byte> npy_i4_bytes(std::span<const std::int32_t> values) {
     const std::uint64_t shape[] = {values.size()};
+    return npy_i4_bytes(values, shape);
+}
+
+std::vector<std::byte> npy_i4_bytes(std::span<const std::int32_t> values,
+                                    std::span<const std::uint64_t> shape) {
+    check_count(shape, values.size());
     std::vector<std::byte> out = npy_preamble("<i4", shape);
     const std::size_t off = out.size();
     out.resize(off + values.size() * 4);
@@ -82,6 +98,13 @@ std::vector<std::byte> npy_bytes(std::span<const float> values,
 }
 
 std::vector<std::byte> npy_string_bytes(const std::vector<std::string>& strings) {
+    const std::uint64_t shape[] = {strings.size()};
+    return npy_string_bytes(strings, shape);
+}
+
+std::vector<std::byte> npy_string_bytes(const std::vector<std::string>& strings,
+                                        std::span<const std::uint64_t> shape) {
+    check_count(shape, strings.size());
     std::vector<std::u32string> wide;
     std::size_t width = 1;
     for (const auto& s : strings) {
@@ -100,7 +123,6 @@ std::vector<std::byte> npy_string_bytes(const std::vector<std::string>& strings)
         width = std::max(width, w.size());
         wide.push_back(std::move(w));
     }
-    const std::uint64_t shape[] = {strings.size()};
     std::vector<std::byte> out = npy_preamble("<U" + std::to_string(width), shape);
     const std::size_t off = out.size();
     out.resize(off + strings.size() * width * 4, std::byte{0});

@@ -113,8 +113,14 @@ std::vector<std::byte> npy_bytes(std::span<const float> values,
                                  std::span<const std::uint64_t> shape);
 /// A 1-D little-endian int32 .npy file of VALUES ("<i4").
 std::vector<std::byte> npy_i4_bytes(std::span<const std::int32_t> values);
+/// Little-endian int32 VALUES of the given shape (C order) as a .npy file.
+std::vector<std::byte> npy_i4_bytes(std::span<const std::int32_t> values,
+                                    std::span<const std::uint64_t> shape);
 /// Serialises strings as a 1-D NumPy unicode array (<U n, n the longest in code points).
 std::vector<std::byte> npy_string_bytes(const std::vector<std::string>& strings);
+/// Strings of the given shape (C order) as a NumPy unicode array.
+std::vector<std::byte> npy_string_bytes(const std::vector<std::string>& strings,
+                                        std::span<const std::uint64_t> shape);
 /// Writes float32 data of the given shape (C order) to path as .npy.
 void write_npy(const std::string& path, std::span<const float> values,
                std::span<const std::uint64_t> shape);
