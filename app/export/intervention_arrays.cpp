@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/io/npy.hpp"
+#include "attn/io/numpy/npy.hpp"
 #include "export/export_tr.hpp"
 #include "views/attribution_view.hpp"
 #include "views/cell_map.hpp"

@@ -3,7 +3,7 @@
 
 #include <QString>
 
-#include "attn/io/numpy_attention.hpp"
+#include "attn/io/numpy/numpy_attention.hpp"
 
 class QWidget;
 
