@@ -19,6 +19,7 @@
 #include "attn/io/tokens.hpp"
 #include "attn/model/families.hpp"
 #include "attn/model/model_identity.hpp"
+#include "attn/spec_edit.hpp"
 
 namespace fileio {
 namespace {
@@ -31,9 +32,10 @@ void dropSequenceBoundState(attn::SceneSpec& spec) {
     spec.mask.custom.resize(0, 0);
     if (spec.mask.kind == attn::MaskKind::Custom) spec.mask.kind = attn::MaskKind::None;
     spec.embeddings.reset();
-    // A file's attention or tokens replace the model's run (Model ▸ Open reopens it).
+    // A file's attention or tokens replace the model's run and what belonged to it (Model ▸
+    // Open reopens it).
+    spec = attn::without_run_state(std::move(spec));
     spec.set_synthetic();
-    spec.model_layers.clear();
 }
 
 /// Loaded data brings its own settings: what the synthetic scene set and the file does not say

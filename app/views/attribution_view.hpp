@@ -4,6 +4,7 @@
 
 #include <QWidget>
 #include <cstdint>
+#include <memory>
 #include <optional>
 
 #include "attn/interventions/attribution.hpp"
@@ -45,6 +46,8 @@ class AttributionView : public QWidget {
 
   private:
     void onTyped();
+    /// Shows nothing of an attribution, and WHY.
+    void clearShown(const QString& why);
     void display(attn::interv::Attribution a, std::vector<attn::NextToken> top, QString name);
 
     Scene* scene_;
@@ -56,5 +59,6 @@ class AttributionView : public QWidget {
     QLabel* status_;
     WhileVisible* visible_;
     std::optional<std::int32_t> token_;
+    std::shared_ptr<const attn::model::ModelFolder> tokenModel_;  ///< the model token_ is of
     attn::interv::Attribution result_;
 };

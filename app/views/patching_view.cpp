@@ -121,10 +121,10 @@ PatchingView::PatchingView(Scene* scene, QWidget* parent)
     for (QLineEdit* e : {corrupt_, answer_, wrong_})
         connect(e, &QLineEdit::returnPressed, this, &PatchingView::start);
     connect(scene_, &Scene::specChanged, this, &PatchingView::syncClean);
-    syncClean();
-    status_->setText(
+    message_ =
         tr("Type a corrupted prompt of the same token length and the two answers, "
-           "then Run: 1 = the patch restores the clean answer, 0 = no change."));
+           "then Run: 1 = the patch restores the clean answer, 0 = no change.");
+    syncClean();
 }
 
 PatchingView::~PatchingView() {
@@ -134,7 +134,35 @@ PatchingView::~PatchingView() {
 void PatchingView::syncClean() {
     const attn::SceneSpec& spec = scene_->spec();
     clean_->setText(spec.is_model() ? QString::fromStdString(spec.text) : QString());
+    // Another model (or none): a run still going and the maps on show are the previous one's.
+    if (running_ && spec.model != jobModel_) {
+        Scheduler::instance().cancel(this, kJob);
+        running_ = false;
+        poll_->stop();
+        job_.reset();
+        stop_->setEnabled(false);
+        Q_EMIT finished();
+    }
+    if (shownModel_ && spec.model != shownModel_) {
+        result_ = {};
+        shown_ = {};
+        shownModel_.reset();
+        heads_->clear();
+        resid_->clear();
+        message_ = tr("The maps were of another model: Run patching for this one.");
+    }
     run_->setEnabled(spec.is_model() && !running_);
+    if (!running_) status_->setText(message_ + staleNote());
+}
+
+QString PatchingView::staleNote() const {
+    const attn::SceneSpec& spec = scene_->spec();
+    if (!shownModel_ ||
+        (spec.text == shownText_ && attn::model::run_controls(spec) == shown_.controls))
+        return {};
+    return tr("\nOut of date: the maps are of the clean prompt “%1” and the controls then in "
+              "effect; Run again for the scene on show.")
+        .arg(QString::fromStdString(shownText_));
 }
 
 bool PatchingView::start() {
@@ -161,7 +189,8 @@ bool PatchingView::start() {
     if (error.isEmpty()) answer = pickToken(tok, vocab, answer_->text(), &error);
     if (error.isEmpty()) wrong = pickToken(tok, vocab, wrong_->text(), &error);
     if (!error.isEmpty()) {
-        status_->setText(error);
+        message_ = error;
+        status_->setText(message_ + staleNote());
         return false;
     }
     ps.answer = *answer;
@@ -171,6 +200,8 @@ bool PatchingView::start() {
     for (const std::string& t : tok.display_tokens(ps.clean))
         tokens << visibleToken(QString::fromStdString(t));
     running_ = true;
+    jobModel_ = folder;
+    jobText_ = spec.text;
     run_->setEnabled(false);
     stop_->setEnabled(true);
     progress_->setValue(0);
@@ -205,8 +236,8 @@ void PatchingView::ended(const QString& message) {
     poll_->stop();
     job_.reset();
     stop_->setEnabled(false);
+    message_ = message;
     syncClean();
-    status_->setText(message);
     Q_EMIT finished();
 }
 
@@ -214,6 +245,8 @@ void PatchingView::display(attn::interv::PatchResult result, attn::interv::Patch
                            QStringList tokens) {
     result_ = std::move(result);
     shown_ = std::move(spec);
+    shownModel_ = jobModel_;
+    shownText_ = jobText_;
     const int layers = int(result_.heads.rows()), heads = int(result_.heads.cols());
     QStringList rows, cols;
     for (int l = 1; l <= layers; ++l)

@@ -4,6 +4,7 @@
 
 #include <QWidget>
 #include <memory>
+#include <string>
 
 #include "attn/interventions/patching.hpp"
 
@@ -52,6 +53,9 @@ class PatchingView : public QWidget {
                  QStringList tokens);
     void ended(const QString& message);
     void syncClean();
+    /// "" while the maps are of the scene on show, else a line (starting a new one) saying
+    /// they are out of date.
+    QString staleNote() const;
 
     Scene* scene_;
     QLabel* clean_;
@@ -69,4 +73,8 @@ class PatchingView : public QWidget {
     bool running_ = false;
     attn::interv::PatchResult result_;
     attn::interv::PatchSpec shown_;
+    /// The model and clean prompt of the maps on show, and of the run going.
+    std::shared_ptr<const attn::model::ModelFolder> shownModel_, jobModel_;
+    std::string shownText_, jobText_;
+    QString message_;  ///< the status line's last word (the run's, or a refusal)
 };

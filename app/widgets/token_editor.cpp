@@ -138,7 +138,10 @@ void TokenEditor::syncFromScene() {
         edit_->setPlaceholderText(tr("Type or paste a sentence…"));
     }
     const QString text = specText(spec);
-    if (edit_->toPlainText() == text) return;
+    if (edit_->toPlainText() == text) {
+        updatePreview();  // the same sentence, perhaps another model's tokenizer
+        return;
+    }
     const QSignalBlocker block(edit_);
     edit_->setPlainText(text);
     edit_->moveCursor(QTextCursor::End);
