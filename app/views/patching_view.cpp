@@ -135,7 +135,7 @@ void PatchingView::syncClean() {
     const attn::SceneSpec& spec = scene_->spec();
     clean_->setText(spec.is_model() ? QString::fromStdString(spec.text) : QString());
     // Another model (or none): a run still going and the maps on show are the previous one's.
-    if (running_ && spec.model != jobModel_) {
+    if (spec.model != jobModel_ && running_) {
         Scheduler::instance().cancel(this, kJob);
         running_ = false;
         poll_->stop();
@@ -143,7 +143,7 @@ void PatchingView::syncClean() {
         stop_->setEnabled(false);
         Q_EMIT finished();
     }
-    if (shownModel_ && spec.model != shownModel_) {
+    if (spec.model != shownModel_ && shownModel_) {
         result_ = {};
         shown_ = {};
         shownModel_.reset();

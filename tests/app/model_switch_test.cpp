@@ -86,6 +86,19 @@ fileio::ModelController* quietWindow(MainWindow& w) {
     return models;
 }
 
+/// Opens REPO from Model ▸ in W (quietWindow's), types SENTENCE and shows page PAGE of the
+/// Interventions tab with clicks on the tabs; "" when done.
+QString showInterventionPage(MainWindow& w, fileio::ModelController* models, const QString& repo,
+                             const QString& sentence, QWidget* (*page)(InterventionsTab*)) {
+    QString error = openFromModelMenu(models, repo);
+    if (error.isEmpty()) error = test_support::typeSentence(w, sentence);
+    auto* tab = w.findChild<InterventionsTab*>();
+    if (!error.isEmpty() || !tab) return error.isEmpty() ? QStringLiteral("no tab") : error;
+    test_support::clickTab(w.tabs()->tabBar(), w.tabs()->indexOf(tab));
+    test_support::clickTab(tab->pages()->tabBar(), tab->pages()->indexOf(page(tab)));
+    return {};
+}
+
 /// The status bar's permanent labels' texts.
 QStringList statusTexts(MainWindow& w) {
     QStringList out;
@@ -176,13 +189,11 @@ class ModelSwitchTest : public QObject {
         MainWindow w;
         fileio::ModelController* models = quietWindow(w);
         QVERIFY(models);
-        QCOMPARE(openFromModelMenu(models, QStringLiteral("tiny/gpt2")), QString());
-        QCOMPARE(test_support::typeSentence(w, QStringLiteral("the cat")), QString());
-        auto* tab = w.findChild<InterventionsTab*>();
-        QVERIFY(tab);
-        test_support::clickTab(w.tabs()->tabBar(), w.tabs()->indexOf(tab));
-        test_support::clickTab(tab->pages()->tabBar(), tab->pages()->indexOf(tab->attribution()));
-        AttributionView* view = tab->attribution();
+        QCOMPARE(
+            showInterventionPage(w, models, QStringLiteral("tiny/gpt2"), QStringLiteral("the cat"),
+                                 [](InterventionsTab* t) -> QWidget* { return t->attribution(); }),
+            QString());
+        AttributionView* view = w.findChild<InterventionsTab*>()->attribution();
         QTRY_VERIFY_WITH_TIMEOUT(view->map()->values().rows() == 3, 30000);
         QCOMPARE(openFromModelMenu(models, QStringLiteral("tiny/bert")), QString());
         // BERT is post-norm: attribution is refused, and GPT-2's map is not left under it.
@@ -198,13 +209,11 @@ class ModelSwitchTest : public QObject {
         MainWindow w;
         fileio::ModelController* models = quietWindow(w);
         QVERIFY(models);
-        QCOMPARE(openFromModelMenu(models, QStringLiteral("tiny/gpt2")), QString());
-        QCOMPARE(test_support::typeSentence(w, QStringLiteral("the cat sat")), QString());
-        auto* tab = w.findChild<InterventionsTab*>();
-        QVERIFY(tab);
-        test_support::clickTab(w.tabs()->tabBar(), w.tabs()->indexOf(tab));
-        test_support::clickTab(tab->pages()->tabBar(), tab->pages()->indexOf(tab->patching()));
-        PatchingView* view = tab->patching();
+        QCOMPARE(showInterventionPage(
+                     w, models, QStringLiteral("tiny/gpt2"), QStringLiteral("the cat sat"),
+                     [](InterventionsTab* t) -> QWidget* { return t->patching(); }),
+                 QString());
+        PatchingView* view = w.findChild<InterventionsTab*>()->patching();
         QTest::keyClicks(view->corruptEdit(), QStringLiteral("the dog sat"));
         QTest::keyClicks(view->answerEdit(), QStringLiteral("t"));
         QTest::keyClicks(view->wrongEdit(), QStringLiteral("s"));

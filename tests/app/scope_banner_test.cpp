@@ -8,6 +8,7 @@
 #include <QTemporaryDir>
 #include <QUndoStack>
 #include <QtTest>
+#include <functional>
 
 #include "app_test_support.hpp"
 #include "io/model_controller.hpp"
@@ -48,6 +49,22 @@ void scopeToLayer(MainWindow& w, int layer) {
     QCOMPARE(w.scene()->spec().model_layers, std::vector<int>{layer - 1});
 }
 
+/// W with the tiny folder WRITE writes opened from its folder and "the cat sat" typed; the
+/// model controller, or nullptr with *ERROR.
+fileio::ModelController* openTiny(MainWindow& w, const QTemporaryDir& dir,
+                                  const std::function<QString(const QString&)>& write,
+                                  QString* error) {
+    *error = dir.isValid() ? write(dir.path()) : QStringLiteral("no temporary folder");
+    if (!error->isEmpty()) return nullptr;
+    fileio::ModelController* models = test_support::attachQuietModels(w);
+    if (!models || !models->openModel(dir.path())) {
+        *error = models ? models->lastError() : QStringLiteral("no model controller");
+        return nullptr;
+    }
+    *error = test_support::typeSentence(w, QStringLiteral("the cat sat"));
+    return error->isEmpty() ? models : nullptr;
+}
+
 }  // namespace
 
 class ScopeBannerTest : public QObject {
@@ -57,17 +74,18 @@ class ScopeBannerTest : public QObject {
 
     void everyScopeSentenceSaysTheSame() {
         QTemporaryDir dir;
-        QVERIFY(dir.isValid());
-        const QString error =
-            test_support::writeTinyFolder(ATTN_LLAMA_TINY, dir.path(),
-                                          {QStringLiteral("11"), QStringLiteral("qwen2"),
-                                           QStringLiteral("--layers"), QStringLiteral("3")});
-        QVERIFY2(error.isEmpty(), qPrintable(error));
         MainWindow w;
-        fileio::ModelController* models = test_support::attachQuietModels(w);
-        QVERIFY(models);
-        QVERIFY2(models->openModel(dir.path()), qPrintable(models->lastError()));
-        QCOMPARE(test_support::typeSentence(w, QStringLiteral("the cat sat")), QString());
+        QString error;
+        fileio::ModelController* models = openTiny(
+            w, dir,
+            [](const QString& d) {
+                return test_support::writeTinyFolder(
+                    ATTN_LLAMA_TINY, d,
+                    {QStringLiteral("11"), QStringLiteral("qwen2"), QStringLiteral("--layers"),
+                     QStringLiteral("3")});
+            },
+            &error);
+        QVERIFY2(models, qPrintable(error));
         scopeToLayer(w, 2);
         QCOMPARE(w.scene()->undoStack()->undoText(),
                  QStringLiteral("Apply the controls in layer 2 only"));
@@ -84,14 +102,11 @@ class ScopeBannerTest : public QObject {
 
     void aBidirectionalModelIsNotCalledCausal() {
         QTemporaryDir dir;
-        QVERIFY(dir.isValid());
-        const QString error = test_support::writeTinyBert(dir.path());
-        QVERIFY2(error.isEmpty(), qPrintable(error));
         MainWindow w;
-        fileio::ModelController* models = test_support::attachQuietModels(w);
-        QVERIFY(models);
-        QVERIFY2(models->openModel(dir.path()), qPrintable(models->lastError()));
-        QCOMPARE(test_support::typeSentence(w, QStringLiteral("the cat sat")), QString());
+        QString error;
+        fileio::ModelController* models = openTiny(
+            w, dir, [](const QString& d) { return test_support::writeTinyBert(d); }, &error);
+        QVERIFY2(models, qPrintable(error));
         scopeToLayer(w, 2);
         typeLayer(models, w, 1);
         QCOMPARE(banner(w), QStringLiteral("Layer 1 runs as BERT does (scaled, τ = 1, "
