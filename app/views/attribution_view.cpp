@@ -100,6 +100,7 @@ void AttributionView::setToken(std::optional<std::int32_t> token) {
 void AttributionView::clearShown(const QString& why) {
     result_ = {};
     map_->clear();
+    map_->setTitle(tr("Each head's direct contribution to the logit"));  // of no token now
     bars_->setData({}, {});
     top_->clear();
     sum_->clear();

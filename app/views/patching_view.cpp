@@ -149,6 +149,7 @@ void PatchingView::syncClean() {
         shownModel_.reset();
         heads_->clear();
         resid_->clear();
+        progress_->setValue(0);
         message_ = tr("The maps were of another model: Run patching for this one.");
     }
     run_->setEnabled(spec.is_model() && !running_);

@@ -201,6 +201,8 @@ class ModelSwitchTest : public QObject {
         QVERIFY2(view->status()->text().contains(QStringLiteral("norm")),
                  qPrintable(view->status()->text()));
         QCOMPARE(view->map()->values().size(), attn::Index(0));
+        QCOMPARE(view->map()->title(),
+                 QStringLiteral("Each head's direct contribution to the logit"));
         QCOMPARE(view->topTokens()->count(), 0);
         QVERIFY(view->sumLabel()->text().isEmpty());
     }
