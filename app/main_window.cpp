@@ -327,7 +327,8 @@ void MainWindow::onResult(SceneResultPtr result, quint64, double ms) {
 }
 
 void MainWindow::onFailed(const QString& message) {
-    grid_->setMessage(tr("Cannot compute this scene: %1").arg(message));
+    grid_->setMessage(
+        tr("Cannot compute this scene: %1\nShown below: the last scene computed.").arg(message));
     statusBar()->showMessage(message, 8000);
     // The last result's size and time are not the scene's on show.
     sizeLabel_->setText(tr("not computed"));

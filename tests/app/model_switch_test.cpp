@@ -256,6 +256,18 @@ class ModelSwitchTest : public QObject {
         QVERIFY(dock->nextTokens()->tokens().empty());
         QVERIFY2(dock->predictionTitle().startsWith(QStringLiteral("No prediction:")),
                  qPrintable(dock->predictionTitle()));
+        // The token line lists what the model reads and says there is more; the heads say
+        // whose they are.
+        const QString tokens = w.tokenEditor()->findChild<QLabel*>()->toolTip();
+        QVERIFY2(tokens.startsWith(QStringLiteral(
+                     "The first 16 tokens (the text has more than the model's 16 positions): ")),
+                 qPrintable(tokens));
+        QStringList grid;
+        for (QLabel* l : w.heatmapGrid()->findChildren<QLabel*>())
+            if (l->text().startsWith(QStringLiteral("Cannot compute"))) grid << l->text();
+        QCOMPARE(grid.size(), 1);
+        QVERIFY2(grid[0].endsWith(QStringLiteral("\nShown below: the last scene computed.")),
+                 qPrintable(grid[0]));
         const QString status = statusTexts(w).join(QLatin1Char('|'));
         QVERIFY2(!status.contains(QStringLiteral("n = ")), qPrintable(status));
         QVERIFY2(!status.contains(QStringLiteral("computed in")), qPrintable(status));
