@@ -141,6 +141,7 @@ void PatchingView::syncClean() {
         poll_->stop();
         job_.reset();
         stop_->setEnabled(false);
+        message_ = tr("Stopped: the model changed. Run patching for this one.");
         Q_EMIT finished();
     }
     if (spec.model != shownModel_ && shownModel_) {
