@@ -18,6 +18,7 @@
 #include "attn/io/json/attention_json.hpp"
 #include "attn/scene/model_scene.hpp"
 #include "attn/scene/scene_controls.hpp"
+#include "attn/scene/scope_text.hpp"
 #include "lenses/lens_panel.hpp"
 #include "lenses/lens_registry.hpp"
 #include "model/layer_cache.hpp"
@@ -278,17 +279,8 @@ void MainWindow::onSpecChanged() {
                                           "trained model — no linguistics in them.")
                                            .arg(s.seed);
     // A model layer outside the controls' scope: say why the controls seem not to act on it.
-    if (s.is_model() && !attn::model::controls_apply_in(s, s.layer)) {
-        const int first = *std::min_element(s.model_layers.begin(), s.model_layers.end());
-        note = s.layer < first
-                   ? tr("Layer %1 runs as the model does: the controls apply from layer %2 on.")
-                         .arg(s.layer + 1)
-                         .arg(first + 1)
-                   : tr("Layer %1 runs as GPT-2 does (scaled, τ = 1, causal) but sees "
-                        "layer %2's change.")
-                         .arg(s.layer + 1)
-                         .arg(first + 1);
-    }
+    if (s.is_model() && !attn::model::controls_apply_in(s, s.layer))
+        note = QString::fromStdString(attn::model::scope_note(s, s.layer));
     grid_->setNote(note);
     compute_->request(s);
 }
@@ -335,8 +327,12 @@ void MainWindow::onResult(SceneResultPtr result, quint64, double ms) {
 }
 
 void MainWindow::onFailed(const QString& message) {
-    grid_->setMessage(tr("Cannot compute this scene: %1").arg(message));
+    grid_->setMessage(
+        tr("Cannot compute this scene: %1\nShown below: the last scene computed.").arg(message));
     statusBar()->showMessage(message, 8000);
+    // The last result's size and time are not the scene's on show.
+    sizeLabel_->setText(tr("not computed"));
+    timeLabel_->clear();
 }
 
 void MainWindow::onSelectionChanged() {

@@ -112,6 +112,11 @@ void ModelDock::sync() {
         next_->setTokens({});
         return;
     }
+    if (spec.model != predicted_) {
+        // Another model's prediction would pass for this one's until its run is delivered.
+        next_->setTokens({});
+        after_->setText(tr("Predicting…"));
+    }
     const attn::model::ModelInfo& c = spec.model->model->info();
     const QString dir = QString::fromStdString(spec.model->dir);
     // Query and key/value heads apart only when they differ (grouped-query attention).
@@ -151,7 +156,14 @@ void ModelDock::syncHead() {
     head_->setValue(scene_->selection().head + 1);
 }
 
+void ModelDock::setFailed(const QString& message) {
+    predicted_ = scene_->spec().model;  // what the dock now says is about this model
+    next_->setTokens({});
+    after_->setText(tr("No prediction: %1").arg(message));
+}
+
 void ModelDock::setResult(const SceneResultPtr& result) {
+    predicted_ = result && result->run ? scene_->spec().model : nullptr;
     if (!result || !result->run) {
         next_->setTokens({});
         after_->clear();

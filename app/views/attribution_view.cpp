@@ -104,20 +104,29 @@ void AttributionView::onTyped() {
 
 void AttributionView::setToken(std::optional<std::int32_t> token) {
     token_ = token;
+    tokenModel_ = scene_->spec().model;
     refresh();
+}
+
+void AttributionView::clearShown(const QString& why) {
+    result_ = {};
+    map_->clear();
+    map_->setTitle(tr("Each head's direct contribution to the logit"));  // of no token now
+    bars_->setData({}, {});
+    top_->clear();
+    sum_->clear();
+    status_->setText(why);
 }
 
 void AttributionView::refresh() {
     visible_->clear();
     const attn::SceneSpec spec = scene_->spec();
+    // A token picked in another model's vocabulary means nothing in this one.
+    if (spec.model != tokenModel_) token_.reset();
+    tokenModel_ = spec.model;
     if (!spec.is_model()) {
         Scheduler::instance().cancel(this, kJob);
-        result_ = {};
-        map_->clear();
-        bars_->setData({}, {});
-        top_->clear();
-        sum_->clear();
-        status_->setText(tr("Attribution splits a model's logit: open a model folder."));
+        clearShown(tr("Attribution splits a model's logit: open a model folder."));
         return;
     }
     status_->setText(tr("Attributing…"));
@@ -142,7 +151,8 @@ void AttributionView::refresh() {
             display(std::move(d.attribution), std::move(d.top), std::move(d.name), std::move(d.ids),
                     std::move(d.tokens));
         },
-        [this](const QString& error) { status_->setText(error); });
+        // Refused (e.g. a bidirectional model): nothing of the previous run stays under it.
+        [this](const QString& error) { clearShown(error); });
 }
 
 void AttributionView::display(attn::interv::Attribution a, std::vector<attn::NextToken> top,

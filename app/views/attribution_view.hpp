@@ -5,6 +5,7 @@
 #include <QStringList>
 #include <QWidget>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -52,6 +53,8 @@ class AttributionView : public QWidget {
 
   private:
     void onTyped();
+    /// Shows nothing of an attribution, and WHY.
+    void clearShown(const QString& why);
     void display(attn::interv::Attribution a, std::vector<attn::NextToken> top, QString name,
                  std::vector<std::int32_t> ids, QStringList tokens);
 
@@ -64,6 +67,7 @@ class AttributionView : public QWidget {
     QLabel* status_;
     WhileVisible* visible_;
     std::optional<std::int32_t> token_;
+    std::shared_ptr<const attn::model::ModelFolder> tokenModel_;  ///< the model token_ is of
     attn::interv::Attribution result_;
     std::vector<std::int32_t> ids_;
     QStringList tokens_;

@@ -77,7 +77,12 @@ void LogitLensView::refresh() {
         [this](LensDelivery d) {
             display(std::move(d.table), std::move(d.tokens), std::move(d.names), std::move(d.ids));
         },
-        [this](const QString& error) { status_->setText(error); });
+        [this](const QString& error) {
+            // The scene on show has no lens: the previous run's map would pass for its.
+            table_ = {};
+            map_->clear();
+            status_->setText(error);
+        });
 }
 
 void LogitLensView::display(attn::interv::LensTable table, QStringList tokens, QStringList names,

@@ -10,6 +10,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "attn/models/model.hpp"
 #include "attn/scene/scene_controls.hpp"
 #include "attn/scene/spec_edit.hpp"
 #include "model/scene.hpp"
@@ -138,7 +139,10 @@ void TokenEditor::syncFromScene() {
         edit_->setPlaceholderText(tr("Type or paste a sentence…"));
     }
     const QString text = specText(spec);
-    if (edit_->toPlainText() == text) return;
+    if (edit_->toPlainText() == text) {
+        updatePreview();  // the same sentence, perhaps another model's tokenizer
+        return;
+    }
     const QSignalBlocker block(edit_);
     edit_->setPlainText(text);
     edit_->moveCursor(QTextCursor::End);
@@ -180,12 +184,14 @@ void TokenEditor::showLoadedTokens(const attn::AttentionComponent& c, const QStr
 void TokenEditor::updatePreview() {
     if (edit_->isReadOnly()) return;  // loaded tokens: showLoadedTokens wrote the preview
     std::vector<std::string> tokens;
+    bool more = false;  // a model's text longer than its positions: only those are listed
     try {
         // The scene's own tokenizer: GPT-2's pieces while a model runs, words otherwise.
         attn::SceneSpec s = scene_->spec();
         s.text = edit_->toPlainText().toStdString();
         s.tokens.clear();
         tokens = s.query_tokens();
+        if (s.is_model()) s.run_ids(std::size_t(s.model->model->info().max_positions), &more);
     } catch (const std::exception& e) {
         preview_->setText(QString::fromUtf8(e.what()));
         return;
@@ -193,8 +199,11 @@ void TokenEditor::updatePreview() {
     QStringList parts;
     for (const std::string& t : tokens)
         parts << tokenText(t);  // GPT-2's leading spaces as visible symbols
-    const QString full =
-        tr("%n token(s): ", nullptr, int(tokens.size())) + parts.join(QStringLiteral(" · "));
+    const QString head =
+        more ? tr("The first %1 tokens (the text has more than the model's %1 positions): ")
+                   .arg(tokens.size())
+             : tr("%n token(s): ", nullptr, int(tokens.size()));
+    const QString full = head + parts.join(QStringLiteral(" · "));
     preview_->setText(
         preview_->fontMetrics().elidedText(full, Qt::ElideRight, std::max(50, preview_->width())));
     preview_->setToolTip(full);

@@ -193,6 +193,14 @@ def write_session(path: PathLike, data_path: PathLike, *, tab: str = "heads", co
     return write_file(path, lambda f: f.write(text.encode("utf-8")))
 
 
+#: The file that marks a scratch folder: the window keeps what it opens from one out of
+#: File ▸ Recent (they are handed over, not the user's documents).
+SCRATCH_MARKER = ".attnscope-scratch"
+
+
 def scratch_folder(prefix: str = "attnscope-") -> str:
-    """A new private folder for files written only to be opened (under $TMPDIR)."""
-    return tempfile.mkdtemp(prefix=prefix)
+    """A new private folder for files written only to be opened (under $TMPDIR), marked by an
+    empty SCRATCH_MARKER file."""
+    folder = tempfile.mkdtemp(prefix=prefix)
+    open(os.path.join(folder, SCRATCH_MARKER), "xb").close()
+    return folder
