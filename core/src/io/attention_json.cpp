@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "attn/io/numpy_attention.hpp"
 #include "io_util.hpp"
 #include "json_util.hpp"
 
@@ -141,6 +142,7 @@ AttentionComponent bertviz_component(const json& obj, const std::string& path,
     c.mats = reader.read(obj["attn"], path + ".attn", 4, c.layers, c.heads);
     match_tokens(c, path, name);
     c.are_scores = false;
+    check_weights(c, name + ": " + path + ".attn");
     return c;
 }
 
@@ -169,6 +171,7 @@ AttentionData circuitsvis(const json& root, const std::string& name, Progress* p
                  ".tokens has " + std::to_string(n) + " tokens but the attention matrices are " +
                      std::to_string(c.mats[0].rows()) + "×" + std::to_string(c.mats[0].cols()));
     }
+    check_weights(c, name + ": attention");
     AttentionData d;
     d.source = name;
     d.components.push_back(std::move(c));
