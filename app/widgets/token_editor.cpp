@@ -14,6 +14,7 @@
 #include "attn/spec_edit.hpp"
 #include "model/scene.hpp"
 #include "model/undo_command.hpp"
+#include "views/shown_text.hpp"
 #include "views/token_labels.hpp"
 #include "widgets/undo_shortcuts.hpp"
 
@@ -192,7 +193,7 @@ void TokenEditor::updatePreview() {
     }
     QStringList parts;
     for (const std::string& t : tokens)
-        parts << tokenText(t);  // GPT-2's leading spaces as visible symbols
+        parts << isolatedText(tokenText(t));  // GPT-2's leading spaces as visible symbols
     const QString full =
         tr("%n token(s): ", nullptr, int(tokens.size())) + parts.join(QStringLiteral(" · "));
     preview_->setText(
