@@ -15,7 +15,7 @@ namespace {
 using namespace attn;
 
 /// What loading PATH throws, or "" when it opens.
-std::string refusal(const std::string& path) {
+std::string weights_refusal(const std::string& path) {
     try {
         io::load_attention(path);
     } catch (const Error& e) {
@@ -26,18 +26,18 @@ std::string refusal(const std::string& path) {
 
 // 2 heads of 2 × 2: head 1, query 0, key 1 is −0.25, and one more entry is negative.
 const std::vector<float> kNegative = {0.5f, 0.5f, 1.f, 0.f, 1.25f, -0.25f, -0.5f, 1.5f};
-const std::uint64_t kShape[] = {2, 2, 2};
+const std::uint64_t kNegativeShape[] = {2, 2, 2};
 
 TEST(WeightsRule, NegativeAttentionInAnNpzIsRefused) {
     io_test::TempDir dir;
-    io::write_npz(dir.file("neg.npz"), {{"attention", io::npy_bytes(kNegative, kShape)}});
-    EXPECT_EQ(refusal(dir.file("neg.npz")),
+    io::write_npz(dir.file("neg.npz"), {{"attention", io::npy_bytes(kNegative, kNegativeShape)}});
+    EXPECT_EQ(weights_refusal(dir.file("neg.npz")),
               "neg.npz: attention.npy: attention weights are post-softmax (≥ 0), but entry "
               "[layer, head, query, key] [0, 1, 0, 1] is -0.25 (2 of 8 entries are negative); "
               "save raw scores as 'scores' instead, to which the app's controls and softmax "
               "apply");
     // The same numbers as raw scores open, as scores.
-    io::write_npz(dir.file("scores.npz"), {{"scores", io::npy_bytes(kNegative, kShape)}});
+    io::write_npz(dir.file("scores.npz"), {{"scores", io::npy_bytes(kNegative, kNegativeShape)}});
     const AttentionData d = io::load_attention(dir.file("scores.npz"));
     ASSERT_EQ(d.components.size(), 1u);
     EXPECT_TRUE(d.components[0].are_scores);
@@ -45,8 +45,9 @@ TEST(WeightsRule, NegativeAttentionInAnNpzIsRefused) {
 
 TEST(WeightsRule, EncoderDecoderAttentionsFollowTheRule) {
     io_test::TempDir dir;
-    io::write_npz(dir.file("s2s.npz"), {{"encoder_attention", io::npy_bytes(kNegative, kShape)}});
-    EXPECT_EQ(refusal(dir.file("s2s.npz"))
+    io::write_npz(dir.file("s2s.npz"),
+                  {{"encoder_attention", io::npy_bytes(kNegative, kNegativeShape)}});
+    EXPECT_EQ(weights_refusal(dir.file("s2s.npz"))
                   .rfind("s2s.npz: encoder_attention.npy: attention "
                          "weights are post-softmax (≥ 0), but entry",
                          0),
@@ -57,7 +58,7 @@ TEST(WeightsRule, JsonWeightsFollowTheRule) {
     io_test::TempDir dir;
     io_test::write_text(dir.file("cv.json"),
                         R"({"attention": [[[0.5, 0.5], [1.5, -0.5]]], "tokens": ["a", "b"]})");
-    EXPECT_EQ(refusal(dir.file("cv.json"))
+    EXPECT_EQ(weights_refusal(dir.file("cv.json"))
                   .rfind("cv.json: attention: attention weights are "
                          "post-softmax (≥ 0), but entry [layer, head, "
                          "query, key] [0, 0, 1, 1] is -0.5 (1 of 4",
@@ -68,8 +69,8 @@ TEST(WeightsRule, JsonWeightsFollowTheRule) {
 TEST(WeightsRule, RowsThatDoNotSumToOneStillOpen) {
     io_test::TempDir dir;
     const std::vector<float> slice = {0.25f, 0.25f, 0.f, 0.5f, 0.1f, 0.2f, 0.3f, 0.f};
-    io::write_npz(dir.file("slice.npz"), {{"attention", io::npy_bytes(slice, kShape)}});
-    EXPECT_EQ(refusal(dir.file("slice.npz")), "");
+    io::write_npz(dir.file("slice.npz"), {{"attention", io::npy_bytes(slice, kNegativeShape)}});
+    EXPECT_EQ(weights_refusal(dir.file("slice.npz")), "");
 }
 
 }  // namespace
