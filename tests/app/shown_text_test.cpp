@@ -237,6 +237,7 @@ class ShownTextTest : public QObject {
         QCOMPARE(panel->generation().choices.size(), std::size_t(1));
         const attn::gen::Choice& c = panel->generation().choices.front();
         QCOMPARE(panel->distribution()->count(), int(c.top.size()));
+        // First the numbers of every row, then their reading order.
         int tiny = 0;
         for (int i = 0; i < panel->distribution()->count(); ++i) {
             const attn::gen::Candidate& k = c.top[std::size_t(i)];
@@ -248,8 +249,12 @@ class ShownTextTest : public QObject {
             QVERIFY2(row.contains(QStringLiteral("  ") + sampled + QStringLiteral("  (model ") +
                                   model + QStringLiteral(")")),
                      qPrintable(row));
+        }
+        for (int i = 0; i < panel->distribution()->count(); ++i) {
+            const attn::gen::Candidate& k = c.top[std::size_t(i)];
+            const QString row = panel->distribution()->item(i)->text();
             why = readsBefore(row, QString::fromStdString(folder->tokenizer->token_text(k.id)),
-                              sampled, panel->distribution()->font());
+                              percentText(double(k.probability)), panel->distribution()->font());
             QVERIFY2(why.isEmpty(), qPrintable(why));
         }
         QVERIFY(tiny > 0);  // the case that read 0.0 % is there
