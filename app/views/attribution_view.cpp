@@ -13,6 +13,8 @@
 #include "model/while_visible.hpp"
 #include "views/cell_map.hpp"
 #include "views/screen_only.hpp"
+#include "views/scroll_frame.hpp"
+#include "views/shown_text.hpp"
 #include "views/token_pick.hpp"
 
 const QString AttributionView::kJob = QStringLiteral("attribution");
@@ -32,6 +34,7 @@ AttributionView::AttributionView(Scene* scene, QWidget* parent)
       scene_(scene),
       map_(new CellMap),
       bars_(new BarList),
+      barsFrame_(new ScrollFrame(bars_)),
       top_(new QListWidget),
       edit_(new QLineEdit),
       sum_(new QLabel),
@@ -64,7 +67,9 @@ AttributionView::AttributionView(Scene* scene, QWidget* parent)
     auto* parts = new QGridLayout(figure);
     parts->setContentsMargins(0, 0, 0, 0);
     parts->addWidget(map_, 0, 0);
-    parts->addWidget(bars_, 0, 1);
+    // The bars scroll when their labels need more height than the page has (192 dpi).
+    barsFrame_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    parts->addWidget(barsFrame_, 0, 1);
     parts->addWidget(sum_, 1, 0, 1, 2);
     parts->setColumnStretch(0, 2);
     parts->setColumnStretch(1, 1);
@@ -165,9 +170,9 @@ void AttributionView::display(attn::interv::Attribution a, std::vector<attn::Nex
         const QSignalBlocker block(top_);
         top_->clear();
         for (const attn::NextToken& t : top) {
-            auto* item = new QListWidgetItem(tr("“%1”  %2 %")
-                                                 .arg(visibleToken(QString::fromStdString(t.text)))
-                                                 .arg(100.0 * double(t.probability), 0, 'f', 1));
+            auto* item =
+                new QListWidgetItem(quotedToken(visibleToken(QString::fromStdString(t.text))) +
+                                    QStringLiteral("  ") + percentText(double(t.probability)));
             item->setData(Qt::UserRole, t.id);
             top_->addItem(item);
             if (t.id == result_.token) item->setSelected(true);
@@ -195,6 +200,7 @@ void AttributionView::display(attn::interv::Attribution a, std::vector<attn::Nex
     labels << tr("final norm bias");
     bars_->setData(values, labels);
     bars_->setTitle(tr("MLPs, embedding, biases"));
+    barsFrame_->setContentMinimum(QSize(0, bars_->minimumSizeHint().height()));
     const double heads_sum = double(result_.heads.sum());
     sum_->setText(tr("The parts sum to the logit: heads %1 + MLPs %2 + embedding %3 + biases "
                      "%4 = %5; the logit of %6 is %7 (final norm's scale frozen).")

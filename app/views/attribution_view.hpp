@@ -18,6 +18,7 @@ class QLabel;
 class QLineEdit;
 class QListWidget;
 class Scene;
+class ScrollFrame;
 class WhileVisible;
 
 /// Pick a token (a click on the next-token top 10, or its text or id typed): a layers × heads
@@ -61,6 +62,7 @@ class AttributionView : public QWidget {
     Scene* scene_;
     CellMap* map_;
     BarList* bars_;
+    ScrollFrame* barsFrame_;  ///< scrolls the bars when the column is shorter than their rows
     QListWidget* top_;
     QLineEdit* edit_;
     QLabel* sum_;

@@ -16,8 +16,8 @@
 /// head's statistics. A thin view of head `head` of a HeatmapModel: it lays out, labels, zooms,
 /// hovers and paints the cells the model delivers; it computes none. When the matrix has more
 /// rows/columns than the plot has pixels the model's cells are blocks (max or mean), each exact
-/// for its block. The scroll wheel zooms about the cursor and a drag pans, down to single
-/// labelled cells.
+/// for its block. Ctrl+wheel zooms about the cursor (the plain wheel scrolls the heads) and a
+/// drag pans, down to single labelled cells.
 class HeadHeatmap : public QCustomPlot {
     Q_OBJECT
   public:

@@ -1,5 +1,7 @@
-// AttnScope — a head heatmap's pointer input: hover, clicks, wheel zoom and drag pan.
+// AttnScope — a head heatmap's pointer input: hover, clicks, Ctrl+wheel zoom and drag pan.
 // GPL-3.0-or-later.
+#include <QAbstractScrollArea>
+#include <QCoreApplication>
 #include <QMouseEvent>
 #include <QToolTip>
 #include <QWheelEvent>
@@ -107,8 +109,17 @@ void HeadHeatmap::mouseDoubleClickEvent(QMouseEvent* event) {
 }
 
 void HeadHeatmap::wheelEvent(QWheelEvent* event) {
-    if (!result() || queries() == 0) {
-        QCustomPlot::wheelEvent(event);
+    // The wheel scrolls the column of heads, as in any list; Ctrl+wheel zooms, as in a browser
+    // or a map.
+    if (!(event->modifiers() & Qt::ControlModifier) || !result() || queries() == 0) {
+        // QCustomPlot stops mouse events from reaching the parents (WA_NoMousePropagation):
+        // the enclosing scroll area is handed the wheel itself.
+        for (QWidget* w = parentWidget(); w; w = w->parentWidget())
+            if (auto* area = qobject_cast<QAbstractScrollArea*>(w)) {
+                QCoreApplication::sendEvent(area->viewport(), event);
+                return;
+            }
+        event->ignore();
         return;
     }
     // One notch (120) zooms by 1.25 about the cell under the pointer, which stays in place.

@@ -31,7 +31,8 @@ HeatmapGrid::HeatmapGrid(QWidget* parent) : QWidget(parent), model_(new HeatmapM
     setToolTip(
         tr("Attention weights per head: queries on rows, keys on columns.\n"
            "Click a cell or a row label to select; double-click a head to focus it, Esc "
-           "to return; arrow keys move the selection."));
+           "to return; arrow keys move the selection. The wheel scrolls the heads, Ctrl+wheel "
+           "zooms the head under the pointer."));
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(4, 4, 4, 4);
     message_ = new QLabel(this);

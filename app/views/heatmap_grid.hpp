@@ -96,6 +96,7 @@ class HeatmapGrid : public QWidget {
     /// (larger than the view: it scrolls).
     struct Arrangement {
         int columns = 0;
+        int inner = 0;  ///< columns of one key/value group's block (grouped-query attention)
         QSize minimum;
         bool operator==(const Arrangement&) const = default;
     };
@@ -108,8 +109,9 @@ class HeatmapGrid : public QWidget {
     void onCellsReady(int head);
     /// Heads per key/value group as laid out (0: no groups shown).
     int groupSize() const;
-    /// Places the visible heads in the layout (by groups when groupSize() > 1).
-    void placeHeads(int columns);
+    /// Places the visible heads in the layout (by groups, in blocks BLOCKWIDTH columns wide,
+    /// when groupSize() > 1).
+    void placeHeads(int columns, int blockWidth);
     /// Gives every visible head the same size (the slot, rounded down).
     void equalizeHeads();
     bool eventFilter(QObject* watched, QEvent* event) override;

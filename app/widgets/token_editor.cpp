@@ -15,6 +15,7 @@
 #include "attn/scene/spec_edit.hpp"
 #include "model/scene.hpp"
 #include "model/undo_command.hpp"
+#include "views/shown_text.hpp"
 #include "views/token_labels.hpp"
 #include "widgets/undo_shortcuts.hpp"
 
@@ -198,7 +199,7 @@ void TokenEditor::updatePreview() {
     }
     QStringList parts;
     for (const std::string& t : tokens)
-        parts << tokenText(t);  // GPT-2's leading spaces as visible symbols
+        parts << isolatedText(tokenText(t));  // GPT-2's leading spaces as visible symbols
     const QString head =
         more ? tr("The first %1 tokens (the text has more than the model's %1 positions): ")
                    .arg(tokens.size())
