@@ -12,9 +12,9 @@
 
 #include "attn/model/model_scene.hpp"
 #include "attn/scene_layers.hpp"
+#include "model/numbering.hpp"
 #include "model/scene.hpp"
 #include "views/next_tokens_view.hpp"
-#include "views/numbering.hpp"
 
 namespace fileio {
 
