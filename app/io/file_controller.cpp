@@ -139,7 +139,7 @@ bool FileController::openFile(const QString& path) {
     return open(path, true);
 }
 
-bool FileController::open(const QString& path, bool remember) {
+bool FileController::open(const QString& path, bool remember, const QString& undoText) {
     if (busy_) return false;
     busy_ = true;
     lastError_.clear();
@@ -160,7 +160,7 @@ bool FileController::open(const QString& path, bool remember) {
     busy_ = false;
     if (!done) return false;
     // Only now, with everything read and checked, does the scene change: one undo step.
-    scene->setSpec(opened.spec, opened.undoText);
+    scene->setSpec(opened.spec, undoText.isEmpty() ? opened.undoText : undoText);
     if (opened.isSession) {
         restoreViewState(*window_, QJsonDocument::fromJson(opened.viewsJson.toUtf8()).object());
         currentFile_ = QFileInfo(path).absoluteFilePath();

@@ -119,8 +119,9 @@ class FileController : public QObject {
 
   private:
     void addExamplesMenu(QMenu* file);
-    /// openFile; `remember` puts the file in File ▸ Recent (not the autosave file, which goes).
-    bool open(const QString& path, bool remember);
+    /// openFile; `remember` puts the file in File ▸ Recent (not the autosave file, which goes);
+    /// UNDO_TEXT names the undo step (empty: "Open FILE").
+    bool open(const QString& path, bool remember, const QString& undoText = {});
     void fail(const QString& message);
     void updateTitle();
     QString startDirectory() const;

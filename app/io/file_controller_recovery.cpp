@@ -116,7 +116,12 @@ void FileController::offerRecovery() {
                             : QMessageBox::question(window_, tr("AttnScope"), recoveryQuestion(r),
                                                     QMessageBox::Yes | QMessageBox::No,
                                                     QMessageBox::Yes) == QMessageBox::Yes;
-        if (restore && open(orphan.path, false)) {
+        // The undo step names the document, never the autosave file it was read from.
+        const QString undoText =
+            orphan.document.isEmpty()
+                ? tr("Restore the autosaved untitled scene")
+                : tr("Restore the autosaved %1").arg(QFileInfo(orphan.document).fileName());
+        if (restore && open(orphan.path, false, undoText)) {
             // Save writes to the session the changes were made to, never to the autosave; a
             // document that was data or tokens stays unsaved until Save asks where. Restored
             // work is not saved anywhere yet: it stays modified.
