@@ -191,9 +191,12 @@ void InterventionsList::sync() {
             list_->addItem(item);
         }
     }
-    empty_->setText(model ? tr("Nothing is ablated or knocked out: the run is the model's own. "
-                               "Add one below, or right-click a head or a cell on the Heads tab.")
-                          : QString());
+    empty_->setText(
+        model
+            ? tr("Nothing is ablated or knocked out: the run is the model's own. "
+                 "Add one with the fields beside this list, or right-click a head or a cell on the "
+                 "Heads tab.")
+            : QString());
     empty_->setVisible(list_->count() == 0);
     remove_->setEnabled(list_->currentRow() >= 0);
     for (QSpinBox* b : {ablateLayer_, knockLayer_})

@@ -23,6 +23,21 @@
 
 namespace {
 
+/// Claims Ctrl+E for the field it watches, as a line edit does on X11 (Ctrl+E is "end of line"
+/// there, QKeySequence::MoveToEndOfLine; the offscreen platform's key scheme has no such binding).
+class ClaimsCtrlE : public QObject {
+  public:
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        if (event->type() == QEvent::ShortcutOverride &&
+            static_cast<QKeyEvent*>(event)->keyCombination() ==
+                QKeyCombination(Qt::ControlModifier, Qt::Key_E)) {
+            event->accept();  // the field's own: no shortcut runs
+            return true;
+        }
+        return QObject::eventFilter(watched, event);
+    }
+};
+
 /// Presses Ctrl+E in FIELD and returns the object name of the modal dialog that opens ("" when
 /// none opens), closing it.
 QString modalAfterCtrlE(QWidget* field) {
@@ -38,6 +53,8 @@ QString modalAfterCtrlE(QWidget* field) {
         }
     });
     closer.start();
+    ClaimsCtrlE claims;
+    field->installEventFilter(&claims);
     field->setFocus();
     if (!QTest::qWaitFor([&] { return field->hasFocus(); }, 10000))
         return QStringLiteral("(no focus)");
