@@ -86,7 +86,6 @@ T* named(QWidget* in, const char* name) {
     return in ? in->findChild<T*>(QString::fromLatin1(name)) : nullptr;
 }
 
-
 }  // namespace
 
 class InterventionReachTest : public QObject {
