@@ -22,6 +22,7 @@
 #include "lenses/lens_panel.hpp"
 #include "lenses/lens_registry.hpp"
 #include "model/layer_cache.hpp"
+#include "model/run_changes.hpp"
 #include "model/scene.hpp"
 #include "model/unexpected_error.hpp"
 #include "model/view_state.hpp"
@@ -265,7 +266,14 @@ void MainWindow::buildStatusBar() {
     busyLabel_->setVisible(false);
     sizeLabel_->setToolTip(tr("Tokens n, model width d_model, heads h and head width d_k"));
     timeLabel_->setToolTip(tr("Time of the last computation of the scene"));
+    changesLabel_ = new QLabel;
+    changesLabel_->setObjectName(QStringLiteral("runChanges"));
+    changesLabel_->setToolTip(
+        tr("The controls and interventions this result's run changes "
+           "from the model as trained"));
+    changesLabel_->setVisible(false);
     statusBar()->addPermanentWidget(busyLabel_);
+    statusBar()->addPermanentWidget(changesLabel_);
     statusBar()->addPermanentWidget(sizeLabel_);
     statusBar()->addPermanentWidget(timeLabel_);
 }
@@ -323,6 +331,9 @@ void MainWindow::onResult(SceneResultPtr result, quint64, double ms) {
                                                 .arg(h)
                                                 .arg(result->d_k));
     timeLabel_->setText(tr("computed in %1 ms").arg(ms, 0, 'f', ms < 10 ? 2 : 0));
+    const QString changes = runChanges(shown);
+    changesLabel_->setText(tr("Not the model's own run: %1").arg(changes));
+    changesLabel_->setVisible(!changes.isEmpty());
     Q_EMIT resultChanged(result);
 }
 

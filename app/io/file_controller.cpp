@@ -139,7 +139,8 @@ bool FileController::openFile(const QString& path) {
     return open(path, true);
 }
 
-bool FileController::open(const QString& path, bool remember, const DocumentFiles* as) {
+bool FileController::open(const QString& path, bool remember, const DocumentFiles* as,
+                          const QString& undoText) {
     if (busy_) return false;
     busy_ = true;
     lastError_.clear();
@@ -163,7 +164,7 @@ bool FileController::open(const QString& path, bool remember, const DocumentFile
     // holds the document's files too. Another file than a session is a document no session
     // holds yet: Save asks where, never overwriting the session that was open before.
     const QString file = QFileInfo(path).absoluteFilePath();
-    replaceDocument(opened.spec, opened.undoText,
+    replaceDocument(opened.spec, undoText.isEmpty() ? opened.undoText : undoText,
                     as                 ? *as
                     : opened.isSession ? DocumentFiles{file, {}}
                                        : DocumentFiles{{}, file});

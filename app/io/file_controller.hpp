@@ -145,8 +145,10 @@ class FileController : public QObject {
   private:
     void addExamplesMenu(QMenu* file);
     /// openFile; `remember` puts the file in File ▸ Recent (not the autosave file, which goes).
-    /// AS, when given, is the document the file becomes (a restored autosave's session).
-    bool open(const QString& path, bool remember, const DocumentFiles* as = nullptr);
+    /// AS, when given, is the document the file becomes (a restored autosave's session);
+    /// UNDO_TEXT names the undo step (empty: "Open FILE").
+    bool open(const QString& path, bool remember, const DocumentFiles* as = nullptr,
+              const QString& undoText = {});
     void fail(const QString& message);
     /// Puts PATH (absolute, existing) first in File ▸ Recent, unless it is a scratch file.
     void rememberFile(const QString& path);

@@ -117,10 +117,15 @@ void FileController::offerRecovery() {
                                                     QMessageBox::Yes | QMessageBox::No,
                                                     QMessageBox::Yes) == QMessageBox::Yes;
         // Save writes to the session the changes were made to, never to the autosave; a
-        // document that was data or tokens stays unsaved until Save asks where.
+        // document that was data or tokens stays unsaved until Save asks where. The undo step
+        // names the document, never the autosave file it was read from.
         const DocumentFiles as{orphan.session,
                                orphan.session.isEmpty() ? orphan.document : QString()};
-        if (restore && open(orphan.path, false, &as)) {
+        const QString undoText =
+            orphan.document.isEmpty()
+                ? tr("Restore the autosaved untitled scene")
+                : tr("Restore the autosaved %1").arg(QFileInfo(orphan.document).fileName());
+        if (restore && open(orphan.path, false, &as, undoText)) {
             // Restored work is not saved anywhere yet: it stays modified.
             window_->scene()->undoStack()->resetClean();
             updateTitle();

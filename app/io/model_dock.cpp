@@ -12,6 +12,7 @@
 #include "attn/models/hf_cache.hpp"
 #include "attn/scene/model_scene.hpp"
 #include "attn/scene/scene_layers.hpp"
+#include "model/numbering.hpp"
 #include "model/scene.hpp"
 #include "views/next_tokens_view.hpp"
 #include "views/numbering.hpp"

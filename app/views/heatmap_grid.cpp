@@ -178,6 +178,7 @@ void HeatmapGrid::ensureHeads(int count) {
             readout_->setFullText(text.isEmpty() ? kReadoutHint() : text);
         });
         connect(h, &HeadHeatmap::zoomed, this, &HeatmapGrid::zoomChanged);
+        connect(h, &HeadHeatmap::menuRequested, this, &HeatmapGrid::headMenuRequested);
         connect(h, &HeadHeatmap::headDoubleClicked, this, [this](int head) {
             setFocusedHead(focused_ == head ? -1 : head);
             Selection s = model_->selection();
@@ -311,6 +312,9 @@ void HeatmapGrid::keyPressEvent(QKeyEvent* event) {
         case Qt::Key_Return:
         case Qt::Key_Enter:
             setFocusedHead(focused_ >= 0 ? -1 : s.head);
+            return;
+        case Qt::Key_Menu:
+            requestSelectedMenu();
             return;
         case Qt::Key_Up:
             s.query = std::max(0, s.query - 1);

@@ -85,10 +85,14 @@ class HeatmapGrid : public QWidget {
     void zoomChanged(int head, const HeatmapViewport& region);
     /// Every visible head has been redrawn.
     void rendered();
+    /// The menu of head HEAD's cell CELL (key, query; −1: a label or none) is asked for at
+    /// GLOBAL: by a right click there, or by the Menu key for the selected head and cell.
+    void headMenuRequested(int head, const QPoint& cell, const QPoint& global);
 
   protected:
     void resizeEvent(QResizeEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
+    void contextMenuEvent(QContextMenuEvent* event) override;
     void changeEvent(QEvent* event) override;
 
   private:
@@ -118,6 +122,8 @@ class HeatmapGrid : public QWidget {
     int visibleCount() const;
     Arrangement arrangementFor(int count) const;
     void onCellClicked(int head, int query, int key);
+    /// Asks for the menu of the selected head and cell (the Menu key).
+    void requestSelectedMenu();
 
     HeatmapModel* model_ = nullptr;
     HeatmapStyle style_;

@@ -45,7 +45,7 @@ TokenEditor::TokenEditor(Scene* scene, QWidget* parent) : QWidget(parent), scene
     edit_ = new QPlainTextEdit;
     edit_->setObjectName(QStringLiteral("sentenceEdit"));
     edit_->setPlaceholderText(tr("Type or paste a sentence…"));
-    edit_->setToolTip(editableTip());
+    edit_->setToolTip(editableTip(scene_->spec()));
     edit_->setTabChangesFocus(true);
     // Ctrl+Z here undoes the scene (each burst of typing is a step), as in every control.
     edit_->setProperty(UndoShortcutRouter::kSceneUndoProperty, true);
@@ -113,7 +113,13 @@ void TokenEditor::applyCross() {
     scene_->setSpec(s, text.empty() ? tr("Self-attention") : tr("Cross-attention sentence"));
 }
 
-QString TokenEditor::editableTip() {
+QString TokenEditor::editableTip(const attn::SceneSpec& spec) {
+    if (spec.is_model())
+        return tr("The sentence the model reads; the heatmaps follow as you type. The model's "
+                  "own tokenizer (%1, a vocabulary of %2 tokens) splits it into sub-word "
+                  "pieces, listed below: a word may become several pieces.")
+            .arg(QString::fromStdString(spec.model->model->info().display))
+            .arg(spec.model->tokenizer->vocab_size());
     return tr(
         "The sentence attended over; the heatmaps follow as you type. Words and "
         "punctuation marks become tokens.");
@@ -136,9 +142,9 @@ void TokenEditor::syncFromScene() {
     if (edit_->isReadOnly()) {
         edit_->setReadOnly(false);
         edit_->setPalette(QPalette());  // editable again: the normal text-field look
-        edit_->setToolTip(editableTip());
         edit_->setPlaceholderText(tr("Type or paste a sentence…"));
     }
+    edit_->setToolTip(editableTip(spec));
     const QString text = specText(spec);
     if (edit_->toPlainText() == text) {
         updatePreview();  // the same sentence, perhaps another model's tokenizer
