@@ -18,9 +18,11 @@
 #include "attn/io/json/attention_json.hpp"
 #include "attn/scene/model_scene.hpp"
 #include "attn/scene/scene_controls.hpp"
+#include "attn/scene/scope_text.hpp"
 #include "lenses/lens_panel.hpp"
 #include "lenses/lens_registry.hpp"
 #include "model/layer_cache.hpp"
+#include "model/run_changes.hpp"
 #include "model/scene.hpp"
 #include "model/unexpected_error.hpp"
 #include "model/view_state.hpp"
@@ -264,7 +266,14 @@ void MainWindow::buildStatusBar() {
     busyLabel_->setVisible(false);
     sizeLabel_->setToolTip(tr("Tokens n, model width d_model, heads h and head width d_k"));
     timeLabel_->setToolTip(tr("Time of the last computation of the scene"));
+    changesLabel_ = new QLabel;
+    changesLabel_->setObjectName(QStringLiteral("runChanges"));
+    changesLabel_->setToolTip(
+        tr("The controls and interventions this result's run changes "
+           "from the model as trained"));
+    changesLabel_->setVisible(false);
     statusBar()->addPermanentWidget(busyLabel_);
+    statusBar()->addPermanentWidget(changesLabel_);
     statusBar()->addPermanentWidget(sizeLabel_);
     statusBar()->addPermanentWidget(timeLabel_);
 }
@@ -278,17 +287,8 @@ void MainWindow::onSpecChanged() {
                                           "trained model — no linguistics in them.")
                                            .arg(s.seed);
     // A model layer outside the controls' scope: say why the controls seem not to act on it.
-    if (s.is_model() && !attn::model::controls_apply_in(s, s.layer)) {
-        const int first = *std::min_element(s.model_layers.begin(), s.model_layers.end());
-        note = s.layer < first
-                   ? tr("Layer %1 runs as the model does: the controls apply from layer %2 on.")
-                         .arg(s.layer + 1)
-                         .arg(first + 1)
-                   : tr("Layer %1 runs as GPT-2 does (scaled, τ = 1, causal) but sees "
-                        "layer %2's change.")
-                         .arg(s.layer + 1)
-                         .arg(first + 1);
-    }
+    if (s.is_model() && !attn::model::controls_apply_in(s, s.layer))
+        note = QString::fromStdString(attn::model::scope_note(s, s.layer));
     grid_->setNote(note);
     compute_->request(s);
 }
@@ -331,12 +331,19 @@ void MainWindow::onResult(SceneResultPtr result, quint64, double ms) {
                                                 .arg(h)
                                                 .arg(result->d_k));
     timeLabel_->setText(tr("computed in %1 ms").arg(ms, 0, 'f', ms < 10 ? 2 : 0));
+    const QString changes = runChanges(shown);
+    changesLabel_->setText(tr("Not the model's own run: %1").arg(changes));
+    changesLabel_->setVisible(!changes.isEmpty());
     Q_EMIT resultChanged(result);
 }
 
 void MainWindow::onFailed(const QString& message) {
-    grid_->setMessage(tr("Cannot compute this scene: %1").arg(message));
+    grid_->setMessage(
+        tr("Cannot compute this scene: %1\nShown below: the last scene computed.").arg(message));
     statusBar()->showMessage(message, 8000);
+    // The last result's size and time are not the scene's on show.
+    sizeLabel_->setText(tr("not computed"));
+    timeLabel_->clear();
 }
 
 void MainWindow::onSelectionChanged() {

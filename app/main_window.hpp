@@ -124,6 +124,7 @@ class MainWindow : public QMainWindow {
     QAction* saveAction_ = nullptr;
     QAction* exportAction_ = nullptr;
     QLabel* sizeLabel_ = nullptr;
+    QLabel* changesLabel_ = nullptr;  ///< what the shown model run changes from the model
     QLabel* timeLabel_ = nullptr;
     QLabel* busyLabel_ = nullptr;
     QVBoxLayout* column_ = nullptr;  ///< the central column: banners, then the tabs

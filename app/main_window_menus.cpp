@@ -75,7 +75,7 @@ void MainWindow::buildMenus() {
     connect(stack, &QUndoStack::indexChanged, this, follow);
     connect(stack, &QUndoStack::cleanChanged, this, follow);
     follow();
-    new UndoShortcutRouter(this);
+    (new UndoShortcutRouter(this))->passThrough(exportAction_->shortcut());
 
     viewMenu_ = menuBar()->addMenu(tr("&View"));
     QAction* all =

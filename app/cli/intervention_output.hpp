@@ -6,6 +6,7 @@
 #include "attn/io/output/result_writer.hpp"
 #include "attn/models/run.hpp"
 #include "attn/scene/scene.hpp"
+#include "model/induction_test.hpp"
 
 namespace cli {
 
@@ -16,13 +17,5 @@ struct Request;
 /// to OUT. Throws ArgumentError for a token outside the vocabulary.
 void addInterventionArrays(const Request& request, const attn::model::Model& model,
                            const attn::model::Run& run, attn::io::ResultStream& out);
-
-/// The census of SPEC's model run on the induction test (kInductionSeed; half the model's
-/// positions, at most 50 tokens, after <|endoftext|> when the vocabulary has it) with the
-/// induction column the test's score of each head.
-attn::Census inductionCensus(const attn::SceneSpec& spec);
-
-/// The seed of the command line's induction test.
-inline constexpr std::uint64_t kInductionSeed = 0;
 
 }  // namespace cli

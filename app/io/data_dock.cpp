@@ -14,9 +14,9 @@
 #include <QSpinBox>
 
 #include "attn/io/json/attention_json.hpp"
+#include "model/numbering.hpp"
 #include "model/scene.hpp"
 #include "model/undo_command.hpp"
-#include "views/numbering.hpp"
 #include "views/token_labels.hpp"
 
 namespace fileio {

@@ -26,6 +26,9 @@ FileController* attachDataIo(MainWindow* window, const QStringList& files) {
     new exporting::ExportController(window);
     auto* models = new ModelController(window);  // Model ▸ and its dock, beside the data's
     models->setConfirmReplace([files_] { return files_->maybeSave(); });
+    models->setReplaceDocument([files_](const attn::SceneSpec& spec, const QString& what) {
+        files_->replaceDocument(spec, what);
+    });
     auto* data = new DataDock(window->scene(), window);
     window->addDockWidget(Qt::RightDockWidgetArea, data);
     window->viewMenu()->addAction(data->toggleViewAction());

@@ -139,7 +139,8 @@ bool FileController::openFile(const QString& path) {
     return open(path, true);
 }
 
-bool FileController::open(const QString& path, bool remember) {
+bool FileController::open(const QString& path, bool remember, const DocumentFiles* as,
+                          const QString& undoText) {
     if (busy_) return false;
     busy_ = true;
     lastError_.clear();
@@ -159,21 +160,19 @@ bool FileController::open(const QString& path, bool remember) {
         OpenReport{window_->statusBar(), &lastError_, [this](const QString& m) { fail(m); }});
     busy_ = false;
     if (!done) return false;
-    // Only now, with everything read and checked, does the scene change: one undo step.
-    scene->setSpec(opened.spec, opened.undoText);
-    if (opened.isSession) {
+    // Only now, with everything read and checked, does the scene change: one undo step, which
+    // holds the document's files too. Another file than a session is a document no session
+    // holds yet: Save asks where, never overwriting the session that was open before.
+    const QString file = QFileInfo(path).absoluteFilePath();
+    replaceDocument(opened.spec, undoText.isEmpty() ? opened.undoText : undoText,
+                    as                 ? *as
+                    : opened.isSession ? DocumentFiles{file, {}}
+                                       : DocumentFiles{{}, file});
+    if (opened.isSession)
         restoreViewState(*window_, QJsonDocument::fromJson(opened.viewsJson.toUtf8()).object());
-        currentFile_ = QFileInfo(path).absoluteFilePath();
-        openedFile_.clear();
-    } else {
-        // Another file is now the document: Save must ask where, never overwrite the session
-        // that was open before.
-        currentFile_.clear();
-        openedFile_ = QFileInfo(path).absoluteFilePath();
-    }
     // Just opened, the document has no unsaved changes (the open itself stays undoable).
     scene->undoStack()->setClean();
-    if (remember) window_->addRecentFile(QFileInfo(path).absoluteFilePath());
+    if (remember) rememberFile(file);
     updateTitle();
     lastWarning_ = opened.warning;
     if (lastWarning_.isEmpty()) {
@@ -261,8 +260,7 @@ bool FileController::newScene() {
     scene->undoStack()->clear();
     scene->resetSpec(attn::SceneSpec{});
     scene->setSelection(Selection{1, -1, 0});
-    currentFile_.clear();
-    openedFile_.clear();
+    doc_ = std::make_shared<DocumentFiles>();
     scene->undoStack()->setClean();
     updateTitle();
     window_->statusBar()->showMessage(tr("New synthetic scene"), 5000);
@@ -278,17 +276,8 @@ void FileController::closeData() {
     spec.component = spec.layer = 0;
     spec.data_dk.reset();
     scene->setSpec(spec, tr("Close %1").arg(name));
-    openedFile_.clear();
+    doc_->opened.clear();
     updateTitle();
-}
-
-QString FileController::documentPath() const {
-    if (!currentFile_.isEmpty()) return currentFile_;
-    const attn::SceneSpec& spec = window_->scene()->spec();
-    if (spec.is_loaded())
-        return QFileInfo(QString::fromStdString(spec.data->source)).absoluteFilePath();
-    // A model shows its own run on the sentence, not the token file opened before it.
-    return spec.is_model() ? QString() : openedFile_;
 }
 
 bool FileController::embedData() const {
@@ -300,32 +289,6 @@ void FileController::setEmbedData(bool on) {
     QSettings().setValue(settings_keys::kEmbedData, on);
 }
 
-bool FileController::save() {
-    if (currentFile_.isEmpty()) return saveAs();
-    QString error;
-    if (!saveTo(currentFile_, &error)) {
-        fail(error);
-        return false;
-    }
-    window_->scene()->undoStack()->setClean();
-    window_->statusBar()->showMessage(tr("Saved %1").arg(currentFile_), 5000);
-    updateTitle();
-    return true;
-}
-
-bool FileController::saveAs() {
-    QString path = QFileDialog::getSaveFileName(
-        window_, tr("Save Session"),
-        currentFile_.isEmpty() ? startDirectory() + QStringLiteral("/untitled.attnscope")
-                               : currentFile_,
-        tr("AttnScope sessions (*.attnscope)"));
-    if (path.isEmpty()) return false;
-    if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".attnscope");
-    currentFile_ = QFileInfo(path).absoluteFilePath();
-    window_->addRecentFile(currentFile_);
-    return save();
-}
-
 bool FileController::maybeSave() {
     if (window_->scene()->undoStack()->isClean() || quiet_) return true;
     const auto answer = QMessageBox::warning(
@@ -334,27 +297,6 @@ bool FileController::maybeSave() {
     if (answer == QMessageBox::Cancel) return false;
     if (answer == QMessageBox::Save) return save();
     return true;
-}
-
-void FileController::updateTitle() {
-    const attn::SceneSpec& spec = window_->scene()->spec();
-    const QString doc = documentPath();
-    // What the views show: a model's run or a data file (a model replaces the file it opened
-    // over, so the file's name must go from the title with it).
-    const QString shown =
-        spec.is_model()    ? tr("model %1").arg(modelName(QString::fromStdString(spec.model->dir)))
-        : spec.is_loaded() ? QFileInfo(QString::fromStdString(spec.data->source)).fileName()
-                           : QString();
-    QString name = !currentFile_.isEmpty() ? QFileInfo(currentFile_).fileName()
-                   : spec.is_model()       ? shown
-                   : doc.isEmpty()         ? tr("untitled")
-                                           : QFileInfo(doc).fileName();
-    // A session showing a data file or a model names both: what is saved, and what is looked at.
-    if (!currentFile_.isEmpty() && !shown.isEmpty()) name += tr(" (%1)").arg(shown);
-    closeDataAction_->setEnabled(spec.is_loaded());
-    window_->setWindowFilePath(doc);
-    window_->setWindowTitle(tr("%1[*] — AttnScope").arg(name));
-    window_->setWindowModified(!window_->scene()->undoStack()->isClean());
 }
 
 bool FileController::eventFilter(QObject* watched, QEvent* event) {

@@ -14,9 +14,22 @@ class QAction;
 class QMenu;
 class QTimer;
 
+namespace attn {
+struct SceneSpec;
+}
+
 namespace fileio {
 
 class AutosaveFile;
+
+/// The files a document is: the session Save writes ("" until it is saved as one) and, for a
+/// document that is no session, the file it came from (a token text; "" when untitled). Each
+/// Open, and each model opened, starts a new one in its own undo step; Save As names the one on
+/// show, in every undo state that belongs to it.
+struct DocumentFiles {
+    QString session;
+    QString opened;
+};
 
 /// Every way a file enters or leaves the window goes through openFile / saveTo. Opening is
 /// all-or-nothing: a file that fails to load leaves the scene untouched and explains itself in
@@ -48,6 +61,11 @@ class FileController : public QObject {
     bool newScene();
     /// File ▸ Close Data: back to the synthetic scene the loaded file replaced (undoable).
     void closeData();
+    /// Makes SPEC the scene and FILES the document in one undo step WHAT (an Open, a model
+    /// opened): undoing it gives the previous document back with its files, so that Save
+    /// writes the document on show, never the one undone.
+    void replaceDocument(const attn::SceneSpec& spec, const QString& what,
+                         DocumentFiles files = {});
     /// Writes the session to its file, asking for one the first time.
     bool save();
     bool saveAs();
@@ -58,8 +76,15 @@ class FileController : public QObject {
     /// can answer: true.
     bool maybeSave();
 
+    /// The file whose presence marks a folder the Python module wrote only to hand its files
+    /// to the window (python/attnscope/files.py's scratch_folder): none of them is the user's
+    /// document, so none goes into File ▸ Recent.
+    static constexpr const char* kScratchMarker = ".attnscope-scratch";
+    /// Whether PATH lies in such a folder.
+    static bool isScratchFile(const QString& path);
+
     /// The session file Save writes ("" when the document is no session yet: Save asks).
-    const QString& currentFile() const { return currentFile_; }
+    const QString& currentFile() const { return doc_->session; }
     /// The file whose name is the window's title: the session, else the loaded data or token
     /// file, else "" (untitled).
     QString documentPath() const;
@@ -120,8 +145,13 @@ class FileController : public QObject {
   private:
     void addExamplesMenu(QMenu* file);
     /// openFile; `remember` puts the file in File ▸ Recent (not the autosave file, which goes).
-    bool open(const QString& path, bool remember);
+    /// AS, when given, is the document the file becomes (a restored autosave's session);
+    /// UNDO_TEXT names the undo step (empty: "Open FILE").
+    bool open(const QString& path, bool remember, const DocumentFiles* as = nullptr,
+              const QString& undoText = {});
     void fail(const QString& message);
+    /// Puts PATH (absolute, existing) first in File ▸ Recent, unless it is a scratch file.
+    void rememberFile(const QString& path);
     void updateTitle();
     QString startDirectory() const;
     /// Shows or clears the autosave's warning; ERROR "" when the last write succeeded.
@@ -136,7 +166,6 @@ class FileController : public QObject {
     QAction* newAction_ = nullptr;
     QAction* closeDataAction_ = nullptr;
     QAction* embedAction_ = nullptr;
-    QString openedFile_;  ///< the last non-session file opened (token text), for the title
     QTimer* autosaveTimer_ = nullptr;
     AlertBanner* autosaveBanner_ = nullptr;
     int autosaveEveryMs_ = 60'000;
@@ -144,7 +173,8 @@ class FileController : public QObject {
     qint64 autosaveBytes_ = 0;  ///< the last autosave's size
     std::function<qint64(const QString&)> volumeFree_;
     std::unique_ptr<AutosaveFile> autosave_;
-    QString currentFile_;
+    /// The document on show; shared with the undo steps of its states (Save As renames it).
+    std::shared_ptr<DocumentFiles> doc_ = std::make_shared<DocumentFiles>();
     QString lastError_;
     QString lastWarning_;
     RecoveryPrompt recoveryPrompt_;

@@ -36,7 +36,7 @@ void FileController::autosave() {
         setAutosaveError(error.isEmpty() ? tr("cannot write %1").arg(autosavePath()) : error);
         return;
     }
-    autosave_->setDocument(documentPath(), currentFile_);
+    autosave_->setDocument(documentPath(), doc_->session);
     autosaveBytes_ = QFileInfo(autosavePath()).size();
     setAutosaveError({});
 }
@@ -116,12 +116,17 @@ void FileController::offerRecovery() {
                             : QMessageBox::question(window_, tr("AttnScope"), recoveryQuestion(r),
                                                     QMessageBox::Yes | QMessageBox::No,
                                                     QMessageBox::Yes) == QMessageBox::Yes;
-        if (restore && open(orphan.path, false)) {
-            // Save writes to the session the changes were made to, never to the autosave; a
-            // document that was data or tokens stays unsaved until Save asks where. Restored
-            // work is not saved anywhere yet: it stays modified.
-            currentFile_ = orphan.session;
-            openedFile_ = orphan.session.isEmpty() ? orphan.document : QString();
+        // Save writes to the session the changes were made to, never to the autosave; a
+        // document that was data or tokens stays unsaved until Save asks where. The undo step
+        // names the document, never the autosave file it was read from.
+        const DocumentFiles as{orphan.session,
+                               orphan.session.isEmpty() ? orphan.document : QString()};
+        const QString undoText =
+            orphan.document.isEmpty()
+                ? tr("Restore the autosaved untitled scene")
+                : tr("Restore the autosaved %1").arg(QFileInfo(orphan.document).fileName());
+        if (restore && open(orphan.path, false, &as, undoText)) {
+            // Restored work is not saved anywhere yet: it stays modified.
             window_->scene()->undoStack()->resetClean();
             updateTitle();
             orphan.discard();

@@ -18,6 +18,7 @@
 #include "attn/io/session/session.hpp"
 #include "attn/models/families.hpp"
 #include "attn/models/model_identity.hpp"
+#include "attn/scene/spec_edit.hpp"
 #include "attn/util/error.hpp"
 
 namespace fileio {
@@ -31,9 +32,10 @@ void dropSequenceBoundState(attn::SceneSpec& spec) {
     spec.mask.custom.resize(0, 0);
     if (spec.mask.kind == attn::MaskKind::Custom) spec.mask.kind = attn::MaskKind::None;
     spec.embeddings.reset();
-    // A file's attention or tokens replace the model's run (Model ▸ Open reopens it).
+    // A file's attention or tokens replace the model's run and what belonged to it (Model ▸
+    // Open reopens it).
+    spec = attn::without_run_state(std::move(spec));
     spec.set_synthetic();
-    spec.model_layers.clear();
 }
 
 /// Loaded data brings its own settings: what the synthetic scene set and the file does not say

@@ -22,6 +22,7 @@
 #include "model/scene.hpp"
 #include "model/scheduler.hpp"
 #include "model/undo_command.hpp"
+#include "views/shown_text.hpp"
 
 namespace fileio {
 
@@ -29,11 +30,12 @@ namespace {
 
 const QString kGenerateJob = QStringLiteral("generate");
 
-/// A token as rich text: HTML-escaped, a space shown as a middle dot's width of space.
+/// A token as rich text: HTML-escaped, a space shown as a middle dot's width of space, isolated
+/// (a right-to-left token keeps the tokens around it in order).
 QString tokenHtml(const std::string& token) {
     QString t = QString::fromStdString(token).toHtmlEscaped();
     t.replace(QLatin1Char(' '), QStringLiteral("&nbsp;"));
-    return t.isEmpty() ? QStringLiteral("∅") : t;
+    return isolatedText(t.isEmpty() ? QStringLiteral("∅") : t);
 }
 
 }  // namespace
@@ -119,6 +121,12 @@ GeneratePanel::GeneratePanel(Scene* scene, QWidget* parent)
            "was chosen from"));
     text_->setWordWrap(true);
     text_->setTextFormat(Qt::RichText);
+    // The dock's width is the user's: long text wraps inside it (between tokens) and never
+    // widens the column past the dock (which cut off Stop and the probabilities).
+    for (QLabel* l : {text_, status_}) {
+        l->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+        l->setMinimumWidth(1);
+    }
     text_->setToolTip(
         tr("Each token shaded by its probability given the tokens before it "
            "(darker: more probable); generated tokens underlined"));
@@ -213,6 +221,7 @@ void GeneratePanel::start() {
     }
     const std::uint64_t run = ++run_;
     running_ = true;
+    end_ = End::Running;
     shown_ = {};
     candidates_->clear();
     {
@@ -262,9 +271,10 @@ void GeneratePanel::stop() {
     if (!running_) return;
     // Nothing of a cancelled job is delivered: the panel ends it itself. Tokens already posted
     // still arrive (same run number) and stay.
-    live_->release();  // a held worker would never see the cancel
+    // Cancelled before a held worker is let go: it then makes no further step.
     Scheduler::instance().cancel(this, kGenerateJob);
-    onEnded(run_, {});
+    live_->release();  // a held worker would never see the cancel
+    onEnded(run_, {}, true);
 }
 
 void GeneratePanel::onStarted(std::uint64_t run, attn::gen::Generation g) {
@@ -294,14 +304,30 @@ void GeneratePanel::onStep(std::uint64_t run, attn::gen::Step step, std::vector<
     Q_EMIT stepAdded(last);
 }
 
-void GeneratePanel::onEnded(std::uint64_t run, const QString& error) {
+void GeneratePanel::onEnded(std::uint64_t run, const QString& error, bool stopped) {
     if (run != run_ || !running_) return;
     running_ = false;
     syncEnabled();
-    status_->setText(error.isEmpty() ? tr("%n token(s) generated", "", int(shown_.choices.size()))
-                                     : error);
+    end_ = !error.isEmpty() ? End::Failed : stopped ? End::Stopped : End::Done;
+    error_ = error;
+    status_->setText(endNote());
     if (!shown_.choices.empty()) showStep(slider_->value());
     Q_EMIT finished();
+}
+
+QString GeneratePanel::endNote() const {
+    const int made = int(shown_.choices.size());
+    switch (end_) {
+        case End::Running:
+            return {};
+        case End::Done:
+            return tr("%n token(s) generated", "", made);
+        case End::Stopped:
+            return tr("Stopped: generation cancelled after %n token(s)", "", made);
+        case End::Failed:
+            return error_;
+    }
+    return {};
 }
 
 void GeneratePanel::showStep(int step) {
@@ -321,19 +347,20 @@ void GeneratePanel::showStep(int step) {
     }
     const attn::model::Tokenizer& tok = *model_->tokenizer;
     if (!running_)
-        status_->setText(tr("Step %1 of %2: “%3”, log p = %4; %5 token(s) kept by top-k/top-p")
+        status_->setText((end_ == End::Running ? QString() : endNote() + QStringLiteral("\n")) +
+                         tr("Step %1 of %2: %3, log p = %4; %5 token(s) kept by top-k/top-p")
                              .arg(step + 1)
                              .arg(shown_.choices.size())
-                             .arg(QString::fromStdString(tok.token_text(c.id)))
+                             .arg(quotedToken(QString::fromStdString(tok.token_text(c.id))))
                              .arg(double(c.logprob), 0, 'f', 3)
                              .arg(c.kept));
     candidates_->clear();
     for (const attn::gen::Candidate& k : c.top) {
-        auto* item = new QListWidgetItem(tr("“%1”  %2 %  (model %3 %)%4")
-                                             .arg(QString::fromStdString(tok.token_text(k.id)))
-                                             .arg(100.0 * double(k.probability), 0, 'f', 1)
-                                             .arg(100.0 * std::exp(double(k.logprob)), 0, 'f', 1)
-                                             .arg(k.kept ? QString() : tr("  — cut")));
+        auto* item = new QListWidgetItem(
+            tr("%1  %2  (model %3)%4")
+                .arg(quotedToken(QString::fromStdString(tok.token_text(k.id))),
+                     percentText(double(k.probability)), percentText(std::exp(double(k.logprob))),
+                     k.kept ? QString() : tr("  — cut")));
         if (!k.kept) item->setForeground(palette().color(QPalette::Disabled, QPalette::Text));
         if (k.id == c.id) {
             QFont f = item->font();
@@ -360,7 +387,8 @@ void GeneratePanel::renderText() {
                                   .arg(alpha > 0.5 ? QStringLiteral(" color: white;") : QString());
         QString token = tokenHtml(labels[i]);
         if (i >= shown_.prompt) token = QStringLiteral("<u>") + token + QStringLiteral("</u>");
-        html += QStringLiteral("<span style=\"%1\">%2</span>").arg(style, token);
+        // A zero-width space between tokens: the line may break there (spaces are &nbsp;).
+        html += QStringLiteral("<span style=\"%1\">%2</span>&#8203;").arg(style, token);
     }
     text_->setText(html);
 }

@@ -64,6 +64,8 @@ class GeneratePanel : public QWidget {
     QSlider* stepSlider() const { return slider_; }
     QLabel* textLabel() const { return text_; }
     QListWidget* distribution() const { return candidates_; }
+    /// What the generation did: "Generating…", how it ended (stopped, done, an error), the step.
+    QLabel* statusLabel() const { return status_; }
 
     /// True while the job runs.
     bool running() const { return running_; }
@@ -88,7 +90,10 @@ class GeneratePanel : public QWidget {
   private:
     void onStarted(std::uint64_t run, attn::gen::Generation g);
     void onStep(std::uint64_t run, attn::gen::Step step, std::vector<float> logprobs);
-    void onEnded(std::uint64_t run, const QString& error);
+    void onEnded(std::uint64_t run, const QString& error, bool stopped = false);
+    /// How the last generation ended, said above its step's line: counted when said, since
+    /// tokens posted before a Stop still arrive after it.
+    QString endNote() const;
     void showStep(int step);
     void syncEnabled();
     void syncLive();
@@ -112,6 +117,8 @@ class GeneratePanel : public QWidget {
     attn::gen::Generation shown_;
     std::uint64_t run_ = 0;  ///< the current job's number: deliveries of older ones are dropped
     bool running_ = false;
+    enum class End { Running, Done, Stopped, Failed } end_ = End::Running;
+    QString error_;  ///< why the last generation failed (End::Failed)
 };
 
 }  // namespace fileio

@@ -18,6 +18,7 @@
 #include "attn/models/families.hpp"
 #include "attn/models/hf_cache.hpp"
 #include "attn/scene/model_scene.hpp"
+#include "attn/scene/spec_edit.hpp"
 #include "attn/util/error.hpp"
 #include "io/generate_panel.hpp"
 #include "io/local_path.hpp"
@@ -62,6 +63,8 @@ ModelController::ModelController(MainWindow* window) : QObject(window), window_(
     window_->addDockWidget(Qt::RightDockWidgetArea, dock_);
     window_->viewMenu()->addAction(dock_->toggleViewAction());
     connect(window_, &MainWindow::resultChanged, dock_, &ModelDock::setResult);
+    connect(window_->computeService(), &ComputeService::failed, dock_,
+            [this](const QString& message) { dock_->setFailed(message); });
 }
 
 QList<ModelController::CachedModel> ModelController::cachedModels() {
@@ -138,11 +141,9 @@ bool ModelController::openModel(const QString& path) {
     // Only now, with every tensor read and checked, does the scene change: one undo step. The
     // sentence stays; the controls start at the model's own (scaled dot product, τ kept, its own
     // mask: causal, or none for a bidirectional encoder).
-    attn::SceneSpec spec = window_->scene()->spec();
+    // The last run's ids, scope and interventions (a head this model may not have) go with it.
+    attn::SceneSpec spec = attn::without_run_state(window_->scene()->spec());
     spec.set_model(std::move(folder));
-    spec.model_ids.clear();  // another model's ids
-    spec.model_layers.clear();
-    spec.model_rotary = true;
     spec.data_dk.reset();
     spec.component = spec.layer = 0;
     spec.tokens.clear();
@@ -157,7 +158,13 @@ bool ModelController::openModel(const QString& path) {
     bool cut = false;
     const attn::Index positions = spec.model->model->info().max_positions;
     spec.text = attn::model::fit_text(*spec.model->tokenizer, spec.text, positions, &cut);
-    window_->scene()->setSpec(spec, tr("Open model %1").arg(name));
+    // A model replaces the document (as a file does): Save never writes it over the session
+    // it was opened from, and Undo gives that session back.
+    const QString what = tr("Open model %1").arg(name);
+    if (replaceDocument_)
+        replaceDocument_(spec, what);
+    else
+        window_->scene()->setSpec(spec, what);
     QSettings().setValue(settings_keys::kLastModelDirectory, QFileInfo(dir).absolutePath());
     window_->statusBar()->showMessage(
         cut ? tr("Opened the model %1; it reads %2 tokens at most, so the sentence was cut to "
@@ -181,10 +188,8 @@ void ModelController::closeModel() {
     attn::SceneSpec spec = scene->spec();
     if (!spec.is_model()) return;
     const QString name = modelName(QString::fromStdString(spec.model->dir));
+    spec = attn::without_run_state(std::move(spec));  // its interventions end with the run
     spec.set_synthetic();
-    spec.model_ids.clear();
-    spec.model_layers.clear();
-    spec.model_rotary = true;
     spec.layer = 0;
     scene->setSpec(spec, tr("Close the model %1").arg(name));
     attn::model::release_runs();  // a long sentence's run can hold gigabytes of stages

@@ -7,6 +7,8 @@
 #include <QStringList>
 #include <functional>
 
+#include "attn/scene/scene.hpp"
+
 class MainWindow;
 class QAction;
 class QMenu;
@@ -54,6 +56,10 @@ class ModelController : public QObject {
     /// Asked before a model replaces the document (File's unsaved-changes question): false
     /// cancels the open.
     void setConfirmReplace(std::function<bool()> confirm) { confirmReplace_ = std::move(confirm); }
+    /// Makes an opened model's SPEC the scene as the undo step WHAT (File's: a new, untitled
+    /// document in the same step); unset, the scene's setSpec.
+    using ReplaceDocument = std::function<void(const attn::SceneSpec& spec, const QString& what)>;
+    void setReplaceDocument(ReplaceDocument replace) { replaceDocument_ = std::move(replace); }
 
   private:
     void rebuildMenu();
@@ -69,6 +75,7 @@ class ModelController : public QObject {
     ModelDock* dock_ = nullptr;
     QString lastError_;
     std::function<bool()> confirmReplace_;
+    ReplaceDocument replaceDocument_;
     bool quiet_ = false;
     bool busy_ = false;          ///< a load is running (its event loop must not start another)
     QList<CachedModel> cached_;  ///< the last scan's folders

@@ -5,7 +5,6 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -13,9 +12,12 @@
 #include "attn/models/hf_cache.hpp"
 #include "attn/scene/model_scene.hpp"
 #include "attn/scene/scene_layers.hpp"
+#include "model/numbering.hpp"
 #include "model/scene.hpp"
 #include "views/next_tokens_view.hpp"
 #include "views/numbering.hpp"
+#include "views/shown_text.hpp"
+#include "widgets/column_scroll.hpp"
 
 namespace fileio {
 
@@ -58,6 +60,11 @@ ModelDock::ModelDock(Scene* scene, QWidget* parent)
         QStringLiteral("\n") + numberingNote());
     after_->setWordWrap(true);
     after_->setTextFormat(Qt::PlainText);
+    // A long model name or token wraps at the dock's width instead of widening the column.
+    for (QLabel* l : {about_, after_}) {
+        l->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+        l->setMinimumWidth(1);
+    }
     auto* body = new QWidget;
     auto* column = new QVBoxLayout(body);
     column->setContentsMargins(6, 4, 6, 4);
@@ -80,12 +87,7 @@ ModelDock::ModelDock(Scene* scene, QWidget* parent)
     column_ = column;
     // Scrolled, so that the dock's panels never make the window taller than the screen (a model
     // folder open at 1280 × 800 with the prediction and Generate).
-    auto* scroll = new QScrollArea;
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setWidget(body);
-    setWidget(scroll);
+    setWidget(new ColumnScroll(body));
 
     connect(layer_, &QSpinBox::valueChanged, this, [this](int layer) {
         // Displayed from 1, like every label; stored from 0. The run is reused (no new run).
@@ -111,6 +113,11 @@ void ModelDock::sync() {
     if (!spec.is_model()) {
         next_->setTokens({});
         return;
+    }
+    if (spec.model != predicted_) {
+        // Another model's prediction would pass for this one's until its run is delivered.
+        next_->setTokens({});
+        after_->setText(tr("Predicting…"));
     }
     const attn::model::ModelInfo& c = spec.model->model->info();
     const QString dir = QString::fromStdString(spec.model->dir);
@@ -151,7 +158,14 @@ void ModelDock::syncHead() {
     head_->setValue(scene_->selection().head + 1);
 }
 
+void ModelDock::setFailed(const QString& message) {
+    predicted_ = scene_->spec().model;  // what the dock now says is about this model
+    next_->setTokens({});
+    after_->setText(tr("No prediction: %1").arg(message));
+}
+
 void ModelDock::setResult(const SceneResultPtr& result) {
+    predicted_ = result && result->run ? scene_->spec().model : nullptr;
     if (!result || !result->run) {
         next_->setTokens({});
         after_->clear();
@@ -174,7 +188,7 @@ void ModelDock::setResult(const SceneResultPtr& result) {
     } else {
         const QString last =
             result->q_tokens.empty() ? QString() : QString::fromStdString(result->q_tokens.back());
-        after_->setText(tr("Next token after “%1” (top 10):").arg(last));
+        after_->setText(tr("Next token after %1 (top 10):").arg(quotedToken(last)));
     }
     next_->setTokens(result->next_tokens);
 }

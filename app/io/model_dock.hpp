@@ -33,6 +33,8 @@ class ModelDock : public QDockWidget {
     QString predictionTitle() const;
     /// Shows the prediction of result (a model scene's; others clear it).
     void setResult(const SceneResultPtr& result);
+    /// The scene on show could not be computed (MESSAGE says why): no prediction is shown.
+    void setFailed(const QString& message);
     /// Adds PANEL (e.g. Generate) under the prediction, inside the dock's scrolled column.
     void addPanel(QWidget* panel);
 
@@ -47,6 +49,8 @@ class ModelDock : public QDockWidget {
     QLabel* after_;
     NextTokensView* next_;
     QVBoxLayout* column_ = nullptr;
+    /// The model the prediction on show (or the reason for none) is about.
+    std::shared_ptr<const attn::model::ModelFolder> predicted_;
 };
 
 }  // namespace fileio

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "attn/models/model.hpp"
+#include "model/numbering.hpp"
 #include "model/scene.hpp"
 
 bool isAblated(const attn::SceneSpec& spec, int layer, int head) {
@@ -14,11 +15,9 @@ bool isAblated(const attn::SceneSpec& spec, int layer, int head) {
 }
 
 QString ablationText(const attn::SceneSpec& spec, int layer, int head) {
-    return (isAblated(spec, layer, head)
-                ? QCoreApplication::translate("Scene", "Restore head %1.%2")
-                : QCoreApplication::translate("Scene", "Ablate head %1.%2"))
-        .arg(layer)
-        .arg(head);
+    return (isAblated(spec, layer, head) ? QCoreApplication::translate("Scene", "Restore %1")
+                                         : QCoreApplication::translate("Scene", "Ablate %1"))
+        .arg(headName(layer, head));
 }
 
 bool toggleAblation(Scene& scene, int layer, int head) {
@@ -43,16 +42,30 @@ bool isKnockedOut(const attn::SceneSpec& spec, const attn::model::Knockout& edge
     return std::find(k.begin(), k.end(), edge) != k.end();
 }
 
+QString cliSpelling(const attn::model::Knockout& edge) {
+    return QStringLiteral("--knockout %1.%2:%3>%4")
+        .arg(edge.layer)
+        .arg(edge.head)
+        .arg(edge.query < 0 ? QStringLiteral("*") : QString::number(edge.query))
+        .arg(edge.key);
+}
+
+QString cliSpelling(const attn::model::HeadRef& head) {
+    return QStringLiteral("--ablate %1.%2").arg(head.layer).arg(head.head);
+}
+
 QString knockoutText(const attn::SceneSpec& spec, const attn::model::Knockout& edge) {
-    const QString what =
-        QStringLiteral("%1.%2:%3>%4")
-            .arg(edge.layer)
-            .arg(edge.head)
-            .arg(edge.query < 0 ? QStringLiteral("*") : QString::number(edge.query))
-            .arg(edge.key);
-    return (isKnockedOut(spec, edge) ? QCoreApplication::translate("Scene", "Restore %1")
-                                     : QCoreApplication::translate("Scene", "Knock out %1"))
-        .arg(what);
+    const bool on = isKnockedOut(spec, edge);
+    const QString text =
+        edge.query < 0
+            ? (on ? QCoreApplication::translate("Scene", "Restore key %1 in %2")
+                  : QCoreApplication::translate("Scene", "Knock out key %1 in %2"))
+                  .arg(shown(edge.key))
+            : (on ? QCoreApplication::translate("Scene", "Restore query %1 → key %2 in %3")
+                  : QCoreApplication::translate("Scene", "Knock out query %1 → key %2 in %3"))
+                  .arg(shown(edge.query))
+                  .arg(shown(edge.key));
+    return text.arg(headName(edge.layer, edge.head));
 }
 
 bool toggleKnockout(Scene& scene, const attn::model::Knockout& edge) {

@@ -14,8 +14,8 @@ class Scene;
 /// True when head HEAD of layer LAYER is ablated in SPEC's model run.
 bool isAblated(const attn::SceneSpec& spec, int layer, int head);
 
-/// Ablates head LAYER.HEAD of the scene's model run, or restores it when ablated: one undo step
-/// ("Ablate head 2.1" / "Restore head 2.1", layers and heads from 0 as the CLI's --ablate).
+/// Ablates head LAYER.HEAD (from 0) of the scene's model run, or restores it when ablated: one
+/// undo step ("Ablate layer 3, head 2" / "Restore layer 3, head 2", from 1 as every label).
 /// False (nothing changes) when the scene runs no model or the head is outside it.
 bool toggleAblation(Scene& scene, int layer, int head);
 
@@ -25,9 +25,14 @@ QString ablationText(const attn::SceneSpec& spec, int layer, int head);
 /// True when SPEC's model run knocks out EDGE (query −1: the key column).
 bool isKnockedOut(const attn::SceneSpec& spec, const attn::model::Knockout& edge);
 
-/// The undo text of toggling EDGE in SPEC: "Knock out 1.0:3>2" / "Restore 1.0:*>2" (the CLI's
-/// --knockout syntax, layers and heads from 0).
+/// The undo text of toggling EDGE in SPEC: "Knock out query 4 → key 3 in layer 2, head 1" /
+/// "Restore key 3 in layer 2, head 1" (every query), from 1 as every label.
 QString knockoutText(const attn::SceneSpec& spec, const attn::model::Knockout& edge);
+
+/// The command line's spelling of EDGE, from 0: "--knockout 1.0:3>2".
+QString cliSpelling(const attn::model::Knockout& edge);
+/// The command line's spelling of ablating HEAD, from 0: "--ablate 1.0".
+QString cliSpelling(const attn::model::HeadRef& head);
 
 /// Knocks out EDGE in the scene's model run, or restores it: one undo step. False (nothing
 /// changes) when the scene runs no model or the edge is outside it.

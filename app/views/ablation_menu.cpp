@@ -4,6 +4,7 @@
 #include <QMenu>
 
 #include "model/interventions_edit.hpp"
+#include "model/numbering.hpp"
 #include "model/scene.hpp"
 #include "views/head_heatmap.hpp"
 #include "views/heatmap_grid.hpp"
@@ -19,18 +20,13 @@ QMenu* headAblationMenu(QWidget* parent, Scene* scene, int layer, int head) {
     return menu;
 }
 
-QMenu* ablationMenu(HeatmapGrid* grid, Scene* scene, const QPoint& pos) {
+QMenu* ablationMenu(HeatmapGrid* grid, Scene* scene, int head, const QPoint& cell) {
     const attn::SceneSpec& spec = scene->spec();
-    if (!spec.is_model() || !grid->result()) return nullptr;
-    // The head under the pointer: the deepest child there, or one of its parents.
-    HeadHeatmap* heatmap = nullptr;
-    for (QWidget* w = grid->childAt(pos); w && w != grid && !heatmap; w = w->parentWidget())
-        heatmap = qobject_cast<HeadHeatmap*>(w);
-    if (!heatmap) return nullptr;
-    const int layer = int(grid->result()->layer), head = heatmap->head();
+    if (!spec.is_model() || !grid->result() || head < 0 || head >= grid->headCount())
+        return nullptr;
+    const int layer = int(grid->result()->layer);
     QMenu* menu = headAblationMenu(grid, scene, layer, head);
     // Over a cell (or a key's label): knock out that query → key edge, or the key's column.
-    const QPoint cell = heatmap->cellAt(heatmap->mapFrom(grid, pos));
     if (cell.x() < 0) return menu;
     menu->addSeparator();
     std::vector<attn::model::Knockout> edges;
@@ -41,11 +37,11 @@ QMenu* ablationMenu(HeatmapGrid* grid, Scene* scene, const QPoint& pos) {
         QString text = edge.query >= 0
                            ? (on ? QObject::tr("Restore this edge (query %1 → key %2)")
                                  : QObject::tr("Knock out this edge (query %1 → key %2)"))
-                                 .arg(edge.query + 1)
-                                 .arg(edge.key + 1)
+                                 .arg(shown(edge.query))
+                                 .arg(shown(edge.key))
                            : (on ? QObject::tr("Restore key column %1")
                                  : QObject::tr("Knock out key column %1"))
-                                 .arg(edge.key + 1);
+                                 .arg(shown(edge.key));
         QAction* a = menu->addAction(text);
         a->setObjectName(edge.query >= 0 ? QStringLiteral("toggleEdge")
                                          : QStringLiteral("toggleColumn"));
@@ -57,12 +53,11 @@ QMenu* ablationMenu(HeatmapGrid* grid, Scene* scene, const QPoint& pos) {
 }
 
 void installAblationMenu(HeatmapGrid* grid, Scene* scene) {
-    grid->setContextMenuPolicy(Qt::CustomContextMenu);
-    QObject::connect(grid, &QWidget::customContextMenuRequested, grid,
-                     [grid, scene](const QPoint& pos) {
-                         QMenu* menu = ablationMenu(grid, scene, pos);
+    QObject::connect(grid, &HeatmapGrid::headMenuRequested, grid,
+                     [grid, scene](int head, const QPoint& cell, const QPoint& global) {
+                         QMenu* menu = ablationMenu(grid, scene, head, cell);
                          if (!menu) return;
                          menu->setAttribute(Qt::WA_DeleteOnClose);
-                         menu->popup(grid->mapToGlobal(pos));
+                         menu->popup(global);
                      });
 }

@@ -4,6 +4,8 @@
 #include <QPainter>
 #include <algorithm>
 
+#include "model/numbering.hpp"
+
 Eigen::RowVectorXf ShownAttention::selectedRow(bool sum) const {
     if (queries.empty()) return {};
     return attn::combined_row(weights, queries, sum ? attn::Combine::Sum : attn::Combine::Mean);
@@ -83,8 +85,8 @@ QString selectionSummary(const Selection& selection, const std::vector<std::stri
         return q < static_cast<int>(tokens.size())
                    ? QStringLiteral("“%1” (%2)")
                          .arg(QString::fromStdString(tokens[std::size_t(q)]))
-                         .arg(q)
-                   : QString::number(q);
+                         .arg(shown(q))
+                   : QString::number(shown(q));
     };
     if (qs.size() == 1) return QObject::tr("query %1").arg(label(qs[0]));
     QStringList names;

@@ -13,6 +13,8 @@
 #include "model/while_visible.hpp"
 #include "views/cell_map.hpp"
 #include "views/screen_only.hpp"
+#include "views/scroll_frame.hpp"
+#include "views/shown_text.hpp"
 #include "views/token_pick.hpp"
 
 const QString AttributionView::kJob = QStringLiteral("attribution");
@@ -32,6 +34,7 @@ AttributionView::AttributionView(Scene* scene, QWidget* parent)
       scene_(scene),
       map_(new CellMap),
       bars_(new BarList),
+      barsFrame_(new ScrollFrame(bars_)),
       top_(new QListWidget),
       edit_(new QLineEdit),
       sum_(new QLabel),
@@ -64,7 +67,9 @@ AttributionView::AttributionView(Scene* scene, QWidget* parent)
     auto* parts = new QGridLayout(figure);
     parts->setContentsMargins(0, 0, 0, 0);
     parts->addWidget(map_, 0, 0);
-    parts->addWidget(bars_, 0, 1);
+    // The bars scroll when their labels need more height than the page has (192 dpi).
+    barsFrame_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    parts->addWidget(barsFrame_, 0, 1);
     parts->addWidget(sum_, 1, 0, 1, 2);
     parts->setColumnStretch(0, 2);
     parts->setColumnStretch(1, 1);
@@ -104,20 +109,29 @@ void AttributionView::onTyped() {
 
 void AttributionView::setToken(std::optional<std::int32_t> token) {
     token_ = token;
+    tokenModel_ = scene_->spec().model;
     refresh();
+}
+
+void AttributionView::clearShown(const QString& why) {
+    result_ = {};
+    map_->clear();
+    map_->setTitle(tr("Each head's direct contribution to the logit"));  // of no token now
+    bars_->setData({}, {});
+    top_->clear();
+    sum_->clear();
+    status_->setText(why);
 }
 
 void AttributionView::refresh() {
     visible_->clear();
     const attn::SceneSpec spec = scene_->spec();
+    // A token picked in another model's vocabulary means nothing in this one.
+    if (spec.model != tokenModel_) token_.reset();
+    tokenModel_ = spec.model;
     if (!spec.is_model()) {
         Scheduler::instance().cancel(this, kJob);
-        result_ = {};
-        map_->clear();
-        bars_->setData({}, {});
-        top_->clear();
-        sum_->clear();
-        status_->setText(tr("Attribution splits a model's logit: open a model folder."));
+        clearShown(tr("Attribution splits a model's logit: open a model folder."));
         return;
     }
     status_->setText(tr("Attributing…"));
@@ -142,7 +156,8 @@ void AttributionView::refresh() {
             display(std::move(d.attribution), std::move(d.top), std::move(d.name), std::move(d.ids),
                     std::move(d.tokens));
         },
-        [this](const QString& error) { status_->setText(error); });
+        // Refused (e.g. a bidirectional model): nothing of the previous run stays under it.
+        [this](const QString& error) { clearShown(error); });
 }
 
 void AttributionView::display(attn::interv::Attribution a, std::vector<attn::NextToken> top,
@@ -155,9 +170,9 @@ void AttributionView::display(attn::interv::Attribution a, std::vector<attn::Nex
         const QSignalBlocker block(top_);
         top_->clear();
         for (const attn::NextToken& t : top) {
-            auto* item = new QListWidgetItem(tr("“%1”  %2 %")
-                                                 .arg(visibleToken(QString::fromStdString(t.text)))
-                                                 .arg(100.0 * double(t.probability), 0, 'f', 1));
+            auto* item =
+                new QListWidgetItem(quotedToken(visibleToken(QString::fromStdString(t.text))) +
+                                    QStringLiteral("  ") + percentText(double(t.probability)));
             item->setData(Qt::UserRole, t.id);
             top_->addItem(item);
             if (t.id == result_.token) item->setSelected(true);
@@ -185,6 +200,7 @@ void AttributionView::display(attn::interv::Attribution a, std::vector<attn::Nex
     labels << tr("final norm bias");
     bars_->setData(values, labels);
     bars_->setTitle(tr("MLPs, embedding, biases"));
+    barsFrame_->setContentMinimum(QSize(0, bars_->minimumSizeHint().height()));
     const double heads_sum = double(result_.heads.sum());
     sum_->setText(tr("The parts sum to the logit: heads %1 + MLPs %2 + embedding %3 + biases "
                      "%4 = %5; the logit of %6 is %7 (final norm's scale frozen).")

@@ -5,6 +5,7 @@
 #include <QStringList>
 #include <QWidget>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -17,6 +18,7 @@ class QLabel;
 class QLineEdit;
 class QListWidget;
 class Scene;
+class ScrollFrame;
 class WhileVisible;
 
 /// Pick a token (a click on the next-token top 10, or its text or id typed): a layers × heads
@@ -52,18 +54,22 @@ class AttributionView : public QWidget {
 
   private:
     void onTyped();
+    /// Shows nothing of an attribution, and WHY.
+    void clearShown(const QString& why);
     void display(attn::interv::Attribution a, std::vector<attn::NextToken> top, QString name,
                  std::vector<std::int32_t> ids, QStringList tokens);
 
     Scene* scene_;
     CellMap* map_;
     BarList* bars_;
+    ScrollFrame* barsFrame_;  ///< scrolls the bars when the column is shorter than their rows
     QListWidget* top_;
     QLineEdit* edit_;
     QLabel* sum_;
     QLabel* status_;
     WhileVisible* visible_;
     std::optional<std::int32_t> token_;
+    std::shared_ptr<const attn::model::ModelFolder> tokenModel_;  ///< the model token_ is of
     attn::interv::Attribution result_;
     std::vector<std::int32_t> ids_;
     QStringList tokens_;

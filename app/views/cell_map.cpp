@@ -210,13 +210,51 @@ void BarList::setData(std::vector<double> values, QStringList labels) {
     update();
 }
 
+int BarList::rowPitch() const {
+    return QFontMetrics(font()).height() + 2;
+}
+
+int BarList::titleHeight() const {
+    return kPad + (title_.isEmpty() ? 0 : QFontMetrics(font()).height() + kPad);
+}
+
 QSize BarList::minimumSizeHint() const {
-    return {180, 80};
+    return {180, std::max(80, titleHeight() + int(values_.size()) * rowPitch() + kPad)};
 }
 
 QSize BarList::sizeHint() const {
+    return {260, titleHeight() + int(values_.size()) * (rowPitch() + 4) + kPad};
+}
+
+std::vector<BarList::Row> BarList::rows() const {
+    std::vector<Row> out;
+    if (values_.empty()) return out;
     const QFontMetrics fm(font());
-    return {260, int(values_.size() + 2) * (fm.height() + 4)};
+    int labelW = 0;
+    for (const QString& l : labels_)
+        labelW = std::max(labelW, fm.horizontalAdvance(l));
+    int numW = fm.horizontalAdvance(QStringLiteral("−0.000e+00"));
+    for (double v : values_)
+        numW = std::max(numW, fm.horizontalAdvance(shortNumber(v)));
+    const double left = labelW + 2 * kPad, right = width() - numW - kPad;
+    const double top = titleHeight();
+    const double rowH =
+        std::min<double>(rowPitch() + 4, (height() - top - kPad) / double(values_.size()));
+    // Rows shorter than a line of text (a squeezed figure): every k-th labelled, none overlap.
+    const int every = rowH >= rowPitch() ? 1 : int(std::ceil(rowPitch() / std::max(1.0, rowH)));
+    for (std::size_t i = 0; i < values_.size(); ++i) {
+        const double y = top + double(i) * rowH;
+        Row r;
+        r.bar = QRectF(left, y + 2, std::max(1.0, right - left), std::max(1.0, rowH - 4));
+        if (int(i) % every == 0) {
+            const double h = std::max<double>(rowH, fm.height());
+            const double cy = y + (rowH - h) / 2;
+            r.label = QRectF(0, cy, labelW + kPad, h);
+            r.number = QRectF(right + kPad / 2.0, cy, numW, h);
+        }
+        out.push_back(r);
+    }
+    return out;
 }
 
 void BarList::paintEvent(QPaintEvent*) {
@@ -224,35 +262,26 @@ void BarList::paintEvent(QPaintEvent*) {
     p.fillRect(rect(), palette().color(QPalette::Base));
     const QFontMetrics fm(font());
     p.setPen(palette().color(QPalette::Text));
-    int y = kPad;
-    if (!title_.isEmpty()) {
-        p.drawText(QRectF(0, y, width(), fm.height()), Qt::AlignHCenter, title_);
-        y += fm.height() + kPad;
-    }
-    if (values_.empty()) return;
-    int labelW = 0;
-    for (const QString& l : labels_)
-        labelW = std::max(labelW, fm.horizontalAdvance(l));
-    const int numW = fm.horizontalAdvance(QStringLiteral("−0.000e+00"));
-    const double left = labelW + 2 * kPad, right = width() - numW - kPad;
-    const double mid = (left + right) / 2, half = std::max(1.0, (right - left) / 2);
+    if (!title_.isEmpty())
+        p.drawText(QRectF(0, kPad, width(), fm.height()), Qt::AlignHCenter, title_);
+    const std::vector<Row> all = rows();
+    if (all.empty()) return;
     double hi = 0;
     for (double v : values_)
         hi = std::max(hi, std::abs(v));
     if (hi <= 0) hi = 1;
-    const double rowH =
-        std::min<double>(fm.height() + 6, (height() - y - kPad) / double(values_.size()));
-    for (std::size_t i = 0; i < values_.size(); ++i) {
-        const double top = y + double(i) * rowH;
+    const double mid = all.front().bar.center().x(), half = all.front().bar.width() / 2;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        const Row& r = all[i];
         const double v = values_[i], len = v / hi * half;
         p.setPen(palette().color(QPalette::Text));
-        p.drawText(QRectF(0, top, labelW + kPad, rowH), Qt::AlignRight | Qt::AlignVCenter,
-                   labels_.value(int(i)));
-        p.fillRect(QRectF(std::min(mid, mid + len), top + 2, std::abs(len), rowH - 4),
+        if (!r.label.isEmpty()) {
+            p.drawText(r.label, Qt::AlignRight | Qt::AlignVCenter, labels_.value(int(i)));
+            p.drawText(r.number, Qt::AlignLeft | Qt::AlignVCenter, shortNumber(v));
+        }
+        p.fillRect(QRectF(std::min(mid, mid + len), r.bar.top(), std::abs(len), r.bar.height()),
                    diverging(v / hi));
-        p.drawText(QRectF(right + kPad / 2, top, numW, rowH), Qt::AlignLeft | Qt::AlignVCenter,
-                   shortNumber(v));
     }
     p.setPen(palette().color(QPalette::Mid));
-    p.drawLine(QPointF(mid, y), QPointF(mid, y + rowH * double(values_.size())));
+    p.drawLine(QPointF(mid, all.front().bar.top() - 2), QPointF(mid, all.back().bar.bottom() + 2));
 }

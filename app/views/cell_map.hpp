@@ -110,13 +110,24 @@ class BarList : public QWidget {
     const std::vector<double>& values() const { return values_; }
     const QStringList& labels() const { return labels_; }
     const QString& title() const { return title_; }
+    /// One bar as painted: its label's, bar's and number's rectangles; a row too short for its
+    /// text (a figure squeezed below the minimum) keeps its bar, and only every k-th row is
+    /// labelled (the others' label and number rectangles are empty).
+    struct Row {
+        QRectF label, bar, number;
+    };
+    std::vector<Row> rows() const;
     QSize sizeHint() const override;
+    /// Every row a line of text tall: a column too short for that scrolls (the attribution
+    /// view puts the list in a ScrollFrame).
     QSize minimumSizeHint() const override;
 
   protected:
     void paintEvent(QPaintEvent* event) override;
 
   private:
+    int rowPitch() const;
+    int titleHeight() const;
     std::vector<double> values_;
     QStringList labels_;
     QString title_;

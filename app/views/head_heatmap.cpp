@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "attn/models/run.hpp"
+#include "model/numbering.hpp"
 #include "views/color_map_cells.hpp"
 #include "views/plot_theme.hpp"
 #include "views/screen_only.hpp"
@@ -262,11 +263,11 @@ QString HeadHeatmap::titleText() const {
     const SceneResultPtr& r = result();
     const attn::AggregatedGrid& grid = cells();
     const HeatmapViewport& v = region();
-    if (!r || head_ >= int(r->heads.size())) return tr("Head %1").arg(head_ + 1);
-    QString text = tr("Head %1").arg(head_ + 1);
+    if (!r || head_ >= int(r->heads.size())) return tr("Head %1").arg(shown(head_));
+    QString text = tr("Head %1").arg(shown(head_));
     // Grouped-query attention: the heads sharing one key/value head say which (from 1).
     if (r->kv_group_count() < attn::Index(r->heads.size()))
-        text += tr(" · KV %1").arg(r->kv_group_of(head_) + 1);
+        text += tr(" · KV %1").arg(shown(r->kv_group_of(head_)));
     // The block note goes on the short first line: the statistics line is already the widest.
     if (grid.rowFactor > 1 || grid.colFactor > 1)
         text +=
@@ -280,17 +281,19 @@ QString HeadHeatmap::titleText() const {
         const auto& a = run->controls.interventions.ablated;
         if (std::find(a.begin(), a.end(), attn::model::HeadRef{int(r->layer), head_}) != a.end())
             text += tr(" · ablated");
-        // Knocked-out edges (their cells are 0 now): q>k as the CLI spells them, from 0.
+        // Knocked-out edges (their cells are 0 now): query→key, from 1 as the menu says them.
         QStringList edges;
         for (const attn::model::Knockout& k : run->controls.interventions.knockouts)
-            if (k.layer == int(r->layer) && k.head == head_)
-                edges << (k.query < 0 ? QStringLiteral("*") : QString::number(k.query)) +
-                             QStringLiteral(">") + QString::number(k.key);
+            if (k.layer == int(r->layer) && k.head == head_) edges << edgeName(k.query, k.key);
         if (!edges.isEmpty()) text += tr(" · knocked out %1").arg(edges.join(QLatin1Char(',')));
     }
     if (r->preview_stride > 1) text += tr(" · preview: every %1th query").arg(r->preview_stride);
     if (!v.whole())  // short: the title shares its line with the block note
-        text += tr(" · zoom %1×%2 at q%3 k%4").arg(v.rows).arg(v.cols).arg(v.row).arg(v.col);
+        text += tr(" · zoom %1×%2 at q%3 k%4")
+                    .arg(v.rows)
+                    .arg(v.cols)
+                    .arg(shown(v.row))
+                    .arg(shown(v.col));
     if (head_ < int(r->stats.size())) {
         const attn::HeadStats& s = r->stats[std::size_t(head_)];
         text += tr("\nH %1 · max %2").arg(s.entropy, 0, 'f', 2).arg(s.max_weight, 0, 'f', 2);

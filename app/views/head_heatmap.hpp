@@ -16,8 +16,8 @@
 /// head's statistics. A thin view of head `head` of a HeatmapModel: it lays out, labels, zooms,
 /// hovers and paints the cells the model delivers; it computes none. When the matrix has more
 /// rows/columns than the plot has pixels the model's cells are blocks (max or mean), each exact
-/// for its block. The scroll wheel zooms about the cursor and a drag pans, down to single
-/// labelled cells.
+/// for its block. Ctrl+wheel zooms about the cursor (the plain wheel scrolls the heads) and a
+/// drag pans, down to single labelled cells.
 class HeadHeatmap : public QCustomPlot {
     Q_OBJECT
   public:
@@ -92,6 +92,8 @@ class HeadHeatmap : public QCustomPlot {
     /// Query/key under a widget position: {-1,-1} outside; key -1 left of the plot (row label),
     /// query -1 below it (column label).
     QPoint cellAt(const QPoint& pos) const;
+    /// The pixel at the centre of cell (QUERY, KEY) (this head's coordinates).
+    QPoint cellCentre(int query, int key) const;
     /// Maximum number of cells per axis for the current size (pixels of the colour map area).
     QSize cellBudget() const;
     /// Query rows and key columns of the shown head (0 without a result).
@@ -114,6 +116,9 @@ class HeadHeatmap : public QCustomPlot {
     void hoverTextChanged(const QString& text);
     /// The user zoomed or panned head `head` to region (the wheel, a drag).
     void zoomed(int head, const HeatmapViewport& region);
+    /// A right click asks for the menu of cell CELL (key, query; −1: a label or none) of this
+    /// head, at GLOBAL.
+    void menuRequested(int head, const QPoint& cell, const QPoint& global);
 
   protected:
     void resizeEvent(QResizeEvent* event) override;

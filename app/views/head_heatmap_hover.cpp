@@ -5,6 +5,7 @@
 
 #include <QTextDocumentFragment>
 
+#include "model/numbering.hpp"
 #include "views/head_heatmap.hpp"
 #include "views/token_labels.hpp"
 
@@ -45,9 +46,9 @@ QString HeadHeatmap::cellDescription(int q, int k) const {
     if (!cellNumbers(q, k, &c)) return {};
     QString text = tr("<b>%1</b> (query %2) → <b>%3</b> (key %4)<br/>")
                        .arg(c.query.toHtmlEscaped())
-                       .arg(q)
+                       .arg(shown(q))
                        .arg(c.key.toHtmlEscaped())
-                       .arg(k);
+                       .arg(shown(k));
     if (!std::isnan(c.raw))
         text += tr("raw score %1<br/>scaled score %2<br/>").arg(number(c.raw), number(c.scaled));
     text +=
@@ -65,10 +66,10 @@ QString HeadHeatmap::cellDescription(int q, int k) const {
             text +=
                 tr("<br/>drawn cell: %1 of queries %2–%3 × keys %4–%5 = %6")
                     .arg(model_->aggregation() == attn::Aggregation::Max ? tr("max") : tr("mean"))
-                    .arg(q0)
-                    .arg(std::min(qEnd, q0 + grid.rowFactor) - 1)
-                    .arg(k0)
-                    .arg(std::min(kEnd, k0 + grid.colFactor) - 1)
+                    .arg(shown(q0))
+                    .arg(std::min(qEnd, q0 + grid.rowFactor))  // the last, from 1
+                    .arg(shown(k0))
+                    .arg(std::min(kEnd, k0 + grid.colFactor))
                     .arg(number(grid.at(r, col)));
         }
     }
@@ -83,10 +84,10 @@ QString HeadHeatmap::cellSummary(int q, int k) const {
     if (!std::isnan(c.raw))
         text += tr(" · raw %1 · scaled %2").arg(number(c.raw), number(c.scaled));
     return text + tr(" — head %1 · query %2 “%3” → key %4 “%5”")
-                      .arg(head_ + 1)
-                      .arg(q)
+                      .arg(shown(head_))
+                      .arg(shown(q))
                       .arg(c.query)
-                      .arg(k)
+                      .arg(shown(k))
                       .arg(c.key);
 }
 
@@ -102,7 +103,7 @@ QString HeadHeatmap::toolTipAt(const QPoint& pos) const {
     if (title_->outerRect().contains(pos))
         return tr("<b>Head %1</b> (head %2 in exported numbers, census files and --head, which "
                   "count from 0)<br/>")
-                   .arg(head_ + 1)
+                   .arg(shown(head_))
                    .arg(head_) +
                statsExplanation();
     const QPoint cell = cellAt(pos);
@@ -110,11 +111,11 @@ QString HeadHeatmap::toolTipAt(const QPoint& pos) const {
     const SceneResultPtr& r = result();
     if (cell.y() >= 0 && r)
         return tr("query %1: %2 — click to select")
-            .arg(cell.y())
+            .arg(shown(cell.y()))
             .arg(tokenText(tokenAt(r->q_tokens, cell.y())).toHtmlEscaped());
     if (cell.x() >= 0 && r)
         return tr("key %1: %2")
-            .arg(cell.x())
+            .arg(shown(cell.x()))
             .arg(tokenText(tokenAt(r->k_tokens, cell.x())).toHtmlEscaped());
     return {};
 }

@@ -1,5 +1,8 @@
-// AttnScope — a head heatmap's pointer input: hover, clicks, wheel zoom and drag pan.
+// AttnScope — a head heatmap's pointer input: hover, clicks, Ctrl+wheel zoom and drag pan.
 // GPL-3.0-or-later.
+#include <QAbstractScrollArea>
+#include <QContextMenuEvent>
+#include <QCoreApplication>
 #include <QMouseEvent>
 #include <QToolTip>
 #include <QWheelEvent>
@@ -62,7 +65,22 @@ void HeadHeatmap::mouseMoveEvent(QMouseEvent* event) {
     Q_EMIT hoverTextChanged(readoutAt(event->pos()));
 }
 
+QPoint HeadHeatmap::cellCentre(int query, int key) const {
+    return {int(std::lround(xAxis->coordToPixel(key))),
+            int(std::lround(yAxis->coordToPixel(query)))};
+}
+
 bool HeadHeatmap::event(QEvent* event) {
+    if (event->type() == QEvent::ContextMenu) {
+        // Said here: the scroll area around the heads takes a mouse's context menu event and
+        // never passes it up to the grid.
+        auto* menu = static_cast<QContextMenuEvent*>(event);
+        if (menu->reason() == QContextMenuEvent::Mouse) {
+            Q_EMIT menuRequested(head_, cellAt(menu->pos()), menu->globalPos());
+            event->accept();
+            return true;
+        }
+    }
     if (event->type() == QEvent::ToolTip) {
         // The resting mouse asks for a tooltip: the readout line already says what is under
         // it, and the request must not travel up to the grid's generic help either.
@@ -107,8 +125,17 @@ void HeadHeatmap::mouseDoubleClickEvent(QMouseEvent* event) {
 }
 
 void HeadHeatmap::wheelEvent(QWheelEvent* event) {
-    if (!result() || queries() == 0) {
-        QCustomPlot::wheelEvent(event);
+    // The wheel scrolls the column of heads, as in any list; Ctrl+wheel zooms, as in a browser
+    // or a map.
+    if (!(event->modifiers() & Qt::ControlModifier) || !result() || queries() == 0) {
+        // QCustomPlot stops mouse events from reaching the parents (WA_NoMousePropagation):
+        // the enclosing scroll area is handed the wheel itself.
+        for (QWidget* w = parentWidget(); w; w = w->parentWidget())
+            if (auto* area = qobject_cast<QAbstractScrollArea*>(w)) {
+                QCoreApplication::sendEvent(area->viewport(), event);
+                return;
+            }
+        event->ignore();
         return;
     }
     // One notch (120) zooms by 1.25 about the cell under the pointer, which stays in place.

@@ -31,7 +31,8 @@ HeatmapGrid::HeatmapGrid(QWidget* parent) : QWidget(parent), model_(new HeatmapM
     setToolTip(
         tr("Attention weights per head: queries on rows, keys on columns.\n"
            "Click a cell or a row label to select; double-click a head to focus it, Esc "
-           "to return; arrow keys move the selection."));
+           "to return; arrow keys move the selection. The wheel scrolls the heads, Ctrl+wheel "
+           "zooms the head under the pointer."));
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(4, 4, 4, 4);
     message_ = new QLabel(this);
@@ -177,6 +178,7 @@ void HeatmapGrid::ensureHeads(int count) {
             readout_->setFullText(text.isEmpty() ? kReadoutHint() : text);
         });
         connect(h, &HeadHeatmap::zoomed, this, &HeatmapGrid::zoomChanged);
+        connect(h, &HeadHeatmap::menuRequested, this, &HeatmapGrid::headMenuRequested);
         connect(h, &HeadHeatmap::headDoubleClicked, this, [this](int head) {
             setFocusedHead(focused_ == head ? -1 : head);
             Selection s = model_->selection();
@@ -310,6 +312,9 @@ void HeatmapGrid::keyPressEvent(QKeyEvent* event) {
         case Qt::Key_Return:
         case Qt::Key_Enter:
             setFocusedHead(focused_ >= 0 ? -1 : s.head);
+            return;
+        case Qt::Key_Menu:
+            requestSelectedMenu();
             return;
         case Qt::Key_Up:
             s.query = std::max(0, s.query - 1);

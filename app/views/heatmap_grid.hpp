@@ -85,10 +85,14 @@ class HeatmapGrid : public QWidget {
     void zoomChanged(int head, const HeatmapViewport& region);
     /// Every visible head has been redrawn.
     void rendered();
+    /// The menu of head HEAD's cell CELL (key, query; −1: a label or none) is asked for at
+    /// GLOBAL: by a right click there, or by the Menu key for the selected head and cell.
+    void headMenuRequested(int head, const QPoint& cell, const QPoint& global);
 
   protected:
     void resizeEvent(QResizeEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
+    void contextMenuEvent(QContextMenuEvent* event) override;
     void changeEvent(QEvent* event) override;
 
   private:
@@ -96,6 +100,7 @@ class HeatmapGrid : public QWidget {
     /// (larger than the view: it scrolls).
     struct Arrangement {
         int columns = 0;
+        int inner = 0;  ///< columns of one key/value group's block (grouped-query attention)
         QSize minimum;
         bool operator==(const Arrangement&) const = default;
     };
@@ -108,14 +113,17 @@ class HeatmapGrid : public QWidget {
     void onCellsReady(int head);
     /// Heads per key/value group as laid out (0: no groups shown).
     int groupSize() const;
-    /// Places the visible heads in the layout (by groups when groupSize() > 1).
-    void placeHeads(int columns);
+    /// Places the visible heads in the layout (by groups, in blocks BLOCKWIDTH columns wide,
+    /// when groupSize() > 1).
+    void placeHeads(int columns, int blockWidth);
     /// Gives every visible head the same size (the slot, rounded down).
     void equalizeHeads();
     bool eventFilter(QObject* watched, QEvent* event) override;
     int visibleCount() const;
     Arrangement arrangementFor(int count) const;
     void onCellClicked(int head, int query, int key);
+    /// Asks for the menu of the selected head and cell (the Menu key).
+    void requestSelectedMenu();
 
     HeatmapModel* model_ = nullptr;
     HeatmapStyle style_;

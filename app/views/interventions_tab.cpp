@@ -6,6 +6,7 @@
 
 #include "model/scene.hpp"
 #include "views/attribution_view.hpp"
+#include "views/interventions_list.hpp"
 #include "views/logit_lens_view.hpp"
 #include "views/patching_view.hpp"
 
@@ -14,20 +15,26 @@ InterventionsTab::InterventionsTab(Scene* scene, QWidget* parent)
       scene_(scene),
       reason_(new QLabel),
       pages_(new QTabWidget),
+      inEffect_(new InterventionsList(scene)),
       lens_(new LogitLensView(scene)),
       attribution_(new AttributionView(scene)),
       patching_(new PatchingView(scene)) {
     setObjectName(QStringLiteral("interventionsTab"));
     pages_->setObjectName(QStringLiteral("interventionPages"));
     pages_->setDocumentMode(true);
+    // The ablations and knockouts in effect first: what every other page's run includes.
+    pages_->addTab(inEffect_, tr("Ablation · knockout · induction"));
     pages_->addTab(lens_, tr("Logit lens"));
     pages_->addTab(attribution_, tr("Attribution"));
     pages_->addTab(patching_, tr("Patching"));
-    pages_->setTabToolTip(0, tr("The residual stream after each layer read through the output "
+    pages_->setTabToolTip(0, tr("The heads ablated and the edges knocked out in this run, each "
+                                "removable; add one, or run the induction test (Olsson et al., "
+                                "2022)"));
+    pages_->setTabToolTip(1, tr("The residual stream after each layer read through the output "
                                 "head (nostalgebraist, 2020)"));
-    pages_->setTabToolTip(1, tr("Each head's and MLP's direct share of one token's logit "
+    pages_->setTabToolTip(2, tr("Each head's and MLP's direct share of one token's logit "
                                 "(Elhage et al., 2021)"));
-    pages_->setTabToolTip(2, tr("Clean activations patched into a corrupted run (Meng et al., "
+    pages_->setTabToolTip(3, tr("Clean activations patched into a corrupted run (Meng et al., "
                                 "2022; Wang et al., 2022)"));
     reason_->setObjectName(QStringLiteral("interventionsReason"));
     reason_->setWordWrap(true);

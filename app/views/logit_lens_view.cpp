@@ -10,6 +10,7 @@
 #include "model/while_visible.hpp"
 #include "views/cell_map.hpp"
 #include "views/screen_only.hpp"
+#include "views/shown_text.hpp"
 #include "views/token_pick.hpp"
 
 const QString LogitLensView::kJob = QStringLiteral("logit lens");
@@ -77,7 +78,12 @@ void LogitLensView::refresh() {
         [this](LensDelivery d) {
             display(std::move(d.table), std::move(d.tokens), std::move(d.names), std::move(d.ids));
         },
-        [this](const QString& error) { status_->setText(error); });
+        [this](const QString& error) {
+            // The scene on show has no lens: the previous run's map would pass for its.
+            table_ = {};
+            map_->clear();
+            status_->setText(error);
+        });
 }
 
 void LogitLensView::display(attn::interv::LensTable table, QStringList tokens, QStringList names,
@@ -105,16 +111,16 @@ void LogitLensView::display(attn::interv::LensTable table, QStringList tokens, Q
 QString LogitLensView::cellTip(int row, int position) const {
     if (row < 0 || position < 0 || row >= table_.layers || position >= table_.positions) return {};
     const attn::interv::LensCell& c = table_.at(row, position);
-    QString tip = tr("%1, position %2 “%3”")
+    QString tip = tr("%1, position %2 %3")
                       .arg(streamRowLabels(int(table_.layers) - 1).value(row))
                       .arg(position + 1)
-                      .arg(tokens_.value(position));
+                      .arg(quotedToken(tokens_.value(position)));
     const int base = (row * int(table_.positions) + position) * attn::interv::kLensTop;
     for (int k = 0; k < attn::interv::kLensTop; ++k)
-        tip += QStringLiteral("\n%1. “%2” (%3)  %4 %")
+        tip += QStringLiteral("\n%1. %2 (%3)  %4")
                    .arg(k + 1)
-                   .arg(names_.value(base + k))
+                   .arg(quotedToken(names_.value(base + k)))
                    .arg(c.ids[std::size_t(k)])
-                   .arg(100.0 * double(c.probabilities[std::size_t(k)]), 0, 'f', 1);
+                   .arg(percentText(double(c.probabilities[std::size_t(k)])));
     return tip;
 }

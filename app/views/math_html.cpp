@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "attn/attention/multihead.hpp"
+#include "model/numbering.hpp"
 #include "views/math_notes.hpp"
 #include "views/math_panel.hpp"
 #include "views/token_labels.hpp"
@@ -67,18 +68,19 @@ std::vector<int> listedKeys(const Eigen::RowVectorXf& weights, int selectedKey, 
         keys.assign(std::size_t(last - first + 1), 0);
         std::iota(keys.begin(), keys.end(), first);
         *caption = QObject::tr(" — keys %1–%2 of %3 (page %4 of %5)")
-                       .arg(first)
-                       .arg(last)
+                       .arg(shown(first))
+                       .arg(shown(last))
                        .arg(m)
                        .arg(p + 1)
                        .arg(pages);
         if (p > 0)
             links << link(QLatin1String(kMathLinkPage) + QString::number(p - 1),
-                          QObject::tr("◀ keys %1–%2").arg(first - maxKeys).arg(first - 1));
+                          QObject::tr("◀ keys %1–%2").arg(shown(first - maxKeys)).arg(first));
         if (p + 1 < pages)
-            links << link(
-                QLatin1String(kMathLinkPage) + QString::number(p + 1),
-                QObject::tr("keys %1–%2 ▶").arg(last + 1).arg(std::min(m, last + 1 + maxKeys) - 1));
+            links << link(QLatin1String(kMathLinkPage) + QString::number(p + 1),
+                          QObject::tr("keys %1–%2 ▶")
+                              .arg(shown(last + 1))
+                              .arg(std::min(m, last + 1 + maxKeys)));
         links << link(QLatin1String(kMathLinkLargest), QObject::tr("the %1 largest").arg(maxKeys));
     }
     *caption += QStringLiteral("<br/>") + links.join(QStringLiteral(" · "));
@@ -149,7 +151,7 @@ QString mathHtml(const attn::SceneResult& r, const Selection& sel, const MathCon
         QStringList names;
         for (int s : sel.queries)
             if (s >= 0 && s < int(r.q_tokens.size()))
-                names << QStringLiteral("%1 “%2”").arg(s).arg(
+                names << QStringLiteral("%1 “%2”").arg(shown(s)).arg(
                     tokenText(r.q_tokens[std::size_t(s)]).toHtmlEscaped());
         html += QObject::tr(
                     "<p><b>%1 queries selected</b> (%2): the views show the <b>%3</b> "
@@ -159,12 +161,12 @@ QString mathHtml(const attn::SceneResult& r, const Selection& sel, const MathCon
                     .arg(sel.sum ? QObject::tr("sum") : QObject::tr("mean"))
                     .arg(sel.sum ? QObject::tr(" (a row then sums to the number of queries)")
                                  : QString())
-                    .arg(q);
+                    .arg(shown(q));
     }
     html += QObject::tr("<h3>Query %1 “%2”, head %3</h3>")
-                .arg(q)
+                .arg(shown(q))
                 .arg(tokenText(r.q_tokens[std::size_t(q)]).toHtmlEscaped())
-                .arg(h + 1);
+                .arg(shown(h));
     html += mergedWordsNote(r, q);
     html += selectedKeysNote(r, sel);
     if (hasStages) {
@@ -181,8 +183,8 @@ QString mathHtml(const attn::SceneResult& r, const Selection& sel, const MathCon
         html += QObject::tr(
                     "<p><b>1. Query</b> q = x<sub>%1</sub> W<sub>q</sub> (head %2 slice) "
                     "= <tt>%3</tt></p>")
-                    .arg(q)
-                    .arg(h + 1)
+                    .arg(shown(q))
+                    .arg(shown(h))
                     .arg(vectorText(r.Q, q, attn::Index(h) * dk, dk));
     }
 
@@ -199,7 +201,7 @@ QString mathHtml(const attn::SceneResult& r, const Selection& sel, const MathCon
     rows.push_back(header);
     int highlight = -1;
     for (int k : keys) {
-        QStringList row{QString::number(k), elideToken(r.k_tokens[std::size_t(k)], 12)};
+        QStringList row{QString::number(shown(k)), elideToken(r.k_tokens[std::size_t(k)], 12)};
         if (hasStages) row << mathNumber(raw(k)) << mathNumber(scaled(k)) << mathNumber(masked(k));
         row << mathNumber(weights(k));
         if (k == sel.key) highlight = int(rows.size());
@@ -221,7 +223,7 @@ QString mathHtml(const attn::SceneResult& r, const Selection& sel, const MathCon
                 html += QObject::tr(
                             "<p>%1 “%2”: k<sub>%1</sub> = <tt>%3</tt><br/>v<sub>%1</sub> = "
                             "<tt>%4</tt></p>")
-                            .arg(k)
+                            .arg(shown(k))
                             .arg(tokenText(r.k_tokens[std::size_t(k)]).toHtmlEscaped())
                             .arg(vectorText(r.K, k, kvh * dk, dk))
                             .arg(vectorText(r.V, k, kvh * dk, dk));
@@ -229,7 +231,7 @@ QString mathHtml(const attn::SceneResult& r, const Selection& sel, const MathCon
             html += QObject::tr(
                         "<p>Key %1 “%2”: k<sub>%1</sub> = <tt>%3</tt><br/>value "
                         "v<sub>%1</sub> = <tt>%4</tt></p>")
-                        .arg(sel.key)
+                        .arg(shown(sel.key))
                         .arg(tokenText(r.k_tokens[std::size_t(sel.key)]).toHtmlEscaped())
                         .arg(vectorText(r.K, sel.key, kvh * dk, dk))
                         .arg(vectorText(r.V, sel.key, kvh * dk, dk));
@@ -245,7 +247,7 @@ QString mathHtml(const attn::SceneResult& r, const Selection& sel, const MathCon
             QStringList winners;
             for (int k = 0; k < m && std::isfinite(top); ++k)
                 if (double(masked(k)) == top)
-                    winners << QStringLiteral("%1 “%2”").arg(k).arg(
+                    winners << QStringLiteral("%1 “%2”").arg(shown(k)).arg(
                         tokenText(r.k_tokens[std::size_t(k)]).toHtmlEscaped());
             html += QObject::tr(
                         "<p><b>3. Hard max</b> (τ = 0, the limit τ → 0 of the softmax): "

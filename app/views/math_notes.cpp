@@ -6,6 +6,7 @@
 #include <QStringList>
 
 #include "attn/analysis/view_math.hpp"
+#include "model/numbering.hpp"
 #include "views/token_labels.hpp"
 
 namespace {
@@ -32,7 +33,7 @@ QString selectedKeysNote(const attn::SceneResult& r, const Selection& sel) {
     for (int k : sel.keys)
         if (k >= 0 && k < w.cols()) {
             keys.push_back(k);
-            names << QStringLiteral("%1 “%2”").arg(k).arg(
+            names << QStringLiteral("%1 “%2”").arg(shown(k)).arg(
                 tokenText(r.k_tokens[std::size_t(k)]).toHtmlEscaped());
         }
     if (queries.empty() || keys.empty()) return {};
@@ -49,7 +50,7 @@ QString selectedKeysNote(const attn::SceneResult& r, const Selection& sel) {
         .arg(queries.size() > 1 ? QObject::tr("the %1 of the %2 selected queries")
                                       .arg(sel.sum ? QObject::tr("sum") : QObject::tr("mean"))
                                       .arg(queries.size())
-                                : QObject::tr("query %1").arg(queries.front()))
+                                : QObject::tr("query %1").arg(shown(queries.front())))
         .arg(QString::number(double(value), 'f', 4));
 }
 

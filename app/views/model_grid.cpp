@@ -13,11 +13,11 @@
 #include "attn/scene/scene_layers.hpp"
 #include "attn/util/error.hpp"
 #include "model/layer_cache.hpp"
+#include "model/numbering.hpp"
 #include "model/scene.hpp"
 #include "model/while_visible.hpp"
 #include "views/ablation_menu.hpp"
 #include "views/model_grid_canvas.hpp"
-#include "views/numbering.hpp"
 
 ModelGrid::ModelGrid(Scene* scene, ComputeService* compute, QWidget* parent)
     : QWidget(parent),

@@ -9,8 +9,9 @@
 #include <cmath>
 
 namespace {
-constexpr double kLeft = 64, kGridTop = 44, kRight = 12, kBottom = 46, kGap = 0.1;
-}
+constexpr double kLeft = 64, kGridTop = 44, kRight = 12, kGap = 0.1;
+constexpr double kRampGap = 6, kRampHeight = 14;
+}  // namespace
 
 ModelGridCanvas::ModelGridCanvas(QWidget* parent) : QWidget(parent) {
     setMouseTracking(true);  // the hovered head is named above the grid
@@ -40,22 +41,32 @@ QRectF ModelGridCanvas::Geometry::thumb(int layer, int head) const {
     return {area.left() + head * cell + inset, area.top() + layer * cell + inset, side, side};
 }
 
-void ModelGridCanvas::drawKvGroups(QPainter& p, const Geometry& g) const {
+bool ModelGridCanvas::hasKvGroups() const {
     const int groups = thumbs_.kvGroups;
-    if (groups <= 0 || groups >= thumbs_.heads || thumbs_.heads % groups != 0) return;
+    return groups > 0 && groups < thumbs_.heads && thumbs_.heads % groups == 0;
+}
+
+double ModelGridCanvas::kvBand() const {
+    // The groups' bracket and their "KV k" labels under the grid.
+    return hasKvGroups() ? 4 + QFontMetricsF(font()).height() + 2 : 0;
+}
+
+double ModelGridCanvas::leftBand() const {
+    const QString widest = thumbs_.layers <= 1 ? tr("Heads") : tr("Layer %1").arg(thumbs_.layers);
+    return std::max(kLeft, std::ceil(QFontMetricsF(font()).horizontalAdvance(widest)) + 16);
+}
+
+void ModelGridCanvas::drawKvGroups(QPainter& p, const Geometry& g) const {
+    if (!hasKvGroups()) return;
     // Grouped-query attention: each group of heads sharing one key/value head is bracketed
-    // below the grid and labelled, and a line parts the groups inside the grid.
-    const int size = thumbs_.heads / groups;
-    const QFontMetricsF fm(font());
+    // below the grid (labelled by labels()), and a line parts the groups inside the grid.
+    const int size = thumbs_.heads / thumbs_.kvGroups;
     p.save();
     p.setPen(QPen(palette().color(QPalette::WindowText), 1));
     const double bottom = g.area.bottom() + 4;
-    for (int k = 0; k < groups; ++k) {
+    for (int k = 0; k < thumbs_.kvGroups; ++k) {
         const double left = g.area.left() + k * size * g.cell, right = left + size * g.cell;
         p.drawLine(QPointF(left + 2, bottom), QPointF(right - 2, bottom));
-        if (fm.horizontalAdvance(QStringLiteral("KV 00")) < size * g.cell)
-            p.drawText(QRectF(left, bottom + 1, size * g.cell, 16), Qt::AlignCenter,
-                       tr("KV %1").arg(k + 1));
         if (k > 0) p.drawLine(QPointF(left, g.area.top()), QPointF(left, g.area.bottom()));
     }
     p.restore();
@@ -64,12 +75,17 @@ void ModelGridCanvas::drawKvGroups(QPainter& p, const Geometry& g) const {
 ModelGridCanvas::Geometry ModelGridCanvas::geometry() const {
     Geometry g;
     if (thumbs_.layers <= 0 || thumbs_.heads <= 0) return g;
-    const double w = width() - kLeft - kRight, h = height() - kGridTop - kBottom;
+    // Below the grid: the groups' labels, the colour ramp, and the legend's text (under the
+    // ramp when the canvas is too narrow for it beside).
+    const double line = QFontMetricsF(font()).height();
+    const double bottom = kvBand() + kRampGap + kRampHeight + 2 + line + 4;
+    const double left = leftBand();
+    const double w = width() - left - kRight, h = height() - kGridTop - bottom;
     g.cell = std::max(4.0, std::min(w / thumbs_.heads, h / thumbs_.layers));
     g.side = g.cell * (1 - kGap);
     const double gw = g.cell * thumbs_.heads, gh = g.cell * thumbs_.layers;
     // Centre the grid horizontally in the space right of the row labels.
-    g.area = QRectF(kLeft + std::max(0.0, (w - gw) / 2), kGridTop, gw, gh);
+    g.area = QRectF(left + std::max(0.0, (w - gw) / 2), kGridTop, gw, gh);
     return g;
 }
 
@@ -95,7 +111,8 @@ QString ModelGridCanvas::legendText() const {
 
 QRectF ModelGridCanvas::legendRamp() const {
     const Geometry g = geometry();
-    return {g.area.left(), g.area.bottom() + 12, std::min(g.area.width() * 0.55, 200.0), 14};
+    return {g.area.left(), g.area.bottom() + kvBand() + kRampGap,
+            std::min(g.area.width() * 0.55, 200.0), kRampHeight};
 }
 
 std::vector<ModelGridCanvas::Label> ModelGridCanvas::labels() const {
@@ -132,11 +149,24 @@ std::vector<ModelGridCanvas::Label> ModelGridCanvas::labels() const {
             {QRectF(cx - w / 2, kGridTop - 20, w, 18), text, false, int(Qt::AlignCenter)});
     }
     const int rowStep = std::max(1, static_cast<int>(std::ceil(fm.height() * 1.1 / g.cell)));
+    const double left = leftBand(), rowH = std::max(g.cell, std::ceil(fm.height()));
     for (int l = 0; l < thumbs_.layers; l += rowStep)
-        // Right-aligned against the grid, which is centred: labels stay next to their row.
-        out.push_back({QRectF(g.area.left() - kLeft, g.area.top() + l * g.cell, kLeft - 8, g.cell),
+        // Right-aligned against the grid, which is centred: labels stay next to their row, a
+        // line of text tall even when the row is shorter (a clipped "Layer" read "Laver").
+        out.push_back({QRectF(g.area.left() - left, g.area.top() + (l + 0.5) * g.cell - rowH / 2,
+                              left - 8, rowH),
                        thumbs_.layers == 1 ? tr("Heads") : tr("Layer %1").arg(l + 1), false,
                        int(Qt::AlignRight | Qt::AlignVCenter)});
+    if (hasKvGroups()) {
+        const int size = thumbs_.heads / thumbs_.kvGroups;
+        for (int k = 0; k < thumbs_.kvGroups; ++k) {
+            const QString text = tr("KV %1").arg(k + 1);
+            if (fm.horizontalAdvance(text) + 4 > size * g.cell) break;  // too narrow for any
+            out.push_back({QRectF(g.area.left() + k * size * g.cell, g.area.bottom() + 5,
+                                  size * g.cell, std::ceil(fm.height())),
+                           text, false, int(Qt::AlignCenter)});
+        }
+    }
     // The legend's text beside its ramp, or under it when the canvas is too narrow.
     const QRectF ramp = legendRamp();
     const QString legend = legendText();

@@ -33,6 +33,8 @@ class ModelGridCanvas : public QWidget {
     /// Every text of the grid as painted (title, subtitle, head and layer labels, legend), for
     /// the painter and for layout tests: each fits its rectangle, inside the canvas.
     std::vector<Label> labels() const;
+    /// The colour ramp of the legend (its text is a label), clear of every label.
+    QRectF legendRamp() const;
     /// The thumbnail of (layer, head), in canvas coordinates (empty while there is none).
     QRectF thumbRect(int layer, int head) const;
 
@@ -65,10 +67,13 @@ class ModelGridCanvas : public QWidget {
     };
     Geometry geometry() const;
     bool cellAt(QPointF pos, int* layer, int* head) const;
-    /// Grouped-query attention: the heads of one key/value group bracketed and labelled.
+    /// Grouped-query attention: the heads of one key/value group bracketed (labelled in labels()).
     void drawKvGroups(QPainter& p, const Geometry& g) const;
-    /// The colour ramp of the legend (its text is a label).
-    QRectF legendRamp() const;
+    bool hasKvGroups() const;
+    /// The height under the grid that the groups' bracket and labels take (0 without groups).
+    double kvBand() const;
+    /// The width left of the grid that the layer labels take.
+    double leftBand() const;
     QString legendText() const;
     QString fullTitleAt(QPointF pos) const;
 

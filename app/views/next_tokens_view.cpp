@@ -1,6 +1,8 @@
 // AttnScope — a model's next-token prediction. GPL-3.0-or-later.
 #include "views/next_tokens_view.hpp"
 
+#include "views/shown_text.hpp"
+
 #include <QPainter>
 #include <algorithm>
 #include <cmath>
@@ -12,11 +14,7 @@ constexpr int kRows = 10;  // the prediction's top 10 (attn::model::top_next_tok
 QString tokenLabel(const std::string& token) {
     // Quoted so a leading space (GPT-2's "Ġ") is seen; core's token_text names control
     // characters and broken bytes ("<0x0A>").
-    return QStringLiteral("“") + QString::fromStdString(token) + QStringLiteral("”");
-}
-
-QString percent(float p) {
-    return QStringLiteral("%1 %").arg(double(p) * 100, 0, 'f', p < 0.001f ? 3 : 1);
+    return quotedToken(QString::fromStdString(token));
 }
 
 }  // namespace
@@ -37,7 +35,7 @@ void NextTokensView::setTokens(std::vector<attn::NextToken> tokens) {
 QString NextTokensView::rowText(int i) const {
     if (i < 0 || std::size_t(i) >= tokens_.size()) return {};
     const attn::NextToken& t = tokens_[std::size_t(i)];
-    return tokenLabel(t.text) + QStringLiteral("  ") + percent(t.probability);
+    return tokenLabel(t.text) + QStringLiteral("  ") + percentText(double(t.probability));
 }
 
 int NextTokensView::rowHeight() const {
@@ -64,7 +62,9 @@ void NextTokensView::paintEvent(QPaintEvent*) {
     }
     const int h = rowHeight();
     // Columns: the token (up to 40 % of the width), the bar, the percentage (fixed width).
-    const int numW = fm.horizontalAdvance(QStringLiteral("100.0 %")) + 6;
+    const int numW = std::max(fm.horizontalAdvance(QStringLiteral("100.0 %")),
+                              fm.horizontalAdvance(QStringLiteral("<0.001 %"))) +
+                     6;
     int tokenW = 0;
     for (const attn::NextToken& t : tokens_)
         tokenW = std::max(tokenW, fm.horizontalAdvance(tokenLabel(t.text)));
@@ -80,6 +80,6 @@ void NextTokensView::paintEvent(QPaintEvent*) {
         const int len = std::max(1, int(std::lround(double(t.probability) * barW)));
         p.fillRect(QRect(barX, y + 3, len, h - 6), bar);
         p.drawText(QRect(barX + barW, y, numW, h), Qt::AlignVCenter | Qt::AlignRight,
-                   percent(t.probability));
+                   percentText(double(t.probability)));
     }
 }

@@ -137,10 +137,10 @@ PatchingView::PatchingView(Scene* scene, QWidget* parent)
     for (QLineEdit* e : {corrupt_, answer_, wrong_})
         connect(e, &QLineEdit::returnPressed, this, &PatchingView::start);
     connect(scene_, &Scene::specChanged, this, &PatchingView::syncClean);
-    syncClean();
-    status_->setText(
+    message_ =
         tr("Type a corrupted prompt of the same token length and the two answers, "
-           "then Run: 1 = the patch restores the clean answer, 0 = no change."));
+           "then Run: 1 = the patch restores the clean answer, 0 = no change.");
+    syncClean();
 }
 
 PatchingView::~PatchingView() {
@@ -150,7 +150,37 @@ PatchingView::~PatchingView() {
 void PatchingView::syncClean() {
     const attn::SceneSpec& spec = scene_->spec();
     clean_->setText(spec.is_model() ? QString::fromStdString(spec.text) : QString());
+    // Another model (or none): a run still going and the maps on show are the previous one's.
+    if (spec.model != jobModel_ && running_) {
+        Scheduler::instance().cancel(this, kJob);
+        running_ = false;
+        poll_->stop();
+        job_.reset();
+        stop_->setEnabled(false);
+        message_ = tr("Stopped: the model changed. Run patching for this one.");
+        Q_EMIT finished();
+    }
+    if (spec.model != shownModel_ && shownModel_) {
+        result_ = {};
+        shown_ = {};
+        shownModel_.reset();
+        heads_->clear();
+        resid_->clear();
+        progress_->setValue(0);
+        message_ = tr("The maps were of another model: Run patching for this one.");
+    }
     run_->setEnabled(spec.is_model() && !running_);
+    if (!running_) status_->setText(message_ + staleNote());
+}
+
+QString PatchingView::staleNote() const {
+    const attn::SceneSpec& spec = scene_->spec();
+    if (!shownModel_ ||
+        (spec.text == shownText_ && attn::model::run_controls(spec) == shown_.controls))
+        return {};
+    return tr("\nOut of date: the maps are of the clean prompt “%1” and the controls then in "
+              "effect; Run again for the scene on show.")
+        .arg(QString::fromStdString(shownText_));
 }
 
 bool PatchingView::start() {
@@ -177,7 +207,8 @@ bool PatchingView::start() {
     if (error.isEmpty()) answer = pickToken(tok, vocab, answer_->text(), &error);
     if (error.isEmpty()) wrong = pickToken(tok, vocab, wrong_->text(), &error);
     if (!error.isEmpty()) {
-        status_->setText(error);
+        message_ = error;
+        status_->setText(message_ + staleNote());
         return false;
     }
     ps.answer = *answer;
@@ -195,6 +226,8 @@ bool PatchingView::start() {
     for (std::size_t i = 0; i < ps.clean.size(); ++i)
         if (ps.clean[i] != ps.corrupt[i]) inputs.differing.push_back(int(i));
     running_ = true;
+    jobModel_ = folder;
+    jobText_ = spec.text;
     run_->setEnabled(false);
     stop_->setEnabled(true);
     progress_->setValue(0);
@@ -229,8 +262,8 @@ void PatchingView::ended(const QString& message) {
     poll_->stop();
     job_.reset();
     stop_->setEnabled(false);
+    message_ = message;
     syncClean();
-    status_->setText(message);
     Q_EMIT finished();
 }
 
@@ -249,6 +282,8 @@ void PatchingView::display(attn::interv::PatchResult result, attn::interv::Patch
     result_ = std::move(result);
     shown_ = std::move(spec);
     inputs_ = std::move(inputs);
+    shownModel_ = jobModel_;
+    shownText_ = jobText_;
     const int layers = int(result_.heads.rows()), heads = int(result_.heads.cols());
     QStringList rows, cols;
     for (int l = 1; l <= layers; ++l)

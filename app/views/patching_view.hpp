@@ -4,6 +4,7 @@
 
 #include <QWidget>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "attn/interventions/patching.hpp"
@@ -71,6 +72,9 @@ class PatchingView : public QWidget {
     QString cellTip(const QString& where, double fraction) const;
     void ended(const QString& message);
     void syncClean();
+    /// "" while the maps are of the scene on show, else a line (starting a new one) saying
+    /// they are out of date.
+    QString staleNote() const;
 
     Scene* scene_;
     QLabel* clean_;
@@ -92,4 +96,8 @@ class PatchingView : public QWidget {
     attn::interv::PatchResult result_;
     attn::interv::PatchSpec shown_;
     PatchInputs inputs_;
+    /// The model and clean prompt of the maps on show, and of the run going.
+    std::shared_ptr<const attn::model::ModelFolder> shownModel_, jobModel_;
+    std::string shownText_, jobText_;
+    QString message_;  ///< the status line's last word (the run's, or a refusal)
 };

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "attn/io/json/attention_json.hpp"
+#include "model/numbering.hpp"
 
 QString tokenText(const std::string& token) {
     QString s = QString::fromStdString(token);
@@ -65,7 +66,7 @@ void setTokenTicks(QCPAxisTickerText& ticker, const std::vector<std::string>& to
         // Labels on multiples of the stride, so panning does not make them jump about.
         for (long long i = (first + stride - 1) / stride * stride; i < first + count; i += stride) {
             QString label = elideToken(tokens[std::size_t(i)]);
-            if (stride > 1) label += QStringLiteral(" ·%1").arg(i);
+            if (stride > 1) label += QStringLiteral(" ·%1").arg(shown(i));  // from 1
             ticks.insert(double(i), label);
         }
     }

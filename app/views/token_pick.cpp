@@ -5,6 +5,7 @@
 #include <exception>
 
 #include "attn/tokenizers/tokenizer.hpp"
+#include "views/shown_text.hpp"
 
 namespace {
 QString pickTr(const char* text) {
@@ -57,8 +58,8 @@ QString visibleToken(QString token) {
 }
 
 QString tokenName(const attn::model::Tokenizer& tokenizer, std::int32_t id) {
-    return QStringLiteral("“%1” (%2)")
-        .arg(visibleToken(QString::fromStdString(tokenizer.token_text(id))))
+    return QStringLiteral("%1 (%2)")
+        .arg(quotedToken(visibleToken(QString::fromStdString(tokenizer.token_text(id)))))
         .arg(id);
 }
 

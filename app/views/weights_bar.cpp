@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "attn/analysis/view_math.hpp"
+#include "model/numbering.hpp"
 #include "views/plot_theme.hpp"
 #include "views/token_labels.hpp"
 
@@ -94,7 +95,7 @@ void WeightsBar::rebuild() {
             double total = 0;
             QStringList names;
             for (int k : selection_.keys)
-                if (k >= 0 && k < m) total += row(k), names << QString::number(k);
+                if (k >= 0 && k < m) total += row(k), names << QString::number(shown(k));
             if (!selection_.sum && !names.isEmpty()) total /= names.size();
             keysNote =
                 tr(" · keys %1: %2 %3")
@@ -103,14 +104,14 @@ void WeightsBar::rebuild() {
         }
         if (several.size() > 1)
             title_->setText(tr("Head %1 · %2 of %3 queries")
-                                .arg(h + 1)
+                                .arg(shown(h))
                                 .arg(selection_.sum ? tr("sum") : tr("mean"))
                                 .arg(several.size()) +
                             keysNote);
         else
             title_->setText(tr("Head %1 · query %2 “%3”")
-                                .arg(h + 1)
-                                .arg(q)
+                                .arg(shown(h))
+                                .arg(shown(q))
                                 .arg(elideToken(result_->q_tokens[std::size_t(q)], 24)) +
                             keysNote);
         const QRect r = axisRect()->rect();

@@ -14,6 +14,7 @@
 
 #include "attn/models/model.hpp"
 #include "attn/scene/scene_controls.hpp"
+#include "attn/scene/scope_text.hpp"
 #include "attn/scene/spec_edit.hpp"
 #include "model/scene.hpp"
 #include "model/undo_command.hpp"
@@ -131,8 +132,10 @@ void ControlsDock::onScope(int index) {
     const std::vector<int> layers = index == 0 ? std::vector<int>{} : std::vector<int>{index - 1};
     if (s.model_layers == layers) return;
     s.model_layers = layers;
-    scene_->setSpec(s, index == 0 ? tr("Apply the controls in every layer")
-                                  : tr("Apply the controls in layer %1 only").arg(index));
+    // Worded by the rule that words the banner of a layer outside the scope.
+    scene_->setSpec(
+        s,
+        tr("Apply the controls %1").arg(QString::fromStdString(attn::model::scope_phrase(layers))));
 }
 
 void ControlsDock::onRotaryOff(bool off) {

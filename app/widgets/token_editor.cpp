@@ -10,10 +10,12 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "attn/models/model.hpp"
 #include "attn/scene/scene_controls.hpp"
 #include "attn/scene/spec_edit.hpp"
 #include "model/scene.hpp"
 #include "model/undo_command.hpp"
+#include "views/shown_text.hpp"
 #include "views/token_labels.hpp"
 #include "widgets/undo_shortcuts.hpp"
 
@@ -43,7 +45,7 @@ TokenEditor::TokenEditor(Scene* scene, QWidget* parent) : QWidget(parent), scene
     edit_ = new QPlainTextEdit;
     edit_->setObjectName(QStringLiteral("sentenceEdit"));
     edit_->setPlaceholderText(tr("Type or paste a sentence…"));
-    edit_->setToolTip(editableTip());
+    edit_->setToolTip(editableTip(scene_->spec()));
     edit_->setTabChangesFocus(true);
     // Ctrl+Z here undoes the scene (each burst of typing is a step), as in every control.
     edit_->setProperty(UndoShortcutRouter::kSceneUndoProperty, true);
@@ -111,7 +113,13 @@ void TokenEditor::applyCross() {
     scene_->setSpec(s, text.empty() ? tr("Self-attention") : tr("Cross-attention sentence"));
 }
 
-QString TokenEditor::editableTip() {
+QString TokenEditor::editableTip(const attn::SceneSpec& spec) {
+    if (spec.is_model())
+        return tr("The sentence the model reads; the heatmaps follow as you type. The model's "
+                  "own tokenizer (%1, a vocabulary of %2 tokens) splits it into sub-word "
+                  "pieces, listed below: a word may become several pieces.")
+            .arg(QString::fromStdString(spec.model->model->info().display))
+            .arg(spec.model->tokenizer->vocab_size());
     return tr(
         "The sentence attended over; the heatmaps follow as you type. Words and "
         "punctuation marks become tokens.");
@@ -134,11 +142,14 @@ void TokenEditor::syncFromScene() {
     if (edit_->isReadOnly()) {
         edit_->setReadOnly(false);
         edit_->setPalette(QPalette());  // editable again: the normal text-field look
-        edit_->setToolTip(editableTip());
         edit_->setPlaceholderText(tr("Type or paste a sentence…"));
     }
+    edit_->setToolTip(editableTip(spec));
     const QString text = specText(spec);
-    if (edit_->toPlainText() == text) return;
+    if (edit_->toPlainText() == text) {
+        updatePreview();  // the same sentence, perhaps another model's tokenizer
+        return;
+    }
     const QSignalBlocker block(edit_);
     edit_->setPlainText(text);
     edit_->moveCursor(QTextCursor::End);
@@ -180,21 +191,26 @@ void TokenEditor::showLoadedTokens(const attn::AttentionComponent& c, const QStr
 void TokenEditor::updatePreview() {
     if (edit_->isReadOnly()) return;  // loaded tokens: showLoadedTokens wrote the preview
     std::vector<std::string> tokens;
+    bool more = false;  // a model's text longer than its positions: only those are listed
     try {
         // The scene's own tokenizer: GPT-2's pieces while a model runs, words otherwise.
         attn::SceneSpec s = scene_->spec();
         s.text = edit_->toPlainText().toStdString();
         s.tokens.clear();
         tokens = s.query_tokens();
+        if (s.is_model()) s.run_ids(std::size_t(s.model->model->info().max_positions), &more);
     } catch (const std::exception& e) {
         preview_->setText(QString::fromUtf8(e.what()));
         return;
     }
     QStringList parts;
     for (const std::string& t : tokens)
-        parts << tokenText(t);  // GPT-2's leading spaces as visible symbols
-    const QString full =
-        tr("%n token(s): ", nullptr, int(tokens.size())) + parts.join(QStringLiteral(" · "));
+        parts << isolatedText(tokenText(t));  // GPT-2's leading spaces as visible symbols
+    const QString head =
+        more ? tr("The first %1 tokens (the text has more than the model's %1 positions): ")
+                   .arg(tokens.size())
+             : tr("%n token(s): ", nullptr, int(tokens.size()));
+    const QString full = head + parts.join(QStringLiteral(" · "));
     preview_->setText(
         preview_->fontMetrics().elidedText(full, Qt::ElideRight, std::max(50, preview_->width())));
     preview_->setToolTip(full);

@@ -7,7 +7,8 @@
 class Scene;
 namespace attn {
 struct AttentionComponent;
-}
+struct SceneSpec;
+}  // namespace attn
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
@@ -30,7 +31,7 @@ class TokenEditor : public QWidget {
     void flush();
 
   private:
-    static QString editableTip();
+    static QString editableTip(const attn::SceneSpec& spec);
     void syncFromScene();
     void showLoadedTokens(const attn::AttentionComponent& component, const QString& source);
     void apply();

@@ -43,6 +43,13 @@ bool discardTyping(QWidget* w) {
     return true;
 }
 
+/// True when W is WINDOW or inside it, a floating dock of it included.
+bool within(const QWidget* w, const QWidget* window) {
+    for (; w; w = w->parentWidget())
+        if (w == window) return true;
+    return false;
+}
+
 }  // namespace
 
 UndoShortcutRouter::UndoShortcutRouter(QWidget* window) : QObject(window), window_(window) {
@@ -59,6 +66,10 @@ bool UndoShortcutRouter::eventFilter(QObject* watched, QEvent* event) {
         return QObject::eventFilter(watched, event);
     auto* w = static_cast<QWidget*>(watched);
     auto* key = static_cast<QKeyEvent*>(event);
+    if (override && within(w, window_) && passed_.contains(QKeySequence(key->keyCombination()))) {
+        event->ignore();  // not the field's: tried as a shortcut, the window's action runs
+        return true;
+    }
     if (w->window() != window_ || !routesUndo(w) ||
         !(key->matches(QKeySequence::Undo) || key->matches(QKeySequence::Redo)))
         return QObject::eventFilter(watched, event);

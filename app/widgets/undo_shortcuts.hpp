@@ -2,6 +2,8 @@
 // GPL-3.0-or-later.
 #pragma once
 
+#include <QKeySequence>
+#include <QList>
 #include <QObject>
 
 class QWidget;
@@ -19,6 +21,10 @@ class UndoShortcutRouter : public QObject {
     explicit UndoShortcutRouter(QWidget* window);
     ~UndoShortcutRouter() override;
 
+    /// Lets KEYS through to the window's action from every text field of the window too (a line
+    /// edit takes Ctrl+E as "end of line" on X11, so File ▸ Export never ran from one).
+    void passThrough(const QKeySequence& keys) { passed_ << keys; }
+
     /// Name of the boolean property that opts a text field into scene undo.
     static constexpr const char* kSceneUndoProperty = "attnSceneUndo";
     /// Name of the boolean property of a text field whose typing is already an undo step (a
@@ -31,5 +37,6 @@ class UndoShortcutRouter : public QObject {
 
   private:
     QWidget* window_;
+    QList<QKeySequence> passed_;
     bool swallowPress_ = false;  ///< the next Undo key press was handled by its override
 };

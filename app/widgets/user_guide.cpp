@@ -14,6 +14,10 @@ struct Doc {
 };
 
 constexpr Doc kDocs[] = {
+    {QT_TRANSLATE_NOOP("UserGuide", "Getting started"), "getting-started.md"},
+    {QT_TRANSLATE_NOOP("UserGuide", "Interventions"), "interventions.md"},
+    {QT_TRANSLATE_NOOP("UserGuide", "Generation"), "generation.md"},
+    {QT_TRANSLATE_NOOP("UserGuide", "Python"), "python.md"},
     {QT_TRANSLATE_NOOP("UserGuide", "Census of heads"), "census.md"},
     {QT_TRANSLATE_NOOP("UserGuide", "Words, not pieces"), "words.md"},
     {QT_TRANSLATE_NOOP("UserGuide", "Long sequences"), "long-sequences.md"},

@@ -6,7 +6,8 @@
 class QListWidget;
 class QTextBrowser;
 
-/// The docs of docs/ (census, session format, words, long sequences), compiled in as
+/// The docs of docs/ (getting started, interventions, generation, Python, census, words, long
+/// sequences, session format), compiled in as
 /// resources so that an installed program has them without the source tree; links between
 /// them and their pictures work.
 class UserGuide : public QDialog {

@@ -30,7 +30,9 @@ def save(path: PathLike, attention: Any = None, tokens: Optional[Sequence[str]] 
         path: where to write (``.npz`` is not added: the name is used as given).
         attention: post-softmax weights: [nq, nk], [heads, nq, nk], [layers, heads, nq, nk], or
             Hugging Face's tuple of per-layer [1, heads, nq, nk] tensors
-            (``output_attentions=True``). NumPy arrays or PyTorch tensors.
+            (``output_attentions=True``). NumPy arrays or PyTorch tensors. Weights are ≥ 0: the
+            program refuses a file whose weights have a negative entry, naming it (raw scores
+            go in ``scores``).
         tokens: labels of both sides of self-attention (nq == nk).
         q, k: query and key vectors [layers, heads, n, d_k] (v likewise, optional): AttnScope
             computes the raw scores q·kᵀ from them, and the neuron and query–key views show them.
@@ -193,6 +195,14 @@ def write_session(path: PathLike, data_path: PathLike, *, tab: str = "heads", co
     return write_file(path, lambda f: f.write(text.encode("utf-8")))
 
 
+#: The file that marks a scratch folder: the window keeps what it opens from one out of
+#: File ▸ Recent (they are handed over, not the user's documents).
+SCRATCH_MARKER = ".attnscope-scratch"
+
+
 def scratch_folder(prefix: str = "attnscope-") -> str:
-    """A new private folder for files written only to be opened (under $TMPDIR)."""
-    return tempfile.mkdtemp(prefix=prefix)
+    """A new private folder for files written only to be opened (under $TMPDIR), marked by an
+    empty SCRATCH_MARKER file."""
+    folder = tempfile.mkdtemp(prefix=prefix)
+    open(os.path.join(folder, SCRATCH_MARKER), "xb").close()
+    return folder

@@ -68,9 +68,10 @@ class Gpt2ModelTest : public QObject {
         view.setTokens({{195, folder.tokenizer->token_text(195), 0.5f},
                         {196, folder.tokenizer->token_text(196), 0.25f},
                         {10, folder.tokenizer->token_text(10), 0.125f}});
-        QCOMPARE(view.rowText(0), QStringLiteral("“<0xC3>”  50.0 %"));
-        QCOMPARE(view.rowText(1), QStringLiteral("“<0xC4>”  25.0 %"));
-        QCOMPARE(view.rowText(2), QStringLiteral("“<0x0A>”  12.5 %"));  // a newline, no box
+        // Each token isolated (U+2068 … U+2069), so that a right-to-left one keeps its row.
+        QCOMPARE(view.rowText(0), QStringLiteral("“\u2068<0xC3>\u2069”  50.0 %"));
+        QCOMPARE(view.rowText(1), QStringLiteral("“\u2068<0xC4>\u2069”  25.0 %"));
+        QCOMPARE(view.rowText(2), QStringLiteral("“\u2068<0x0A>\u2069”  12.5 %"));  // no box
     }
 
     void badFolderLeavesTheSceneUntouched() {

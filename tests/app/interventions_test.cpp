@@ -65,7 +65,8 @@ class InterventionsTest : public QObject {
         HeadHeatmap* head = grid->head(1);
         QVERIFY(!head->titleText().contains(QStringLiteral("ablated")));
 
-        // A right click on head 2 (index 1): the menu offers "Ablate head 0.1"; Enter picks it.
+        // A right click on head 2 (index 1): the menu offers "Ablate layer 1, head 2"; Enter
+        // picks it.
         // Sent to the grid, which owns the menu, at the head's centre in its coordinates.
         const QPoint at = head->mapTo(grid, head->rect().center());
         QContextMenuEvent click(QContextMenuEvent::Mouse, at, grid->mapToGlobal(at));
@@ -73,7 +74,7 @@ class InterventionsTest : public QObject {
         QMenu* menu = nullptr;
         QTRY_VERIFY((menu = qobject_cast<QMenu*>(QApplication::activePopupWidget())));
         QCOMPARE(menu->objectName(), QStringLiteral("ablationMenu"));
-        QCOMPARE(menu->actions().front()->text(), QStringLiteral("Ablate head 0.1"));
+        QCOMPARE(menu->actions().front()->text(), QStringLiteral("Ablate layer 1, head 2"));
         QTest::keyClick(menu, Qt::Key_Down);
         QTest::keyClick(menu, Qt::Key_Return);
         QTRY_COMPARE(w.scene()->spec().interventions.ablated,
@@ -91,7 +92,7 @@ class InterventionsTest : public QObject {
             QCOMPARE(after[i].id, core.next_tokens[i].id);
             QVERIFY(std::abs(after[i].probability - core.next_tokens[i].probability) < 1e-6f);
         }
-        QCOMPARE(w.scene()->undoStack()->undoText(), QStringLiteral("Ablate head 0.1"));
+        QCOMPARE(w.scene()->undoStack()->undoText(), QStringLiteral("Ablate layer 1, head 2"));
 
         // Ctrl+Z (Edit ▸ Undo's shortcut) restores the head and the prediction.
         QAction* undo = actionFor(w, QKeySequence(Qt::CTRL | Qt::Key_Z));

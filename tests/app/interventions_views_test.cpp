@@ -267,7 +267,7 @@ class InterventionsViewsTest : public QObject {
         QTRY_COMPARE(w_->scene()->spec().interventions.knockouts,
                      (std::vector<attn::model::Knockout>{{0, 1, last, 0}}));
         QCOMPARE(w_->scene()->undoStack()->undoText(),
-                 QStringLiteral("Knock out 0.1:%1>0").arg(last));
+                 QStringLiteral("Knock out query %1 → key 1 in layer 1, head 2").arg(last + 1));
         test_support::settle(w_->computeService());
         QVERIFY2(grid->head(1)->titleText().contains(QStringLiteral("knocked out")),
                  qPrintable(grid->head(1)->titleText()));

@@ -116,8 +116,10 @@ class IoRecoveryTest : public QObject {
   private Q_SLOTS:
     void initTestCase() {
         test_support::isolateSettings();
-        // An autosave folder of its own: other test programs (run in parallel) write theirs.
-        QCoreApplication::setApplicationName(QStringLiteral("AttnScopeRecoveryTest"));
+        // An autosave folder of its own: other test programs (run in parallel) write theirs, and
+        // so does another copy of this one (another checkout's suite on the same machine).
+        QCoreApplication::setApplicationName(
+            QStringLiteral("AttnScopeRecoveryTest-%1").arg(QCoreApplication::applicationPid()));
         QDir(folder()).removeRecursively();
     }
     void cleanup() { QDir(folder()).removeRecursively(); }

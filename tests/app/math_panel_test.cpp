@@ -77,7 +77,7 @@ class MathPanelTest : public QObject {
         QVERIFY(!html.contains(QStringLiteral("exp(m")));  // not the τ = 1 softmax
         const Eigen::RowVectorXf masked = r.masked_row(0, q);
         QVERIFY(html.contains(mathNumber(masked.maxCoeff())));
-        QVERIFY(html.contains(QStringLiteral("c = 1 (key %1 ").arg(winner)));
+        QVERIFY(html.contains(QStringLiteral("c = 1 (key %1 ").arg(winner + 1)));
         QVERIFY(html.contains(QStringLiteral("α = 1.0000")));
     }
 
@@ -103,18 +103,18 @@ class MathPanelTest : public QObject {
         QTest::keyClick(&panel, Qt::Key_Return);
         QCOMPARE(panel.page().page, 0);
         QString page = mathHtml(*r, Selection{50, -1, 0}, MathContext{}, 64, panel.page());
-        QVERIFY(page.contains(QStringLiteral("keys 0–63 of 100 (page 1 of 2)")));
+        QVERIFY(page.contains(QStringLiteral("keys 1–64 of 100 (page 1 of 2)")));
         panel.followLink(QStringLiteral("attn:page:1"));
         page = mathHtml(*r, Selection{50, -1, 0}, MathContext{}, 64, panel.page());
         const QStringList lines = tableLines(page);
-        QCOMPARE(lines.size(), 37);  // keys 64…99
-        QVERIFY(lines[1].trimmed().startsWith(QStringLiteral("64")));
-        QVERIFY(lines.last().trimmed().startsWith(QStringLiteral("99")));
+        QCOMPARE(lines.size(), 37);  // keys 65…100 (from 1)
+        QVERIFY(lines[1].trimmed().startsWith(QStringLiteral("65")));
+        QVERIFY(lines.last().trimmed().startsWith(QStringLiteral("100")));
         // Every listed key's k_j and v_j on demand.
         QVERIFY(!page.contains(QStringLiteral("k<sub>70</sub>")));
         panel.followLink(QLatin1String(kMathLinkKeys));
         page = mathHtml(*r, Selection{50, -1, 0}, MathContext{}, 64, panel.page());
-        for (int k = 64; k < 100; ++k)
+        for (int k = 65; k <= 100; ++k)  // from 1, as the table's keys
             QVERIFY(page.contains(QStringLiteral("k<sub>%1</sub>").arg(k)));
         // Another query starts on its largest weights again.
         panel.setSelection(Selection{10, -1, 0});

@@ -1,6 +1,6 @@
 // QtTest: Help ▸ User Guide opens the user docs shipped inside the program (issue 26, item 15):
-// the census doc first, another one on a mouse click in the list, its picture loaded from the
-// resources (no source tree needed).
+// the getting-started page first, another one on a mouse click in the list, its picture loaded
+// from the resources (no source tree needed).
 #include <QAction>
 #include <QListWidget>
 #include <QTextBrowser>
@@ -23,13 +23,12 @@ class UserGuideTest : public QObject {
         auto* guide = w.findChild<UserGuide*>(QStringLiteral("userGuide"));
         QVERIFY(guide);
         QVERIFY(QTest::qWaitForWindowExposed(guide));
-        QVERIFY2(guide->browser()->toPlainText().startsWith(
-                     QStringLiteral("Head census and attention rollout")),
+        QVERIFY2(guide->browser()->toPlainText().startsWith(QStringLiteral("Getting started")),
                  qPrintable(guide->browser()->toPlainText().left(80)));
-        QCOMPARE(guide->list()->count(), 4);
+        QCOMPARE(guide->list()->count(), 8);
         QListWidget* list = guide->list();
         QTest::mouseClick(list->viewport(), Qt::LeftButton, {},
-                          list->visualItemRect(list->item(1)).center());
+                          list->visualItemRect(list->item(5)).center());
         QVERIFY2(guide->browser()->toPlainText().startsWith(QStringLiteral("Words, not pieces")),
                  qPrintable(guide->browser()->toPlainText().left(80)));
         const QVariant picture = guide->browser()->document()->resource(

@@ -25,9 +25,10 @@
 
 namespace {
 
+/// Ctrl+wheel NOTCHES over W at AT: a head's zoom (the plain wheel scrolls the heads).
 void wheel(QWidget* w, const QPoint& at, int notches) {
     QWheelEvent e(QPointF(at), QPointF(w->mapToGlobal(at)), QPoint(), QPoint(0, 120 * notches),
-                  Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+                  Qt::NoButton, Qt::ControlModifier, Qt::NoScrollPhase, false);
     QCoreApplication::sendEvent(w, &e);
 }
 

@@ -113,7 +113,7 @@ class ViewsWindowTest : public QObject {
         for (int i = 0; i < a.rows(); ++i)
             QVERIFY(std::abs(shade(i) - (a(i, 2) + a(i, 5)) / 2) < 1e-6f);
         const QString mean = QString::number(double((a(3, 2) + a(3, 5)) / 2), 'f', 3);
-        QVERIFY2(w.weightsBar()->titleText().contains(QStringLiteral("keys 2, 5: mean ") + mean),
+        QVERIFY2(w.weightsBar()->titleText().contains(QStringLiteral("keys 3, 6: mean ") + mean),
                  qPrintable(w.weightsBar()->titleText()));
         QVERIFY(tab->lines()->keysSummary().contains(mean));
         QString math = w.mathPanel()->toPlainText();

@@ -230,6 +230,19 @@ class BadShapes(Common):
         self.assertIn("bad.npz: cross_attention has 5 key columns but encoder_attention covers 4",
                       r.stderr)
 
+    def test_negative_weights_are_refused_by_the_program(self):
+        # "Weights" with negative entries (scores passed as attention): the program refuses
+        # them by core's one rule, naming the entry; the same numbers as scores open.
+        att = np.full((1, 2, 2, 2), 0.5, dtype=np.float32)
+        att[0, 1, 0, 1] = -0.25
+        with self.assertRaises(RuntimeError) as caught:
+            attnscope.render({"attention": att, "tokens": ["a", "b"]}, out=self.path("w.png"))
+        self.assertIn("attention.npy: attention weights are post-softmax (≥ 0), but entry "
+                      "[layer, head, query, key] [0, 1, 0, 1] is -0.25 (1 of 8 entries are "
+                      "negative); save raw scores as 'scores' instead", str(caught.exception))
+        out = attnscope.render({"scores": att, "tokens": ["a", "b"]}, out=self.path("s.png"))
+        self.assertTrue(os.path.exists(out if isinstance(out, str) else out.filename))
+
 
 def wait_for_line(log, line, process):
     """Waits until `line` is in the file `log` (written by the window), failing if the window

@@ -27,6 +27,14 @@ SceneSpec with_d_model(SceneSpec spec, Index d_model) {
     return spec;
 }
 
+SceneSpec without_run_state(SceneSpec spec) {
+    spec.model_ids.clear();
+    spec.model_layers.clear();
+    spec.model_rotary = true;
+    spec.interventions = model::Interventions{};
+    return spec;
+}
+
 int key_count(const SceneSpec& spec) {
     try {
         if (!spec.cross_text.empty()) return int(tokenize(spec.cross_text).size());

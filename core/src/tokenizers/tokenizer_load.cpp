@@ -91,8 +91,13 @@ HfTokenizer HfTokenizer::parse(std::string_view json, const std::string& name) {
     try {
         j = detail::Json::parse(json);
     } catch (const detail::Json::parse_error& e) {
-        throw FormatError(name + ": not valid JSON (at byte " + std::to_string(e.byte) + " of " +
-                          std::to_string(json.size()) + ")");
+        // nlohmann counts the bytes read, 1 past the last one when the text ends early.
+        if (e.byte > json.size())
+            throw FormatError(name + ": not valid JSON (the file ends after its " +
+                              std::to_string(json.size()) + " bytes inside a value: truncated?)");
+        throw FormatError(name + ": not valid JSON (at byte " +
+                          std::to_string(e.byte > 0 ? e.byte - 1 : 0) + " of " +
+                          std::to_string(json.size()) + ", counted from 0)");
     } catch (const detail::Json::exception&) {
         throw FormatError(name + ": not valid JSON");
     }

@@ -162,8 +162,6 @@ TEST(LoadedLongSources, WeightsAndScoresMembersTogether) {
     loaded_rows::expect_same(p.mapped, p.memory, false, {3, 17, 5, 29, 8}, {Index(0), Index(39)});
 }
 
-using io_test::Recorder;
-
 TEST(LoadedLongSources, ProgressRunsForwardThroughInflatingAndTransposingAndCancels) {
     const Threshold low(100);
     io_test::TempDir dir;
@@ -172,7 +170,7 @@ TEST(LoadedLongSources, ProgressRunsForwardThroughInflatingAndTransposingAndCanc
     write_bytes(
         path, reference::npz_bytes(
                   {{"scores", npy(shape, "<f2", true)}, {"attention", softmax_npy(shape)}}, true));
-    Recorder r;
+    io_test::Recorder r;
     const attn::AttentionData d = attn::io::load_npz_attention(path, &r);
     ASSERT_EQ(d.components.size(), 2u);
     EXPECT_NE(d.components[0].rows, nullptr);
@@ -185,7 +183,7 @@ TEST(LoadedLongSources, ProgressRunsForwardThroughInflatingAndTransposingAndCanc
     EXPECT_DOUBLE_EQ(r.seen.back(), 1.0);
     EXPECT_DOUBLE_EQ(r.seen.front(), 0.25);  // the first member inflated
     // Asked to stop while the first member is inflated: nothing more is done.
-    Recorder stop;
+    io_test::Recorder stop;
     stop.cancel_after = 0.2;
     EXPECT_THROW(attn::io::load_npz_attention(path, &stop), attn::Cancelled);
     EXPECT_EQ(stop.seen.size(), 1u);

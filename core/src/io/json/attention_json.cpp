@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "../../files/io_util.hpp"
+#include "attn/io/numpy/numpy_attention.hpp"
 #include "json_util.hpp"
 
 namespace attn::io {
@@ -141,6 +142,7 @@ AttentionComponent bertviz_component(const json& obj, const std::string& path,
     c.mats = reader.read(obj["attn"], path + ".attn", 4, c.layers, c.heads);
     match_tokens(c, path, name);
     c.are_scores = false;
+    check_weights(c, name + ": " + path + ".attn");
     return c;
 }
 
@@ -169,6 +171,7 @@ AttentionData circuitsvis(const json& root, const std::string& name, Progress* p
                  ".tokens has " + std::to_string(n) + " tokens but the attention matrices are " +
                      std::to_string(c.mats[0].rows()) + "×" + std::to_string(c.mats[0].cols()));
     }
+    check_weights(c, name + ": attention");
     AttentionData d;
     d.source = name;
     d.components.push_back(std::move(c));

@@ -198,6 +198,7 @@ AttentionData parse_npz(std::span<const std::byte> bytes, const std::string& nam
         } else {
             continue;
         }
+        if (!scores) check_weights(c, where);
         c.d_k = d_k;
         data.components.push_back(std::move(c));
         report(progress, to);

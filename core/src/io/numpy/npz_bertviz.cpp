@@ -73,6 +73,7 @@ void add_encoder_decoder(NpzMemberMap& members, const std::string& name, float d
         const std::string where = name + ": " + p.key + ".npy";
         NpyView v(members[p.key], where);
         AttentionComponent c = component_from_npy(v, p.title, false, nullptr);
+        check_weights(c, where);
         members.erase(p.key);
         c.d_k = d_k;
         const Index nq = c.mats[0].rows(), nk = c.mats[0].cols();

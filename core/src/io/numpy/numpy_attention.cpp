@@ -1,6 +1,7 @@
 // AttnScope core — attention components from NumPy arrays (.npy). GPL-3.0-or-later.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <utility>
 
 #include "../../files/io_util.hpp"
@@ -109,6 +110,38 @@ bool is_weights_row(const float* row, Index n) {
         least = std::min(least, low[k]);
     }
     return least >= 0.f && (std::abs(total - 1.0) <= 1e-3 || std::abs(total) <= 1e-6);
+}
+
+void check_weights(const AttentionComponent& c, const std::string& where) {
+    std::size_t negative = 0, first = 0;
+    Index at = -1;
+    float value = 0.f;
+    for (std::size_t s = 0; s < c.mats.size(); ++s) {
+        const Matrix& m = c.mats[s];
+        const float* d = m.data();
+        for (Index i = 0; i < m.size(); ++i)
+            if (d[i] < 0.f) {
+                if (negative++ == 0) {
+                    first = s;
+                    at = i;
+                    value = d[i];
+                }
+            }
+    }
+    if (negative == 0) return;
+    const Matrix& m = c.mats[first];
+    const std::uint64_t heads = static_cast<std::uint64_t>(std::max<Index>(1, c.heads));
+    // Matrices are row-major: entry `at` is (at / cols, at % cols).
+    const std::uint64_t index[] = {first / heads, first % heads,
+                                   static_cast<std::uint64_t>(at / m.cols()),
+                                   static_cast<std::uint64_t>(at % m.cols())};
+    char number[32];
+    std::snprintf(number, sizeof number, "%g", static_cast<double>(value));
+    fail(where, "attention weights are post-softmax (≥ 0), but entry [layer, head, query, key] " +
+                    detail::index_string(index) + " is " + number + " (" +
+                    std::to_string(negative) + " of " + std::to_string(c.mats.size() * m.size()) +
+                    " entries are negative); save raw scores as 'scores' instead, to which the "
+                    "app's controls and softmax apply");
 }
 
 bool looks_like_weights(const std::vector<Matrix>& mats) {

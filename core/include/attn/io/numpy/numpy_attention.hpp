@@ -55,6 +55,14 @@ bool looks_like_weights(const std::vector<Matrix>& mats);
 /// Whether one row of n values looks like post-softmax weights (see looks_like_weights).
 bool is_weights_row(const float* row, Index n);
 
+/// The one rule for what a file calls attention weights (an .npz's `attention`, BertViz's and
+/// CircuitsVis's weights): no entry is negative. Throws FormatError "WHERE: attention weights
+/// are post-softmax (≥ 0), but …" naming the first negative entry [layer, head, query, key]
+/// (from 0), its value and how many there are, and that raw scores go in `scores`. Rows need
+/// not sum to 1 (a file may hold a slice of the tokens). A component read row by row from its
+/// file (AttentionComponent::rows) is not read here.
+void check_weights(const AttentionComponent& c, const std::string& where);
+
 /// Cells per layer above which a loaded tensor is read row by row from its file instead of
 /// converted to matrices: kWeightCellLimit unless set_long_tensor_cells changed it.
 double long_tensor_cells();

@@ -1,0 +1,23 @@
+// AttnScope — how numbers and tokens read in lists and labels. GPL-3.0-or-later.
+#include "views/shown_text.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+QString percentText(double probability) {
+    const double percent = 100.0 * probability;
+    if (!(percent > 0)) return QStringLiteral("0 %");
+    if (percent < 0.001) return QStringLiteral("<0.001 %");
+    // From 1 % one decimal; below it the first significant digit, so that 0.009 % is not 0.0 %.
+    const int decimals =
+        percent >= 1 ? 1 : std::clamp(int(std::ceil(-std::log10(percent) - 1e-9)), 1, 3);
+    return QStringLiteral("%1 %").arg(percent, 0, 'f', decimals);
+}
+
+QString isolatedText(const QString& text) {
+    return QChar(0x2068) + text + QChar(0x2069);
+}
+
+QString quotedToken(const QString& text) {
+    return QStringLiteral("“") + isolatedText(text) + QStringLiteral("”");
+}
