@@ -15,7 +15,6 @@
 #include "model/numbering.hpp"
 #include "model/scene.hpp"
 #include "views/next_tokens_view.hpp"
-#include "model/numbering.hpp"
 #include "views/shown_text.hpp"
 #include "widgets/column_scroll.hpp"
 
