@@ -48,18 +48,6 @@ void rotate_half(Matrix& x, const RopeTable& t) {
     x.rightCols(half) = (b.array() * t.cos.array() + a.array() * t.sin.array()).matrix();
 }
 
-/// Mistral's causal window: query i sees keys in (i − window, i] (transformers'
-/// sliding_window_causal: kv_idx > q_idx − sliding_window).
-MaskSpec causal_window(Index n, Index window) {
-    MaskSpec m;
-    m.kind = MaskKind::Custom;
-    m.custom = BoolMatrix::Constant(n, n, false);
-    for (Index i = 0; i < n; ++i)
-        for (Index j = std::max<Index>(0, i - window + 1); j <= i; ++j)
-            m.custom(i, j) = true;
-    return m;
-}
-
 }  // namespace detail
 
 Matrix Model::Linear::operator()(const Matrix& x) const {
@@ -147,6 +135,17 @@ Matrix Model::embed(const std::vector<std::int32_t>& ids, Index first) const {
     return x;
 }
 
+AttentionParams Model::layer_params(int l) const {
+    AttentionParams p = model::Model::layer_params(l);
+    // Mistral's causal window: query i sees keys in (i − window, i] (transformers'
+    // sliding_window_causal: kv_idx > q_idx − sliding_window), built a tile at a time.
+    if (config_.sliding_window > 0) {
+        p.mask.kind = MaskKind::CausalWindow;
+        p.mask.window = config_.sliding_window;
+    }
+    return p;
+}
+
 void Model::layer(int l, Matrix& x, Index first, const model::LayerAttention* past,
                   const model::LayerControls& controls, model::LayerAttention& out,
                   model::Hooks& hooks) const {
@@ -170,9 +169,7 @@ void Model::layer(int l, Matrix& x, Index first, const model::LayerAttention* pa
         t.bottomRows(m) = rows;
         return t;
     };
-    AttentionParams params = controls.params;
-    if (c.sliding_window > 0 && n > c.sliding_window && params.mask.kind == MaskKind::Causal)
-        params.mask = detail::causal_window(n, c.sliding_window);
+    const AttentionParams& params = controls.params;
     Matrix merged(m, Index(c.heads) * hd), z;
     std::vector<Matrix> kg, vg;  // each key/value group's rows, shared by its query heads
     for (Index g = 0; g < c.kv_heads; ++g) {
