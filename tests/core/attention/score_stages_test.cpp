@@ -79,7 +79,7 @@ void expect_close(const Matrix& a, const MatrixD& b, double tol, const char* wha
 
 TEST(ScoreStages, SoftCapByHand) {
     // Raw scores 2, −4, 100 at d_k = 4: scaled by 1/2 to 1, −2, 50; capped at 5:
-    // 5·tanh(0.2) = 0.98686, 5·tanh(−0.4) = −1.89974, 5·tanh(10) = 4.99999999.
+    // 5·tanh(0.2) = 0.986877, 5·tanh(−0.4) = −1.899745, 5·tanh(10) = 4.99999999.
     Matrix raw(1, 3);
     raw << 2.f, -4.f, 100.f;
     AttentionParams p;
@@ -88,11 +88,11 @@ TEST(ScoreStages, SoftCapByHand) {
     ASSERT_TRUE(h.shaped());
     EXPECT_FLOAT_EQ(h.scaled_row(0)(2), 50.f);
     const Eigen::RowVectorXf c = h.softcapped_row(0);
-    EXPECT_NEAR(c(0), 0.986865f, 2e-6f);
-    EXPECT_NEAR(c(1), -1.899741f, 2e-6f);
+    EXPECT_NEAR(c(0), 0.986877f, 2e-6f);
+    EXPECT_NEAR(c(1), -1.899745f, 2e-6f);
     EXPECT_NEAR(c(2), 5.f, 2e-6f);
     // Uncapped, key 2 would take every weight (e^49 more); capped, e^4.99999 / Σ.
-    const double e0 = std::exp(0.986865), e1 = std::exp(-1.899741), e2 = std::exp(5.0);
+    const double e0 = std::exp(0.986877), e1 = std::exp(-1.899745), e2 = std::exp(5.0);
     EXPECT_NEAR(h.weights(0, 2), e2 / (e0 + e1 + e2), 2e-6);
     EXPECT_NEAR(h.weights(0, 0), e0 / (e0 + e1 + e2), 2e-6);
 }
@@ -153,6 +153,7 @@ TEST(ScoreStages, CausalWindowAtLeastTheSequenceIsCausal) {
         for (const Index w : {n, n + 1, 4 * n}) {
             window.window = w;
             EXPECT_EQ(attn::build_mask(window, n, n), attn::build_mask(causal, n, n)) << n << w;
+            window.window = w + 3;  // a window at least the n + 3 keys
             EXPECT_EQ(attn::build_mask(window, 3, n + 3), attn::build_mask(causal, 3, n + 3));
         }
     // And so are the weights.

@@ -199,8 +199,11 @@ TEST(LlamaIdentity, MistralWindowIsAMaskKindNotAnNByNMatrix) {
             EXPECT_EQ(h.mask.custom.size(), 0);  // nothing n × n allocated for the mask
             // Query i weighs keys i − 2 .. i only, and those sum to 1.
             for (Index i = 0; i < n; ++i)
-                for (Index j = 0; j < n; ++j)
-                    if (j > i || j <= i - 3) EXPECT_EQ(h.weights(i, j), 0.f) << i << ", " << j;
+                for (Index j = 0; j < n; ++j) {
+                    if (j > i || j <= i - 3) {
+                        EXPECT_EQ(h.weights(i, j), 0.f) << i << ", " << j;
+                    }
+                }
             EXPECT_NEAR(h.weights.row(n - 1).segment(n - 3, 3).sum(), 1.f, 1e-6f);
         }
     // The plain causal mask asked for by a control is Mistral's windowed one; another mask is not.
