@@ -18,10 +18,13 @@ class Gpt2:
     """GPT-2 (pre-norm LayerNorm, Conv1D weights [in, out])."""
     causal = True
 
-    def __init__(self, w):
+    def __init__(self, w, ablate=(), mode="zero", knockouts=()):
+        """ABLATE: (l, h) whose z is zero or its mean over positions (MODE); KNOCKOUTS:
+        (l, h, q, k), q = -1 for every query: the weight removed, the row renormalised."""
         self.w = {k: v.astype(np.float64) for k, v in w.items()}
         self.layers = len({k.split(".")[1] for k in w if k.startswith("h.")})
         self.heads, self.d = gpt2_tiny.H, gpt2_tiny.D
+        self.ablate, self.mode, self.knockouts = set(ablate), mode, list(knockouts)
 
     def embed(self, ids):
         return self.w["wte.weight"][ids] + self.w["wpe.weight"][:len(ids)]
@@ -37,17 +40,28 @@ class Gpt2:
             v[:, zero_value] = 0
         s = np.where(np.tril(np.ones((n, n), bool)), q @ k.transpose(0, 2, 1) / math.sqrt(dk),
                      -np.inf)
+        for (kl, kh, kq, kk) in self.knockouts:
+            if kl == l:
+                s[kh, range(n) if kq < 0 else [kq], kk] = -np.inf
         att = np.exp(s - s.max(-1, keepdims=True))
         att /= att.sum(-1, keepdims=True)
+        z, alpha = att @ v, att.copy()
+        for h in range(H):
+            if (l, h) in self.ablate:
+                # z itself is replaced; alpha is what z then is a sum of: z = alpha · v.
+                zero = self.mode == "zero"
+                z[h] = 0 if zero else np.tile(z[h].mean(0), (n, 1))
+                alpha[h] = 0 if zero else np.tile(att[h].mean(0), (n, 1))
         wo = w[p + "attn.c_proj.weight"]
-        attn = (att @ v).transpose(1, 0, 2).reshape(n, D) @ wo + w[p + "attn.c_proj.bias"]
+        attn = z.transpose(1, 0, 2).reshape(n, D) @ wo + w[p + "attn.c_proj.bias"]
         y = x + attn
         m = gpt2_tiny.layer_norm(y, w[p + "ln_2.weight"], w[p + "ln_2.bias"])
         hdn = m @ w[p + "mlp.c_fc.weight"] + w[p + "mlp.c_fc.bias"]
         hdn = 0.5 * hdn * (1 + np.tanh(np.sqrt(2 / np.pi) * (hdn + 0.044715 * hdn ** 3)))
         out = y + hdn @ w[p + "mlp.c_proj.weight"] + w[p + "mlp.c_proj.bias"]
-        return {"out": out, "att": att, "v": v, "block": y, "bo": w[p + "attn.c_proj.bias"],
-                "wo": [wo[h * dk:(h + 1) * dk] for h in range(H)], "norm": None}
+        return {"out": out, "att": att, "alpha": alpha, "v": v, "block": y,
+                "bo": w[p + "attn.c_proj.bias"], "wo": [wo[h * dk:(h + 1) * dk] for h in range(H)],
+                "norm": None}
 
     def logits(self, x, at):
         w = self.w
@@ -168,10 +182,11 @@ def forward(m, ids, at, zero_rows=()):
 
 
 def norm_based(m, parts):
-    """[L, H, n, n]: ‖α_ij · v_j W_O^h‖."""
+    """[L, H, n, n]: ‖α_ij · v_j W_O^h‖, α the weights z is a sum of (ablation applied)."""
     out = []
     for r in parts:
-        out.append([r["att"][h] * np.linalg.norm(r["v"][h] @ r["wo"][h], axis=1)[None, :]
+        out.append([r.get("alpha", r["att"])[h] *
+                    np.linalg.norm(r["v"][h] @ r["wo"][h], axis=1)[None, :]
                     for h in range(m.heads)])
     return np.array(out)
 
@@ -197,7 +212,7 @@ def alti_terms(m, x, r, i):
     t = np.zeros((n, m.d))
     t[i] = x[i]
     for h in range(m.heads):
-        t += r["att"][h][i][:, None] * (r["v"][h] @ r["wo"][h])
+        t += r.get("alpha", r["att"])[h][i][:, None] * (r["v"][h] @ r["wo"][h])
     const = r["bo"].copy()
     if r["norm"] is None:
         return t, const
@@ -218,7 +233,8 @@ def alti(m, xs, parts):
             y = t.sum(0) + const
             worst = max(worst, np.abs(y - r["block"][i]).max())
             c[i] = np.maximum(0, np.abs(y).sum() - np.abs(y[None, :] - t).sum(1))
-        out.append(c / c.sum(1, keepdims=True))
+        s = c.sum(1, keepdims=True)  # a row of zeros stays zero
+        out.append(np.where(s > 0, c / np.where(s > 0, s, 1), 0))
     return np.array(out), worst
 
 
