@@ -2,6 +2,7 @@
 #include "attn/attribution/token_attribution.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 
 #include "attn/analysis/rollout.hpp"
@@ -36,6 +37,18 @@ void add_matrices(AttributionResult& r, const std::string& name, const std::vect
 void add_matrix(AttributionResult& r, const std::string& name, const MatrixD& m) {
     add_matrices(r, name, std::vector<MatrixD>{m},
                  {std::uint64_t(m.rows()), std::uint64_t(m.cols())});
+}
+
+/// Refuses METHOD when its estimated multiply-adds OPS would keep a CPU busy for hours (no
+/// method may seem to hang): the message names the method, the tokens and the way out.
+void check_work(const std::string& method, double ops, Index n) {
+    constexpr double kMaxOps = 2e12;
+    if (ops <= kMaxOps) return;
+    char count[32];
+    std::snprintf(count, sizeof count, "%.1e", ops);
+    throw ResourceError(method + " of " + std::to_string(n) + " tokens needs about " + count +
+                        " operations (the limit is 2e12, about an hour of one core); use a " +
+                        "shorter text or leave " + method + " out of the methods");
 }
 
 std::vector<double> row_of(const MatrixD& m, Index row) {
@@ -110,6 +123,15 @@ AttributionResult attribute_tokens(const model::Model& model, const std::vector<
     // Token scores at P for the erasure curves and the agreement: name, scores.
     std::vector<std::pair<std::string, std::vector<double>>> token_scores;
     token_scores.push_back({"attention", row_of(mean_heads(run.layers.back().heads), p)});
+    // The arithmetic each costs, checked before any is computed.
+    const double nn = double(n) * double(n), layers = double(info.layers),
+                 width = double(info.d_model);
+    if (wants("value_zeroing"))
+        check_work("value_zeroing",
+                   layers * double(n) * (12 * double(n) * width * width + 2 * nn * width), n);
+    if (wants("alti") || wants("alti_rollout"))
+        check_work("alti", layers * nn * double(info.heads) * width, n);
+    if (wants("attention_flow")) check_work("attention_flow", nn * nn * layers * (layers + 1), n);
     PartProgress methods_progress(progress, 0.05, request.faithfulness >= 0 ? 0.6 : 1.0);
     if (wants("norm_based"))
         add_matrices(r, "norm_based", norm_based(model, run, &methods_progress), {L, H, N, N});
