@@ -11,6 +11,7 @@
 #include "attn/attribution/faithfulness.hpp"
 #include "attn/attribution/max_flow.hpp"
 #include "attn/attribution/token_attribution.hpp"
+#include "attn/util/error.hpp"
 
 namespace {
 
