@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # AttnScope — every block's forward and vector–Jacobian product (float32, the families'
 # instantiation) against PyTorch autograd in float64 on the same seeded numpy inputs: outputs
-# and gradients to 3e-5 of their largest magnitude (float32 rounding through a few operations).
+# and gradients to 5e-6 of their largest magnitude (float32's ε is 1.2e-7: a few dozen roundings
+# through a block's operations; measured ≤ 3.1e-7).
 # GPL-3.0-or-later.
 #   blocks_torch_test.py BLOCKS_TOOL
 import json
@@ -15,7 +16,7 @@ import numpy as np
 import torch
 
 TOOL = sys.argv[1]
-TOL = 3e-5
+TOL = 5e-6
 failures = []
 
 

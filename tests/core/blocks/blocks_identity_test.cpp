@@ -2,11 +2,15 @@
 // scene computes.
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <span>
+
 #include "attn/attention/attention.hpp"
 #include "attn/blocks/attention.hpp"
 #include "attn/blocks/embeddings.hpp"
 #include "attn/blocks/mlp.hpp"
 #include "attn/blocks/norms.hpp"
+#include "attn/blocks/projections.hpp"
 #include "attn/blocks/rotary.hpp"
 #include "blocks_fd_util.hpp"
 
@@ -25,8 +29,9 @@ TEST(BlocksIdentity, RmsNormOnePlusWIsPlainRmsNormOfWPlusOne) {
     // The same float operations: equal bits.
     EXPECT_EQ(rms_norm<float>(x, w, 1e-6, Gain::OnePlusW), rms_norm<float>(x, w1, 1e-6));
     const MatD xd = x.cast<double>(), dy = normal(rng, 4, 9);
-    EXPECT_EQ(rms_norm_vjp<double>(xd, w.cast<double>(), 1e-6, dy, Gain::OnePlusW).dx,
-              rms_norm_vjp<double>(xd, w1.cast<double>(), 1e-6, dy).dx);
+    const Row<double> wd = w.cast<double>(), wd1 = wd.array() + 1.0;
+    EXPECT_EQ(rms_norm_vjp<double>(xd, wd, 1e-6, dy, Gain::OnePlusW).dx,
+              rms_norm_vjp<double>(xd, wd1, 1e-6, dy).dx);
 }
 
 TEST(BlocksIdentity, RmsNormOfACentredRowIsLayerNormWithoutBias) {
@@ -97,10 +102,17 @@ TEST(BlocksIdentity, SoftCapFarAboveTheScoresChangesLittle) {
                   .cwiseAbs()
                   .maxCoeff(),
               1e-7);
-    // A cap of 1 bounds every score in (−1, 1): weights within a factor e² of each other.
+    // A cap of 1 bounds every score in (−1, 1): a row's weights within a factor e² of each other
+    // (the uncapped scores of these inputs spread wider).
     capped.softcap = 1;
     const MatD w = head_forward<double>(q, k, v, capped).weights;
-    EXPECT_LT(w.maxCoeff() / w.minCoeff(), std::exp(2.0));
+    const MatD p = head_forward<double>(q, k, v, plain).weights;
+    double widest = 0;
+    for (Index i = 0; i < w.rows(); ++i) {
+        EXPECT_LT(w.row(i).maxCoeff() / w.row(i).minCoeff(), std::exp(2.0));
+        widest = std::max(widest, p.row(i).maxCoeff() / p.row(i).minCoeff());
+    }
+    EXPECT_GT(widest, std::exp(2.0));
 }
 
 TEST(BlocksIdentity, RotaryIsARotationAndPartialLeavesTheRest) {
@@ -140,6 +152,36 @@ TEST(BlocksIdentity, GeluTanhApproximatesExactAndSinusoidsAreUnitPairs) {
     Activation act;
     EXPECT_TRUE(activation_from_name("gelu_pytorch_tanh", act) && act == Activation::GeluTanh);
     EXPECT_FALSE(activation_from_name("quick_gelu", act));
+}
+
+TEST(BlocksIdentity, ProjectionThroughAKeptBf16TensorIsItsWidenedMatrix) {
+    // A BF16 weight kept as stored: the forward (its own x·Wᵀ) and the reverse (dy·W, widened a
+    // band of 256 rows at a time: 300 rows are two bands) against the exact widened values.
+    std::mt19937 rng(28);
+    const Index rows = 300, cols = 7;
+    const MatD values = normal(rng, rows, cols);
+    std::vector<std::uint16_t> bits(std::size_t(rows * cols));
+    Matrix w(rows, cols);
+    for (Index i = 0; i < rows * cols; ++i) {
+        bits[std::size_t(i)] =
+            std::uint16_t(std::bit_cast<std::uint32_t>(float(values.data()[i])) >> 16);
+        w.data()[i] = std::bit_cast<float>(std::uint32_t(bits[std::size_t(i)]) << 16);
+    }
+    model::TensorInfo info;
+    info.dtype = model::DType::BF16;
+    info.dtype_name = "BF16";
+    info.shape = {rows, cols};
+    info.bytes = std::as_bytes(std::span(bits));
+    const model::FloatTensor kept(info, rows, cols, "w", model::Keep::AsStored);
+    ASSERT_FALSE(kept.is_float());
+    const Matrix x = normal(rng, 3, cols).cast<float>(), dy = normal(rng, 3, rows).cast<float>();
+    const MatD forward = x.cast<double>() * w.cast<double>().transpose();
+    const MatD reverse = dy.cast<double>() * w.cast<double>();
+    // float sums of 7 and 300 products: rounding far below 1e-5 of the largest output.
+    EXPECT_LT(
+        blocks_fd::relative_error(linear<float>(x, kept, Row<float>()).cast<double>(), forward),
+        1e-5);
+    EXPECT_LT(blocks_fd::relative_error(linear_vjp<float>(dy, kept).cast<double>(), reverse), 1e-5);
 }
 
 }  // namespace
