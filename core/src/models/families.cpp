@@ -6,6 +6,7 @@
 #include "../files/io_util.hpp"
 #include "attn/models/bert/model.hpp"
 #include "attn/models/gpt2/model.hpp"
+#include "attn/models/gpt_neox/model.hpp"
 #include "attn/models/llama/model.hpp"
 #include "attn/util/error.hpp"
 
@@ -13,9 +14,13 @@ namespace attn::model {
 
 const std::vector<Family>& families() {
     static const std::vector<Family> all = {
-        {"gpt2", "GPT-2", &gpt2::open_folder},       {"llama", "Llama", &llama::open_folder},
-        {"mistral", "Mistral", &llama::open_folder}, {"qwen2", "Qwen2", &llama::open_folder},
-        {"qwen3", "Qwen3", &llama::open_folder},     {"bert", "BERT", &bert::open_folder},
+        {"gpt2", "GPT-2", &gpt2::open_folder},
+        {"llama", "Llama", &llama::open_folder},
+        {"mistral", "Mistral", &llama::open_folder},
+        {"qwen2", "Qwen2", &llama::open_folder},
+        {"qwen3", "Qwen3", &llama::open_folder},
+        {"gpt_neox", "GPT-NeoX", &gpt_neox::open_folder},
+        {"bert", "BERT", &bert::open_folder},
     };
     return all;
 }

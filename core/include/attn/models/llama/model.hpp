@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "attn/blocks/projections.hpp"
+#include "attn/blocks/rotary.hpp"
 #include "attn/models/run.hpp"
 #include "attn/weights/weights.hpp"
 
@@ -14,22 +16,13 @@ namespace attn::llama {
 
 using model::FloatTensor;
 
-/// How rotary positions stretch to longer contexts (config.json's rope_scaling).
-enum class RopeScaling {
-    None,    ///< absent, null or "default"
-    Linear,  ///< every frequency divided by factor
-    Llama3,  ///< Llama 3.1's: low frequencies divided by factor, a smooth band between
-};
-
 /// The fields of a Llama-family config.json that the forward pass needs.
 struct Config {
     std::string model_type;  ///< "llama", "mistral", "qwen2" or "qwen3"
     int layers = 0, hidden = 0, intermediate = 0, heads = 0, kv_heads = 0, head_dim = 0;
     int vocab = 0, max_positions = 0;
-    double rms_norm_eps = 1e-6, rope_theta = 10000.0;
-    RopeScaling rope = RopeScaling::None;
-    double rope_factor = 1.0, low_freq_factor = 1.0, high_freq_factor = 4.0;
-    double original_max_positions = 8192.0;
+    double rms_norm_eps = 1e-6;
+    blocks::RopeSpec rope;   ///< rope_theta, rope_scaling; rotary_dim = head_dim
     bool qkv_bias = false;   ///< q/k/v projections have biases (qwen2 always; attention_bias)
     bool o_bias = false;     ///< o_proj has a bias (llama's and qwen3's attention_bias)
     bool mlp_bias = false;   ///< llama's mlp_bias
@@ -69,12 +62,7 @@ class Model : public model::Model {
     Vector unembedding(std::int32_t token, float* bias = nullptr) const override;
 
   private:
-    /// A Hugging Face Linear: weight [out, in], optional bias [out].
-    struct Linear {
-        FloatTensor w, b;
-        bool has_bias = false;
-        Matrix operator()(const Matrix& x) const;
-    };
+    using Linear = blocks::TensorLinear;
     struct Block {
         FloatTensor input_norm, post_norm, q_norm, k_norm;
         Linear q, k, v, o, gate, up, down;
