@@ -31,7 +31,7 @@ QString fieldText(const QJsonObject& o, const char* name, const char* needs) {
 }
 
 /// The token ids of TEXT (WHAT names it), no more than the model's positions.
-std::vector<std::int32_t> tokens(const attn::model::ModelFolder& folder, const QString& text,
+std::vector<std::int32_t> lineTokens(const attn::model::ModelFolder& folder, const QString& text,
                                  const char* what) {
     std::vector<std::int32_t> ids = folder.tokenizer->encode(text.toStdString());
     const int limit = folder.model->info().max_positions;
@@ -66,7 +66,7 @@ std::int32_t answerId(const attn::model::ModelFolder& folder, const QJsonObject&
     return ids[0];
 }
 
-void runPatch(const Runner& r, const QJsonObject& o, Entry& e) {
+void patchLine(const Runner& r, const QJsonObject& o, Entry& e) {
     const attn::model::ModelFolder& folder = *r.scene.model;
     const char* needs = "patch needs clean, corrupt, answer and wrong";
     const QString clean = fieldText(o, "clean", needs), corrupt = fieldText(o, "corrupt", needs);
@@ -74,8 +74,8 @@ void runPatch(const Runner& r, const QJsonObject& o, Entry& e) {
     attn::interv::PatchSpec spec;
     spec.answer = answerId(folder, o, "answer", needs, &answer);
     spec.wrong = answerId(folder, o, "wrong", needs, &wrong);
-    spec.clean = tokens(folder, clean, "clean prompt");
-    spec.corrupt = tokens(folder, corrupt, "corrupted prompt");
+    spec.clean = lineTokens(folder, clean, "clean prompt");
+    spec.corrupt = lineTokens(folder, corrupt, "corrupted prompt");
     spec.resid = false;  // the batch keeps the heads' map
     const attn::interv::PatchResult p = attn::interv::patch(*folder.model, spec);
     e.values = {textValue(clean.toStdString()),
@@ -92,13 +92,13 @@ void runPatch(const Runner& r, const QJsonObject& o, Entry& e) {
                 f64Value({p.logit_scale})};
 }
 
-void runAblate(const Runner& r, const QJsonObject& o, Entry& e) {
+void ablateLine(const Runner& r, const QJsonObject& o, Entry& e) {
     const attn::model::ModelFolder& folder = *r.scene.model;
     const char* needs = "ablate needs text and answer";
     const QString text = fieldText(o, "text", needs);
     std::string answer;
     const std::int32_t id = answerId(folder, o, "answer", needs, &answer);
-    const std::vector<std::int32_t> ids = tokens(folder, text, "text");
+    const std::vector<std::int32_t> ids = lineTokens(folder, text, "text");
     const attn::interv::AblationScan scan =
         attn::interv::ablation_scan(*folder.model, ids, id, r.ablation);
     e.values = {textValue(text.toStdString()),
@@ -106,14 +106,15 @@ void runAblate(const Runner& r, const QJsonObject& o, Entry& e) {
                 i32Value({id}),
                 i32Value(ids),
                 f64Value({scan.answer_logprob}),
-                f64Value({scan.effects.data(), scan.effects.data() + scan.effects.size()})};
+                f64Value(std::vector<double>(scan.effects.data(),
+                                             scan.effects.data() + scan.effects.size()))};
 }
 
-void runCensus(const Runner& r, const QJsonObject& o, Entry& e) {
+void censusLine(const Runner& r, const QJsonObject& o, Entry& e) {
     const QString text = fieldText(o, "text", "census needs text");
     attn::SceneSpec spec = r.scene;
     spec.text = text.toStdString();
-    const std::vector<std::int32_t> ids = tokens(*spec.model, text, "text");
+    const std::vector<std::int32_t> ids = lineTokens(*spec.model, text, "text");
     const attn::Census census = attn::census(spec);
     std::vector<double> scores;
     std::vector<std::int32_t> labels;
@@ -124,11 +125,11 @@ void runCensus(const Runner& r, const QJsonObject& o, Entry& e) {
     e.values = {textValue(text.toStdString()), i32Value(ids), f64Value(scores), i32Value(labels)};
 }
 
-void runCompute(const Runner& r, const QJsonObject& o, Entry& e) {
+void computeLine(const Runner& r, const QJsonObject& o, Entry& e) {
     const QString text = fieldText(o, "text", "compute needs text");
     attn::SceneSpec spec = r.scene;
     spec.text = text.toStdString();
-    const std::vector<std::int32_t> ids = tokens(*spec.model, text, "text");
+    const std::vector<std::int32_t> ids = lineTokens(*spec.model, text, "text");
     std::vector<double> entropy, maxWeight, distance;
     attn::for_each_layer(
         spec,
@@ -159,16 +160,16 @@ Entry runLine(const Runner& runner, const QByteArray& line, std::int64_t number)
         const QJsonObject o = doc.object();
         switch (runner.analysis) {
             case Analysis::Patch:
-                runPatch(runner, o, e);
+                patchLine(runner, o, e);
                 break;
             case Analysis::Ablate:
-                runAblate(runner, o, e);
+                ablateLine(runner, o, e);
                 break;
             case Analysis::Census:
-                runCensus(runner, o, e);
+                censusLine(runner, o, e);
                 break;
             case Analysis::Compute:
-                runCompute(runner, o, e);
+                computeLine(runner, o, e);
                 break;
         }
     } catch (const BadLine& bad) {

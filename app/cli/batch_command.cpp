@@ -10,6 +10,7 @@
 #include <new>
 #include <optional>
 
+#include "attn/models/model.hpp"
 #include "attn/util/error.hpp"
 #include "cli/batch_analyses.hpp"
 #include "cli/batch_journal.hpp"
@@ -146,8 +147,8 @@ std::optional<BatchRequest> parseBatch(QStringList args, QString* error) {
 QString headerDifference(const std::string& was, const std::string& now) {
     const QStringList a = QString::fromStdString(was).split(QLatin1Char('\n'));
     const QStringList b = QString::fromStdString(now).split(QLatin1Char('\n'));
-    static const char* const kWhat[] = {"the analysis or options", "the model", "the dataset",
-                                        "the options", "the shard"};
+    static const char* const kWhat[] = {"the options", "the model", "the dataset", "the options",
+                                        "the shard"};
     for (int i = 0; i < std::min(a.size(), b.size()) && i < 5; ++i)
         if (a[i] != b[i]) return tr(kWhat[i]) + QStringLiteral(" (%1, now %2)").arg(a[i], b[i]);
     return tr("its format");
@@ -193,7 +194,7 @@ int batchCommand(const QStringList& arguments, QString* error) {
     std::vector<batch::Entry> entries;
     try {
         journal.emplace(out + ".journal");
-        if (!journal->records().empty() && journal->records()[0][0] == 'H' &&
+        if (!journal->records().empty() && journal->records()[0].starts_with('H') &&
             journal->records()[0] != journalHeader) {
             *error = tr("%1: this output's journal is of another run: %2 changed; remove the "
                         "journal to start again, or write to another output")
@@ -202,7 +203,7 @@ int batchCommand(const QStringList& arguments, QString* error) {
                                                journalHeader.substr(1)));
             return kExitUsage;
         }
-        if (journal->records().empty() || journal->records()[0][0] != 'H') {
+        if (journal->records().empty() || !journal->records()[0].starts_with('H')) {
             journal->clear();
             journal->append(journalHeader);
         }

@@ -10,6 +10,7 @@
 #include <QCryptographicHash>
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 
 #include "attn/util/error.hpp"
@@ -18,7 +19,7 @@ namespace cli::batch {
 
 namespace {
 
-constexpr std::string_view kMagic = "ASJ1";
+constexpr std::string_view kJournalMagic = "ASJ1";
 
 std::string lengthBytes(std::uint64_t n) {
     std::string out;
@@ -35,7 +36,7 @@ std::string recordHash(std::string_view length, std::string_view body) {
     return h.result().toStdString();
 }
 
-[[noreturn]] void failed(const std::string& path, const char* what) {
+[[noreturn]] void journalFailed(const std::string& path, const char* what) {
     throw attn::Error(path + ": cannot " + what + " the journal: " + std::strerror(errno));
 }
 
@@ -58,9 +59,9 @@ void killPoint(int fd, int appended, std::string_view record) {
 
 Journal::Journal(std::string path) : path_(std::move(path)) {
     fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (fd_ < 0) failed(path_, "open");
+    if (fd_ < 0) journalFailed(path_, "open");
     struct stat st {};
-    if (::fstat(fd_, &st) != 0) failed(path_, "read");
+    if (::fstat(fd_, &st) != 0) journalFailed(path_, "read");
     if (!S_ISREG(st.st_mode)) {
         ::close(fd_);
         fd_ = -1;
@@ -76,12 +77,12 @@ Journal::Journal(std::string path) : path_(std::move(path)) {
     while (got < bytes.size()) {
         const ssize_t n = ::pread(fd_, bytes.data() + got, bytes.size() - got, off_t(got));
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) failed(path_, "read");
+        if (n <= 0) journalFailed(path_, "read");
         got += std::size_t(n);
     }
     std::size_t at = 0;
-    while (bytes.size() - at >= kMagic.size() + 8 + 32 &&
-           std::string_view(bytes).substr(at, kMagic.size()) == kMagic) {
+    while (bytes.size() - at >= kJournalMagic.size() + 8 + 32 &&
+           std::string_view(bytes).substr(at, kJournalMagic.size()) == kJournalMagic) {
         const std::string_view length = std::string_view(bytes).substr(at + 4, 8);
         std::uint64_t n = 0;
         for (int i = 0; i < 8; ++i)
@@ -94,8 +95,8 @@ Journal::Journal(std::string path) : path_(std::move(path)) {
         at = bodyAt + std::size_t(n) + 32;
     }
     // What follows the last whole record is a torn one: cut off before anything is appended.
-    if (at != bytes.size() && ::ftruncate(fd_, off_t(at)) != 0) failed(path_, "repair");
-    if (::lseek(fd_, off_t(at), SEEK_SET) < 0) failed(path_, "repair");
+    if (at != bytes.size() && ::ftruncate(fd_, off_t(at)) != 0) journalFailed(path_, "repair");
+    if (::lseek(fd_, off_t(at), SEEK_SET) < 0) journalFailed(path_, "repair");
 }
 
 Journal::~Journal() {
@@ -104,12 +105,12 @@ Journal::~Journal() {
 
 void Journal::clear() {
     records_.clear();
-    if (::ftruncate(fd_, 0) != 0 || ::lseek(fd_, 0, SEEK_SET) < 0) failed(path_, "empty");
+    if (::ftruncate(fd_, 0) != 0 || ::lseek(fd_, 0, SEEK_SET) < 0) journalFailed(path_, "empty");
 }
 
 void Journal::append(std::string_view body) {
     const std::string length = lengthBytes(body.size());
-    std::string record(kMagic);
+    std::string record(kJournalMagic);
     record += length;
     record += body;
     record += recordHash(length, body);
@@ -118,10 +119,10 @@ void Journal::append(std::string_view body) {
     while (done < record.size()) {
         const ssize_t n = ::write(fd_, record.data() + done, record.size() - done);
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) failed(path_, "write");
+        if (n <= 0) journalFailed(path_, "write");
         done += std::size_t(n);
     }
-    if (::fsync(fd_) != 0) failed(path_, "write");
+    if (::fsync(fd_) != 0) journalFailed(path_, "write");
     records_.emplace_back(body);
 }
 

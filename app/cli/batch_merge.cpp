@@ -29,7 +29,7 @@ struct Shard {
     std::vector<batch::Entry> entries;
 };
 
-std::string single(const attn::io::NpzMembers& m, const char* key, const std::string& name) {
+std::string singleText(const attn::io::NpzMembers& m, const char* key, const std::string& name) {
     const std::vector<std::string> v = batch::textArray(m, key, name);
     if (v.size() != 1) throw attn::FormatError(name + ": " + key + " is not one text");
     return v[0];
@@ -41,10 +41,10 @@ Shard readShard(const QString& file) {
     const std::string name = QFile::encodeName(file).toStdString();
     const attn::io::NpzMembers m = attn::io::read_npz(name);
     batch::Header& h = s.header;
-    h.analysis = single(m, "analysis", name);
-    h.model = single(m, "model", name);
-    h.dataset = single(m, "dataset", name);
-    h.options = single(m, "options", name);
+    h.analysis = singleText(m, "analysis", name);
+    h.model = singleText(m, "model", name);
+    h.dataset = singleText(m, "dataset", name);
+    h.options = singleText(m, "options", name);
     const std::vector<std::string> hashes = batch::textArray(m, "hashes", name);
     const std::vector<std::int64_t> shard = batch::int64Array(m, "shard", name);
     const auto a = batch::analysisNamed(h.analysis);

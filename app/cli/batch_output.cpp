@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <span>
 
 #include "attn/analysis/census.hpp"
 #include "attn/io/numpy/npy.hpp"
@@ -45,14 +46,14 @@ std::vector<std::byte> textNpy(const std::vector<std::string>& v) {
     return attn::io::npy_string_bytes(v);
 }
 
-std::uint64_t elements(const std::vector<std::uint64_t>& shape) {
+std::uint64_t elementCount(const std::vector<std::uint64_t>& shape) {
     std::uint64_t n = 1;
     for (const std::uint64_t d : shape)
         n *= d;
     return n;
 }
 
-double element(const Value& v, Kind k, std::size_t i) {
+double elementAt(const Value& v, Kind k, std::size_t i) {
     if (k == Kind::F32) {
         float x;
         std::memcpy(&x, v.bytes.data() + i * 4, 4);
@@ -68,12 +69,12 @@ double element(const Value& v, Kind k, std::size_t i) {
 void aggregateField(const Field& f, std::size_t fi, const std::vector<const Entry*>& examples,
                     attn::io::NpzMembers& out) {
     const std::string name = f.key.substr(f.key.find('/') + 1);
-    const std::size_t n = std::size_t(elements(f.shape));
+    const std::size_t n = std::size_t(elementCount(f.shape));
     std::vector<double> sum(n, 0.0), mean(n), sd(n);
     std::vector<std::int64_t> count(n, 0);
     for (const Entry* e : examples)
         for (std::size_t i = 0; i < n; ++i)
-            if (const double x = element(e->values[fi], f.kind, i); std::isfinite(x))
+            if (const double x = elementAt(e->values[fi], f.kind, i); std::isfinite(x))
                 sum[i] += x, ++count[i];
     const double nan = std::numeric_limits<double>::quiet_NaN();
     for (std::size_t i = 0; i < n; ++i)
@@ -81,7 +82,7 @@ void aggregateField(const Field& f, std::size_t fi, const std::vector<const Entr
     std::vector<double> squares(n, 0.0);
     for (const Entry* e : examples)
         for (std::size_t i = 0; i < n; ++i)
-            if (const double x = element(e->values[fi], f.kind, i); std::isfinite(x))
+            if (const double x = elementAt(e->values[fi], f.kind, i); std::isfinite(x))
                 squares[i] += (x - mean[i]) * (x - mean[i]);
     for (std::size_t i = 0; i < n; ++i)
         sd[i] = count[i] ? std::sqrt(squares[i] / double(count[i])) : nan;
@@ -100,7 +101,7 @@ void aggregateField(const Field& f, std::size_t fi, const std::vector<const Entr
 void countCategories(const Field& f, std::size_t fi, const std::vector<const Entry*>& examples,
                      attn::io::NpzMembers& out) {
     const std::string name = f.key.substr(f.key.find('/') + 1);
-    const std::size_t n = std::size_t(elements(f.shape)), c = std::size_t(f.categories);
+    const std::size_t n = std::size_t(elementCount(f.shape)), c = std::size_t(f.categories);
     std::vector<std::int64_t> counts(n * c, 0);
     for (const Entry* e : examples)
         for (std::size_t i = 0; i < n; ++i) {
@@ -125,7 +126,8 @@ attn::io::NpzMembers assemble(const Header& header, Analysis a, const std::vecto
     out.emplace_back("model", textNpy({header.model}));
     out.emplace_back("dataset", textNpy({header.dataset}));
     out.emplace_back("options", textNpy({header.options}));
-    out.emplace_back("hashes", textNpy({header.hashes.begin(), header.hashes.end()}));
+    out.emplace_back("hashes",
+                     textNpy(std::vector<std::string>(header.hashes.begin(), header.hashes.end())));
     out.emplace_back("shard", i64Npy({header.shardK, header.shardN}));
     if (a == Analysis::Census) {
         std::vector<std::string> names;
@@ -211,7 +213,7 @@ struct Array {
 
 /// The member KEY of MEMBERS; throws FormatError naming NAME when it is absent or not of DESCR
 /// (empty: any) with NDIM dimensions.
-Array member(const attn::io::NpzMembers& members, const std::string& key, const std::string& name,
+Array npzMember(const attn::io::NpzMembers& members, const std::string& key, const std::string& name,
              attn::io::NpyType type, std::size_t ndim) {
     for (const auto& [k, bytes] : members)
         if (k == key) {
@@ -236,7 +238,7 @@ std::vector<std::int64_t> int64s(const Array& a) {
     return out;
 }
 
-std::vector<std::string> strings(const Array& a) {
+std::vector<std::string> textsOf(const Array& a) {
     return attn::io::NpyView(*a.file, a.name).to_strings();
 }
 
@@ -260,12 +262,12 @@ attn::io::NpyType npyType(Kind k) {
 
 std::vector<std::string> textArray(const attn::io::NpzMembers& members, const std::string& key,
                                    const std::string& name) {
-    return strings(member(members, key, name, attn::io::NpyType::Unicode, 1));
+    return textsOf(npzMember(members, key, name, attn::io::NpyType::Unicode, 1));
 }
 
 std::vector<std::int64_t> int64Array(const attn::io::NpzMembers& members, const std::string& key,
                                      const std::string& name) {
-    return int64s(member(members, key, name, attn::io::NpyType::Int64, 1));
+    return int64s(npzMember(members, key, name, attn::io::NpyType::Int64, 1));
 }
 
 std::vector<Entry> entriesOf(const attn::io::NpzMembers& members, const std::vector<Field>& fields,
@@ -283,9 +285,9 @@ std::vector<Entry> entriesOf(const attn::io::NpzMembers& members, const std::vec
     std::vector<std::int64_t> offsets;
     for (const Field& f : fields) {
         const Array a =
-            member(members, f.key, name, npyType(f.kind), f.ragged ? 1 : 1 + f.shape.size());
+            npzMember(members, f.key, name, npyType(f.kind), f.ragged ? 1 : 1 + f.shape.size());
         if (f.kind == Kind::Text) {
-            const std::vector<std::string> texts = strings(a);
+            const std::vector<std::string> texts = textsOf(a);
             if (texts.size() != E) throw FormatError(a.name + ": not one entry per example");
             for (std::size_t e = 0; e < E; ++e)
                 examples[e].values.push_back(textValue(texts[e]));
@@ -317,7 +319,7 @@ std::vector<Entry> entriesOf(const attn::io::NpzMembers& members, const std::vec
         want.insert(want.end(), f.shape.begin(), f.shape.end());
         if (a.header.shape != want)
             throw FormatError(a.name + ": not of the shape its analysis writes");
-        const std::size_t per = std::size_t(elements(f.shape)) * item;
+        const std::size_t per = std::size_t(elementCount(f.shape)) * item;
         for (std::size_t e = 0; e < E; ++e) {
             Value v;
             v.bytes.assign(a.data.begin() + std::ptrdiff_t(e * per),

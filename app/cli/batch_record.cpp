@@ -29,52 +29,65 @@ const char* analysisName(Analysis a) {
     return "compute";
 }
 
+namespace {
+
+/// A fixed-shape field (an empty SHAPE: one value per example).
+Field field(std::string key, Kind kind, std::vector<std::uint64_t> shape = {}) {
+    Field f;
+    f.key = std::move(key);
+    f.kind = kind;
+    f.shape = std::move(shape);
+    return f;
+}
+
+/// A ragged int32 field: token ids.
+Field tokenField(std::string key) {
+    Field f = field(std::move(key), Kind::I32);
+    f.ragged = true;
+    return f;
+}
+
+}  // namespace
+
 std::vector<Field> schema(Analysis a, int layers, int heads) {
     const std::uint64_t L = std::uint64_t(layers), H = std::uint64_t(heads);
-    const Field ids{"examples/token_ids", Kind::I32, {}, true};
     switch (a) {
         case Analysis::Patch:
-            return {{"examples/clean", Kind::Text, {}},
-                    {"examples/corrupt", Kind::Text, {}},
-                    {"examples/answer", Kind::Text, {}},
-                    {"examples/wrong", Kind::Text, {}},
-                    {"examples/answer_id", Kind::I32, {}},
-                    {"examples/wrong_id", Kind::I32, {}},
-                    ids,
-                    {"examples/corrupt_token_ids", Kind::I32, {}, true},
-                    {"per_example/head_patch", Kind::F32, {L, H}},
-                    {"per_example/clean_diff", Kind::F64, {}},
-                    {"per_example/corrupt_diff", Kind::F64, {}},
-                    {"per_example/logit_scale", Kind::F64, {}}};
+            return {field("examples/clean", Kind::Text),
+                    field("examples/corrupt", Kind::Text),
+                    field("examples/answer", Kind::Text),
+                    field("examples/wrong", Kind::Text),
+                    field("examples/answer_id", Kind::I32),
+                    field("examples/wrong_id", Kind::I32),
+                    tokenField("examples/token_ids"),
+                    tokenField("examples/corrupt_token_ids"),
+                    field("per_example/head_patch", Kind::F32, {L, H}),
+                    field("per_example/clean_diff", Kind::F64),
+                    field("per_example/corrupt_diff", Kind::F64),
+                    field("per_example/logit_scale", Kind::F64)};
         case Analysis::Ablate:
-            return {{"examples/text", Kind::Text, {}},
-                    {"examples/answer", Kind::Text, {}},
-                    {"examples/answer_id", Kind::I32, {}},
-                    ids,
-                    {"per_example/answer_logprob", Kind::F64, {}},
-                    {"per_example/ablate_effect", Kind::F64, {L, H}}};
-        case Analysis::Census:
-            return {{"examples/text", Kind::Text, {}},
-                    ids,
-                    {"per_example/census_scores",
-                     Kind::F64,
-                     {L, H, std::uint64_t(attn::kPatternCount)},
-                     false,
-                     true},
-                    {"per_example/census_label",
-                     Kind::I32,
-                     {L, H},
-                     false,
-                     false,
-                     attn::kPatternCount + 1}};
+            return {field("examples/text", Kind::Text),
+                    field("examples/answer", Kind::Text),
+                    field("examples/answer_id", Kind::I32),
+                    tokenField("examples/token_ids"),
+                    field("per_example/answer_logprob", Kind::F64),
+                    field("per_example/ablate_effect", Kind::F64, {L, H})};
+        case Analysis::Census: {
+            Field scores = field("per_example/census_scores", Kind::F64,
+                                 {L, H, std::uint64_t(attn::kPatternCount)});
+            scores.counted = true;
+            Field label = field("per_example/census_label", Kind::I32, {L, H});
+            label.categories = attn::kPatternCount + 1;
+            return {field("examples/text", Kind::Text), tokenField("examples/token_ids"), scores,
+                    label};
+        }
         case Analysis::Compute:
             break;
     }
-    return {{"examples/text", Kind::Text, {}},
-            ids,
-            {"per_example/entropy", Kind::F64, {L, H}},
-            {"per_example/max_weight", Kind::F64, {L, H}},
-            {"per_example/mean_distance", Kind::F64, {L, H}}};
+    return {field("examples/text", Kind::Text), tokenField("examples/token_ids"),
+            field("per_example/entropy", Kind::F64, {L, H}),
+            field("per_example/max_weight", Kind::F64, {L, H}),
+            field("per_example/mean_distance", Kind::F64, {L, H})};
 }
 
 const char* shapeKey(Analysis a) {
