@@ -163,6 +163,7 @@ int batchCommand(const QStringList& arguments, QString* error) {
     asRequest.file = r->dataset;  // never written over
     asRequest.output = r->output;
     asRequest.force = r->force;
+    asRequest.sceneArgs = QStringList{arguments.at(0)};  // no scene option: the model's own run
     if (const int code = checkOutputFile(asRequest, SceneInput{}, error); code != kExitOk)
         return code;
     batch::Source source;
