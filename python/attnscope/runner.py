@@ -70,24 +70,24 @@ def _execute(command: List[str], progress: Progress) -> None:
     """Runs COMMAND, handing each JSON progress line of its stderr to PROGRESS as it comes;
     raises AttnScopeError with the rest of stderr when it fails."""
     report = _show if progress is True else (progress or None)
-    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True, encoding="utf-8",
-                               errors="replace")
     said: List[str] = []
-    assert process.stderr is not None
-    for line in process.stderr:
-        event = None
-        if line.startswith("{"):
-            try:
-                event = json.loads(line)
-            except ValueError:
-                event = None
-        if isinstance(event, dict) and ("done" in event or "finished" in event):
-            if report:
-                report(event)
-        else:
-            said.append(line)
-    code = process.wait()
+    with subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True, encoding="utf-8",
+                          errors="replace") as process:
+        assert process.stderr is not None
+        for line in process.stderr:
+            event = None
+            if line.startswith("{"):
+                try:
+                    event = json.loads(line)
+                except ValueError:
+                    event = None
+            if isinstance(event, dict) and ("done" in event or "finished" in event):
+                if report:
+                    report(event)
+            else:
+                said.append(line)
+        code = process.wait()
     if code != 0:
         message = "".join(said).strip() or f"{command[1]} exited {code}"
         if message.startswith("attnscope: "):
