@@ -32,7 +32,7 @@ QString fieldText(const QJsonObject& o, const char* name, const char* needs) {
 
 /// The token ids of TEXT (WHAT names it), no more than the model's positions.
 std::vector<std::int32_t> lineTokens(const attn::model::ModelFolder& folder, const QString& text,
-                                 const char* what) {
+                                     const char* what) {
     std::vector<std::int32_t> ids = folder.tokenizer->encode(text.toStdString());
     const int limit = folder.model->info().max_positions;
     if (ids.empty()) throw BadLine{std::string("the ") + what + " has no tokens"};

@@ -213,8 +213,8 @@ struct Array {
 
 /// The member KEY of MEMBERS; throws FormatError naming NAME when it is absent or not of DESCR
 /// (empty: any) with NDIM dimensions.
-Array npzMember(const attn::io::NpzMembers& members, const std::string& key, const std::string& name,
-             attn::io::NpyType type, std::size_t ndim) {
+Array npzMember(const attn::io::NpzMembers& members, const std::string& key,
+                const std::string& name, attn::io::NpyType type, std::size_t ndim) {
     for (const auto& [k, bytes] : members)
         if (k == key) {
             Array a;
