@@ -78,20 +78,21 @@ def decode(kind, raw):
     raise ValueError(kind)
 
 
-def random_blocks(rng, kind, count):
-    """COUNT values' worth of random valid blocks of KIND (finite scales of moderate size)."""
+def random_blocks(rng, kind, count, scale=1.0):
+    """COUNT values' worth of random valid blocks of KIND (finite scales of moderate size, times
+    SCALE: the values scale with it)."""
     per, size = BLOCK[kind]
     n = count // per
     if kind == "F32":
-        return rng.normal(0, 1, count).astype(f32).tobytes()
+        return rng.normal(0, scale, count).astype(f32).tobytes()
     if kind == "F16":
-        return rng.normal(0, 1, count).astype(np.float16).tobytes()
+        return rng.normal(0, scale, count).astype(np.float16).tobytes()
     if kind == "BF16":
-        return (rng.normal(0, 1, count).astype(f32).view(np.uint32) >> 16).astype(np.uint16).tobytes()
+        return (rng.normal(0, scale, count).astype(f32).view(np.uint32) >> 16).astype(np.uint16).tobytes()
     b = rng.integers(0, 256, (n, size), dtype=np.uint8)
 
-    def put_f16(at, scale):
-        b[:, at:at + 2] = (rng.normal(0, scale, n).astype(np.float16)).view(np.uint8).reshape(n, 2)
+    def put_f16(at, sigma):
+        b[:, at:at + 2] = (rng.normal(0, sigma * scale, n).astype(np.float16)).view(np.uint8).reshape(n, 2)
 
     if kind in ("Q4_0", "Q8_0"):
         put_f16(0, 0.05)

@@ -273,4 +273,30 @@ void gguf_dequantize(GgufType type, const std::byte* src, float* dst, std::size_
     }
 }
 
+std::int64_t gguf_first_bad_block(GgufType type, const std::byte* src, std::size_t blocks) {
+    // The f16 scales of each block: its quants are small integers, so the values are finite
+    // exactly when these are (|d · scale · q| stays far below float32's range).
+    std::size_t at[2] = {0, 0};
+    std::size_t n = 1;
+    switch (type) {
+        case GgufType::Q4_0:
+        case GgufType::Q8_0:
+            break;
+        case GgufType::Q4_K:
+        case GgufType::Q5_K:
+            at[1] = 2, n = 2;
+            break;
+        case GgufType::Q6_K:
+            at[0] = kQK_K / 2 + kQK_K / 4 + kQK_K / 16;
+            break;
+        default:
+            return -1;
+    }
+    const std::size_t bytes = gguf_block_bytes(type);
+    for (std::size_t b = 0; b < blocks; ++b)
+        for (std::size_t i = 0; i < n; ++i)
+            if ((u16_at(src + b * bytes + at[i]) & 0x7c00) == 0x7c00) return std::int64_t(b);
+    return -1;
+}
+
 }  // namespace attn::model

@@ -40,6 +40,15 @@ std::size_t gguf_block_bytes(GgufType type);
 /// COUNT / block_values blocks) into DST, exactly as ggml's dequantize_row_* do.
 void gguf_dequantize(GgufType type, const std::byte* src, float* dst, std::size_t count);
 
+/// The first of BLOCKS blocks of a quantised TYPE at SRC whose f16 scale is NaN or infinite
+/// (the only way its values can be), or −1; −1 for F32 / F16 / BF16, which are checked per value.
+std::int64_t gguf_first_bad_block(GgufType type, const std::byte* src, std::size_t blocks);
+
+/// The Hugging Face name of a llama.cpp tensor name of the decoder families ("token_embd.weight"
+/// → "model.embed_tokens.weight", "blk.3.ffn_down.weight" → "model.layers.3.mlp.down_proj.weight",
+/// "output.weight" → "lm_head.weight"), or "" for a name it does not know.
+std::string gguf_hf_name(const std::string& name);
+
 /// One metadata value: integers widened to 64 bits, floats to double; arrays of strings or of
 /// numbers (numbers as double, integers exactly up to 2^53).
 using GgufValue = std::variant<std::int64_t, std::uint64_t, double, bool, std::string,
@@ -65,6 +74,8 @@ class GgufFile {
 
     /// The file's path.
     const std::string& path() const { return path_; }
+    /// The file's size in bytes.
+    std::size_t size() const { return file_.size(); }
     /// The format version (2 or 3).
     std::uint32_t version() const { return version_; }
     /// Every metadata key and its value.

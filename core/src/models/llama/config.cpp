@@ -72,6 +72,16 @@ void read_rope_scaling(const json& j, const std::string& path, Config& c) {
 
 }  // namespace config_detail
 
+void check_heads(const Config& c, const std::string& path, const char* head_dim,
+                 const char* kv_heads, const char* heads) {
+    if (c.head_dim % 2 != 0)
+        throw FormatError(path + ": " + head_dim + " " + std::to_string(c.head_dim) +
+                          " is odd; rotary positions rotate pairs");
+    if (c.heads % c.kv_heads != 0)
+        throw FormatError(path + ": " + kv_heads + " " + std::to_string(c.kv_heads) +
+                          " does not divide " + heads + " " + std::to_string(c.heads));
+}
+
 Config read_config(const std::string& path) {
     namespace cd = config_detail;
     // Opened without blocking and refused unless a regular file (a FIFO would hang the start).
@@ -101,12 +111,7 @@ Config read_config(const std::string& path) {
     // Every family's attention (Qwen2's too) reads head_dim when config.json has it:
     // q_proj gives heads · head_dim, o_proj takes heads · head_dim back.
     c.head_dim = cd::integer(j, "head_dim", path, c.hidden / c.heads);
-    if (c.head_dim % 2 != 0)
-        throw FormatError(path + ": head_dim " + std::to_string(c.head_dim) +
-                          " is odd; rotary positions rotate pairs");
-    if (c.heads % c.kv_heads != 0)
-        throw FormatError(path + ": num_key_value_heads " + std::to_string(c.kv_heads) +
-                          " does not divide num_attention_heads " + std::to_string(c.heads));
+    check_heads(c, path, "head_dim", "num_key_value_heads", "num_attention_heads");
     c.rms_norm_eps = cd::number(j, "rms_norm_eps", path, 1e-6);
     c.rope_theta = cd::number(j, "rope_theta", path, 10000.0);
     cd::read_rope_scaling(j, path, c);
@@ -139,6 +144,11 @@ std::vector<double> rope_frequencies(const Config& c) {
     std::vector<double> f(std::size_t(half), 0.0);
     for (int i = 0; i < half; ++i)
         f[std::size_t(i)] = 1.0 / std::pow(c.rope_theta, double(2 * i) / double(c.head_dim));
+    // A GGUF file's rope_freqs: llama.cpp divides each frequency by its factor (Llama 3.1's
+    // rope_scaling, computed by the converter).
+    if (c.rope_freq_factors.size() == f.size())
+        for (std::size_t i = 0; i < f.size(); ++i)
+            f[i] /= c.rope_freq_factors[i];
     if (c.rope == RopeScaling::Linear) {
         for (double& v : f)
             v /= c.rope_factor;
