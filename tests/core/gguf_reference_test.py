@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # AttnScope — GGUF files of the llama and qwen2 architectures (written here as llama.cpp's
 # converter writes them: gguf-py's keys and tensor names, llama's Q and K rows permuted, weights
-# random valid blocks of Q4_K, Q6_K, Q8_0, Q5_K, Q4_0, F16, BF16 and F32) run through the family
-# registry against llama_tiny's numpy forward of the dequantised weights (attention weights to
+# random valid blocks of Q4_K, Q6_K, Q8_0, Q5_K, Q4_0, Q5_0, Q4_1, Q5_1, F16, BF16 and F32) run
+# through the family registry against llama_tiny's numpy forward of the dequantised weights (attention weights to
 # 3e-5, logits to 1e-4 relative); the same model as an F32 GGUF and as a Hugging Face folder give
 # equal outputs; and hostile files (missing keys, shapes that contradict the metadata, a tensor
 # cut short, an architecture no family reads) refused with a message naming the file.
@@ -70,6 +70,8 @@ with tempfile.TemporaryDirectory() as tmp:
         ("qwen2 GGUF, q/k/v biases, tied, rope_theta 1e6",
          gt.tiny_config("qwen2", tie_word_embeddings=True, rope_theta=1e6), KINDS[2:] + KINDS[:2]),
         ("qwen2 GGUF, untied, Q8_0 and Q4_0", gt.tiny_config("qwen2"), ["Q8_0", "Q4_0"]),
+        # What a Q4_K_M file holds where rows are not whole 256-value blocks (Qwen2.5-0.5B's 896).
+        ("llama GGUF, Q5_0, Q4_1, Q5_1", gt.tiny_config("llama"), ["Q5_0", "Q4_1", "Q5_1"]),
     ]
     for i, (name, c, kinds) in enumerate(cases):
         path = os.path.join(tmp, f"m{i}.gguf")

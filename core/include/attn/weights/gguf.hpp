@@ -19,6 +19,9 @@ enum class GgufType : std::uint32_t {
     F32 = 0,
     F16 = 1,
     Q4_0 = 2,
+    Q4_1 = 3,
+    Q5_0 = 6,
+    Q5_1 = 7,
     Q8_0 = 8,
     Q4_K = 12,
     Q5_K = 13,
@@ -30,7 +33,8 @@ enum class GgufType : std::uint32_t {
 /// when it has no name).
 std::string gguf_type_name(std::uint32_t type);
 
-/// Values per block of TYPE (1 for F32/F16/BF16, 32 for Q4_0/Q8_0, 256 for the K types).
+/// Values per block of TYPE (1 for F32/F16/BF16, 32 for Q4_0/Q4_1/Q5_0/Q5_1/Q8_0, 256 for the
+/// K types).
 std::size_t gguf_block_values(GgufType type);
 
 /// Bytes per block of TYPE.
