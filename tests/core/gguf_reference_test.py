@@ -37,9 +37,9 @@ def compare(name, path, hf, c, ids):
     err_l = np.abs(got_l - ref_l).max() / np.abs(ref_l).max()
     check(err_w <= 3e-5, f"{name}: attention weights differ by {err_w:.2e} (> 3e-5)")
     check(err_l <= 1e-4, f"{name}: logits differ by {err_l:.2e} relative (> 1e-4)")
-    # The check is worth something only when the heads are not all alike or saturated.
-    check(ref_w[:, :, 3:, :].max() < 0.999,
-          f"{name}: the reference's attention is saturated")
+    # The check is worth something only when most rows spread their weight (not one-hot).
+    spread = ref_w[:, :, 3:, :].max(-1).mean()
+    check(spread < 0.9, f"{name}: the reference's attention is nearly one-hot ({spread:.2f})")
     print(f"{name}: weights max |diff| {err_w:.1e}, logits max rel diff {err_l:.1e}")
     return out
 
@@ -136,11 +136,11 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("block_count past the tensors",
             hostile(tmp, c, hf, "h5.gguf", kv_override=("llama.block_count",
                                                         gt.u32("llama.block_count", 3))),
-            ids, "h5.gguf", "model.layers.2", "missing")
+            ids, "h5.gguf", "blk.2.attn_norm.weight", "model.layers.2", "missing")
     refused("a tensor missing",
             hostile(tmp, c, hf, "h6.gguf",
                     tensors_edit=lambda ts: [t for t in ts if t[0] != "blk.1.ffn_up.weight"]),
-            ids, "h6.gguf", "mlp.up_proj", "missing")
+            ids, "h6.gguf", "blk.1.ffn_up.weight", "mlp.up_proj", "missing")
 
     # The last tensor's data cut: its extent runs past the end of the file.
     path = hostile(tmp, c, hf, "h7.gguf")

@@ -234,7 +234,14 @@ def tokenizer_from_json(tj):
         first = post["single"][0]
         if "SpecialToken" in first:
             bos = post["special_tokens"][first["SpecialToken"]["id"]]["ids"][0]
-    if m.get("byte_fallback"):  # SentencePiece: scores fall with the id, specials and bytes 0
+    if m.get("byte_fallback"):
+        # SentencePiece's scores, as the tokenizer.model the tokenizer.json was converted from
+        # must have held them: the converter ordered the merges by the merged piece's score, so a
+        # piece scores minus the rank of its first merge; pieces no merge makes score below all.
+        merges = [" ".join(x) if isinstance(x, list) else x for x in m["merges"]]
+        first = {}
+        for rank, pair in enumerate(merges):
+            first.setdefault(pair.replace(" ", ""), rank)
         inv = {i: t for t, i in m["vocab"].items()}
         specials = {a[0] for a in added}
         pieces = []
@@ -242,7 +249,8 @@ def tokenizer_from_json(tj):
             t = inv[i]
             kind = (UNKNOWN if t == m.get("unk_token") else CONTROL if i in specials
                     else BYTE if len(t) == 6 and t.startswith("<0x") else NORMAL)
-            pieces.append((t, 0.0 if kind != NORMAL else -float(i), kind))
+            score = -float(first.get(t, len(merges) + i)) if kind == NORMAL else 0.0
+            pieces.append((t, score, kind))
         prepend = "Prepend" in json.dumps(tj.get("normalizer"))
         return spm_tokenizer_kvs(pieces, add_bos=bos is not None, space_prefix=prepend)
     merges = [" ".join(x) if isinstance(x, list) else x for x in m["merges"]]

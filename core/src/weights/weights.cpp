@@ -145,10 +145,11 @@ const TensorInfo* Weights::find(const std::string& name) const {
 
 std::string Weights::describe(const std::string& name) const {
     const auto it = tensors_.find(name);
-    if (gguf_)  // its own name, as llama.cpp's tools show it, and the one the model asked for
-        return dir_ + ": tensor \"" +
-               (it == tensors_.end() ? name : it->second.gguf->name + "\" (" + name + ")") +
-               (it == tensors_.end() ? "\"" : "");
+    if (gguf_) {  // its own name, as llama.cpp's tools show it, and the one the model asked for
+        const std::string own = it == tensors_.end() ? gguf_name_of(name) : it->second.gguf->name;
+        return dir_ + ": tensor \"" + (own.empty() ? name : own + "\" (" + name + ")") +
+               (own.empty() ? "\"" : "");
+    }
     const std::string file =
         it == tensors_.end() ? files_.front()->path() : it->second.file->path();
     return file + ": tensor \"" + name + "\"";
@@ -157,7 +158,8 @@ std::string Weights::describe(const std::string& name) const {
 FloatTensor Weights::get(const std::string& name, Index rows, Index cols) const {
     const auto it = tensors_.find(name);
     if (it == tensors_.end())
-        throw FormatError(dir_ + ": tensor \"" + name + "\" is missing from the weights");
+        throw FormatError((gguf_ ? describe(name) : dir_ + ": tensor \"" + name + "\"") +
+                          " is missing from the weights");
     const std::string what = describe(name);
     if (it->second.permute_heads)
         return FloatTensor(*it->second.info, rows, cols, what, keep_,

@@ -9,21 +9,26 @@
 
 namespace attn::model {
 
+namespace weights_gguf_detail {
+
+// gguf-py's tensor names (MODEL_TENSOR) of the decoder families and transformers' names.
+constexpr std::array<std::pair<const char*, const char*>, 11> kGgufBlockNames = {{
+    {"attn_norm", "input_layernorm"},
+    {"ffn_norm", "post_attention_layernorm"},
+    {"attn_q", "self_attn.q_proj"},
+    {"attn_k", "self_attn.k_proj"},
+    {"attn_v", "self_attn.v_proj"},
+    {"attn_output", "self_attn.o_proj"},
+    {"attn_q_norm", "self_attn.q_norm"},
+    {"attn_k_norm", "self_attn.k_norm"},
+    {"ffn_gate", "mlp.gate_proj"},
+    {"ffn_up", "mlp.up_proj"},
+    {"ffn_down", "mlp.down_proj"},
+}};
+
+}  // namespace weights_gguf_detail
+
 std::string gguf_hf_name(const std::string& name) {
-    // gguf-py's tensor names (MODEL_TENSOR) of the decoder families and transformers' names.
-    static const std::array<std::pair<const char*, const char*>, 11> kBlock = {{
-        {"attn_norm", "input_layernorm"},
-        {"ffn_norm", "post_attention_layernorm"},
-        {"attn_q", "self_attn.q_proj"},
-        {"attn_k", "self_attn.k_proj"},
-        {"attn_v", "self_attn.v_proj"},
-        {"attn_output", "self_attn.o_proj"},
-        {"attn_q_norm", "self_attn.q_norm"},
-        {"attn_k_norm", "self_attn.k_norm"},
-        {"ffn_gate", "mlp.gate_proj"},
-        {"ffn_up", "mlp.up_proj"},
-        {"ffn_down", "mlp.down_proj"},
-    }};
     const auto dot = name.rfind('.');
     if (dot == std::string::npos) return {};
     const std::string stem = name.substr(0, dot), suffix = name.substr(dot);
@@ -37,8 +42,25 @@ std::string gguf_hf_name(const std::string& name) {
     const std::string layer = stem.substr(4, at - 4);
     if (layer.find_first_not_of("0123456789") != std::string::npos) return {};
     const std::string part = stem.substr(at + 1);
-    for (const auto& [gguf, hf] : kBlock)
+    for (const auto& [gguf, hf] : weights_gguf_detail::kGgufBlockNames)
         if (part == gguf) return "model.layers." + layer + "." + hf + suffix;
+    return {};
+}
+
+std::string gguf_name_of(const std::string& hf) {
+    const auto dot = hf.rfind('.');
+    if (dot == std::string::npos) return {};
+    const std::string stem = hf.substr(0, dot), suffix = hf.substr(dot);
+    if (stem == "model.embed_tokens") return "token_embd" + suffix;
+    if (stem == "model.norm") return "output_norm" + suffix;
+    if (stem == "lm_head") return "output" + suffix;
+    const std::string prefix = "model.layers.";
+    if (stem.rfind(prefix, 0) != 0) return {};
+    const auto at = stem.find('.', prefix.size());
+    if (at == std::string::npos) return {};
+    for (const auto& [gguf, name] : weights_gguf_detail::kGgufBlockNames)
+        if (stem.substr(at + 1) == name)
+            return "blk." + stem.substr(prefix.size(), at - prefix.size()) + "." + gguf + suffix;
     return {};
 }
 

@@ -53,6 +53,10 @@ std::int64_t gguf_first_bad_block(GgufType type, const std::byte* src, std::size
 /// "output.weight" → "lm_head.weight"), or "" for a name it does not know.
 std::string gguf_hf_name(const std::string& name);
 
+/// gguf_hf_name's inverse ("model.layers.3.mlp.down_proj.weight" → "blk.3.ffn_down.weight"), or
+/// "" for a name it does not know.
+std::string gguf_name_of(const std::string& hf);
+
 /// One metadata value: integers widened to 64 bits, floats to double; arrays of strings or of
 /// numbers (numbers as double, integers exactly up to 2^53).
 using GgufValue = std::variant<std::int64_t, std::uint64_t, double, bool, std::string,
