@@ -63,3 +63,12 @@ def checked_run(name, folder, ids, args, reference, weights_tol=1e-5):
     check(err_l <= 1e-4, f"{name}: logits differ by {err_l:.2e} relative (> 1e-4)")
     print(f"{name}: weights max |diff| {err_w:.1e}, logits max rel diff {err_l:.1e}")
     return got_w, out
+
+
+def refused(name, folder, ids, *needles):
+    """RUN_TOOL on FOLDER must fail (exit 1) with a message holding every one of NEEDLES."""
+    code, out = run(folder, ids)
+    ok = code == 1 and all(s in out for s in needles)
+    check(ok, f"{name}: expected a refusal naming {needles}, got exit {code}: {str(out)[:300]}")
+    if ok:
+        print(f"{name}: refused: {out}")

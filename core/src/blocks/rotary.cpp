@@ -11,6 +11,9 @@ std::vector<double> rope_frequencies(const RopeSpec& c) {
     std::vector<double> f(std::size_t(half), 0.0);
     for (int i = 0; i < half; ++i)
         f[std::size_t(i)] = 1.0 / std::pow(c.theta, double(2 * i) / double(c.rotary_dim));
+    if (c.freq_factors.size() == f.size())
+        for (std::size_t i = 0; i < f.size(); ++i)
+            f[i] /= c.freq_factors[i];
     if (c.scaling == RopeScaling::Linear) {
         for (double& v : f)
             v /= c.factor;

@@ -25,6 +25,9 @@ struct RopeSpec {
     RopeScaling scaling = RopeScaling::None;
     double factor = 1.0, low_freq_factor = 1.0, high_freq_factor = 4.0;
     double original_max_positions = 8192.0;
+    /// Per-frequency divisors (a GGUF file's rope_freqs: Llama 3.1's scaling precomputed by
+    /// llama.cpp's converter); empty: none.
+    std::vector<double> freq_factors;
 };
 
 /// The inverse frequencies θ_i = theta^(−2i / rotary_dim), rotary_dim / 2 of them, scaled.

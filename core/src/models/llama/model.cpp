@@ -18,12 +18,18 @@
 namespace attn::llama {
 
 std::shared_ptr<Model> Model::open(const std::string& dir) {
+    Config c = read_config(dir + "/config.json");
+    // Large F16 / BF16 matrices stay in the mapped file, widened a tile at a time as they are
+    // used: a 1B model opens without widening 2.5 GB, and a one-token step reads half the bytes.
+    return assemble(std::move(c), std::make_unique<model::Weights>(dir, model::Keep::AsStored),
+                    dir);
+}
+
+std::shared_ptr<Model> Model::assemble(Config config, std::unique_ptr<model::Weights> weights,
+                                       const std::string& dir) {
     auto m = std::make_shared<Model>();
-    m->config_ = read_config(dir + "/config.json");
-    // Large F16 / BF16 matrices stay in the mapped file, widened a tile at a time
-    // as they are used: a 1B model opens without widening 2.5 GB, and a one-token
-    // step reads half the bytes.
-    m->weights_ = std::make_unique<model::Weights>(dir, model::Keep::AsStored);
+    m->config_ = std::move(config);
+    m->weights_ = std::move(weights);
     const Config& c = m->config_;
     const model::Weights& w = *m->weights_;
     m->inv_freq_ = rope_frequencies(c);

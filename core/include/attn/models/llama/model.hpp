@@ -35,6 +35,15 @@ struct Config {
 /// rope_scaling type is refused by name).
 Config read_config(const std::string& path);
 
+/// Refuses C when its head_dim is odd or KV_HEADS does not divide HEADS, naming PATH and the
+/// fields as the file calls them.
+void check_heads(const Config& c, const std::string& path, const char* head_dim,
+                 const char* kv_heads, const char* heads);
+
+/// The configuration a GGUF file of architecture llama or qwen2 states in its metadata
+/// (llama.block_count, llama.embedding_length, …); throws FormatError naming the file and the key.
+Config gguf_config(const model::GgufFile& file);
+
 /// RoPE's inverse frequencies θ_i (head_dim / 2 of them), rope_scaling applied.
 std::vector<double> rope_frequencies(const Config& c);
 
@@ -44,6 +53,8 @@ class Model : public model::Model {
     /// Opens DIR; checks every tensor's presence, shape and values; throws FormatError /
     /// ShapeError / NonFiniteError naming the file and the tensor.
     static std::shared_ptr<Model> open(const std::string& dir);
+    /// Opens a GGUF FILE of architecture llama or qwen2 (its tensors kept quantised).
+    static std::shared_ptr<Model> open_gguf(std::shared_ptr<const model::GgufFile> file);
 
     /// The model's configuration.
     const Config& config() const { return config_; }
@@ -63,6 +74,9 @@ class Model : public model::Model {
 
   private:
     using Linear = blocks::TensorLinear;
+    /// Builds the model of config C from W (DIR: the folder or file, for messages).
+    static std::shared_ptr<Model> assemble(Config c, std::unique_ptr<model::Weights> w,
+                                           const std::string& dir);
     struct Block {
         FloatTensor input_norm, post_norm, q_norm, k_norm;
         Linear q, k, v, o, gate, up, down;
@@ -79,5 +93,8 @@ class Model : public model::Model {
 
 /// Opens DIR: config.json, the weights and tokenizer.json; errors name the file.
 model::ModelFolder open_folder(const std::string& dir);
+
+/// Opens a GGUF file of architecture llama or qwen2 with its embedded tokenizer.
+model::ModelFolder open_gguf(const std::string& path);
 
 }  // namespace attn::llama
