@@ -11,6 +11,7 @@
 
 #include "attn/util/error.hpp"
 #include "attn/util/memory_budget.hpp"
+#include "cli/attribute_command.hpp"
 #include "cli/batch_command.hpp"
 #include "cli/census_command.hpp"
 #include "cli/cli_request.hpp"
@@ -37,8 +38,8 @@ void quietHandler(QtMsgType type, const QMessageLogContext& context, const QStri
 bool isSubcommand(const char* arg) {
     const QByteArray a(arg);
     return a == "render" || a == "compute" || a == "census" || a == "patch" || a == "generate" ||
-           a == "batch" || a == "merge" || a == "help" || a == "--help" || a == "-h" ||
-           a == "--version" || a == "-v";
+           a == "batch" || a == "merge" || a == "attribute" || a == "help" || a == "--help" ||
+           a == "-h" || a == "--version" || a == "-v";
 }
 
 /// Qt's own options that take a value (-platform offscreen, -display :1), with one dash or two.
@@ -73,13 +74,13 @@ QString noDisplayMessage(int argc, char** argv) {
         if (isQtValueOption(QByteArray(argv[i]))) ++i;  // and its value
         if (arg.startsWith(QLatin1Char('-')) || QFileInfo::exists(arg)) continue;
         return tr("no such file or command '%1' (the commands are render, compute, census, "
-                  "patch, generate, batch and merge; see 'attnscope --help')")
+                  "patch, generate, batch, merge and attribute; see 'attnscope --help')")
             .arg(arg);
     }
     return tr(
         "no display to open the window on (DISPLAY is not set); the commands render, "
-        "compute, census, patch, generate, batch and merge run without one (see 'attnscope "
-        "--help')");
+        "compute, census, patch, generate, batch, merge and attribute run without one (see "
+        "'attnscope --help')");
 }
 
 }  // namespace
@@ -127,6 +128,9 @@ int run(const QStringList& arguments, QTextStream& out, QTextStream& err) {
                 break;
             case Request::Command::Census:
                 code = runCensus(*request, &error);
+                break;
+            case Request::Command::Attribute:
+                code = runAttribute(*request, &error);
                 break;
         }
     } catch (const std::bad_alloc&) {

@@ -13,6 +13,7 @@
 #include "attn/io/formats.hpp"
 #include "attn/util/error.hpp"
 #include "attn/util/memory_budget.hpp"
+#include "cli/attribute_command.hpp"
 #include "cli/batch_command.hpp"
 #include "cli/generate_command.hpp"
 #include "cli/intervention_options.hpp"
@@ -49,6 +50,7 @@ void addCommonOptions(QCommandLineParser& p) {
     p.addOption({{QStringLiteral("v"), QStringLiteral("version")}, tr("version")});
     addSceneOptions(p);
     addInterventionOptions(p);
+    addAttributeOptions(p);
 }
 
 bool parseInt(const QString& text, int min, int* out) {
@@ -82,6 +84,8 @@ QString helpText() {
               "  attnscope generate --model DIR --text T [--tokens N] [options] -o OUT.npz\n"
               "  attnscope batch --model DIR --dataset FILE.jsonl --analysis NAME -o OUT.npz\n"
               "  attnscope merge OUT_0.npz OUT_1.npz … -o OUT.npz\n"
+              "  attnscope attribute --model DIR --text T [options] -o OUT.npz\n"
+              "                                        what each token contributed\n"
               "  attnscope --help | --version\n"
               "\n"
               "FILE: known by its opening bytes, then by its extension; without FILE, the\n"
@@ -125,7 +129,7 @@ QString helpText() {
               "\n"
               "scene options (as the controls dock):\n") +
            sceneOptionsHelp() + QStringLiteral("\n") + interventionOptionsHelp() + generateHelp() +
-           batchHelp() +
+           batchHelp() + attributeHelp() +
            tr("\n"
               "Exit codes: 0 ok, 1 usage error, 2 input file error, 3 output error,\n"
               "4 refused: more memory or disk than the budget or the free space allows,\n"
@@ -145,6 +149,8 @@ std::optional<Request> parseRequest(const QStringList& arguments, QString* error
         r.command = Request::Command::Compute;
     } else if (sub == QLatin1StringView("census")) {
         r.command = Request::Command::Census;
+    } else if (sub == QLatin1StringView("attribute")) {
+        r.command = Request::Command::Attribute;
     } else if (sub == QLatin1StringView("--help") || sub == QLatin1StringView("-h") ||
                sub == QLatin1StringView("help")) {
         r.command = Request::Command::Help;
@@ -153,8 +159,9 @@ std::optional<Request> parseRequest(const QStringList& arguments, QString* error
         r.command = Request::Command::Version;
         return r;
     } else {
-        *error =
-            tr("unknown command '%1' (expected render, compute or census; see --help)").arg(sub);
+        *error = tr("unknown command '%1' (expected render, compute, census or attribute; see "
+                    "--help)")
+                     .arg(sub);
         return std::nullopt;
     }
     args.removeAt(1);  // the parser sees "attnscope [FILE] options…"
@@ -354,6 +361,10 @@ std::optional<Request> parseRequest(const QStringList& arguments, QString* error
         return std::nullopt;
     }
     if (const QString bad = parseInterventionOptions(p, r); !bad.isEmpty()) {
+        *error = bad;
+        return std::nullopt;
+    }
+    if (const QString bad = parseAttributeOptions(p, r); !bad.isEmpty()) {
         *error = bad;
         return std::nullopt;
     }
