@@ -323,6 +323,24 @@ class InterventionExportsTest : public QObject {
         QCOMPARE(diffs.size(), std::size_t(3));
         QCOMPARE(diffs[0], r.clean_diff);  // shortest decimals: the same double read back
         QCOMPARE(diffs[1], r.corrupt_diff);
+        // Plain labels: an answer's own text (its id is y), never the page's “text” (id); a
+        // layers × heads cell has none (x and y are its head and layer, from 0).
+        const auto folder = w_->scene()->spec().model;
+        const QString answer = QString::fromStdString(folder->tokenizer->token_text(42));
+        const QString wrong = QString::fromStdString(folder->tokenizer->token_text(114));
+        int headCells = 0;
+        for (const QStringList& row : rows) {
+            if (row.value(2) == QLatin1StringView("answer token")) QCOMPARE(row.value(6), answer);
+            if (row.value(2) == QLatin1StringView("wrong token")) QCOMPARE(row.value(6), wrong);
+            if (row.value(1) == view->headMap()->title()) {
+                QCOMPARE(row.value(6), QString());
+                QCOMPARE(row.value(7), QString());
+                ++headCells;
+            }
+            if (row.value(1) == view->residMap()->title() && row.value(4) == QLatin1StringView("1"))
+                QCOMPARE(row.value(7), QStringLiteral("after layer 1"));
+        }
+        QCOMPARE(headCells, 6);
 
         const QString npzPath = out_.filePath(QStringLiteral("patching.npz"));
         QCOMPARE(exportThroughMenu(*w_, npzPath).refused, QString());
@@ -337,6 +355,8 @@ class InterventionExportsTest : public QObject {
         QVERIFY(a.ints("corrupt_ids") == s.corrupt);
         QVERIFY(a.ints("answer_id") == std::vector<std::int32_t>{42});
         QVERIFY(a.ints("wrong_id") == std::vector<std::int32_t>{114});
+        QCOMPARE(a.strings("answer"), QStringList{answer});
+        QCOMPARE(a.strings("wrong"), QStringList{wrong});
         QCOMPARE(a.strings("clean_text"), QStringList{QStringLiteral("the cat sat")});
         QCOMPARE(a.strings("corrupt_text"), QStringList{QStringLiteral("the dog sat")});
         QCOMPARE(a.floats("clean_diff").front(), float(r.clean_diff));
@@ -356,6 +376,10 @@ class InterventionExportsTest : public QObject {
         for (std::size_t i = 0; i < heads.size(); ++i)
             QCOMPARE(heads[i], r.heads(attn::Index(i / 2), attn::Index(i % 2)));
         QVERIFY(a.ints("token_id") == std::vector<std::int32_t>{r.token});
+        // The token's own text, not the page's “text” (id).
+        const auto& tokenizer = *w_->scene()->spec().model->tokenizer;
+        QCOMPARE(a.strings("token"),
+                 QStringList{QString::fromStdString(tokenizer.token_text(r.token))});
         QCOMPARE(a.floats("logit").front(), float(r.logit));
         QCOMPARE(a.floats("mlp_attribution").size(), std::size_t(3));
     }
