@@ -95,16 +95,28 @@ class ScreenshotTourTest : public QObject {
 
   private:
     /// The Interventions tab's pages and a generation on the tiny GPT-2, as the User Guide walks
-    /// a newcomer through them: a head ablated and an edge knocked out from the first page's
-    /// fields, the induction test run, the logit lens, the attribution, a patching map (also
-    /// the guide's own pictures, interventions-*.png), the heads with what is in effect, then
-    /// tokens generated.
+    /// a newcomer through them: the logit lens, the attribution and a patching map of the
+    /// model's own run (also the guide's own pictures, interventions-*.png), then a head ablated
+    /// and an edge knocked out from the first page's fields and the induction test run, the
+    /// heads with them in effect, then tokens generated.
     void interventionsTour(MainWindow& w) {
         QCOMPARE(test_support::typeSentence(w, QStringLiteral("the cat sat")), QString());
         auto* tab = w.findChild<InterventionsTab*>();
         QVERIFY(tab);
-        InterventionsList* list = tab->inEffect();
         w.tabs()->setCurrentWidget(tab);
+        tab->pages()->setCurrentWidget(tab->lens());
+        QVERIFY(QTest::qWaitFor([&] { return !tab->lens()->table().cells.empty(); }, 60000));
+        shoot(w, tab, QStringLiteral("interventions-logit-lens"));
+        tab->pages()->setCurrentWidget(tab->attribution());
+        QVERIFY(QTest::qWaitFor([&] { return tab->attribution()->attribution().heads.size() > 0; },
+                                60000));
+        shoot(w, tab, QStringLiteral("interventions-attribution"));
+        QCOMPARE(test_support::runPatching(tab, QStringLiteral("the dog sat"), QStringLiteral("42"),
+                                           QStringLiteral("114")),
+                 QString());
+        shoot(w, tab, QStringLiteral("interventions-patching"));
+        w.tabs()->setCurrentWidget(tab);
+        InterventionsList* list = tab->inEffect();
         tab->pages()->setCurrentWidget(list);
         list->ablateLayer()->setValue(2);
         list->ablateHead()->setValue(1);
@@ -121,17 +133,6 @@ class ScreenshotTourTest : public QObject {
         QVERIFY(list->inductionTable()->rowCount() > 0);
         shoot(w, tab, QStringLiteral("interventions-list"));
 
-        tab->pages()->setCurrentWidget(tab->lens());
-        QVERIFY(QTest::qWaitFor([&] { return !tab->lens()->table().cells.empty(); }, 60000));
-        shoot(w, tab, QStringLiteral("interventions-logit-lens"));
-        tab->pages()->setCurrentWidget(tab->attribution());
-        QVERIFY(QTest::qWaitFor([&] { return tab->attribution()->attribution().heads.size() > 0; },
-                                60000));
-        shoot(w, tab, QStringLiteral("interventions-attribution"));
-        QCOMPARE(test_support::runPatching(tab, QStringLiteral("the dog sat"), QStringLiteral("42"),
-                                           QStringLiteral("114")),
-                 QString());
-        shoot(w, tab, QStringLiteral("interventions-patching"));
         shoot(w, w.heatmapGrid(), QStringLiteral("heads-interventions"));
 
         auto* generate = w.findChild<fileio::GeneratePanel*>();
