@@ -90,7 +90,8 @@ class GeneratePanel : public QWidget {
   private:
     void onStarted(std::uint64_t run, attn::gen::Generation g);
     void onStep(std::uint64_t run, attn::gen::Step step, std::vector<float> logprobs);
-    void onEnded(std::uint64_t run, const QString& error, bool stopped = false);
+    void onEnded(std::uint64_t run, const QString& error, bool stopped = false,
+                 attn::gen::StopReason reason = attn::gen::StopReason::Tokens);
     /// How the last generation ended, said above its step's line: counted when said, since
     /// tokens posted before a Stop still arrive after it.
     QString endNote() const;
@@ -119,6 +120,8 @@ class GeneratePanel : public QWidget {
     bool running_ = false;
     enum class End { Running, Done, Stopped, Failed } end_ = End::Running;
     QString error_;  ///< why the last generation failed (End::Failed)
+    /// Why the last generation ended by itself (End::Done): fewer tokens than asked say why.
+    attn::gen::StopReason reason_ = attn::gen::StopReason::Tokens;
 };
 
 }  // namespace fileio
