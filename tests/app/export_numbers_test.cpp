@@ -223,7 +223,9 @@ class ExportNumbersTest : public QObject {
         auto* theory = qobject_cast<QTabWidget*>(w.tabs()->widget(2));
         QVERIFY(theory);
         w.tabs()->setCurrentWidget(theory);
-        for (const char* name : {"lookup", "low-rank"}) {
+        // Each lens with the plot whose axes are the tokens: Lookup's α bars, Low rank's full
+        // scores.
+        for (const auto& [name, plot] : {std::pair{"lookup", 0}, std::pair{"low-rank", 2}}) {
             auto* lens =
                 theory->findChild<LensPanel*>(QStringLiteral("lens_") + QString::fromLatin1(name));
             QVERIFY(lens);
@@ -235,15 +237,17 @@ class ExportNumbersTest : public QObject {
                                          numbersFormat(exporting::Format::Csv)),
                      QString());
             // The figure itself elides the long token: the test reads what a user could not.
-            const auto ticks =
-                lens->plots().at(0)->xAxis->ticker().dynamicCast<QCPAxisTickerText>();
+            QCustomPlot* tokenPlot = lens->plots().at(plot);
+            const auto ticks = tokenPlot->xAxis->ticker().dynamicCast<QCPAxisTickerText>();
             QVERIFY(ticks);
             QVERIFY2(ticks->ticks().value(1.0).endsWith(QStringLiteral("…")),
                      qPrintable(ticks->ticks().value(1.0)));
+            const QString title =
+                qobject_cast<QCPTextElement*>(tokenPlot->plotLayout()->element(0, 0))->text();
             int labelled = 0;
             for (const QString& line : readLines(csv).mid(1)) {
                 const QStringList f = csvFields(line);
-                if (f.value(0) != QLatin1StringView("0")) continue;  // the first plot's series
+                if (f.value(1) != title) continue;  // that plot's rows
                 const auto x = std::size_t(f.value(3).toDouble());
                 QVERIFY(x < keys.size());
                 QCOMPARE(f.value(6), QString::fromStdString(keys[x]));
