@@ -321,33 +321,6 @@ void GeneratePanel::onEnded(std::uint64_t run, const QString& error, bool stoppe
     Q_EMIT finished();
 }
 
-QString GeneratePanel::endNote() const {
-    const int made = int(shown_.choices.size());
-    switch (end_) {
-        case End::Running:
-            return {};
-        case End::Done:
-            // Fewer tokens than asked: why the generation ended there.
-            if (reason_ == attn::gen::StopReason::Positions && model_)
-                return tr("%n token(s) generated: the text fills the model's %1 positions", "",
-                          made)
-                    .arg(model_->model->info().max_positions);
-            if (reason_ == attn::gen::StopReason::Eos)
-                return tr(
-                    "%n token(s) generated: the model ended the text (its end-of-text "
-                    "token)",
-                    "", made);
-            if (reason_ == attn::gen::StopReason::StopId)
-                return tr("%n token(s) generated: a stop token came", "", made);
-            return tr("%n token(s) generated", "", made);
-        case End::Stopped:
-            return tr("Stopped: generation cancelled after %n token(s)", "", made);
-        case End::Failed:
-            return error_;
-    }
-    return {};
-}
-
 void GeneratePanel::showStep(int step) {
     if (!model_ || step < 0 || step >= int(shown_.choices.size())) return;
     const attn::gen::Choice& c = shown_.choices[std::size_t(step)];

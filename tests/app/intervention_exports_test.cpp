@@ -27,6 +27,7 @@
 #include "attn/io/numpy/npy.hpp"
 #include "attn/io/numpy/numpy_attention.hpp"
 #include "attn/scene/model_scene.hpp"
+#include "csv_rows.hpp"
 #include "export/export_dialog.hpp"
 #include "interventions_window.hpp"
 #include "views/attribution_view.hpp"
@@ -132,38 +133,6 @@ struct Arrays {
         return out;
     }
 };
-
-/// The rows of a CSV file (RFC 4180 quotes), the header first.
-QList<QStringList> readCsv(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    const QString text = QString::fromUtf8(f.readAll());
-    QList<QStringList> rows{{}};
-    QString field;
-    bool quoted = false;
-    for (qsizetype i = 0; i < text.size(); ++i) {
-        const QChar ch = text[i];
-        if (quoted) {
-            if (ch == QLatin1Char('"') && i + 1 < text.size() && text[i + 1] == QLatin1Char('"'))
-                field += ch, ++i;
-            else if (ch == QLatin1Char('"'))
-                quoted = false;
-            else
-                field += ch;
-        } else if (ch == QLatin1Char('"')) {
-            quoted = true;
-        } else if (ch == QLatin1Char(',')) {
-            rows.back() << field, field.clear();
-        } else if (ch == QLatin1Char('\n')) {
-            rows.back() << field, field.clear();
-            rows.push_back({});
-        } else {
-            field += ch;
-        }
-    }
-    if (rows.back().isEmpty()) rows.pop_back();
-    return rows;
-}
 
 /// The y column of the CSV rows of series NAME (columns: series_index, plot, series, x, y, …).
 std::vector<double> seriesY(const QList<QStringList>& rows, const QString& name) {
@@ -307,7 +276,7 @@ class InterventionExportsTest : public QObject {
         const attn::interv::PatchSpec& s = view->patchSpec();
         const QString csv = out_.filePath(QStringLiteral("patching.csv"));
         QCOMPARE(exportThroughMenu(*w_, csv).refused, QString());
-        const QList<QStringList> rows = readCsv(csv);
+        const QList<QStringList> rows = test_support::readCsv(csv);
         QVERIFY(rows.size() > 40);
         QCOMPARE(rows[0].join(QLatin1Char(',')),
                  QStringLiteral("series_index,plot,series,x,y,z,x_label,y_label"));
