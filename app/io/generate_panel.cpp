@@ -40,26 +40,11 @@ QString tokenHtml(const std::string& token) {
 
 }  // namespace
 
-attn::gen::GenerateOptions LiveOptions::get() const {
-    const std::lock_guard lock(mutex_);
-    return options_;
-}
-
-void LiveOptions::set(attn::gen::GenerateOptions options) {
-    const std::lock_guard lock(mutex_);
-    options_ = std::move(options);
-}
-
 attn::gen::GenerateOptions LiveOptions::next() {
     std::unique_lock lock(mutex_);
     released_.wait(lock, [this] { return allowed_ != 0; });
     if (allowed_ > 0) --allowed_;
     return options_;
-}
-
-void LiveOptions::holdAfter(int reads) {
-    const std::lock_guard lock(mutex_);
-    allowed_ = std::max(0, reads);
 }
 
 void LiveOptions::release() {
@@ -319,6 +304,31 @@ void GeneratePanel::onEnded(std::uint64_t run, const QString& error, bool stoppe
     status_->setText(endNote());
     if (!shown_.choices.empty()) showStep(slider_->value());
     Q_EMIT finished();
+}
+
+QString GeneratePanel::endNote() const {
+    const int made = int(shown_.choices.size());
+    switch (end_) {
+        case End::Running:
+            return {};
+        case End::Done:
+            // Fewer tokens than asked: why the generation ended there.
+            if (reason_ == attn::gen::StopReason::Positions && model_)
+                return tr("%n token(s) generated: the text fills the model's %1 positions", "",
+                          made)
+                    .arg(model_->model->info().max_positions);
+            if (reason_ == attn::gen::StopReason::Eos)
+                return tr(
+                    "%n token(s) generated: the model ended the text (its end-of-text "
+                    "token)",
+                    "", made);
+            return tr("%n token(s) generated", "", made);
+        case End::Stopped:
+            return tr("Stopped: generation cancelled after %n token(s)", "", made);
+        case End::Failed:
+            return error_;
+    }
+    return {};
 }
 
 void GeneratePanel::showStep(int step) {

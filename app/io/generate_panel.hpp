@@ -3,9 +3,11 @@
 #pragma once
 
 #include <QWidget>
+#include <algorithm>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <utility>
 
 #include "attn/generate/generate.hpp"
 
@@ -25,13 +27,22 @@ namespace fileio {
 class LiveOptions {
   public:
     /// The options now.
-    attn::gen::GenerateOptions get() const;
-    void set(attn::gen::GenerateOptions options);
+    attn::gen::GenerateOptions get() const {
+        const std::lock_guard lock(mutex_);
+        return options_;
+    }
+    void set(attn::gen::GenerateOptions options) {
+        const std::lock_guard lock(mutex_);
+        options_ = std::move(options);
+    }
     /// The worker's read, at its start and before each step: get(), after waiting while held.
     attn::gen::GenerateOptions next();
     /// Lets the worker read READS more times, then holds it before the next read until
     /// release(): a test changes a control at a known step.
-    void holdAfter(int reads);
+    void holdAfter(int reads) {
+        const std::lock_guard lock(mutex_);
+        allowed_ = std::max(0, reads);
+    }
     /// Lets the worker run freely (Stop and closing release it too).
     void release();
 
