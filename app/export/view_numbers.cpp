@@ -8,14 +8,14 @@
 #include "model/playground_model.hpp"
 #include "playground/playground_widget.hpp"
 #include "views/qcp.hpp"
+#include "views/token_labels.hpp"
 
 namespace exporting {
 namespace {
 
-/// The text an axis shows at v when it labels ticks with text (tokens, categories).
+/// The label of position v of an axis of text (tokens in full, categories), "" elsewhere.
 QString axisText(const QCPAxis* axis, double v) {
-    const auto text = axis ? axis->ticker().dynamicCast<QCPAxisTickerText>() : nullptr;
-    return text ? text->ticks().value(v) : QString();
+    return plainLabel(axis, v);
 }
 
 QString plotTitle(QCustomPlot* plot) {
