@@ -15,6 +15,7 @@
 #include "model/batch_document.hpp"
 #include "model/scene.hpp"
 #include "views/batch_view.hpp"
+#include "views/heatmap_grid.hpp"
 #include "views/interventions_tab.hpp"
 #include "views/patching_view.hpp"
 

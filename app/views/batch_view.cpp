@@ -77,7 +77,7 @@ BatchView::BatchView(BatchDocument* document, QWidget* parent)
     sd_->setScale(CellMap::Scale::Sequential);
     sd_->setShowValues(true);
     census_->setScale(CellMap::Scale::Sequential);
-    census_->setLimit(1.0);
+    census_->setLimit(1.0);  // scores and shares are in [0, 1]
     for (CellMap* m : {mean_, sd_, census_})
         m->setAxisNames(tr("layer"), tr("head"));
     mean_->setTip([this](int l, int h) { return headTip(l, h); });
@@ -244,9 +244,11 @@ void BatchView::showResult() {
     quantity_->clear();
     quantity_->addItems(doc_->headQuantities());
     quantity_->setEnabled(quantity_->count() > 1);
-    mapPanel_->setVisible(doc_->quantity() != nullptr);
-    examplesPanel_->setVisible(doc_->quantity() != nullptr);
-    censusPanel_->setVisible(doc_->hasCensus());
+    // No example kept (every line skipped): the aggregates are undefined, nothing to draw.
+    const bool some = doc_->examples() > 0;
+    mapPanel_->setVisible(some && doc_->quantity() != nullptr);
+    examplesPanel_->setVisible(some && doc_->quantity() != nullptr);
+    censusPanel_->setVisible(some && doc_->hasCensus());
     showQuantity();
     showCensus();
 }
@@ -306,8 +308,14 @@ void BatchView::showCensus() {
     const int shown = censusShow_->currentData().toInt();
     const QStringList rows = batchNumbered(s->layers), cols = batchNumbered(s->heads);
     if (shown >= 0) {
-        census_->setData(s->censusMean[std::size_t(shown)], rows, cols);
-        census_->setShowValues(true);
+        // A score no example defines (induction without a repeated token) reads "—".
+        const attn::Matrix& mean = s->censusMean[std::size_t(shown)];
+        QStringList texts;
+        for (int l = 0; l < s->layers; ++l)
+            for (int h = 0; h < s->heads; ++h)
+                texts << (std::isfinite(mean(l, h)) ? QString::number(double(mean(l, h)), 'f', 2)
+                                                    : QStringLiteral("—"));
+        census_->setData(mean, rows, cols, texts);
         census_->setTitle(tr("Mean %1 score over the examples").arg(batchPatternName(shown)));
         return;
     }
@@ -324,7 +332,6 @@ void BatchView::showCensus() {
             share(l, h) = float(s->labelWins[std::size_t(best)](l, h) / examples);
             texts << batchPatternName(best);
         }
-    census_->setShowValues(false);
     census_->setData(share, rows, cols, texts);
     census_->setTitle(tr("Most frequent label (colour: its share of the examples)"));
 }

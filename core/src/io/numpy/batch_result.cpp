@@ -168,7 +168,8 @@ BatchResult parse_batch_result(const NpzMembers& members, const std::string& nam
                                        ": the aggregate over the examples is " + shape_text(want));
         }
         // Values may be undefined (NaN) only where a count per element says how many examples
-        // define each one (census_scores); an element none defines is NaN in mean and std.
+        // define each one (census_scores); an element none defines (every element, when no
+        // example was kept) is NaN in mean and std.
         const BatchArray* own = r.find(own_key);
         if (own && own->shape != array.shape)
             detail::fail(name, own_key + " has shape " + shape_text(own->shape) + " but " + key +
@@ -176,7 +177,8 @@ BatchResult parse_batch_result(const NpzMembers& members, const std::string& nam
         for (const auto& [agg, where] : {std::pair{&array, key}, std::pair{sd, std_key}})
             for (std::size_t i = 0; i < agg->values.size(); ++i) {
                 const float v = agg->values[i];
-                if (std::isnan(v) && own && own->values[i] == 0) continue;
+                // Undefined where no example defines the element (none at all: E = 0).
+                if (std::isnan(v) && (own ? own->values[i] == 0 : r.examples == 0)) continue;
                 if (!std::isfinite(v))
                     refuse_element(*agg, i, name + ": " + where,
                                    std::isnan(v) ? "NaN where examples define the value" : "Inf");
