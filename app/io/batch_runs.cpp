@@ -33,7 +33,8 @@ BatchRuns::BatchRuns(MainWindow* window, FileController* files, ModelController*
       interventions_(interventions),
       modelTab_(modelTab),
       doc_(new BatchDocument(this)),
-      view_(new BatchView(doc_)) {
+      view_(new BatchView(doc_, window)) {
+    view_->hide();  // the window's until the first batch result puts it in a tab
     connect(files, &FileController::batchOpened, this, &BatchRuns::show);
     connect(view_, &BatchView::exampleActivated, this, &BatchRuns::openExample);
 }
