@@ -72,12 +72,18 @@ class BatchViewTest : public QObject {
         QCOMPARE(listed(view->list()), (std::vector<int>{3, 0, 1, 2}));
         QCOMPARE(view->list()->item(2, 2)->text(), QStringLiteral("-0.5000"));
         QCOMPARE(view->sortBox()->currentText(), QStringLiteral("layer 2, head 1"));
-        // Each row's effect is no larger than the one above it, for every head.
+        // Back to the total with the keyboard, then every head in turn: each row's |effect| is
+        // no smaller than the next one's.
+        view->sortBox()->setFocus();
+        for (int i = 0; i < kL * kH; ++i)
+            QTest::keyClick(view->sortBox(), Qt::Key_Up);
+        QCOMPARE(batch_->document()->sortLayer(), -1);
+        QCOMPARE(listed(view->list()), (std::vector<int>{3, 2, 1, 0}));
         for (int cell = 0; cell < kL * kH; ++cell) {
-            view->sortBox()->setFocus();
             QTest::keyClick(view->sortBox(), Qt::Key_Down);
-            const std::vector<int> order = listed(view->list());
             const int l = batch_->document()->sortLayer(), h = batch_->document()->sortHead();
+            QCOMPARE(l * kH + h, cell);
+            const std::vector<int> order = listed(view->list());
             for (std::size_t r = 1; r < order.size(); ++r)
                 QVERIFY(std::abs(kPatch[order[r - 1]][l][h]) >= std::abs(kPatch[order[r]][l][h]));
         }
