@@ -63,6 +63,7 @@ BatchView::BatchView(BatchDocument* document, QWidget* parent)
     status_->setTextFormat(Qt::PlainText);
     status_->setWordWrap(true);
     status_->setProperty(kScreenOnlyProperty, true);
+    status_->setStyleSheet(QStringLiteral("color: #b2182b;"));  // as the patching warning
     status_->hide();
     quantity_->setObjectName(QStringLiteral("batchQuantity"));
     quantity_->setToolTip(tr("The per-head result the map shows and the examples are sorted by"));
@@ -133,13 +134,14 @@ BatchView::BatchView(BatchDocument* document, QWidget* parent)
     split->setObjectName(QStringLiteral("batchSplit"));
     split->addWidget(left);
     split->addWidget(examplesPanel_);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
+    // The list reads prompts: as wide as the maps.
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 1);
     auto* top = new QHBoxLayout;
     top->addWidget(caption_, 1);
-    auto* quantityLabel = new QLabel(tr("&Result:"));
-    quantityLabel->setBuddy(quantity_);
-    top->addWidget(quantityLabel);
+    quantityLabel_ = new QLabel(tr("&Result:"));
+    quantityLabel_->setBuddy(quantity_);
+    top->addWidget(quantityLabel_);
     top->addWidget(quantity_);
     auto* column = new QVBoxLayout(this);
     column->setContentsMargins(6, 4, 6, 4);
@@ -244,6 +246,9 @@ void BatchView::showResult() {
     quantity_->clear();
     quantity_->addItems(doc_->headQuantities());
     quantity_->setEnabled(quantity_->count() > 1);
+    // A census has no per-head result of its own to choose.
+    quantity_->setVisible(quantity_->count() > 0);
+    quantityLabel_->setVisible(quantity_->count() > 0);
     // No example kept (every line skipped): the aggregates are undefined, nothing to draw.
     const bool some = doc_->examples() > 0;
     mapPanel_->setVisible(some && doc_->quantity() != nullptr);
@@ -275,9 +280,11 @@ void BatchView::showSort() {
     if (!doc_->quantity()) return;
     const int l = doc_->sortLayer(), h = doc_->sortHead();
     sort_->setCurrentIndex(l < 0 ? 0 : 1 + l * doc_->heads() + h);
-    listHeading_->setText(l < 0
-                              ? tr("Examples by effect: total over every head")
-                              : tr("Examples by effect: layer %1, head %2").arg(l + 1).arg(h + 1));
+    // The order is by size: a head that reverses the answer matters as much as one that
+    // restores it; the sort box says by what.
+    listHeading_->setText(tr("Examples, largest |effect| first"));
+    listHeading_->setToolTip(l < 0 ? tr("By the total over every head")
+                                   : tr("By layer %1, head %2").arg(l + 1).arg(h + 1));
     const std::vector<int> order = doc_->ranking();
     list_->setRowCount(int(order.size()));
     for (int row = 0; row < int(order.size()); ++row) {

@@ -68,6 +68,7 @@ class BatchView : public QWidget {
     QLabel* caption_;
     QLabel* status_;
     QComboBox* quantity_;
+    QLabel* quantityLabel_ = nullptr;
     CellMap* mean_;
     CellMap* sd_;
     CellMap* census_;
