@@ -53,7 +53,7 @@ void BatchRuns::show(std::shared_ptr<const BatchSummary> batch) {
 
 bool BatchRuns::refuse(const QString& message) {
     lastError_ = message;
-    view_->setStatus(message);
+    view_->setStatus(message, true);
     window_->statusBar()->showMessage(message, 10000);
     return false;
 }

@@ -63,7 +63,6 @@ BatchView::BatchView(BatchDocument* document, QWidget* parent)
     status_->setTextFormat(Qt::PlainText);
     status_->setWordWrap(true);
     status_->setProperty(kScreenOnlyProperty, true);
-    status_->setStyleSheet(QStringLiteral("color: #b2182b;"));  // as the patching warning
     status_->hide();
     quantity_->setObjectName(QStringLiteral("batchQuantity"));
     quantity_->setToolTip(tr("The per-head result the map shows and the examples are sorted by"));
@@ -206,8 +205,10 @@ BatchView* BatchView::of(QWidget* widget) {
     return nullptr;
 }
 
-void BatchView::setStatus(const QString& text) {
+void BatchView::setStatus(const QString& text, bool warning) {
     status_->setText(text);
+    // A refusal in the warning colour of the patching view; news in the text's own.
+    status_->setStyleSheet(warning ? QStringLiteral("color: #b2182b;") : QString());
     status_->setVisible(!text.isEmpty());
 }
 

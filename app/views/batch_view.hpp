@@ -29,7 +29,7 @@ class BatchView : public QWidget {
     QLabel* caption() const { return caption_; }
     /// A line about the last example opened (its run, or why it could not open).
     QLabel* status() const { return status_; }
-    void setStatus(const QString& text);
+    void setStatus(const QString& text, bool warning = false);
     CellMap* meanMap() const { return mean_; }
     CellMap* sdMap() const { return sd_; }
     CellMap* censusMap() const { return census_; }
