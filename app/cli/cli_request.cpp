@@ -13,6 +13,7 @@
 #include "attn/io/formats.hpp"
 #include "attn/util/error.hpp"
 #include "attn/util/memory_budget.hpp"
+#include "cli/batch_command.hpp"
 #include "cli/generate_command.hpp"
 #include "cli/intervention_options.hpp"
 #include "cli/option_values.hpp"
@@ -79,6 +80,8 @@ QString helpText() {
               "  attnscope patch --model DIR --clean T1 --corrupt T2 --answer ID1 --wrong ID2\n"
               "                  -o OUT.npz            activation patching\n"
               "  attnscope generate --model DIR --text T [--tokens N] [options] -o OUT.npz\n"
+              "  attnscope batch --model DIR --dataset FILE.jsonl --analysis NAME -o OUT.npz\n"
+              "  attnscope merge OUT_0.npz OUT_1.npz … -o OUT.npz\n"
               "  attnscope --help | --version\n"
               "\n"
               "FILE: known by its opening bytes, then by its extension; without FILE, the\n"
@@ -103,8 +106,8 @@ QString helpText() {
               "  --force                  replace OUT even when it is read-only\n"
               "  --stages LIST            compute: raw,scaled,masked,weights,output (default all)\n"
               "  --model DIR              run the Hugging Face folder DIR (GPT-2, Llama, Mistral,\n"
-              "                           Qwen2/3, BERT; safetensors) on --text instead of a "
-              "FILE;\n"
+              "                           Qwen2/3, BERT; safetensors), or a GGUF file (llama,\n"
+              "                           qwen2; F32 to Q4_K), on --text instead of a FILE;\n"
               "                           compute adds token_ids [n] and logits [vocab]; the\n"
               "                           output stage is each head's α·V [L,H,n,d_k]\n"
               "  --layers L0,L1           --model: the layers (from 0) where --no-scale, --mask,\n"
@@ -122,6 +125,7 @@ QString helpText() {
               "\n"
               "scene options (as the controls dock):\n") +
            sceneOptionsHelp() + QStringLiteral("\n") + interventionOptionsHelp() + generateHelp() +
+           batchHelp() +
            tr("\n"
               "Exit codes: 0 ok, 1 usage error, 2 input file error, 3 output error,\n"
               "4 refused: more memory or disk than the budget or the free space allows,\n"

@@ -121,7 +121,8 @@ QString openSessionModel(const std::string& sessionPath, const attn::io::Session
             : std::string("model folder");
     const std::string named =
         dir == session.model_path ? dir : dir + " (model.path \"" + session.model_path + "\")";
-    if (!QFileInfo(QFile::decodeName(QByteArray::fromStdString(dir))).isDir())
+    // A folder, or a GGUF file.
+    if (!QFileInfo::exists(QFile::decodeName(QByteArray::fromStdString(dir))))
         throw attn::FormatError(sessionPath + ": the " + family + " it runs, " + named +
                                 ", does not exist (moved or deleted?); open the model again "
                                 "with Model ▸ Open Model… and save the session");
