@@ -89,7 +89,8 @@ class BatchPanelsTest : public QObject {
                  qPrintable(listed.left(600)));
         QVERIFY(rowOf(QStringLiteral("1: the cat sat")).contains(QStringLiteral(",3,1.8")));
         for (const char* ext : {"svg", "pdf"}) {
-            const QString figure = files_.filePath(QStringLiteral("examples.") + ext);
+            const QString figure =
+                files_.filePath(QStringLiteral("examples.") + QString::fromLatin1(ext));
             QVERIFY(batch_test::exportThroughButton(view->examplesPanel(), figure));
             QVERIFY(QFileInfo(figure).size() > 0);
         }
@@ -98,8 +99,8 @@ class BatchPanelsTest : public QObject {
   private:
     fileio::FileController* files() { return w_->findChild<fileio::FileController*>(); }
 
-    QString write(const QString& name, const attn::io::NpzMembers& members) {
-        return batch_test::writeBatch(files_, name, members);
+    QString write(const char* name, const attn::io::NpzMembers& members) {
+        return batch_test::writeBatch(files_, QString::fromLatin1(name), members);
     }
 
     QTemporaryDir model_, files_;

@@ -152,17 +152,22 @@ class BatchViewTest : public QObject {
                      edited(edited(patchBatch(m), "aggregate/head_patch_mean",
                                    attn::io::npy_bytes(nine, wrong)),
                             "aggregate/head_patch_std", attn::io::npy_bytes(nine, wrong)))
-            << QStringList{"shape.npz", "aggregate/head_patch_mean", "[3, 3]", "[4, 3, 2]"};
+            << QStringList{QStringLiteral("shape.npz"), QStringLiteral("aggregate/head_patch_mean"),
+                           QStringLiteral("[3, 3]"), QStringLiteral("[4, 3, 2]")};
         QTest::newRow("no count") << write("nocount.npz",
                                            edited(patchBatch(m), "aggregate/count", {}))
-                                  << QStringList{"nocount.npz", "aggregate/count"};
+                                  << QStringList{QStringLiteral("nocount.npz"),
+                                                 QStringLiteral("aggregate/count")};
         QTest::newRow("no mean")
             << write("nomean.npz", edited(edited(patchBatch(m), "aggregate/head_patch_mean", {}),
                                           "aggregate/head_patch_std", {}))
-            << QStringList{"nomean.npz", "aggregate/head_patch_mean"};
+            << QStringList{QStringLiteral("nomean.npz"),
+                           QStringLiteral("aggregate/head_patch_mean")};
         QTest::newRow("NaN") << write("nan.npz", edited(patchBatch(m), "aggregate/head_patch_std",
                                                         attn::io::npy_bytes(sixNan, headShape)))
-                             << QStringList{"nan.npz", "aggregate/head_patch_std", "NaN", "[1, 0]"};
+                             << QStringList{QStringLiteral("nan.npz"),
+                                            QStringLiteral("aggregate/head_patch_std"),
+                                            QStringLiteral("NaN"), QStringLiteral("[1, 0]")};
     }
 
     void malformedFilesAreRefused() {
@@ -185,8 +190,8 @@ class BatchViewTest : public QObject {
   private:
     fileio::FileController* files() { return w_->findChild<fileio::FileController*>(); }
 
-    QString write(const QString& name, const attn::io::NpzMembers& members) {
-        return batch_test::writeBatch(files_, name, members);
+    QString write(const char* name, const attn::io::NpzMembers& members) {
+        return batch_test::writeBatch(files_, QString::fromLatin1(name), members);
     }
 
     QTemporaryDir model_, files_;
