@@ -11,8 +11,9 @@ export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$ROOT}"
 JOBS="${ATTN_JOBS:-$(nproc)}"
 
 # Every Debian 12 package the build, the app and the tests need. The tests use all of them:
-# numpy and unzip are the independent references of the CLI checks, poppler-utils reads back
-# exported PDFs, dpkg-dev/file/appstream/desktop-file-utils check the install and the package.
+# numpy, networkx (attention flow) and unzip are the independent references of the CLI checks,
+# poppler-utils reads back exported PDFs, dpkg-dev/file/appstream/desktop-file-utils check the
+# install and the package.
 ATTN_PACKAGES=(
   cmake ninja-build g++ pkg-config ccache git clang-format gzip
   clang-14 libclang-rt-14-dev
@@ -20,7 +21,7 @@ ATTN_PACKAGES=(
   libeigen3-dev libopenblas-dev nlohmann-json3-dev libzip-dev zlib1g-dev
   googletest libgtest-dev libbenchmark-dev
   fonts-dejavu-core poppler-utils
-  python3 python3-numpy python3-torch unzip libxml2-utils file
+  python3 python3-numpy python3-torch python3-networkx unzip libxml2-utils file
   dpkg-dev appstream desktop-file-utils
   libpcre2-dev libicu-dev nodejs
 )

@@ -11,6 +11,8 @@
 
 #include "attn/util/error.hpp"
 #include "attn/util/memory_budget.hpp"
+#include "cli/attribute_command.hpp"
+#include "cli/batch_command.hpp"
 #include "cli/census_command.hpp"
 #include "cli/cli_request.hpp"
 #include "cli/cli_tr.hpp"
@@ -36,7 +38,8 @@ void quietHandler(QtMsgType type, const QMessageLogContext& context, const QStri
 bool isSubcommand(const char* arg) {
     const QByteArray a(arg);
     return a == "render" || a == "compute" || a == "census" || a == "patch" || a == "generate" ||
-           a == "help" || a == "--help" || a == "-h" || a == "--version" || a == "-v";
+           a == "batch" || a == "merge" || a == "attribute" || a == "help" || a == "--help" ||
+           a == "-h" || a == "--version" || a == "-v";
 }
 
 /// Qt's own options that take a value (-platform offscreen, -display :1), with one dash or two.
@@ -71,12 +74,13 @@ QString noDisplayMessage(int argc, char** argv) {
         if (isQtValueOption(QByteArray(argv[i]))) ++i;  // and its value
         if (arg.startsWith(QLatin1Char('-')) || QFileInfo::exists(arg)) continue;
         return tr("no such file or command '%1' (the commands are render, compute, census, "
-                  "patch and generate; see 'attnscope --help')")
+                  "patch, generate, batch, merge and attribute; see 'attnscope --help')")
             .arg(arg);
     }
     return tr(
         "no display to open the window on (DISPLAY is not set); the commands render, "
-        "compute, census, patch and generate run without one (see 'attnscope --help')");
+        "compute, census, patch, generate, batch, merge and attribute run without one (see "
+        "'attnscope --help')");
 }
 
 }  // namespace
@@ -84,6 +88,11 @@ QString noDisplayMessage(int argc, char** argv) {
 int run(const QStringList& arguments, QTextStream& out, QTextStream& err) {
     if (arguments.size() > 1 && arguments.at(1) == QLatin1StringView("patch"))
         return runPatch(arguments, err);
+    // batch and merge run datasets and shards, not a scene: their own parsers.
+    if (arguments.size() > 1 && arguments.at(1) == QLatin1StringView("batch"))
+        return runBatch(arguments, err);
+    if (arguments.size() > 1 && arguments.at(1) == QLatin1StringView("merge"))
+        return runMerge(arguments, err);
     // generate has options of its own (a model's run, not a scene): its own parser.
     if (arguments.size() > 1 && arguments.at(1) == QLatin1StringView("generate"))
         return runGenerate(arguments, out, err);
@@ -119,6 +128,9 @@ int run(const QStringList& arguments, QTextStream& out, QTextStream& err) {
                 break;
             case Request::Command::Census:
                 code = runCensus(*request, &error);
+                break;
+            case Request::Command::Attribute:
+                code = runAttribute(*request, &error);
                 break;
         }
     } catch (const std::bad_alloc&) {

@@ -13,6 +13,8 @@
 #include "attn/io/formats.hpp"
 #include "attn/util/error.hpp"
 #include "attn/util/memory_budget.hpp"
+#include "cli/attribute_command.hpp"
+#include "cli/batch_command.hpp"
 #include "cli/generate_command.hpp"
 #include "cli/intervention_options.hpp"
 #include "cli/option_values.hpp"
@@ -48,6 +50,7 @@ void addCommonOptions(QCommandLineParser& p) {
     p.addOption({{QStringLiteral("v"), QStringLiteral("version")}, tr("version")});
     addSceneOptions(p);
     addInterventionOptions(p);
+    addAttributeOptions(p);
 }
 
 bool parseInt(const QString& text, int min, int* out) {
@@ -79,6 +82,10 @@ QString helpText() {
               "  attnscope patch --model DIR --clean T1 --corrupt T2 --answer ID1 --wrong ID2\n"
               "                  -o OUT.npz            activation patching\n"
               "  attnscope generate --model DIR --text T [--tokens N] [options] -o OUT.npz\n"
+              "  attnscope batch --model DIR --dataset FILE.jsonl --analysis NAME -o OUT.npz\n"
+              "  attnscope merge OUT_0.npz OUT_1.npz … -o OUT.npz\n"
+              "  attnscope attribute --model DIR --text T [options] -o OUT.npz\n"
+              "                                        what each token contributed\n"
               "  attnscope --help | --version\n"
               "\n"
               "FILE: known by its opening bytes, then by its extension; without FILE, the\n"
@@ -104,8 +111,8 @@ QString helpText() {
               "  --stages LIST            compute: raw,scaled,softcapped,masked,weights,output\n"
               "                           (default all; softcapped when a layer soft-caps)\n"
               "  --model DIR              run the Hugging Face folder DIR (GPT-2, Llama, Mistral,\n"
-              "                           Qwen2/3, BERT; safetensors) on --text instead of a "
-              "FILE;\n"
+              "                           Qwen2/3, BERT; safetensors), or a GGUF file (llama,\n"
+              "                           qwen2; F32 to Q4_K), on --text instead of a FILE;\n"
               "                           compute adds token_ids [n] and logits [vocab]; the\n"
               "                           output stage is each head's α·V [L,H,n,d_k]\n"
               "  --layers L0,L1           --model: the layers (from 0) where --no-scale, --mask,\n"
@@ -123,6 +130,7 @@ QString helpText() {
               "\n"
               "scene options (as the controls dock):\n") +
            sceneOptionsHelp() + QStringLiteral("\n") + interventionOptionsHelp() + generateHelp() +
+           batchHelp() + attributeHelp() +
            tr("\n"
               "Exit codes: 0 ok, 1 usage error, 2 input file error, 3 output error,\n"
               "4 refused: more memory or disk than the budget or the free space allows,\n"
@@ -142,6 +150,8 @@ std::optional<Request> parseRequest(const QStringList& arguments, QString* error
         r.command = Request::Command::Compute;
     } else if (sub == QLatin1StringView("census")) {
         r.command = Request::Command::Census;
+    } else if (sub == QLatin1StringView("attribute")) {
+        r.command = Request::Command::Attribute;
     } else if (sub == QLatin1StringView("--help") || sub == QLatin1StringView("-h") ||
                sub == QLatin1StringView("help")) {
         r.command = Request::Command::Help;
@@ -150,8 +160,9 @@ std::optional<Request> parseRequest(const QStringList& arguments, QString* error
         r.command = Request::Command::Version;
         return r;
     } else {
-        *error =
-            tr("unknown command '%1' (expected render, compute or census; see --help)").arg(sub);
+        *error = tr("unknown command '%1' (expected render, compute, census or attribute; see "
+                    "--help)")
+                     .arg(sub);
         return std::nullopt;
     }
     args.removeAt(1);  // the parser sees "attnscope [FILE] options…"
@@ -353,6 +364,10 @@ std::optional<Request> parseRequest(const QStringList& arguments, QString* error
         return std::nullopt;
     }
     if (const QString bad = parseInterventionOptions(p, r); !bad.isEmpty()) {
+        *error = bad;
+        return std::nullopt;
+    }
+    if (const QString bad = parseAttributeOptions(p, r); !bad.isEmpty()) {
         *error = bad;
         return std::nullopt;
     }

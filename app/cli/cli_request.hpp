@@ -6,26 +6,35 @@
 #include <QStringList>
 #include <optional>
 
+#include "attn/attribution/token_attribution.hpp"
 #include "attn/scene/scene.hpp"
 
 namespace cli {
 
 /// Everything a subcommand needs, fully validated except what depends on the input file.
 struct Request {
-    enum class Command { Render, Compute, Census, Help, Version } command = Command::Help;
+    enum class Command {
+        Render,
+        Compute,
+        Census,
+        Attribute,
+        Help,
+        Version
+    } command = Command::Help;
     QString file;   ///< input file; empty: the default scene
     QString model;  ///< --model DIR: a GPT-2 folder run on the --text sentence instead of a file
     std::vector<int> modelLayers;  ///< --layers: where the controls apply in the run (empty: all)
-    attn::model::Interventions interventions;  ///< --ablate, --ablate-mode, --knockout
-    bool logitLens = false;                    ///< compute --logit-lens
-    std::optional<std::int32_t> attribute;     ///< compute --attribute ID
-    bool induction = false;                    ///< census --induction
-    QString corrupt;                           ///< render --view patching --corrupt TEXT
-    std::int32_t answer = 0, wrong = 0;        ///< render --view patching --answer, --wrong
-    QString output;                            ///< -o
-    bool force = false;                        ///< --force: replace a read-only -o
-    QString view = QStringLiteral("heads");    ///< heads | model | playground | lens:NAME | …
-    bool rollout = false;                      ///< compute: add the attention rollout
+    attn::model::Interventions interventions;      ///< --ablate, --ablate-mode, --knockout
+    bool logitLens = false;                        ///< compute --logit-lens
+    std::optional<std::int32_t> attribute;         ///< compute --attribute ID
+    bool induction = false;                        ///< census --induction
+    QString corrupt;                               ///< render --view patching --corrupt TEXT
+    std::int32_t answer = 0, wrong = 0;            ///< render --view patching --answer, --wrong
+    attn::attrib::AttributionRequest attribution;  ///< attribute's options (not its controls)
+    QString output;                                ///< -o
+    bool force = false;                            ///< --force: replace a read-only -o
+    QString view = QStringLiteral("heads");        ///< heads | model | playground | lens:NAME | …
+    bool rollout = false;                          ///< compute: add the attention rollout
     std::optional<int> layer, head, query;
     QString component;  ///< by name, or by index
     QSize size{1200, 900};

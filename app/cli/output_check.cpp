@@ -20,6 +20,7 @@ constexpr qint64 kMaxIndexBytes = 64 << 20;
 }  // namespace
 
 QStringList modelFolderInputs(const QString& dir) {
+    if (QFileInfo(dir).isFile()) return {dir};  // a GGUF file is the model whole
     // What the families open (config, weights, the tokenizer of each kind); the folder's other
     // files (a README, an earlier run's output) are not read and may be replaced.
     static const char* const kRead[] = {"config.json",

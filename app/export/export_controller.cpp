@@ -25,6 +25,7 @@
 #include "model/compute_service.hpp"
 #include "model/scene.hpp"
 #include "settings_keys.hpp"
+#include "views/batch_view.hpp"
 #include "views/heatmap_grid.hpp"
 #include "views/interventions_tab.hpp"
 #include "views/model_grid.hpp"
@@ -118,8 +119,15 @@ void ExportController::exportCurrentView() {
     // Theory holds a tab per lens: name the file and the dialog after the lens on show.
     if (auto* inner = qobject_cast<QTabWidget*>(view); inner && inner->currentIndex() >= 0)
         tab += QStringLiteral(" ") + inner->tabText(inner->currentIndex()).remove(QLatin1Char('&'));
+    exportWithDialog(view, tab, tab.toLower().replace(QLatin1Char(' '), QLatin1Char('-')));
+}
+
+void ExportController::exportPanel(QWidget* panel, const QString& name) {
+    if (panel) exportWithDialog(panel, name, name);
+}
+
+void ExportController::exportWithDialog(QWidget* view, const QString& tab, const QString& base) {
     // The last export's folder (never the data's), the last resolution, the last format.
-    const QString base = tab.toLower().replace(QLatin1Char(' '), QLatin1Char('-'));
     // The size at which nothing scrolls: every head or plot at its readable size.
     const QString ext =
         QSettings().value(settings_keys::kExportFormat, QStringLiteral("png")).toString();
@@ -143,6 +151,8 @@ void ExportController::exportCurrentView() {
 }
 
 QString ExportController::figureTitle(QWidget* view) const {
+    // A batch result's figure is of its file, not of the scene.
+    if (const BatchView* batch = BatchView::of(view)) return batch->figureTitle();
     const attn::SceneSpec& spec = window_->scene()->spec();
     QStringList parts;
     if (spec.is_loaded()) {

@@ -85,7 +85,7 @@ void attributionArrays(const AttributionView& view, NpzMembers* a) {
     a->push_back({"norm_bias_attribution", scalar(r.norm_bias)});
     a->push_back({"logit", scalar(r.logit)});
     a->push_back({"token_id", ids({r.token})});
-    a->push_back({"token", strings({view.tokenLabel()})});
+    a->push_back({"token", strings({view.tokenText()})});
     a->push_back({"position", ids({std::int32_t(r.position)})});
     a->push_back({"tokens", strings(view.tokens())});
     a->push_back({"token_ids", ids(view.tokenIds())});
@@ -107,8 +107,8 @@ void patchingArrays(const PatchingView& view, NpzMembers* a) {
     a->push_back({"corrupt_text", strings({view.inputs().corrupt})});
     a->push_back({"answer_id", ids({s.answer})});
     a->push_back({"wrong_id", ids({s.wrong})});
-    a->push_back({"answer", strings({view.inputs().answer})});
-    a->push_back({"wrong", strings({view.inputs().wrong})});
+    a->push_back({"answer", strings({view.inputs().answerText})});
+    a->push_back({"wrong", strings({view.inputs().wrongText})});
     a->push_back({"clean_diff", scalar(r.clean_diff)});
     a->push_back({"corrupt_diff", scalar(r.corrupt_diff)});
     a->push_back({"logit_scale", scalar(r.logit_scale)});

@@ -56,10 +56,18 @@ void addValues(const QString& plot, const QString& name,
     n->series.push_back(std::move(s));
 }
 
+/// A map whose rows and columns are tokens or stream places: labelled with them.
 void addMap(const CellMap* map, const QString& name, PlotNumbers* n) {
     if (map->values().size() == 0) return;
     n->series.push_back(
         matrixSeries(map->title(), name, map->values(), map->rowLabels(), map->columnLabels()));
+}
+
+/// A layers × heads map: x and y are the head and the layer (from 0, as every exported
+/// number); the figure's "1", "2", … are no labels of their own.
+void addHeadMap(const CellMap* map, const QString& name, PlotNumbers* n) {
+    if (map->values().size() == 0) return;
+    n->series.push_back(matrixSeries(map->title(), name, map->values(), {}, {}));
 }
 
 }  // namespace
@@ -83,7 +91,7 @@ bool interventionNumbersOfView(QWidget* view, PlotNumbers* numbers) {
         return true;
     }
     if (auto* a = qobject_cast<AttributionView*>(view)) {
-        addMap(a->map(), QObject::tr("head contribution to the logit"), numbers);
+        addHeadMap(a->map(), QObject::tr("head contribution to the logit"), numbers);
         const BarList* bars = a->bars();
         Series s;
         s.plot = bars->title();
@@ -98,7 +106,7 @@ bool interventionNumbersOfView(QWidget* view, PlotNumbers* numbers) {
         addTokens(QObject::tr("inputs"), QObject::tr("prompt"), a->tokenIds(), a->tokens(),
                   numbers);
         addValues(QObject::tr("inputs"), QObject::tr("attributed token"),
-                  {{a->tokenLabel(), double(a->attribution().token)}}, numbers);
+                  {{a->tokenText(), double(a->attribution().token)}}, numbers);
         addValues(QObject::tr("inputs"), QObject::tr("logit"),
                   {{QObject::tr("the run's"), a->attribution().logit},
                    {QObject::tr("the parts' sum"), a->attribution().total()}},
@@ -106,7 +114,7 @@ bool interventionNumbersOfView(QWidget* view, PlotNumbers* numbers) {
         return true;
     }
     if (auto* p = qobject_cast<PatchingView*>(view)) {
-        addMap(p->headMap(), QObject::tr("fraction restored"), numbers);
+        addHeadMap(p->headMap(), QObject::tr("fraction restored"), numbers);
         addMap(p->residMap(), QObject::tr("fraction restored"), numbers);
         if (p->result().heads.size() == 0) return true;
         // What the fractions are of: the prompts, the answers and the logit differences.
@@ -116,9 +124,9 @@ bool interventionNumbersOfView(QWidget* view, PlotNumbers* numbers) {
         addTokens(inputs, QObject::tr("clean prompt"), spec.clean, p->inputs().tokens, numbers);
         addTokens(inputs, QObject::tr("corrupted prompt"), spec.corrupt, p->inputs().corruptTokens,
                   numbers);
-        addValues(inputs, QObject::tr("answer token"), {{p->inputs().answer, double(spec.answer)}},
-                  numbers);
-        addValues(inputs, QObject::tr("wrong token"), {{p->inputs().wrong, double(spec.wrong)}},
+        addValues(inputs, QObject::tr("answer token"),
+                  {{p->inputs().answerText, double(spec.answer)}}, numbers);
+        addValues(inputs, QObject::tr("wrong token"), {{p->inputs().wrongText, double(spec.wrong)}},
                   numbers);
         addValues(inputs, QObject::tr("logit difference (answer − wrong)"),
                   {{QObject::tr("clean"), r.clean_diff},

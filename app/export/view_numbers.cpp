@@ -3,19 +3,20 @@
 
 #include <QTabWidget>
 
+#include "export/batch_numbers.hpp"
 #include "export/intervention_numbers.hpp"
 #include "lenses/lens_panel.hpp"
 #include "model/playground_model.hpp"
 #include "playground/playground_widget.hpp"
 #include "views/qcp.hpp"
+#include "views/token_labels.hpp"
 
 namespace exporting {
 namespace {
 
-/// The text an axis shows at v when it labels ticks with text (tokens, categories).
+/// The label of position v of an axis of text (tokens in full, categories), "" elsewhere.
 QString axisText(const QCPAxis* axis, double v) {
-    const auto text = axis ? axis->ticker().dynamicCast<QCPAxisTickerText>() : nullptr;
-    return text ? text->ticks().value(v) : QString();
+    return plainLabel(axis, v);
 }
 
 QString plotTitle(QCustomPlot* plot) {
@@ -129,6 +130,7 @@ PlotNumbers numbersOfPlayground(const PlaygroundWidget& playground) {
 
 bool plotNumbersOfView(QWidget* view, PlotNumbers* numbers) {
     if (interventionNumbersOfView(view, numbers)) return true;
+    if (batchNumbersOfView(view, numbers)) return true;
     // The Theory tab holds a tab per lens: the numbers are those of the lens on show.
     while (auto* tabs = qobject_cast<QTabWidget*>(view))
         view = tabs->currentWidget();

@@ -7,12 +7,14 @@
 #include <QTimer>
 
 #include "export/export_controller.hpp"
+#include "io/batch_runs.hpp"
 #include "io/data_dock.hpp"
 #include "io/file_controller.hpp"
 #include "io/model_controller.hpp"
 #include "io/single_instance.hpp"
 #include "main_window.hpp"
 #include "model/view_state.hpp"
+#include "views/batch_view.hpp"
 #include "views/census_table.hpp"
 #include "views/heatmap_grid.hpp"
 #include "views/interventions_tab.hpp"
@@ -23,7 +25,7 @@ namespace fileio {
 
 FileController* attachDataIo(MainWindow* window, const QStringList& files) {
     auto* files_ = new FileController(window);
-    new exporting::ExportController(window);
+    auto* exports = new exporting::ExportController(window);
     auto* models = new ModelController(window);  // Model ▸ and its dock, beside the data's
     models->setConfirmReplace([files_] { return files_->maybeSave(); });
     models->setReplaceDocument([files_](const attn::SceneSpec& spec, const QString& what) {
@@ -54,6 +56,11 @@ FileController* attachDataIo(MainWindow* window, const QStringList& files) {
     auto* interventions = new InterventionsTab(window->scene());
     window->addView(interventions, view_keys::kTabInterventions, QObject::tr("Interventions"));
     window->setTabDocks(interventions, {window->sentenceDock()});
+    // File ▸ Open of a batch result: the Batch tab, each panel exported through File ▸ Export's
+    // dialog.
+    auto* batch = new BatchRuns(window, files_, models, interventions, modelTab);
+    QObject::connect(batch->view(), &BatchView::exportRequested, exports,
+                     &exporting::ExportController::exportPanel);
     QObject::connect(census, &CensusTable::headActivated, model, &ModelGrid::openHead);
     QObject::connect(model, &ModelGrid::headActivated, window, [window](int, int head) {
         window->tabs()->setCurrentWidget(window->heatmapGrid());

@@ -160,10 +160,17 @@ bool FileController::open(const QString& path, bool remember, const DocumentFile
         OpenReport{window_->statusBar(), &lastError_, [this](const QString& m) { fail(m); }});
     busy_ = false;
     if (!done) return false;
+    const QString file = QFileInfo(path).absoluteFilePath();
+    if (opened.batch) {
+        // A batch result is no scene: the document on show stays, undo and all.
+        Q_EMIT batchOpened(opened.batch);
+        if (remember) rememberFile(file);
+        window_->statusBar()->showMessage(tr("Opened the batch result %1").arg(name), 5000);
+        return true;
+    }
     // Only now, with everything read and checked, does the scene change: one undo step, which
     // holds the document's files too. Another file than a session is a document no session
     // holds yet: Save asks where, never overwriting the session that was open before.
-    const QString file = QFileInfo(path).absoluteFilePath();
     replaceDocument(opened.spec, undoText.isEmpty() ? opened.undoText : undoText,
                     as                 ? *as
                     : opened.isSession ? DocumentFiles{file, {}}

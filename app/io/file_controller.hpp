@@ -13,6 +13,7 @@ class MainWindow;
 class QAction;
 class QMenu;
 class QTimer;
+struct BatchSummary;
 
 namespace attn {
 struct SceneSpec;
@@ -138,6 +139,11 @@ class FileController : public QObject {
     /// Replaces the message box that asks (tests answer without a modal dialog; a prompt is
     /// asked even when quiet). An empty function restores the message box.
     void setRecoveryPrompt(RecoveryPrompt prompt) { recoveryPrompt_ = std::move(prompt); }
+
+  Q_SIGNALS:
+    /// A batch result was opened (File ▸ Open, Recent, a drop, the command line): the Batch
+    /// tab shows it; the scene and the document stay as they were.
+    void batchOpened(std::shared_ptr<const BatchSummary> batch);
 
   protected:
     bool eventFilter(QObject* watched, QEvent* event) override;

@@ -15,11 +15,13 @@
 #include "attn/io/infer_mask.hpp"
 #include "attn/io/json/tokens.hpp"
 #include "attn/io/load.hpp"
+#include "attn/io/numpy/batch_result.hpp"
 #include "attn/io/session/session.hpp"
 #include "attn/models/families.hpp"
 #include "attn/models/model_identity.hpp"
 #include "attn/scene/spec_edit.hpp"
 #include "attn/util/error.hpp"
+#include "model/batch_document.hpp"
 
 namespace fileio {
 namespace {
@@ -119,7 +121,8 @@ QString openSessionModel(const std::string& sessionPath, const attn::io::Session
             : std::string("model folder");
     const std::string named =
         dir == session.model_path ? dir : dir + " (model.path \"" + session.model_path + "\")";
-    if (!QFileInfo(QFile::decodeName(QByteArray::fromStdString(dir))).isDir())
+    // A folder, or a GGUF file.
+    if (!QFileInfo::exists(QFile::decodeName(QByteArray::fromStdString(dir))))
         throw attn::FormatError(sessionPath + ": the " + family + " it runs, " + named +
                                 ", does not exist (moved or deleted?); open the model again "
                                 "with Model ▸ Open Model… and save the session");
@@ -149,6 +152,15 @@ Opened readFile(const QString& path, const attn::SceneSpec& current, attn::Progr
     Opened out;
     out.viewsJson = QStringLiteral("{}");
     out.undoText = tr("Open %1").arg(QFileInfo(path).fileName());
+    // A batch result is an .npz too: told apart by its keys, before the attention reader
+    // would refuse it for having no attention.
+    if (QFileInfo(path).suffix().compare(QLatin1StringView("npz"), Qt::CaseInsensitive) == 0 &&
+        attn::io::is_batch_result_file(localPath(path))) {
+        out.batch = std::make_shared<const BatchSummary>(
+            summarizeBatch(std::make_shared<const attn::io::BatchResult>(
+                attn::io::read_batch_result(localPath(QFileInfo(path).absoluteFilePath())))));
+        return out;
+    }
     attn::io::Loaded loaded = attn::io::load_any(localPath(path), progress);
     if (auto* data = std::get_if<attn::AttentionData>(&loaded)) {
         out.spec = current;

@@ -2,9 +2,12 @@
 #pragma once
 
 #include <QString>
+#include <memory>
 
 #include "attn/scene/scene.hpp"
 #include "attn/util/progress.hpp"
+
+struct BatchSummary;
 
 namespace fileio {
 
@@ -17,12 +20,16 @@ struct Opened {
     /// What the user should hear though the file opened: a session's model folder that holds
     /// another model than it recorded ("" = nothing to say).
     QString warning;
+    /// A batch result (an .npz with per_example/ or aggregate/ keys): shown in the Batch tab,
+    /// the scene left as it is (spec and the rest unset).
+    std::shared_ptr<const BatchSummary> batch;
 };
 
 /// Reads `path` with core's loaders and builds the spec that shows it, keeping the controls of
 /// `current` (scaling, temperature, mask kind, …) for attention and token files; a session
 /// replaces everything. Nothing is changed anywhere: the caller applies the result. Throws
-/// attn::Error (FormatError naming the file) or attn::Cancelled.
+/// attn::Error (FormatError naming the file) or attn::Cancelled. A batch result is read and
+/// summarised (Opened::batch), the rest left empty.
 Opened readFile(const QString& path, const attn::SceneSpec& current,
                 attn::Progress* progress = nullptr);
 

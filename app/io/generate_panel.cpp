@@ -40,26 +40,11 @@ QString tokenHtml(const std::string& token) {
 
 }  // namespace
 
-attn::gen::GenerateOptions LiveOptions::get() const {
-    const std::lock_guard lock(mutex_);
-    return options_;
-}
-
-void LiveOptions::set(attn::gen::GenerateOptions options) {
-    const std::lock_guard lock(mutex_);
-    options_ = std::move(options);
-}
-
 attn::gen::GenerateOptions LiveOptions::next() {
     std::unique_lock lock(mutex_);
     released_.wait(lock, [this] { return allowed_ != 0; });
     if (allowed_ > 0) --allowed_;
     return options_;
-}
-
-void LiveOptions::holdAfter(int reads) {
-    const std::lock_guard lock(mutex_);
-    allowed_ = std::max(0, reads);
 }
 
 void LiveOptions::release() {
@@ -251,14 +236,18 @@ void GeneratePanel::start() {
             attn::gen::Generation g = attn::gen::start(model, prompt, o.controls, &progress);
             post([run, g](GeneratePanel& p) { p.onStarted(run, g); });
             const std::optional<std::int32_t> eos = attn::gen::eos_id(*folder->tokenizer);
+            attn::gen::StopReason reason = attn::gen::StopReason::Tokens;
             for (;;) {
                 o = live->next();  // a control changed during the run applies from here
-                if (attn::gen::stop_after(model, g, o, eos)) break;
+                if (const auto end = attn::gen::stop_after(model, g, o, eos)) {
+                    reason = *end;
+                    break;
+                }
                 attn::gen::Step s = attn::gen::step(model, g, o, &progress);
                 post([run, s, lp = g.logprobs](GeneratePanel& p) { p.onStep(run, s, lp); });
             }
             // Ended through the same queue as the tokens, so it arrives after the last of them.
-            post([run](GeneratePanel& p) { p.onEnded(run, {}); });
+            post([run, reason](GeneratePanel& p) { p.onEnded(run, {}, false, reason); });
             return {};
         },
         [self, run](const QString& error) {
@@ -304,12 +293,14 @@ void GeneratePanel::onStep(std::uint64_t run, attn::gen::Step step, std::vector<
     Q_EMIT stepAdded(last);
 }
 
-void GeneratePanel::onEnded(std::uint64_t run, const QString& error, bool stopped) {
+void GeneratePanel::onEnded(std::uint64_t run, const QString& error, bool stopped,
+                            attn::gen::StopReason reason) {
     if (run != run_ || !running_) return;
     running_ = false;
     syncEnabled();
     end_ = !error.isEmpty() ? End::Failed : stopped ? End::Stopped : End::Done;
     error_ = error;
+    reason_ = reason;
     status_->setText(endNote());
     if (!shown_.choices.empty()) showStep(slider_->value());
     Q_EMIT finished();
@@ -321,6 +312,16 @@ QString GeneratePanel::endNote() const {
         case End::Running:
             return {};
         case End::Done:
+            // Fewer tokens than asked: why the generation ended there.
+            if (reason_ == attn::gen::StopReason::Positions && model_)
+                return tr("%n token(s) generated: the text fills the model's %1 positions", "",
+                          made)
+                    .arg(model_->model->info().max_positions);
+            if (reason_ == attn::gen::StopReason::Eos)
+                return tr(
+                    "%n token(s) generated: the model ended the text (its end-of-text "
+                    "token)",
+                    "", made);
             return tr("%n token(s) generated", "", made);
         case End::Stopped:
             return tr("Stopped: generation cancelled after %n token(s)", "", made);

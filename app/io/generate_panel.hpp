@@ -3,9 +3,11 @@
 #pragma once
 
 #include <QWidget>
+#include <algorithm>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <utility>
 
 #include "attn/generate/generate.hpp"
 
@@ -25,13 +27,22 @@ namespace fileio {
 class LiveOptions {
   public:
     /// The options now.
-    attn::gen::GenerateOptions get() const;
-    void set(attn::gen::GenerateOptions options);
+    attn::gen::GenerateOptions get() const {
+        const std::lock_guard lock(mutex_);
+        return options_;
+    }
+    void set(attn::gen::GenerateOptions options) {
+        const std::lock_guard lock(mutex_);
+        options_ = std::move(options);
+    }
     /// The worker's read, at its start and before each step: get(), after waiting while held.
     attn::gen::GenerateOptions next();
     /// Lets the worker read READS more times, then holds it before the next read until
     /// release(): a test changes a control at a known step.
-    void holdAfter(int reads);
+    void holdAfter(int reads) {
+        const std::lock_guard lock(mutex_);
+        allowed_ = std::max(0, reads);
+    }
     /// Lets the worker run freely (Stop and closing release it too).
     void release();
 
@@ -90,7 +101,8 @@ class GeneratePanel : public QWidget {
   private:
     void onStarted(std::uint64_t run, attn::gen::Generation g);
     void onStep(std::uint64_t run, attn::gen::Step step, std::vector<float> logprobs);
-    void onEnded(std::uint64_t run, const QString& error, bool stopped = false);
+    void onEnded(std::uint64_t run, const QString& error, bool stopped = false,
+                 attn::gen::StopReason reason = attn::gen::StopReason::Tokens);
     /// How the last generation ended, said above its step's line: counted when said, since
     /// tokens posted before a Stop still arrive after it.
     QString endNote() const;
@@ -119,6 +131,8 @@ class GeneratePanel : public QWidget {
     bool running_ = false;
     enum class End { Running, Done, Stopped, Failed } end_ = End::Running;
     QString error_;  ///< why the last generation failed (End::Failed)
+    /// Why the last generation ended by itself (End::Done): fewer tokens than asked say why.
+    attn::gen::StopReason reason_ = attn::gen::StopReason::Tokens;
 };
 
 }  // namespace fileio

@@ -17,6 +17,7 @@
 
 #include "attn/models/families.hpp"
 #include "attn/models/hf_cache.hpp"
+#include "attn/models/ollama.hpp"
 #include "attn/scene/model_scene.hpp"
 #include "attn/scene/spec_edit.hpp"
 #include "attn/util/error.hpp"
@@ -43,7 +44,7 @@ ModelController::ModelController(MainWindow* window) : QObject(window), window_(
         runs << QString::fromStdString(f.display);
     openAction_->setToolTip(
         tr("Run a model from a Hugging Face folder (config.json, model.safetensors and its "
-           "tokenizer) on the sentence: %1")
+           "tokenizer) or a GGUF file (llama, qwen2) on the sentence: %1")
             .arg(runs.join(QStringLiteral(", "))));
     connect(openAction_, &QAction::triggered, this, &ModelController::openWithDialog);
     closeAction_ = new QAction(tr("&Close Model"), this);
@@ -76,6 +77,13 @@ QList<ModelController::CachedModel> ModelController::cachedModels() {
                               .arg(modelName(path), QString::fromStdString(about.display),
                                    QLocale().formattedDataSize(qint64(about.bytes)))});
     }
+    for (const attn::model::OllamaModel& m :
+         attn::model::find_ollama_models(attn::model::ollama_models_dir()))
+        out.append({QFile::decodeName(QByteArray::fromStdString(m.blob)),
+                    tr("%1 — %2 GGUF · %3")
+                        .arg(QString::fromStdString(m.name), QString::fromStdString(m.architecture),
+                             QLocale().formattedDataSize(qint64(m.bytes))),
+                    true});
     return out;
 }
 
@@ -102,16 +110,25 @@ void ModelController::rebuildMenu() {
         menu_->addAction(tr("Looking in %1…").arg(hub))->setEnabled(false);
         return;
     }
-    for (const CachedModel& m : found) {
+    const auto add = [this](const CachedModel& m) {
         QAction* a = menu_->addAction(m.label);
         a->setData(m.dir);
         a->setToolTip(m.dir);
         a->setStatusTip(m.dir);
         connect(a, &QAction::triggered, this, [this, dir = m.dir] { openModel(dir); });
-    }
-    if (found.isEmpty()) {
+    };
+    bool any = false, ollama = false;
+    for (const CachedModel& m : found)
+        if (!m.ollama) add(m), any = true;
+    if (!any) {
         QAction* none = menu_->addAction(tr("No models of a family AttnScope runs in %1").arg(hub));
         none->setEnabled(false);
+    }
+    for (const CachedModel& m : found) {
+        if (!m.ollama) continue;
+        if (!ollama) menu_->addSection(tr("In Ollama"));
+        ollama = true;
+        add(m);
     }
 }
 
@@ -178,9 +195,14 @@ bool ModelController::openModel(const QString& path) {
 
 void ModelController::openWithDialog() {
     const QString start = QSettings().value(settings_keys::kLastModelDirectory).toString();
-    const QString dir = QFileDialog::getExistingDirectory(
-        window_, tr("Open a Model Folder"), start.isEmpty() ? QDir::homePath() : start);
-    if (!dir.isEmpty()) openModel(dir);
+    // One dialog for both kinds: a folder is opened by choosing its config.json.
+    const QString file = QFileDialog::getOpenFileName(
+        window_, tr("Open a Model (a folder's config.json, or a GGUF file)"),
+        start.isEmpty() ? QDir::homePath() : start,
+        tr("Models (config.json *.gguf);;GGUF files (*.gguf);;Hugging Face folders (config.json)"));
+    if (file.isEmpty()) return;
+    const QFileInfo chosen(file);
+    openModel(chosen.fileName() == QLatin1String("config.json") ? chosen.absolutePath() : file);
 }
 
 void ModelController::closeModel() {

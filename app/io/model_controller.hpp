@@ -30,17 +30,20 @@ class ModelController : public QObject {
     /// (setConfirmReplace); false when cancelled or (with a message box unless quiet) when it
     /// cannot.
     bool openModel(const QString& dir);
-    /// Model ▸ Open Model…: a folder dialog, then openModel.
+    /// Model ▸ Open Model…: a file dialog (a folder's config.json or a .gguf file), then
+    /// openModel.
     void openWithDialog();
     /// Model ▸ Close Model: back to the synthetic scene on the same sentence (undoable).
     void closeModel();
     /// A model folder of the Hugging Face cache as Model ▸ lists it.
     struct CachedModel {
-        QString dir;
+        QString dir;    ///< the folder, or an Ollama model's GGUF blob
         QString label;  ///< "name — family · size"
+        bool ollama = false;
     };
-    /// The folders of the Hugging Face cache of every family that runs, as Model ▸ lists them
-    /// (reads the disk: a worker's call, never the GUI thread's).
+    /// The folders of the Hugging Face cache of every family that runs, then the models of Ollama
+    /// whose architecture runs, as Model ▸ lists them (reads the disk: a worker's call, never the
+    /// GUI thread's).
     static QList<CachedModel> cachedModels();
 
   Q_SIGNALS:

@@ -246,6 +246,8 @@ void AlignmentLens::drawAlignment(const attn::lenses::Alignment& a, attn::Index 
         yt->addTick(double(i), elideToken(a.target[i], 12));
     plot_->xAxis->setTicker(xt);
     plot_->yAxis->setTicker(yt);
+    setPlainLabels(plot_->xAxis, a.source);
+    setPlainLabels(plot_->yAxis, a.target);
     plot_->xAxis->setSubTicks(false);
     plot_->yAxis->setSubTicks(false);
     QVector<double> ax, ay;

@@ -62,6 +62,7 @@ void LensHeatmap::setMatrix(const attn::MatrixD& M, double lo, double hi) {
 void LensHeatmap::setTokens(const std::vector<std::string>& cols,
                             const std::vector<std::string>& rows) {
     const auto apply = [](QCPAxis* axis, const std::vector<std::string>& tokens) {
+        setPlainLabels(axis, tokens);  // an export's labels: every token, in full
         if (tokens.empty()) {
             QSharedPointer<QCPAxisTickerFixed> t(new QCPAxisTickerFixed);
             t->setTickStep(1);

@@ -25,6 +25,7 @@
 #include "views/plot_theme.hpp"
 #include "views/qcp.hpp"
 #include "views/scroll_frame.hpp"
+#include "widgets/index_spin_box.hpp"
 
 LensPanel::LensPanel(Scene* scene, const QString& name, LensInputs inputs, QWidget* parent)
     : QWidget(parent), scene_(scene), name_(name), inputs_(inputs) {
@@ -302,7 +303,15 @@ QSlider* LensPanel::addSlider(const char* key, const QString& label, int min, in
 
 QSpinBox* LensPanel::addSpin(const char* key, const QString& label, int min, int max, int value,
                              int step) {
-    auto* spin = new QSpinBox;
+    return placeSpin(new QSpinBox, key, label, min, max, value, step);
+}
+
+QSpinBox* LensPanel::addIndexSpin(const char* key, const QString& label, int max, int value) {
+    return placeSpin(new IndexSpinBox, key, label, 0, max, value, 1);
+}
+
+QSpinBox* LensPanel::placeSpin(QSpinBox* spin, const char* key, const QString& label, int min,
+                               int max, int value, int step) {
     nameControl(spin, key, label);
     spin->setKeyboardTracking(false);  // typed numbers apply when done
     spin->setRange(min, max);

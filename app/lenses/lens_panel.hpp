@@ -130,6 +130,9 @@ class LensPanel : public QWidget {
                        std::function<QString(int)> text);
     QSpinBox* addSpin(const char* key, const QString& label, int min, int max, int value,
                       int step = 1);
+    /// A spin box of an index 0…max (its value and its key's value in sessions) shown from 1,
+    /// as the window counts queries and keys (IndexSpinBox).
+    QSpinBox* addIndexSpin(const char* key, const QString& label, int max, int value);
     QDoubleSpinBox* addDoubleSpin(const char* key, const QString& label, double min, double max,
                                   double value, double step, int decimals);
     QComboBox* addCombo(const char* key, const QString& label, const QStringList& items,
@@ -137,6 +140,8 @@ class LensPanel : public QWidget {
     QCheckBox* addCheck(const char* key, const QString& text, bool on);
 
   private:
+    QSpinBox* placeSpin(QSpinBox* spin, const char* key, const QString& label, int min, int max,
+                        int value, int step);
     /// Gives the view state the controls' values: a user's edit as an undo step (recordEdits),
     /// else as they are.
     void recordSettings();

@@ -10,6 +10,7 @@
 #include "attn/util/error.hpp"
 #include "attn/util/random.hpp"
 #include "model/layer_cache.hpp"
+#include "model/numbering.hpp"
 #include "model/scene.hpp"
 #include "views/qcp.hpp"
 #include "views/token_labels.hpp"
@@ -31,8 +32,11 @@ LookupLens::LookupLens(Scene* scene, QWidget* parent)
            "H(α) → log n (τ → ∞), H(α) → 0 (τ → 0)"));
     const attn::SceneSpec spec = scene ? scene->spec() : attn::SceneSpec{};
     const Selection sel = scene ? scene->selection() : Selection{};
-    query_ = addSpin("query", tr("query i"), 0, 4096, std::max(0, sel.query));
-    head_ = addSpin("head", tr("head h"), 1, 256, sel.head + 1);
+    // Queries and heads as the rest of the window counts them: from 1 (model/numbering.hpp).
+    query_ = addIndexSpin("query", tr("query i"), 4095, std::max(0, sel.query));
+    head_ = addSpin("head", tr("head h"), 1, 256, int(shown(sel.head)));
+    for (QSpinBox* box : {query_, head_})
+        box->setToolTip(numberingNote());
     tau_ = addSlider("temperature", tr("temperature τ"), -200, 200,
                      int(std::lround(100 * std::log10(std::max(0.01f, spec.temperature)))),
                      [](int v) { return QString::number(std::pow(10.0, v / 100.0), 'g', 3); });
@@ -93,7 +97,7 @@ LookupLens::LookupLens(Scene* scene, QWidget* parent)
             const Following following(this);  // the selection's head and query, no edit
             const Selection s = this->scene()->selection();
             if (s.query >= 0) query_->setValue(s.query);
-            head_->setValue(s.head + 1);
+            head_->setValue(int(shown(s.head)));
         });
     refresh();
 }
@@ -131,7 +135,7 @@ void LookupLens::drawLookup(const attn::SceneResult& r) {
     using namespace attn::lenses;
     if (r.heads.empty()) return;
     head_->setMaximum(int(r.heads.size()));
-    query_->setMaximum(int(r.q_tokens.size()) - 1);
+    query_->setMaximum(std::max(0, int(r.q_tokens.size()) - 1));
     const std::size_t h = std::size_t(head_->value() - 1);
     const attn::Index i = query_->value();
     const attn::HeadResult& head = r.heads[h];
@@ -170,14 +174,14 @@ void LookupLens::drawLookup(const attn::SceneResult& r) {
         for (QCustomPlot* p : {conv_, sweep_})
             for (int g = 0; g < p->graphCount(); ++g)
                 p->graph(g)->data()->clear();
-        setPlotTitle(dist_, tr("α of query %1, head %2").arg(i).arg(h + 1));
+        setPlotTitle(dist_, tr("α of query %1, head %2").arg(shown(i)).arg(shown(h)));
         for (QCustomPlot* p : {dist_, conv_, sweep_})
             p->replot();
         setReadout(n == 0 ? tr("<i>Query %1, head %2: this scene keeps no weights to sample "
                                "(a streamed long sequence).</i>")
-                                .arg(i)
-                                .arg(h + 1)
-                          : tr("<i>Query %1 sees no key (fully masked row).</i>").arg(i));
+                                .arg(shown(i))
+                                .arg(shown(h))
+                          : tr("<i>Query %1 sees no key (fully masked row).</i>").arg(shown(i)));
         return;
     }
     attn::MatrixD V;
@@ -211,15 +215,18 @@ void LookupLens::drawLookup(const attn::SceneResult& r) {
     alphaBars_->setData(kx, ka);
     freqBars_->setData(kx, kf);
     dist_->xAxis->setTicker(ticks);
+    setPlainLabels(dist_->xAxis, r.k_tokens);
     dist_->xAxis->setRange(-0.6, double(n) - 0.4);
     dist_->yAxis->setRange(
         0, std::max(alpha.maxCoeff(), *std::max_element(kf.begin(), kf.end())) * 1.35);
     const QString qtok = std::size_t(i) < r.q_tokens.size()
                              ? elideToken(r.q_tokens[std::size_t(i)], 14)
-                             : QString::number(i);
-    setPlotTitle(
-        dist_,
-        tr("α of query %1 “%2”, head %3, τ = %4").arg(i).arg(qtok).arg(h + 1).arg(tau, 0, 'g', 3));
+                             : QString::number(shown(i));
+    setPlotTitle(dist_, tr("α of query %1 “%2”, head %3, τ = %4")
+                            .arg(shown(i))
+                            .arg(qtok)
+                            .arg(shown(h))
+                            .arg(tau, 0, 'g', 3));
 
     QVector<double> cx, cy, guide;
     for (std::size_t k = 0; k < hl.steps.size(); ++k) {
@@ -262,8 +269,8 @@ void LookupLens::drawLookup(const attn::SceneResult& r) {
     setReadout(tr("<b>Query %1, head %2</b>, %3 visible keys, τ = %4<br>"
                   "H(α) = %5 nats (ceiling %6), max α = %7<br>"
                   "after N = %8 hard lookups: error %9 (1/√N guide %10)%11")
-                   .arg(i)
-                   .arg(h + 1)
+                   .arg(shown(i))
+                   .arg(shown(h))
                    .arg(visible)
                    .arg(tau, 0, 'g', 3)
                    .arg(now.entropy, 0, 'f', 3)

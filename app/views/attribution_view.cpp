@@ -23,7 +23,7 @@ namespace {
 struct AttributionDelivery {
     attn::interv::Attribution attribution;
     std::vector<attn::NextToken> top;
-    QString name;
+    QString name, text;  // the token as the page names it, and its plain text
     std::vector<std::int32_t> ids;
     QStringList tokens;
 };
@@ -147,12 +147,14 @@ void AttributionView::refresh() {
             d.attribution =
                 attn::interv::attribute(*folder->model, run->ids, token, run->controls, &progress);
             d.name = tokenName(*folder->tokenizer, token);
+            d.text = QString::fromStdString(folder->tokenizer->token_text(token));
             d.ids = run->ids;
             for (const std::string& t : folder->tokenizer->display_tokens(run->ids))
                 d.tokens << visibleToken(QString::fromStdString(t));
             return d;
         },
         [this](AttributionDelivery d) {
+            text_ = std::move(d.text);
             display(std::move(d.attribution), std::move(d.top), std::move(d.name), std::move(d.ids),
                     std::move(d.tokens));
         },

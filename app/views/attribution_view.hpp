@@ -39,6 +39,8 @@ class AttributionView : public QWidget {
     const std::vector<std::int32_t>& tokenIds() const { return ids_; }
     const QStringList& tokens() const { return tokens_; }
     const QString& tokenLabel() const { return name_; }
+    /// The attributed token's own text (no quotes, no id): what exports label it with.
+    const QString& tokenText() const { return text_; }
     CellMap* map() const { return map_; }
     BarList* bars() const { return bars_; }
     QListWidget* topTokens() const { return top_; }
@@ -73,5 +75,5 @@ class AttributionView : public QWidget {
     attn::interv::Attribution result_;
     std::vector<std::int32_t> ids_;
     QStringList tokens_;
-    QString name_;
+    QString name_, text_;
 };

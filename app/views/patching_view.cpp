@@ -219,6 +219,8 @@ bool PatchingView::start() {
     inputs.corrupt = corrupt_->text();
     inputs.answer = tokenName(tok, ps.answer);
     inputs.wrong = tokenName(tok, ps.wrong);
+    inputs.answerText = QString::fromStdString(tok.token_text(ps.answer));
+    inputs.wrongText = QString::fromStdString(tok.token_text(ps.wrong));
     for (const std::string& t : tok.display_tokens(ps.clean))
         inputs.tokens << visibleToken(QString::fromStdString(t));
     for (const std::string& t : tok.display_tokens(ps.corrupt))

@@ -22,6 +22,7 @@ class Scene;
 struct PatchInputs {
     QString clean, corrupt;             ///< the prompts' text
     QString answer, wrong;              ///< the answers as tokenName gives them
+    QString answerText, wrongText;      ///< the answer tokens' own text (exports' labels)
     QStringList tokens, corruptTokens;  ///< each prompt's tokens, drawable
     std::vector<int> differing;         ///< the positions where the prompts' tokens differ
 };

@@ -31,6 +31,29 @@ QString elideToken(const std::string& token, int maxChars) {
     return s.left(std::max(1, maxChars - 1)) + QStringLiteral("…");
 }
 
+namespace {
+/// The dynamic property of a QCPAxis holding its positions' full labels.
+constexpr char kPlainLabels[] = "attnPlainLabels";
+}  // namespace
+
+void setPlainLabels(QCPAxis* axis, const std::vector<std::string>& tokens) {
+    QStringList labels;
+    labels.reserve(qsizetype(tokens.size()));
+    for (const std::string& t : tokens)
+        labels << QString::fromStdString(t);
+    axis->setProperty(kPlainLabels, labels);
+}
+
+QString plainLabel(const QCPAxis* axis, double v) {
+    if (!axis) return {};
+    const QStringList labels = axis->property(kPlainLabels).toStringList();
+    const double index = std::round(v);
+    if (!labels.isEmpty() && index == v && index >= 0 && index < double(labels.size()))
+        return labels[qsizetype(index)];
+    const auto text = axis->ticker().dynamicCast<QCPAxisTickerText>();
+    return text ? text->ticks().value(v) : QString();
+}
+
 std::vector<std::string> widestTokens(const std::vector<std::string>& tokens, std::size_t count) {
     if (tokens.size() <= count) return tokens;
     std::vector<std::pair<qsizetype, std::size_t>> lengths;  // (−label length, index)

@@ -21,6 +21,14 @@ void setTokenTicks(QCPAxisTickerText& ticker, const std::vector<std::string>& to
 void setTokenTicks(QCPAxisTickerText& ticker, const std::vector<std::string>& tokens,
                    long long first, long long count, double axisPixels, double minSpacingPx);
 
+/// Keeps the full text of AXIS's positions 0…n−1 (TOKENS, unelided, without the index a
+/// thinned label gets) beside its tick labels: what an export writes as a position's label.
+void setPlainLabels(QCPAxis* axis, const std::vector<std::string>& tokens);
+
+/// The label an export writes for position V of AXIS: the full text setPlainLabels kept, else
+/// the axis's own tick text there (categories), else "".
+QString plainLabel(const QCPAxis* axis, double v);
+
 /// At most count of tokens, those with the longest labels (elideToken), in their order: what a
 /// layout measures so that 32k tokens are not each laid out to find the widest label.
 std::vector<std::string> widestTokens(const std::vector<std::string>& tokens, std::size_t count);

@@ -1,11 +1,18 @@
 // AttnScope — helpers shared by the app tests (not a test itself). GPL-3.0-or-later.
 #pragma once
 
+#include <QAction>
+#include <QApplication>
 #include <QCoreApplication>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QImage>
 #include <QImageWriter>
+#include <QLineEdit>
+#include <QPushButton>
 #include <QSet>
 #include <QSettings>
 #include <QStandardPaths>
@@ -13,6 +20,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <cmath>
 #include <vector>
 
@@ -25,6 +33,34 @@
 #include "views/heatmap_grid.hpp"
 
 namespace test_support {
+
+/// Triggers ACTION, whose file dialog is answered as a user answers it: in folder DIR, PATH's
+/// name typed, then a click on BUTTON (not Enter, which the name's completer list may take),
+/// until it closes. Returns how many times the dialog was answered (0: it never showed).
+inline int answerFileDialog(QAction* action, const QString& dir, const QString& path,
+                            QDialogButtonBox::StandardButton button) {
+    int attempts = 0;
+    QTimer answer;
+    answer.setInterval(50);
+    QObject::connect(&answer, &QTimer::timeout, [&] {
+        auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+        if (!dialog || !dialog->isVisible()) return;
+        auto* name = dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
+        auto* buttons = dialog->findChild<QDialogButtonBox*>();
+        QPushButton* accept = buttons ? buttons->button(button) : nullptr;
+        if (!name || !accept) return;
+        ++attempts;
+        dialog->setDirectory(dir);
+        if (name->text() != QFileInfo(path).fileName()) {
+            name->selectAll();
+            QTest::keyClicks(name, QFileInfo(path).fileName());
+        }
+        if (accept->isEnabled()) QTest::mouseClick(accept, Qt::LeftButton);
+    });
+    answer.start();
+    action->trigger();
+    return attempts;
+}
 
 /// Clicks tab INDEX of BAR, as a user does.
 inline void clickTab(QTabBar* bar, int index) {

@@ -153,31 +153,11 @@ class DocumentFilesTest : public QObject {
         test_support::showWindow(w);
         setTemperature(w, 0.25f);
         const QString path = dir_.filePath(QStringLiteral("saved-as.attnscope"));
-        // The dialog is answered as a user answers it: the name typed, then a click on Save
-        // (not Enter, which the name's completer list may take), until it closes.
-        int attempts = 0;
-        QTimer answer;
-        answer.setInterval(50);
-        connect(&answer, &QTimer::timeout, this, [&] {
-            auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
-            if (!dialog || !dialog->isVisible()) return;
-            auto* name = dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
-            auto* buttons = dialog->findChild<QDialogButtonBox*>();
-            QPushButton* save = buttons ? buttons->button(QDialogButtonBox::Save) : nullptr;
-            if (!name || !save) return;
-            ++attempts;
-            dialog->setDirectory(dir_.path());
-            if (name->text() != QFileInfo(path).fileName()) {
-                name->selectAll();
-                QTest::keyClicks(name, QFileInfo(path).fileName());
-            }
-            if (save->isEnabled()) QTest::mouseClick(save, Qt::LeftButton);
-        });
-        answer.start();
+        // The dialog is answered as a user answers it: the name typed, then a click on Save.
         QAction* saveAs = w.findChild<QAction*>(QStringLiteral("actionSaveAs"));
         QVERIFY(saveAs);
-        saveAs->trigger();
-        answer.stop();
+        const int attempts =
+            test_support::answerFileDialog(saveAs, dir_.path(), path, QDialogButtonBox::Save);
         QVERIFY(attempts > 0);
         QCOMPARE(files->currentFile(), path);
         QCOMPARE(savedTemperature(path), 0.25f);

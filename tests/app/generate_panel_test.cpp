@@ -201,6 +201,29 @@ class GeneratePanelTest : public QObject {
         if (g.run) QCOMPARE(g.run->controls.interventions.ablated.size(), std::size_t(1));
     }
 
+    /// Asked for more tokens than the model's positions hold, the panel says why it made fewer:
+    /// the tiny GPT-2 reads 16 positions, "the cat sat" is 10 of them, so 6 come of 16 asked.
+    void fewerTokensThanAskedSaysWhy() {
+        MainWindow w;
+        QString error;
+        auto* panel = openTiny(w, dir_.path(), &error, QStringLiteral("the cat sat"));
+        QVERIFY2(panel, qPrintable(error));
+        const auto folder = w.scene()->spec().model;
+        QCOMPARE(int(folder->model->info().max_positions), 16);
+        QCOMPARE(folder->tokenizer->encode("the cat sat").size(), std::size_t(10));
+        typeInto(panel->tokensBox(), QStringLiteral("16"));
+        QSignalSpy done(panel, &fileio::GeneratePanel::finished);
+        QTest::mouseClick(panel->generateButton(), Qt::LeftButton);
+        finish(w, panel);
+        QCOMPARE(done.count(), 1);
+        QCOMPARE(panel->generation().choices.size(), std::size_t(6));
+        const QString status = panel->statusLabel()->text();
+        QVERIFY2(status.contains(QStringLiteral("6 token(s) generated")) &&
+                     status.contains(QStringLiteral("16 positions")),
+                 qPrintable(status));
+        w.scene()->undoStack()->setClean();
+    }
+
     /// Scrubbing shows exactly the generated ids, even where their text encodes to other ids:
     /// the tiny GPT-2's byte-level vocabulary makes bytes that are no UTF-8 on their own (the
     /// text shows U+FFFD for them) and merges "h" + "e" into "he".

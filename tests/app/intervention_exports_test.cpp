@@ -27,6 +27,7 @@
 #include "attn/io/numpy/npy.hpp"
 #include "attn/io/numpy/numpy_attention.hpp"
 #include "attn/scene/model_scene.hpp"
+#include "csv_rows.hpp"
 #include "export/export_dialog.hpp"
 #include "interventions_window.hpp"
 #include "views/attribution_view.hpp"
@@ -132,38 +133,6 @@ struct Arrays {
         return out;
     }
 };
-
-/// The rows of a CSV file (RFC 4180 quotes), the header first.
-QList<QStringList> readCsv(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    const QString text = QString::fromUtf8(f.readAll());
-    QList<QStringList> rows{{}};
-    QString field;
-    bool quoted = false;
-    for (qsizetype i = 0; i < text.size(); ++i) {
-        const QChar ch = text[i];
-        if (quoted) {
-            if (ch == QLatin1Char('"') && i + 1 < text.size() && text[i + 1] == QLatin1Char('"'))
-                field += ch, ++i;
-            else if (ch == QLatin1Char('"'))
-                quoted = false;
-            else
-                field += ch;
-        } else if (ch == QLatin1Char('"')) {
-            quoted = true;
-        } else if (ch == QLatin1Char(',')) {
-            rows.back() << field, field.clear();
-        } else if (ch == QLatin1Char('\n')) {
-            rows.back() << field, field.clear();
-            rows.push_back({});
-        } else {
-            field += ch;
-        }
-    }
-    if (rows.back().isEmpty()) rows.pop_back();
-    return rows;
-}
 
 /// The y column of the CSV rows of series NAME (columns: series_index, plot, series, x, y, …).
 std::vector<double> seriesY(const QList<QStringList>& rows, const QString& name) {
@@ -307,7 +276,7 @@ class InterventionExportsTest : public QObject {
         const attn::interv::PatchSpec& s = view->patchSpec();
         const QString csv = out_.filePath(QStringLiteral("patching.csv"));
         QCOMPARE(exportThroughMenu(*w_, csv).refused, QString());
-        const QList<QStringList> rows = readCsv(csv);
+        const QList<QStringList> rows = test_support::readCsv(csv);
         QVERIFY(rows.size() > 40);
         QCOMPARE(rows[0].join(QLatin1Char(',')),
                  QStringLiteral("series_index,plot,series,x,y,z,x_label,y_label"));
@@ -323,6 +292,24 @@ class InterventionExportsTest : public QObject {
         QCOMPARE(diffs.size(), std::size_t(3));
         QCOMPARE(diffs[0], r.clean_diff);  // shortest decimals: the same double read back
         QCOMPARE(diffs[1], r.corrupt_diff);
+        // Plain labels: an answer's own text (its id is y), never the page's “text” (id); a
+        // layers × heads cell has none (x and y are its head and layer, from 0).
+        const auto folder = w_->scene()->spec().model;
+        const QString answer = QString::fromStdString(folder->tokenizer->token_text(42));
+        const QString wrong = QString::fromStdString(folder->tokenizer->token_text(114));
+        int headCells = 0;
+        for (const QStringList& row : rows) {
+            if (row.value(2) == QLatin1StringView("answer token")) QCOMPARE(row.value(6), answer);
+            if (row.value(2) == QLatin1StringView("wrong token")) QCOMPARE(row.value(6), wrong);
+            if (row.value(1) == view->headMap()->title()) {
+                QCOMPARE(row.value(6), QString());
+                QCOMPARE(row.value(7), QString());
+                ++headCells;
+            }
+            if (row.value(1) == view->residMap()->title() && row.value(4) == QLatin1StringView("1"))
+                QCOMPARE(row.value(7), QStringLiteral("after layer 1"));
+        }
+        QCOMPARE(headCells, 6);
 
         const QString npzPath = out_.filePath(QStringLiteral("patching.npz"));
         QCOMPARE(exportThroughMenu(*w_, npzPath).refused, QString());
@@ -337,6 +324,8 @@ class InterventionExportsTest : public QObject {
         QVERIFY(a.ints("corrupt_ids") == s.corrupt);
         QVERIFY(a.ints("answer_id") == std::vector<std::int32_t>{42});
         QVERIFY(a.ints("wrong_id") == std::vector<std::int32_t>{114});
+        QCOMPARE(a.strings("answer"), QStringList{answer});
+        QCOMPARE(a.strings("wrong"), QStringList{wrong});
         QCOMPARE(a.strings("clean_text"), QStringList{QStringLiteral("the cat sat")});
         QCOMPARE(a.strings("corrupt_text"), QStringList{QStringLiteral("the dog sat")});
         QCOMPARE(a.floats("clean_diff").front(), float(r.clean_diff));
@@ -356,6 +345,10 @@ class InterventionExportsTest : public QObject {
         for (std::size_t i = 0; i < heads.size(); ++i)
             QCOMPARE(heads[i], r.heads(attn::Index(i / 2), attn::Index(i % 2)));
         QVERIFY(a.ints("token_id") == std::vector<std::int32_t>{r.token});
+        // The token's own text, not the page's “text” (id).
+        const auto& tokenizer = *w_->scene()->spec().model->tokenizer;
+        QCOMPARE(a.strings("token"),
+                 QStringList{QString::fromStdString(tokenizer.token_text(r.token))});
         QCOMPARE(a.floats("logit").front(), float(r.logit));
         QCOMPARE(a.floats("mlp_attribution").size(), std::size_t(3));
     }

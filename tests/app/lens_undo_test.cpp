@@ -169,7 +169,9 @@ class LensUndoTest : public QObject {
         Selection s = w_->scene()->selection();
         s.query = 3;
         w_->scene()->setSelection(s);
+        // The fourth query: shown from 1 as the Heads tab's hover line counts it, kept from 0.
         QCOMPARE(query->value(), 3);
+        QCOMPARE(query->text(), QStringLiteral("4"));
         QCOMPARE(setting(QStringLiteral("lookup"), "query"), 3);
         QCOMPARE(undo()->count(), 0);
         attn::SceneSpec spec = w_->scene()->spec();

@@ -34,17 +34,25 @@ class LoadedLensesTest : public QObject {
         test_support::showWindow(w);
         LensPanel* lens = openLens(w, "lens_lookup");  // drawn first on the synthetic scene
         openBert(w);
-        // A real user's pick: query 2 ("cat") typed into the lens's spin box.
+        // A real user's pick: query 3 ("cat", the third token: the window counts from 1) typed
+        // into the lens's spin box.
         auto* query = lens->findChild<QSpinBox*>(QStringLiteral("query"));
         QVERIFY(query);
         query->setFocus();
         query->selectAll();
-        QTest::keyClicks(query, QStringLiteral("2"));
+        QTest::keyClicks(query, QStringLiteral("3"));
         QTest::keyClick(query, Qt::Key_Enter);
         test_support::settleAll(w.computeService());
-        QCOMPARE(query->value(), 2);
+        QCOMPARE(query->value(), 2);  // kept from 0 (sessions, code)
+        QCOMPARE(query->text(), QStringLiteral("3"));
 
         const QString readout = lens->readoutText();
+        QVERIFY2(readout.contains(QStringLiteral("Query 3, head 1")), qPrintable(readout));
+        const auto* titleText =
+            qobject_cast<QCPTextElement*>(lens->plots().at(0)->plotLayout()->element(0, 0));
+        QVERIFY(titleText);
+        const QString title = titleText->text();
+        QVERIFY2(title.contains(QStringLiteral("query 3 “cat”")), qPrintable(title));
         QVERIFY2(!readout.contains(QStringLiteral("sees no key")), qPrintable(readout));
         QVERIFY2(readout.contains(QStringLiteral("8 visible keys")), qPrintable(readout));
         QVERIFY2(readout.contains(QStringLiteral("s = log α")), qPrintable(readout));

@@ -2,7 +2,8 @@
 // readable size (not blank, nothing squeezed under the minimum). With ATTN_SCREENSHOT_DIR set it
 // also writes the README's tour (docs/screenshots/tour-*.png), drawn by the app itself — on the
 // synthetic scene, a BERT file, the Marian cross-attention (tests/data/marian) and a GPT-2 model
-// folder (the tiny one gpt2_tiny.py writes); the Marian file on its Cross component; run with
+// folder (the tiny one gpt2_tiny.py writes), whose Interventions pages and a generation follow the
+// User Guide (interventionsTour); the Marian file on its Cross component; run with
 // QT_SCALE_FACTOR=2 (ctest app.screenshot_tour_test_2x) the same at 192 dpi, "-2x" files. Loaded
 // scenes leave out what does not read the scene (the playground, lenses of their own controls): the
 // synthetic scene's pictures of them are the same.
@@ -10,20 +11,30 @@
 #include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QUndoStack>
 #include <QtTest>
 
 #include "app_test_support.hpp"
+#include "interventions_window.hpp"
 #include "io/data_dock.hpp"
 #include "io/data_io.hpp"
 #include "io/file_controller.hpp"
+#include "io/generate_panel.hpp"
 #include "io/model_controller.hpp"
 #include "lenses/lens_panel.hpp"
 #include "lenses/lens_registry.hpp"
 #include "playground/playground_widget.hpp"
 #include "tiny_folders.hpp"
+#include "views/attribution_view.hpp"
+#include "views/interventions_list.hpp"
+#include "views/logit_lens_view.hpp"
 #include "views/model_grid.hpp"
 #include "views/qcp.hpp"
 
@@ -68,20 +79,76 @@ class ScreenshotTourTest : public QObject {
             component->setCurrentIndex(cross);
             QVERIFY(w.scene()->spec().component == attn::Index(cross));
         } else if (scene == QLatin1StringView("gpt2-model")) {
+            // A folder named as the pictures name it ("tiny-gpt2 · GPT-2"), not the temporary
+            // folder's random name, which changed every picture's text at each regeneration.
             QTemporaryDir dir;
-            const QString error = test_support::writeTinyGpt2(dir.path());
+            const QString folder = dir.filePath(QStringLiteral("tiny-gpt2"));
+            const QString error = test_support::writeTinyGpt2(folder);
             QVERIFY2(error.isEmpty(), qPrintable(error));
             auto* models = w.findChild<fileio::ModelController*>();
             models->setQuiet(true);
-            QVERIFY2(models->openModel(dir.path()), qPrintable(models->lastError()));
+            QVERIFY2(models->openModel(folder), qPrintable(models->lastError()));
             test_support::settle(w.computeService());
             runTour(w);
+            interventionsTour(w);
             return;
         }
         runTour(w);
     }
 
   private:
+    /// The Interventions tab's pages and a generation on the tiny GPT-2, as the User Guide walks
+    /// a newcomer through them: the logit lens, the attribution and a patching map of the
+    /// model's own run (also the guide's own pictures, interventions-*.png), then a head ablated
+    /// and an edge knocked out from the first page's fields and the induction test run, the
+    /// heads with them in effect, then tokens generated.
+    void interventionsTour(MainWindow& w) {
+        QCOMPARE(test_support::typeSentence(w, QStringLiteral("the cat sat")), QString());
+        auto* tab = w.findChild<InterventionsTab*>();
+        QVERIFY(tab);
+        w.tabs()->setCurrentWidget(tab);
+        tab->pages()->setCurrentWidget(tab->lens());
+        QVERIFY(QTest::qWaitFor([&] { return !tab->lens()->table().cells.empty(); }, 60000));
+        shoot(w, tab, QStringLiteral("interventions-logit-lens"));
+        tab->pages()->setCurrentWidget(tab->attribution());
+        QVERIFY(QTest::qWaitFor([&] { return tab->attribution()->attribution().heads.size() > 0; },
+                                60000));
+        shoot(w, tab, QStringLiteral("interventions-attribution"));
+        QCOMPARE(test_support::runPatching(tab, QStringLiteral("the dog sat"), QStringLiteral("42"),
+                                           QStringLiteral("114")),
+                 QString());
+        shoot(w, tab, QStringLiteral("interventions-patching"));
+        w.tabs()->setCurrentWidget(tab);
+        InterventionsList* list = tab->inEffect();
+        tab->pages()->setCurrentWidget(list);
+        list->ablateLayer()->setValue(2);
+        list->ablateHead()->setValue(1);
+        QTest::mouseClick(list->ablateButton(), Qt::LeftButton);
+        list->knockLayer()->setValue(1);
+        list->knockHead()->setValue(2);
+        list->knockQuery()->setValue(4);
+        list->knockKey()->setValue(1);
+        QTest::mouseClick(list->knockButton(), Qt::LeftButton);
+        QCOMPARE(list->list()->count(), 2);
+        QSignalSpy induction(list, &InterventionsList::inductionFinished);
+        QTest::mouseClick(list->inductionButton(), Qt::LeftButton);
+        QVERIFY(QTest::qWaitFor([&] { return induction.count() > 0; }, 60000));
+        QVERIFY(list->inductionTable()->rowCount() > 0);
+        shoot(w, tab, QStringLiteral("interventions-list"));
+
+        shoot(w, w.heatmapGrid(), QStringLiteral("heads-interventions"));
+
+        auto* generate = w.findChild<fileio::GeneratePanel*>();
+        QVERIFY(generate);
+        generate->tokensBox()->setValue(6);
+        QSignalSpy generated(generate, &fileio::GeneratePanel::finished);
+        QTest::mouseClick(generate->generateButton(), Qt::LeftButton);
+        QVERIFY(QTest::qWaitFor([&] { return generated.count() > 0; }, 60000));
+        test_support::settle(w.computeService());
+        shoot(w, w.heatmapGrid(), QStringLiteral("generate"));
+        w.scene()->undoStack()->setClean();
+    }
+
     void runTour(MainWindow& w) {
         test_support::settle(w.computeService());
         w.scene()->setSelection(Selection{1, 2, 0});
@@ -142,6 +209,11 @@ class ScreenshotTourTest : public QObject {
         const QString scale = dpr > 1.5 ? QStringLiteral("-2x") : QString();
         test_support::saveScreenshot(
             image, QStringLiteral("tour-") + prefix_ + name + scale + QStringLiteral(".png"));
+        // The User Guide's pictures of the Interventions tab (docs/interventions.md).
+        if (prefix_ == QLatin1StringView("gpt2-model-") && scale.isEmpty() &&
+            (name == QLatin1StringView("interventions-patching") ||
+             name == QLatin1StringView("interventions-logit-lens")))
+            test_support::saveScreenshot(image, name + QStringLiteral(".png"));
     }
     QString prefix_;
 };

@@ -10,10 +10,13 @@ import sys
 
 # Lowest first. util: errors, numbers, memory; files: reading and writing files safely; simd:
 # the vector kernels; attention: scores, masks, softmax, heads; tokenizers; weights: tensor
-# files; models: the model interface and its families; interventions; scene; analysis: census,
-# rollout, view maths; lenses; playground; generate; io: the file formats.
-ROOMS = ["util", "files", "simd", "attention", "tokenizers", "weights", "models", "interventions",
-         "scene", "analysis", "lenses", "playground", "generate", "io"]
+# files; blocks: the layers' blocks with their reverse (norms, projections, rotary, attention,
+# MLPs, residual wiring); models: the model interface and its families; interventions; scene;
+# analysis: census, rollout, view maths; attribution: what each token contributed; lenses;
+# playground; generate; io: the file formats.
+ROOMS = ["util", "files", "simd", "attention", "tokenizers", "weights", "blocks", "models",
+         "interventions", "scene", "analysis", "attribution", "lenses", "playground", "generate",
+         "io"]
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
 

@@ -56,12 +56,13 @@ with tempfile.TemporaryDirectory() as tmp:
     # No display, no platform: a mistyped command is said to be one; Qt is never asked for one.
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
     env["QT_QPA_PLATFORM"] = ""
-    r = run("batch", "x", env=env)
-    check(r.returncode == 1 and "no such file or command 'batch'" in r.stderr,
-          f"attnscope batch x without a display: exit 1 ({r.returncode}: {r.stderr.strip()})")
-    r = run("-platform", "xcb", "batch", env=env)
-    check(r.returncode == 1 and "no such file or command 'batch'" in r.stderr,
-          f"attnscope -platform xcb batch without a display: exit 1 ({r.returncode}: {r.stderr.strip()})")
+    # ("batch" is a command since issue #41: its misspelling stands in.)
+    r = run("bacth", "x", env=env)
+    check(r.returncode == 1 and "no such file or command 'bacth'" in r.stderr,
+          f"attnscope bacth x without a display: exit 1 ({r.returncode}: {r.stderr.strip()})")
+    r = run("-platform", "xcb", "bacth", env=env)
+    check(r.returncode == 1 and "no such file or command 'bacth'" in r.stderr,
+          f"attnscope -platform xcb bacth without a display: exit 1 ({r.returncode}: {r.stderr.strip()})")
     r = run(os.path.join(model, "config.json"), env=env)
     check(r.returncode == 1 and "no display to open the window on" in r.stderr,
           f"attnscope FILE without a display: exit 1 ({r.returncode}: {r.stderr.strip()})")

@@ -10,8 +10,10 @@ import sys
 
 import numpy as np
 
-TYPES = {"F32": 0, "F16": 1, "Q4_0": 2, "Q8_0": 8, "Q4_K": 12, "Q5_K": 13, "Q6_K": 14, "BF16": 30}
-BLOCK = {"F32": (1, 4), "F16": (1, 2), "BF16": (1, 2), "Q4_0": (32, 18), "Q8_0": (32, 34),
+TYPES = {"F32": 0, "F16": 1, "Q4_0": 2, "Q4_1": 3, "Q5_0": 6, "Q5_1": 7, "Q8_0": 8, "Q4_K": 12,
+         "Q5_K": 13, "Q6_K": 14, "BF16": 30}
+BLOCK = {"F32": (1, 4), "F16": (1, 2), "BF16": (1, 2), "Q4_0": (32, 18), "Q4_1": (32, 20),
+         "Q5_0": (32, 22), "Q5_1": (32, 24), "Q8_0": (32, 34),
          "Q4_K": (256, 144), "Q5_K": (256, 176), "Q6_K": (256, 210)}
 f32 = np.float32
 
@@ -43,6 +45,23 @@ def decode(kind, raw):
         q = b[:, 2:18]
         lo, hi = (q & 0x0F).astype(np.int32) - 8, (q >> 4).astype(np.int32) - 8
         return (np.concatenate([lo, hi], 1).astype(f32) * d).ravel()
+    if kind == "Q4_1":
+        d, m = f16(b[:, 0:2].copy().view(np.uint16)), f16(b[:, 2:4].copy().view(np.uint16))
+        q = b[:, 4:20]
+        return (np.concatenate([q & 0x0F, q >> 4], 1).astype(f32) * d + m).ravel()
+    if kind in ("Q5_0", "Q5_1"):
+        d = f16(b[:, 0:2].copy().view(np.uint16))
+        at = 2 if kind == "Q5_0" else 4
+        m = f16(b[:, 2:4].copy().view(np.uint16)) if kind == "Q5_1" else None
+        qh = b[:, at:at + 4].copy().view("<u4")  # [blocks, 1]
+        qs = b[:, at + 4:at + 20].astype(np.uint32)
+        j = np.arange(16, dtype=np.uint32)
+        xh0 = ((qh >> j) << 4) & 0x10  # the fifth bit of value j: bit j of qh
+        xh1 = (qh >> (j + 12)) & 0x10  # of value j + 16: bit j + 16
+        x = np.concatenate([(qs & 0x0F) | xh0, (qs >> 4) | xh1], 1).astype(np.int32)
+        if m is None:
+            return ((x - 16).astype(f32) * d).ravel()
+        return (x.astype(f32) * d + m).ravel()
     if kind == "Q8_0":
         d = f16(b[:, 0:2].copy().view(np.uint16))
         return (b[:, 2:34].view(np.int8).astype(f32) * d).ravel()
@@ -78,23 +97,27 @@ def decode(kind, raw):
     raise ValueError(kind)
 
 
-def random_blocks(rng, kind, count):
-    """COUNT values' worth of random valid blocks of KIND (finite scales of moderate size)."""
+def random_blocks(rng, kind, count, scale=1.0):
+    """COUNT values' worth of random valid blocks of KIND (finite scales of moderate size, times
+    SCALE: the values scale with it)."""
     per, size = BLOCK[kind]
     n = count // per
     if kind == "F32":
-        return rng.normal(0, 1, count).astype(f32).tobytes()
+        return rng.normal(0, scale, count).astype(f32).tobytes()
     if kind == "F16":
-        return rng.normal(0, 1, count).astype(np.float16).tobytes()
+        return rng.normal(0, scale, count).astype(np.float16).tobytes()
     if kind == "BF16":
-        return (rng.normal(0, 1, count).astype(f32).view(np.uint32) >> 16).astype(np.uint16).tobytes()
+        return (rng.normal(0, scale, count).astype(f32).view(np.uint32) >> 16).astype(np.uint16).tobytes()
     b = rng.integers(0, 256, (n, size), dtype=np.uint8)
 
-    def put_f16(at, scale):
-        b[:, at:at + 2] = (rng.normal(0, scale, n).astype(np.float16)).view(np.uint8).reshape(n, 2)
+    def put_f16(at, sigma):
+        b[:, at:at + 2] = (rng.normal(0, sigma * scale, n).astype(np.float16)).view(np.uint8).reshape(n, 2)
 
-    if kind in ("Q4_0", "Q8_0"):
+    if kind in ("Q4_0", "Q8_0", "Q5_0"):
         put_f16(0, 0.05)
+    elif kind in ("Q4_1", "Q5_1"):
+        put_f16(0, 0.05)
+        put_f16(2, 0.05)
     elif kind in ("Q4_K", "Q5_K"):
         put_f16(0, 0.01)
         put_f16(2, 0.01)

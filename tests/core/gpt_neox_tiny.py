@@ -67,10 +67,13 @@ def partial_rope(x, rot, base):
     return np.concatenate([r * cos + turned * sin, rest], -1)
 
 
-def reference(w, c, ids):
+def reference(w, c, ids, scale=True, temperature=1.0, rotary=True):
     """The forward pass in float64: attention weights [L, H, n, n] and the last position's
-    logits."""
+    logits; SCALE (÷ √head_dim), TEMPERATURE and ROTARY as the run's controls in every layer.
+    A tied model (no embed_out in W) reads embed_in as its head."""
     w = {k: x.astype(np.float64) for k, x in w.items()}
+    if "embed_out.weight" not in w:
+        w["embed_out.weight"] = w["gpt_neox.embed_in.weight"]
     d, H, n, eps = c["hidden_size"], c["num_attention_heads"], len(ids), c["layer_norm_eps"]
     hd = d // H
     rot = int(hd * c["rotary_pct"])
@@ -88,8 +91,10 @@ def reference(w, c, ids):
         qkv = lin(ln(x, p + "input_layernorm"), p + "attention.query_key_value")
         qkv = qkv.reshape(n, H, 3 * hd).transpose(1, 0, 2)
         q, k, v = qkv[..., :hd], qkv[..., hd:2 * hd], qkv[..., 2 * hd:]
-        q, k = partial_rope(q, rot, c["rotary_emb_base"]), partial_rope(k, rot, c["rotary_emb_base"])
-        s = q @ k.transpose(0, 2, 1) / math.sqrt(hd)
+        if rotary:
+            q = partial_rope(q, rot, c["rotary_emb_base"])
+            k = partial_rope(k, rot, c["rotary_emb_base"])
+        s = q @ k.transpose(0, 2, 1) / (math.sqrt(hd) if scale else 1.0) / temperature
         s = np.where(np.arange(n)[None, :] <= np.arange(n)[:, None], s, -np.inf)
         e = np.exp(s - s.max(-1, keepdims=True))
         att = e / e.sum(-1, keepdims=True)

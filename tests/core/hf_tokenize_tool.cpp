@@ -3,11 +3,13 @@
 //   attn_hf_tokenize TOKENIZER_JSON < TEXT          one JSON array of the text's ids
 //   attn_hf_tokenize TOKENIZER_JSON CASES.json      per string of the array: a JSON array of
 //                                                   its ids, then the JSON string they decode to
+// A TOKENIZER_JSON ending in .gguf is a GGUF file: the tokenizer it embeds (gguf_tokenizer).
 #include <fstream>
 #include <iostream>
 #include <iterator>
 #include <nlohmann/json.hpp>
 
+#include "attn/models/gguf_tokenizer.hpp"
 #include "attn/tokenizers/hf_tokenizer.hpp"
 #include "attn/util/error.hpp"
 
@@ -17,7 +19,13 @@ int main(int argc, char** argv) {
         return 2;
     }
     try {
-        const auto tok = attn::tok::HfTokenizer::load(argv[1]);
+        const std::string path = argv[1];
+        const bool gguf = path.size() > 5 && path.substr(path.size() - 5) == ".gguf";
+        const std::shared_ptr<const attn::model::Tokenizer> held =
+            gguf ? attn::model::gguf_tokenizer(attn::model::GgufFile(path))
+                 : std::make_shared<const attn::tok::HfTokenizer>(
+                       attn::tok::HfTokenizer::load(path));
+        const attn::model::Tokenizer& tok = *held;
         if (argc == 2) {
             const std::string text{std::istreambuf_iterator<char>(std::cin), {}};
             std::cout << nlohmann::json(tok.encode(text)).dump() << '\n';

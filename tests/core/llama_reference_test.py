@@ -13,7 +13,7 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from model_run import check, checked_run, finish, run  # noqa: E402
+from model_run import check, checked_run, finish, refused, run  # noqa: E402
 from llama_tiny import (config, reference, safetensors_bytes, tokenizer_json, weights,  # noqa: E402
                         write_model)
 
@@ -29,14 +29,6 @@ def write_folder(folder, w, c, *args):
 def compare(name, folder, w, c, ids, args=(), **ref):
     """checked_run against llama_tiny's numpy forward of config C with the controls REF."""
     return checked_run(name, folder, ids, args, lambda: reference(w, c, ids, **ref))
-
-
-def refused(name, folder, ids, *needles):
-    code, out = run(folder, ids)
-    ok = code == 1 and all(s in out for s in needles)
-    check(ok, f"{name}: expected a refusal naming {needles}, got exit {code}: {str(out)[:300]}")
-    if ok:
-        print(f"{name}: refused: {out}")
 
 
 LLAMA3 = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,

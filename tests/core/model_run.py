@@ -26,15 +26,24 @@ def run(folder, ids, *args):
     return r.returncode, (json.loads(r.stdout) if r.returncode == 0 else r.stderr.strip())
 
 
+def refused(name, folder, ids, *needles):
+    """RUN_TOOL on FOLDER must fail (exit 1) with a message holding every one of NEEDLES."""
+    code, out = run(folder, ids)
+    ok = code == 1 and all(s in out for s in needles)
+    check(ok, f"{name}: expected a refusal naming {needles}, got exit {code}: {str(out)[:300]}")
+    if ok:
+        print(f"{name}: refused: {out}")
+
+
 def finish():
     """Ends the test: exit 1 when any check failed."""
     print(f"{len(failures)} failure(s)")
     sys.exit(1 if failures else 0)
 
 
-def checked_run(name, folder, ids, args, reference):
+def checked_run(name, folder, ids, args, reference, weights_tol=1e-5):
     """RUN_TOOL on FOLDER, IDS and ARGS against REFERENCE() = numpy's (weights, logits): every
-    layer's weights to 1e-5, the logits to 1e-4 relative (logits None: a folder without a head,
+    layer's weights to WEIGHTS_TOL (1e-5), the logits to 1e-4 relative (logits None: a folder without a head,
     which must give none). (weights, the tool's JSON), or None when the run failed."""
     code, out = run(folder, ids, *args)
     if code != 0:
@@ -43,7 +52,8 @@ def checked_run(name, folder, ids, args, reference):
     ref_w, ref_logits = reference()
     got_w = np.array(out["weights"]).reshape(ref_w.shape)
     err_w = np.abs(got_w - ref_w).max()
-    check(err_w <= 1e-5, f"{name}: attention weights differ by {err_w:.2e} (> 1e-5)")
+    check(err_w <= weights_tol,
+          f"{name}: attention weights differ by {err_w:.2e} (> {weights_tol:g})")
     if ref_logits is None:
         check(out["logits"] == [], f"{name}: a folder without the head must give no logits")
         print(f"{name}: weights max |diff| {err_w:.1e}, no logits (no head)")
@@ -53,3 +63,12 @@ def checked_run(name, folder, ids, args, reference):
     check(err_l <= 1e-4, f"{name}: logits differ by {err_l:.2e} relative (> 1e-4)")
     print(f"{name}: weights max |diff| {err_w:.1e}, logits max rel diff {err_l:.1e}")
     return got_w, out
+
+
+def refused(name, folder, ids, *needles):
+    """RUN_TOOL on FOLDER must fail (exit 1) with a message holding every one of NEEDLES."""
+    code, out = run(folder, ids)
+    ok = code == 1 and all(s in out for s in needles)
+    check(ok, f"{name}: expected a refusal naming {needles}, got exit {code}: {str(out)[:300]}")
+    if ok:
+        print(f"{name}: refused: {out}")

@@ -1,4 +1,5 @@
-// libFuzzer harness: GGUF files (header, metadata, tensor table, every tensor decoded).
+// libFuzzer harness: GGUF files (header, metadata, tensor table, every tensor decoded), and the
+// same file opened as a model (config from the metadata, tensors by name, embedded tokenizer).
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -6,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "attn/models/families.hpp"
 #include "attn/util/error.hpp"
 #include "attn/weights/gguf.hpp"
 
@@ -21,6 +23,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const attn::model::GgufFile file("/proc/self/fd/" + std::to_string(fd));
         for (const auto& t : file.tensors())
             if (t.count <= (std::uint64_t(1) << 22)) (void)file.floats(t);
+    } catch (const attn::Error&) {
+    }
+    try {
+        (void)attn::model::open_folder("/proc/self/fd/" + std::to_string(fd));
     } catch (const attn::Error&) {
     }
     close(fd);

@@ -1,11 +1,15 @@
 // AttnScope core — the registry of model families. GPL-3.0-or-later.
 #include "attn/models/families.hpp"
 
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "../files/io_util.hpp"
 #include "attn/models/bert/model.hpp"
 #include "attn/models/gpt2/model.hpp"
+#include "attn/models/gpt_neox/model.hpp"
 #include "attn/models/llama/model.hpp"
 #include "attn/util/error.hpp"
 
@@ -13,9 +17,13 @@ namespace attn::model {
 
 const std::vector<Family>& families() {
     static const std::vector<Family> all = {
-        {"gpt2", "GPT-2", &gpt2::open_folder},       {"llama", "Llama", &llama::open_folder},
-        {"mistral", "Mistral", &llama::open_folder}, {"qwen2", "Qwen2", &llama::open_folder},
-        {"qwen3", "Qwen3", &llama::open_folder},     {"bert", "BERT", &bert::open_folder},
+        {"gpt2", "GPT-2", &gpt2::open_folder},
+        {"llama", "Llama", &llama::open_folder, &llama::open_gguf},
+        {"mistral", "Mistral", &llama::open_folder},
+        {"qwen2", "Qwen2", &llama::open_folder, &llama::open_gguf},
+        {"qwen3", "Qwen3", &llama::open_folder},
+        {"gpt_neox", "GPT-NeoX", &gpt_neox::open_folder},
+        {"bert", "BERT", &bert::open_folder},
     };
     return all;
 }
@@ -33,7 +41,35 @@ std::string model_type(const std::string& dir) {
     return j["model_type"].get<std::string>();
 }
 
+bool is_gguf_file(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) return false;
+    std::ifstream in(path, std::ios::binary);
+    char magic[4] = {};
+    return in.read(magic, 4) && std::memcmp(magic, "GGUF", 4) == 0;
+}
+
+namespace families_detail {
+
+ModelFolder open_gguf(const std::string& path) {
+    // Only the header is needed here; the family opens the file again as its own.
+    const std::string arch = GgufFile(path).string("general.architecture");
+    std::string names;
+    for (const Family& f : families()) {
+        if (!f.open_gguf) continue;
+        if (f.model_type == arch) return f.open_gguf(path);
+        names += (names.empty() ? "" : ", ") + f.model_type;
+    }
+    const bool later = arch == "gemma2" || arch == "gemma3" || arch == "phi3" || arch == "gemma";
+    throw FormatError(path + ": GGUF architecture \"" + arch + "\" is not supported" +
+                      (later ? " yet (its family does not run in AttnScope)" : "") +
+                      "; AttnScope runs GGUF files of " + names);
+}
+
+}  // namespace families_detail
+
 ModelFolder open_folder(const std::string& dir) {
+    if (is_gguf_file(dir)) return families_detail::open_gguf(dir);
     const std::string type = model_type(dir);
     std::string names;
     for (const Family& f : families()) {

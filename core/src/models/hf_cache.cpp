@@ -8,6 +8,7 @@
 #include "../files/io_util.hpp"
 #include "attn/models/families.hpp"
 #include "attn/models/hf_cache.hpp"
+#include "attn/models/ollama.hpp"
 #include "attn/util/error.hpp"
 
 namespace attn::model {
@@ -21,6 +22,7 @@ std::string hub_cache_dir() {
 
 std::string model_name(const std::string& dir) {
     namespace fs = std::filesystem;
+    if (std::string ollama = ollama_name(dir); !ollama.empty()) return ollama;
     fs::path snapshot(dir);
     if (!snapshot.has_filename()) snapshot = snapshot.parent_path();  // a trailing '/'
     const fs::path snapshots = snapshot.parent_path();

@@ -44,6 +44,21 @@ std::string safetensors_header(const std::string& path) {
     return out;
 }
 
+/// A GGUF file's metadata and tensor table (and, past them, the start of its weights): its
+/// first bytes, at most kGgufIdentityBytes, and its size.
+constexpr std::size_t kGgufIdentityBytes = 16u << 20;
+
+std::string gguf_head(const std::string& path) {
+    const int fd = io::detail::open_regular(path, path);
+    std::string head(kGgufIdentityBytes, '\0');
+    const ssize_t got = ::pread(fd, head.data(), head.size(), 0);
+    head.resize(got > 0 ? std::size_t(got) : 0);
+    std::error_code ec;
+    head += "size " + std::to_string(std::filesystem::file_size(path, ec));
+    ::close(fd);
+    return head;
+}
+
 /// The weight files the loader reads: model.safetensors, else the index and its shards (each
 /// named once, in name order).
 std::vector<std::string> weight_files(const std::string& dir, std::string& index_bytes) {
@@ -86,6 +101,10 @@ ModelIdentity model_identity(const ModelFolder& folder) {
     id.heads = info.heads;
     id.d_model = info.d_model;
     id.vocab = info.vocab;
+    if (is_gguf_file(folder.dir)) {
+        id.hash = "fnv1a64:" + hex64(detail::fnv1a(gguf_head(folder.dir), detail::kFnv1aBasis));
+        return id;
+    }
     const std::string config = folder.dir + "/config.json";
     const std::vector<std::byte> bytes = io::detail::read_whole_file(config, config);
     // Each part is prefixed with its name and length, so that bytes cannot move between parts.

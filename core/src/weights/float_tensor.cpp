@@ -10,6 +10,7 @@
 #include "../util/parallel.hpp"
 #include "attn/simd/half_kernel.hpp"
 #include "attn/util/error.hpp"
+#include "attn/weights/gguf.hpp"
 #include "attn/weights/safetensors.hpp"
 
 namespace attn::model {
@@ -112,7 +113,7 @@ FloatTensor::FloatTensor(const TensorInfo& tensor, Index rows, Index cols, const
                          Keep keep)
     : rows_(rows), cols_(cols) {
     namespace fd = float_tensor_detail;
-    if (tensor.dtype == DType::Other)
+    if (tensor.dtype == DType::Other && tensor.quantised < 0)
         throw FormatError(what + " is " + tensor.dtype_name +
                           "; AttnScope reads F32, F16 and BF16");
     // The shape itself, not only its element count: a transposed [3d, d] weight has as many
@@ -122,6 +123,10 @@ FloatTensor::FloatTensor(const TensorInfo& tensor, Index rows, Index cols, const
     if (!vector && tensor.shape != std::vector<std::int64_t>{rows, cols})
         throw ShapeError(what + " has shape " + shape_text(tensor.shape) + ", expected " +
                          (rows == 1 ? shape_text({cols}) : shape_text({rows, cols})));
+    if (tensor.quantised >= 0) {
+        keep_blocks(tensor, what);
+        return;
+    }
     const Index n = rows * cols;
     const std::byte* in = tensor.bytes.data();
     const bool half = tensor.dtype != DType::F32;
@@ -167,12 +172,75 @@ FloatTensor::FloatTensor(const TensorInfo& tensor, Index rows, Index cols, const
     }
 }
 
+FloatTensor::FloatTensor(const TensorInfo& tensor, Index rows, Index cols, const std::string& what,
+                         Keep keep, std::vector<Index> order)
+    : FloatTensor(tensor, rows, cols, what, keep) {
+    if (order.empty()) return;
+    if (Index(order.size()) != rows_)
+        throw ArgumentError(what + ": a row order of " + std::to_string(order.size()) +
+                            " rows for " + std::to_string(rows_));
+    for (const Index r : order)
+        if (r < 0 || r >= rows_) throw ArgumentError(what + ": a row order past the rows");
+    if (blocks_) {
+        order_ = std::move(order);
+        return;
+    }
+    // Stored in float (or half) precision: the rows are put in their order once.
+    Matrix reordered(rows_, cols_);
+    for (Index r = 0; r < rows_; ++r)
+        reordered.row(r) = row(order[std::size_t(r)]).transpose();
+    owned_ = std::move(reordered);
+    mapped_ = nullptr;
+    half_ = nullptr;
+}
+
+void FloatTensor::keep_blocks(const TensorInfo& tensor, const std::string& what) {
+    const auto type = GgufType(std::uint32_t(tensor.quantised));
+    const std::size_t per = gguf_block_values(type), bytes = gguf_block_bytes(type);
+    if (per == 0 || std::size_t(cols_) % per != 0)
+        throw ShapeError(what + "'s rows of " + std::to_string(cols_) + " values are not whole " +
+                         gguf_type_name(tensor.quantised) + " blocks");
+    row_bytes_ = std::size_t(cols_) / per * bytes;
+    if (tensor.bytes.size() != row_bytes_ * std::size_t(rows_))
+        throw ShapeError(what + " holds " + std::to_string(tensor.bytes.size()) +
+                         " bytes, expected " + std::to_string(row_bytes_ * std::size_t(rows_)));
+    const std::int64_t bad =
+        gguf_first_bad_block(type, tensor.bytes.data(), std::size_t(rows_) * row_bytes_ / bytes);
+    if (bad >= 0)
+        throw NonFiniteError(what + " has a non-finite scale in block " + std::to_string(bad) +
+                             " (values " + std::to_string(std::size_t(bad) * per) + " to " +
+                             std::to_string((std::size_t(bad) + 1) * per - 1) + ")");
+    blocks_ = tensor.bytes.data();
+    block_type_ = std::uint32_t(tensor.quantised);
+    if (rows_ == 1) {  // a vector (a norm's gain, a bias) is read whole, decoded once
+        owned_.resize(1, cols_);
+        gguf_dequantize(type, blocks_, owned_.data(), std::size_t(cols_));
+        blocks_ = nullptr;
+    }
+}
+
 Eigen::Map<const Matrix> FloatTensor::matrix() const {
-    if (half_) throw Error("a half-precision weight was read as float32 without widening");
+    if (!is_float()) throw Error("a half-precision weight was read as float32 without widening");
     return {owned_.size() ? owned_.data() : mapped_, rows_, cols_};
 }
 
 void FloatTensor::widen(Index r0, Index nr, Index c0, Index nc, float* out) const {
+    if (blocks_) {
+        // Only the blocks that hold columns C0 … C0 + NC are decoded, one row at a time.
+        const auto type = GgufType(block_type_);
+        const Index per = Index(gguf_block_values(type)), bytes = Index(gguf_block_bytes(type));
+        const Index b0 = c0 / per, b1 = (c0 + nc + per - 1) / per;
+        const bool whole = c0 == b0 * per && nc == (b1 - b0) * per;
+        std::vector<float> run(whole ? 0 : std::size_t((b1 - b0) * per));
+        for (Index r = 0; r < nr; ++r) {
+            const Index stored = order_.empty() ? r0 + r : order_[std::size_t(r0 + r)];
+            const std::byte* src = blocks_ + std::size_t(stored) * row_bytes_ + b0 * bytes;
+            float* dst = whole ? out + r * nc : run.data();
+            gguf_dequantize(type, src, dst, std::size_t((b1 - b0) * per));
+            if (!whole) std::copy_n(run.data() + (c0 - b0 * per), nc, out + r * nc);
+        }
+        return;
+    }
     for (Index r = 0; r < nr; ++r)
         float_tensor_detail::widen_run(half_ + (r0 + r) * cols_ + c0, nc, bf16_, out + r * nc);
 }
@@ -184,7 +252,7 @@ Matrix FloatTensor::mul_t(const Matrix& x) const {
     // The weight's rows split across the threads (BLAS itself runs one thread a call in core):
     // each computes its block of output columns, widening its own tiles for a half matrix.
     detail::parallel_rows(rows_, double(x.rows() * cols_), [&](Index begin, Index count) {
-        if (!half_) {
+        if (is_float()) {
             out.middleCols(begin, count).noalias() =
                 x * matrix().middleRows(begin, count).transpose();
             return;
@@ -203,14 +271,14 @@ Matrix FloatTensor::mul_t(const Matrix& x) const {
 }
 
 Vector FloatTensor::row(Index r) const {
-    if (!half_) return matrix().row(r).transpose();
+    if (is_float()) return matrix().row(r).transpose();
     Vector v(cols_);
     widen(r, 1, 0, cols_, v.data());
     return v;
 }
 
 Matrix FloatTensor::block(Index r0, Index c0, Index nr, Index nc) const {
-    if (!half_) return matrix().block(r0, c0, nr, nc);
+    if (is_float()) return matrix().block(r0, c0, nr, nc);
     Matrix out(nr, nc);
     widen(r0, nr, c0, nc, out.data());
     return out;

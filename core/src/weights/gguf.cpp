@@ -175,6 +175,9 @@ bool readable(std::uint32_t type) {
         case 0:
         case 1:
         case 2:
+        case 3:
+        case 6:
+        case 7:
         case 8:
         case 12:
         case 13:
@@ -235,8 +238,8 @@ GgufFile::GgufFile(const std::string& path) : path_(path), file_(path) {
         const auto type = r.get<std::uint32_t>(what + "'s type");
         if (!readable(type))
             r.fail(what + " is of type " + gguf_type_name(type) +
-                   ", which AttnScope does not read (F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K and "
-                   "Q6_K)");
+                   ", which AttnScope does not read (F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, "
+                   "Q4_K, Q5_K and Q6_K)");
         t.type = GgufType(type);
         const std::uint64_t per = gguf_block_values(t.type);
         if (t.dims[0] % per != 0)

@@ -37,6 +37,38 @@ void q4_0(const std::byte* b, float* y) {
     }
 }
 
+/// Q4_1: d and m (f16), 16 bytes of nibbles as Q4_0's: nibble · d + m.
+void q4_1(const std::byte* b, float* y) {
+    const float d = f16_at(b), m = f16_at(b + 2);
+    for (std::size_t j = 0; j < kQK / 2; ++j) {
+        const std::uint8_t q = u8(b + 4, j);
+        y[j] = float(q & 0x0F) * d + m;
+        y[j + kQK / 2] = float(q >> 4) * d + m;
+    }
+}
+
+/// Q5_0 / Q5_1: d (and m for Q5_1) (f16), 4 bytes of fifth bits (bit j for value j, bit j + 16
+/// for value j + 16, a little-endian word), 16 bytes of nibbles; Q5_0's values are centred on 16.
+void q5(const std::byte* b, float* y, bool with_min) {
+    const float d = f16_at(b), m = with_min ? f16_at(b + 2) : 0.f;
+    const std::byte* qhp = b + (with_min ? 4 : 2);
+    std::uint32_t qh;
+    std::memcpy(&qh, qhp, 4);
+    const std::byte* qs = qhp + 4;
+    for (std::size_t j = 0; j < kQK / 2; ++j) {
+        const std::uint8_t xh0 = std::uint8_t(((qh >> j) << 4) & 0x10);
+        const std::uint8_t xh1 = std::uint8_t((qh >> (j + 12)) & 0x10);
+        const int x0 = int((u8(qs, j) & 0x0F) | xh0), x1 = int((u8(qs, j) >> 4) | xh1);
+        if (with_min) {
+            y[j] = float(x0) * d + m;
+            y[j + kQK / 2] = float(x1) * d + m;
+        } else {
+            y[j] = float(x0 - 16) * d;
+            y[j + kQK / 2] = float(x1 - 16) * d;
+        }
+    }
+}
+
 /// Q8_0: d (f16), 32 signed bytes.
 void q8_0(const std::byte* b, float* y) {
     const float d = f16_at(b);
@@ -206,6 +238,9 @@ std::size_t gguf_block_values(GgufType type) {
         case GgufType::BF16:
             return 1;
         case GgufType::Q4_0:
+        case GgufType::Q4_1:
+        case GgufType::Q5_0:
+        case GgufType::Q5_1:
         case GgufType::Q8_0:
             return kQK;
         case GgufType::Q4_K:
@@ -225,6 +260,12 @@ std::size_t gguf_block_bytes(GgufType type) {
             return 2;
         case GgufType::Q4_0:
             return 2 + kQK / 2;
+        case GgufType::Q4_1:
+            return 4 + kQK / 2;
+        case GgufType::Q5_0:
+            return 2 + 4 + kQK / 2;
+        case GgufType::Q5_1:
+            return 4 + 4 + kQK / 2;
         case GgufType::Q8_0:
             return 2 + kQK;
         case GgufType::Q4_K:
@@ -257,6 +298,15 @@ void gguf_dequantize(GgufType type, const std::byte* src, float* dst, std::size_
             case GgufType::Q4_0:
                 q4_0(src, dst);
                 break;
+            case GgufType::Q4_1:
+                q4_1(src, dst);
+                break;
+            case GgufType::Q5_0:
+                q5(src, dst, false);
+                break;
+            case GgufType::Q5_1:
+                q5(src, dst, true);
+                break;
             case GgufType::Q8_0:
                 q8_0(src, dst);
                 break;
@@ -271,6 +321,35 @@ void gguf_dequantize(GgufType type, const std::byte* src, float* dst, std::size_
                 break;
         }
     }
+}
+
+std::int64_t gguf_first_bad_block(GgufType type, const std::byte* src, std::size_t blocks) {
+    // The f16 scales of each block: its quants are small integers, so the values are finite
+    // exactly when these are (|d · scale · q| stays far below float32's range).
+    std::size_t at[2] = {0, 0};
+    std::size_t n = 1;
+    switch (type) {
+        case GgufType::Q4_0:
+        case GgufType::Q5_0:
+        case GgufType::Q8_0:
+            break;
+        case GgufType::Q4_1:
+        case GgufType::Q5_1:
+        case GgufType::Q4_K:
+        case GgufType::Q5_K:
+            at[1] = 2, n = 2;
+            break;
+        case GgufType::Q6_K:
+            at[0] = kQK_K / 2 + kQK_K / 4 + kQK_K / 16;
+            break;
+        default:
+            return -1;
+    }
+    const std::size_t bytes = gguf_block_bytes(type);
+    for (std::size_t b = 0; b < blocks; ++b)
+        for (std::size_t i = 0; i < n; ++i)
+            if ((u16_at(src + b * bytes + at[i]) & 0x7c00) == 0x7c00) return std::int64_t(b);
+    return -1;
 }
 
 }  // namespace attn::model

@@ -145,6 +145,11 @@ const TensorInfo* Weights::find(const std::string& name) const {
 
 std::string Weights::describe(const std::string& name) const {
     const auto it = tensors_.find(name);
+    if (gguf_) {  // its own name, as llama.cpp's tools show it, and the one the model asked for
+        const std::string own = it == tensors_.end() ? gguf_name_of(name) : it->second.gguf->name;
+        return dir_ + ": tensor \"" + (own.empty() ? name : own + "\" (" + name + ")") +
+               (own.empty() ? "\"" : "");
+    }
     const std::string file =
         it == tensors_.end() ? files_.front()->path() : it->second.file->path();
     return file + ": tensor \"" + name + "\"";
@@ -153,8 +158,14 @@ std::string Weights::describe(const std::string& name) const {
 FloatTensor Weights::get(const std::string& name, Index rows, Index cols) const {
     const auto it = tensors_.find(name);
     if (it == tensors_.end())
-        throw FormatError(dir_ + ": tensor \"" + name + "\" is missing from the weights");
-    FloatTensor t(*it->second.info, rows, cols, describe(name), keep_);
+        throw FormatError((gguf_ ? describe(name) : dir_ + ": tensor \"" + name + "\"") +
+                          " is missing from the weights");
+    const std::string what = describe(name);
+    if (it->second.permute_heads)
+        return FloatTensor(*it->second.info, rows, cols, what, keep_,
+                           gguf_unpermuted_rows(rows, it->second.permute_heads, what));
+    FloatTensor t(*it->second.info, rows, cols, what, keep_);
+    if (!it->second.file) return t;
     // The widened copy is what the model reads from now on: the file's pages can go.
     if (t.is_float() && it->second.info->dtype != DType::F32)
         it->second.file->release(*it->second.info);
@@ -164,7 +175,9 @@ FloatTensor Weights::get(const std::string& name, Index rows, Index cols) const 
 double Weights::float_bytes() const {
     double bytes = 0;
     for (const auto& [name, e] : tensors_)
-        if (e.info->dtype != DType::Other) {
+        if (e.info->quantised >= 0)
+            bytes += double(e.info->bytes.size());
+        else if (e.info->dtype != DType::Other) {
             const bool kept = keep_ == Keep::AsStored && e.info->dtype != DType::F32 &&
                               e.info->shape.size() == 2 && e.info->shape[0] > 1;
             bytes += (kept ? 2.0 : 4.0) * double(e.info->count());
@@ -175,7 +188,8 @@ double Weights::float_bytes() const {
 std::string Weights::dtype() const {
     std::map<std::string, double> counts;
     for (const auto& [name, e] : tensors_)
-        if (e.info->dtype != DType::Other) counts[e.info->dtype_name] += double(e.info->count());
+        if (e.info->dtype != DType::Other || e.info->quantised >= 0)
+            counts[e.info->dtype_name] += double(e.info->count());
     std::string best = "F32";
     double most = -1;
     for (const auto& [type, n] : counts)

@@ -85,7 +85,7 @@ TEST_F(Gguf, EveryTypeDecodesAsGgmlDefinesIt) {
                                     " 7 --alignment " + align;
         ASSERT_EQ(std::system(command.c_str()), 0) << command;
         const GgufFile g(file);
-        ASSERT_EQ(g.tensors().size(), 8u);
+        ASSERT_EQ(g.tensors().size(), 11u);
         std::ifstream in(want, std::ios::binary);
         for (const auto& t : g.tensors()) {
             EXPECT_EQ(t.offset % std::stoul(align), 0u) << t.name;
@@ -109,6 +109,9 @@ TEST_F(Gguf, EveryTypeDecodesAsGgmlDefinesIt) {
 
 TEST_F(Gguf, TheBlockLayoutsAreGgmls) {
     EXPECT_EQ(attn::model::gguf_block_bytes(GgufType::Q4_0), 18u);
+    EXPECT_EQ(attn::model::gguf_block_bytes(GgufType::Q4_1), 20u);
+    EXPECT_EQ(attn::model::gguf_block_bytes(GgufType::Q5_0), 22u);
+    EXPECT_EQ(attn::model::gguf_block_bytes(GgufType::Q5_1), 24u);
     EXPECT_EQ(attn::model::gguf_block_bytes(GgufType::Q8_0), 34u);
     EXPECT_EQ(attn::model::gguf_block_bytes(GgufType::Q4_K), 144u);
     EXPECT_EQ(attn::model::gguf_block_bytes(GgufType::Q5_K), 176u);
@@ -130,6 +133,17 @@ TEST_F(Gguf, TheBlockLayoutsAreGgmls) {
     attn::model::gguf_dequantize(GgufType::Q4_0, q4.data(), y.data(), 32);
     EXPECT_EQ(y[0], 2.f * (3 - 8));
     EXPECT_EQ(y[16], 2.f * (12 - 8));
+    // A Q5_0 block: d = 2; qh's bit 0 gives value 0 its fifth bit, bit 16 value 16's; byte 0
+    // holds nibbles 1 (value 0) and 2 (value 16), the others 0: (q | fifth · 16) − 16.
+    std::vector<std::byte> q5(22, std::byte{0});
+    q5[1] = std::byte{0x40};
+    q5[2] = std::byte{0x01};
+    q5[4] = std::byte{0x01};
+    q5[6] = std::byte{0x21};
+    attn::model::gguf_dequantize(GgufType::Q5_0, q5.data(), y.data(), 32);
+    EXPECT_EQ(y[0], 2.f * (17 - 16));
+    EXPECT_EQ(y[16], 2.f * (18 - 16));
+    EXPECT_EQ(y[1], 2.f * -16);
 }
 
 TEST_F(Gguf, MetadataOfEveryValueType) {

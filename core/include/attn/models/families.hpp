@@ -15,6 +15,8 @@ struct Family {
     std::string display;     ///< as users know it
     /// Opens a folder whose config.json names this family (DIR, the parsed config's path).
     ModelFolder (*open)(const std::string& dir);
+    /// Opens a GGUF file of the architecture called model_type; null when the family reads none.
+    ModelFolder (*open_gguf)(const std::string& path) = nullptr;
 };
 
 /// Every family that runs, in menu order.
@@ -23,8 +25,12 @@ const std::vector<Family>& families();
 /// config.json's model_type in DIR; throws FormatError naming the file when it is missing.
 std::string model_type(const std::string& dir);
 
+/// Whether PATH is a regular file that begins with GGUF's magic bytes.
+bool is_gguf_file(const std::string& path);
+
 /// Opens DIR as the family its config.json names; throws FormatError naming model_type and the
-/// families that run when none does.
+/// families that run when none does. A GGUF file (is_gguf_file) opens as the family of its
+/// general.architecture; an architecture no family reads is refused by name.
 ModelFolder open_folder(const std::string& dir);
 
 }  // namespace attn::model

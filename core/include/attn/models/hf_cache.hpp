@@ -28,7 +28,7 @@ FolderSummary summarize_folder(const std::string& dir);
 
 /// A model folder's name as a user knows it: the repository of a hub cache snapshot
 /// ("openai-community/gpt2" for …/models--openai-community--gpt2/snapshots/<hash>), else the
-/// folder's own name.
+/// folder's own name; an Ollama blob's name in its manifests ("qwen2.5:0.5b"), a GGUF file's name.
 std::string model_name(const std::string& dir);
 
 }  // namespace attn::model

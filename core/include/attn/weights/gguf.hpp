@@ -19,6 +19,9 @@ enum class GgufType : std::uint32_t {
     F32 = 0,
     F16 = 1,
     Q4_0 = 2,
+    Q4_1 = 3,
+    Q5_0 = 6,
+    Q5_1 = 7,
     Q8_0 = 8,
     Q4_K = 12,
     Q5_K = 13,
@@ -30,7 +33,8 @@ enum class GgufType : std::uint32_t {
 /// when it has no name).
 std::string gguf_type_name(std::uint32_t type);
 
-/// Values per block of TYPE (1 for F32/F16/BF16, 32 for Q4_0/Q8_0, 256 for the K types).
+/// Values per block of TYPE (1 for F32/F16/BF16, 32 for Q4_0/Q4_1/Q5_0/Q5_1/Q8_0, 256 for the
+/// K types).
 std::size_t gguf_block_values(GgufType type);
 
 /// Bytes per block of TYPE.
@@ -39,6 +43,19 @@ std::size_t gguf_block_bytes(GgufType type);
 /// Decodes COUNT values of TYPE from SRC (COUNT a multiple of the block's values, SRC holding
 /// COUNT / block_values blocks) into DST, exactly as ggml's dequantize_row_* do.
 void gguf_dequantize(GgufType type, const std::byte* src, float* dst, std::size_t count);
+
+/// The first of BLOCKS blocks of a quantised TYPE at SRC whose f16 scale is NaN or infinite
+/// (the only way its values can be), or −1; −1 for F32 / F16 / BF16, which are checked per value.
+std::int64_t gguf_first_bad_block(GgufType type, const std::byte* src, std::size_t blocks);
+
+/// The Hugging Face name of a llama.cpp tensor name of the decoder families ("token_embd.weight"
+/// → "model.embed_tokens.weight", "blk.3.ffn_down.weight" → "model.layers.3.mlp.down_proj.weight",
+/// "output.weight" → "lm_head.weight"), or "" for a name it does not know.
+std::string gguf_hf_name(const std::string& name);
+
+/// gguf_hf_name's inverse ("model.layers.3.mlp.down_proj.weight" → "blk.3.ffn_down.weight"), or
+/// "" for a name it does not know.
+std::string gguf_name_of(const std::string& hf);
 
 /// One metadata value: integers widened to 64 bits, floats to double; arrays of strings or of
 /// numbers (numbers as double, integers exactly up to 2^53).
@@ -65,6 +82,8 @@ class GgufFile {
 
     /// The file's path.
     const std::string& path() const { return path_; }
+    /// The file's size in bytes.
+    std::size_t size() const { return file_.size(); }
     /// The format version (2 or 3).
     std::uint32_t version() const { return version_; }
     /// Every metadata key and its value.

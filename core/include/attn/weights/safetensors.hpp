@@ -22,6 +22,9 @@ struct TensorInfo {
     std::string dtype_name;  ///< as in the header ("F32", "BOOL", …)
     std::vector<std::int64_t> shape;
     std::span<const std::byte> bytes;
+    /// A GGUF tensor's ggml type when it is quantised (its blocks decoded by gguf_dequantize a
+    /// block at a time inside each product), else −1.
+    int quantised = -1;
     /// The number of elements (product of the shape; 1 for a scalar).
     std::int64_t count() const;
 };
@@ -70,8 +73,12 @@ class FloatTensor {
     /// value is NaN or infinite.
     FloatTensor(const TensorInfo& tensor, Index rows, Index cols, const std::string& what,
                 Keep keep = Keep::Widened);
+    /// TENSOR with its rows read in ORDER (row r of this is the stored row ORDER[r]): GGUF's
+    /// llama Q and K rows, stored permuted for interleaved rotary, seen as Hugging Face's.
+    FloatTensor(const TensorInfo& tensor, Index rows, Index cols, const std::string& what,
+                Keep keep, std::vector<Index> order);
     /// True when the values are float32 in memory, so matrix() may be called.
-    bool is_float() const { return half_ == nullptr; }
+    bool is_float() const { return half_ == nullptr && blocks_ == nullptr; }
     /// The float32 values (valid while the SafetensorsFile lives); throws Error for a tensor
     /// kept in half precision.
     Eigen::Map<const Matrix> matrix() const;
@@ -92,8 +99,15 @@ class FloatTensor {
     /// mul_t for a BF16 tensor and a few rows of X: each weight read once, never widened out.
     Matrix mul_t_few(const Matrix& x) const;
 
+    /// The quantised case: checks every block's scales and keeps the mapped blocks.
+    void keep_blocks(const TensorInfo& tensor, const std::string& what);
+
     Matrix owned_;
     const float* mapped_ = nullptr;
+    const std::byte* blocks_ = nullptr;  ///< quantised GGUF blocks, rows of row_bytes_
+    std::uint32_t block_type_ = 0;
+    std::size_t row_bytes_ = 0;
+    std::vector<Index> order_;  ///< the stored row of each row (empty: the same)
     const std::uint16_t* half_ = nullptr;
     bool bf16_ = false;
     Index rows_ = 0, cols_ = 0;

@@ -8,9 +8,22 @@
 #include <string>
 #include <vector>
 
+#include "attn/weights/gguf.hpp"
 #include "attn/weights/safetensors.hpp"
 
 namespace attn::model {
+
+/// How a GGUF file's tensors become a Hugging Face folder's: llama.cpp's converter stores the
+/// rows of a llama-architecture Q and K permuted for interleaved rotary positions (per head,
+/// [2, head_dim / 2] → [head_dim / 2, 2]); those are put back for HEADS and KV_HEADS heads.
+struct GgufLayout {
+    bool unpermute_qk = false;
+    int heads = 0, kv_heads = 0;
+};
+
+/// The stored row of each of a permuted Q or K matrix's ROWS rows for HEADS heads (see
+/// GgufLayout); throws ShapeError naming WHAT when ROWS is not whole heads of even size.
+std::vector<Index> gguf_unpermuted_rows(Index rows, int heads, const std::string& what);
 
 /// The weight files of a Hugging Face folder, every tensor reachable by name. Each header,
 /// offset, shape and dtype is checked against its file when the folder is opened.
@@ -23,11 +36,17 @@ class Weights {
     /// FormatError naming the file and the problem.
     /// KEEP says how large F16 / BF16 matrices are held (see Keep); vectors are always widened.
     explicit Weights(const std::string& dir, Keep keep = Keep::Widened);
+    /// FILE's tensors under Hugging Face's names (token_embd.weight is
+    /// model.embed_tokens.weight, blk.N.attn_q.weight model.layers.N.self_attn.q_proj.weight, …;
+    /// gguf_hf_name), quantised ones kept as blocks; tensors of no such name are left out.
+    Weights(std::shared_ptr<const GgufFile> file, const GgufLayout& layout);
 
     /// One tensor and the file it lives in.
     struct Entry {
-        const SafetensorsFile* file = nullptr;
+        const SafetensorsFile* file = nullptr;  ///< null for a GGUF tensor
         const TensorInfo* info = nullptr;
+        const GgufTensor* gguf = nullptr;  ///< the GGUF tensor it is (its own name)
+        int permute_heads = 0;             ///< its rows are stored permuted for this many heads
     };
     /// The tensor called NAME, or null.
     const TensorInfo* find(const std::string& name) const;
@@ -53,6 +72,8 @@ class Weights {
     std::string dir_;
     Keep keep_ = Keep::Widened;
     std::vector<std::unique_ptr<SafetensorsFile>> files_;
+    std::shared_ptr<const GgufFile> gguf_;
+    std::map<std::string, TensorInfo> gguf_infos_;  ///< the GGUF tensors as TensorInfo
     std::map<std::string, Entry> tensors_;
     double file_bytes_ = 0;
 };

@@ -97,6 +97,21 @@ std::vector<std::byte> npy_bytes(std::span<const float> values,
     return out;
 }
 
+std::vector<std::byte> npy_raw_bytes(std::string_view descr, std::span<const std::uint64_t> shape,
+                                     std::span<const std::byte> data) {
+    std::uint64_t n = 1;
+    for (auto d : shape)
+        n *= d;
+    const std::size_t item =
+        descr.size() > 2 ? std::size_t(std::stoul(std::string(descr.substr(2)))) : 0;
+    if (item == 0 || n * item != data.size())
+        throw ShapeError("write_npy: " + std::string(descr) + " of " + std::to_string(n) +
+                         " elements is not " + std::to_string(data.size()) + " bytes");
+    std::vector<std::byte> out = npy_preamble(std::string(descr), shape);
+    out.insert(out.end(), data.begin(), data.end());
+    return out;
+}
+
 std::vector<std::byte> npy_string_bytes(const std::vector<std::string>& strings) {
     const std::uint64_t shape[] = {strings.size()};
     return npy_string_bytes(strings, shape);

@@ -1,53 +1,36 @@
-// AttnScope core — a BERT-family encoder run natively, with attention controls inside the run.
-// GPL-3.0-or-later.
+// AttnScope core — a BERT-family encoder run natively, a composition of blocks
+// (embeddings with positions and token types, LayerNorm, post-norm residuals,
+// GELU MLP), with attention controls inside the run. GPL-3.0-or-later.
 #include "attn/models/bert/model.hpp"
 
 #include <cmath>
 
+#include "attn/blocks/embeddings.hpp"
+#include "attn/blocks/mlp.hpp"
+#include "attn/blocks/norms.hpp"
+#include "attn/blocks/projections.hpp"
+#include "attn/blocks/residual.hpp"
 #include "attn/util/error.hpp"
 
 namespace attn::bert {
 
-namespace detail {
+namespace {
 
 using Tensor = model::FloatTensor;
 
-/// Row-wise LayerNorm with a learnt gain and bias.
-Matrix bert_layer_norm(const Matrix& x, const Tensor& w, const Tensor& b, double eps) {
-    Matrix out(x.rows(), x.cols());
-    for (Index i = 0; i < x.rows(); ++i) {
-        const auto row = x.row(i);
-        const float mean = row.mean();
-        const float var = (row.array() - mean).square().mean();
-        out.row(i) = ((row.array() - mean) / std::sqrt(var + float(eps))).matrix();
-    }
-    out.array().rowwise() *= w.matrix().row(0).array();
-    out.array().rowwise() += b.matrix().row(0).array();
-    return out;
-}
-
 /// x·Wᵀ + b with nn.Linear's [out, in] weight.
-Matrix linear(const Matrix& x, const Tensor& w, const Tensor& b) {
-    Matrix out = x * w.matrix().transpose();
-    out.rowwise() += b.matrix().row(0);
-    return out;
+Matrix bert_linear(const Matrix& x, const Tensor& w, const Tensor& b) {
+    return blocks::linear<float>(x, blocks::OutIn<Eigen::Map<const Matrix>>{w.matrix()},
+                                 b.matrix().row(0));
 }
 
-/// BERT's activation: "gelu" is the exact x·Φ(x) (erf), the others GPT-2's tanh approximation.
-void activation(Matrix& x, const std::string& act) {
-    if (act == "gelu") {
-        x = x.unaryExpr([](float v) { return 0.5f * v * (1.f + std::erf(v * 0.70710678118f)); });
-        return;
-    }
-    constexpr float c = 0.7978845608028654f;  // √(2/π)
-    x = (0.5f * x.array() * (1.f + (c * (x.array() + 0.044715f * x.array().cube())).tanh()))
-            .matrix();
+/// BERT's activation: "gelu" is the exact x·Φ(x) (erf), the others GPT-2's tanh
+/// approximation.
+blocks::Activation bert_activation(const std::string& act) {
+    return act == "gelu" ? blocks::Activation::GeluExact : blocks::Activation::GeluTanh;
 }
 
-}  // namespace detail
-
-using detail::bert_layer_norm;
-using detail::linear;
+}  // namespace
 
 std::shared_ptr<Model> Model::open(const std::string& dir, std::optional<std::int32_t> sep) {
     auto m = std::make_shared<Model>();
@@ -69,15 +52,17 @@ std::shared_ptr<Model> Model::open(const std::string& dir, std::optional<std::in
     info.pre_norm = false;
     info.dtype.clear();
     for (const auto& [name, t] : f.tensors()) {
-        // position_ids (an integer buffer) and a decoder tied to the embedding are no parameters.
+        // position_ids (an integer buffer) and a decoder tied to the embedding are
+        // no parameters.
         if (t.dtype == model::DType::Other || name == "cls.predictions.decoder.weight") continue;
         info.parameters += t.count();
         if (info.dtype.empty() || t.dtype_name != "F32") info.dtype = t.dtype_name;
     }
     if (info.dtype.empty()) info.dtype = "F32";
     info.file_bytes = double(f.file_size());
-    // BertForMaskedLM writes the encoder with a "bert." prefix beside its "cls." head; BertModel
-    // writes it without. Old checkpoints call LayerNorm's weight and bias gamma and beta.
+    // BertForMaskedLM writes the encoder with a "bert." prefix beside its "cls."
+    // head; BertModel writes it without. Old checkpoints call LayerNorm's weight
+    // and bias gamma and beta.
     const std::string prefix = f.find("bert.embeddings.word_embeddings.weight") ? "bert." : "";
     info.folder = dir;
     info.layer_prefix = prefix + "encoder.layer.";
@@ -129,7 +114,8 @@ std::shared_ptr<Model> Model::open(const std::string& dir, std::optional<std::in
 std::vector<int> Model::token_types(const std::vector<std::int32_t>& ids) const {
     std::vector<int> types(ids.size(), 0);
     if (!sep_ || config_.type_vocab < 2) return types;
-    // [CLS] A [SEP] B [SEP]: B and its [SEP] are sentence B. A [SEP] that ends the ids is A's.
+    // [CLS] A [SEP] B [SEP]: B and its [SEP] are sentence B. A [SEP] that ends
+    // the ids is A's.
     for (std::size_t i = 0; i + 1 < ids.size(); ++i)
         if (ids[i] == *sep_) {
             for (std::size_t j = i + 1; j < ids.size(); ++j)
@@ -140,13 +126,9 @@ std::vector<int> Model::token_types(const std::vector<std::int32_t>& ids) const 
 }
 
 Matrix Model::embed(const std::vector<std::int32_t>& ids, Index first) const {
-    const Index n = Index(ids.size());
-    const std::vector<int> types = token_types(ids);
-    Matrix x(n - first, config_.hidden);
-    for (Index i = first; i < n; ++i)
-        x.row(i - first) = word_.matrix().row(ids[std::size_t(i)]) + position_.matrix().row(i) +
-                           type_.matrix().row(types[std::size_t(i)]);
-    return bert_layer_norm(x, emb_ln_w_, emb_ln_b_, config_.layer_norm_eps);
+    const blocks::EmbeddingSpec<Tensor, float> spec{&word_, &position_, &type_};
+    const Matrix x = blocks::embed<float>(spec, ids, token_types(ids), first, config_.hidden);
+    return blocks::layer_norm(x, emb_ln_w_, emb_ln_b_, config_.layer_norm_eps);
 }
 
 void Model::layer(int l, Matrix& x, Index first, const model::LayerAttention* past,
@@ -155,41 +137,55 @@ void Model::layer(int l, Matrix& x, Index first, const model::LayerAttention* pa
     const Config& c = config_;
     const Index m = x.rows(), n = first + m, d = c.hidden, dk = d / c.heads;
     const Block& b = blocks_[std::size_t(l)];
-    const Matrix q = linear(x, b.q_w, b.q_b), k = linear(x, b.k_w, b.k_b),
-                 v = linear(x, b.v_w, b.v_b);
-    // Head h's columns of NEW, after the earlier run's rows (an encoder always runs whole, as
-    // the driver reuses no prefix of a bidirectional model; kept for the interface's contract).
-    const auto rows = [&](const std::vector<Matrix>* old, int h, const Matrix& now) {
-        Matrix t(n, dk);
-        if (first > 0) t.topRows(first) = (*old)[std::size_t(h)].topRows(first);
-        t.bottomRows(m) = now.middleCols(h * dk, dk);
-        return t;
+    const auto attention = [&](const Matrix& xin) {
+        const Matrix q = bert_linear(xin, b.q_w, b.q_b), k = bert_linear(xin, b.k_w, b.k_b),
+                     v = bert_linear(xin, b.v_w, b.v_b);
+        // Head h's columns of NEW, after the earlier run's rows (an encoder always
+        // runs whole, as the driver reuses no prefix of a bidirectional model; kept
+        // for the interface's contract).
+        const auto rows = [&](const std::vector<Matrix>* old, int h, const Matrix& now) {
+            Matrix t(n, dk);
+            if (first > 0) t.topRows(first) = (*old)[std::size_t(h)].topRows(first);
+            t.bottomRows(m) = now.middleCols(h * dk, dk);
+            return t;
+        };
+        Matrix merged(m, d), z;
+        for (int h = 0; h < c.heads; ++h) {
+            out.q.push_back(rows(past ? &past->q : nullptr, h, q));
+            out.k.push_back(rows(past ? &past->k : nullptr, h, k));
+            out.v.push_back(rows(past ? &past->v : nullptr, h, v));
+            out.heads.push_back(model::attend_head(out.q.back(), out.k.back(), out.v.back(),
+                                                   controls.params, l, h, first, hooks, z));
+            merged.middleCols(h * dk, dk) = z;
+        }
+        const Matrix attn = bert_linear(merged, b.o_w, b.o_b);
+        hooks.attn_out(l, first, attn);
+        return attn;
     };
-    Matrix merged(m, d), z;
-    for (int h = 0; h < c.heads; ++h) {
-        out.q.push_back(rows(past ? &past->q : nullptr, h, q));
-        out.k.push_back(rows(past ? &past->k : nullptr, h, k));
-        out.v.push_back(rows(past ? &past->v : nullptr, h, v));
-        out.heads.push_back(model::attend_head(out.q.back(), out.k.back(), out.v.back(),
-                                               controls.params, l, h, first, hooks, z));
-        merged.middleCols(h * dk, dk) = z;
-    }
-    // Post-LN: each block's output is added to the stream, then the sum is normalised.
-    const Matrix attn = linear(merged, b.o_w, b.o_b);
-    hooks.attn_out(l, first, attn);
-    x = bert_layer_norm(x + attn, b.ln1_w, b.ln1_b, c.layer_norm_eps);
-    Matrix hidden = linear(x, b.in_w, b.in_b);
-    detail::activation(hidden, c.hidden_act);
-    const Matrix mlp = linear(hidden, b.out_w, b.out_b);
-    hooks.mlp_out(l, first, mlp);
-    x = bert_layer_norm(x + mlp, b.ln2_w, b.ln2_b, c.layer_norm_eps);
+    // Post-LN: each block's output is added to the stream, then the sum is
+    // normalised.
+    blocks::post_norm<float>(
+        x,
+        [&](const Matrix& t) { return blocks::layer_norm(t, b.ln1_w, b.ln1_b, c.layer_norm_eps); },
+        attention);
+    const auto mlp = [&](const Matrix& xin) {
+        Matrix hidden = bert_linear(xin, b.in_w, b.in_b);
+        blocks::activate(hidden, bert_activation(c.hidden_act));
+        const Matrix mlp_out = bert_linear(hidden, b.out_w, b.out_b);
+        hooks.mlp_out(l, first, mlp_out);
+        return mlp_out;
+    };
+    blocks::post_norm<float>(
+        x,
+        [&](const Matrix& t) { return blocks::layer_norm(t, b.ln2_w, b.ln2_b, c.layer_norm_eps); },
+        mlp);
 }
 
 Vector Model::logits(const Matrix& x) const {
     if (!has_head_) return {};  // BertModel: no masked-LM head, no logits
-    Matrix t = linear(x.topRows(1), head_w_, head_b_);
-    detail::activation(t, config_.hidden_act);
-    t = bert_layer_norm(t, head_ln_w_, head_ln_b_, config_.layer_norm_eps);
+    Matrix t = bert_linear(x.topRows(1), head_w_, head_b_);
+    blocks::activate(t, bert_activation(config_.hidden_act));
+    t = blocks::layer_norm(t, head_ln_w_, head_ln_b_, config_.layer_norm_eps);
     const auto& decoder = tied_ ? word_ : decoder_w_;
     Vector out = decoder.matrix() * t.row(0).transpose();
     out += decoder_b_.matrix().row(0).transpose();
@@ -207,7 +203,8 @@ Vector Model::attention_bias(int l) const {
 
 model::Model::FrozenNorm Model::final_norm(const Matrix&) const {
     throw ArgumentError(
-        "direct logit attribution needs a pre-norm model; BERT normalises after each block");
+        "direct logit attribution needs a pre-norm model; BERT "
+        "normalises after each block");
 }
 
 Vector Model::unembedding(std::int32_t token, float* bias) const {

@@ -1,5 +1,6 @@
-// AttnScope core — a GPT-2-family model run natively, with attention controls inside the run.
-// GPL-3.0-or-later.
+// AttnScope core — a GPT-2-family model run natively, a composition of blocks
+// (LayerNorm, fused Conv1D q/k/v, GELU-tanh MLP, pre-norm residuals), with
+// attention controls inside the run. GPL-3.0-or-later.
 #include "attn/models/gpt2/model.hpp"
 
 #include <algorithm>
@@ -7,13 +8,16 @@
 #include <nlohmann/json.hpp>
 
 #include "../../files/io_util.hpp"
+#include "../family_parts.hpp"
+#include "attn/blocks/mlp.hpp"
+#include "attn/blocks/norms.hpp"
+#include "attn/blocks/projections.hpp"
+#include "attn/blocks/residual.hpp"
 #include "attn/util/error.hpp"
 
 namespace attn::gpt2 {
 
 namespace {
-
-using RowVector = Eigen::Matrix<float, 1, Eigen::Dynamic>;
 
 int positive_field(const nlohmann::json& j, const char* name, const std::string& path) {
     if (!j.contains(name) || !j[name].is_number_integer() || j[name].get<long long>() <= 0 ||
@@ -28,38 +32,17 @@ bool flag(const nlohmann::json& j, const char* name, const std::string& path, bo
     return j[name].get<bool>();
 }
 
-/// Row-wise LayerNorm with GPT-2's learnt gain and bias.
-Matrix layer_norm(const Matrix& x, const FloatTensor& w, const FloatTensor& b, double eps) {
-    Matrix out(x.rows(), x.cols());
-    for (Index i = 0; i < x.rows(); ++i) {
-        const auto row = x.row(i);
-        const float mean = row.mean();
-        const float var = (row.array() - mean).square().mean();
-        out.row(i) = ((row.array() - mean) / std::sqrt(var + float(eps))).matrix();
-    }
-    out.array().rowwise() *= w.matrix().row(0).array();
-    out.array().rowwise() += b.matrix().row(0).array();
-    return out;
-}
-
 /// x·W + b with Conv1D's [in, out] weight.
-Matrix affine(const Matrix& x, const FloatTensor& w, const FloatTensor& b) {
-    Matrix out = x * w.matrix();
-    out.rowwise() += b.matrix().row(0);
-    return out;
-}
-
-/// gelu_new: GPT-2's tanh approximation of GELU.
-void gelu_new(Matrix& x) {
-    constexpr float c = 0.7978845608028654f;  // √(2/π)
-    x = (0.5f * x.array() * (1.f + (c * (x.array() + 0.044715f * x.array().cube())).tanh()))
-            .matrix();
+Matrix conv1d(const Matrix& x, const FloatTensor& w, const FloatTensor& b) {
+    return blocks::linear<float>(x, blocks::InOut<Eigen::Map<const Matrix>>{w.matrix()},
+                                 b.matrix().row(0));
 }
 
 }  // namespace
 
 Config read_config(const std::string& path) {
-    // Opened without blocking and refused unless a regular file (a FIFO would hang the start).
+    // Opened without blocking and refused unless a regular file (a FIFO would
+    // hang the start).
     const std::vector<std::byte> bytes = io::detail::read_whole_file(path, path);
     nlohmann::json j;
     try {
@@ -86,15 +69,17 @@ Config read_config(const std::string& path) {
             throw FormatError(path + ": layer_norm_epsilon must be a positive number");
         c.layer_norm_epsilon = j["layer_norm_epsilon"].get<double>();
     }
-    // GPT2Config's defaults: n_inner null is 4 · n_embd; scores scaled by 1/√d_k only.
+    // GPT2Config's defaults: n_inner null is 4 · n_embd; scores scaled by 1/√d_k
+    // only.
     c.n_inner = j.contains("n_inner") && !j["n_inner"].is_null()
                     ? positive_field(j, "n_inner", path)
                     : 4 * c.n_embd;
     c.scale_attn_weights = flag(j, "scale_attn_weights", path, true);
     c.scale_attn_by_inverse_layer_idx = flag(j, "scale_attn_by_inverse_layer_idx", path, false);
-    // reorder_and_upcast_attn (GPT2Attention's _upcast_and_reordered_attn) computes the same
-    // scaled scores and softmax in float32 for half-precision runs; AttnScope computes them in
-    // float32 always, so the flag changes nothing here and is accepted (its value still checked).
+    // reorder_and_upcast_attn (GPT2Attention's _upcast_and_reordered_attn)
+    // computes the same scaled scores and softmax in float32 for half-precision
+    // runs; AttnScope computes them in float32 always, so the flag changes
+    // nothing here and is accepted (its value still checked).
     (void)flag(j, "reorder_and_upcast_attn", path, false);
     if (c.n_embd % c.n_head != 0)
         throw FormatError(path + ": n_head " + std::to_string(c.n_head) +
@@ -126,8 +111,9 @@ std::shared_ptr<Model> Model::open(const std::string& dir) {
         if (t.dtype_name != "F32") info.dtype = t.dtype_name;
     }
     info.file_bytes = double(f.file_size());
-    // Hugging Face writes GPT2LMHeadModel's weights with a "transformer." prefix and GPT2Model's
-    // without; the attn.bias / masked_bias buffers and a tied lm_head are not needed.
+    // Hugging Face writes GPT2LMHeadModel's weights with a "transformer." prefix
+    // and GPT2Model's without; the attn.bias / masked_bias buffers and a tied
+    // lm_head are not needed.
     const std::string prefix = f.find("transformer.wte.weight") ? "transformer." : "";
     info.folder = dir;
     info.layer_prefix = prefix + "h.";
@@ -168,54 +154,66 @@ void Model::layer(int l, Matrix& x, Index first, const LayerAttention* past,
     const Config& c = config_;
     const Index m = x.rows(), n = first + m, d = c.n_embd, dk = d / c.n_head;
     const Block& b = blocks_[std::size_t(l)];
-    const Matrix qkv =
-        affine(layer_norm(x, b.ln1_w, b.ln1_b, c.layer_norm_epsilon), b.attn_w, b.attn_b);
-    Matrix merged(m, d);
-    // Head h's q, k or v (the column block at col): the earlier run's rows, then the new ones.
-    const auto rows = [&](const std::vector<Matrix>* old, int h, Index col) {
-        Matrix t(n, dk);
-        if (first > 0) t.topRows(first) = (*old)[std::size_t(h)].topRows(first);
-        t.bottomRows(m) = qkv.middleCols(col, dk);
-        return t;
+    const double eps = c.layer_norm_epsilon;
+    const auto ln1 = [&](const Matrix& t) { return blocks::layer_norm(t, b.ln1_w, b.ln1_b, eps); };
+    const auto attention = [&](const Matrix& h) {
+        const Matrix qkv = conv1d(h, b.attn_w, b.attn_b);
+        Matrix merged(m, d);
+        // Head h's q, k or v: the earlier run's rows, then the new ones from
+        // c_attn's blocks.
+        const auto rows = [&](const std::vector<Matrix>* old, int head, blocks::Part part) {
+            Matrix t(n, dk);
+            if (first > 0) t.topRows(first) = (*old)[std::size_t(head)].topRows(first);
+            t.bottomRows(m) = blocks::fused_head<float>(qkv, blocks::FusedQkv::Blocks, part, head,
+                                                        c.n_head, c.n_head, dk);
+            return t;
+        };
+        // GPT2Attention's scaling: ÷ √d_k (scale_attn_weights), then ÷ (l + 1)
+        // (scale_attn_by_inverse_layer_idx), one factor 1/√scale_dk; the scaling
+        // control turns the whole factor off.
+        AttentionParams params = controls.params;
+        const float by_layer = c.scale_attn_by_inverse_layer_idx ? float(l + 1) : 1.f;
+        if (!c.scale_attn_weights && !c.scale_attn_by_inverse_layer_idx)
+            params.scale = false;
+        else
+            params.scale_dk = (c.scale_attn_weights ? float(dk) : 1.f) * by_layer * by_layer;
+        Matrix z;
+        for (int h = 0; h < c.n_head; ++h) {
+            out.q.push_back(rows(past ? &past->q : nullptr, h, blocks::Part::Q));
+            out.k.push_back(rows(past ? &past->k : nullptr, h, blocks::Part::K));
+            out.v.push_back(rows(past ? &past->v : nullptr, h, blocks::Part::V));
+            // Every query's attention, the earlier run's too: the shown stages are
+            // the whole run's.
+            out.heads.push_back(model::attend_head(out.q.back(), out.k.back(), out.v.back(), params,
+                                                   l, h, first, hooks, z));
+            merged.middleCols(h * dk, dk) = z;
+        }
+        const Matrix attn = conv1d(merged, b.proj_w, b.proj_b);
+        hooks.attn_out(l, first, attn);
+        return attn;
     };
-    // GPT2Attention's scaling: ÷ √d_k (scale_attn_weights), then ÷ (l + 1)
-    // (scale_attn_by_inverse_layer_idx), one factor 1/√scale_dk; the scaling control turns
-    // the whole factor off.
-    AttentionParams params = controls.params;
-    const float by_layer = c.scale_attn_by_inverse_layer_idx ? float(l + 1) : 1.f;
-    if (!c.scale_attn_weights && !c.scale_attn_by_inverse_layer_idx)
-        params.scale = false;
-    else
-        params.scale_dk = (c.scale_attn_weights ? float(dk) : 1.f) * by_layer * by_layer;
-    Matrix z;
-    for (int h = 0; h < c.n_head; ++h) {
-        // Heads are d_k-wide column blocks of q, k and v.
-        out.q.push_back(rows(past ? &past->q : nullptr, h, h * dk));
-        out.k.push_back(rows(past ? &past->k : nullptr, h, d + h * dk));
-        out.v.push_back(rows(past ? &past->v : nullptr, h, 2 * d + h * dk));
-        // Every query's attention, the earlier run's too: the shown stages are the whole run's.
-        out.heads.push_back(model::attend_head(out.q.back(), out.k.back(), out.v.back(), params, l,
-                                               h, first, hooks, z));
-        merged.middleCols(h * dk, dk) = z;
-    }
-    const Matrix attn = affine(merged, b.proj_w, b.proj_b);
-    hooks.attn_out(l, first, attn);
-    x += attn;
-    Matrix hidden = affine(layer_norm(x, b.ln2_w, b.ln2_b, c.layer_norm_epsilon), b.fc_w, b.fc_b);
-    gelu_new(hidden);
-    const Matrix mlp = affine(hidden, b.mlp_proj_w, b.mlp_proj_b);
-    hooks.mlp_out(l, first, mlp);
-    x += mlp;
+    blocks::pre_norm<float>(x, ln1, attention);
+    const auto ln2 = [&](const Matrix& t) { return blocks::layer_norm(t, b.ln2_w, b.ln2_b, eps); };
+    const auto mlp = [&](const Matrix& h) {
+        Matrix hidden = conv1d(h, b.fc_w, b.fc_b);
+        blocks::activate(hidden, blocks::Activation::GeluTanh);  // gelu_new
+        const Matrix mlp_out = conv1d(hidden, b.mlp_proj_w, b.mlp_proj_b);
+        hooks.mlp_out(l, first, mlp_out);
+        return mlp_out;
+    };
+    blocks::pre_norm<float>(x, ln2, mlp);
 }
 
 Vector Model::logits(const Matrix& x) const {
-    const Matrix last = layer_norm(x, lnf_w_, lnf_b_, config_.layer_norm_epsilon);
+    const Matrix last = blocks::layer_norm(x, lnf_w_, lnf_b_, config_.layer_norm_epsilon);
     return wte_.matrix() * last.row(0).transpose();  // logits from the tied embedding
 }
 
 Matrix Model::logits_rows(const Matrix& x) const {
-    // One product with the tied embedding for every row: the output head is read once.
-    return layer_norm(x, lnf_w_, lnf_b_, config_.layer_norm_epsilon) * wte_.matrix().transpose();
+    // One product with the tied embedding for every row: the output head is read
+    // once.
+    return blocks::layer_norm(x, lnf_w_, lnf_b_, config_.layer_norm_epsilon) *
+           wte_.matrix().transpose();
 }
 
 Matrix Model::head_to_residual(int l, int h, const Matrix& z) const {
@@ -228,14 +226,13 @@ Vector Model::attention_bias(int l) const {
 }
 
 model::Model::FrozenNorm Model::final_norm(const Matrix& x) const {
-    const auto row = x.row(0);
-    const float mean = row.mean();
-    const float var = (row.array() - mean).square().mean();
+    const blocks::FrozenNorm<float> frozen = blocks::freeze_layer_norm<float>(
+        x.topRows(1), lnf_w_.matrix().row(0), lnf_b_.matrix().row(0), config_.layer_norm_epsilon);
     FrozenNorm f;
     f.centre = true;
-    f.inv_scale = 1.f / std::sqrt(var + float(config_.layer_norm_epsilon));
-    f.gain = lnf_w_.matrix().row(0).transpose();
-    f.bias = lnf_b_.matrix().row(0).transpose();
+    f.inv_scale = frozen.inv_scale(0);
+    f.gain = frozen.gain.transpose();
+    f.bias = frozen.bias.transpose();
     return f;
 }
 

@@ -116,6 +116,10 @@ std::vector<std::byte> npy_i4_bytes(std::span<const std::int32_t> values);
 /// Little-endian int32 VALUES of the given shape (C order) as a .npy file.
 std::vector<std::byte> npy_i4_bytes(std::span<const std::int32_t> values,
                                     std::span<const std::uint64_t> shape);
+/// DATA, the little-endian C-order elements of dtype DESCR ("<f8", "<i8", …) of the given shape,
+/// as a .npy file (the bytes are not interpreted; their count must match).
+std::vector<std::byte> npy_raw_bytes(std::string_view descr, std::span<const std::uint64_t> shape,
+                                     std::span<const std::byte> data);
 /// Serialises strings as a 1-D NumPy unicode array (<U n, n the longest in code points).
 std::vector<std::byte> npy_string_bytes(const std::vector<std::string>& strings);
 /// Strings of the given shape (C order) as a NumPy unicode array.

@@ -37,6 +37,12 @@ class ZipWriter {
     std::size_t reserve(const std::string& name, std::uint64_t size);
     /// Appends bytes to member `index`; throws Error when they go past its declared size.
     void write(std::size_t index, std::span<const std::byte> bytes);
+    /// Dates every member DOS_DATE, DOS_TIME (MS-DOS format) instead of now: a reproducible
+    /// archive, the same bytes whenever the same members are written (attnscope batch).
+    void set_date(std::uint16_t dos_date, std::uint16_t dos_time) {
+        dos_date_ = dos_date;
+        dos_time_ = dos_time;
+    }
     /// reserve() and write() of a whole member.
     void add(const std::string& name, std::span<const std::byte> bytes);
     /// Checks every member is complete, writes the headers and the central directory, and

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/models/post_norm.hpp"
 #include "attn/models/run.hpp"
 #include "attn/weights/safetensors.hpp"
 
@@ -27,7 +28,7 @@ Config read_config(const std::string& path);
 
 /// BERT weights from a Hugging Face folder (BertForMaskedLM with its "bert." prefix and cls head,
 /// or BertModel without either), mapped.
-class Model : public model::Model {
+class Model : public model::Model, public model::PostNormBlocks {
   public:
     /// Opens DIR; SEP, the tokenizer's [SEP] id, makes the tokens after the first [SEP] sentence
     /// B (token type 1). Checks every tensor's presence and shape and that no value is NaN or
@@ -56,6 +57,8 @@ class Model : public model::Model {
     /// Always throws ArgumentError: BERT normalises after each block, so no final norm is linear.
     FrozenNorm final_norm(const Matrix& x) const override;
     Vector unembedding(std::int32_t token, float* bias = nullptr) const override;
+    /// Layer L's attention LayerNorm (attention.output.LayerNorm) frozen at row U.
+    FrozenNorm post_attention_norm(int l, const Matrix& u) const override;
 
   private:
     using Tensor = model::FloatTensor;

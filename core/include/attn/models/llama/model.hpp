@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "attn/blocks/projections.hpp"
+#include "attn/blocks/rotary.hpp"
 #include "attn/models/run.hpp"
 #include "attn/weights/weights.hpp"
 
@@ -14,22 +16,13 @@ namespace attn::llama {
 
 using model::FloatTensor;
 
-/// How rotary positions stretch to longer contexts (config.json's rope_scaling).
-enum class RopeScaling {
-    None,    ///< absent, null or "default"
-    Linear,  ///< every frequency divided by factor
-    Llama3,  ///< Llama 3.1's: low frequencies divided by factor, a smooth band between
-};
-
 /// The fields of a Llama-family config.json that the forward pass needs.
 struct Config {
     std::string model_type;  ///< "llama", "mistral", "qwen2" or "qwen3"
     int layers = 0, hidden = 0, intermediate = 0, heads = 0, kv_heads = 0, head_dim = 0;
     int vocab = 0, max_positions = 0;
-    double rms_norm_eps = 1e-6, rope_theta = 10000.0;
-    RopeScaling rope = RopeScaling::None;
-    double rope_factor = 1.0, low_freq_factor = 1.0, high_freq_factor = 4.0;
-    double original_max_positions = 8192.0;
+    double rms_norm_eps = 1e-6;
+    blocks::RopeSpec rope;   ///< rope_theta, rope_scaling; rotary_dim = head_dim
     bool qkv_bias = false;   ///< q/k/v projections have biases (qwen2 always; attention_bias)
     bool o_bias = false;     ///< o_proj has a bias (llama's and qwen3's attention_bias)
     bool mlp_bias = false;   ///< llama's mlp_bias
@@ -42,6 +35,15 @@ struct Config {
 /// rope_scaling type is refused by name).
 Config read_config(const std::string& path);
 
+/// Refuses C when its head_dim is odd or KV_HEADS does not divide HEADS, naming PATH and the
+/// fields as the file calls them.
+void check_heads(const Config& c, const std::string& path, const char* head_dim,
+                 const char* kv_heads, const char* heads);
+
+/// The configuration a GGUF file of architecture llama or qwen2 states in its metadata
+/// (llama.block_count, llama.embedding_length, …); throws FormatError naming the file and the key.
+Config gguf_config(const model::GgufFile& file);
+
 /// RoPE's inverse frequencies θ_i (head_dim / 2 of them), rope_scaling applied.
 std::vector<double> rope_frequencies(const Config& c);
 
@@ -51,6 +53,8 @@ class Model : public model::Model {
     /// Opens DIR; checks every tensor's presence, shape and values; throws FormatError /
     /// ShapeError / NonFiniteError naming the file and the tensor.
     static std::shared_ptr<Model> open(const std::string& dir);
+    /// Opens a GGUF FILE of architecture llama or qwen2 (its tensors kept quantised).
+    static std::shared_ptr<Model> open_gguf(std::shared_ptr<const model::GgufFile> file);
 
     /// The model's configuration.
     const Config& config() const { return config_; }
@@ -71,12 +75,10 @@ class Model : public model::Model {
     Vector unembedding(std::int32_t token, float* bias = nullptr) const override;
 
   private:
-    /// A Hugging Face Linear: weight [out, in], optional bias [out].
-    struct Linear {
-        FloatTensor w, b;
-        bool has_bias = false;
-        Matrix operator()(const Matrix& x) const;
-    };
+    using Linear = blocks::TensorLinear;
+    /// Builds the model of config C from W (DIR: the folder or file, for messages).
+    static std::shared_ptr<Model> assemble(Config c, std::unique_ptr<model::Weights> w,
+                                           const std::string& dir);
     struct Block {
         FloatTensor input_norm, post_norm, q_norm, k_norm;
         Linear q, k, v, o, gate, up, down;
@@ -93,5 +95,8 @@ class Model : public model::Model {
 
 /// Opens DIR: config.json, the weights and tokenizer.json; errors name the file.
 model::ModelFolder open_folder(const std::string& dir);
+
+/// Opens a GGUF file of architecture llama or qwen2 with its embedded tokenizer.
+model::ModelFolder open_gguf(const std::string& path);
 
 }  // namespace attn::llama

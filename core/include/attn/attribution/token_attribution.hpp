@@ -1,0 +1,54 @@
+// AttnScope core — every token attribution of one prediction, by name: what `attnscope
+// attribute` writes. GPL-3.0-or-later. The methods are in docs/attribution.md.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attn/models/model.hpp"
+#include "attn/util/progress.hpp"
+
+namespace attn::attrib {
+
+/// What to explain and how.
+struct AttributionRequest {
+    std::optional<Index> position;       ///< P; none: the last position
+    std::optional<std::int32_t> target;  ///< t; none: the argmax of the logits at P
+    std::vector<std::string> methods;    ///< output names (method_names()); empty: every one built
+    int steps = 32;                      ///< M of integrated gradients
+    int faithfulness = -1;               ///< K of the erasure curves; < 0: none
+    model::RunControls controls;         ///< the run explained, as changed by its controls
+};
+
+/// One output array: float32, row-major.
+struct NamedArray {
+    std::string name;
+    std::vector<std::uint64_t> shape;
+    std::vector<float> values;
+};
+
+/// The explained prediction and the methods' arrays.
+struct AttributionResult {
+    Index position = 0;
+    std::int32_t target = 0;
+    double logit = 0;                ///< the target's logit at P in the run
+    std::vector<NamedArray> arrays;  ///< in method_names() order, then faith_*, agreement
+    std::vector<std::string> agreement_methods;  ///< the rows of "agreement" (with faithfulness)
+};
+
+/// Every method of issue #39 by its output name, in the table's order.
+const std::vector<std::string>& method_names();
+
+/// Empty when METHOD is built; else why not ("saliency needs the reverse pass, not built yet"),
+/// or that no method has that name.
+std::string unavailable(const std::string& method);
+
+/// The methods of REQUEST on the run of IDS through MODEL. Throws ArgumentError for a method
+/// that is unknown or not built (naming it), a position or target outside the run; PROGRESS may
+/// cancel.
+AttributionResult attribute_tokens(const model::Model& model, const std::vector<std::int32_t>& ids,
+                                   const AttributionRequest& request, Progress* progress = nullptr);
+
+}  // namespace attn::attrib

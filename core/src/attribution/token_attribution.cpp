@@ -1,0 +1,188 @@
+// AttnScope core — every token attribution of one prediction, by name. GPL-3.0-or-later.
+#include "attn/attribution/token_attribution.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "attn/analysis/rollout.hpp"
+#include "attn/attribution/attention_paths.hpp"
+#include "attn/attribution/contributions.hpp"
+#include "attn/attribution/faithfulness.hpp"
+#include "attn/attribution/value_zeroing.hpp"
+#include "attn/models/run.hpp"
+#include "attn/util/error.hpp"
+
+namespace attn::attrib {
+
+namespace {
+
+/// The gradient methods: they wait for the reverse pass through the forward.
+bool needs_reverse_pass(const std::string& m) {
+    return m == "saliency" || m == "input_x_gradient" || m == "integrated_gradients" ||
+           m == "attention_x_gradient";
+}
+
+template <class M>
+void add_matrices(AttributionResult& r, const std::string& name, const std::vector<M>& ms,
+                  std::vector<std::uint64_t> shape) {
+    NamedArray a{name, std::move(shape), {}};
+    for (const M& m : ms)
+        for (Index i = 0; i < m.rows(); ++i)
+            for (Index j = 0; j < m.cols(); ++j)
+                a.values.push_back(float(m(i, j)));
+    r.arrays.push_back(std::move(a));
+}
+
+void add_matrix(AttributionResult& r, const std::string& name, const MatrixD& m) {
+    add_matrices(r, name, std::vector<MatrixD>{m},
+                 {std::uint64_t(m.rows()), std::uint64_t(m.cols())});
+}
+
+/// Refuses METHOD when its estimated multiply-adds OPS would keep a CPU busy for hours (no
+/// method may seem to hang): the message names the method, the tokens and the way out.
+void check_work(const std::string& method, double ops, Index n) {
+    constexpr double kMaxOps = 2e12;
+    if (ops <= kMaxOps) return;
+    char count[32];
+    std::snprintf(count, sizeof count, "%.1e", ops);
+    throw ResourceError(method + " of " + std::to_string(n) + " tokens needs about " + count +
+                        " operations (the limit is 2e12, about an hour of one core); use a " +
+                        "shorter text or leave " + method + " out of the methods");
+}
+
+std::vector<double> row_of(const MatrixD& m, Index row) {
+    return std::vector<double>(m.row(row).data(), m.row(row).data() + m.cols());
+}
+
+}  // namespace
+
+const std::vector<std::string>& method_names() {
+    static const std::vector<std::string> names{"saliency",
+                                                "input_x_gradient",
+                                                "integrated_gradients",
+                                                "attention_x_gradient",
+                                                "norm_based",
+                                                "value_zeroing",
+                                                "alti",
+                                                "alti_rollout",
+                                                "attention_flow",
+                                                "rollout"};
+    return names;
+}
+
+std::string unavailable(const std::string& method) {
+    if (needs_reverse_pass(method)) return method + " needs the reverse pass, not built yet";
+    const auto& names = method_names();
+    if (std::find(names.begin(), names.end(), method) == names.end())
+        return "'" + method + "' is not an attribution method (they are saliency, " +
+               "input_x_gradient, integrated_gradients, attention_x_gradient, norm_based, " +
+               "value_zeroing, alti, alti_rollout, attention_flow, rollout)";
+    return {};
+}
+
+AttributionResult attribute_tokens(const model::Model& model, const std::vector<std::int32_t>& ids,
+                                   const AttributionRequest& request, Progress* progress) {
+    std::vector<std::string> methods = request.methods;
+    if (methods.empty())
+        for (const std::string& m : method_names())
+            if (unavailable(m).empty()) methods.push_back(m);
+    for (const std::string& m : methods)
+        if (const std::string why = unavailable(m); !why.empty()) throw ArgumentError(why);
+    const auto wants = [&](const char* m) {
+        return std::find(methods.begin(), methods.end(), m) != methods.end();
+    };
+    const model::ModelInfo& info = model.info();
+    const Index n = Index(ids.size());
+    const Index p = request.position.value_or(n - 1);
+    if (p < 0 || p >= n)
+        throw ArgumentError("position " + std::to_string(p) + " is outside the " +
+                            std::to_string(n) + " tokens (0…" + std::to_string(n - 1) + ")");
+    PartProgress running(progress, 0.0, 0.05);
+    const model::Run run = model::run(model, ids, request.controls, nullptr, &running, nullptr, p);
+    if (run.logits.size() == 0)
+        throw ArgumentError(info.display + " folder without an output head: no logit to explain");
+    AttributionResult r;
+    r.position = p;
+    if (request.target) {
+        if (*request.target < 0 || *request.target >= info.vocab)
+            throw ArgumentError("target token id " + std::to_string(*request.target) +
+                                " is outside the vocabulary of " + std::to_string(info.vocab));
+        r.target = *request.target;
+    } else {
+        const Index top = info.text_vocab > 0 ? std::min<Index>(info.text_vocab, run.logits.size())
+                                              : run.logits.size();
+        Index best = 0;
+        run.logits.head(top).maxCoeff(&best);
+        r.target = std::int32_t(best);
+    }
+    r.logit = double(run.logits[r.target]);
+
+    const std::uint64_t L = std::uint64_t(info.layers), H = std::uint64_t(info.heads),
+                        N = std::uint64_t(n);
+    // Token scores at P for the erasure curves and the agreement: name, scores.
+    std::vector<std::pair<std::string, std::vector<double>>> token_scores;
+    token_scores.push_back({"attention", row_of(mean_heads(run.layers.back().heads), p)});
+    // The arithmetic each costs, checked before any is computed.
+    const double nn = double(n) * double(n), layers = double(info.layers),
+                 width = double(info.d_model);
+    if (wants("value_zeroing"))
+        check_work("value_zeroing",
+                   layers * double(n) * (12 * double(n) * width * width + 2 * nn * width), n);
+    if (wants("alti") || wants("alti_rollout"))
+        check_work("alti", layers * nn * double(info.heads) * width, n);
+    if (wants("attention_flow")) check_work("attention_flow", nn * nn * layers * (layers + 1), n);
+    PartProgress methods_progress(progress, 0.05, request.faithfulness >= 0 ? 0.6 : 1.0);
+    if (wants("norm_based"))
+        add_matrices(r, "norm_based", norm_based(model, run, &methods_progress), {L, H, N, N});
+    if (wants("value_zeroing"))
+        add_matrices(r, "value_zeroing", value_zeroing(model, run, &methods_progress), {L, N, N});
+    if (wants("alti") || wants("alti_rollout")) {
+        const std::vector<MatrixD> c = alti(model, run, &methods_progress);
+        const MatrixD rolled = compose_layers(c);
+        if (wants("alti")) add_matrices(r, "alti", c, {L, N, N});
+        add_matrix(r, "alti_rollout", rolled);
+        token_scores.push_back({"alti_rollout", row_of(rolled, p)});
+    }
+    if (wants("attention_flow")) {
+        const MatrixD flow = attention_flow(mixed_layers(run), &methods_progress);
+        add_matrix(r, "attention_flow", flow);
+        token_scores.push_back({"attention_flow", row_of(flow, p)});
+    }
+    if (wants("rollout")) {
+        const MatrixD rolled = attention_rollout(run);
+        add_matrix(r, "rollout", rolled);
+        token_scores.push_back({"rollout", row_of(rolled, p)});
+    }
+    if (request.faithfulness < 0) return r;
+
+    const std::vector<Index> positions = ranked_positions(n, p, info.causal);
+    const std::size_t m = token_scores.size();
+    for (std::size_t k = 0; k < m; ++k) {
+        const auto& [name, scores] = token_scores[k];
+        PartProgress part(progress, 0.6 + 0.4 * double(k) / double(m),
+                          0.6 + 0.4 * double(k + 1) / double(m));
+        const std::vector<double> curve =
+            erasure_curve(model, ids, request.controls, p, r.target,
+                          rank_by_magnitude(positions, scores), request.faithfulness, &part);
+        r.arrays.push_back({"faith_" + name,
+                            {std::uint64_t(curve.size())},
+                            std::vector<float>(curve.begin(), curve.end())});
+    }
+    NamedArray agreement{"agreement", {m, m}, {}};
+    for (std::size_t a = 0; a < m; ++a) {
+        r.agreement_methods.push_back(token_scores[a].first);
+        for (std::size_t b = 0; b < m; ++b) {
+            std::vector<double> x, y;
+            for (const Index q : positions) {
+                x.push_back(token_scores[a].second[std::size_t(q)]);
+                y.push_back(token_scores[b].second[std::size_t(q)]);
+            }
+            agreement.values.push_back(float(kendall_tau_b(x, y)));
+        }
+    }
+    r.arrays.push_back(std::move(agreement));
+    return r;
+}
+
+}  // namespace attn::attrib

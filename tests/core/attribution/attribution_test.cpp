@@ -1,0 +1,131 @@
+// AttnScope — the attribution room's exact parts: maximum flow against hand-solved graphs and a
+// brute-force minimum cut, Kendall's τ-b against hand-counted pairs, the erasure ranking, the
+// composition of layers. The methods on models: tests/cli/attribute_test.sh. GPL-3.0-or-later.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "attn/attribution/attention_paths.hpp"
+#include "attn/attribution/contributions.hpp"
+#include "attn/attribution/faithfulness.hpp"
+#include "attn/attribution/max_flow.hpp"
+#include "attn/attribution/token_attribution.hpp"
+#include "attn/util/error.hpp"
+
+namespace {
+
+using attn::Index;
+using attn::MatrixD;
+using attn::attrib::FlowGraph;
+
+TEST(MaxFlow, TheTextbookNetworkCarries23) {
+    // CLRS's figure 26.1: s=0, v1..v4 = 1..4, t=5; its maximum flow is 23.
+    FlowGraph g(6);
+    g.add_edge(0, 1, 16);
+    g.add_edge(0, 2, 13);
+    g.add_edge(2, 1, 4);
+    g.add_edge(1, 3, 12);
+    g.add_edge(3, 2, 9);
+    g.add_edge(2, 4, 14);
+    g.add_edge(4, 3, 7);
+    g.add_edge(3, 5, 20);
+    g.add_edge(4, 5, 4);
+    EXPECT_DOUBLE_EQ(g.max_flow(0, 5), 23.0);
+    // Asked again (capacities kept) and the other way round: nothing flows back to the source.
+    EXPECT_DOUBLE_EQ(g.max_flow(0, 5), 23.0);
+    EXPECT_DOUBLE_EQ(g.max_flow(5, 0), 0.0);
+    EXPECT_DOUBLE_EQ(g.max_flow(2, 2), 0.0);
+}
+
+TEST(MaxFlow, EqualsTheMinimumCutOfRandomGraphs) {
+    // Max-flow = min-cut: every cut (S ∋ source, T ∋ sink) of 7 nodes, brute force.
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<double> cap(0.0, 1.0);
+    for (int trial = 0; trial < 20; ++trial) {
+        const int n = 7;
+        MatrixD c = MatrixD::Zero(n, n);
+        FlowGraph g(n);
+        for (int a = 0; a < n; ++a)
+            for (int b = 0; b < n; ++b)
+                if (a != b && cap(rng) < 0.5) {
+                    c(a, b) = cap(rng);
+                    g.add_edge(a, b, c(a, b));
+                }
+        double best = 1e300;
+        for (int mask = 0; mask < (1 << n); ++mask) {
+            if (!(mask & 1) || (mask & (1 << (n - 1)))) continue;  // source 0 in S, sink 6 in T
+            double cut = 0;
+            for (int a = 0; a < n; ++a)
+                for (int b = 0; b < n; ++b)
+                    if ((mask >> a & 1) && !(mask >> b & 1)) cut += c(a, b);
+            best = std::min(best, cut);
+        }
+        EXPECT_NEAR(g.max_flow(0, n - 1), best, 1e-12) << "trial " << trial;
+    }
+}
+
+TEST(MaxFlow, RefusesEdgesOutsideTheGraphAndNegativeCapacities) {
+    FlowGraph g(3);
+    EXPECT_THROW(g.add_edge(0, 3, 1.0), attn::ArgumentError);
+    EXPECT_THROW(g.add_edge(0, 1, -1.0), attn::ArgumentError);
+    EXPECT_THROW(g.add_edge(0, 1, std::nan("")), attn::ArgumentError);
+    EXPECT_THROW(g.max_flow(0, 7), attn::ArgumentError);
+}
+
+TEST(AttentionFlow, OneLayerIsItsCapacitiesAndFlowIsBoundedByRollout) {
+    // One layer: the only path from j to i is the edge, so flow = Â.
+    MatrixD a(3, 3);
+    a << 1, 0, 0, 0.25, 0.75, 0, 0.5, 0.25, 0.25;
+    const MatrixD flow = attn::attrib::attention_flow({a});
+    EXPECT_LT((flow - a).cwiseAbs().maxCoeff(), 1e-15);
+    // Two layers, hand-solved: from j = 0 to i = 2 the paths 0→0→2 (min(1, 0.5)) and 0→1→2
+    // (min(0.25, 0.25)) and 0→2→2 (min(0.5, 0.25)): 0.5 + 0.25 + 0.25, cut by i's in-capacity 1.
+    const MatrixD two = attn::attrib::attention_flow({a, a});
+    EXPECT_NEAR(two(2, 0), 1.0, 1e-12);
+    EXPECT_NEAR(two(1, 0), 0.25 + 0.25, 1e-12);  // 0→0→1 (0.25) and 0→1→1 (min(0.25, 0.75))
+    EXPECT_NEAR(two(0, 2), 0.0, 1e-15);
+}
+
+TEST(KendallTauB, CountsPairsWithTies) {
+    // 6 pairs, one discordant (2, 3): (5 − 1) / 6.
+    EXPECT_NEAR(attn::attrib::kendall_tau_b({1, 2, 3, 4}, {1, 3, 2, 4}), 4.0 / 6.0, 1e-15);
+    // A tie in a: 3 pairs, 1 tied in a, 2 concordant: 2 / √(2 · 3).
+    EXPECT_NEAR(attn::attrib::kendall_tau_b({1, 1, 2}, {1, 2, 3}), 2.0 / std::sqrt(6.0), 1e-15);
+    EXPECT_NEAR(attn::attrib::kendall_tau_b({3, 2, 1}, {1, 2, 3}), -1.0, 1e-15);
+    EXPECT_TRUE(std::isnan(attn::attrib::kendall_tau_b({1, 1, 1}, {1, 2, 3})));
+    EXPECT_TRUE(std::isnan(attn::attrib::kendall_tau_b({1}, {2})));
+    EXPECT_THROW(attn::attrib::kendall_tau_b({1, 2}, {1}), attn::ShapeError);
+}
+
+TEST(ErasureRanking, MagnitudeFirstTiesLowerPositionFirst) {
+    EXPECT_EQ(attn::attrib::ranked_positions(5, 3, true), (std::vector<Index>{0, 1, 2}));
+    EXPECT_EQ(attn::attrib::ranked_positions(5, 3, false), (std::vector<Index>{0, 1, 2, 4}));
+    EXPECT_EQ(attn::attrib::ranked_positions(5, 0, true), (std::vector<Index>{}));
+    const std::vector<double> scores{0.2, -0.5, 0.5, 0.1, 0.2};
+    EXPECT_EQ(attn::attrib::rank_by_magnitude({0, 1, 2, 4}, scores),
+              (std::vector<Index>{1, 2, 0, 4}));
+    EXPECT_THROW(attn::attrib::rank_by_magnitude({7}, scores), attn::ArgumentError);
+}
+
+TEST(ComposeLayers, MultipliesLaterLayersOnTheLeft) {
+    MatrixD a(2, 2), b(2, 2);
+    a << 1, 0, 0.5, 0.5;
+    b << 0.25, 0.75, 0, 1;
+    const MatrixD r = attn::attrib::compose_layers({a, b});
+    EXPECT_LT((r - b * a).cwiseAbs().maxCoeff(), 1e-15);
+    EXPECT_THROW(attn::attrib::compose_layers({}), attn::ArgumentError);
+}
+
+TEST(AttributionMethods, GradientMethodsAreRefusedByName) {
+    EXPECT_EQ(attn::attrib::unavailable("saliency"),
+              "saliency needs the reverse pass, not built yet");
+    EXPECT_EQ(attn::attrib::unavailable("attention_x_gradient"),
+              "attention_x_gradient needs the reverse pass, not built yet");
+    EXPECT_EQ(attn::attrib::unavailable("alti"), "");
+    EXPECT_NE(attn::attrib::unavailable("lime").find("'lime' is not an attribution method"),
+              std::string::npos);
+    EXPECT_EQ(attn::attrib::method_names().size(), 10u);
+}
+
+}  // namespace
