@@ -108,7 +108,8 @@ QString helpText() {
               "                           keeping OUT's permissions. Refused: OUT a symbolic\n"
               "                           link, a folder or device, or one of the inputs\n"
               "  --force                  replace OUT even when it is read-only\n"
-              "  --stages LIST            compute: raw,scaled,masked,weights,output (default all)\n"
+              "  --stages LIST            compute: raw,scaled,softcapped,masked,weights,output\n"
+              "                           (default all; softcapped when a layer soft-caps)\n"
               "  --model DIR              run the Hugging Face folder DIR (GPT-2, Llama, Mistral,\n"
               "                           Qwen2/3, BERT; safetensors), or a GGUF file (llama,\n"
               "                           qwen2; F32 to Q4_K), on --text instead of a FILE;\n"
@@ -347,7 +348,9 @@ std::optional<Request> parseRequest(const QStringList& arguments, QString* error
         for (const QString& s : p.value(QStringLiteral("stages")).split(QLatin1Char(','))) {
             const QString name = s.trimmed().toLower();
             if (!all.contains(name)) {
-                *error = tr("--stages: '%1' is not raw, scaled, masked, weights or output").arg(s);
+                *error =
+                    tr("--stages: '%1' is not raw, scaled, softcapped, masked, weights or output")
+                        .arg(s);
                 return std::nullopt;
             }
             if (!r.stages.contains(name)) r.stages.push_back(name);

@@ -44,9 +44,11 @@ struct Request {
     QStringList sceneArgs;     ///< the scene options again, re-applied after loading a file
     QStringList given;         ///< the names of the options given (as the parser read them)
     quint64 memoryBudget = 0;  ///< --memory-budget in bytes (0: half the physical memory)
-    /// compute --stages: raw, scaled, masked, weights, output (default: all)
-    QStringList stages{QStringLiteral("raw"), QStringLiteral("scaled"), QStringLiteral("masked"),
-                       QStringLiteral("weights"), QStringLiteral("output")};
+    /// compute --stages: raw, scaled, softcapped, masked, weights, output (default: all;
+    /// softcapped is written only when a layer soft-caps or adds a position bias)
+    QStringList stages{QStringLiteral("raw"),        QStringLiteral("scaled"),
+                       QStringLiteral("softcapped"), QStringLiteral("masked"),
+                       QStringLiteral("weights"),    QStringLiteral("output")};
 };
 
 /// Parses argv (argv[0] is the program, argv[1] the subcommand). On a usage error returns

@@ -92,8 +92,9 @@ OutputSize outputSize(const attn::SceneSpec& spec, const QStringList& stages) {
         width = double(spec.d_model) / std::max(1.0, heads);
     }
     for (const QString& s : stages)
-        if (s != QLatin1StringView("output") && (scores || s == QLatin1StringView("weights")))
-            ++scoreStages;
+        if (s != QLatin1StringView("output") && s != QLatin1StringView("softcapped") &&
+            (scores || s == QLatin1StringView("weights")))
+            ++scoreStages;  // softcapped left out: only a soft-capping model writes it
     const bool output = stages.contains(QStringLiteral("output")) && width > 0;
     OutputSize o;
     o.layerBytes = heads * nq * (nk * scoreStages + (output ? width : 0)) * 4;

@@ -146,11 +146,13 @@ void LookupLens::drawLookup(const attn::SceneResult& r) {
     if (r.has_scores) {
         const Eigen::RowVectorXf masked = r.masked_row(hi, i);
         const Eigen::RowVectorXf raw = r.raw_row(hi, i);
-        s.resize(masked.size());
-        for (attn::Index j = 0; j < s.size(); ++j) {
-            const bool hidden = std::isinf(masked(j)) && masked(j) < 0;
-            s(j) = hidden ? -INFINITY : double(raw(j)) * head.scale_factor;
-        }
+        attn::BoolMatrix allowed(1, masked.size());
+        for (attn::Index j = 0; j < masked.size(); ++j)
+            allowed(0, j) = !(std::isinf(masked(j)) && masked(j) < 0);
+        Eigen::RowVectorXf z(raw.size());
+        attn::score_stages(head.at_unit_temperature(), raw.data(), i, 0, raw.size(), allowed.data(),
+                           {.masked = z.data()});
+        s = z.cast<double>().transpose();
     } else if (i < head.weights.rows()) {
         // Post-softmax weights w = softmax(s) give s back up to a constant: s = log w, so τ = 1
         // shows the loaded row itself and other τ temper it (w^(1/τ), normalised).

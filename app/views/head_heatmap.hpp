@@ -139,6 +139,7 @@ class HeadHeatmap : public QCustomPlot {
     struct CellNumbers {
         QString query, key;  ///< the tokens
         double raw = std::nan(""), scaled = std::nan(""), weight = 0;
+        double softcapped = std::nan("");  ///< when the head soft-caps or adds a position bias
         bool masked = false;
     };
     bool cellNumbers(int query, int key, CellNumbers* out) const;

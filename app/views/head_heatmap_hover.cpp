@@ -36,7 +36,11 @@ bool HeadHeatmap::cellNumbers(int q, int k, CellNumbers* out) const {
         // Without stored stages the row is recomputed: d_k multiply-adds per key, microseconds.
         const Eigen::RowVectorXf raw = r->raw_row(head_, q);
         out->raw = raw(k);
-        out->scaled = raw(k) * h.multiplier;
+        float scaled = 0, capped = 0;
+        attn::score_stages(h, &raw(k), q, k, 1, nullptr,
+                           {.scaled = &scaled, .softcapped = &capped});
+        out->scaled = scaled;
+        if (h.shaped()) out->softcapped = capped;
     }
     return true;
 }
@@ -51,6 +55,8 @@ QString HeadHeatmap::cellDescription(int q, int k) const {
                        .arg(shown(k));
     if (!std::isnan(c.raw))
         text += tr("raw score %1<br/>scaled score %2<br/>").arg(number(c.raw), number(c.scaled));
+    if (!std::isnan(c.softcapped))
+        text += tr("soft-capped score %1<br/>").arg(number(c.softcapped));
     text +=
         c.masked ? tr("<i>masked</i> — weight 0") : tr("weight <b>%1</b>").arg(number(c.weight));
     const attn::AggregatedGrid& grid = cells();

@@ -121,6 +121,23 @@ QString mathNumber(double v) {
     return QString::number(v, 'f', 4);
 }
 
+namespace {
+
+/// What happens between the scaled and the masked scores of a soft-capping (or biased) head.
+QString shapedStagesNote(const attn::HeadResult& head) {
+    QStringList steps;
+    if (head.softcap > 0.f)
+        steps << QObject::tr("soft-capped = %1 · tanh(scaled / %1)").arg(mathNumber(head.softcap));
+    if (head.bias) steps << QObject::tr("+ the head's position bias b(i, j)");
+    QString text = QObject::tr("<p>score → scaled → %1 → masked → softmax: %2")
+                       .arg(head.softcap > 0.f ? QObject::tr("soft-capped") : QObject::tr("biased"))
+                       .arg(steps.join(QStringLiteral(" ")));
+    if (head.tempering != 1.f) text += QObject::tr(", then ÷ τ (masked = soft-capped ÷ τ)");
+    return text + QStringLiteral("</p>");
+}
+
+}  // namespace
+
 QString mathHtml(const attn::SceneResult& r, const Selection& sel, const MathContext& ctx,
                  int maxKeys, const MathPage& page) {
     const int h = sel.head, q = sel.query;
@@ -135,10 +152,13 @@ QString mathHtml(const attn::SceneResult& r, const Selection& sel, const MathCon
     const bool hasStages = r.has_scores && (head.has_stages() || r.has_vectors);
     const bool hard = ctx.temperature <= attn::kHardTemperature;
     // One query's rows, stored or recomputed from Q and K (long sequences keep no stages).
-    Eigen::RowVectorXf raw, scaled, masked;
+    Eigen::RowVectorXf raw, scaled, softcapped, masked;
+    // Soft-capping (or a position bias) adds a stage between the scaled and masked scores.
+    const bool shaped = hasStages && head.shaped();
     if (hasStages) {
         raw = r.raw_row(h, q);
         scaled = r.scaled_row(h, q);
+        if (shaped) softcapped = r.softcapped_row(h, q);
         masked = r.masked_row(h, q);
     }
     const attn::Index dk = r.d_k;
@@ -178,6 +198,7 @@ QString mathHtml(const attn::SceneResult& r, const Selection& sel, const MathCon
                     .arg(mathNumber(head.scale_factor))
                     .arg(hard ? QObject::tr("0 (hard max)")
                               : QString::number(double(ctx.temperature), 'g', 4));
+        if (shaped) html += shapedStagesNote(head);
     }
     if (r.has_vectors) {
         html += QObject::tr(
@@ -195,14 +216,17 @@ QString mathHtml(const attn::SceneResult& r, const Selection& sel, const MathCon
     // of magnitude slower, and the panel follows every control change.
     std::vector<QStringList> rows;
     QStringList header{QStringLiteral("j"), QObject::tr("key")};
-    if (hasStages)
-        header << QStringLiteral("s(q,k)") << QObject::tr("scaled") << QObject::tr("masked");
+    if (hasStages) header << QStringLiteral("s(q,k)") << QObject::tr("scaled");
+    if (shaped) header << (head.softcap > 0.f ? QObject::tr("soft-capped") : QObject::tr("biased"));
+    if (hasStages) header << QObject::tr("masked");
     header << QObject::tr("weight");
     rows.push_back(header);
     int highlight = -1;
     for (int k : keys) {
         QStringList row{QString::number(shown(k)), elideToken(r.k_tokens[std::size_t(k)], 12)};
-        if (hasStages) row << mathNumber(raw(k)) << mathNumber(scaled(k)) << mathNumber(masked(k));
+        if (hasStages) row << mathNumber(raw(k)) << mathNumber(scaled(k));
+        if (shaped) row << mathNumber(softcapped(k));
+        if (hasStages) row << mathNumber(masked(k));
         row << mathNumber(weights(k));
         if (k == sel.key) highlight = int(rows.size());
         rows.push_back(row);

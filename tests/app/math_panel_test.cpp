@@ -81,6 +81,40 @@ class MathPanelTest : public QObject {
         QVERIFY(html.contains(QStringLiteral("α = 1.0000")));
     }
 
+    void softCapIsAStageOfItsOwn() {
+        // A synthetic scene whose head 0 soft-caps at 2 (Gemma 2's attn_logit_softcapping,
+        // smaller so that it bends these scores): the stages Gemma 2's layers would report.
+        attn::SceneSpec s;
+        attn::SceneResult r = attn::compute_scene(s);
+        attn::AttentionParams p;
+        p.mask = s.mask;
+        p.softcap = 2.f;
+        attn::HeadResult capped = attn::attend_scores(r.heads[0].raw, float(r.d_k), p);
+        capped.output = r.heads[0].output;
+        r.heads[0] = std::move(capped);
+        const int q = 2;
+        const QString html = mathHtml(r, Selection{q, -1, 0}, MathContext{s.score, 1.f, QString()});
+        QVERIFY(html.contains(QStringLiteral("score → scaled → soft-capped → masked → softmax")));
+        const QStringList lines = tableLines(html);
+        const QRegularExpression gap(QStringLiteral("\\s{2,}"));
+        const QStringList header = lines[0].trimmed().split(gap);
+        QCOMPARE(header.size(), 7);  // j, key, s, scaled, soft-capped, masked, weight
+        QCOMPARE(header[4], QStringLiteral("soft-capped"));
+        // Each key's soft-capped score is 2 · tanh(scaled / 2), computed here in double.
+        const Eigen::RowVectorXf scaled = r.scaled_row(0, q);
+        for (int k = 0; k + 1 < lines.size(); ++k) {
+            const QStringList cells = lines[k + 1].trimmed().split(gap);
+            QCOMPARE(cells.size(), 7);
+            const int j = cells[0].toInt() - 1;
+            QCOMPARE(cells[4], mathNumber(2.0 * std::tanh(double(scaled(j)) / 2.0)));
+        }
+        // A head without soft-capping keeps its four score columns.
+        const QString plain =
+            mathHtml(r, Selection{q, -1, 1}, MathContext{s.score, 1.f, QString()});
+        QVERIFY(!plain.contains(QStringLiteral("soft-capped")));
+        QCOMPARE(tableLines(plain)[0].trimmed().split(gap).size(), 6);
+    }
+
     void longRowsPageAndShowEveryKey() {
         attn::SceneSpec s;
         QStringList words;

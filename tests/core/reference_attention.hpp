@@ -85,6 +85,8 @@ inline bool allowed(const attn::MaskSpec& m, Index i, Index j, Index nq, Index n
             return false;
         case attn::MaskKind::Custom:
             return m.custom(i, j);
+        case attn::MaskKind::CausalWindow:
+            return j <= i + (nk - nq) && j > i + (nk - nq) - m.window;
     }
     return true;
 }

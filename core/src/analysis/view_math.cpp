@@ -190,13 +190,13 @@ Eigen::RowVectorXf weights_for_query(const SceneResult& result, Index head, Inde
     const HeadResult& h = result.heads[static_cast<std::size_t>(head)];
     if (q.size() != result.d_k) throw ShapeError("weights_for_query: q is not d_k wide");
     const ScoreParams& params = result.head_scores.at(static_cast<std::size_t>(head));
-    const Matrix raw = compute_scores(Matrix(q), head_keys(result, head), params);
-    Eigen::RowVectorXd z = (raw.row(0) * h.multiplier).cast<double>();
-    double top = -std::numeric_limits<double>::infinity();
-    for (Index j = 0; j < z.size(); ++j) {
-        if (result.is_masked(head, i, j)) z(j) = -std::numeric_limits<double>::infinity();
-        top = std::max(top, z(j));
-    }
+    Matrix raw = compute_scores(Matrix(q), head_keys(result, head), params);
+    BoolMatrix allowed(1, raw.cols());
+    for (Index j = 0; j < raw.cols(); ++j)
+        allowed(0, j) = !result.is_masked(head, i, j);
+    score_stages(h, raw.data(), i, 0, raw.cols(), allowed.data(), StageRow{.masked = raw.data()});
+    const Eigen::RowVectorXd z = raw.row(0).cast<double>();
+    const double top = z.maxCoeff();
     Eigen::RowVectorXf w = Eigen::RowVectorXf::Zero(z.size());
     if (!std::isfinite(top)) return w;  // every key masked
     double sum = 0;

@@ -19,19 +19,36 @@ namespace attn {
 
 namespace detail {
 
-bool set_multiplier(float d_k, const AttentionParams& params, HeadResult& out) {
+bool set_stages(float d_k, const AttentionParams& params, HeadResult& out) {
     const float tau = params.temperature;
     if (!(tau >= 0.f) || !std::isfinite(tau))
         throw ArgumentError("Temperature must be a finite number >= 0 (got " + std::to_string(tau) +
                             "); 0 means the hard argmax limit.");
+    if (!(params.softcap >= 0.f) || !std::isfinite(params.softcap))
+        throw ArgumentError("The soft-cap must be a finite number >= 0 (got " +
+                            std::to_string(params.softcap) + "); 0 means none.");
     const bool scaled = params.scale && score_is_scalable(params.score.kind);
-    if (scaled && !(d_k > 0.f && std::isfinite(d_k)))
+    if (scaled && params.scale_factor) {
+        if (!(*params.scale_factor > 0.f) || !std::isfinite(*params.scale_factor))
+            throw ArgumentError("The scale factor must be a positive number (got " +
+                                std::to_string(*params.scale_factor) + ").");
+    } else if (scaled && !(d_k > 0.f && std::isfinite(d_k))) {
         throw ArgumentError("Scaling needs a positive d_k (got " + std::to_string(d_k) + ").");
-    out.scale_factor = scaled ? 1.f / std::sqrt(d_k) : 1.f;
+    }
+    ScoreStages& st = out;
+    st.scale_factor = !scaled               ? 1.f
+                      : params.scale_factor ? *params.scale_factor
+                                            : 1.f / std::sqrt(d_k);
+    st.softcap = params.softcap;
+    st.bias = params.bias;
+    st.bias_head = params.bias_head;
     const bool hard = tau <= kHardTemperature;
+    st.hard = hard;
     // In the hard limit τ only picks the argmax, which the scale cannot change: do not divide.
-    out.multiplier = hard ? out.scale_factor : out.scale_factor / tau;
-    out.hard = hard;
+    // Without a stage after the scale, τ folds into its multiply; with one, it divides after.
+    const float inv_tau = hard ? 1.f : 1.f / tau;
+    st.multiplier = hard || st.shaped() ? st.scale_factor : st.scale_factor / tau;
+    st.tempering = st.shaped() ? inv_tau : 1.f;
     return hard;
 }
 
@@ -76,7 +93,7 @@ Index tile_rows_for(Index nk) {
 /// (attend_streamed).
 void attend_tiled(const ConstRef& Q, const ConstRef& K, const ConstRef& V, float d_k,
                   const AttentionParams& params, HeadResult& out, HeadStats* stats) {
-    const bool hard = set_multiplier(d_k, params, out);
+    set_stages(d_k, params, out);
     stage_counters().score_heads.fetch_add(1, std::memory_order_relaxed);
     stage_counters().softmax_heads.fetch_add(1, std::memory_order_relaxed);
     const Index nq = Q.rows(), nk = K.rows();
@@ -114,8 +131,8 @@ void attend_tiled(const ConstRef& Q, const ConstRef& K, const ConstRef& V, float
             const Index i = b + r;
             double lse = 0;
             float* w = out.weights.row(i).data();
-            const bool empty = weigh_row(s.tile.row(r), masking ? &s.mask : nullptr, r,
-                                         out.multiplier, hard, w, i, &lse);
+            const bool empty =
+                weigh_row(s.tile.row(r), masking ? &s.mask : nullptr, r, out, w, i, &lse);
             out.empty_rows[static_cast<std::size_t>(i)] = empty ? 1 : 0;
             if (stats)
                 rows[static_cast<std::size_t>(i)] =
@@ -136,10 +153,11 @@ namespace {
 /// entropy taken as L − Σ α z like row_stats_softmax; the weights are softmax_row's to the bit.
 /// Other rows (hard, empty, +∞ or NaN scores) take softmax_row or hardmax_row, then
 /// row_stats_softmax.
-bool weigh_row_stats(Eigen::RowVectorXf& z, const BoolMatrix* mask, Index mask_row, float c,
-                     bool hard, float* w, Index i, RowStats& stats) {
+bool weigh_row_stats(Eigen::RowVectorXf& z, const BoolMatrix* mask, Index mask_row,
+                     const ScoreStages& st, float* w, Index i, RowStats& stats) {
     const Index nk = z.size();
-    scale_and_mask(z, mask, mask_row, c);
+    const bool hard = st.hard;
+    scale_and_mask(z, mask, mask_row, st, i);
     double lse = std::numeric_limits<double>::quiet_NaN();
     bool empty = false;
     if (hard) {
@@ -174,7 +192,7 @@ std::uint64_t next_raw_version() {
 
 void kept_pass(float d_k, const AttentionParams& params, HeadResult& out, HeadStats* stats,
                const ConstRef* Q, const ConstRef* K, const HeadResult* raw_from = nullptr) {
-    const bool hard = set_multiplier(d_k, params, out);
+    set_stages(d_k, params, out);
     stage_counters().softmax_heads.fetch_add(1, std::memory_order_relaxed);
     // Raw scores from another result: none copied when out (a recycled head) holds the same
     // computation's already, otherwise copied row by row as they are read (one pass).
@@ -217,9 +235,9 @@ void kept_pass(float d_k, const AttentionParams& params, HeadResult& out, HeadSt
             }
             const BoolMatrix* mask = masking ? &s.mask : nullptr;
             float* w = out.weights.row(i).data();
-            const bool empty = stats ? weigh_row_stats(s.z, mask, r, out.multiplier, hard, w, i,
-                                                       rows[static_cast<std::size_t>(i)])
-                                     : weigh_row(s.z, mask, r, out.multiplier, hard, w, i);
+            const bool empty =
+                stats ? weigh_row_stats(s.z, mask, r, out, w, i, rows[static_cast<std::size_t>(i)])
+                      : weigh_row(s.z, mask, r, out, w, i);
             out.empty_rows[static_cast<std::size_t>(i)] = empty ? 1 : 0;
         }
     }

@@ -52,8 +52,8 @@ void attend_into(const ConstRef& Q, const ConstRef& K, const ConstRef& V,
                  bool finite_known = false);
 
 /// Scaling, temperature, mask and softmax of out.raw (already filled, or raw's raw scores when
-/// given: copied unless out holds the same raw_version): the weights, empty rows, multiplier and
-/// mask (not output). d_k is the width used for 1/√d_k. With stats, also the head's statistics,
+/// given: copied unless out holds the same raw_version): the weights, empty rows, score stages
+/// and mask (not output). d_k is the width used for 1/√d_k. With stats, also the head's statistics,
 /// in the same pass.
 void finish_scores(float d_k, const AttentionParams& params, HeadResult& out,
                    HeadStats* stats = nullptr, const HeadResult* raw = nullptr);
@@ -90,27 +90,27 @@ double exp_row(const float* in, float* out, Index n, float max);
 /// Hard (argmax) row: equal split among the maximal entries; same return and errors.
 bool hardmax_row(const float* in, float* out, Index n, Index row);
 
-/// Validates τ and d_k and records the factor from raw to scaled scores in out; true when hard.
-bool set_multiplier(float d_k, const AttentionParams& params, HeadResult& out);
+/// Validates τ, d_k, the scale factor and the soft-cap, and records the head's score stages
+/// (scale, soft-cap, bias, temperature) in out; true when hard.
+bool set_stages(float d_k, const AttentionParams& params, HeadResult& out);
 
-/// Scales one row of raw scores by c and masks it (−∞ where mask's row mask_row hides a key;
-/// mask may be null), in place: the scaled and masked scores the softmax sees.
+/// The scaled and masked scores the softmax sees, in place, of one row of raw scores of query i
+/// (score_stages): −∞ where mask's row mask_row hides a key (mask may be null).
 template <class Row>
-void scale_and_mask(Row&& row, const BoolMatrix* mask, Index mask_row, float c) {
-    constexpr float ninf = -std::numeric_limits<float>::infinity();
-    // The kernel's product is the same float multiply as scaled_row's (AVX-512 where it runs).
-    if (c != 1.f) simd::scale(row.data(), row.size(), c);
-    if (mask) row = mask->row(mask_row).select(row, ninf);
+void scale_and_mask(Row&& row, const BoolMatrix* mask, Index mask_row, const ScoreStages& st,
+                    Index i) {
+    score_stages(st, row.data(), i, 0, row.size(), mask ? mask->row(mask_row).data() : nullptr,
+                 StageRow{.masked = row.data()});
 }
 
-/// Scales and masks one row of scores in place, then writes its weights; true if all masked.
-/// mask may be null (nothing masked); its row mask_row belongs to this query.
+/// Scales and masks one row of scores of query i in place, then writes its weights; true if all
+/// masked. mask may be null (nothing masked); its row mask_row belongs to this query.
 template <class Row>
-bool weigh_row(Row&& row, const BoolMatrix* mask, Index mask_row, float c, bool hard, float* w,
+bool weigh_row(Row&& row, const BoolMatrix* mask, Index mask_row, const ScoreStages& st, float* w,
                Index i, double* log_sum_exp = nullptr) {
-    scale_and_mask(row, mask, mask_row, c);
+    scale_and_mask(row, mask, mask_row, st, i);
     const Index nk = row.size();
-    if (hard) {
+    if (st.hard) {
         if (log_sum_exp) *log_sum_exp = std::numeric_limits<double>::quiet_NaN();
         return hardmax_row(row.data(), w, nk, i);
     }
@@ -129,7 +129,7 @@ RowStats softmax_row_stats(const float* e, const float* z, Index n, Index query_
 
 /// The streamed pass of one head (AttentionParams::overview_cells > 0): per query its softmax
 /// normalisers, into the block overview and (with stats) its statistics, tile by tile; nothing
-/// n × n is kept. out.multiplier and out.hard are set already.
+/// n × n is kept. out's score stages are set already (set_stages).
 void attend_streamed(const ConstRef& Q, const ConstRef& K, const AttentionParams& params,
                      HeadResult& out, HeadStats* stats);
 

@@ -81,6 +81,16 @@ BoolMatrix build_mask_block(const MaskSpec& spec, Index nq, Index nk, Index firs
             }
             break;
         }
+        case MaskKind::CausalWindow:
+            if (spec.window < 1)
+                throw ArgumentError("A causal window must hold at least one key (got " +
+                                    std::to_string(spec.window) + ").");
+            for (Index r = 0; r < count; ++r) {
+                const Index last = first + r + offset;  // the query's own position among keys
+                for (Index c = 0; c < ncols; ++c)
+                    m(r, c) = c0 + c <= last && c0 + c > last - spec.window;
+            }
+            break;
         case MaskKind::Custom:
             if (spec.custom.rows() != nq || spec.custom.cols() != nk)
                 throw ShapeError("Custom mask is " +
@@ -116,18 +126,21 @@ std::string_view to_string(MaskKind kind) {
             return "global";
         case MaskKind::Custom:
             return "custom";
+        case MaskKind::CausalWindow:
+            return "causal-window";
     }
     return "none";
 }
 
 MaskKind mask_kind_from_string(std::string_view name) {
-    for (const MaskKind k :
-         {MaskKind::None, MaskKind::Causal, MaskKind::AntiCausal, MaskKind::Padding,
-          MaskKind::SlidingWindow, MaskKind::GlobalWindow, MaskKind::Custom})
+    for (const MaskKind k : {MaskKind::None, MaskKind::Causal, MaskKind::AntiCausal,
+                             MaskKind::Padding, MaskKind::SlidingWindow, MaskKind::GlobalWindow,
+                             MaskKind::Custom, MaskKind::CausalWindow})
         if (to_string(k) == name) return k;
     throw ArgumentError(
         "Unknown mask kind \"" + std::string(name) +
-        "\"; expected none, causal, anti-causal, padding, window, global or custom.");
+        "\"; expected none, causal, anti-causal, padding, window, global, custom or "
+        "causal-window.");
 }
 
 }  // namespace attn

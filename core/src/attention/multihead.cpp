@@ -185,6 +185,7 @@ void heads_checked(const MultiHeadWeights& weights, const MultiHeadConfig& confi
         h,
         [&](Index k) {
             AttentionParams p = params;
+            p.bias_head = k;  // a per-head position bias: this head's
             if (!weights.head_scores.empty()) {
                 p.score = weights.head_scores[static_cast<std::size_t>(k)];
                 p.score.kind = params.score.kind;

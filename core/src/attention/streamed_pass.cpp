@@ -53,12 +53,12 @@ struct RowPass {
     /// scaled: z is scaled already and top is its maximum (the kernel's).
     void operator()(Index i, float* z, const bool* allowed, bool scaled, float top) const {
         constexpr float ninf = -std::numeric_limits<float>::infinity();
-        if (!scaled && out.multiplier != 1.f) simd::scale(z, nk, out.multiplier);
-        if (allowed)
-            for (Index j = 0; j < nk; ++j)
-                z[j] = allowed[j] ? z[j] : ninf;
+        score_stages(out, z, i, 0, nk, allowed, StageRow{.masked = z},
+                     scaled ? ScoreStage::Scaled : ScoreStage::Raw);
         const auto k = static_cast<std::size_t>(i);
-        const float m = out.hard ? ninf : scaled && !allowed ? top : simd::row_max(z, nk);
+        // The kernel's maximum is the masked row's when nothing follows the scale.
+        const bool top_holds = scaled && !allowed && !out.shaped();
+        const float m = out.hard ? ninf : top_holds ? top : simd::row_max(z, nk);
         const double sum = std::isfinite(m) ? exp_row(z, e, nk, m) : 0.0;
         if (std::isfinite(m) && std::isfinite(sum)) {
             const auto inv = static_cast<float>(1.0 / sum);

@@ -45,7 +45,7 @@ std::vector<MatrixD> value_zeroing(const model::Model& model, const model::Run& 
     for (int l = 0; l < info.layers; ++l) {
         const BlockParts parts = block_parts(model, run, l);
         const model::LayerAttention& layer = run.layers[std::size_t(l)];
-        const model::LayerControls controls = model::layer_controls(info, run.controls, l);
+        const model::LayerControls controls = model::layer_controls(model, run.controls, l);
         const MatrixD y = run.inputs[std::size_t(l) + 1].cast<double>();
         MatrixD m = MatrixD::Zero(n, n);
         for (Index j = 0; j < n; ++j) {

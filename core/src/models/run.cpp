@@ -17,16 +17,24 @@ MaskSpec own_mask(const ModelInfo& info) {
     return m;
 }
 
-LayerControls layer_controls(const ModelInfo& info, const RunControls& controls, int l) {
+AttentionParams Model::layer_params(int) const {
+    AttentionParams p;
+    p.mask = own_mask(info());
+    return p;
+}
+
+LayerControls layer_controls(const Model& model, const RunControls& controls, int l) {
     LayerControls lc;
-    lc.params.mask = own_mask(info);
+    lc.params = model.layer_params(l);
     const bool inside =
         controls.layers.empty() ||
         std::find(controls.layers.begin(), controls.layers.end(), l) != controls.layers.end();
     if (inside) {
         lc.params.scale = controls.scale;
         lc.params.temperature = controls.temperature;
-        if (controls.mask) lc.params.mask = *controls.mask;
+        const bool own_window = lc.params.mask.kind == MaskKind::CausalWindow && controls.mask &&
+                                controls.mask->kind == MaskKind::Causal;
+        if (controls.mask && !own_window) lc.params.mask = *controls.mask;
         lc.rotary = controls.rotary;
     }
     return lc;
@@ -37,7 +45,13 @@ HeadResult attend_head(const Matrix& q, const Matrix& k, const Matrix& v,
                        Hooks& hooks, Matrix& z) {
     HeadResult r;
     try {
-        r = attend(q, k, v, params);
+        if (params.bias) {  // a per-head position bias: this head's
+            AttentionParams own = params;
+            own.bias_head = head;
+            r = attend(q, k, v, own);
+        } else {
+            r = attend(q, k, v, params);
+        }
     } catch (const NonFiniteError& e) {
         throw NonFiniteError("head " + std::to_string(head) + ": " + e.what());
     }
@@ -156,7 +170,7 @@ void run_layers(const Model& model, Run& run, Matrix x, int from, Index p, const
         run.inputs.push_back(std::move(full));
         LayerAttention layer;
         const LayerAttention* past = p > 0 ? &prefix->layers[std::size_t(l)] : nullptr;
-        located_layer(model, l, x, p, past, layer_controls(info, run.controls, l), layer, hooks);
+        located_layer(model, l, x, p, past, layer_controls(model, run.controls, l), layer, hooks);
         // The reused rows' shown outputs are the prefix's: the z hook (ablation) saw only the
         // new rows, so the outputs the family recomputed for earlier queries would show the
         // head unablated where a full run shows it ablated.

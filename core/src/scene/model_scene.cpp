@@ -199,7 +199,7 @@ SceneResult model_scene(const SceneSpec& spec, Progress* progress) {
     r.has_qk = true;  // not has_vectors: the layer's inputs are the run's residual stream
     r.head_scores.assign(std::size_t(heads), ScoreParams{});
     // The mask this layer ran with: the scene's inside the scope, the model's own outside it.
-    r.mask = layer_controls(info, run->controls, int(spec.layer)).params.mask;
+    r.mask = layer_controls(*folder.model, run->controls, int(spec.layer)).params.mask;
     r.run = run;
     r.next_tokens = top_next_tokens(*run, folder);
     return r;

@@ -57,38 +57,36 @@ AggregatedGrid SceneResult::weights_blocks(Index h, Index r0, Index nr, Index c0
         constexpr float ninf = -std::numeric_limits<float>::infinity();
         const bool by_scores = head.has_stages();
         const bool by_visible = !by_scores && visible.rows() == nq && visible.cols() == nk;
-        Matrix masked;  // one row of derived masked scores
-        return aggregate_region(r0, nr, c0, nc, max_rows, max_cols, mode,
-                                [&](Index i, float* w, bool* allowed) {
-                                    tick(i);
-                                    const float* src = head.weights.data() + i * nk + c0;
-                                    std::copy(src, src + nc, w);
-                                    if (by_scores && head.mask.kind == MaskKind::None) {
-                                        // masked_rows without a mask: raw · multiplier, as
-                                        // there, straight from the row (no row copy).
-                                        const float* raw = head.raw.data() + i * nk + c0;
-                                        const float k = head.multiplier;
-                                        unsigned hidden = 0;  // no branch: vectorised
-                                        for (Index c = 0; c < nc; ++c) {
-                                            const bool on = raw[c] * k != ninf;
-                                            allowed[c] = on;
-                                            hidden |= on ? 0u : 1u;
-                                        }
-                                        // A maximum over every cell needs no flags (the mean
-                                        // keeps its per-cell summation: flags given).
-                                        return hidden != 0 || mode != Aggregation::Max;
-                                    }
-                                    if (by_scores) {
-                                        head.masked_rows(i, 1, masked);
-                                        const float* s = masked.data() + c0;
-                                        for (Index c = 0; c < nc; ++c)
-                                            allowed[c] = s[c] != ninf;
-                                    } else if (by_visible) {
-                                        const bool* v = visible.data() + i * nk + c0;
-                                        std::copy(v, v + nc, allowed);
-                                    }
-                                    return by_scores || by_visible;
-                                });
+        const bool masking = by_scores && head.mask.kind != MaskKind::None;
+        Eigen::RowVectorXf masked(nc);  // one row of the region's derived masked scores
+        return aggregate_region(
+            r0, nr, c0, nc, max_rows, max_cols, mode, [&](Index i, float* w, bool* allowed) {
+                tick(i);
+                const float* src = head.weights.data() + i * nk + c0;
+                std::copy(src, src + nc, w);
+                if (by_scores) {
+                    // The region's keys only, through the stages the
+                    // softmax saw: −∞ where hidden.
+                    const BoolMatrix a =
+                        masking ? build_mask_block(head.mask, nq, nk, i, 1, c0, nc) : BoolMatrix();
+                    score_stages(head, head.raw.data() + i * nk + c0, i, c0, nc,
+                                 masking ? a.data() : nullptr, StageRow{.masked = masked.data()});
+                    unsigned hidden = 0;  // no branch: vectorised
+                    for (Index c = 0; c < nc; ++c) {
+                        const bool on = masked[c] != ninf;
+                        allowed[c] = on;
+                        hidden |= on ? 0u : 1u;
+                    }
+                    // A maximum over every cell needs no flags (the mean
+                    // keeps its per-cell summation: flags given).
+                    return hidden != 0 || mode != Aggregation::Max;
+                }
+                if (by_visible) {
+                    const bool* v = visible.data() + i * nk + c0;
+                    std::copy(v, v + nc, allowed);
+                }
+                return by_visible;
+            });
     }
     const BlockSums& s = head.overview;
     if (aligned(s, r0, nr, c0, nc, max_rows, max_cols))
@@ -136,7 +134,8 @@ AggregatedGrid SceneResult::weights_blocks(Index h, Index r0, Index nr, Index c0
             if (head.empty_rows[k]) {
                 out.setZero();
             } else if (std::isfinite(m) && std::isfinite(inv)) {
-                out = tile.row(r).array() * head.multiplier;
+                score_stages(head, tile.row(r).data(), i, c0, nc,
+                             masking ? allowed_tile.row(r).data() : nullptr, StageRow{.masked = w});
                 simd::exp_scale(w, w, nc, m, inv);  // the softmax's own exp and product
             } else {
                 out = weights_row(h, i).segment(c0, nc).array().transpose();
@@ -173,20 +172,26 @@ AggregatedGrid SceneResult::drawn_blocks(Index h, Index r0, Index nr, Index c0, 
 }
 
 void SceneResult::stage_rows(int stage, Index h, Index first, Index count, Matrix& out) const {
-    if (h < 0 || h >= static_cast<Index>(heads.size()) || stage < 0 || stage > 4)
+    if (h < 0 || h >= static_cast<Index>(heads.size()) || stage < 0 || stage > 5)
         throw ArgumentError("Stage " + std::to_string(stage) + " of head " + std::to_string(h) +
                             " does not exist.");
     const HeadResult& head = heads[static_cast<std::size_t>(h)];
-    // Scaled and masked scores are derived from raw (HeadResult keeps no copy of them).
-    const Matrix* stored[] = {&head.raw, &head.raw, &head.raw, &head.weights, &head.output};
+    // The score stages are derived from raw (HeadResult keeps no copy of them).
+    const Matrix* stored[] = {&head.raw, &head.raw,     &head.raw,
+                              &head.raw, &head.weights, &head.output};
     const Matrix& m = *stored[stage];
     if (m.rows() >= first + count && first >= 0 && count >= 0 && m.size() != 0) {
-        if (stage == 1)
-            out = m.middleRows(first, count) * head.multiplier;
-        else if (stage == 2)
+        if (stage == 1 || stage == 2) {
+            out.resize(count, m.cols());
+            for (Index r = 0; r < count; ++r) {
+                out.row(r) =
+                    stage == 1 ? head.scaled_row(first + r) : head.softcapped_row(first + r);
+            }
+        } else if (stage == 3) {
             head.masked_rows(first, count, out);
-        else
+        } else {
             out = m.middleRows(first, count);
+        }
         return;
     }
     if (first < 0 || count < 0 || first + count > query_count())
@@ -204,9 +209,12 @@ void SceneResult::stage_rows(int stage, Index h, Index first, Index count, Matri
                 row = scaled_row(h, i);
                 break;
             case 2:
-                row = masked_row(h, i);
+                row = softcapped_row(h, i);
                 break;
             case 3:
+                row = masked_row(h, i);
+                break;
+            case 4:
                 row = weights_row(h, i);
                 break;
             default:

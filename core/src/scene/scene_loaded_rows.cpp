@@ -43,7 +43,7 @@ void compute_loaded_rows(const AttentionComponent& comp, const std::string& sour
     for (Index h = 0; h < comp.heads; ++h) {
         HeadResult head;
         if (scores) {
-            set_multiplier(d_k, params, head);
+            set_stages(d_k, params, head);
             head.mask = params.mask;
         }
         // No normalisers are kept: a row or region is recomputed from the file's row.
@@ -63,8 +63,8 @@ void compute_loaded_rows(const AttentionComponent& comp, const std::string& sour
                 check_row(scores ? z.data() : w.data(), nk, h, i, scores, source);
                 if (scores) {
                     // The same steps as finish_scores on a matrix in memory.
-                    const bool empty = weigh_row(z, masking ? &mask : nullptr, t, head.multiplier,
-                                                 head.hard, w.data(), i);
+                    const bool empty =
+                        weigh_row(z, masking ? &mask : nullptr, t, head, w.data(), i);
                     head.empty_rows[k] = empty ? 1 : 0;
                     rows[k] = row_stats(w, z, i);
                 } else {

@@ -49,22 +49,42 @@ Eigen::RowVectorXf SceneResult::source_row(Index h, Index i) const {
     return row;
 }
 
+namespace {
+
+/// Query i's scaled or soft-capped scores in head h: the head's own, or from recomputed raw
+/// scores through the same score_stages.
+Eigen::RowVectorXf unmasked_stage(const SceneResult& r, Index h, Index i, float* StageRow::*stage) {
+    const HeadResult& head = checked_head(r, h, i);
+    if (head.has_stages())
+        return stage == &StageRow::scaled ? head.scaled_row(i) : head.softcapped_row(i);
+    Eigen::RowVectorXf row = r.raw_row(h, i);
+    StageRow out;
+    out.*stage = row.data();
+    score_stages(head, row.data(), i, 0, row.size(), nullptr, out);
+    return row;
+}
+
+}  // namespace
+
 Eigen::RowVectorXf SceneResult::scaled_row(Index h, Index i) const {
-    const HeadResult& head = checked_head(*this, h, i);
-    if (head.has_stages()) return head.scaled_row(i);
-    return raw_row(h, i) * head.multiplier;
+    return unmasked_stage(*this, h, i, &StageRow::scaled);
+}
+
+Eigen::RowVectorXf SceneResult::softcapped_row(Index h, Index i) const {
+    return unmasked_stage(*this, h, i, &StageRow::softcapped);
 }
 
 Eigen::RowVectorXf SceneResult::masked_row(Index h, Index i) const {
     const HeadResult& head = checked_head(*this, h, i);
     if (head.has_stages()) return head.masked_row(i);
-    Eigen::RowVectorXf row = scaled_row(h, i);
-    if (visible.rows() > i && visible.cols() == row.size()) {
-        row = visible.row(i).select(row, -std::numeric_limits<float>::infinity());
-    } else if (storage == Storage::Streamed && mask.kind != MaskKind::None) {
-        const BoolMatrix allowed = build_mask_rows(mask, query_count(), key_count(), i, 1);
-        row = allowed.row(0).select(row, -std::numeric_limits<float>::infinity());
-    }
+    Eigen::RowVectorXf row = raw_row(h, i);
+    BoolMatrix allowed;
+    if (visible.rows() > i && visible.cols() == row.size())
+        allowed = visible.row(i);
+    else if (storage == Storage::Streamed && mask.kind != MaskKind::None)
+        allowed = build_mask_rows(mask, query_count(), key_count(), i, 1);
+    score_stages(head, row.data(), i, 0, row.size(), allowed.size() ? allowed.data() : nullptr,
+                 StageRow{.masked = row.data()});
     return row;
 }
 

@@ -28,8 +28,7 @@ void merge_scene_words(SceneResult& r) {
         for (std::size_t t = 0; t < r.q_words.group_of.size(); ++t)
             if (t >= head.empty_rows.size() || head.empty_rows[t] == 0)
                 words.empty_rows[static_cast<std::size_t>(r.q_words.group_of[t])] = 0;
-        words.scale_factor = head.scale_factor;
-        words.multiplier = head.multiplier;
+        static_cast<ScoreStages&>(words) = head;  // the stages the pieces' scores went through
         r.stats[h] = weights_stats(words.weights);
         head = std::move(words);
     }

@@ -3,13 +3,12 @@
 #include <sys/mman.h>
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <mutex>
 
-#include "../util/half.hpp"
 #include "../util/parallel.hpp"
+#include "attn/simd/half_kernel.hpp"
 #include "attn/util/error.hpp"
 #include "attn/weights/gguf.hpp"
 #include "attn/weights/safetensors.hpp"
@@ -28,40 +27,12 @@ void advise_huge_pages(void* data, std::size_t bytes) {
     if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 }
 
-// The portable build targets every x86-64, yet widening BF16 and the products of one token are
-// bound by how many values an instruction moves: these loops are compiled three times, and the
-// loader picks the widest the processor has (AVX-512, AVX2 + FMA, SSE2).
-#define ATTN_VECTOR_CLONES \
-    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-
-ATTN_VECTOR_CLONES void widen_bf16(const std::uint16_t* in, Index count, float* out) {
-    for (Index i = 0; i < count; ++i)
-        out[i] = std::bit_cast<float>(std::uint32_t(in[i]) << 16);
-}
-
-/// Σ w[i]·x[i] for N BF16 weights, in 16 running sums (one 512-bit register, two 256-bit ones
-/// or four 128-bit ones: the same sums in the same order on every processor, FMA aside).
-ATTN_VECTOR_CLONES float dot_bf16(const std::uint16_t* w, const float* x, Index n) {
-    float acc[16] = {};
-    Index c = 0;
-    for (; c + 16 <= n; c += 16)
-        for (int j = 0; j < 16; ++j)
-            acc[j] += std::bit_cast<float>(std::uint32_t(w[c + j]) << 16) * x[c + j];
-    for (; c < n; ++c)
-        acc[c % 16] += std::bit_cast<float>(std::uint32_t(w[c]) << 16) * x[c];
-    float sum = 0;
-    for (const float a : acc)
-        sum += a;
-    return sum;
-}
-
 /// Widens COUNT values from IN to OUT; one loop per type, without a branch per element.
 void widen_run(const std::uint16_t* in, Index count, bool bf16, float* out) {
     if (bf16)
-        widen_bf16(in, count, out);
+        simd::widen_bf16(in, count, out);
     else
-        for (Index i = 0; i < count; ++i)
-            out[i] = attn::detail::half_to_float(in[i]);
+        simd::widen_f16(in, count, out);
 }
 
 /// The index of the first NaN or infinity among N half-precision values (all exponent bits
@@ -133,8 +104,7 @@ Matrix FloatTensor::mul_t_few(const Matrix& x) const {
     detail::parallel_rows(rows_, double(cols_) * double(m), [&](Index begin, Index count) {
         for (Index r = begin; r < begin + count; ++r)
             for (Index i = 0; i < m; ++i)
-                out(i, r) =
-                    float_tensor_detail::dot_bf16(half_ + r * cols_, x.row(i).data(), cols_);
+                out(i, r) = simd::dot_bf16(half_ + r * cols_, x.row(i).data(), cols_);
     });
     return out;
 }

@@ -209,3 +209,80 @@ TEST(ResultStream, MismatchedOrMissingLayersLeaveNoFile) {
 }
 
 }  // namespace
+
+namespace {
+
+/// A scene whose heads soft-cap their scores at 3 (as Gemma 2's layers would), from raw scores
+/// computed by compute_scene.
+SceneResult softcapped_scene() {
+    SceneSpec spec;
+    spec.mask.kind = MaskKind::Causal;
+    SceneResult r = compute_scene(spec);
+    for (HeadResult& h : r.heads) {
+        AttentionParams p;
+        p.mask = spec.mask;
+        p.softcap = 3.f;
+        HeadResult capped = attend_scores(h.raw, float(r.d_k), p);
+        capped.output = h.output;
+        h = std::move(capped);
+    }
+    return r;
+}
+
+TEST(ResultStream, SoftcappedIsWrittenWhenALayerSoftCaps) {
+    const SceneResult r = softcapped_scene();
+    io_test::TempDir dir;
+    {
+        io::ResultStream out(dir.file("out.npz"), 1);
+        out.select_stages({"raw", "scaled", "softcapped", "masked", "weights"});
+        out.add(r);
+        out.finish();
+    }
+    const io::NpzMembers m = io::read_npz(dir.file("out.npz"));
+    std::vector<std::pair<std::string, io::NpyView>> views;
+    for (const auto& [name, bytes] : m)
+        views.emplace_back(name, io::NpyView(bytes, name));
+    const io::NpyView* capped = find(views, "softcapped");
+    ASSERT_TRUE(capped);
+    const auto H = static_cast<std::uint64_t>(r.heads.size());
+    const auto n = static_cast<std::uint64_t>(r.q_tokens.size());
+    EXPECT_EQ(capped->header().shape, (std::vector<std::uint64_t>{H, n, n}));
+    // 3 · tanh(raw / (3 √d_k)), in double from the raw scores the file holds.
+    Matrix raw, got;
+    find(views, "raw")->copy_matrix(H - 1, raw);
+    capped->copy_matrix(H - 1, got);
+    const double scale = 1.0 / std::sqrt(double(r.d_k));
+    for (Index i = 0; i < raw.rows(); ++i)
+        for (Index j = 0; j < raw.cols(); ++j)
+            EXPECT_NEAR(got(i, j), 3.0 * std::tanh(raw(i, j) * scale / 3.0), 2e-6) << i << j;
+    // A scene that does not soft-cap writes no softcapped array, even when asked for.
+    SceneSpec plain;
+    plain.mask.kind = MaskKind::Causal;
+    {
+        io::ResultStream out(dir.file("plain.npz"), 1);
+        out.select_stages({"scaled", "softcapped"});
+        out.add(compute_scene(plain));
+        out.finish();
+    }
+    const io::NpzMembers p = io::read_npz(dir.file("plain.npz"));
+    EXPECT_TRUE(std::none_of(p.begin(), p.end(), [](const auto& e) {
+        return e.first == "softcapped.npy" || e.first == "softcapped";
+    }));
+    EXPECT_TRUE(std::any_of(p.begin(), p.end(), [](const auto& e) {
+        return e.first == "scaled.npy" || e.first == "scaled";
+    }));
+    // The JSON output holds it too, null where the cap is not finite (never here).
+    {
+        io::ResultStream out(dir.file("out.json"), 1);
+        out.add(r);
+        out.finish();
+    }
+    std::ifstream in(dir.file("out.json"));
+    const nlohmann::json j = nlohmann::json::parse(in);
+    const nlohmann::json& head = j["layers"][0]["heads"][0];
+    ASSERT_TRUE(head.contains("softcapped"));
+    EXPECT_NEAR(head["softcapped"][1][0].get<double>(),
+                3.0 * std::tanh(r.heads[0].raw(1, 0) / std::sqrt(double(r.d_k)) / 3.0), 2e-6);
+}
+
+}  // namespace

@@ -11,6 +11,7 @@
 
 #include "../io_test_util.hpp"
 #include "attn/models/llama/model.hpp"
+#include "attn/models/run.hpp"
 #include "attn/util/error.hpp"
 #include "attn/util/memory_budget.hpp"
 
@@ -180,6 +181,42 @@ TEST(LlamaIdentity, PrefixReuseEqualsAFullRunUnderASlidingWindow) {
     Tensors t = llama_weights(2, 17);
     write_folder(dir.path.string(), t, 2, {{"model_type", "mistral"}, {"sliding_window", 3}});
     expect_prefix_reuse(dir.path.string());
+}
+
+TEST(LlamaIdentity, MistralWindowIsAMaskKindNotAnNByNMatrix) {
+    io_test::TempDir dir;
+    write_folder(dir.path.string(), llama_weights(2, 17), 2,
+                 {{"model_type", "mistral"}, {"sliding_window", 3}});
+    const auto model = attn::llama::Model::open(dir.path.string());
+    const attn::AttentionParams own = model->layer_params(1);
+    EXPECT_EQ(own.mask.kind, attn::MaskKind::CausalWindow);
+    EXPECT_EQ(own.mask.window, 3);
+    const auto run = attn::model::run(*model, kIds);
+    const Index n = Index(kIds.size());
+    for (const auto& layer : run.layers)
+        for (const attn::HeadResult& h : layer.heads) {
+            EXPECT_EQ(h.mask.kind, attn::MaskKind::CausalWindow);
+            EXPECT_EQ(h.mask.custom.size(), 0);  // nothing n × n allocated for the mask
+            // Query i weighs keys i − 2 .. i only, and those sum to 1.
+            for (Index i = 0; i < n; ++i)
+                for (Index j = 0; j < n; ++j) {
+                    if (j > i || j <= i - 3) {
+                        EXPECT_EQ(h.weights(i, j), 0.f) << i << ", " << j;
+                    }
+                }
+            EXPECT_NEAR(h.weights.row(n - 1).segment(n - 3, 3).sum(), 1.f, 1e-6f);
+        }
+    // The plain causal mask asked for by a control is Mistral's windowed one; another mask is not.
+    attn::model::RunControls causal, none;
+    causal.mask = attn::model::own_mask(model->info());
+    none.mask = attn::MaskSpec{};
+    EXPECT_EQ(attn::model::layer_controls(*model, causal, 0).params.mask.kind,
+              attn::MaskKind::CausalWindow);
+    EXPECT_EQ(attn::model::layer_controls(*model, none, 0).params.mask.kind, attn::MaskKind::None);
+    // Without sliding_window the family's layers are plainly causal.
+    write_folder(dir.path.string(), llama_weights(2, 17), 2);
+    EXPECT_EQ(attn::llama::Model::open(dir.path.string())->layer_params(0).mask.kind,
+              attn::MaskKind::Causal);
 }
 
 /// Records each head's z and the attention block's output of one layer.

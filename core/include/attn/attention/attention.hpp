@@ -2,12 +2,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "attn/attention/aggregate.hpp"
 #include "attn/attention/mask.hpp"
 #include "attn/attention/score.hpp"
+#include "attn/attention/score_stages.hpp"
 #include "attn/util/progress.hpp"
 #include "attn/util/types.hpp"
 
@@ -19,10 +21,18 @@ inline constexpr float kHardTemperature = 1e-6f;
 /// Everything that turns raw scores into weights.
 struct AttentionParams {
     ScoreParams score;              ///< score function (kind + its matrices)
-    bool scale = true;              ///< multiply dot/general scores by 1/√d_k
-    std::optional<float> scale_dk;  ///< d_k used for scaling; default: Q's width
-    float temperature = 1.f;        ///< τ > 0 divides the scores; ≤ kHardTemperature: argmax
-    MaskSpec mask;                  ///< which keys each query may see
+    bool scale = true;              ///< multiply dot/general scores by the scale factor
+    std::optional<float> scale_dk;  ///< d_k used for 1/√d_k; default: Q's width
+    /// The family's scale factor in place of 1/√d_k (Gemma: query_pre_attn_scalar^−½; 1: none).
+    std::optional<float> scale_factor;
+    /// > 0: softcap · tanh(scaled / softcap) on the scaled scores, before the mask (Gemma 2's
+    /// attn_logit_softcapping); 0: none.
+    float softcap = 0.f;
+    /// Added to the soft-capped scores (T5-style relative bias, ALiBi); null: none.
+    std::shared_ptr<const PositionBias> bias;
+    Index bias_head = 0;      ///< the head of `bias` this head reads (multi_head: its own index)
+    float temperature = 1.f;  ///< τ > 0 divides the scores; ≤ kHardTemperature: argmax
+    MaskSpec mask;            ///< which keys each query may see
     /// false: only weights and empty_rows are stored (one row-tiled pass); raw, scaled, masked
     /// and output stay empty and a SceneResult recomputes their rows on demand.
     bool keep_stages = true;
@@ -45,17 +55,15 @@ struct AttentionParams {
     const Progress* stop = nullptr;
 };
 
-/// One head's computation, for "show the math". Only what cannot be derived is stored: the scaled
-/// and masked scores are raw · multiplier with −∞ where `mask` hides a key, derived on read
-/// (scaled_row, masked_row, …) with the same float operations the softmax saw.
-struct HeadResult {
+/// One head's computation, for "show the math". Only what cannot be derived is stored: the scaled,
+/// soft-capped and masked scores are derived on read (scaled_row, masked_row, …) from raw by
+/// score_stages with the stages this head ran with (its ScoreStages) and `mask`: the same float
+/// operations the softmax saw.
+struct HeadResult : ScoreStages {
     Matrix raw;      ///< nq × nk: s(q_i, k_j) (empty when only the weights are kept)
     Matrix weights;  ///< row softmax of the masked scores (hardmax when τ → 0); rows sum to 1 or 0
     Matrix output;  ///< nq × d_v: weights · V (zero rows for fully masked queries)
     std::vector<std::uint8_t> empty_rows;  ///< 1 where a query had no visible key
-    float scale_factor = 1.f;              ///< the factor applied before τ (1/√d_k or 1)
-    float multiplier = 1.f;                ///< scaled = raw · multiplier (scale_factor / τ)
-    bool hard = false;                     ///< τ ≤ kHardTemperature: hardmax rows
     MaskSpec mask;                         ///< the mask the weights were computed with
     /// Streamed heads: per query the softmax's max and 1 / Σ exp(z − max), so weight (i, j) is
     /// exp(z_ij − max_i) · inv_sum_i without any n × n matrix; NaN for rows the fast softmax did
@@ -71,6 +79,8 @@ struct HeadResult {
     bool streamed() const { return !row_max.empty() && weights.size() == 0; }
     /// Scaled scores of query i: raw.row(i) · multiplier. Needs has_stages().
     Eigen::RowVectorXf scaled_row(Index i) const;
+    /// Soft-capped (and biased) scores of query i: scaled_row(i) when the head is not shaped().
+    Eigen::RowVectorXf softcapped_row(Index i) const;
     /// Masked scores of query i: scaled_row(i) with −∞ at the keys the mask hides.
     Eigen::RowVectorXf masked_row(Index i) const;
     /// Masked scores of queries [first, first + count) into out (count × nk), the mask built once.
@@ -80,6 +90,8 @@ struct HeadResult {
     /// The whole scaled (masked) score matrix, nq × nk (empty without raw): an n² allocation,
     /// for exports; views read rows.
     Matrix scaled_matrix() const;
+    /// The whole soft-capped score matrix, nq × nk (empty without raw), as scaled_matrix.
+    Matrix softcapped_matrix() const;
     /// The whole masked score matrix, nq × nk (empty without raw), as scaled_matrix.
     Matrix masked_matrix() const;
 };

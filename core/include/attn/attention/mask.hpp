@@ -17,12 +17,17 @@ enum class MaskKind {
     SlidingWindow,  ///< |i − j| ≤ window
     GlobalWindow,   ///< Longformer: window plus global tokens that see and are seen by all
     Custom,         ///< any boolean matrix (custom)
+    /// Causal with a window of w keys (Mistral, Gemma 2's local layers): query i sees keys in
+    /// (i − w, i] (bottom-right aligned as Causal), built a block at a time like the others.
+    CausalWindow,
 };
 
 /// A mask description, resolved to a matrix by build_mask.
 struct MaskSpec {
     MaskKind kind = MaskKind::None;
-    Index window = 2;             ///< SlidingWindow/GlobalWindow: radius w (|i−j| ≤ w).
+    /// SlidingWindow/GlobalWindow: radius w (|i−j| ≤ w); CausalWindow: w keys, the query's
+    /// own and the w − 1 before it.
+    Index window = 2;
     std::vector<Index> global;    ///< GlobalWindow: indices of global tokens.
     std::vector<bool> key_valid;  ///< Padding: one flag per key (missing entries are valid).
     BoolMatrix custom;            ///< Custom: nq × nk, true = allowed.
@@ -41,7 +46,8 @@ BoolMatrix build_mask_rows(const MaskSpec& spec, Index nq, Index nk, Index first
 BoolMatrix build_mask_block(const MaskSpec& spec, Index nq, Index nk, Index first_row, Index rows,
                             Index first_col, Index cols);
 
-/// Stable identifier ("none", "causal", "anti-causal", "padding", "window", "global", "custom").
+/// Stable identifier ("none", "causal", "anti-causal", "padding", "window", "global", "custom",
+/// "causal-window").
 std::string_view to_string(MaskKind kind);
 /// Parses an identifier of to_string; throws ArgumentError.
 MaskKind mask_kind_from_string(std::string_view name);

@@ -58,10 +58,10 @@ struct RunControls {
     bool operator==(const RunControls&) const = default;
 };
 
-/// The attention settings of one layer: the controls inside their scope, the model's own
-/// outside it (scaled, τ = 1, own mask, rotary on).
+/// The attention settings of one layer: the family's (Model::layer_params) with the controls
+/// applied inside their scope (scaled, τ = 1, own mask, rotary on outside it).
 struct LayerControls {
-    AttentionParams params;  ///< scale, temperature and mask for attend_head
+    AttentionParams params;  ///< every score stage and the mask, for attend_head
     bool rotary = true;
 };
 
@@ -84,6 +84,11 @@ class Model {
     /// the family has them, position and token-type) embeddings. IDS holds every id of the run
     /// (BERT's token types depend on the whole sequence); only rows from FIRST are returned.
     virtual Matrix embed(const std::vector<std::int32_t>& ids, Index first) const = 0;
+    /// Layer L's attention as the family defines it: its scale factor, soft-cap, position bias
+    /// and mask (Mistral's causal window, Gemma 2's window on even layers). The driver applies
+    /// the run's controls over it (layer_controls) and hands the result to layer(). Default:
+    /// 1/√head_dim, no soft-cap or bias, the model's own mask (own_mask).
+    virtual AttentionParams layer_params(int l) const;
     /// Runs layer L on X, the residual stream's rows [first, n) (updated in place). PAST, when
     /// FIRST > 0, holds layer L's q, k, v of positions [0, first) from an earlier run; OUT gets
     /// this layer's q, k, v and heads for every position [0, n). Each head's attention goes

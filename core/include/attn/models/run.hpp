@@ -24,8 +24,10 @@ struct Run {
     RunControls controls;  ///< what the run applied
 };
 
-/// The controls of layer L under CONTROLS for a model described by INFO.
-LayerControls layer_controls(const ModelInfo& info, const RunControls& controls, int l);
+/// The attention of layer L of MODEL (Model::layer_params) under CONTROLS, inside their scope:
+/// scaling on or off, the temperature, and the mask (a family's causal window stays when the
+/// mask asked for is the plain causal one: it is that family's causal mask).
+LayerControls layer_controls(const Model& model, const RunControls& controls, int l);
 
 /// Runs IDS through every layer of MODEL with CONTROLS applied inside the run (so later layers
 /// and the logits see their effect) and CONTROLS.interventions as hooks, then HOOKS (optional).

@@ -218,9 +218,9 @@ struct SceneResult {
     /// Number of queries (rows) and keys (columns).
     Index query_count() const { return static_cast<Index>(q_tokens.size()); }
     Index key_count() const { return static_cast<Index>(k_tokens.size()); }
-    /// Rows [first, first + count) of stage `stage` of head h (0 raw, 1 scaled, 2 masked,
-    /// 3 weights, 4 output) into out: copied when stored, recomputed from Q, K and V otherwise
-    /// (a streamed compute writes every stage tile by tile).
+    /// Rows [first, first + count) of stage `stage` of head h (0 raw, 1 scaled, 2 soft-capped,
+    /// 3 masked, 4 weights, 5 output) into out: copied when stored, recomputed from Q, K and V
+    /// otherwise (a streamed compute writes every stage tile by tile).
     void stage_rows(int stage, Index h, Index first, Index count, Matrix& out) const;
     /// Weights of query i in head h (stored or recomputed from Q and K, to the same numbers).
     Eigen::RowVectorXf weights_row(Index h, Index i) const;
@@ -251,9 +251,12 @@ struct SceneResult {
 
     /// Raw scores of query i in head h (stored or recomputed); throws for post-softmax data.
     Eigen::RowVectorXf raw_row(Index h, Index i) const;
-    /// raw_row · multiplier (1/√d_k and temperature).
+    /// raw_row · multiplier (the scale factor, and the temperature unless the head soft-caps or
+    /// adds a position bias): score_stages' first stage.
     Eigen::RowVectorXf scaled_row(Index h, Index i) const;
-    /// scaled_row with −inf at the keys hidden from query i.
+    /// softcap · tanh(scaled / softcap) + bias: scaled_row when the head has neither.
+    Eigen::RowVectorXf softcapped_row(Index h, Index i) const;
+    /// The logits the softmax sees (soft-capped ÷ τ) with −inf at the keys hidden from query i.
     Eigen::RowVectorXf masked_row(Index h, Index i) const;
     /// Output of head h for query i (α · V, stored or recomputed); throws for post-softmax data.
     Eigen::RowVectorXf output_row(Index h, Index i) const;

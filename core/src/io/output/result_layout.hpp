@@ -15,8 +15,14 @@ namespace attn::io::detail {
 /// One per-head stage of a HeadResult: a stored matrix, or a derived one (scaled, masked)
 /// written into scratch.
 using Stage = std::function<const Matrix&(const HeadResult&, Matrix& scratch)>;
-/// The per-head stages in output order: raw, scaled, masked, weights, output.
+/// The per-head stages in output order: raw, scaled, softcapped, masked, weights, output.
 const std::vector<std::pair<const char*, Stage>>& stages();
+/// True when a head of the scene, or of any layer of its model run, soft-caps its scores or adds
+/// a position bias (ScoreStages::shaped): the softcapped stage differs from the scaled one.
+bool shapes_scores(const SceneResult& r);
+/// Whether stage `name` is written for a scene: those in `only` when given and not empty,
+/// otherwise every stage; softcapped only when shapes_scores (else it is the scaled stage).
+bool stage_written(const SceneResult& r, const char* name, const std::vector<std::string>* only);
 /// The JSON document's members before "layers" (taken from the first layer).
 ojson compute_json_head(const SceneResult& first);
 /// One element of the JSON document's "layers" (only the named stages when `only` is given and

@@ -26,10 +26,9 @@ struct ResultStream::Sink {
         std::vector<std::int32_t> ints;  ///< an int32 array instead (1-D), when not empty
     };
     std::vector<Extra> extras;
-    /// True when stage s (index into detail::stages()) is written.
-    bool wanted(std::size_t s) const {
-        return stages.empty() ||
-               std::find(stages.begin(), stages.end(), detail::stages()[s].first) != stages.end();
+    /// True when stage s (index into detail::stages()) is written for scenes like `first`.
+    bool wanted(const SceneResult& first, std::size_t s) const {
+        return detail::stage_written(first, detail::stages()[s].first, &stages);
     }
     std::size_t layers = 0, added = 0, heads = 0;
     std::vector<std::string> stages;  ///< empty: every stage
@@ -38,6 +37,8 @@ struct ResultStream::Sink {
 namespace {
 
 constexpr Index kStreamTileRows = 256;
+// Indices into detail::stages() (SceneResult::stage_rows numbers them alike).
+constexpr std::size_t kWeightsStage = 4, kOutputStage = 5;
 
 /// float32 little-endian bytes of a matrix (row-major, as the in-memory writer lays it out).
 std::span<const std::byte> le_bytes(const Matrix& m, std::vector<std::byte>& scratch) {
@@ -139,14 +140,15 @@ class NpzSink final : public ResultStream::Sink {
         dk_ = static_cast<float>(first.d_k);
         const auto& all = detail::stages();
         for (std::size_t s = 0; s < all.size() && heads_ > 0; ++s) {
-            if (!wanted(s)) continue;
+            if (!wanted(first, s)) continue;
             Index rows = 0, cols = 0;
             // A long loaded file has no output stage, and post-softmax data no score stages.
-            if (first.source && (s == 4 || (!first.has_scores && s < 3))) continue;
+            const bool output = s == kOutputStage, scores = s < kWeightsStage;
+            if (first.source && (output || (!first.has_scores && scores))) continue;
             if (first.storage ==
                 Storage::Streamed) {  // every stage can be recomputed: shapes from the scene
                 rows = first.query_count();
-                cols = s == 4 ? first.d_k : first.key_count();
+                cols = output ? first.d_k : first.key_count();
             } else {
                 const Matrix& m = all[s].second(first.heads[0], derived_);
                 rows = m.rows();
@@ -176,7 +178,7 @@ class NpzSink final : public ResultStream::Sink {
     std::size_t heads_ = 0;
     std::vector<Slot> slots_;
     std::vector<std::byte> scratch_;
-    Matrix derived_;  ///< a derived stage (scaled, masked) of the head being written
+    Matrix derived_;  ///< a derived stage (scaled, softcapped, masked) of the head being written
     std::vector<float> empty_, scale_, layer_ids_;
     std::uint64_t nq_ = 0;
     std::vector<std::string> q_tokens_, k_tokens_;

@@ -2,12 +2,14 @@
 #include "attn/io/output/result_writer.hpp"
 
 #include <algorithm>
+#include <string_view>
 
 #include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "../../files/io_util.hpp"
 #include "../session/session_json.hpp"
+#include "attn/models/run.hpp"
 #include "attn/util/error.hpp"
 #include "result_layout.hpp"
 
@@ -22,12 +24,31 @@ const std::vector<std::pair<const char*, Stage>>& stages() {
         {"raw", [](const HeadResult& h, Matrix&) -> const Matrix& { return h.raw; }},
         {"scaled",
          [](const HeadResult& h, Matrix& m) -> const Matrix& { return m = h.scaled_matrix(); }},
+        {"softcapped",
+         [](const HeadResult& h, Matrix& m) -> const Matrix& { return m = h.softcapped_matrix(); }},
         {"masked",
          [](const HeadResult& h, Matrix& m) -> const Matrix& { return m = h.masked_matrix(); }},
         {"weights", [](const HeadResult& h, Matrix&) -> const Matrix& { return h.weights; }},
         {"output", [](const HeadResult& h, Matrix&) -> const Matrix& { return h.output; }},
     };
     return s;
+}
+
+bool shapes_scores(const SceneResult& r) {
+    for (const HeadResult& h : r.heads)
+        if (h.shaped()) return true;
+    if (r.run)
+        for (const model::LayerAttention& layer : r.run->layers)
+            for (const HeadResult& h : layer.heads)
+                if (h.shaped()) return true;
+    return false;
+}
+
+bool stage_written(const SceneResult& r, const char* name, const std::vector<std::string>* only) {
+    if (only && !only->empty() && std::find(only->begin(), only->end(), name) == only->end())
+        return false;
+    // The soft-capped stage only where it differs from the scaled one somewhere.
+    return std::string_view(name) != "softcapped" || shapes_scores(r);
 }
 
 ojson compute_json_head(const SceneResult& first) {
@@ -58,8 +79,7 @@ ojson compute_json_layer(const SceneResult& r, const std::vector<std::string>* o
         ojson hj;
         Matrix scratch;
         for (const auto& [name, get] : stages())
-            if (!only || only->empty() ||
-                std::find(only->begin(), only->end(), name) != only->end())
+            if (stage_written(r, name, only))
                 if (const Matrix& m = get(h, scratch); m.size() > 0) hj[name] = stage_json(m);
         hj["empty_rows"] = h.empty_rows;
         hj["scale_factor"] = float_value(h.scale_factor);

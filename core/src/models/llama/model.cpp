@@ -93,6 +93,17 @@ Matrix Model::embed(const std::vector<std::int32_t>& ids, Index first) const {
     return blocks::embed<float>(spec, ids, {}, first, config_.hidden);
 }
 
+AttentionParams Model::layer_params(int l) const {
+    AttentionParams p = model::Model::layer_params(l);
+    // Mistral's causal window: query i sees keys in (i − window, i] (transformers'
+    // sliding_window_causal: kv_idx > q_idx − sliding_window), built a tile at a time.
+    if (config_.sliding_window > 0) {
+        p.mask.kind = MaskKind::CausalWindow;
+        p.mask.window = config_.sliding_window;
+    }
+    return p;
+}
+
 void Model::layer(int l, Matrix& x, Index first, const model::LayerAttention* past,
                   const model::LayerControls& controls, model::LayerAttention& out,
                   model::Hooks& hooks) const {
@@ -121,9 +132,7 @@ void Model::layer(int l, Matrix& x, Index first, const model::LayerAttention* pa
             t.bottomRows(m) = rows;
             return t;
         };
-        AttentionParams params = controls.params;
-        if (c.sliding_window > 0 && n > c.sliding_window && params.mask.kind == MaskKind::Causal)
-            params.mask = blocks::causal_window(n, c.sliding_window);
+        const AttentionParams& params = controls.params;  // Mistral's window: layer_params
         Matrix merged(m, Index(c.heads) * hd), z;
         std::vector<Matrix> kg,
             vg;  // each key/value group's rows, shared by its query heads

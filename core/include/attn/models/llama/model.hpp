@@ -63,6 +63,8 @@ class Model : public model::Model {
     /// Ids from TOKENS on are padding rows: the tokenizer (of TOKENS ids) has none of them.
     void set_text_vocab(int tokens) { info_.text_vocab = tokens; }
     Matrix embed(const std::vector<std::int32_t>& ids, Index first) const override;
+    /// Mistral (sliding_window): a causal window on every layer.
+    AttentionParams layer_params(int l) const override;
     void layer(int l, Matrix& x, Index first, const model::LayerAttention* past,
                const model::LayerControls& controls, model::LayerAttention& out,
                model::Hooks& hooks) const override;
