@@ -272,6 +272,13 @@ void MainWindow::buildStatusBar() {
         tr("The controls and interventions this result's run changes "
            "from the model as trained"));
     changesLabel_->setVisible(false);
+    sizeLabel_->setObjectName(QStringLiteral("runSize"));
+    // Margins keep the labels apart: "…1 edge knocked out" ran into "n = 16 × 16".
+    for (QLabel* label : {busyLabel_, changesLabel_, sizeLabel_, timeLabel_})
+        label->setContentsMargins(8, 0, 8, 0);
+    // A message (e.g. "Opened the model …") takes the place of the run's changes while it shows,
+    // rather than being drawn under them.
+    connect(statusBar(), &QStatusBar::messageChanged, this, &MainWindow::showRunChanges);
     statusBar()->addPermanentWidget(busyLabel_);
     statusBar()->addPermanentWidget(changesLabel_);
     statusBar()->addPermanentWidget(sizeLabel_);
@@ -332,9 +339,15 @@ void MainWindow::onResult(SceneResultPtr result, quint64, double ms) {
                                                 .arg(result->d_k));
     timeLabel_->setText(tr("computed in %1 ms").arg(ms, 0, 'f', ms < 10 ? 2 : 0));
     const QString changes = runChanges(shown);
-    changesLabel_->setText(tr("Not the model's own run: %1").arg(changes));
-    changesLabel_->setVisible(!changes.isEmpty());
+    changesLabel_->setText(changes.isEmpty() ? QString()
+                                             : tr("Not the model's own run: %1").arg(changes));
+    showRunChanges();
     Q_EMIT resultChanged(result);
+}
+
+void MainWindow::showRunChanges() {
+    changesLabel_->setVisible(!changesLabel_->text().isEmpty() &&
+                              statusBar()->currentMessage().isEmpty());
 }
 
 void MainWindow::onFailed(const QString& message) {

@@ -100,6 +100,8 @@ class MainWindow : public QMainWindow {
     void onSpecChanged();
     void onResult(SceneResultPtr result, quint64 id, double ms);
     void onFailed(const QString& message);
+    /// The status line's note of the run's changes: shown when there are some and no message.
+    void showRunChanges();
     void onSelectionChanged();
     void showAbout();
 

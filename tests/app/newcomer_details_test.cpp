@@ -10,6 +10,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QTimer>
@@ -159,6 +160,15 @@ class NewcomerDetailsTest : public QObject {
         QTRY_VERIFY(note->isVisible());
         QCOMPARE(note->text(),
                  QStringLiteral("Not the model's own run: unscaled · τ = 0.50 · 1 head ablated"));
+        // A message takes the note's place instead of running under it, and gives it back.
+        auto* size = w.findChild<QLabel*>(QStringLiteral("runSize"));
+        QVERIFY(size);
+        QTRY_VERIFY2(note->geometry().right() < size->geometry().left(),
+                     "the note runs into the size label");
+        w.statusBar()->showMessage(QStringLiteral("Opened the model tiny; it reads 16 tokens"));
+        QVERIFY(!note->isVisible());
+        w.statusBar()->clearMessage();
+        QVERIFY(note->isVisible());
         w.scene()->undoStack()->undo();
         test_support::settle(w.computeService());
         QTRY_VERIFY(!note->isVisible());
