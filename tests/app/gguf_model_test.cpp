@@ -11,6 +11,7 @@
 #include <QtTest>
 
 #include "app_test_support.hpp"
+#include "attn/models/model.hpp"
 #include "io/model_controller.hpp"
 #include "io/model_dock.hpp"
 #include "main_window.hpp"
@@ -99,7 +100,8 @@ class GgufModelTest : public QObject {
             if (a->text().startsWith(QStringLiteral("tiny:q4 — llama GGUF · "))) entry = a;
         }
         QVERIFY2(entry, qPrintable(texts.join(QLatin1Char('|'))));
-        QVERIFY2(texts.contains(QStringLiteral("In Ollama")), qPrintable(texts.join('|')));
+        QVERIFY2(texts.contains(QStringLiteral("In Ollama")),
+                 qPrintable(texts.join(QLatin1Char('|'))));
         entry->trigger();
         QCOMPARE(models->lastError(), QString());
         QVERIFY(w.scene()->spec().is_model());
