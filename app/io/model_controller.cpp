@@ -26,6 +26,7 @@
 #include "io/model_dock.hpp"
 #include "io/open_guard.hpp"
 #include "main_window.hpp"
+#include "model/layer_cache.hpp"
 #include "model/scene.hpp"
 #include "model/scheduler.hpp"
 #include "settings_keys.hpp"
@@ -214,7 +215,7 @@ void ModelController::closeModel() {
     spec.set_synthetic();
     spec.layer = 0;
     scene->setSpec(spec, tr("Close the model %1").arg(name));
-    attn::model::release_runs();  // a long sentence's run can hold gigabytes of stages
+    LayerCache::of(scene)->release();  // a long sentence's run can hold gigabytes of stages
 }
 
 }  // namespace fileio

@@ -8,6 +8,7 @@
 #include "attn/models/model.hpp"
 #include "attn/util/error.hpp"
 #include "model/error_text.hpp"
+#include "model/run_cache.hpp"
 #include "model/scheduler.hpp"
 
 namespace {
@@ -214,13 +215,15 @@ attn::SceneResult ComputeService::continueFrom(const Base& base, const attn::Sce
                                                attn::Progress* progress, attn::SceneResult* recycle,
                                                attn::Index queryStride) {
     const attn::SceneSpec prepared = inputs_.prepare(spec);
+    const attn::Storage storage = storageFor(spec);
+    // A model scene's run is the window's, kept: another layer or head runs nothing again.
+    if (runs_ && prepared.is_model()) return runs_->scene(prepared, progress, storage);
     // Core's rule says what the change from the shown scene invalidates; recompute_scene
     // redoes only that (bit-identical to starting over) or everything. A streamed scene's
     // preview too: it computed the embeddings, weights and projections afresh each time (a
     // third of a 4096-token preview).
     const bool partial =
         base.result && attn::restart_from(base.spec, spec) != attn::SceneRestart::Full;
-    const attn::Storage storage = storageFor(spec);
     // No view reads a whole output matrix: the math panel derives its query's (output_row).
     constexpr bool outputs = false;
     return partial

@@ -12,6 +12,8 @@
 #include "model/input_cache.hpp"
 #include "model/scene_result.hpp"
 
+class RunCache;
+
 /// Turns SceneSpecs into SceneResults. Small scenes (cheaper than a frame) are computed at once
 /// on the calling thread; larger ones as the scheduler's job "scene". Every request gets an
 /// increasing id: a running computation is cancelled as soon as a newer request arrives, requests
@@ -25,6 +27,10 @@ class ComputeService : public QObject {
 
     /// Asks for spec to be computed; returns the request id.
     quint64 request(const attn::SceneSpec& spec);
+
+    /// Where model scenes take their runs (the scene's LayerCache::runs(), set before the first
+    /// request); without one each model scene runs its model afresh (headless uses).
+    void setRunCache(std::shared_ptr<RunCache> runs) { runs_ = std::move(runs); }
 
     /// Work (≈ multiply-adds) below which request() computes synchronously; 0: always async.
     void setSyncThreshold(double work) { syncThreshold_ = work; }
@@ -136,5 +142,6 @@ class ComputeService : public QObject {
     bool wasBusy_ = false;
 
     InputCache inputs_;
+    std::shared_ptr<RunCache> runs_;
     std::shared_ptr<Recycler> recycler_ = std::make_shared<Recycler>();
 };

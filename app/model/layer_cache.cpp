@@ -1,6 +1,8 @@
 // AttnScope — every layer of the scene computed once. GPL-3.0-or-later.
 #include "model/layer_cache.hpp"
 
+#include <QThread>
+
 #include "attn/analysis/rollout.hpp"
 #include "attn/scene/scene_layers.hpp"
 #include "attn/util/error.hpp"
@@ -40,6 +42,7 @@ void LayerCache::setComputeService(ComputeService* service) {
     if (compute_) disconnect(compute_, nullptr, this, nullptr);
     compute_ = service;
     if (!compute_) return;
+    compute_->setRunCache(runs_);  // the shown layer's runs are the layers' runs
     // The scene's own layer arrives: the layers waiting for it can start.
     const auto resume = [this] {
         if (compute_->busy()) return;  // a preview, or an older request
@@ -68,6 +71,48 @@ SceneResultPtr LayerCache::heldResult(const attn::SceneSpec& spec) const {
     return nullptr;
 }
 
+std::function<SceneResultPtr(attn::Progress&)> LayerCache::sceneFor(const attn::SceneSpec& spec,
+                                                                    bool needVectors) const {
+    SceneResultPtr held = heldResult(spec);
+    if (held && needVectors && !held->has_vectors) held.reset();
+    return [held, spec, kept = kept_, runs = runs_,
+            gui = QThread::currentThread()](attn::Progress& progress) -> SceneResultPtr {
+        if (held) return held;
+        {
+            const std::lock_guard lock(kept->mutex);
+            if (kept->result && kept->spec == spec) return kept->result;
+        }
+        // A long scene is streamed: a reader recomputes its rows, nothing n × n is kept.
+        const attn::Storage storage = attn::storage_for(spec);
+        auto result = std::make_shared<const attn::SceneResult>(
+            spec.is_model() ? runs->scene(spec, &progress, storage)
+                            : attn::compute_scene(spec, &progress, storage));
+        const std::lock_guard lock(kept->mutex);
+        kept->spec = spec;
+        kept->result = result;
+        ++kept->computed;
+        kept->offGuiThread = QThread::currentThread() != gui;
+        return result;
+    };
+}
+
+void LayerCache::release() {
+    runs_->clear();
+    SceneResultPtr gone;  // freed outside the lock
+    const std::lock_guard lock(kept_->mutex);
+    gone.swap(kept_->result);
+}
+
+int LayerCache::scenesComputed() const {
+    const std::lock_guard lock(kept_->mutex);
+    return kept_->computed;
+}
+
+bool LayerCache::lastSceneOffGuiThread() const {
+    const std::lock_guard lock(kept_->mutex);
+    return kept_->offGuiThread;
+}
+
 bool LayerCache::sceneBusy() const {
     return compute_ && compute_->busy();
 }
@@ -86,8 +131,8 @@ void LayerCache::start() {
     running_ = key;
     Scheduler::instance().run(
         this, kLayersJob,
-        [spec, known, counter = counter_](attn::Progress& progress) {
-            return compute(spec, known.get(), &progress, *counter);
+        [spec, known, counter = counter_, runs = runs_](attn::Progress& progress) {
+            return compute(spec, known.get(), &progress, *counter, *runs);
         },
         [this](LayerSetPtr set) { deliver(std::move(set)); },
         [this](const QString& message) {
@@ -99,7 +144,7 @@ void LayerCache::start() {
 void LayerCache::computeNow(const attn::SceneResult* known) {
     Scheduler::instance().cancel(this, kLayersJob);
     wanted_ = false;
-    deliver(compute(scene_->spec(), known, nullptr, *counter_));
+    deliver(compute(scene_->spec(), known, nullptr, *counter_, *runs_));
 }
 
 void LayerCache::deliver(LayerSetPtr set) {
@@ -114,8 +159,22 @@ std::vector<int> LayerCache::computedLayers() const {
 }
 
 LayerSetPtr LayerCache::compute(const attn::SceneSpec& spec, const attn::SceneResult* known,
-                                attn::Progress* progress, Counter& counter) {
+                                attn::Progress* progress, Counter& counter, RunCache& runs) {
     auto set = std::make_shared<LayerSet>();
+    // A model's layers come out of one run: the window's kept run (its shown layer read out of
+    // it here), never a run of their own.
+    std::optional<attn::SceneResult> shown;
+    if (!known && spec.is_model()) {
+        try {
+            shown = runs.scene(spec, progress, attn::Storage::Weights);
+            counter.add(spec.layer);
+            known = &*shown;
+        } catch (const attn::Cancelled&) {
+            throw;
+        } catch (const std::exception&) {
+            // for_each_layer below reports the failure in the layers' words
+        }
+    }
     set->key = keyOf(spec);
     model_grid::Thumbnails& thumbs = set->thumbs;
     model_grid::Thumbnails small;

@@ -4,6 +4,7 @@
 
 #include <QObject>
 #include <QString>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -12,6 +13,7 @@
 #include "attn/analysis/census.hpp"
 #include "attn/scene/scene.hpp"
 #include "model/layer_thumbnails.hpp"
+#include "model/run_cache.hpp"
 #include "model/scene_result.hpp"
 
 class ComputeService;
@@ -33,8 +35,9 @@ using LayerSetPtr = std::shared_ptr<const LayerSet>;
 /// The one place the layers of a scene are computed: the Model tab's thumbnails, the census,
 /// the rollout all read the same LayerSet, computed as the scheduler's job "layers" of the
 /// cache. The layer the window's ComputeService has just computed is taken from its result, and
-/// a change of the shown layer alone (same key) computes nothing. Lenses read the scene the
-/// service holds through heldResult(). One cache per Scene (of()).
+/// a change of the shown layer alone (same key) computes nothing. Readers of the scene (the
+/// lenses) take it through sceneFor() inside their scheduler jobs, and every model run of the
+/// scene is kept in runs(). One cache per Scene (of()).
 class LayerCache : public QObject {
     Q_OBJECT
   public:
@@ -63,6 +66,23 @@ class LayerCache : public QObject {
     void computeNow(const attn::SceneResult* known = nullptr);
     /// The scene of spec as the ComputeService holds it (null when it holds another spec).
     SceneResultPtr heldResult(const attn::SceneSpec& spec) const;
+    /// A reader's computation of spec's scene, to run inside its scheduler job (call this on
+    /// the GUI thread, the function on the job's worker): the scene the ComputeService holds
+    /// when it has what the reader needs (needVectors: has_vectors), else the one an earlier
+    /// reader had computed, else computed now (attn::storage_for(spec); a model's run from
+    /// runs()) and kept for the next reader.
+    std::function<SceneResultPtr(attn::Progress&)> sceneFor(const attn::SceneSpec& spec,
+                                                            bool needVectors) const;
+    /// Scenes sceneFor's computations computed, and whether the last one ran off the thread
+    /// that made this cache (tests: a second reader computes nothing, an export nothing on the
+    /// GUI thread).
+    int scenesComputed() const;
+    bool lastSceneOffGuiThread() const;
+    /// The scene's kept model runs, shared with the ComputeService and the readers' jobs.
+    const std::shared_ptr<RunCache>& runs() const { return runs_; }
+    /// Forgets the kept runs and the readers' kept scene (a model closed: its memory goes now).
+    void release();
+
     /// True while the ComputeService computes a newer scene than it holds (sceneSettled
     /// follows): readers of heldResult() wait instead of computing it again.
     bool sceneBusy() const;
@@ -89,8 +109,16 @@ class LayerCache : public QObject {
         std::vector<int> perLayer;
         void add(attn::Index layer);
     };
+    /// The scene the last reader computed (sceneFor), shared with the readers' jobs.
+    struct KeptScene {
+        mutable std::mutex mutex;
+        attn::SceneSpec spec;
+        SceneResultPtr result;
+        int computed = 0;
+        bool offGuiThread = false;
+    };
     static LayerSetPtr compute(const attn::SceneSpec& spec, const attn::SceneResult* known,
-                               attn::Progress* progress, Counter& counter);
+                               attn::Progress* progress, Counter& counter, RunCache& runs);
     void deliver(LayerSetPtr set);
 
     Scene* scene_;
@@ -100,4 +128,6 @@ class LayerCache : public QObject {
     bool wanted_ = false;
     bool queued_ = false;
     std::shared_ptr<Counter> counter_ = std::make_shared<Counter>();
+    std::shared_ptr<RunCache> runs_ = std::make_shared<RunCache>();
+    std::shared_ptr<KeptScene> kept_ = std::make_shared<KeptScene>();
 };

@@ -32,6 +32,15 @@
 #      models (a family's folder models/<family>/ just above), interventions, scene, analysis,
 #      lenses, playground, generate, io; a file includes only its own room and rooms below it,
 #      and every core file is in a room (tests/architecture/core_layers.py).
+#  13. Core keeps no process-wide mutable state: no mutex, mutable static or thread_local, or
+#      namespace-scope variable in core/ unless tests/architecture/core_state_allowed.txt names
+#      it with its reason (tests/architecture/core_state.py). Caches of results (model runs,
+#      scenes) belong to the application, owned by one object (app/model/run_cache).
+#  14. Every scene is computed by app/model (ComputeService, LayerCache and its RunCache, inside
+#      scheduler jobs): app/views, app/lenses and app/widgets call no compute_scene,
+#      recompute_scene, model_scene, run_scene, scene_run, compute_run or model::run; a reader
+#      takes the scene through LayerCache::sceneFor and a model's run through
+#      LayerCache::runs().
 # Usage: check_architecture.sh [repository root]; prints every violation, exits 1 on any.
 set -u
 root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -129,5 +138,14 @@ blocking=$(grep -rnE 'blockingMap|QtConcurrent::blocking|QtConcurrentMap' \
 upward=$(python3 "$root/tests/architecture/core_layers.py" "$root") ||
   fail "core files including a room above their own, or outside every room:"$'\n'"$upward"
 
-[ $status -eq 0 ] && echo "architecture: threads only in app/model, no folder cycle, Qt-free core, no file over 400 lines, no unity-batch clash, scene kinds through accessors, family headers kept to families, one storage enum, layers computed once, sessions keyed by constants, no view waiting for workers, core rooms include only downwards"
+# 13. No process-wide cache in core.
+state=$(python3 "$root/tests/architecture/core_state.py" "$root") ||
+  fail "process-wide mutable state in core (the application keeps caches):"$'\n'"$state"
+
+# 14. Scenes are computed through app/model's cache, in scheduler jobs.
+scenes=$(grep -rnE '\b(compute_scene|recompute_scene|model_scene|run_scene|scene_run|compute_run)\(|\bmodel::run\(' \
+  --include='*.cpp' --include='*.hpp' app/views app/lenses app/widgets 2>/dev/null)
+[ -n "$scenes" ] && fail "views, lenses or widgets computing a scene themselves (LayerCache::sceneFor, LayerCache::runs()):"$'\n'"$scenes"
+
+[ $status -eq 0 ] && echo "architecture: threads only in app/model, no folder cycle, Qt-free core, no file over 400 lines, no unity-batch clash, scene kinds through accessors, family headers kept to families, one storage enum, layers computed once, sessions keyed by constants, no view waiting for workers, core rooms include only downwards, no process-wide state in core, scenes computed through app/model's cache"
 exit $status

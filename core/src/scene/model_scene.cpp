@@ -3,8 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
-#include <mutex>
 #include <numeric>
 
 #include "attn/attention/stats.hpp"
@@ -13,73 +11,10 @@
 #include "attn/util/memory_budget.hpp"
 
 #include "../util/utf8.hpp"
+#include "scene_detail.hpp"
 
 namespace attn::model {
 namespace {
-
-/// What a run depends on; the folder by identity (weak, so closing it frees the weights).
-struct RunKey {
-    std::weak_ptr<const ModelFolder> folder;
-    const ModelFolder* address = nullptr;
-    std::vector<std::int32_t> ids;
-    RunControls controls;
-
-    /// Same model and controls (the ids may differ).
-    bool same_run_of(const RunKey& o) const {
-        return address == o.address && !folder.expired() && controls == o.controls;
-    }
-    bool matches(const RunKey& o) const { return same_run_of(o) && ids == o.ids; }
-};
-
-/// The last runs, newest first: the scene's own and the Model tab's (the same spec) share one,
-/// and switching the shown layer or head never runs the model again.
-class RunCache {
-  public:
-    std::shared_ptr<const Run> find(const RunKey& key) {
-        std::lock_guard lock(mutex_);
-        for (const auto& [k, run] : entries_)
-            if (k.matches(key)) return run;
-        return nullptr;
-    }
-    /// The kept run of the same model and controls sharing the longest start of key's ids.
-    std::shared_ptr<const Run> longest_prefix(const RunKey& key) {
-        std::lock_guard lock(mutex_);
-        std::shared_ptr<const Run> best;
-        std::size_t best_length = 0;
-        for (const auto& [k, run] : entries_) {
-            if (!k.same_run_of(key)) continue;
-            const auto end = std::min(k.ids.size(), key.ids.size());
-            std::size_t i = 0;
-            while (i < end && k.ids[i] == key.ids[i])
-                ++i;
-            if (i > best_length) best_length = i, best = run;
-        }
-        return best;
-    }
-    void clear() {
-        std::deque<std::pair<RunKey, std::shared_ptr<const Run>>> gone;
-        {
-            std::lock_guard lock(mutex_);
-            gone.swap(entries_);
-        }  // the runs (possibly gigabytes) are freed here, outside the lock
-    }
-    void put(RunKey key, std::shared_ptr<const Run> run) {
-        std::lock_guard lock(mutex_);
-        entries_.emplace_front(std::move(key), std::move(run));
-        // Two runs: the shown one and the one before it (undo, or a control toggled back).
-        while (entries_.size() > 2)
-            entries_.pop_back();
-    }
-
-  private:
-    std::mutex mutex_;
-    std::deque<std::pair<RunKey, std::shared_ptr<const Run>>> entries_;
-};
-
-RunCache& cache() {
-    static RunCache c;
-    return c;
-}
 
 bool in_scope(const std::vector<int>& layers, Index l) {
     return layers.empty() || std::find(layers.begin(), layers.end(), int(l)) != layers.end();
@@ -89,10 +24,6 @@ bool in_scope(const std::vector<int>& layers, Index l) {
 
 bool controls_apply_in(const SceneSpec& spec, Index layer) {
     return in_scope(spec.model_layers, layer);
-}
-
-void release_runs() {
-    cache().clear();
 }
 
 RunControls run_controls(const SceneSpec& spec) {
@@ -106,38 +37,40 @@ RunControls run_controls(const SceneSpec& spec) {
     return c;
 }
 
-std::shared_ptr<const Run> scene_run(const SceneSpec& spec, Progress* progress) {
+std::vector<std::int32_t> checked_run_ids(const SceneSpec& spec) {
     if (!spec.model || !spec.model->model || !spec.model->tokenizer)
         throw ArgumentError("The scene has no model to run.");
-    const ModelFolder& folder = *spec.model;
-    RunKey key;
-    key.folder = spec.model;
-    key.address = spec.model.get();
-    const ModelInfo& info = folder.model->info();
+    const ModelInfo& info = spec.model->model->info();
     // Tokenized only as far as the model's positions reach: a longer text is refused before
     // all of it is tokenized.
     bool more = false;
-    key.ids = spec.run_ids(std::size_t(info.max_positions), &more);
+    std::vector<std::int32_t> ids = spec.run_ids(std::size_t(info.max_positions), &more);
     if (more)
         throw ArgumentError("The text has more than " + std::to_string(info.max_positions) +
                             " tokens, the model's " + std::to_string(info.max_positions) +
                             " positions; use a shorter text.");
-    if (key.ids.empty()) throw ArgumentError("The scene has no tokens: the text is empty.");
-    const RunControls controls = run_controls(spec);
-    key.controls = controls;
-    if (auto hit = cache().find(key)) return hit;
-    require_memory(run_bytes(info, Index(key.ids.size())),
-                   std::to_string(key.ids.size()) + " tokens × " +
+    if (ids.empty()) throw ArgumentError("The scene has no tokens: the text is empty.");
+    return ids;
+}
+
+std::shared_ptr<const Run> compute_run(const SceneSpec& spec, const std::vector<std::int32_t>& ids,
+                                       Progress* progress, const Run* prefix) {
+    if (!spec.model || !spec.model->model || !spec.model->tokenizer)
+        throw ArgumentError("The scene has no model to run.");
+    const ModelFolder& folder = *spec.model;
+    const ModelInfo& info = folder.model->info();
+    require_memory(run_bytes(info, Index(ids.size())),
+                   std::to_string(ids.size()) + " tokens × " +
                        std::to_string(info.layers * info.heads) +
                        " heads × 4 stages of a model run",
                    "use a shorter text");
-    // Retyping the end of a sentence: the unchanged start's hidden states are reused.
-    const std::shared_ptr<const Run> prefix = cache().longest_prefix(key);
-    auto result = std::make_shared<const Run>(
-        model::run(*folder.model, key.ids, controls, nullptr, progress, prefix.get(),
-                   fill_mask_position(info, *folder.tokenizer, key.ids)));
-    cache().put(std::move(key), result);
-    return result;
+    return std::make_shared<const Run>(
+        model::run(*folder.model, ids, run_controls(spec), nullptr, progress, prefix,
+                   fill_mask_position(info, *folder.tokenizer, ids)));
+}
+
+std::shared_ptr<const Run> scene_run(const SceneSpec& spec, Progress* progress, const Run* prefix) {
+    return compute_run(spec, checked_run_ids(spec), progress, prefix);
 }
 
 std::vector<NextToken> top_next_tokens(const Run& run, const ModelFolder& folder, int k) {
@@ -169,7 +102,12 @@ std::vector<NextToken> top_next_tokens(const Run& run, const ModelFolder& folder
 }
 
 SceneResult model_scene(const SceneSpec& spec, Progress* progress) {
-    const std::shared_ptr<const Run> run = scene_run(spec, progress);
+    return model_scene(spec, scene_run(spec, progress));
+}
+
+SceneResult model_scene(const SceneSpec& spec, std::shared_ptr<const Run> run) {
+    if (!spec.model || !spec.model->model || !spec.model->tokenizer || !run)
+        throw ArgumentError("The scene has no model to run.");
     const ModelFolder& folder = *spec.model;
     const ModelInfo& info = folder.model->info();
     if (spec.layer < 0 || spec.layer >= info.layers)
@@ -200,8 +138,16 @@ SceneResult model_scene(const SceneSpec& spec, Progress* progress) {
     r.head_scores.assign(std::size_t(heads), ScoreParams{});
     // The mask this layer ran with: the scene's inside the scope, the model's own outside it.
     r.mask = layer_controls(*folder.model, run->controls, int(spec.layer)).params.mask;
-    r.run = run;
     r.next_tokens = top_next_tokens(*run, folder);
+    r.run = std::move(run);
+    return r;
+}
+
+SceneResult run_scene(const SceneSpec& spec, std::shared_ptr<const Run> run, Storage storage) {
+    // What compute_scene checks and does around a model scene, with the run given.
+    detail::require_scene_memory(spec, storage);
+    SceneResult r = model_scene(spec, std::move(run));
+    if (spec.merge_words) merge_scene_words(r);
     return r;
 }
 

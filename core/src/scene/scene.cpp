@@ -15,22 +15,6 @@
 
 namespace attn {
 
-const Matrix& AttentionComponent::at(Index l, Index h) const {
-    if (l < 0 || l >= layers || h < 0 || h >= heads)
-        throw ArgumentError("Component \"" + name + "\" has " + std::to_string(layers) +
-                            " layers and " + std::to_string(heads) + " heads; layer " +
-                            std::to_string(l) + ", head " + std::to_string(h) + " does not exist.");
-    const auto k = static_cast<std::size_t>(l * heads + h);
-    if (rows)
-        throw ArgumentError("Component \"" + name +
-                            "\" is read from its file row by row; it holds no matrices.");
-    if (k >= mats.size())
-        throw ShapeError(
-            "Component \"" + name + "\" holds " + std::to_string(mats.size()) +
-            " matrices, fewer than layers x heads = " + std::to_string(layers * heads) + ".");
-    return mats[k];
-}
-
 std::vector<std::string> SceneSpec::query_tokens() const {
     if (model && model->tokenizer) {  // a model run's own tokens, as text
         // No further than the model's positions: a longer text is refused by the run itself.
@@ -269,15 +253,17 @@ SceneResult compute_scene(const SceneSpec& spec, Progress* progress, bool keep_s
 
 namespace detail {
 
+void require_scene_memory(const SceneSpec& spec, Storage storage) {
+    const SceneEstimate e = estimate_scene(spec, storage);
+    require_memory(e.bytes, e.largest + (e.bytes > 1.05 * e.largest_bytes ? " and the rest" : ""),
+                   "use fewer tokens or heads, a smaller d_model, or a larger memory budget");
+}
+
 SceneResult compute_pieces(const SceneSpec& spec, Progress* progress, Storage storage,
                            SceneResult* recycle, int overview_cells, Index query_stride,
                            const SceneResult* base, bool outputs) {
-    if (!base) {  // a restart from base holds what base held (recompute_scene checks)
-        const SceneEstimate e = estimate_scene(spec, storage);
-        require_memory(e.bytes,
-                       e.largest + (e.bytes > 1.05 * e.largest_bytes ? " and the rest" : ""),
-                       "use fewer tokens or heads, a smaller d_model, or a larger memory budget");
-    }
+    // A restart from base holds what base held (recompute_scene checks).
+    if (!base) require_scene_memory(spec, storage);
     switch (spec.source()) {
         case SourceKind::ModelRun:
             return model::model_scene(spec, progress);

@@ -15,6 +15,10 @@ SceneResult compute_pieces(const SceneSpec& spec, Progress* progress, Storage st
                            SceneResult* recycle, int overview_cells, Index query_stride,
                            const SceneResult* base, bool outputs = true);
 
+/// Refuses (ResourceError) a scene whose estimate_scene(spec, storage) exceeds memory_budget(),
+/// before anything is allocated.
+void require_scene_memory(const SceneSpec& spec, Storage storage);
+
 /// The streamed scene of a long loaded component (comp.rows set): every head of layer `layer`
 /// read row by row with the controls of params applied (raw scores) or as they are (weights),
 /// into r's heads (overview and empty rows), statistics and source.

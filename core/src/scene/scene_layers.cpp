@@ -4,9 +4,9 @@
 #include <algorithm>
 
 #include "attn/models/model.hpp"
+#include "attn/scene/model_scene.hpp"
 
 namespace attn {
-namespace {}  // namespace
 
 Index layer_count(const SceneSpec& spec) {
     if (spec.is_model() && spec.model->model) return spec.model->model->info().layers;
@@ -21,8 +21,21 @@ void for_each_layer(const SceneSpec& spec,
                     bool keep_stages, const SceneResult* known) {
     const Index layers = layer_count(spec);
     SceneSpec layer_spec = spec;
+    // A model runs once for all its layers: known's run, else one run now (its progress the
+    // first 90 %), each layer then read out of it.
+    std::shared_ptr<const model::Run> run;
+    double start = 0;
+    if (spec.is_model()) {
+        run = known ? known->run : nullptr;
+        if (!run) {
+            PartProgress part(progress, 0, 0.9);
+            run = model::scene_run(spec, progress ? &part : nullptr);
+            start = 0.9;
+        }
+    }
+    const auto at = [&](double f) { return start + (1 - start) * f; };
     for (Index l = 0; l < layers; ++l) {
-        report(progress, double(l) / double(layers));
+        report(progress, at(double(l) / double(layers)));
         const bool layered = !spec.is_synthetic();
         const bool is_known = known && (layered ? spec.layer == l : l == 0);
         if (is_known) {
@@ -30,12 +43,14 @@ void for_each_layer(const SceneSpec& spec,
             continue;
         }
         if (layered) layer_spec.layer = l;
-        PartProgress part(progress, double(l) / double(layers), double(l + 1) / double(layers));
+        PartProgress part(progress, at(double(l) / double(layers)),
+                          at(double(l + 1) / double(layers)));
         // Without the stages, a long computed scene is streamed: nothing n × n at all.
         const Storage storage = keep_stages                              ? Storage::Stages
                                 : storage_for(spec) == Storage::Streamed ? Storage::Streamed
                                                                          : Storage::Weights;
-        sink(l, compute_scene(layer_spec, progress ? &part : nullptr, storage));
+        sink(l, run ? model::run_scene(layer_spec, run, storage)
+                    : compute_scene(layer_spec, progress ? &part : nullptr, storage));
     }
     if (progress) progress->update(1.0);
 }

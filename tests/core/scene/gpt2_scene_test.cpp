@@ -162,21 +162,41 @@ TEST_F(Gpt2Scene, TemperatureInTheFirstLayerChangesEveryLayer) {
     EXPECT_FLOAT_EQ(hot[0].heads[1].multiplier, 1.f / (std::sqrt(float(hot[0].d_k)) * 2.f));
 }
 
-TEST_F(Gpt2Scene, ShowingAnotherLayerReusesTheRun) {
+TEST_F(Gpt2Scene, CoreKeepsNoRunsAndEveryLayerComesOutOfOneRun) {
     SceneSpec s = spec();
-    const auto first = attn::model::scene_run(s);
+    // Core computes afresh (the application keeps runs): two calls, two runs, the same numbers.
+    auto first = attn::model::scene_run(s);
+    const auto again = attn::model::scene_run(s);
+    EXPECT_NE(first, again);
+    const std::weak_ptr<const attn::gpt2::Run> kept = first;
+    ASSERT_EQ(first->layers.size(), again->layers.size());
+    for (std::size_t l = 0; l < first->layers.size(); ++l)
+        for (std::size_t h = 0; h < first->layers[l].heads.size(); ++h)
+            EXPECT_EQ(first->layers[l].heads[h].weights, again->layers[l].heads[h].weights);
+    // The scene of a given run is the scene computed from scratch.
     s.layer = 2;
-    s.merge_words = true;
-    EXPECT_EQ(attn::model::scene_run(s), first);  // the shown layer and display: no new run
-    s.temperature = 0.5f;
-    const auto cooler = attn::model::scene_run(s);
-    EXPECT_NE(cooler, first);
-    s.temperature = 1.f;  // toggled back: the run before is still kept
-    EXPECT_EQ(attn::model::scene_run(s), first);
-    s.text = "the hat";
-    EXPECT_NE(attn::model::scene_run(s), first);
-    const std::weak_ptr<const attn::gpt2::Run> kept = attn::model::scene_run(s);
-    attn::model::release_runs();  // nothing else holds the run: it is freed
+    const attn::SceneResult given = attn::model::model_scene(s, again);
+    const attn::SceneResult fresh = attn::compute_scene(s);
+    EXPECT_EQ(given.run, again);
+    ASSERT_EQ(given.heads.size(), fresh.heads.size());
+    for (std::size_t h = 0; h < fresh.heads.size(); ++h)
+        EXPECT_EQ(given.heads[h].weights, fresh.heads[h].weights);
+    EXPECT_EQ(given.Q, fresh.Q);
+    // Every layer of a model scene is read out of one run (for_each_layer runs the model once).
+    std::vector<std::shared_ptr<const attn::model::Run>> runs;
+    attn::for_each_layer(s, [&](Index, const attn::SceneResult& r) { runs.push_back(r.run); });
+    ASSERT_EQ(runs.size(), 3u);
+    EXPECT_EQ(runs[0], runs[1]);
+    EXPECT_EQ(runs[1], runs[2]);
+    // …and with the shown layer known, it is that layer's run.
+    runs.clear();
+    attn::for_each_layer(
+        s, [&](Index, const attn::SceneResult& r) { runs.push_back(r.run); }, nullptr, true,
+        &given);
+    for (const auto& r : runs)
+        EXPECT_EQ(r, again);
+    runs.clear();
+    first.reset();  // nothing in core holds a run
     EXPECT_TRUE(kept.expired());
 }
 
@@ -349,9 +369,9 @@ TEST_F(Gpt2Scene, TheSceneRunReusesAPrefixAndMatchesNumpy) {
     s.text = "the cat";
     s.scale = false;
     s.model_layers = {1};
-    attn::model::scene_run(s);
+    const auto cat = attn::model::scene_run(s);
     s.text = "the hat";  // 116,256,32,104,97,116: numpy's reference below is of these ids
-    const auto run = attn::model::scene_run(s);
+    const auto run = attn::model::scene_run(s, nullptr, cat.get());
     EXPECT_EQ(run->reused, 3);
     const std::string out =
         capture("/usr/bin/python3 " ATTN_GPT2_TINY " " + (*dir_ / "ref").string() +

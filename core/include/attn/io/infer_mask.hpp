@@ -1,7 +1,7 @@
 // AttnScope core — what a loaded file's own weights say about its mask. GPL-3.0-or-later.
 #pragma once
 
-#include "attn/scene/scene.hpp"
+#include "attn/attention/loaded_attention.hpp"
 
 namespace attn::io {
 

@@ -4,9 +4,9 @@
 #include <string>
 #include <variant>
 
+#include "attn/attention/loaded_attention.hpp"
 #include "attn/io/json/tokens.hpp"
 #include "attn/io/session/session.hpp"
-#include "attn/scene/scene.hpp"
 #include "attn/util/progress.hpp"
 
 namespace attn::io {

@@ -10,6 +10,7 @@
 
 #include "attn/attention/aggregate.hpp"
 #include "attn/attention/attention.hpp"
+#include "attn/attention/loaded_attention.hpp"
 #include "attn/attention/multihead.hpp"
 #include "attn/attention/stats.hpp"
 #include "attn/models/hooks.hpp"
@@ -27,44 +28,6 @@ struct Run;
 /// The sentence of the embedded default scene (the classic alignment example).
 inline constexpr const char* kDefaultSentence =
     "The agreement on the European Economic Area was signed in August 1992 .";
-
-/// The rows of a loaded tensor read on demand from its file (a memory-mapped .npy too large to
-/// convert to matrices): the reader keeps the mapping alive.
-class RowReader {
-  public:
-    virtual ~RowReader() = default;
-    /// Copies row i of the matrix of layer l, head h (one float per key) into out.
-    virtual void read_row(Index l, Index h, Index i, float* out) const = 0;
-    /// Rows [first, first + count) of layer l, head h were read through: their pages may leave
-    /// resident memory (the file stays mapped; they are read again when needed).
-    virtual void release(Index l, Index h, Index first, Index count) const = 0;
-};
-
-/// One block of attention matrices from a real model (e.g. BertViz "Encoder" or "Cross").
-struct AttentionComponent {
-    std::string name;                   ///< "Encoder", "Decoder", "Cross", "all", … or ""
-    std::vector<std::string> q_tokens;  ///< Nq labels (rows)
-    std::vector<std::string> k_tokens;  ///< Nk labels (columns)
-    Index layers = 0, heads = 0;
-    std::vector<Matrix> mats;  ///< layers·heads matrices, index l·heads + h, Nq × Nk
-    bool are_scores = false;   ///< raw q·k (controls apply) vs post-softmax weights
-    float d_k = 64.f;          ///< d_k for scaling raw scores
-    /// Optional per-head query, key and value vectors (index l·heads + h; Nq × d, Nk × d):
-    /// an .npz with q and k. Then mats are their raw scores q·kᵀ and the views show the vectors.
-    std::vector<Matrix> q, k, v;
-    /// Set instead of mats for a long file: its rows are read from the file on demand, and the
-    /// scene of it is streamed (Storage::Streamed) rather than converted to n × n matrices.
-    std::shared_ptr<const RowReader> rows;
-    /// Matrix of layer l, head h (bounds-checked; throws ArgumentError).
-    const Matrix& at(Index l, Index h) const;
-};
-
-/// Attention loaded from a file: one or more components.
-struct AttentionData {
-    std::string source;  ///< file name, for messages and titles
-    std::vector<AttentionComponent> components;
-    Index default_component = 0;  ///< the one to open on (BertViz "default_filter")
-};
 
 /// What a scene is. Ask SceneSpec::source() (or is_synthetic/is_loaded/is_model), never whether
 /// spec.data or spec.model is null: the rule of which source wins lives once, in source().

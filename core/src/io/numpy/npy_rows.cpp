@@ -8,6 +8,7 @@
 
 #include "../../files/io_util.hpp"
 #include "attn/io/numpy/numpy_attention.hpp"
+#include "attn/scene/scene.hpp"  // kWeightCellLimit, the threshold of a long tensor
 
 namespace attn::io {
 

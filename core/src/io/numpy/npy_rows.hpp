@@ -8,9 +8,9 @@
 #include <optional>
 #include <string>
 
+#include "attn/attention/loaded_attention.hpp"
 #include "attn/files/mapped_file.hpp"
 #include "attn/io/numpy/npy.hpp"
-#include "attn/scene/scene.hpp"
 #include "attn/util/progress.hpp"
 
 namespace attn::io::detail {

@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "attn/scene/scene.hpp"
+#include "attn/attention/loaded_attention.hpp"
 #include "attn/util/progress.hpp"
 
 namespace attn::io {

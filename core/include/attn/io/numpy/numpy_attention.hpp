@@ -19,8 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "attn/attention/loaded_attention.hpp"
 #include "attn/io/numpy/npy.hpp"
-#include "attn/scene/scene.hpp"
 #include "attn/util/progress.hpp"
 
 namespace attn::io {
