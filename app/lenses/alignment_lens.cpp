@@ -104,7 +104,7 @@ AlignmentLens::AlignmentLens(Scene* scene, QWidget* parent)
         QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::red, 2), Qt::NoBrush, 8));
     showLoaded(Loaded{}, nullptr);
     if (scene) connect(scene, &Scene::specChanged, this, &AlignmentLens::syncWithScene);
-    refresh();
+    refreshWhenShown();
 }
 
 void AlignmentLens::showLoaded(const Loaded& loaded, const attn::lenses::Alignment* a) {

@@ -33,7 +33,7 @@ EntropyLens::EntropyLens(Scene* scene, QWidget* parent)
     }
     abs_->yAxis->setLabel(tr("entropy H, nats"));
     rel_->yAxis->setLabel(tr("H / ceiling"));
-    refresh();
+    refreshWhenShown();
 }
 
 LensPanel::Compute EntropyLens::prepare() {

@@ -26,6 +26,7 @@
 #include "views/qcp.hpp"
 #include "views/scroll_frame.hpp"
 #include "widgets/index_spin_box.hpp"
+#include "widgets/progress_runner.hpp"
 
 LensPanel::LensPanel(Scene* scene, const QString& name, LensInputs inputs, QWidget* parent)
     : QWidget(parent), scene_(scene), name_(name), inputs_(inputs) {
@@ -123,12 +124,28 @@ void LensPanel::refresh() {
     pending_ = false;
     queued_ = false;
     Scheduler::instance().cancel(this, kJob);  // this refresh is newer
-    NoProgress progress;
-    const Following following(this);  // a lens adjusting its controls to the numbers
-    const Compute compute = prepare();
+    Compute compute;
+    {
+        const Following following(this);  // a lens adjusting its controls to the numbers
+        compute = prepare();
+    }
+    Draw d;
+    bool off = false;
+    if (inputs_ == LensInputs::Scene) {
+        // A lens of the scene computes as a scheduler job while the GUI thread waits with its
+        // events live (behind a progress dialog when it takes long), never on the GUI thread.
+        runWithProgress(this, QStringLiteral("lens now"), tr("Computing the lens…"),
+                        [&, gui = guiThread_](attn::Progress* progress) {
+                            d = compute(*progress);
+                            off = std::this_thread::get_id() != gui;
+                        });
+    } else {
+        NoProgress progress;  // a lens of its own controls: cheap, drawn where computed
+        d = compute(progress);
+    }
     ++computations_;
-    offGuiThread_ = false;
-    draw(compute(progress));
+    offGuiThread_ = off;
+    draw(d);
 }
 
 void LensPanel::draw(const Draw& draw) {
@@ -194,6 +211,13 @@ void LensPanel::showEvent(QShowEvent* event) {
 const QList<QCustomPlot*>& LensPanel::currentPlots() {
     if (dirty_ || pending_) refresh();
     return plots_;
+}
+
+void LensPanel::refreshWhenShown() {
+    if (inputs_ == LensInputs::Scene)
+        dirty_ = true;  // computed by a job when shown or exported, never here
+    else
+        refresh();
 }
 
 QString LensPanel::readoutText() const {

@@ -43,7 +43,9 @@ class LensPanel : public QWidget {
   public:
     LensPanel(Scene* scene, const QString& name, LensInputs inputs, QWidget* parent = nullptr);
 
-    /// Recomputes from the scene and the panel's controls now, then repaints every plot.
+    /// Recomputes from the scene and the panel's controls now, then repaints every plot. A lens
+    /// of the scene computes as a scheduler job while this waits with the events live (never
+    /// on the GUI thread); throws attn::Cancelled when its progress dialog is cancelled.
     void refresh();
     /// Schedules a refresh (controls call this; coalesces bursts of slider moves): on the GUI
     /// thread for lenses of their controls, as a scheduler job for lenses of the scene.
@@ -62,7 +64,7 @@ class LensPanel : public QWidget {
     /// The plain text of the explanation (what the lens shows and why).
     QString explanationText() const;
     /// The plots brought up to date first (a scene change while the lens was hidden, or a
-    /// refresh still computing): what File ▸ Export numbers reads.
+    /// refresh still computing): what File ▸ Export numbers reads (refresh()).
     const QList<QCustomPlot*>& currentPlots();
     /// The lens's own controls (sliders, spin boxes, lists, check boxes, text fields) by their
     /// stable keys: what the view state holds (model/view_state.hpp) and sessions store.
@@ -104,6 +106,9 @@ class LensPanel : public QWidget {
     virtual Compute prepare();
     /// Computes the lens's numbers and fills the plots (lenses that do not override prepare()).
     virtual void recompute() {}
+    /// The end of a lens's constructor: a lens of its controls draws now; a lens of the scene
+    /// when first shown or exported (a constructor waits for no job).
+    void refreshWhenShown();
     void showEvent(QShowEvent* event) override;
 
     /// Adds a themed plot at (row, col) of the plot grid, with a title row.

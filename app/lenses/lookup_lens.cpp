@@ -99,7 +99,7 @@ LookupLens::LookupLens(Scene* scene, QWidget* parent)
             if (s.query >= 0) query_->setValue(s.query);
             head_->setValue(int(shown(s.head)));
         });
-    refresh();
+    refreshWhenShown();
 }
 
 double LookupLens::temperature() const {
@@ -109,16 +109,16 @@ double LookupLens::temperature() const {
 LensPanel::Compute LookupLens::prepare() {
     const attn::SceneSpec spec = scene() ? scene()->spec() : attn::SceneSpec{};
     // Another query, head or τ of the lens on the same scene: no new computation.
-    auto reuse = computed_ && computedSpec_ == spec ? computed_ : nullptr;
-    // The scene the window holds already: not computed again.
-    if (!reuse && scene()) reuse = LayerCache::of(scene())->heldResult(spec);
+    const auto reuse = computed_ && computedSpec_ == spec ? computed_ : nullptr;
+    // Else the scene from the window's cache: held, kept or computed there once (a long scene
+    // streamed: the one query's row is recomputed, nothing n × n).
+    auto sceneOf = reuse || !scene() ? std::function<SceneResultPtr(attn::Progress&)>()
+                                     : LayerCache::of(scene())->sceneFor(spec, false);
     // The scene's computation runs on the worker; the lookup itself is the lens's own maths.
-    return [this, spec, reuse](attn::Progress& progress) -> Draw {
+    return [this, spec, reuse, sceneOf](attn::Progress& progress) -> Draw {
         try {
-            // A long scene is streamed: the one query's row is recomputed, nothing n × n.
-            auto r = reuse ? reuse
-                           : std::make_shared<const attn::SceneResult>(
-                                 attn::compute_scene(spec, &progress, attn::storage_for(spec)));
+            const SceneResultPtr r = reuse ? reuse : sceneOf ? sceneOf(progress) : nullptr;
+            if (!r) throw attn::ArgumentError("The lens has no scene.");
             return [this, r, spec] {
                 computed_ = r;
                 computedSpec_ = spec;

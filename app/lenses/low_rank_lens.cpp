@@ -64,7 +64,7 @@ LowRankLens::LowRankLens(Scene* scene, QWidget* parent)
     }
     fullMap_ = LensHeatmap::create(full_, tr("score"), true);
     approxMap_ = LensHeatmap::create(approx_, tr("score"), true);
-    refresh();
+    refreshWhenShown();
 }
 
 int LowRankLens::rank() const {
@@ -77,19 +77,18 @@ LensPanel::Compute LowRankLens::prepare() {
     head_->setMaximum(int(std::max<attn::Index>(1, spec.heads)));
     head_->setEnabled(sceneSource && spec.is_synthetic());  // a random W has no head
     const attn::Index h = head_->value() - 1;
-    // The scene the window holds already when it kept its vectors: not computed again.
-    SceneResultPtr held = scene() ? LayerCache::of(scene())->heldResult(spec) : nullptr;
-    if (held && !held->has_vectors) held.reset();
+    // The scene with its vectors from the window's cache: held, kept or computed there once.
+    auto sceneOf = scene() ? LayerCache::of(scene())->sceneFor(spec, true)
+                           : std::function<SceneResultPtr(attn::Progress&)>();
     // The scene's part (its embeddings and a head's bilinear form) runs on the worker.
-    return [this, spec, sceneSource, h, held](attn::Progress&) -> Draw {
+    return [this, spec, sceneSource, h, sceneOf](attn::Progress& progress) -> Draw {
         using namespace attn::lenses;
         attn::MatrixD W, X;
         std::vector<std::string> tokens;
         QString what, note;
         try {
-            const SceneResultPtr r =
-                held ? held : std::make_shared<const attn::SceneResult>(attn::compute_scene(spec));
-            if (r->has_vectors) {
+            const SceneResultPtr r = sceneOf ? sceneOf(progress) : nullptr;
+            if (r && r->has_vectors) {
                 X = r->X.cast<double>();
                 tokens = r->q_tokens;
             }

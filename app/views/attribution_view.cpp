@@ -8,6 +8,7 @@
 #include <QVBoxLayout>
 
 #include "attn/scene/model_scene.hpp"
+#include "model/layer_cache.hpp"
 #include "model/scene.hpp"
 #include "model/scheduler.hpp"
 #include "model/while_visible.hpp"
@@ -137,10 +138,11 @@ void AttributionView::refresh() {
     status_->setText(tr("Attributing…"));
     const auto folder = spec.model;
     const std::optional<std::int32_t> wanted = token_;
+    // The run is the window's, kept (LayerCache::runs): the scene's own, no second one.
     Scheduler::instance().run(
         this, kJob,
-        [spec, folder, wanted](attn::Progress& progress) {
-            const auto run = attn::model::scene_run(spec, &progress);
+        [spec, folder, wanted, runs = LayerCache::of(scene_)->runs()](attn::Progress& progress) {
+            const auto run = runs->run(spec, &progress);
             AttributionDelivery d;
             d.top = attn::model::top_next_tokens(*run, *folder, 10);
             const std::int32_t token = wanted ? *wanted : d.top.empty() ? 0 : d.top.front().id;

@@ -5,6 +5,7 @@
 #include <QVBoxLayout>
 
 #include "attn/scene/model_scene.hpp"
+#include "model/layer_cache.hpp"
 #include "model/scene.hpp"
 #include "model/scheduler.hpp"
 #include "model/while_visible.hpp"
@@ -60,10 +61,11 @@ void LogitLensView::refresh() {
     }
     status_->setText(tr("Computing the logit lens…"));
     const auto folder = spec.model;
+    // The run is the window's, kept (LayerCache::runs): the scene's own, no second one.
     Scheduler::instance().run(
         this, kJob,
-        [spec, folder](attn::Progress& progress) {
-            const auto run = attn::model::scene_run(spec, &progress);
+        [spec, folder, runs = LayerCache::of(scene_)->runs()](attn::Progress& progress) {
+            const auto run = runs->run(spec, &progress);
             LensDelivery d;
             d.table = attn::interv::lens_table(*folder->model, *run, &progress);
             d.ids = run->ids;
