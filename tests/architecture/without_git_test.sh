@@ -12,7 +12,9 @@ fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 # A tree with no .git anywhere above it: /tmp is not inside the checkout. A build tree in it
 # (a CMakeCache.txt beside a long generated file) is not the project's and is left out.
 mkdir -p "$tmp/tree/tests/architecture" "$tmp/tree/app/model" "$tmp/tree/core" "$tmp/tree/build/x"
-cp "$root"/tests/architecture/{check_architecture.sh,repo_files.sh,unity_names.py,core_layers.py} "$tmp/tree/tests/architecture/"
+cp "$root"/tests/architecture/{check_architecture.sh,repo_files.sh,unity_names.py,core_layers.py,core_state.py} \
+  "$tmp/tree/tests/architecture/"
+echo '# the tree holds no state to allow' >"$tmp/tree/tests/architecture/core_state_allowed.txt"
 seq 400 >"$tmp/tree/core/fits.txt"
 seq 2000 >"$tmp/tree/build/x/generated.cpp"
 touch "$tmp/tree/build/CMakeCache.txt"
