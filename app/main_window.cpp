@@ -273,9 +273,10 @@ void MainWindow::buildStatusBar() {
            "from the model as trained"));
     changesLabel_->setVisible(false);
     sizeLabel_->setObjectName(QStringLiteral("runSize"));
-    // Margins keep the labels apart: "…1 edge knocked out" ran into "n = 16 × 16".
+    // Margins keep the labels apart ("…1 edge knocked out" ran into "n = 16 × 16"), and the
+    // vertical ones keep the underscore of "d_model", drawn below the font's descent, inside.
     for (QLabel* label : {busyLabel_, changesLabel_, sizeLabel_, timeLabel_})
-        label->setContentsMargins(8, 0, 8, 0);
+        label->setContentsMargins(8, 2, 8, 2);
     // A message (e.g. "Opened the model …") takes the place of the run's changes while it shows,
     // rather than being drawn under them.
     connect(statusBar(), &QStatusBar::messageChanged, this, &MainWindow::showRunChanges);

@@ -272,11 +272,25 @@ void InterventionsList::showInduction(attn::Census census) {
                      [&](const auto& a, const auto& b) { return score(a) > score(b); });
     best.resize(std::min<std::size_t>(best.size(), kShownHeads));
     table_->setRowCount(int(best.size()));
+    // The test ran with the interventions in effect: an ablated head's score is what ablation
+    // left of it, so the row says so rather than passing for the head's own.
+    const std::vector<attn::model::HeadRef>& ablated = inductionControls_.interventions.ablated;
+    int ablatedShown = 0;
     for (int r = 0; r < int(best.size()); ++r) {
         const attn::HeadCensus& e = best[std::size_t(r)];
+        const bool off = std::binary_search(ablated.begin(), ablated.end(),
+                                            attn::model::HeadRef{int(e.layer), int(e.head)});
+        ablatedShown += off ? 1 : 0;
+        auto* head = new QTableWidgetItem(off ? tr("%1 (ablated)").arg(shown(e.head))
+                                              : QString::number(shown(e.head)));
+        if (off)
+            head->setToolTip(
+                tr("Ablated when the test ran: its pattern still scores, its output is removed"));
         table_->setItem(r, 0, new QTableWidgetItem(QString::number(shown(e.layer))));
-        table_->setItem(r, 1, new QTableWidgetItem(QString::number(shown(e.head))));
+        table_->setItem(r, 1, head);
         table_->setItem(r, 2, new QTableWidgetItem(QString::number(score(e), 'f', 3)));
+        for (int c = 0; c < 3 && off; ++c)
+            table_->item(r, c)->setForeground(palette().color(QPalette::Disabled, QPalette::Text));
     }
     const attn::SceneSpec& spec = scene_->spec();
     inductionText_ =
@@ -285,6 +299,16 @@ void InterventionsList::showInduction(attn::Census census) {
            "DIR --induction” writes every head's.")
             .arg(best.size())
             .arg(census_.entries.size());
+    if (!ablated.empty())
+        inductionText_ +=
+            QLatin1Char(' ') + (ablated.size() == 1
+                                    ? (ablatedShown ? tr("Run with 1 head ablated, marked below.")
+                                                    : tr("Run with 1 head ablated, not "
+                                                         "among these."))
+                                    : tr("Run with %1 heads ablated, %2 of them "
+                                         "marked below.")
+                                          .arg(ablated.size())
+                                          .arg(ablatedShown));
     induction_->setEnabled(spec.is_model());
     syncInductionStatus();  // says so when the scene changed while the test ran
     Q_EMIT inductionFinished();

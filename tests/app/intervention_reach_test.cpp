@@ -255,6 +255,34 @@ class InterventionReachTest : public QObject {
         }
         QVERIFY2(status->text().startsWith(QStringLiteral("The 6 highest of 6")),
                  qPrintable(status->text()));
+        for (int r = 0; r < table->rowCount(); ++r)
+            QVERIFY(!table->item(r, 1)->text().contains(QStringLiteral("ablated")));
+
+        // With layer 2, head 1 ablated the test runs as changed, and that head's row says so.
+        setBox(named<QSpinBox>(page, "ablateLayer"), 2);
+        setBox(named<QSpinBox>(page, "ablateHead"), 1);
+        QTest::mouseClick(named<QPushButton>(page, "addAblation"), Qt::LeftButton);
+        QTRY_COMPARE(w_->scene()->spec().interventions.ablated,
+                     (std::vector<attn::model::HeadRef>{{1, 0}}));
+        QTRY_VERIFY(run->isEnabled());
+        QTest::mouseClick(run, Qt::LeftButton);
+        QVERIFY2(QTest::qWaitFor([&] { return status->text().contains(QStringLiteral("ablated")); },
+                                 60000),
+                 qPrintable(status->text()));
+        const attn::Matrix ablatedScores = coreInductionScores(w_->scene()->spec());
+        int marked = 0;
+        for (int r = 0; r < table->rowCount(); ++r) {
+            const bool isAblated = table->item(r, 0)->text() == QStringLiteral("2") &&
+                                   table->item(r, 1)->text().startsWith(QStringLiteral("1"));
+            QCOMPARE(table->item(r, 1)->text().endsWith(QStringLiteral("(ablated)")), isAblated);
+            marked += isAblated ? 1 : 0;
+            if (isAblated)
+                QCOMPARE(table->item(r, 2)->text(),
+                         QString::number(double(ablatedScores(1, 0)), 'f', 3));
+        }
+        QCOMPARE(marked, 1);
+        QVERIFY2(status->text().endsWith(QStringLiteral("Run with 1 head ablated, marked below.")),
+                 qPrintable(status->text()));
     }
 
     void everyLabelCountsFromOne() {
