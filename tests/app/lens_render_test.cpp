@@ -114,13 +114,18 @@ class LensRenderTest : public QObject {
         Scene scene;
         std::unique_ptr<QWidget> w(createLens(QStringLiteral("entropy"), &scene, nullptr));
         auto* panel = qobject_cast<LensPanel*>(w.get());
+        // A lens computes only in scheduler jobs: its first plot comes after it is shown.
+        w->setAttribute(Qt::WA_DontShowOnScreen);
+        w->show();
+        test_support::settleAll(nullptr);
         const int before = panel->plots().front()->graphCount();
+        QCOMPARE(before, 2 + int(scene.spec().heads));  // ceiling, random, one per head
+        w->hide();
         attn::SceneSpec s = scene.spec();
         s.heads = 2;
         scene.setSpec(s, QStringLiteral("heads"));
-        w->setAttribute(Qt::WA_DontShowOnScreen);
         w->show();  // hidden panels defer the recompute to their next show
-        QTRY_COMPARE(panel->plots().front()->graphCount(), before - 2);
+        QTRY_COMPARE(panel->plots().front()->graphCount(), 2 + 2);
     }
 
     void lensesRecomputeOnlyWhatTheSceneChanges() {
@@ -131,13 +136,13 @@ class LensRenderTest : public QObject {
         auto* follows = qobject_cast<LensPanel*>(entropy.get());
         QCOMPARE(fixed->inputs(), LensInputs::Controls);
         QCOMPARE(follows->inputs(), LensInputs::Scene);
-        const int fixedBefore = fixed->computations();
-        const int followsBefore = follows->computations();
         for (QWidget* w : {cost.get(), entropy.get()}) {
             w->setAttribute(Qt::WA_DontShowOnScreen);
             w->show();
         }
-        QCoreApplication::processEvents();
+        test_support::settleAll(nullptr);  // the first computations, from the first show
+        const int fixedBefore = fixed->computations();
+        const int followsBefore = follows->computations();
         attn::SceneSpec s = scene.spec();
         s.heads = 2;
         scene.setSpec(s, QStringLiteral("heads"));
