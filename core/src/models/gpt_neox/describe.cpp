@@ -7,7 +7,7 @@ namespace attn::gpt_neox {
 
 namespace {
 
-model::LinearOp op(const blocks::TensorLinear& lin) {
+model::LinearOp neox_op(const blocks::TensorLinear& lin) {
     return {&lin.w, lin.has_bias ? &lin.b : nullptr, false};
 }
 
@@ -21,14 +21,14 @@ model::LayerDescription Model::describe_layer(int l) const {
     d.norm1 = {model::NormOp::Kind::Layer, &b.ln1_w, &b.ln1_b, c.layer_norm_eps};
     d.norm2 = {model::NormOp::Kind::Layer, &b.ln2_w, &b.ln2_b, c.layer_norm_eps};
     model::AttentionOp& a = d.attention;
-    a.qkv = op(b.qkv);
+    a.qkv = neox_op(b.qkv);
     a.layout = blocks::FusedQkv::PerHead;
-    a.o = op(b.dense);
+    a.o = neox_op(b.dense);
     a.heads = a.kv_heads = c.heads;
     a.head_dim = c.head_dim;
     a.inv_freq = &inv_freq_;
-    d.mlp.up = op(b.up);
-    d.mlp.down = op(b.down);
+    d.mlp.up = neox_op(b.up);
+    d.mlp.down = neox_op(b.down);
     d.mlp.act = c.act;
     return d;
 }

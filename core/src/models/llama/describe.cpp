@@ -8,7 +8,7 @@ namespace attn::llama {
 
 namespace {
 
-model::LinearOp op(const blocks::TensorLinear& lin) {
+model::LinearOp llama_op(const blocks::TensorLinear& lin) {
     return {&lin.w, lin.has_bias ? &lin.b : nullptr, false};
 }
 
@@ -25,10 +25,10 @@ model::LayerDescription Model::describe_layer(int l) const {
     d.norm1 = rms(b.input_norm);
     d.norm2 = rms(b.post_norm);
     model::AttentionOp& a = d.attention;
-    a.q = op(b.q);
-    a.k = op(b.k);
-    a.v = op(b.v);
-    a.o = op(b.o);
+    a.q = llama_op(b.q);
+    a.k = llama_op(b.k);
+    a.v = llama_op(b.v);
+    a.o = llama_op(b.o);
     a.heads = c.heads;
     a.kv_heads = c.kv_heads;
     a.head_dim = c.head_dim;
@@ -37,9 +37,9 @@ model::LayerDescription Model::describe_layer(int l) const {
         a.k_norm = rms(b.k_norm);
     }
     a.inv_freq = &inv_freq_;
-    d.mlp.gate = op(b.gate);
-    d.mlp.up = op(b.up);
-    d.mlp.down = op(b.down);
+    d.mlp.gate = llama_op(b.gate);
+    d.mlp.up = llama_op(b.up);
+    d.mlp.down = llama_op(b.down);
     d.mlp.act = blocks::Activation::Silu;
     return d;
 }
