@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # AttnScope — the gradient methods of `attnscope attribute` (saliency, input_x_gradient,
 # integrated_gradients with ig_delta, attention_x_gradient) on tiny random GPT-2, Llama (grouped-
-# query attention, RoPE), Qwen2 (q/k/v biases) and BERT folders against PyTorch autograd through
+# query attention, RoPE), Qwen2 (q/k/v biases), GPT-NeoX (partial rotary, parallel and sequential
+# residuals) and BERT folders against PyTorch autograd through
 # forwards written here (float64) from each family's formulas; ig_delta shrinking as the steps
 # grow; interventions and the temperature inside; their erasure curves against numpy's reruns.
 # GPL-3.0-or-later.
@@ -14,7 +15,7 @@ import numpy as np
 import torch
 from cli_checks import BIN, check, finish
 import attribution_numpy as ref
-import bert_tiny, gpt2_tiny, llama_tiny
+import bert_tiny, gpt2_tiny, gpt_neox_tiny, llama_tiny
 
 torch.set_default_dtype(torch.float64)
 T = lambda a: torch.tensor(np.asarray(a, np.float64))  # noqa: E731
@@ -95,6 +96,38 @@ def llama_forward(w, c, x, at, iv):
         x = x + lin(torch.nn.functional.silu(g) * u, p + "mlp.down_proj", mlp_b)
     head = w["model.embed_tokens.weight"] if c.get("tie_word_embeddings") else w["lm_head.weight"]
     return head @ rms(x[at], w["model.norm.weight"]), atts
+
+
+def neox_forward(w, c, x, at, iv):
+    lin = lambda t, name: t @ w[name + ".weight"].T + w[name + ".bias"]  # noqa: E731
+    lnp = lambda t, name: ln(t, w[name + ".weight"], w[name + ".bias"], c["layer_norm_eps"])  # noqa: E731
+    gelu = lambda t: 0.5 * t * (1 + torch.erf(t / math.sqrt(2)))  # noqa: E731
+    H, d, atts = c["num_attention_heads"], c["hidden_size"], []
+    hd = d // H
+    rot = int(hd * c["rotary_pct"])
+    f = 1.0 / c["rotary_emb_base"] ** (torch.arange(0, rot, 2) / rot)
+
+    def rope(t):
+        ang = torch.arange(t.shape[1])[:, None] * f[None, :]
+        cos, sin = torch.cat([ang, ang], -1).cos(), torch.cat([ang, ang], -1).sin()
+        r, rest = t[..., :rot], t[..., rot:]
+        turned = torch.cat([-r[..., rot // 2:], r[..., :rot // 2]], -1)
+        return torch.cat([r * cos + turned * sin, rest], -1)
+
+    for l in range(c["num_hidden_layers"]):
+        p, n = f"gpt_neox.layers.{l}.", x.shape[0]
+        qkv = lin(lnp(x, p + "input_layernorm"), p + "attention.query_key_value")
+        qkv = qkv.reshape(n, H, 3 * hd).transpose(0, 1)
+        att, z = attend(rope(qkv[..., :hd]), rope(qkv[..., hd:2 * hd]), qkv[..., 2 * hd:], l, True, iv)
+        atts.append(att)
+        a = lin(z, p + "attention.dense")
+        mlp = lambda h: lin(gelu(lin(h, p + "mlp.dense_h_to_4h")), p + "mlp.dense_4h_to_h")  # noqa: E731
+        if c["use_parallel_residual"]:
+            x = x + a + mlp(lnp(x, p + "post_attention_layernorm"))
+        else:
+            x = x + a
+            x = x + mlp(lnp(x, p + "post_attention_layernorm"))
+    return w["embed_out.weight"] @ lnp(x[at], "gpt_neox.final_layer_norm"), atts
 
 
 def bert_forward(w, x, at, iv):
@@ -206,6 +239,19 @@ with tempfile.TemporaryDirectory() as tmp:
             ids = [int(i) for i in z["token_ids"]]
             compare(kind, z, lambda x, at, tw=tw, c=c: llama_forward(tw, c, x, at, {}),
                     ref.Llama(w, c).embed(ids), 16, 2, 4)
+
+    # GPT-NeoX: fused per-head q/k/v, partial rotary positions, parallel and sequential residuals.
+    for parallel in (True, False):
+        c = gpt_neox_tiny.config(layers=2, parallel=parallel)
+        folder = os.path.join(tmp, f"neox{int(parallel)}")
+        w = gpt_neox_tiny.tiny_folder(folder, 7, c)
+        tw = {k: T(v) for k, v in w.items()}
+        z = attribute(folder, "the cat sat on the mat", "--methods", GRADIENT, "--steps", "8")
+        if z is not None:
+            ids = [int(i) for i in z["token_ids"]]
+            compare(f"gpt_neox {'parallel' if parallel else 'sequential'}", z,
+                    lambda x, at, tw=tw, c=c: neox_forward(tw, c, x, at, {}),
+                    w["gpt_neox.embed_in.weight"].astype(np.float64)[ids], 8, 2, 4)
 
     # BERT: post-norm, bidirectional, the masked-LM head; P the first [MASK].
     bert = os.path.join(tmp, "bert")
