@@ -110,16 +110,6 @@ int runAttribute(const Request& request, QString* error) {
     const attn::model::ModelInfo& info = folder.model->info();
     attn::attrib::AttributionRequest ask = request.attribution;
     ask.controls = attn::model::run_controls(spec);
-    // `all`, or no --methods: every method built; the ones still to come are named.
-    if (ask.methods.empty()) {
-        QStringList missing;
-        for (const std::string& m : attn::attrib::method_names())
-            if (!attn::attrib::unavailable(m).empty()) missing << QString::fromStdString(m);
-        if (!missing.isEmpty())
-            std::fprintf(stderr,
-                         "attnscope: attribute: not built yet (they need the reverse pass): %s\n",
-                         missing.join(QStringLiteral(", ")).toUtf8().constData());
-    }
     attn::attrib::AttributionResult result;
     std::vector<std::int32_t> ids;
     try {
@@ -178,12 +168,12 @@ QString attributeHelp() {
         "  --position P             the explained position (default: the last; BERT: the\n"
         "                           first [MASK])\n"
         "  --target ID              the explained token (default: the argmax at P)\n"
-        "  --methods LIST           norm_based, value_zeroing, alti, alti_rollout,\n"
-        "                           attention_flow, rollout (default, or all: every one\n"
-        "                           built; saliency, input_x_gradient, integrated_gradients\n"
-        "                           and attention_x_gradient need the reverse pass, not\n"
-        "                           built yet)\n"
-        "  --steps M                integrated gradients' steps (default 32)\n"
+        "  --methods LIST           saliency, input_x_gradient, integrated_gradients,\n"
+        "                           attention_x_gradient, norm_based, value_zeroing, alti,\n"
+        "                           alti_rollout, attention_flow, rollout (default, or all:\n"
+        "                           every one the model's family has)\n"
+        "  --steps M                integrated gradients' steps (default 32; ig_delta says\n"
+        "                           how far their sum is from the logit's change)\n"
         "  --faithfulness K         faith_<method> [K+1]: the target's logit with the top k\n"
         "                           tokens' inputs zeroed, k = 0…K; agreement [M,M]\n"
         "                           (Kendall's tau-b) with agreement_methods [M]\n"

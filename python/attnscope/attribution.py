@@ -34,7 +34,8 @@ def attribute(model_dir: PathLike, text: str, *,
     Args:
         model_dir: a model folder AttnScope runs (GPT-2, Llama, Mistral, Qwen2/3, BERT).
         text: the prompt.
-        methods: "all" (the default: every method built), a name or a list of names:
+        methods: "all" (the default: every method the model's family has), a name or a list
+            of names: saliency, input_x_gradient, integrated_gradients, attention_x_gradient,
             norm_based, value_zeroing, alti, alti_rollout, attention_flow, rollout.
         no_rotary: rotary positions off in the run.
         extra_args: further command-line options.
@@ -43,7 +44,8 @@ def attribute(model_dir: PathLike, text: str, *,
 
     Returns:
         A dict of NumPy arrays: token_ids, position, target, logit and each method's output
-        (norm_based [L,H,n,n], value_zeroing [L,n,n], alti [L,n,n], alti_rollout [n,n],
+        (saliency [n], input_x_gradient [n], integrated_gradients [n] with ig_delta [1],
+        attention_x_gradient [L,H,n,n], norm_based [L,H,n,n], value_zeroing [L,n,n], alti [L,n,n], alti_rollout [n,n],
         attention_flow [n,n], rollout [n,n]; with faithfulness, faith_<method> [K+1],
         agreement [M,M] and agreement_methods [M]).
 

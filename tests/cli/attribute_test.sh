@@ -4,7 +4,8 @@
 # norm_based, value_zeroing, alti (and its identity: the terms plus the constant are the block's
 # output), alti_rollout, rollout, attention_flow (networkx's maximum flow), the erasure curves
 # (numpy reruns) and the agreement (Kendall's τ-b pair by pair); interventions and controls
-# combine with it; the gradient methods are refused by name. GPL-3.0-or-later.
+# combine with it; the gradient methods are in by default (checked against autograd by
+# attribute_gradients_test.sh; here their erasure curves and agreement). GPL-3.0-or-later.
 #   attribute_test.sh ATTNSCOPE FIXTURES_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -73,8 +74,10 @@ def compare(name, m, z, faith, tokens=None):
         return
     scores = {"attention": np.mean([r for r in parts[-1]["att"]], axis=0)[at], "rollout": ro[at],
               "attention_flow": fl[at], "alti_rollout": ar[at]}
+    gradient = ["saliency", "input_x_gradient", "integrated_gradients"]
+    scores |= {g: z[g] for g in gradient}  # the arrays themselves: autograd checks them elsewhere
     names = [str(s) for s in z["agreement_methods"]]
-    check(names == ["attention", "alti_rollout", "attention_flow", "rollout"],
+    check(names == ["attention", *gradient, "alti_rollout", "attention_flow", "rollout"],
           f"{name}: agreement_methods {names}")
     for method in names:
         curve = ref.erasure(m, ids, at, target, scores[method], faith)
@@ -84,7 +87,7 @@ def compare(name, m, z, faith, tokens=None):
     cand = [p for p in range(at if m.causal else n) if p != at]
     tau = np.array([[ref.kendall_tau_b([scores[a][p] for p in cand], [scores[b][p] for p in cand])
                      for b in names] for a in names])
-    check(z["agreement"].shape == (4, 4) and np.allclose(z["agreement"], tau, atol=1e-6, equal_nan=True),
+    check(z["agreement"].shape == (7, 7) and np.allclose(z["agreement"], tau, atol=1e-6, equal_nan=True),
           f"{name}: agreement is Kendall's tau-b pair by pair")
 
 
@@ -93,7 +96,9 @@ with tempfile.TemporaryDirectory() as tmp:
     gpt2 = os.path.join(tmp, "gpt2")
     wg = gpt2_tiny.tiny_folder(gpt2, 11, 3)
     z, err = attribute(gpt2, "the cat sat", "--faithfulness", "3")
-    check("not built yet" in err and "saliency" in err, f"all: stderr names the methods still to come ({err.strip()})")
+    check(z is not None and all(m in z.files for m in ("saliency", "input_x_gradient", "integrated_gradients",
+                                                        "ig_delta", "attention_x_gradient")),
+          f"all: the gradient methods are in ({sorted(z.files) if z is not None else err.strip()})")
     if z is not None:
         compare("gpt2", ref.Gpt2(wg), z, 3)
     for kind, extra in [("llama", {}), ("qwen2", {})]:
@@ -149,11 +154,12 @@ with tempfile.TemporaryDirectory() as tmp:
     if z is not None:
         same = sorted(got) == sorted(z.files) and all(np.array_equal(got[k], z[k]) for k in z.files)
         check(same, f"attnscope.attribute returns the command's arrays ({sorted(got)})")
-    try:
-        attnscope.attribute(gpt2, "the cat sat", methods="saliency")
-        check(False, "attnscope.attribute(methods='saliency') raises")
-    except RuntimeError as e:
-        check("reverse pass" in str(e), f"attnscope.attribute(methods='saliency') raises with the reason ({e})")
+    got = attnscope.attribute(gpt2, "the cat sat", methods="saliency,attention_x_gradient", steps=4)
+    z, _ = attribute(gpt2, "the cat sat", "--methods", "saliency,attention_x_gradient", "--steps", "4")
+    if z is not None:
+        same = sorted(got) == sorted(z.files) and all(np.array_equal(got[k], z[k]) for k in z.files)
+        check(same and got["attention_x_gradient"].shape == (3, 2, len(got["token_ids"]), len(got["token_ids"])),
+              f"attnscope.attribute brings the gradient arrays ({sorted(got)})")
 
     def refused(needle, *args):
         out = os.path.join(tmp, "refused.npz")
@@ -162,8 +168,6 @@ with tempfile.TemporaryDirectory() as tmp:
               f"attribute {' '.join(args)[:60]}: exit 1 naming '{needle}' ({r.returncode}: {r.stderr.strip()[:200]})")
 
     run_args = ["--model", gpt2, "--text", "the cat sat"]
-    refused("saliency needs the reverse pass, not built yet", *run_args, "--methods", "saliency")
-    refused("integrated_gradients needs the reverse pass", *run_args, "--methods", "rollout,integrated_gradients")
     refused("'lime' is not an attribution method", *run_args, "--methods", "lime")
     refused("position 40 is outside", *run_args, "--position", "40")
     refused("outside the vocabulary", *run_args, "--target", "9999")

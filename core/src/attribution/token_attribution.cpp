@@ -9,7 +9,9 @@
 #include "attn/attribution/attention_paths.hpp"
 #include "attn/attribution/contributions.hpp"
 #include "attn/attribution/faithfulness.hpp"
+#include "attn/attribution/reverse_pass.hpp"
 #include "attn/attribution/value_zeroing.hpp"
+#include "attn/models/layer_description.hpp"
 #include "attn/models/run.hpp"
 #include "attn/util/error.hpp"
 
@@ -17,10 +19,24 @@ namespace attn::attrib {
 
 namespace {
 
-/// The gradient methods: they wait for the reverse pass through the forward.
+/// The gradient methods: the reverse pass through the family's layer description.
 bool needs_reverse_pass(const std::string& m) {
     return m == "saliency" || m == "input_x_gradient" || m == "integrated_gradients" ||
            m == "attention_x_gradient";
+}
+
+/// True when MODEL's family describes its layers (the gradient methods need it).
+bool has_description(const model::Model& model) {
+    try {
+        (void)model.describe_output();
+        return model.info().layers == 0 || (void(model.describe_layer(0)), true);
+    } catch (const ArgumentError&) {
+        return false;
+    }
+}
+
+void add_vector(AttributionResult& r, const std::string& name, const std::vector<double>& v) {
+    r.arrays.push_back({name, {std::uint64_t(v.size())}, std::vector<float>(v.begin(), v.end())});
 }
 
 template <class M>
@@ -72,7 +88,6 @@ const std::vector<std::string>& method_names() {
 }
 
 std::string unavailable(const std::string& method) {
-    if (needs_reverse_pass(method)) return method + " needs the reverse pass, not built yet";
     const auto& names = method_names();
     if (std::find(names.begin(), names.end(), method) == names.end())
         return "'" + method + "' is not an attribution method (they are saliency, " +
@@ -86,7 +101,8 @@ AttributionResult attribute_tokens(const model::Model& model, const std::vector<
     std::vector<std::string> methods = request.methods;
     if (methods.empty())
         for (const std::string& m : method_names())
-            if (unavailable(m).empty()) methods.push_back(m);
+            if (unavailable(m).empty() && (!needs_reverse_pass(m) || has_description(model)))
+                methods.push_back(m);
     for (const std::string& m : methods)
         if (const std::string why = unavailable(m); !why.empty()) throw ArgumentError(why);
     const auto wants = [&](const char* m) {
@@ -132,7 +148,30 @@ AttributionResult attribute_tokens(const model::Model& model, const std::vector<
     if (wants("alti") || wants("alti_rollout"))
         check_work("alti", layers * nn * double(info.heads) * width, n);
     if (wants("attention_flow")) check_work("attention_flow", nn * nn * layers * (layers + 1), n);
+    // One reverse pass: the forward three times over (twice forward, the reverse about twice).
+    const double pass = 4 * layers * (12 * double(n) * width * width + 4 * nn * width);
+    if (wants("integrated_gradients"))
+        check_work("integrated_gradients", pass * double(std::max(request.steps, 1) + 1), n);
     PartProgress methods_progress(progress, 0.05, request.faithfulness >= 0 ? 0.6 : 1.0);
+    attrib::GradientAsk ask;
+    ask.gradient = wants("saliency") || wants("input_x_gradient");
+    ask.integrated = wants("integrated_gradients");
+    ask.attention = wants("attention_x_gradient");
+    ask.steps = request.steps;
+    if (ask.gradient || ask.integrated || ask.attention) {
+        PartProgress part(&methods_progress, 0.0, 0.5);
+        GradientScores g = gradient_scores(model, ids, request.controls, p, r.target, ask, &part);
+        for (const auto& [name, v] : {std::pair{"saliency", &g.saliency},
+                                      std::pair{"input_x_gradient", &g.input_x_gradient},
+                                      std::pair{"integrated_gradients", &g.integrated_gradients}})
+            if (wants(name)) {
+                add_vector(r, name, *v);
+                token_scores.push_back({name, *v});
+            }
+        if (wants("integrated_gradients")) add_vector(r, "ig_delta", {g.ig_delta});
+        if (wants("attention_x_gradient"))
+            add_matrices(r, "attention_x_gradient", g.attention_x_gradient, {L, H, N, N});
+    }
     if (wants("norm_based"))
         add_matrices(r, "norm_based", norm_based(model, run, &methods_progress), {L, H, N, N});
     if (wants("value_zeroing"))

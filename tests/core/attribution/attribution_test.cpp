@@ -10,6 +10,7 @@
 #include "attn/attribution/contributions.hpp"
 #include "attn/attribution/faithfulness.hpp"
 #include "attn/attribution/max_flow.hpp"
+#include "attn/attribution/reverse_pass.hpp"
 #include "attn/attribution/token_attribution.hpp"
 #include "attn/util/error.hpp"
 
@@ -117,15 +118,50 @@ TEST(ComposeLayers, MultipliesLaterLayersOnTheLeft) {
     EXPECT_THROW(attn::attrib::compose_layers({}), attn::ArgumentError);
 }
 
-TEST(AttributionMethods, GradientMethodsAreRefusedByName) {
-    EXPECT_EQ(attn::attrib::unavailable("saliency"),
-              "saliency needs the reverse pass, not built yet");
-    EXPECT_EQ(attn::attrib::unavailable("attention_x_gradient"),
-              "attention_x_gradient needs the reverse pass, not built yet");
-    EXPECT_EQ(attn::attrib::unavailable("alti"), "");
+TEST(AttributionMethods, EveryMethodIsBuilt) {
+    for (const std::string& m : attn::attrib::method_names())
+        EXPECT_EQ(attn::attrib::unavailable(m), "") << m;
     EXPECT_NE(attn::attrib::unavailable("lime").find("'lime' is not an attribution method"),
               std::string::npos);
     EXPECT_EQ(attn::attrib::method_names().size(), 10u);
+}
+
+/// A family that describes no layer: every method of the interface but the descriptions.
+class UndescribedModel : public attn::model::Model {
+  public:
+    UndescribedModel() {
+        info_.display = "Undescribed";
+        info_.layers = 1;
+        info_.d_model = 2;
+        info_.vocab = 3;
+    }
+    const attn::model::ModelInfo& info() const override { return info_; }
+    attn::Matrix embed(const std::vector<std::int32_t>& ids, Index) const override {
+        return attn::Matrix::Zero(Index(ids.size()), 2);
+    }
+    void layer(int, attn::Matrix&, Index, const attn::model::LayerAttention*,
+               const attn::model::LayerControls&, attn::model::LayerAttention&,
+               attn::model::Hooks&) const override {}
+    attn::Vector logits(const attn::Matrix&) const override { return attn::Vector::Zero(3); }
+    attn::Matrix head_to_residual(int, int, const attn::Matrix& z) const override { return z; }
+    attn::Vector attention_bias(int) const override { return attn::Vector::Zero(2); }
+    FrozenNorm final_norm(const attn::Matrix&) const override { return {}; }
+    attn::Vector unembedding(std::int32_t, float*) const override { return attn::Vector::Zero(2); }
+
+  private:
+    attn::model::ModelInfo info_;
+};
+
+TEST(ReversePass, AFamilyWithoutDescriptionIsRefusedByName) {
+    const UndescribedModel m;
+    try {
+        (void)attn::attrib::logit_gradient(m, attn::Matrix::Zero(2, 2), {}, 1, 0);
+        FAIL() << "no refusal";
+    } catch (const attn::ArgumentError& e) {
+        EXPECT_NE(std::string(e.what()).find("gradient methods need a layer description"),
+                  std::string::npos);
+        EXPECT_NE(std::string(e.what()).find("not available for Undescribed"), std::string::npos);
+    }
 }
 
 }  // namespace

@@ -15,6 +15,9 @@
 
 namespace attn::model {
 
+struct LayerDescription;   // models/layer_description.hpp
+struct OutputDescription;  // models/layer_description.hpp
+
 /// What a model is: for the Model dock, messages, memory estimates and which controls apply.
 struct ModelInfo {
     std::string family;   ///< config.json's model_type: "gpt2", "llama", "qwen2", "bert", …
@@ -117,6 +120,15 @@ class Model {
     virtual FrozenNorm final_norm(const Matrix& x) const = 0;
     /// The output head's row for TOKEN (its unembedding vector, d_model) and its bias.
     virtual Vector unembedding(std::int32_t token, float* bias = nullptr) const = 0;
+
+    /// Layer L as the blocks it runs, with their weights (layer_description.hpp): what the
+    /// reverse pass (attribution/reverse_pass) differentiates, written once for every family.
+    /// Default: throws ArgumentError ("gradient methods need a layer description, not
+    /// available for <family>").
+    virtual LayerDescription describe_layer(int l) const;
+    /// What turns the last residual row into logits: final norm, head, bias. Default: throws
+    /// as describe_layer.
+    virtual OutputDescription describe_output() const;
 };
 
 /// A model folder opened whole: its weights and tokenizer.

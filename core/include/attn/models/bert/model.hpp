@@ -57,6 +57,9 @@ class Model : public model::Model, public model::PostNormBlocks {
     /// Always throws ArgumentError: BERT normalises after each block, so no final norm is linear.
     FrozenNorm final_norm(const Matrix& x) const override;
     Vector unembedding(std::int32_t token, float* bias = nullptr) const override;
+    /// Layer L's blocks and weights for the reverse pass (describe.cpp).
+    model::LayerDescription describe_layer(int l) const override;
+    model::OutputDescription describe_output() const override;
     /// Layer L's attention LayerNorm (attention.output.LayerNorm) frozen at row U.
     FrozenNorm post_attention_norm(int l, const Matrix& u) const override;
 

@@ -1,0 +1,61 @@
+// AttnScope core — the reverse-mode pass through a model's forward, written once against the
+// families' layer descriptions (models/layer_description.hpp): the gradient of one target
+// logit with respect to x0, the residual stream entering layer 0, and of every head's
+// attention weights; and the gradient methods built on it (docs/attribution.md).
+// GPL-3.0-or-later.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "attn/models/model.hpp"
+#include "attn/util/progress.hpp"
+
+namespace attn::attrib {
+
+/// TARGET's logit at POSITION for the input X0 and its gradients.
+struct LogitGradient {
+    double logit = 0;
+    Matrix x0_grad;  ///< ∂logit/∂x0, n × d_model
+    /// Each head's A ⊙ ∂logit/∂A, layer by layer (L · H of n × n); empty unless asked.
+    std::vector<Matrix> attention_x_gradient;
+};
+
+/// The described forward of X0 (rows: every position) under CONTROLS (scale, temperature,
+/// mask, rotary, their layers, ablation, knockouts), then its reverse: only the residual stream
+/// entering each layer is kept, each layer's attention is recomputed on the way back. Throws
+/// ArgumentError naming the family when it has no description; PROGRESS may cancel.
+LogitGradient logit_gradient(const model::Model& model, const Matrix& x0,
+                             const model::RunControls& controls, Index position,
+                             std::int32_t target, bool attention_x_gradient = false,
+                             Progress* progress = nullptr);
+
+/// The described forward alone: TARGET's logit at POSITION for X0.
+double described_logit(const model::Model& model, const Matrix& x0,
+                       const model::RunControls& controls, Index position, std::int32_t target);
+
+/// The token-level gradient methods of one prediction.
+struct GradientScores {
+    std::vector<double> saliency;              ///< ‖g_i‖₂
+    std::vector<double> input_x_gradient;      ///< Σ_d x0·g
+    std::vector<double> integrated_gradients;  ///< Σ_d x0 · mean_k g(α_k x0), α_k = (k − ½)/M
+    double ig_delta = 0;                       ///< Σ_i IG_i − (logit(x0) − logit(0))
+    std::vector<Matrix> attention_x_gradient;  ///< as LogitGradient's
+    double logit = 0;                          ///< the described forward's logit at x0
+};
+
+/// Which gradient methods to compute, and IG's steps.
+struct GradientAsk {
+    bool gradient = false;  ///< saliency and input × gradient
+    bool integrated = false;
+    bool attention = false;
+    int steps = 32;
+};
+
+/// The gradient methods ASK names for the run of IDS through MODEL under CONTROLS.
+GradientScores gradient_scores(const model::Model& model, const std::vector<std::int32_t>& ids,
+                               const model::RunControls& controls, Index position,
+                               std::int32_t target, const GradientAsk& ask,
+                               Progress* progress = nullptr);
+
+}  // namespace attn::attrib

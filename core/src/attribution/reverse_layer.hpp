@@ -1,0 +1,74 @@
+// AttnScope core — one layer of a model's description run forward with what its reverse needs
+// kept, and that reverse (the blocks' vector–Jacobian products chained as the layer wires
+// them). Internal to attribution/reverse_pass. GPL-3.0-or-later.
+#pragma once
+
+#include <vector>
+
+#include "attn/blocks/attention.hpp"
+#include "attn/blocks/rotary.hpp"
+#include "attn/models/layer_description.hpp"
+#include "attn/models/model.hpp"
+
+namespace attn::attrib::detail {
+
+/// What one head's reverse needs from its forward.
+struct HeadTape {
+    blocks::HeadSpec<float> spec;
+    blocks::HeadForward<float> f;
+    Matrix q_pre;                       ///< q before its per-head norm (Qwen3), else empty
+    bool zeroed = false, mean = false;  ///< ablated: z set to zero, or to its mean over rows
+};
+
+/// What the attention block's reverse needs.
+struct AttentionTape {
+    Matrix h;                     ///< the block's input
+    std::vector<Matrix> q, k, v;  ///< per query head / key–value group, as attention read them
+    std::vector<Matrix> k_pre;    ///< per group, before the per-head norm (Qwen3)
+    std::vector<HeadTape> heads;
+    blocks::RopeTable<float> rope;  ///< empty when rotary positions are off
+};
+
+/// What the MLP block's reverse needs.
+struct MlpTape {
+    Matrix h, up, gate;
+};
+
+/// One layer's forward with its tapes: the inputs of its norms and blocks.
+struct LayerTape {
+    Matrix x;       ///< the layer's input
+    Matrix u1, x1;  ///< after the attention block: post-norm's pre-norm sum u1, then x1
+    Matrix u2;      ///< post-norm's sum before the second norm
+    AttentionTape attention;
+    MlpTape mlp;
+};
+
+/// The attention of layer L as the run does it: the description's scaling over the run's
+/// controls (temperature, scale, mask, knockouts, ablation).
+struct LayerContext {
+    const model::LayerDescription* desc = nullptr;
+    model::LayerControls controls;
+    const model::Interventions* interventions = nullptr;
+    int layer = 0;
+};
+
+/// The context of layer L of MODEL under CONTROLS (DESC must outlive it).
+LayerContext layer_context(const model::Model& model, const model::LayerDescription& desc,
+                           const model::RunControls& controls, int l);
+
+/// Layer forward from X; TAPE (optional) keeps what the reverse needs.
+Matrix layer_forward(const LayerContext& c, const Matrix& x, LayerTape* tape);
+
+/// The layer's reverse: the input's gradient for the output's DY. AXG (optional) gets each
+/// head's weights ⊙ their gradient.
+Matrix layer_backward(const LayerContext& c, const LayerTape& tape, const Matrix& dy,
+                      std::vector<Matrix>* axg);
+
+/// A norm of the description applied to X, and its input's gradient at X for DY.
+Matrix norm_forward(const model::NormOp& n, const Matrix& x);
+Matrix norm_backward(const model::NormOp& n, const Matrix& x, const Matrix& dy);
+/// A projection of the description applied to X, and its input's gradient for DY.
+Matrix linear_forward(const model::LinearOp& op, const Matrix& x);
+Matrix linear_backward(const model::LinearOp& op, const Matrix& dy);
+
+}  // namespace attn::attrib::detail

@@ -1,0 +1,162 @@
+// AttnScope core — the reverse pass through the described forward, and the gradient methods.
+// GPL-3.0-or-later.
+#include "attn/attribution/reverse_pass.hpp"
+
+#include <cmath>
+
+#include "attn/models/layer_description.hpp"
+#include "attn/util/error.hpp"
+#include "reverse_layer.hpp"
+
+namespace attn::attrib {
+
+namespace {
+
+using detail::LayerContext;
+
+/// The output block at one row: what its reverse needs.
+struct OutputTape {
+    Matrix x, pre, act;  ///< the residual row; the transform's output before and after act
+    Matrix y;            ///< what the unembedding reads
+};
+
+double output_forward(const model::OutputDescription& o, const Matrix& row, std::int32_t target,
+                      OutputTape& t) {
+    t.x = row;
+    t.y = detail::norm_forward(o.final_norm, row);
+    if (o.transform.w) {
+        t.pre = detail::linear_forward(o.transform, t.y);
+        t.act = t.pre;
+        blocks::activate(t.act, o.transform_act);
+        t.y = detail::norm_forward(o.transform_norm, t.act);
+    }
+    const Vector u = o.unembedding->row(target);
+    double logit = double(t.y.row(0).dot(u.transpose()));
+    if (o.bias) logit += double(o.bias->row(0)(target));
+    return logit;
+}
+
+Matrix output_backward(const model::OutputDescription& o, const OutputTape& t,
+                       std::int32_t target) {
+    Matrix d = o.unembedding->row(target).transpose();
+    if (o.transform.w) {
+        d = detail::norm_backward(o.transform_norm, t.act, d);
+        d = blocks::activate_vjp<float>(t.pre, o.transform_act, d);
+        d = detail::linear_backward(o.transform, d);
+        return detail::norm_backward(o.final_norm, t.x, d);
+    }
+    return detail::norm_backward(o.final_norm, t.x, d);
+}
+
+void check_request(const model::Model& model, const Matrix& x0, Index position,
+                   std::int32_t target) {
+    const model::ModelInfo& info = model.info();
+    if (x0.cols() != info.d_model || position < 0 || position >= x0.rows())
+        throw ArgumentError("the reverse pass: position " + std::to_string(position) +
+                            " or a width of " + std::to_string(x0.cols()) + " is not of this run");
+    if (target < 0 || target >= info.vocab)
+        throw ArgumentError("target token id " + std::to_string(target) +
+                            " is outside the vocabulary of " + std::to_string(info.vocab));
+}
+
+}  // namespace
+
+double described_logit(const model::Model& model, const Matrix& x0,
+                       const model::RunControls& controls, Index position, std::int32_t target) {
+    check_request(model, x0, position, target);
+    Matrix x = x0;
+    for (int l = 0; l < model.info().layers; ++l) {
+        const model::LayerDescription desc = model.describe_layer(l);
+        x = detail::layer_forward(detail::layer_context(model, desc, controls, l), x, nullptr);
+    }
+    OutputTape t;
+    return output_forward(model.describe_output(), x.row(position), target, t);
+}
+
+LogitGradient logit_gradient(const model::Model& model, const Matrix& x0,
+                             const model::RunControls& controls, Index position,
+                             std::int32_t target, bool attention_x_gradient, Progress* progress) {
+    check_request(model, x0, position, target);
+    const int L = model.info().layers;
+    const model::OutputDescription out = model.describe_output();
+    std::vector<model::LayerDescription> descs;
+    for (int l = 0; l < L; ++l)
+        descs.push_back(model.describe_layer(l));
+    // Forward: only the residual stream entering each layer is kept.
+    std::vector<Matrix> inputs{x0};
+    for (int l = 0; l < L; ++l) {
+        const LayerContext c = detail::layer_context(model, descs[std::size_t(l)], controls, l);
+        inputs.push_back(detail::layer_forward(c, inputs.back(), nullptr));
+        report(progress, 0.5 * double(l + 1) / double(2 * L + 1));
+    }
+    LogitGradient g;
+    OutputTape ot;
+    g.logit = output_forward(out, inputs.back().row(position), target, ot);
+    Matrix dx = Matrix::Zero(x0.rows(), x0.cols());
+    dx.row(position) = output_backward(out, ot, target);
+    inputs.pop_back();
+    // Reverse: each layer's forward again, with its tapes, then its reverse.
+    std::vector<std::vector<Matrix>> axg(std::size_t(attention_x_gradient ? L : 0));
+    for (int l = L - 1; l >= 0; --l) {
+        const LayerContext c = detail::layer_context(model, descs[std::size_t(l)], controls, l);
+        detail::LayerTape tape;
+        detail::layer_forward(c, inputs.back(), &tape);
+        inputs.pop_back();
+        dx = detail::layer_backward(c, tape, dx,
+                                    attention_x_gradient ? &axg[std::size_t(l)] : nullptr);
+        report(progress, double(L + (L - l)) / double(2 * L + 1));
+    }
+    for (auto& layer : axg)
+        for (Matrix& m : layer)
+            g.attention_x_gradient.push_back(std::move(m));
+    g.x0_grad = std::move(dx);
+    report(progress, 1.0);
+    return g;
+}
+
+GradientScores gradient_scores(const model::Model& model, const std::vector<std::int32_t>& ids,
+                               const model::RunControls& controls, Index position,
+                               std::int32_t target, const GradientAsk& ask, Progress* progress) {
+    const Matrix x0 = model.embed(ids, 0);
+    const Index n = x0.rows();
+    const int steps = ask.integrated ? ask.steps : 0;
+    if (ask.integrated && steps < 1)
+        throw ArgumentError("integrated gradients need --steps of at least 1");
+    const double parts = 1.0 + double(steps);
+    GradientScores s;
+    {
+        PartProgress part(progress, 0.0, 1.0 / parts);
+        LogitGradient g =
+            logit_gradient(model, x0, controls, position, target, ask.attention, &part);
+        s.logit = g.logit;
+        if (ask.gradient)
+            for (Index i = 0; i < n; ++i) {
+                s.saliency.push_back(double(g.x0_grad.row(i).cast<double>().norm()));
+                s.input_x_gradient.push_back(
+                    x0.row(i).cast<double>().dot(g.x0_grad.row(i).cast<double>()));
+            }
+        s.attention_x_gradient = std::move(g.attention_x_gradient);
+    }
+    if (!ask.integrated) return s;
+    // Integrated gradients: baseline 0, the midpoint rule over M steps.
+    MatrixD sum = MatrixD::Zero(n, x0.cols());
+    for (int k = 1; k <= steps; ++k) {
+        PartProgress part(progress, double(k) / parts, double(k + 1) / parts);
+        const float alpha = float((double(k) - 0.5) / double(steps));
+        const Matrix scaled = x0 * alpha;
+        sum += logit_gradient(model, scaled, controls, position, target, false, &part)
+                   .x0_grad.cast<double>();
+    }
+    sum /= double(steps);
+    double total = 0;
+    for (Index i = 0; i < n; ++i) {
+        s.integrated_gradients.push_back(x0.row(i).cast<double>().dot(sum.row(i)));
+        total += s.integrated_gradients.back();
+    }
+    const double at_zero =
+        described_logit(model, Matrix::Zero(n, x0.cols()), controls, position, target);
+    s.ig_delta = total - (s.logit - at_zero);
+    return s;
+}
+
+}  // namespace attn::attrib
