@@ -46,6 +46,7 @@ void addCommonOptions(QCommandLineParser& p) {
                  QStringLiteral("DIR")});
     p.addOption({QStringLiteral("layers"), tr("layers of the run"), QStringLiteral("LIST")});
     p.addOption({QStringLiteral("no-rotary"), tr("rotary positions off in the run")});
+    p.addOption({QStringLiteral("no-softcap"), tr("soft-capping off in the run")});
     p.addOption({{QStringLiteral("h"), QStringLiteral("help")}, tr("help")});
     p.addOption({{QStringLiteral("v"), QStringLiteral("version")}, tr("version")});
     addSceneOptions(p);
@@ -111,18 +112,19 @@ QString helpText() {
               "  --stages LIST            compute: raw,scaled,softcapped,masked,weights,output\n"
               "                           (default all; softcapped when a layer soft-caps)\n"
               "  --model DIR              run the Hugging Face folder DIR (GPT-2, Llama, Mistral,\n"
-              "                           Qwen2/3, BERT; safetensors), or a GGUF file (llama,\n"
-              "                           qwen2; F32 to Q4_K), on --text instead of a FILE;\n"
-              "                           compute adds token_ids [n] and logits [vocab]; the\n"
-              "                           output stage is each head's α·V [L,H,n,d_k]\n"
+              "                           Qwen2/3, Gemma 2/3, BERT; safetensors), or a GGUF file\n"
+              "                           (llama, qwen2, gemma2; F32 to Q4_K), on --text instead\n"
+              "                           of a FILE; compute adds token_ids [n], logits [vocab];\n"
+              "                           the output stage is each head's α·V [L,H,n,d_k]\n"
               "  --layers L0,L1           --model: the layers (from 0) where --no-scale, --mask,\n"
-              "                           --temperature and --no-rotary apply inside the run\n"
-              "                           (default all; the others run as the model does:\n"
-              "                           scaled, τ = 1, its own mask, rotary positions on)\n"
+              "                           --temperature, --no-rotary and --no-softcap apply\n"
+              "                           inside the run (default all; the others run as the\n"
+              "                           model does: scaled, τ = 1, its own mask, rotary on)\n"
               "  --no-rotary              --model: rotary positions off (Llama, Mistral, Qwen)\n"
+              "  --no-softcap             --model: soft-capping of the scores off (Gemma 2)\n"
               "  --memory-budget SIZE     refuse requests needing more memory, e.g. 4G, 512M\n"
-              "                           (decimal, at least one byte)\n"
-              "                           (default: half the physical memory)\n"
+              "                           (decimal, at least one byte; default: half the\n"
+              "                           physical memory)\n"
               "\n"
               "compute: --rollout adds rollout [L,Nq,Nk], the attention rollout of every layer\n"
               "(self-attention only). census: a pattern label and six scores per layer x head\n"

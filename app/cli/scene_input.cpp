@@ -63,6 +63,12 @@ int openModel(const Request& request, attn::SceneSpec& spec, QString* error) {
                      .arg(request.model, QString::fromStdString(spec.model->model->info().display));
         return kExitUsage;
     }
+    spec.model_softcap = !request.given.contains(QStringLiteral("no-softcap"));
+    if (!spec.model_softcap && !spec.model->model->info().softcap) {
+        *error = tr("--no-softcap: %1 is a %2 model, which does not soft-cap its scores")
+                     .arg(request.model, QString::fromStdString(spec.model->model->info().display));
+        return kExitUsage;
+    }
     spec.interventions = request.interventions;
     spec.score = attn::ScoreKind::Dot;
     spec.tokens.clear();

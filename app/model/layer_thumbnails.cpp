@@ -62,6 +62,9 @@ void addLayer(Thumbnails& t, const attn::SceneResult& r, int maxSide) {
         t.kvGroups = static_cast<int>(r.kv_group_count());
         t.weightsOnly = !r.has_scores;
     }
+    const bool windowed =
+        !r.heads.empty() && r.heads.front().mask.kind == attn::MaskKind::CausalWindow;
+    t.windows.push_back(windowed ? static_cast<int>(r.heads.front().mask.window) : 0);
     for (std::size_t h = 0; h < r.heads.size(); ++h) {
         double top = 0;
         t.images.push_back(thumbnail(r, int(h), maxSide, &top));

@@ -24,6 +24,8 @@ struct Thumbnails {
     std::vector<QImage> images;
     std::vector<double> entropy;    ///< mean row entropy (nats) per (layer, head)
     std::vector<double> maxWeight;  ///< largest weight per (layer, head), the colour's top
+    /// Per layer: the causal window its heads ran with (Gemma's local layers, Mistral); 0: none.
+    std::vector<int> windows;
     bool weightsOnly = false;
     QString title;  ///< "file — component" or the sentence
     QString error;  ///< non-empty: the computation failed, this says why

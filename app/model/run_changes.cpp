@@ -25,6 +25,7 @@ QString runChanges(const attn::SceneSpec& spec) {
         parts << changeText("τ = %1").arg(double(spec.temperature), 0, 'f', 2);
     if (!(spec.mask == attn::model::own_mask(info))) parts << changeText("another mask");
     if (info.rotary && !spec.model_rotary) parts << changeText("rotary positions off");
+    if (info.softcap && !spec.model_softcap) parts << changeText("soft-capping off");
     if (!parts.isEmpty() && !spec.model_layers.empty()) {
         QStringList layers;
         for (const int l : spec.model_layers)

@@ -278,6 +278,16 @@ QString HeadHeatmap::titleText() const {
     if (refining()) text += tr(" · refining");
     // An ablated head of a model run is marked where it is drawn (its output is replaced).
     if (const auto& run = r->run) {
+        // A sliding-window layer (Gemma's local layers, Mistral's) says its window; a global
+        // layer of a model that has window layers says so.
+        const auto windowed = [](const attn::model::LayerAttention& l) {
+            return !l.heads.empty() && l.heads.front().mask.kind == attn::MaskKind::CausalWindow;
+        };
+        const attn::MaskSpec& m = r->heads[std::size_t(head_)].mask;
+        if (m.kind == attn::MaskKind::CausalWindow)
+            text += tr(" · window %1").arg(m.window);
+        else if (std::any_of(run->layers.begin(), run->layers.end(), windowed))
+            text += tr(" · global");
         const auto& a = run->controls.interventions.ablated;
         if (std::find(a.begin(), a.end(), attn::model::HeadRef{int(r->layer), head_}) != a.end())
             text += tr(" · ablated");

@@ -51,8 +51,19 @@ double ModelGridCanvas::kvBand() const {
     return hasKvGroups() ? 4 + QFontMetricsF(font()).height() + 2 : 0;
 }
 
+QString ModelGridCanvas::rowLabel(int layer) const {
+    if (thumbs_.layers == 1) return tr("Heads");
+    // A sliding-window layer says its window (Gemma's local layers, between global ones).
+    const auto l = static_cast<std::size_t>(layer);
+    if (l < thumbs_.windows.size() && thumbs_.windows[l] > 0)
+        return tr("Layer %1 · w%2").arg(layer + 1).arg(thumbs_.windows[l]);
+    return tr("Layer %1").arg(layer + 1);
+}
+
 double ModelGridCanvas::leftBand() const {
-    const QString widest = thumbs_.layers <= 1 ? tr("Heads") : tr("Layer %1").arg(thumbs_.layers);
+    QString widest = thumbs_.layers <= 1 ? tr("Heads") : tr("Layer %1").arg(thumbs_.layers);
+    for (int l = 0; l < thumbs_.layers; ++l)
+        if (rowLabel(l).size() > widest.size()) widest = rowLabel(l);
     return std::max(kLeft, std::ceil(QFontMetricsF(font()).horizontalAdvance(widest)) + 16);
 }
 
@@ -155,8 +166,7 @@ std::vector<ModelGridCanvas::Label> ModelGridCanvas::labels() const {
         // line of text tall even when the row is shorter (a clipped "Layer" read "Laver").
         out.push_back({QRectF(g.area.left() - left, g.area.top() + (l + 0.5) * g.cell - rowH / 2,
                               left - 8, rowH),
-                       thumbs_.layers == 1 ? tr("Heads") : tr("Layer %1").arg(l + 1), false,
-                       int(Qt::AlignRight | Qt::AlignVCenter)});
+                       rowLabel(l), false, int(Qt::AlignRight | Qt::AlignVCenter)});
     if (hasKvGroups()) {
         const int size = thumbs_.heads / thumbs_.kvGroups;
         for (int k = 0; k < thumbs_.kvGroups; ++k) {

@@ -95,6 +95,14 @@ QWidget* ControlsDock::buildScoreGroup() {
            "what the head does when it cannot see where tokens are"));
     form->addRow(QString(), rotaryOff_);
     connect(rotaryOff_, &QCheckBox::toggled, this, &ControlsDock::onRotaryOff);
+    // Soft-capping families only (Gemma 2): off, the scoped layers skip cap · tanh(s / cap).
+    softcapOff_ = new QCheckBox(tr("Soft-capping off"));
+    softcapOff_->setObjectName(QStringLiteral("softcapOffBox"));
+    softcapOff_->setToolTip(
+        tr("Skip the model's soft-capping of the scaled scores (cap · tanh(s / cap)) in the "
+           "layers chosen above: how much the cap flattens the head's pattern"));
+    form->addRow(QString(), softcapOff_);
+    connect(softcapOff_, &QCheckBox::toggled, this, &ControlsDock::onSoftcapOff);
 
     score_ = new QComboBox;
     score_->addItem(tr("Dot product"));

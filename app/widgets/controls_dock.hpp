@@ -53,6 +53,8 @@ class ControlsDock : public QDockWidget {
     QComboBox* scopeBox() const { return scope_; }
     /// While a rotary-family model runs: rotary positions off in the scoped layers.
     QCheckBox* rotaryOffBox() const { return rotaryOff_; }
+    /// While a soft-capping model (Gemma 2) runs: its soft-capping off in the scoped layers.
+    QCheckBox* softcapOffBox() const { return softcapOff_; }
 
   protected:
     /// Measures the dock's minimum width once the controls are polished.
@@ -92,6 +94,7 @@ class ControlsDock : public QDockWidget {
     void showStyle(const HeatmapStyle& style);
     void onScope(int index);
     void onRotaryOff(bool off);
+    void onSoftcapOff(bool off);
     /// The scope box's layers and choice from the scene; the row shows only with a model.
     void syncScope(const attn::SceneSpec& spec);
 
@@ -117,6 +120,7 @@ class ControlsDock : public QDockWidget {
     QGroupBox* modelGroup_ = nullptr;
     QComboBox* scope_ = nullptr;
     QCheckBox* rotaryOff_ = nullptr;
+    QCheckBox* softcapOff_ = nullptr;
     QFormLayout* scoreForm_ = nullptr;
     QHash<QWidget*, QString> baseSpecialText_;  ///< spin boxes' special text, edits' placeholder
     QLayout* seedRow_ = nullptr;

@@ -121,6 +121,11 @@ void ControlsDock::syncScope(const attn::SceneSpec& s) {
         rotaryOff_->setChecked(!s.model_rotary);
     }
     scoreForm_->setRowVisible(rotaryOff_, s.is_model() && s.model->model->info().rotary);
+    {
+        const QSignalBlocker blockSoftcap(softcapOff_);
+        softcapOff_->setChecked(!s.model_softcap);
+    }
+    scoreForm_->setRowVisible(softcapOff_, s.is_model() && s.model->model->info().softcap);
     // The synthetic model's d_model, heads, positions and seed are not the open model's (the
     // Model dock gives its shape): hidden rather than shown greyed with wrong numbers.
     modelGroup_->setVisible(!s.is_model());
@@ -143,6 +148,13 @@ void ControlsDock::onRotaryOff(bool off) {
     if (!s.is_model() || s.model_rotary == !off) return;
     s.model_rotary = !off;
     scene_->setSpec(s, off ? tr("Rotary positions off") : tr("Rotary positions on"));
+}
+
+void ControlsDock::onSoftcapOff(bool off) {
+    attn::SceneSpec s = scene_->spec();
+    if (!s.is_model() || s.model_softcap == !off) return;
+    s.model_softcap = !off;
+    scene_->setSpec(s, off ? tr("Soft-capping off") : tr("Soft-capping on"));
 }
 
 void ControlsDock::onScore(int index) {

@@ -1,7 +1,7 @@
 // AttnScope app tests — tiny random model folders in the Hugging Face layout, written by the core
-// tests' numpy scripts (tests/core/gpt2_tiny.py, bert_tiny.py, llama_tiny.py), so the window opens
-// a real folder of each family: from a folder, or from a Hugging Face cache through Model ▸, with a
-// sentence typed as a user types it. GPL-3.0-or-later.
+// tests' numpy scripts (tests/core/gpt2_tiny.py, bert_tiny.py, llama_tiny.py, gemma_tiny.py), so
+// the window opens a real folder of each family: from a folder, or from a Hugging Face cache
+// through Model ▸, with a sentence typed as a user types it. GPL-3.0-or-later.
 #pragma once
 
 #include <QDir>
@@ -53,8 +53,15 @@ inline QString writeTinyLlama(const QString& dir,
     return writeTinyFolder(ATTN_LLAMA_TINY, dir, {QStringLiteral("11"), modelType});
 }
 
+/// gemma_tiny.py's Gemma 2 (seed 11, 3 layers, window 4 on layers 1 and 3 counted from 1,
+/// soft-caps 2 and 3, 4 query / 2 key-value heads, a tokenizer.json of whole words) in DIR.
+inline QString writeTinyGemma2(const QString& dir) {
+    return writeTinyFolder(ATTN_CORE_TESTS_DIR "/gemma_tiny.py", dir,
+                           {QStringLiteral("11"), QStringLiteral("gemma2")});
+}
+
 /// The tiny models above, by family.
-enum class Tiny { Gpt2, Bert, Llama };
+enum class Tiny { Gpt2, Bert, Llama, Gemma2 };
 
 /// How a Tiny is written (with its defaults) and the family's name as Model ▸ shows it.
 struct TinyFamily {
@@ -68,6 +75,7 @@ inline const TinyFamily& tinyFamily(Tiny kind) {
         {[](const QString& dir) { return writeTinyGpt2(dir); }, "GPT-2"},
         {[](const QString& dir) { return writeTinyBert(dir); }, "BERT"},
         {[](const QString& dir) { return writeTinyLlama(dir); }, "Llama"},
+        {[](const QString& dir) { return writeTinyGemma2(dir); }, "Gemma 2"},
     };
     return all[int(kind)];
 }

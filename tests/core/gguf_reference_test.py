@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# AttnScope — GGUF files of the llama and qwen2 architectures (written here as llama.cpp's
+# AttnScope — GGUF files of the llama, qwen2 and gemma2 architectures (written here as llama.cpp's
 # converter writes them: gguf-py's keys and tensor names, llama's Q and K rows permuted, weights
 # random valid blocks of Q4_K, Q6_K, Q8_0, Q5_K, Q4_0, Q5_0, Q4_1, Q5_1, F16, BF16 and F32) run
 # through the family registry against llama_tiny's numpy forward of the dequantised weights (attention weights to
@@ -8,6 +8,7 @@
 # cut short, an architecture no family reads) refused with a message naming the file.
 # GPL-3.0-or-later.
 #   gguf_reference_test.py RUN_TOOL
+import json
 import os
 import struct
 import sys
@@ -24,13 +25,13 @@ from model_run import check, finish, refused, run  # noqa: E402
 KINDS = ["Q4_K", "Q6_K", "Q8_0", "Q5_K", "Q4_0", "F16", "BF16", "F32"]
 
 
-def compare(name, path, hf, c, ids):
-    """The run of PATH against numpy's forward of HF (weights 3e-5, logits 1e-4 relative)."""
+def compare(name, path, hf, c, ids, forward=reference):
+    """The run of PATH against numpy's FORWARD of HF (weights 3e-5, logits 1e-4 relative)."""
     code, out = run(path, ids)
     if code != 0:
         check(False, f"{name}: the run failed: {out}")
         return None
-    ref_w, ref_l = reference(hf, c, ids)
+    ref_w, ref_l = forward(hf, c, ids)
     got_w = np.array(out["weights"]).reshape(ref_w.shape)
     got_l = np.array(out["logits"])
     err_w = np.abs(got_w - ref_w).max()
@@ -105,7 +106,6 @@ with tempfile.TemporaryDirectory() as tmp:
                                           gt.config_kvs(c) + gt.tiny_tokenizer(c)))
         folder = os.path.join(tmp, f"same-{arch}")
         write_model(folder, hf, c, "F32")
-        import json
         json.dump(tokenizer_json(c["vocab_size"]), open(os.path.join(folder, "tokenizer.json"), "w"))
         a, b = run(g, ids), run(folder, ids)
         if a[0] == 0 and b[0] == 0:
@@ -149,8 +149,8 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("a tensor cut short", path, ids, "h7.gguf", "runs past the end")
     refused("an architecture no family reads",
             hostile(tmp, c, hf, "h8.gguf", kv_override=("general.architecture",
-                                                        gt.string("general.architecture", "gemma2"))),
-            ids, "h8.gguf", "gemma2", "not supported")
+                                                        gt.string("general.architecture", "phi3"))),
+            ids, "h8.gguf", "phi3", "not supported")
     refused("rope scaling yarn",
             hostile(tmp, c, hf, "h9.gguf", kv_override=("llama.rope.scaling.type",
                                                         gt.string("llama.rope.scaling.type", "yarn"))),
@@ -170,5 +170,44 @@ with tempfile.TemporaryDirectory() as tmp:
 
     refused("a non-finite Q8_0 scale", hostile(tmp, c, hf, "h11.gguf", tensors_edit=infinite_scale),
             ids, "h11.gguf", "blk.0.ffn_up.weight", "non-finite scale in block 2")
+
+    # gemma2: norms stored as 1 + w, soft-caps and the window from the metadata, tied, against
+    # gemma_tiny's numpy forward of the dequantised weights.
+    import gemma_tiny
+    for i, (name, c, kinds) in enumerate([
+            ("gemma2 GGUF, soft-caps 4 and 3, window 4, every type", gt.gemma2_config(), KINDS),
+            ("gemma2 GGUF, multi-query, K types", gt.gemma2_config(kv_heads=1),
+             ["Q6_K", "Q5_K", "Q4_K"])]):
+        path = os.path.join(tmp, f"gemma{i}.gguf")
+        hf = gt.gemma2_gguf(path, c, kinds, 400 + i)
+        out = compare(name, path, hf, c, ids, gemma_tiny.reference)
+        if out:
+            n = sum(v.size for v in hf.values())
+            check(out["family"] == "gemma2" and out["softcap"], f"{name}: {out['family']}")
+            check(out["parameters"] == n, f"{name}: {out['parameters']} parameters, not {n}")
+    # The same Gemma 2 as an F32 GGUF (norms 1 + w) and as a Hugging Face folder (norms w).
+    c = gt.gemma2_config()
+    g = os.path.join(tmp, "same-gemma2.gguf")
+    hf = gt.gemma2_gguf(g, c, ["F32"], 9)
+    folder = os.path.join(tmp, "same-gemma2")
+    write_model(folder, hf, c, "F32")
+    json.dump(tokenizer_json(c["vocab_size"]), open(os.path.join(folder, "tokenizer.json"), "w"))
+    a, b = run(g, ids), run(folder, ids)
+    if a[0] == 0 and b[0] == 0:
+        dw = np.abs(np.array(a[1]["weights"]) - np.array(b[1]["weights"])).max()
+        dl = np.abs(np.array(a[1]["logits"]) - np.array(b[1]["logits"])).max()
+        check(dw <= 1e-6 and dl <= 1e-5 * np.abs(np.array(b[1]["logits"])).max(),
+              f"gemma2: the GGUF and the folder differ: weights {dw:.1e}, logits {dl:.1e}")
+        print(f"gemma2: F32 GGUF = Hugging Face folder (weights {dw:.1e}, logits {dl:.1e})")
+    else:
+        check(False, f"gemma2: GGUF {a} / folder {b}")
+    drop = lambda key: lambda kvs: [kv for kv in kvs if not kv.startswith(gw.gstr(key))]  # noqa
+    path = os.path.join(tmp, "h12.gguf")
+    gt.gemma2_gguf(path, c, ["F32"], 9, drop("gemma2.attention.layer_norm_rms_epsilon"))
+    refused("gemma2 without its rms epsilon", path, ids, "h12.gguf", "layer_norm_rms_epsilon")
+    path = os.path.join(tmp, "h13.gguf")
+    gt.gemma2_gguf(path, c, ["F32"], 9, lambda kvs: drop("gemma2.attn_logit_softcapping")(kvs) + [
+        gt.f32v("gemma2.attn_logit_softcapping", float("nan"))])
+    refused("gemma2 with a NaN soft-cap", path, ids, "h13.gguf", "attn_logit_softcapping")
 
 finish()

@@ -6,8 +6,8 @@
 #   gguf_tiny.py tokenizer TOKENIZER_JSON OUT.gguf   a GGUF holding only the tokenizer of a real
 #       tokenizer.json (byte-level BPE: tokenizer.ggml.model gpt2; byte-fallback BPE, as
 #       SentencePiece models convert: llama, with scores)
-#   gguf_tiny.py OUT.gguf [ARCH] [--kind Q4_K]   a whole tiny model of ARCH (llama: a SentencePiece
-#       tokenizer; qwen2: byte-level BPE), its matrices of KIND (the app's tests)
+#   gguf_tiny.py OUT.gguf [ARCH] [--kind Q4_K]   a whole tiny model of ARCH (llama, gemma2: a
+#       SentencePiece tokenizer; qwen2: byte-level BPE), its matrices of KIND (the app's tests)
 import json
 import os
 import struct
@@ -285,6 +285,58 @@ def write_gguf(path, c, kinds, seed, tokenizer=None):
     return hf
 
 
+# gguf-py's names of Gemma 2's four norms (ffn_norm is the one before the feed-forward).
+GEMMA_NORMS = {"input_layernorm": "attn_norm", "post_attention_layernorm": "post_attention_norm",
+               "pre_feedforward_layernorm": "ffn_norm",
+               "post_feedforward_layernorm": "post_ffw_norm"}
+
+
+def gemma2_config(**extra):
+    """A tiny Gemma 2 of whole K-type blocks, scaled by 1/√head_dim as llama.cpp does."""
+    from gemma_tiny import config
+    return config("gemma2", **({"hidden": 256, "heads": 4, "kv_heads": 2, "head_dim": 64,
+                                "inter": 512, "vocab": 300, "query_pre_attn_scalar": 64,
+                                "attn_logit_softcapping": 4.0} | extra))
+
+
+def gemma2_gguf(path, c, kinds, seed, kvs_edit=None):
+    """A tiny gemma2-architecture GGUF as convert_hf_to_gguf.py's Gemma2Model writes one: no
+    output.weight (tied), every norm stored as 1 + w, the soft-caps and window in the metadata,
+    a SentencePiece tokenizer. Returns the Hugging Face weights it stands for (norms as w)."""
+    rng = np.random.default_rng(seed)
+    d, hd, ff, v = c["hidden_size"], c["head_dim"], c["intermediate_size"], c["vocab_size"]
+    H, KV = c["num_attention_heads"], c["num_key_value_heads"]
+    mats = [("model.embed_tokens.weight", "token_embd.weight", v, d, 0.3)]
+    norms = [("model.norm.weight", "output_norm.weight")]
+    for l in range(c["num_hidden_layers"]):
+        p, b = f"model.layers.{l}.", f"blk.{l}."
+        for name, rows, cols in (("self_attn.q_proj", H * hd, d), ("self_attn.k_proj", KV * hd, d),
+                                 ("self_attn.v_proj", KV * hd, d), ("self_attn.o_proj", d, H * hd),
+                                 ("mlp.gate_proj", ff, d), ("mlp.up_proj", ff, d),
+                                 ("mlp.down_proj", d, ff)):
+            mats.append((p + name + ".weight", b + BLOCK_NAMES[name] + ".weight", rows, cols,
+                         1.6 / np.sqrt(cols)))
+        norms += [(p + hf + ".weight", b + g + ".weight") for hf, g in GEMMA_NORMS.items()]
+    tensors, hf = [], {}
+    for i, (name, gname, rows, cols, target) in enumerate(mats):
+        kind = kinds[i % len(kinds)]
+        raw, hf[name] = stored_values(rng, kind, rows, cols, target)
+        tensors.append((gname, [cols, rows], kind, raw))
+    for name, gname in norms:
+        stored = (rng.normal(0, 0.1, d) + 1).astype(np.float32)  # the converter's w + 1
+        tensors.append((gname, [d], "F32", stored.tobytes()))
+        hf[name] = stored - np.float32(1)  # exact: Sterbenz
+    a = "gemma2."
+    kvs = config_kvs(c) + [f32v(a + "attn_logit_softcapping", c["attn_logit_softcapping"]),
+                           f32v(a + "final_logit_softcapping", c["final_logit_softcapping"]),
+                           u32(a + "attention.sliding_window", c["sliding_window"])]
+    kvs += spm_tokenizer_kvs(tiny_spm_pieces(v))
+    if kvs_edit:
+        kvs = kvs_edit(kvs)
+    open(path, "wb").write(gw.gguf_bytes(tensors, 32, kvs))
+    return hf
+
+
 if __name__ == "__main__":
     args = sys.argv[1:]
     if args[0] == "tokenizer":
@@ -294,4 +346,7 @@ if __name__ == "__main__":
     else:
         arch = args[1] if len(args) > 1 and not args[1].startswith("--") else "llama"
         kind = args[args.index("--kind") + 1] if "--kind" in args else "Q4_K"
-        write_gguf(args[0], tiny_config(arch), [kind], 7)
+        if arch == "gemma2":
+            gemma2_gguf(args[0], gemma2_config(), [kind], 7)
+        else:
+            write_gguf(args[0], tiny_config(arch), [kind], 7)

@@ -4,7 +4,7 @@
 // gpt2_reference_test.py, llama_reference_test.py and bert_reference_test.py.
 // GPL-3.0-or-later.
 //   attn_model_run MODEL_DIR IDS [--family TYPE] [--no-scale] [--temperature T] [--no-mask]
-//                  [--causal] [--no-rotary] [--layers L,L]
+//                  [--causal] [--no-rotary] [--no-softcap] [--layers L,L]
 // --family opens the folder as the registry's entry for TYPE whatever config.json names, so
 // that family's own check of model_type is what refuses another family's folder.
 #include <iostream>
@@ -37,7 +37,8 @@ attn::model::ModelFolder open(const std::string& dir, const std::string& family)
 int main(int argc, char** argv) {
     if (argc < 3) {
         std::cerr << "usage: attn_model_run MODEL_DIR IDS [--family TYPE] [--no-scale] "
-                     "[--temperature T] [--no-mask] [--causal] [--no-rotary] [--layers L,L]\n";
+                     "[--temperature T] [--no-mask] [--causal] [--no-rotary] [--no-softcap] "
+                     "[--layers L,L]\n";
         return 2;
     }
     try {
@@ -55,6 +56,8 @@ int main(int argc, char** argv) {
                 controls.mask = m;
             } else if (a == "--no-rotary") {
                 controls.rotary = false;
+            } else if (a == "--no-softcap") {
+                controls.softcap = false;
             } else if (a == "--temperature" && i + 1 < argc) {
                 controls.temperature = std::stof(argv[++i]);
             } else if (a == "--layers" && i + 1 < argc) {
@@ -83,6 +86,7 @@ int main(int argc, char** argv) {
         std::cout << nlohmann::json{{"family", info.family},
                                     {"causal", info.causal},
                                     {"pre_norm", info.pre_norm},
+                                    {"softcap", info.softcap},
                                     {"dtype", info.dtype},
                                     {"parameters", info.parameters},
                                     {"heads", info.heads},

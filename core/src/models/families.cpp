@@ -8,6 +8,7 @@
 
 #include "../files/io_util.hpp"
 #include "attn/models/bert/model.hpp"
+#include "attn/models/gemma/model.hpp"
 #include "attn/models/gpt2/model.hpp"
 #include "attn/models/gpt_neox/model.hpp"
 #include "attn/models/llama/model.hpp"
@@ -24,6 +25,9 @@ const std::vector<Family>& families() {
         {"qwen3", "Qwen3", &llama::open_folder},
         {"gpt_neox", "GPT-NeoX", &gpt_neox::open_folder},
         {"bert", "BERT", &bert::open_folder},
+        {"gemma2", "Gemma 2", &gemma::open_folder, &gemma::open_gguf},
+        {"gemma3_text", "Gemma 3", &gemma::open_folder},
+        {"gemma3", "Gemma 3", &gemma::open_folder},
     };
     return all;
 }
@@ -60,7 +64,7 @@ ModelFolder open_gguf(const std::string& path) {
         if (f.model_type == arch) return f.open_gguf(path);
         names += (names.empty() ? "" : ", ") + f.model_type;
     }
-    const bool later = arch == "gemma2" || arch == "gemma3" || arch == "phi3" || arch == "gemma";
+    const bool later = arch == "gemma3" || arch == "phi3" || arch == "gemma";
     throw FormatError(path + ": GGUF architecture \"" + arch + "\" is not supported" +
                       (later ? " yet (its family does not run in AttnScope)" : "") +
                       "; AttnScope runs GGUF files of " + names);

@@ -36,6 +36,7 @@ LayerControls layer_controls(const Model& model, const RunControls& controls, in
                                 controls.mask->kind == MaskKind::Causal;
         if (controls.mask && !own_window) lc.params.mask = *controls.mask;
         lc.rotary = controls.rotary;
+        if (!controls.softcap) lc.params.softcap = 0.f;  // "soft-capping off"
     }
     return lc;
 }

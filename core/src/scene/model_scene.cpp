@@ -33,6 +33,7 @@ RunControls run_controls(const SceneSpec& spec) {
     c.mask = spec.mask;
     c.layers = spec.model_layers;
     c.rotary = spec.model_rotary;
+    c.softcap = spec.model_softcap;
     c.interventions = spec.interventions;
     return c;
 }

@@ -31,6 +31,7 @@ SceneSpec without_run_state(SceneSpec spec) {
     spec.model_ids.clear();
     spec.model_layers.clear();
     spec.model_rotary = true;
+    spec.model_softcap = true;
     spec.interventions = model::Interventions{};
     return spec;
 }

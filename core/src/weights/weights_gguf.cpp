@@ -12,7 +12,8 @@ namespace attn::model {
 namespace weights_gguf_detail {
 
 // gguf-py's tensor names (MODEL_TENSOR) of the decoder families and transformers' names.
-constexpr std::array<std::pair<const char*, const char*>, 11> kGgufBlockNames = {{
+// Gemma 2's post-attention norm keeps llama.cpp's name (ffn_norm is its pre-feed-forward norm).
+constexpr std::array<std::pair<const char*, const char*>, 13> kGgufBlockNames = {{
     {"attn_norm", "input_layernorm"},
     {"ffn_norm", "post_attention_layernorm"},
     {"attn_q", "self_attn.q_proj"},
@@ -24,6 +25,8 @@ constexpr std::array<std::pair<const char*, const char*>, 11> kGgufBlockNames = 
     {"ffn_gate", "mlp.gate_proj"},
     {"ffn_up", "mlp.up_proj"},
     {"ffn_down", "mlp.down_proj"},
+    {"post_attention_norm", "post_attention_norm"},
+    {"post_ffw_norm", "post_feedforward_layernorm"},
 }};
 
 }  // namespace weights_gguf_detail

@@ -33,8 +33,10 @@ struct ModelInfo {
     /// 0: every id is a token.
     int text_vocab = 0;
     int max_positions = 0;
-    bool causal = true;    ///< false: bidirectional (BERT)
-    bool rotary = false;   ///< rotary positions (the "rotary positions off" control applies)
+    bool causal = true;   ///< false: bidirectional (BERT)
+    bool rotary = false;  ///< rotary positions (the "rotary positions off" control applies)
+    /// Soft-caps its attention scores (Gemma 2: the "soft-capping off" control applies).
+    bool softcap = false;
     bool pre_norm = true;  ///< norm before each block (direct logit attribution needs it)
     /// Causal families with a sliding window (Mistral): with its causal mask a query sees only
     /// keys in (i − window, i]; 0: every earlier key.
@@ -56,13 +58,14 @@ struct RunControls {
     float temperature = 1.f;       ///< τ dividing the scores
     std::optional<MaskSpec> mask;  ///< none: the model's own (own_mask)
     bool rotary = true;            ///< false: rotary positions off (scores without RoPE)
+    bool softcap = true;           ///< false: the family's soft-capping of scores off
     std::vector<int> layers;       ///< layers the controls above apply to; empty: all
     Interventions interventions;   ///< ablation and knockout, wherever they name
     bool operator==(const RunControls&) const = default;
 };
 
 /// The attention settings of one layer: the family's (Model::layer_params) with the controls
-/// applied inside their scope (scaled, τ = 1, own mask, rotary on outside it).
+/// applied inside their scope (scaled, τ = 1, own mask, rotary and soft-capping on outside it).
 struct LayerControls {
     AttentionParams params;  ///< every score stage and the mask, for attend_head
     bool rotary = true;

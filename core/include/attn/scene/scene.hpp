@@ -44,7 +44,8 @@ enum class SourceKind {
 /// - Synthetic: text/tokens/cross_text, d_model, heads, kv_heads, score, sigma, positional,
 ///   seed, embeddings, weights;
 /// - Loaded: data, component, layer, data_dk;
-/// - ModelRun: model, text, model_ids, layer, model_layers, model_rotary, interventions.
+/// - ModelRun: model, text, model_ids, layer, model_layers, model_rotary, model_softcap,
+///   interventions.
 /// scale, temperature, mask and merge_words apply to every source. Switch sources with
 /// set_synthetic / set_loaded / set_model, which keep them exclusive.
 struct SceneSpec {
@@ -71,8 +72,8 @@ struct SceneSpec {
     std::optional<float> data_dk;               ///< override of the component's d_k
     bool merge_words = false;  ///< sub-word pieces merged into words (kWordMergeRule)
     /// A model folder (any family) that runs on `text`: scale, temperature, mask and
-    /// model_rotary apply inside the run, in model_layers (empty: every layer), and `layer`
-    /// picks the layer shown. Shared, by identity.
+    /// model_rotary, model_softcap apply inside the run, in model_layers (empty: every layer), and
+    /// `layer` picks the layer shown. Shared, by identity.
     std::shared_ptr<const model::ModelFolder> model;
     /// The ids a model runs when they are not text's own encoding (a generation's tokens, which
     /// a byte-level tokenizer may split otherwise): used while text is their decoding, so any
@@ -80,6 +81,7 @@ struct SceneSpec {
     std::vector<std::int32_t> model_ids;
     std::vector<int> model_layers;  ///< layers the controls apply to in a model run; empty: all
     bool model_rotary = true;       ///< false: rotary positions off in model_layers
+    bool model_softcap = true;      ///< false: the family's soft-capping off in model_layers
     model::Interventions interventions;  ///< ablated heads and knocked-out edges of a model run
 
     /// What the scene is: ModelRun when model is set, else Loaded when data is, else Synthetic.

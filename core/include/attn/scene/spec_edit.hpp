@@ -25,8 +25,9 @@ SceneSpec with_padding(SceneSpec spec, int count);
 SceneSpec with_text(SceneSpec spec, const std::string& text);
 
 /// spec without what belongs to its model run: the generated ids, the layers the controls apply
-/// in, rotary positions off and every intervention (ablated heads, knocked-out edges). Opening or
-/// closing a model, or a file over it, starts from this: another run never inherits them.
+/// in, rotary positions and soft-capping off and every intervention (ablated heads, knocked-out
+/// edges). Opening or closing a model, or a file over it, starts from this: another run never
+/// inherits them.
 SceneSpec without_run_state(SceneSpec spec);
 
 /// Number of keys of spec (cross text tokens, else query tokens); 0 on invalid text.

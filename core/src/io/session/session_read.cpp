@@ -323,6 +323,8 @@ Session parse_session(std::string_view text, const std::string& name) {
                 session.spec.model_layers.push_back(int(r.integer(l, "model.layers", 0, kMaxDim)));
         }
         if (auto* x = opt(*m, "rotary")) session.spec.model_rotary = r.boolean(*x, "model.rotary");
+        if (auto* x = opt(*m, "softcap"))
+            session.spec.model_softcap = r.boolean(*x, "model.softcap");
         if (auto* x = opt(*m, "ids")) {
             if (!x->is_array()) r.fail("model.ids", "is not a list of token ids");
             for (const auto& id : *x)

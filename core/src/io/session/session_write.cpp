@@ -205,6 +205,7 @@ std::string session_to_json(const Session& session) {
         m["layers"] = s.model_layers;
         // Written only when off: sessions of models with rotary positions on stay as they were.
         if (!s.model_rotary) m["rotary"] = false;
+        if (!s.model_softcap) m["softcap"] = false;
         // A generation's ids, only when the scene has them: other sessions stay byte-identical.
         if (!s.model_ids.empty()) m["ids"] = s.model_ids;
         // Only when something is ablated or knocked out: older sessions stay byte-identical.

@@ -3,6 +3,7 @@
 // GPL-3.0-or-later.
 #include <cmath>
 
+#include "../gguf_fields.hpp"
 #include "attn/models/gguf_tokenizer.hpp"
 #include "attn/models/llama/model.hpp"
 #include "attn/util/error.hpp"
@@ -11,36 +12,15 @@ namespace attn::llama {
 
 namespace gguf_detail {
 
-/// The positive integer at KEY (at most 2²⁴); FALLBACK when absent and FALLBACK > 0.
-int positive(const model::GgufFile& f, const std::string& key, int fallback = 0) {
-    const bool present = f.metadata().count(key) != 0;
-    if (!present && fallback > 0) return fallback;
-    if (!present) throw FormatError(f.path() + ": metadata \"" + key + "\" is missing.");
-    const std::uint64_t v = f.integer(key, 0);
-    if (v == 0 || v > (1u << 24))
-        throw FormatError(f.path() + ": metadata \"" + key + "\" is " + std::to_string(v) +
-                          ", not a positive integer up to " + std::to_string(1u << 24) + ".");
-    return int(v);
-}
-
-/// The positive finite number at KEY, or FALLBACK when absent (missing is refused when
-/// FALLBACK is not positive).
-double positive_number(const model::GgufFile& f, const std::string& key, double fallback) {
-    if (fallback <= 0 && !f.metadata().count(key))
-        throw FormatError(f.path() + ": metadata \"" + key + "\" is missing.");
-    const double v = f.number(key, fallback);
-    if (!(v > 0) || !std::isfinite(v))
-        throw FormatError(f.path() + ": metadata \"" + key + "\" is " + std::to_string(v) +
-                          ", not a positive number.");
-    return v;
-}
+using model::gguf_positive;
+using model::gguf_positive_number;
 
 void read_rope(const model::GgufFile& f, const std::string& arch, Config& c) {
     const std::string key = arch + ".rope.scaling.type";
     const std::string type = f.metadata().count(key) ? f.string(key) : "none";
     if (type == "linear") {
         c.rope.scaling = blocks::RopeScaling::Linear;
-        c.rope.factor = positive_number(f, arch + ".rope.scaling.factor", -1);
+        c.rope.factor = gguf_positive_number(f, arch + ".rope.scaling.factor", -1);
     } else if (type != "none") {
         throw FormatError(f.path() + ": rope scaling \"" + type +
                           "\" is not supported (AttnScope runs none, linear, and llama3's "
@@ -49,7 +29,7 @@ void read_rope(const model::GgufFile& f, const std::string& arch, Config& c) {
     // Older files state a linear factor alone.
     if (c.rope.scaling == blocks::RopeScaling::None &&
         f.metadata().count(arch + ".rope.scale_linear")) {
-        c.rope.factor = positive_number(f, arch + ".rope.scale_linear", 1);
+        c.rope.factor = gguf_positive_number(f, arch + ".rope.scale_linear", 1);
         if (c.rope.factor != 1) c.rope.scaling = blocks::RopeScaling::Linear;
     }
     // Llama 3.1's scaling is stored as a tensor of per-frequency factors.
@@ -78,29 +58,29 @@ Config gguf_config(const model::GgufFile& f) {
     Config c;
     c.model_type = arch;
     const std::string a = arch + ".";
-    c.layers = gd::positive(f, a + "block_count");
-    c.hidden = gd::positive(f, a + "embedding_length");
-    c.intermediate = gd::positive(f, a + "feed_forward_length");
-    c.heads = gd::positive(f, a + "attention.head_count");
-    c.kv_heads = gd::positive(f, a + "attention.head_count_kv", c.heads);
-    c.max_positions = gd::positive(f, a + "context_length");
+    c.layers = gd::gguf_positive(f, a + "block_count");
+    c.hidden = gd::gguf_positive(f, a + "embedding_length");
+    c.intermediate = gd::gguf_positive(f, a + "feed_forward_length");
+    c.heads = gd::gguf_positive(f, a + "attention.head_count");
+    c.kv_heads = gd::gguf_positive(f, a + "attention.head_count_kv", c.heads);
+    c.max_positions = gd::gguf_positive(f, a + "context_length");
     if (c.hidden % c.heads != 0 && !f.metadata().count(a + "attention.key_length"))
         throw FormatError(f.path() + ": " + a + "attention.head_count " + std::to_string(c.heads) +
                           " does not divide " + a + "embedding_length " + std::to_string(c.hidden));
-    c.head_dim = gd::positive(f, a + "attention.key_length", c.hidden / c.heads);
-    if (gd::positive(f, a + "attention.value_length", c.head_dim) != c.head_dim)
+    c.head_dim = gd::gguf_positive(f, a + "attention.key_length", c.hidden / c.heads);
+    if (gd::gguf_positive(f, a + "attention.value_length", c.head_dim) != c.head_dim)
         throw FormatError(f.path() + ": " + a + "attention.value_length differs from " + a +
                           "attention.key_length; AttnScope runs equal ones");
     check_heads(c, f.path(), (a + "attention.key_length").c_str(),
                 (a + "attention.head_count_kv").c_str(), (a + "attention.head_count").c_str());
-    if (gd::positive(f, a + "rope.dimension_count", c.head_dim) != c.head_dim)
+    if (gd::gguf_positive(f, a + "rope.dimension_count", c.head_dim) != c.head_dim)
         throw FormatError(f.path() + ": " + a + "rope.dimension_count is " +
                           std::to_string(f.integer(a + "rope.dimension_count", 0)) +
                           ", not the head size " + std::to_string(c.head_dim) +
                           " (partial rotary is not supported)");
-    c.rms_norm_eps = gd::positive_number(f, a + "attention.layer_norm_rms_epsilon", -1);
+    c.rms_norm_eps = gd::gguf_positive_number(f, a + "attention.layer_norm_rms_epsilon", -1);
     c.rope.rotary_dim = c.head_dim;
-    c.rope.theta = gd::positive_number(f, a + "rope.freq_base", 10000.0);
+    c.rope.theta = gd::gguf_positive_number(f, a + "rope.freq_base", 10000.0);
     gd::read_rope(f, arch, c);
     const model::GgufTensor* embd = f.find("token_embd.weight");
     if (!embd) throw FormatError(f.path() + ": tensor \"token_embd.weight\" is missing.");

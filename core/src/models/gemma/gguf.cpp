@@ -1,0 +1,98 @@
+// AttnScope core — a GGUF file of the gemma2 architecture as a Gemma model: its metadata as the
+// config (llama.cpp's reading of it), its tensors under Hugging Face's names, norms stored as
+// 1 + w, its embedded tokenizer. GPL-3.0-or-later.
+#include "../gguf_fields.hpp"
+#include "attn/models/gemma/model.hpp"
+#include "attn/models/gguf_tokenizer.hpp"
+#include "attn/util/error.hpp"
+
+namespace attn::gemma {
+
+namespace {
+
+/// The positive number at KEY when present, else 0 (a soft-cap the file does not state).
+float optional_cap(const model::GgufFile& f, const std::string& key) {
+    return f.metadata().count(key) ? float(model::gguf_positive_number(f, key, 1)) : 0.f;
+}
+
+}  // namespace
+
+Config gguf_config(const model::GgufFile& f) {
+    const std::string arch = f.string("general.architecture");
+    if (arch != "gemma2")
+        throw FormatError(f.path() + ": architecture \"" + arch + "\" is not gemma2");
+    Config c;
+    c.model_type = arch;
+    const std::string a = arch + ".";
+    c.layers = model::gguf_positive(f, a + "block_count");
+    c.hidden = model::gguf_positive(f, a + "embedding_length");
+    c.intermediate = model::gguf_positive(f, a + "feed_forward_length");
+    c.heads = model::gguf_positive(f, a + "attention.head_count");
+    c.kv_heads = model::gguf_positive(f, a + "attention.head_count_kv", c.heads);
+    c.max_positions = model::gguf_positive(f, a + "context_length");
+    if (c.hidden % c.heads != 0 && !f.metadata().count(a + "attention.key_length"))
+        throw FormatError(f.path() + ": " + a + "attention.head_count " + std::to_string(c.heads) +
+                          " does not divide " + a + "embedding_length " + std::to_string(c.hidden));
+    c.head_dim = model::gguf_positive(f, a + "attention.key_length", c.hidden / c.heads);
+    if (model::gguf_positive(f, a + "attention.value_length", c.head_dim) != c.head_dim)
+        throw FormatError(f.path() + ": " + a + "attention.value_length differs from " + a +
+                          "attention.key_length; AttnScope runs equal ones");
+    if (c.head_dim % 2 != 0)
+        throw FormatError(f.path() + ": " + a + "attention.key_length " +
+                          std::to_string(c.head_dim) + " is odd; rotary positions rotate pairs");
+    if (c.heads % c.kv_heads != 0)
+        throw FormatError(f.path() + ": " + a + "attention.head_count_kv " +
+                          std::to_string(c.kv_heads) + " does not divide " + a +
+                          "attention.head_count " + std::to_string(c.heads));
+    c.rms_norm_eps = model::gguf_positive_number(f, a + "attention.layer_norm_rms_epsilon", -1);
+    // llama.cpp scales by 1/√head_dim, except for Gemma 2 27B (46 layers): 1/√(d / heads), its
+    // query_pre_attn_scalar; the file does not state it.
+    c.query_pre_attn_scalar =
+        c.layers == 46 ? double(c.hidden) / double(c.heads) : double(c.head_dim);
+    c.attn_softcap = optional_cap(f, a + "attn_logit_softcapping");
+    c.final_softcap = optional_cap(f, a + "final_logit_softcapping");
+    c.sliding_window = model::gguf_positive(f, a + "attention.sliding_window", 4096);
+    c.window_layers.assign(std::size_t(c.layers), false);
+    for (int l = 0; l < c.layers; l += 2)
+        c.window_layers[std::size_t(l)] = true;
+    c.rope.rotary_dim = c.head_dim;
+    c.rope.theta = model::gguf_positive_number(f, a + "rope.freq_base", 10000.0);
+    c.local_rope = c.rope;
+    const model::GgufTensor* embd = f.find("token_embd.weight");
+    if (!embd) throw FormatError(f.path() + ": tensor \"token_embd.weight\" is missing.");
+    if (embd->dims.size() != 2 || embd->dims[1] > (1u << 24))
+        throw FormatError(f.path() + ": tensor \"token_embd.weight\" is not a matrix of at most " +
+                          std::to_string(1u << 24) + " rows.");
+    c.vocab = int(embd->dims[1]);
+    c.attention_bias = f.find("blk.0.attn_q.bias") != nullptr;
+    c.tied = f.find("output.weight") == nullptr;
+    return c;
+}
+
+std::shared_ptr<Model> Model::open_gguf(std::shared_ptr<const model::GgufFile> file) {
+    Config c = gguf_config(*file);
+    // Gemma's converter does not permute Q and K (its rotary is NEOX-style).
+    auto weights = std::make_unique<model::Weights>(file, model::GgufLayout{});
+    // gguf_hf_name: attn_norm, post_attention_norm, ffn_norm (before the feed-forward),
+    // post_ffw_norm; every norm already 1 + w.
+    const Names names{"model.", "post_attention_norm", "post_attention_layernorm"};
+    return assemble(std::move(c), std::move(weights), file->path(), names, blocks::Gain::W);
+}
+
+model::ModelFolder open_gguf(const std::string& path) {
+    const auto file = std::make_shared<const model::GgufFile>(path);
+    model::ModelFolder f;
+    f.dir = path;
+    const auto model = Model::open_gguf(file);
+    f.model = model;
+    f.tokenizer = model::gguf_tokenizer(*file);
+    if (Index(f.tokenizer->vocab_size()) > model->config().vocab)
+        throw FormatError(path + ": the tokenizer has " +
+                          std::to_string(f.tokenizer->vocab_size()) +
+                          " tokens, more than token_embd.weight's " +
+                          std::to_string(model->config().vocab) + " rows");
+    model->set_text_vocab(int(f.tokenizer->vocab_size()));
+    return f;
+}
+
+}  // namespace attn::gemma
