@@ -80,6 +80,24 @@ int main(int argc, char** argv) {
                                                    head.weights.data() + head.weights.size()));
             weights.push_back(heads);
         }
+        // A mixture of experts' routing per layer (Mixtral): [L][n][k] each; empty otherwise.
+        nlohmann::json experts = nlohmann::json::array(), routing = nlohmann::json::array();
+        for (const auto& layer : run.layers) {
+            if (layer.router_experts.size() == 0) continue;
+            nlohmann::json e = nlohmann::json::array(), w = nlohmann::json::array();
+            for (attn::Index i = 0; i < layer.router_experts.rows(); ++i) {
+                std::vector<int> row(std::size_t(layer.router_experts.cols()));
+                std::vector<float> wrow(row.size());
+                for (std::size_t j = 0; j < row.size(); ++j) {
+                    row[j] = layer.router_experts(i, attn::Index(j));
+                    wrow[j] = layer.router_weights(i, attn::Index(j));
+                }
+                e.push_back(row);
+                w.push_back(wrow);
+            }
+            experts.push_back(e);
+            routing.push_back(w);
+        }
         std::cout << nlohmann::json{{"family", info.family},
                                     {"causal", info.causal},
                                     {"pre_norm", info.pre_norm},
@@ -89,6 +107,8 @@ int main(int argc, char** argv) {
                                     {"kv_heads", info.kv_heads},
                                     {"head_dim", info.head_dim},
                                     {"weights", weights},
+                                    {"router_experts", experts},
+                                    {"router_weights", routing},
                                     {"logits_position", run.logits_position},
                                     {"logits",
                                      std::vector<float>(run.logits.data(),

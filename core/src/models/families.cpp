@@ -22,6 +22,9 @@ const std::vector<Family>& families() {
         {"mistral", "Mistral", &llama::open_folder},
         {"qwen2", "Qwen2", &llama::open_folder, &llama::open_gguf},
         {"qwen3", "Qwen3", &llama::open_folder},
+        {"phi3", "Phi-3", &llama::open_folder},
+        {"olmo2", "OLMo-2", &llama::open_folder},
+        {"mixtral", "Mixtral", &llama::open_folder},
         {"gpt_neox", "GPT-NeoX", &gpt_neox::open_folder},
         {"bert", "BERT", &bert::open_folder},
     };
