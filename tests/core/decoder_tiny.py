@@ -79,7 +79,10 @@ def rope_parameters(c, n):
     hd, base = head_dim(c), c.get("rope_theta", 10000.0)
     shape = np.arange(0, hd, 2) / hd
     r = c.get("rope_scaling") or {}
-    if r.get("rope_type", r.get("type")) not in ("longrope", "su"):
+    kind = r.get("rope_type", r.get("type"))
+    if kind == "linear":
+        return 1.0 / base ** shape / r["factor"], 1.0
+    if kind not in ("longrope", "su"):
         return 1.0 / base ** shape, 1.0
     original = c.get("original_max_position_embeddings", 4096)
     factor = c["max_position_embeddings"] / original
