@@ -61,6 +61,17 @@ with tempfile.TemporaryDirectory() as tmp:
                 lambda: reference(used, c, IDS, temperature=2.0, rotary=False)[:2],
                 weights_tol=3e-5)
 
+    # Prefix reuse keeps the earlier positions' routing.
+    got = checked_run("the first 6 ids run first", folder, IDS, ["--prefix", "6"],
+                      lambda: reference(used, c, IDS)[:2], weights_tol=3e-5)
+    if got:
+        experts, routing = reference(used, c, IDS)[2]
+        check(got[1]["reused"] == 6, f"prefix: {got[1]['reused']} rows reused, expected 6")
+        check((np.array(got[1]["router_experts"]) == experts).all(),
+              "prefix: the routing of every position equals numpy's")
+        check(np.abs(np.array(got[1]["router_weights"]) - routing).max() <= 3e-5,
+              "prefix: the routing weights equal numpy's")
+
     f = os.path.join(tmp, "too_many")
     tiny_folder(f, 1, config("mixtral", num_experts_per_tok=5))
     refused("num_experts_per_tok > num_local_experts", f, IDS, "config.json",

@@ -4,11 +4,12 @@
 // gpt2_reference_test.py, llama_reference_test.py and bert_reference_test.py.
 // GPL-3.0-or-later.
 //   attn_model_run MODEL_DIR IDS [--family TYPE] [--no-scale] [--temperature T] [--no-mask]
-//                  [--causal] [--no-rotary] [--layers L,L]
+//                  [--causal] [--no-rotary] [--layers L,L] [--prefix K]
 // --family opens the folder as the registry's entry for TYPE whatever config.json names, so
 // that family's own check of model_type is what refuses another family's folder.
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "attn/models/families.hpp"
@@ -43,6 +44,7 @@ int main(int argc, char** argv) {
     try {
         attn::model::RunControls controls;
         std::string family;
+        std::size_t prefix_length = 0;  // --prefix K: run the first K ids first, then reuse it
         for (int i = 3; i < argc; ++i) {
             const std::string a = argv[i];
             if (a == "--no-scale") {
@@ -59,6 +61,8 @@ int main(int argc, char** argv) {
                 controls.temperature = std::stof(argv[++i]);
             } else if (a == "--layers" && i + 1 < argc) {
                 controls.layers = numbers(argv[++i]);
+            } else if (a == "--prefix" && i + 1 < argc) {
+                prefix_length = std::size_t(std::stoul(argv[++i]));
             } else if (a == "--family" && i + 1 < argc) {
                 family = argv[++i];
             } else {
@@ -69,9 +73,15 @@ int main(int argc, char** argv) {
         const std::vector<int> list = numbers(argv[2]);
         const std::vector<std::int32_t> ids(list.begin(), list.end());
         const auto& info = folder.model->info();
-        const attn::model::Run run =
-            attn::model::run(*folder.model, ids, controls, nullptr, nullptr, nullptr,
-                             attn::model::fill_mask_position(info, *folder.tokenizer, ids));
+        std::optional<attn::model::Run> prefix;
+        if (prefix_length > 0) {
+            const std::vector<std::int32_t> head(ids.begin(),
+                                                 ids.begin() + std::ptrdiff_t(prefix_length));
+            prefix = attn::model::run(*folder.model, head, controls);
+        }
+        const attn::model::Run run = attn::model::run(
+            *folder.model, ids, controls, nullptr, nullptr, prefix ? &*prefix : nullptr,
+            attn::model::fill_mask_position(info, *folder.tokenizer, ids));
         nlohmann::json weights = nlohmann::json::array();
         for (const auto& layer : run.layers) {
             nlohmann::json heads = nlohmann::json::array();
@@ -110,6 +120,7 @@ int main(int argc, char** argv) {
                                     {"router_experts", experts},
                                     {"router_weights", routing},
                                     {"logits_position", run.logits_position},
+                                    {"reused", run.reused},
                                     {"logits",
                                      std::vector<float>(run.logits.data(),
                                                         run.logits.data() + run.logits.size())}}

@@ -59,6 +59,15 @@ with tempfile.TemporaryDirectory() as tmp:
             ["--temperature", "2", "--layers", "1"], temperature=2.0, layers=[1])
     compare("longrope, rotary off", folder, used, c, LONG, ["--no-rotary"], rotary=False)
 
+    # Prefix reuse: a run of 6 ids (short factors) lends nothing to the run of 10 (long
+    # factors at every position); a run of 9 (long) lends its 9 rows to the run of 10.
+    for k, reused in ((6, 0), (9, 9)):
+        got = compare(f"longrope, the first {k} ids run first", folder, used, c, LONG,
+                      ["--prefix", str(k)])
+        if got:
+            check(got[1]["reused"] == reused,
+                  f"prefix of {k}: {got[1]['reused']} rows reused, expected {reused}")
+
     def with_config(name, **extra):
         f = os.path.join(tmp, name)
         tiny_folder(f, 1, config("phi3") | extra)
