@@ -134,6 +134,25 @@ void requireFigureMemory(const Request& request) {
                          "use a smaller --size");
 }
 
+/// A mixture-of-experts run's routing (Mixtral): router_experts [L,n,k] (int32) and
+/// router_weights [L,n,k]; nothing for a dense model.
+void addRouterArrays(const attn::model::Run& run, attn::io::ResultStream& out) {
+    if (run.layers.empty() || run.layers.front().router_experts.size() == 0) return;
+    const auto& first = run.layers.front().router_experts;
+    const std::vector<std::uint64_t> shape{run.layers.size(), std::uint64_t(first.rows()),
+                                           std::uint64_t(first.cols())};
+    std::vector<std::int32_t> experts;
+    std::vector<float> weights;
+    for (const attn::model::LayerAttention& l : run.layers) {
+        experts.insert(experts.end(), l.router_experts.data(),
+                       l.router_experts.data() + l.router_experts.size());
+        weights.insert(weights.end(), l.router_weights.data(),
+                       l.router_weights.data() + l.router_weights.size());
+    }
+    out.add_int_array("router_experts", std::move(experts), shape);
+    out.add_array("router_weights", shape, std::move(weights));
+}
+
 }  // namespace
 
 int runRender(const Request& request, QString* error) {
@@ -271,6 +290,7 @@ int runCompute(const Request& request, QString* error) {
             out->add_array(
                 "logits", {std::size_t(run->logits.size())},
                 std::vector<float>(run->logits.data(), run->logits.data() + run->logits.size()));
+            addRouterArrays(*run, *out);
         }
     } catch (const std::bad_alloc&) {
         return outputFailed(nullptr);

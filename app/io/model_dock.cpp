@@ -4,9 +4,11 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <QTableWidget>
 #include <QVBoxLayout>
 
 #include "attn/models/hf_cache.hpp"
@@ -45,7 +47,8 @@ ModelDock::ModelDock(Scene* scene, QWidget* parent)
       layer_(new QSpinBox),
       head_(new QSpinBox),
       after_(new QLabel),
-      next_(new NextTokensView) {
+      next_(new NextTokensView),
+      router_(new QTableWidget) {
     setObjectName(QStringLiteral("modelDock"));
     about_->setWordWrap(true);
     about_->setTextFormat(Qt::PlainText);
@@ -82,6 +85,14 @@ ModelDock::ModelDock(Scene* scene, QWidget* parent)
     column->addLayout(row);
     column->addWidget(after_);
     column->addWidget(next_);
+    router_->setObjectName(QStringLiteral("routerTable"));
+    router_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    router_->verticalHeader()->setVisible(false);
+    router_->setToolTip(
+        tr("The experts each position's feed-forward block was routed to in "
+           "the shown layer, best first, with their weights"));
+    router_->hide();
+    column->addWidget(router_);
     column->addStretch(1);
     column_ = column;
     // Scrolled, so that the dock's panels never make the window taller than the screen (a model
@@ -190,6 +201,41 @@ void ModelDock::setResult(const SceneResultPtr& result) {
         after_->setText(tr("Next token after %1 (top 10):").arg(quotedToken(last)));
     }
     next_->setTokens(result->next_tokens);
+    showRouting(*result);
+}
+
+void ModelDock::showRouting(const attn::SceneResult& result) {
+    const attn::Index l = scene_->spec().layer;
+    const attn::model::Run* run = result.run.get();
+    if (!run || l < 0 || l >= attn::Index(run->layers.size()) ||
+        run->layers[std::size_t(l)].router_experts.size() == 0) {
+        router_->hide();
+        return;
+    }
+    const attn::model::LayerAttention& layer = run->layers[std::size_t(l)];
+    const int rows = int(layer.router_experts.rows()), k = int(layer.router_experts.cols());
+    router_->clear();
+    router_->setRowCount(rows);
+    router_->setColumnCount(k + 1);
+    QStringList header{tr("Token")};
+    for (int j = 0; j < k; ++j)
+        header << tr("Expert %1").arg(j + 1);
+    router_->setHorizontalHeaderLabels(header);
+    for (int i = 0; i < rows; ++i) {
+        const QString token = std::size_t(i) < result.q_tokens.size()
+                                  ? QString::fromStdString(result.q_tokens[std::size_t(i)])
+                                  : QString::number(i + 1);
+        router_->setItem(i, 0, new QTableWidgetItem(token));
+        // Experts numbered from 0 as the weight files name them (experts.E.w1).
+        for (int j = 0; j < k; ++j)
+            router_->setItem(
+                i, j + 1,
+                new QTableWidgetItem(tr("%1 · %2")
+                                         .arg(layer.router_experts(i, j))
+                                         .arg(double(layer.router_weights(i, j)), 0, 'f', 2)));
+    }
+    router_->resizeColumnsToContents();
+    router_->show();
 }
 
 void ModelDock::addPanel(QWidget* panel) {

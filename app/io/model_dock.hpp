@@ -9,6 +9,7 @@
 class NextTokensView;
 class QLabel;
 class QSpinBox;
+class QTableWidget;
 class QVBoxLayout;
 class Scene;
 
@@ -27,6 +28,9 @@ class ModelDock : public QDockWidget {
     QSpinBox* layerBox() const { return layer_; }
     QSpinBox* headBox() const { return head_; }
     NextTokensView* nextTokens() const { return next_; }
+    /// A mixture of experts' routing in the shown layer (Mixtral): a row per position, its
+    /// chosen experts best first with their weights; hidden for a dense model.
+    QTableWidget* routerTable() const { return router_; }
     /// What the model is (family, layers, query/KV heads, parameters, dtype).
     QString aboutText() const;
     /// The predictions' title: "Next token after …" or, for a [MASK], "Fill-mask at …".
@@ -41,6 +45,8 @@ class ModelDock : public QDockWidget {
   private:
     void sync();
     void syncHead();
+    /// Fills and shows the router table from RESULT's run at the shown layer, or hides it.
+    void showRouting(const attn::SceneResult& result);
 
     Scene* scene_;
     QLabel* about_;
@@ -48,6 +54,7 @@ class ModelDock : public QDockWidget {
     QSpinBox* head_;
     QLabel* after_;
     NextTokensView* next_;
+    QTableWidget* router_;
     QVBoxLayout* column_ = nullptr;
     /// The model the prediction on show (or the reason for none) is about.
     std::shared_ptr<const attn::model::ModelFolder> predicted_;

@@ -14,7 +14,10 @@ std::vector<double> rope_frequencies(const RopeSpec& c) {
     if (c.freq_factors.size() == f.size())
         for (std::size_t i = 0; i < f.size(); ++i)
             f[i] /= c.freq_factors[i];
-    if (c.scaling == RopeScaling::Linear) {
+    if (c.scaling == RopeScaling::LongRope && c.short_factors.size() == f.size()) {
+        for (std::size_t i = 0; i < f.size(); ++i)
+            f[i] /= c.short_factors[i];
+    } else if (c.scaling == RopeScaling::Linear) {
         for (double& v : f)
             v /= c.factor;
     } else if (c.scaling == RopeScaling::Llama3) {
@@ -35,6 +38,16 @@ std::vector<double> rope_frequencies(const RopeSpec& c) {
         }
     }
     return f;
+}
+
+std::vector<double> rope_frequencies(const RopeSpec& c, Index length) {
+    if (c.scaling != RopeScaling::LongRope || double(length) <= c.original_max_positions)
+        return rope_frequencies(c);
+    // transformers' longrope: a sequence longer than the original context uses the long
+    // factors at every position.
+    RopeSpec longer = c;
+    longer.short_factors = c.long_factors;
+    return rope_frequencies(longer);
 }
 
 }  // namespace attn::blocks

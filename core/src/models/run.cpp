@@ -113,6 +113,7 @@ Index reusable(const Model& model, const std::vector<std::int32_t>& ids,
         prefix->layers.size() != std::size_t(info.layers))
         return 0;
     const Index n = Index(ids.size());
+    if (!model.prefix_holds(Index(prefix->ids.size()), n)) return 0;
     Index p = 0;
     while (p < n - 1 && p < Index(prefix->ids.size()) &&
            prefix->ids[std::size_t(p)] == ids[std::size_t(p)])

@@ -16,6 +16,9 @@ enum class RopeScaling {
     None,    ///< absent, null or "default"
     Linear,  ///< every frequency divided by factor
     Llama3,  ///< Llama 3.1's: low frequencies divided by factor, a smooth band between
+    /// Phi-3's: each frequency divided by its short factor in a run of up to
+    /// original_max_positions positions, by its long factor in a longer one
+    LongRope,
 };
 
 /// What a family's config says of its rotary positions.
@@ -28,10 +31,18 @@ struct RopeSpec {
     /// Per-frequency divisors (a GGUF file's rope_freqs: Llama 3.1's scaling precomputed by
     /// llama.cpp's converter); empty: none.
     std::vector<double> freq_factors;
+    /// LongRope's per-frequency divisors (rotary_dim / 2 each).
+    std::vector<double> short_factors, long_factors;
+    /// What cos and sin are multiplied by (LongRope's attention factor; 1 otherwise).
+    double attention_factor = 1.0;
 };
 
 /// The inverse frequencies θ_i = theta^(−2i / rotary_dim), rotary_dim / 2 of them, scaled.
 std::vector<double> rope_frequencies(const RopeSpec& spec);
+
+/// The inverse frequencies of a run of LENGTH positions: LongRope's long factors when LENGTH
+/// exceeds original_max_positions (every position of the run then uses them), else as above.
+std::vector<double> rope_frequencies(const RopeSpec& spec, Index length);
 
 /// cos and sin of each position's angles (rows: positions FIRST…, columns: rotary_dim / 2).
 template <class S>
@@ -39,15 +50,16 @@ struct RopeTable {
     Mat<S> cos, sin;
 };
 
-/// The table of INV_FREQ for ROWS positions from FIRST.
+/// The table of INV_FREQ for ROWS positions from FIRST, cos and sin times SCALE.
 template <class S>
-RopeTable<S> rope_table(const std::vector<double>& inv_freq, Index first, Index rows) {
+RopeTable<S> rope_table(const std::vector<double>& inv_freq, Index first, Index rows,
+                        double scale = 1.0) {
     RopeTable<S> t{Mat<S>(rows, Index(inv_freq.size())), Mat<S>(rows, Index(inv_freq.size()))};
     for (Index r = 0; r < rows; ++r)
         for (std::size_t i = 0; i < inv_freq.size(); ++i) {
             const double a = double(first + r) * inv_freq[i];
-            t.cos(r, Index(i)) = S(std::cos(a));
-            t.sin(r, Index(i)) = S(std::sin(a));
+            t.cos(r, Index(i)) = S(std::cos(a) * scale);
+            t.sin(r, Index(i)) = S(std::sin(a) * scale);
         }
     return t;
 }

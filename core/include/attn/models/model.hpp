@@ -77,6 +77,10 @@ struct LayerControls {
 struct LayerAttention {
     std::vector<HeadResult> heads;
     std::vector<Matrix> q, k, v;  ///< per query head, n × head_dim
+    /// A mixture-of-experts layer's routing of every position: the chosen experts, best first,
+    /// and their weights (n × experts per token each); empty for a dense feed-forward block.
+    Eigen::Matrix<int, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> router_experts;
+    Matrix router_weights;
 };
 
 /// A family's weights and forward pass, one layer at a time. The generic driver (run.hpp) owns
@@ -95,6 +99,13 @@ class Model {
     /// the run's controls over it (layer_controls) and hands the result to layer(). Default:
     /// 1/√head_dim, no soft-cap or bias, the model's own mask (own_mask).
     virtual AttentionParams layer_params(int l) const;
+    /// Whether the rows of a run of PREFIX_LENGTH positions hold in a longer run of N that
+    /// shares them (prefix reuse): not when the length changes every position's computation
+    /// (Phi-3's longrope frequencies past its original context). Default: true.
+    virtual bool prefix_holds(Index prefix_length, Index n) const {
+        (void)prefix_length, (void)n;
+        return true;
+    }
     /// Runs layer L on X, the residual stream's rows [first, n) (updated in place). PAST, when
     /// FIRST > 0, holds layer L's q, k, v of positions [0, first) from an earlier run; OUT gets
     /// this layer's q, k, v and heads for every position [0, n). Each head's attention goes

@@ -122,7 +122,8 @@ class NpzSink final : public ResultStream::Sink {
         for (const auto& [name, bytes] : vectors_)
             put(name, bytes);
         for (const Extra& e : extras)
-            put(e.name, e.ints.empty() ? npy_bytes(e.values, e.shape) : npy_i4_bytes(e.ints));
+            put(e.name,
+                e.ints.empty() ? npy_bytes(e.values, e.shape) : npy_i4_bytes(e.ints, e.shape));
         zip_.finish();
     }
 
@@ -212,16 +213,17 @@ class JsonSink final : public ResultStream::Sink {
         for (const Extra& e : extras)
             file_.append(
                 ",\"" + e.name + "\":" +
-                (e.ints.empty() ? nested(e.values, e.shape, 0, 0) : nlohmann::json(e.ints)).dump());
+                (e.ints.empty() ? nested(e.values, e.shape, 0, 0) : nested(e.ints, e.shape, 0, 0))
+                    .dump());
         file_.append("}\n");
         file_.commit();
     }
 
   private:
     /// The values of shape[dim…] starting at offset as nested lists (row-major).
-    static nlohmann::json nested(const std::vector<float>& v,
-                                 const std::vector<std::uint64_t>& shape, std::size_t dim,
-                                 std::size_t offset) {
+    template <class T>
+    static nlohmann::json nested(const std::vector<T>& v, const std::vector<std::uint64_t>& shape,
+                                 std::size_t dim, std::size_t offset) {
         nlohmann::json a = nlohmann::json::array();
         std::size_t stride = 1;
         for (std::size_t d = dim + 1; d < shape.size(); ++d)
@@ -280,10 +282,17 @@ void ResultStream::add_array(const std::string& name, const std::vector<std::uin
     sink_->extras.push_back({name, shape, std::move(values), {}});
 }
 
-void ResultStream::add_int_array(const std::string& name, std::vector<std::int32_t> values) {
+void ResultStream::add_int_array(const std::string& name, std::vector<std::int32_t> values,
+                                 std::vector<std::uint64_t> shape) {
     if (values.empty()) throw ShapeError("write_result: array " + name + " is empty");
-    const std::uint64_t n = values.size();
-    sink_->extras.push_back({name, {n}, {}, std::move(values)});
+    std::uint64_t n = 1;
+    for (auto d : shape)
+        n *= d;
+    if (shape.empty()) shape = {n = values.size()};
+    if (n != values.size())
+        throw ShapeError("write_result: array " + name + " has " + std::to_string(values.size()) +
+                         " values for its shape");
+    sink_->extras.push_back({name, std::move(shape), {}, std::move(values)});
 }
 
 void ResultStream::finish() {

@@ -19,10 +19,11 @@ Config read_config(const std::string& path) {
     const nlohmann::json j = model::read_config_json(path);
     Config c;
     c.model_type = j.value("model_type", std::string());
-    if (c.model_type != "llama" && c.model_type != "mistral" && c.model_type != "qwen2" &&
-        c.model_type != "qwen3")
-        throw FormatError(path + ": model_type is \"" + c.model_type +
-                          "\", not one of llama, mistral, qwen2, qwen3");
+    const std::string& t = c.model_type;
+    if (t != "llama" && t != "mistral" && t != "qwen2" && t != "qwen3" && t != "phi3" &&
+        t != "olmo2" && t != "mixtral")
+        throw FormatError(path + ": model_type is \"" + t +
+                          "\", not one of llama, mistral, qwen2, qwen3, phi3, olmo2, mixtral");
     const std::string act = j.value("hidden_act", std::string("silu"));
     if (act != "silu") throw FormatError(path + ": hidden_act \"" + act + "\" is not silu");
     c.layers = model::config_integer(j, "num_hidden_layers", path);
@@ -42,8 +43,16 @@ Config read_config(const std::string& path) {
     c.rms_norm_eps = model::config_number(j, "rms_norm_eps", path, 1e-6);
     c.rope.rotary_dim = c.head_dim;
     c.rope.theta = model::config_number(j, "rope_theta", path, 10000.0);
-    model::read_rope_scaling(j, path, c.rope);
-    if (c.model_type == "qwen2") {
+    if (t == "phi3") {
+        read_phi3(j, path, c);  // its own rope_scaling (longrope) too
+    } else {
+        model::read_rope_scaling(j, path, c.rope);
+    }
+    if (t == "olmo2") read_olmo2(j, path, c);
+    if (t == "mixtral") read_mixtral(j, path, c);
+    if (t == "phi3" || t == "olmo2" || t == "mixtral") {
+        // their own biases and windows, read above
+    } else if (c.model_type == "qwen2") {
         c.qkv_bias = true;
     } else if (c.model_type != "mistral") {
         c.qkv_bias = c.o_bias = model::config_flag(j, "attention_bias", path, false);
@@ -51,7 +60,9 @@ Config read_config(const std::string& path) {
     if (c.model_type == "llama") c.mlp_bias = model::config_flag(j, "mlp_bias", path, false);
     c.qk_norm = c.model_type == "qwen3";
     c.tied = model::config_flag(j, "tie_word_embeddings", path, false);
-    if (c.model_type == "mistral") {
+    if (t == "phi3" || t == "mixtral") {
+        // read above
+    } else if (c.model_type == "mistral") {
         // MistralConfig's default window is 4096; null turns it off.
         c.sliding_window = j.contains("sliding_window") && j["sliding_window"].is_null()
                                ? 0

@@ -38,7 +38,10 @@ std::shared_ptr<Model> Model::assemble(Config config, std::unique_ptr<model::Wei
     info.display = c.model_type == "llama"     ? "Llama"
                    : c.model_type == "mistral" ? "Mistral"
                    : c.model_type == "qwen2"   ? "Qwen2"
-                                               : "Qwen3";
+                   : c.model_type == "qwen3"   ? "Qwen3"
+                   : c.model_type == "phi3"    ? "Phi-3"
+                   : c.model_type == "olmo2"   ? "OLMo-2"
+                                               : "Mixtral";
     info.layers = c.layers;
     info.heads = c.heads;
     info.kv_heads = c.kv_heads;
@@ -48,6 +51,7 @@ std::shared_ptr<Model> Model::assemble(Config config, std::unique_ptr<model::Wei
     info.max_positions = c.max_positions;
     info.rotary = true;
     info.sliding_window = c.sliding_window;
+    info.pre_norm = !c.post_norms;  // OLMo-2 normalises each block's output
     info.dtype = w.dtype();
     info.file_bytes = w.file_bytes();
     for (const auto& [name, e] : w.tensors())
@@ -67,19 +71,38 @@ std::shared_ptr<Model> Model::assemble(Config config, std::unique_ptr<model::Wei
     for (int l = 0; l < c.layers; ++l) {
         const std::string b = p + "layers." + std::to_string(l) + ".";
         Block blk;
-        blk.input_norm = w.get(b + "input_layernorm.weight", 1, d);
+        if (!c.post_norms) blk.input_norm = w.get(b + "input_layernorm.weight", 1, d);
         blk.post_norm = w.get(b + "post_attention_layernorm.weight", 1, d);
-        if (c.qk_norm) {
-            blk.q_norm = w.get(b + "self_attn.q_norm.weight", 1, hd);
-            blk.k_norm = w.get(b + "self_attn.k_norm.weight", 1, hd);
+        if (c.post_norms) blk.ff_norm = w.get(b + "post_feedforward_layernorm.weight", 1, d);
+        if (c.qk_norm || c.qk_norm_whole) {
+            blk.q_norm = w.get(b + "self_attn.q_norm.weight", 1, c.qk_norm ? hd : qd);
+            blk.k_norm = w.get(b + "self_attn.k_norm.weight", 1, c.qk_norm ? hd : kvd);
         }
-        blk.q = linear(b + "self_attn.q_proj", qd, d, c.qkv_bias);
-        blk.k = linear(b + "self_attn.k_proj", kvd, d, c.qkv_bias);
-        blk.v = linear(b + "self_attn.v_proj", kvd, d, c.qkv_bias);
+        if (c.fused_qkv) {
+            blk.qkv = linear(b + "self_attn.qkv_proj", qd + 2 * kvd, d, c.qkv_bias);
+        } else {
+            blk.q = linear(b + "self_attn.q_proj", qd, d, c.qkv_bias);
+            blk.k = linear(b + "self_attn.k_proj", kvd, d, c.qkv_bias);
+            blk.v = linear(b + "self_attn.v_proj", kvd, d, c.qkv_bias);
+        }
         blk.o = linear(b + "self_attn.o_proj", d, qd, c.o_bias);
-        blk.gate = linear(b + "mlp.gate_proj", ff, d, c.mlp_bias);
-        blk.up = linear(b + "mlp.up_proj", ff, d, c.mlp_bias);
-        blk.down = linear(b + "mlp.down_proj", d, ff, c.mlp_bias);
+        if (c.experts > 0) {
+            const std::string moe = b + "block_sparse_moe.";
+            blk.router = linear(moe + "gate", c.experts, d, false);
+            for (int e = 0; e < c.experts; ++e) {
+                const std::string x = moe + "experts." + std::to_string(e) + ".";
+                blk.w1.push_back(linear(x + "w1", ff, d, false));
+                blk.w2.push_back(linear(x + "w2", d, ff, false));
+                blk.w3.push_back(linear(x + "w3", ff, d, false));
+            }
+        } else if (c.fused_gate_up) {
+            blk.gate_up = linear(b + "mlp.gate_up_proj", 2 * ff, d, c.mlp_bias);
+            blk.down = linear(b + "mlp.down_proj", d, ff, c.mlp_bias);
+        } else {
+            blk.gate = linear(b + "mlp.gate_proj", ff, d, c.mlp_bias);
+            blk.up = linear(b + "mlp.up_proj", ff, d, c.mlp_bias);
+            blk.down = linear(b + "mlp.down_proj", d, ff, c.mlp_bias);
+        }
         m->blocks_.push_back(std::move(blk));
     }
     if (!c.tied)
@@ -91,80 +114,6 @@ std::shared_ptr<Model> Model::assemble(Config config, std::unique_ptr<model::Wei
 Matrix Model::embed(const std::vector<std::int32_t>& ids, Index first) const {
     const blocks::EmbeddingSpec<FloatTensor, float> spec{&embed_};
     return blocks::embed<float>(spec, ids, {}, first, config_.hidden);
-}
-
-AttentionParams Model::layer_params(int l) const {
-    AttentionParams p = model::Model::layer_params(l);
-    // Mistral's causal window: query i sees keys in (i − window, i] (transformers'
-    // sliding_window_causal: kv_idx > q_idx − sliding_window), built a tile at a time.
-    if (config_.sliding_window > 0) {
-        p.mask.kind = MaskKind::CausalWindow;
-        p.mask.window = config_.sliding_window;
-    }
-    return p;
-}
-
-void Model::layer(int l, Matrix& x, Index first, const model::LayerAttention* past,
-                  const model::LayerControls& controls, model::LayerAttention& out,
-                  model::Hooks& hooks) const {
-    const Config& c = config_;
-    const Block& b = blocks_[std::size_t(l)];
-    const Index m = x.rows(), n = first + m, hd = c.head_dim, group = c.heads / c.kv_heads;
-    const auto input_norm = [&](const Matrix& t) {
-        return blocks::rms_norm(t, b.input_norm, c.rms_norm_eps);
-    };
-    const auto attention = [&](const Matrix& h) {
-        const Matrix q = b.q(h), k = b.k(h), v = b.v(h);
-        const blocks::RopeTable<float> table = blocks::rope_table<float>(inv_freq_, first, m);
-        // A head's new rows: qwen3's norm over head_dim, then rotary positions
-        // unless turned off.
-        const auto prepare = [&](const Matrix& all, Index head, const FloatTensor* norm) {
-            Matrix t = all.middleCols(head * hd, hd);
-            if (c.qk_norm) t = blocks::rms_norm(t, *norm, c.rms_norm_eps);
-            if (controls.rotary) blocks::rotate_half(t, table);
-            return t;
-        };
-        // Each head's q, k or v over every position: the earlier run's rows, then
-        // the new ones.
-        const auto whole = [&](const std::vector<Matrix>* old, Index head, const Matrix& rows) {
-            Matrix t(n, hd);
-            if (first > 0) t.topRows(first) = (*old)[std::size_t(head)].topRows(first);
-            t.bottomRows(m) = rows;
-            return t;
-        };
-        const AttentionParams& params = controls.params;  // Mistral's window: layer_params
-        Matrix merged(m, Index(c.heads) * hd), z;
-        std::vector<Matrix> kg,
-            vg;  // each key/value group's rows, shared by its query heads
-        for (Index g = 0; g < c.kv_heads; ++g) {
-            kg.push_back(prepare(k, g, &b.k_norm));
-            vg.push_back(v.middleCols(g * hd, hd));
-        }
-        for (Index hq = 0; hq < c.heads; ++hq) {
-            const std::size_t g = std::size_t(hq / group);
-            out.q.push_back(whole(past ? &past->q : nullptr, hq, prepare(q, hq, &b.q_norm)));
-            out.k.push_back(whole(past ? &past->k : nullptr, hq, kg[g]));
-            out.v.push_back(whole(past ? &past->v : nullptr, hq, vg[g]));
-            out.heads.push_back(model::attend_head(out.q.back(), out.k.back(), out.v.back(), params,
-                                                   l, int(hq), first, hooks, z));
-            merged.middleCols(hq * hd, hd) = z;
-        }
-        const Matrix attn = b.o(merged);
-        hooks.attn_out(l, first, attn);
-        return attn;
-    };
-    blocks::pre_norm<float>(x, input_norm, attention);
-    const auto post_norm = [&](const Matrix& t) {
-        return blocks::rms_norm(t, b.post_norm, c.rms_norm_eps);
-    };
-    const auto mlp = [&](const Matrix& h) {
-        // SwiGLU: silu(gate) ⊙ up, silu(g) = g / (1 + e^−g).
-        const Matrix out_ =
-            b.down(blocks::gated<float>(b.gate(h), b.up(h), blocks::Activation::Silu));
-        hooks.mlp_out(l, first, out_);
-        return out_;
-    };
-    blocks::pre_norm<float>(x, post_norm, mlp);
 }
 
 Vector Model::logits(const Matrix& x) const {

@@ -47,8 +47,10 @@ class ResultStream {
     /// an .npz member, or a top-level JSON key holding nested lists of the given shape.
     void add_array(const std::string& name, const std::vector<std::uint64_t>& shape,
                    std::vector<float> values);
-    /// Adds a 1-D int32 array (e.g. a model run's `token_ids` [n]) after the layers.
-    void add_int_array(const std::string& name, std::vector<std::int32_t> values);
+    /// Adds an int32 array (e.g. a model run's `token_ids` [n]) after the layers, of SHAPE (empty:
+    /// one dimension).
+    void add_int_array(const std::string& name, std::vector<std::int32_t> values,
+                       std::vector<std::uint64_t> shape = {});
     /// Completes the file once every announced layer was added.
     void finish();
 

@@ -1,4 +1,5 @@
-// AttnScope core — the Llama family (llama, mistral, qwen2, qwen3) behind the model interface.
+// AttnScope core — the Llama family (llama, mistral, qwen2, qwen3, and the near-Llama phi3,
+// olmo2 and mixtral) behind the model interface.
 // GPL-3.0-or-later.
 #pragma once
 
@@ -6,6 +7,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "attn/blocks/projections.hpp"
 #include "attn/blocks/rotary.hpp"
@@ -18,18 +21,32 @@ using model::FloatTensor;
 
 /// The fields of a Llama-family config.json that the forward pass needs.
 struct Config {
-    std::string model_type;  ///< "llama", "mistral", "qwen2" or "qwen3"
+    std::string model_type;  ///< "llama", "mistral", "qwen2", "qwen3", "phi3", "olmo2", "mixtral"
     int layers = 0, hidden = 0, intermediate = 0, heads = 0, kv_heads = 0, head_dim = 0;
     int vocab = 0, max_positions = 0;
     double rms_norm_eps = 1e-6;
-    blocks::RopeSpec rope;   ///< rope_theta, rope_scaling; rotary_dim = head_dim
-    bool qkv_bias = false;   ///< q/k/v projections have biases (qwen2 always; attention_bias)
-    bool o_bias = false;     ///< o_proj has a bias (llama's and qwen3's attention_bias)
-    bool mlp_bias = false;   ///< llama's mlp_bias
-    bool qk_norm = false;    ///< qwen3's per-head RMSNorm of q and k before rotary positions
-    bool tied = false;       ///< lm_head is the token embedding (tie_word_embeddings)
-    int sliding_window = 0;  ///< Mistral: a query sees keys in (i − window, i]; 0: no window
+    blocks::RopeSpec rope;       ///< rope_theta, rope_scaling; rotary_dim = head_dim
+    bool qkv_bias = false;       ///< q/k/v projections have biases (qwen2 always; attention_bias)
+    bool o_bias = false;         ///< o_proj has a bias (llama's and qwen3's attention_bias)
+    bool mlp_bias = false;       ///< llama's mlp_bias
+    bool qk_norm = false;        ///< qwen3's per-head RMSNorm of q and k before rotary positions
+    bool tied = false;           ///< lm_head is the token embedding (tie_word_embeddings)
+    int sliding_window = 0;      ///< Mistral: a query sees keys in (i − window, i]; 0: no window
+    bool fused_qkv = false;      ///< phi3's qkv_proj: q's rows, then k's, then v's
+    bool fused_gate_up = false;  ///< phi3's gate_up_proj: gate's rows, then up's
+    bool qk_norm_whole = false;  ///< olmo2's RMSNorm of q and k over the whole projection
+    bool post_norms = false;     ///< olmo2: x + norm(attn(x)), x + norm(mlp(x)); no pre-norm
+    int experts = 0;             ///< mixtral's num_local_experts (0: a dense MLP)
+    int experts_per_token = 0;   ///< mixtral's num_experts_per_tok
 };
+
+/// Phi-3's config.json fields beyond Llama's (J: the parsed file at PATH): fused projections,
+/// sliding_window, rope_scaling longrope (its factors and attention factor).
+void read_phi3(const nlohmann::json& j, const std::string& path, Config& c);
+/// OLMo-2's: attention_bias, norms after the blocks, q_norm / k_norm over the projections.
+void read_olmo2(const nlohmann::json& j, const std::string& path, Config& c);
+/// Mixtral's: num_local_experts, num_experts_per_tok, sliding_window.
+void read_mixtral(const nlohmann::json& j, const std::string& path, Config& c);
 
 /// Reads PATH (config.json); throws FormatError naming the file and the field (an unknown
 /// rope_scaling type is refused by name).
@@ -65,6 +82,8 @@ class Model : public model::Model {
     Matrix embed(const std::vector<std::int32_t>& ids, Index first) const override;
     /// Mistral (sliding_window): a causal window on every layer.
     AttentionParams layer_params(int l) const override;
+    /// Phi-3's longrope: a run's frequencies depend on its length (short or long factors).
+    bool prefix_holds(Index prefix_length, Index n) const override;
     void layer(int l, Matrix& x, Index first, const model::LayerAttention* past,
                const model::LayerControls& controls, model::LayerAttention& out,
                model::Hooks& hooks) const override;
@@ -83,9 +102,17 @@ class Model : public model::Model {
     static std::shared_ptr<Model> assemble(Config c, std::unique_ptr<model::Weights> w,
                                            const std::string& dir);
     struct Block {
-        FloatTensor input_norm, post_norm, q_norm, k_norm;
+        FloatTensor input_norm, post_norm, ff_norm, q_norm, k_norm;
         Linear q, k, v, o, gate, up, down;
+        Linear qkv, gate_up;             ///< phi3's fused projections
+        Linear router;                   ///< mixtral's gate
+        std::vector<Linear> w1, w2, w3;  ///< mixtral's experts (gate, down, up)
     };
+    /// Layer L's q, k and v rows of H (n × heads · head_dim, …), before the heads split.
+    void project(const Block& b, const Matrix& h, Matrix& q, Matrix& k, Matrix& v) const;
+    /// Layer L's feed-forward block on H: SwiGLU, or mixtral's experts (routing into OUT).
+    Matrix feed_forward(const Block& b, const Matrix& h, Index first,
+                        const model::LayerAttention* past, model::LayerAttention& out) const;
     /// Rotates the rows of X (positions first, first + 1, …; head_dim wide) in place.
     void rotate(Matrix& x, Index first) const;
     Config config_;
@@ -94,6 +121,8 @@ class Model : public model::Model {
     FloatTensor embed_, norm_, lm_head_;
     std::vector<Block> blocks_;
     std::vector<double> inv_freq_;
+    /// The frequencies of a run of N positions (inv_freq_ unless longrope switches).
+    std::vector<double> frequencies(Index n) const;
 };
 
 /// Opens DIR: config.json, the weights and tokenizer.json; errors name the file.
