@@ -3,6 +3,7 @@
 // residuals, the output head. GPL-3.0-or-later.
 #include "attn/models/layer_description.hpp"
 #include "attn/models/llama/model.hpp"
+#include "attn/util/error.hpp"
 
 namespace attn::llama {
 
@@ -16,6 +17,11 @@ model::LinearOp llama_op(const blocks::TensorLinear& lin) {
 
 model::LayerDescription Model::describe_layer(int l) const {
     const Config& c = config_;
+    // Phi-3's fused projections and longrope, OLMo-2's norms after the blocks and Mixtral's
+    // experts are steps the reverse pass does not have: refused rather than differentiated wrong.
+    if (c.fused_qkv || c.fused_gate_up || c.qk_norm_whole || c.post_norms || c.experts > 0 ||
+        !c.rope.short_factors.empty())
+        throw ArgumentError(model::no_description(info_.display));
     const Block& b = blocks_[std::size_t(l)];
     const auto rms = [&](const FloatTensor& w) {
         return model::NormOp{model::NormOp::Kind::Rms, &w, nullptr, c.rms_norm_eps};
