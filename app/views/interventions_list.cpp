@@ -84,7 +84,9 @@ InterventionsList::InterventionsList(Scene* scene, QWidget* parent)
     status_->setWordWrap(true);
     table_->setObjectName(QStringLiteral("inductionTable"));
     knockQuery_->setSpecialValueText(tr("every query"));
-    table_->setHorizontalHeaderLabels({tr("Layer"), tr("Head"), tr("Induction score")});
+    // "Score": the text above says which; a longer header pushed the column out of the narrow
+    // test column at 1280×800 once a row read "1 (ablated)".
+    table_->setHorizontalHeaderLabels({tr("Layer"), tr("Head"), tr("Score")});
     table_->verticalHeader()->hide();
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
