@@ -8,9 +8,12 @@
 #include <cmath>
 
 #include "attn/analysis/census.hpp"
+#include "attn/attribution/token_attribution.hpp"
 #include "attn/interventions/ablation_scan.hpp"
 #include "attn/interventions/patching.hpp"
 #include "attn/models/families.hpp"
+#include "attn/models/run_inputs.hpp"
+#include "attn/scene/model_scene.hpp"
 #include "attn/scene/scene_layers.hpp"
 #include "attn/util/error.hpp"
 
@@ -145,6 +148,51 @@ void computeLine(const Runner& r, const QJsonObject& o, Entry& e) {
                 f64Value(maxWeight), f64Value(distance)};
 }
 
+/// Core's attribute_tokens on the line's text, as `attnscope attribute --methods M --steps S
+/// --faithfulness K` explains it: the last position (BERT: the first [MASK]), the answer when the
+/// line gives one, else the model's top token there.
+void attributeLine(const Runner& r, const QJsonObject& o, Entry& e) {
+    const attn::model::ModelFolder& folder = *r.scene.model;
+    const QString text = fieldText(o, "text", "attribute needs text");
+    const std::vector<std::int32_t> ids = lineTokens(folder, text, "text");
+    attn::attrib::AttributionRequest ask;
+    std::string answer;
+    if (o.contains(QLatin1StringView("answer")))
+        ask.target = answerId(folder, o, "answer", "", &answer);
+    ask.methods = r.attribute.methods;  // never empty: core would compute every method
+    ask.steps = r.attribute.steps;
+    ask.faithfulness = r.attribute.faithfulness;
+    ask.controls = attn::model::run_controls(r.scene);
+    ask.position = attn::model::fill_mask_position(folder.model->info(), *folder.tokenizer, ids);
+    const attn::attrib::AttributionResult res =
+        attn::attrib::attribute_tokens(*folder.model, ids, ask);
+    const auto array = [&](const std::string& name) -> const attn::attrib::NamedArray& {
+        for (const attn::attrib::NamedArray& a : res.arrays)
+            if (a.name == name) return a;
+        throw attn::ArgumentError("the attribution wrote no " + name);  // core's contract broke
+    };
+    const auto scores = [&](const std::string& name) {
+        for (const auto& [n, v] : res.token_scores)
+            if (n == name) return std::vector<float>(v.begin(), v.end());
+        throw attn::ArgumentError("the attribution ranked no " + name);
+    };
+    const auto floats = [](const std::vector<float>& v) { return f32Value(v.data(), v.size()); };
+    const auto doubles = [](const std::vector<float>& v) {
+        return f64Value(std::vector<double>(v.begin(), v.end()));
+    };
+    const std::vector<std::string> names = agreementNames(r.attribute);
+    e.values = {
+        textValue(text.toStdString()),          textValue(answer),      i32Value(ids),
+        i32Value({std::int32_t(res.position)}), i32Value({res.target}), f64Value({res.logit})};
+    for (const std::string& m : names)
+        e.values.push_back(floats(scores(m)));
+    if (std::find(names.begin(), names.end(), "integrated_gradients") != names.end())
+        e.values.push_back(doubles(array("ig_delta").values));
+    for (const std::string& m : names)
+        e.values.push_back(doubles(array("faith_" + m).values));
+    e.values.push_back(doubles(array("agreement").values));
+}
+
 }  // namespace
 
 Entry runLine(const Runner& runner, const QByteArray& line, std::int64_t number) {
@@ -170,6 +218,9 @@ Entry runLine(const Runner& runner, const QByteArray& line, std::int64_t number)
                 break;
             case Analysis::Compute:
                 computeLine(runner, o, e);
+                break;
+            case Analysis::Attribute:
+                attributeLine(runner, o, e);
                 break;
         }
     } catch (const BadLine& bad) {

@@ -1,5 +1,5 @@
 // AttnScope — `attnscope batch`: one dataset line through one analysis, with the single-prompt
-// commands' own core calls (patch, compute --ablate, census, compute). GPL-3.0-or-later.
+// commands' own core calls (patch, compute --ablate, census, compute, attribute). GPL-3.0-or-later.
 #pragma once
 
 #include <QByteArray>
@@ -17,6 +17,7 @@ struct Runner {
     Analysis analysis = Analysis::Patch;
     attn::SceneSpec scene;
     attn::model::AblationMode ablation = attn::model::AblationMode::Zero;
+    AttributeSettings attribute;  ///< attribute: its methods (each one the model computes)
 };
 
 /// The outcome of dataset line LINE (number NUMBER, from 1): its example's values, or a skipped

@@ -7,9 +7,11 @@
 #include <QCryptographicHash>
 #include <QFile>
 #include <QFileInfo>
+#include <algorithm>
 #include <new>
 #include <optional>
 
+#include "attn/attribution/token_attribution.hpp"
 #include "attn/models/model.hpp"
 #include "attn/util/error.hpp"
 #include "cli/batch_analyses.hpp"
@@ -33,6 +35,8 @@ struct BatchRequest {
     std::int64_t shardK = 0, shardN = 1;
     batch::ProgressLine::Mode progress = batch::ProgressLine::Mode::Quiet;
     attn::model::AblationMode ablation = attn::model::AblationMode::Zero;
+    batch::AttributeSettings attribute;
+    QStringList methods;  ///< attribute's --methods as given (checked against the model later)
     bool force = false;
 };
 
@@ -42,15 +46,80 @@ std::string optionsText(const BatchRequest& r) {
     if (r.analysis == batch::Analysis::Ablate)
         s += r.ablation == attn::model::AblationMode::Mean ? " ablate-mode=mean"
                                                            : " ablate-mode=zero";
+    if (r.analysis == batch::Analysis::Attribute) s += " " + batch::attributeOptions(r.attribute);
     return s + (r.skip ? " on-error=skip" : " on-error=stop");
+}
+
+/// Attribute's options of P into R: false with *ERROR when one is not a value it takes.
+bool parseAttribute(const QCommandLineParser& p, BatchRequest& r, QString* error) {
+    for (const char* name : {"methods", "steps", "faithfulness"})
+        if (p.isSet(QString::fromLatin1(name)) && r.analysis != batch::Analysis::Attribute) {
+            *error = tr("--%1 applies to --analysis attribute").arg(QLatin1StringView(name));
+            return false;
+        }
+    const auto number = [&](const char* name, int low, int high, int* out) {
+        if (!p.isSet(QString::fromLatin1(name))) return true;
+        const QString text = p.value(QString::fromLatin1(name));
+        const auto v = decimalUnsigned(text);
+        if (!v || *v < qulonglong(low) || *v > qulonglong(high)) {
+            *error = tr("--%1: '%2' is not a whole number from %3 to %4")
+                         .arg(QLatin1StringView(name), text)
+                         .arg(low)
+                         .arg(high);
+            return false;
+        }
+        *out = int(*v);
+        return true;
+    };
+    if (!number("steps", 1, 1 << 16, &r.attribute.steps) ||
+        !number("faithfulness", 0, 1 << 20, &r.attribute.faithfulness))
+        return false;
+    if (!p.isSet(QStringLiteral("methods"))) return true;
+    const QString list = p.value(QStringLiteral("methods")).trimmed();
+    if (list == QLatin1StringView("all")) return true;
+    for (const QString& item : list.split(QLatin1Char(','))) {
+        const std::string m = item.trimmed().toStdString();
+        const auto& tokens = batch::tokenMethods();
+        if (std::find(tokens.begin(), tokens.end(), m) != tokens.end()) {
+            r.methods << item.trimmed();
+            continue;
+        }
+        if (const std::string why = attn::attrib::unavailable(m); !why.empty())
+            *error = tr("--methods: %1").arg(QString::fromStdString(why));
+        else
+            *error = tr("--methods: %1 gives a map per layer (or head), not a score per token; "
+                        "a batch keeps token scores (%2): run attnscope attribute on one example "
+                        "for the maps")
+                         .arg(item.trimmed(), QStringLiteral("saliency, input_x_gradient, "
+                                                             "integrated_gradients, alti_rollout, "
+                                                             "attention_flow, rollout"));
+        return false;
+    }
+    return true;
+}
+
+/// R's attribute methods, each one MODEL computes (by default every token-level one it does):
+/// false with *ERROR naming a requested one it cannot.
+bool settleMethods(BatchRequest& r, const attn::model::Model& model, QString* error) {
+    if (r.analysis != batch::Analysis::Attribute) return true;
+    for (const std::string& m : batch::tokenMethods()) {
+        const bool asked = r.methods.contains(QString::fromStdString(m));
+        const std::string why = attn::attrib::unavailable_for(model, m);
+        if (asked && !why.empty()) {
+            *error = tr("--methods: %1").arg(QString::fromStdString(why));
+            return false;
+        }
+        if (why.empty() && (asked || r.methods.isEmpty())) r.attribute.methods.push_back(m);
+    }
+    return true;
 }
 
 std::optional<BatchRequest> parseBatch(QStringList args, QString* error) {
     args.removeAt(1);
     QCommandLineParser p;
     p.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
-    for (const char* name :
-         {"model", "dataset", "analysis", "on-error", "shard", "progress", "ablate-mode"})
+    for (const char* name : {"model", "dataset", "analysis", "on-error", "shard", "progress",
+                             "ablate-mode", "methods", "steps", "faithfulness"})
         p.addOption({QString::fromLatin1(name), QString::fromLatin1(name), QStringLiteral("V")});
     p.addOption(
         {{QStringLiteral("o"), QStringLiteral("output")}, tr("output"), QStringLiteral("OUT")});
@@ -58,7 +127,8 @@ std::optional<BatchRequest> parseBatch(QStringList args, QString* error) {
     if (!p.parse(args)) {
         *error =
             p.errorText() + tr(" (batch takes --model, --dataset, --analysis, --on-error, --shard, "
-                               "--progress, --ablate-mode, -o and --force)");
+                               "--progress, --ablate-mode, --methods, --steps, --faithfulness, "
+                               "-o and --force)");
         return std::nullopt;
     }
     if (!p.positionalArguments().isEmpty()) {
@@ -83,19 +153,14 @@ std::optional<BatchRequest> parseBatch(QStringList args, QString* error) {
     r.output = p.value(QStringLiteral("output"));
     r.force = p.isSet(QStringLiteral("force"));
     const QString analysis = p.value(QStringLiteral("analysis"));
-    if (analysis == QLatin1StringView("attribute")) {
-        *error =
-            tr("--analysis attribute is not available yet: the attribution methods and "
-               "faithfulness curves it averages are still to come (batch runs patch, ablate, "
-               "census and compute)");
-        return std::nullopt;
-    }
     const auto a = batch::analysisNamed(analysis.toStdString());
     if (!a) {
-        *error = tr("--analysis: '%1' is not patch, ablate, census or compute").arg(analysis);
+        *error =
+            tr("--analysis: '%1' is not patch, ablate, census, compute or attribute").arg(analysis);
         return std::nullopt;
     }
     r.analysis = *a;
+    if (!parseAttribute(p, r, error)) return std::nullopt;
     if (!r.output.endsWith(QLatin1StringView(".npz"), Qt::CaseInsensitive)) {
         *error = tr("%1: batch writes .npz").arg(r.output);
         return std::nullopt;
@@ -155,7 +220,7 @@ QString headerDifference(const std::string& was, const std::string& now) {
 }
 
 int batchCommand(const QStringList& arguments, QString* error) {
-    const std::optional<BatchRequest> r = parseBatch(arguments, error);
+    std::optional<BatchRequest> r = parseBatch(arguments, error);
     if (!r) return kExitUsage;
     Request asRequest;
     asRequest.command = Request::Command::Compute;
@@ -174,6 +239,7 @@ int batchCommand(const QStringList& arguments, QString* error) {
     asRequest.file.clear();
     SceneInput input;
     if (const int code = prepareScene(asRequest, &input, error); code != kExitOk) return code;
+    if (!settleMethods(*r, *input.spec.model->model, error)) return kExitUsage;
     batch::Header header;
     header.analysis = batch::analysisName(r->analysis);
     header.model = QFileInfo(r->model).absoluteFilePath().toStdString();
@@ -189,7 +255,8 @@ int batchCommand(const QStringList& arguments, QString* error) {
                                       header.hashes[1] + "\n" + header.hashes[2] + "\n" +
                                       std::to_string(r->shardK) + "/" + std::to_string(r->shardN);
     const attn::model::ModelInfo& info = input.spec.model->model->info();
-    const std::vector<batch::Field> fields = batch::schema(r->analysis, info.layers, info.heads);
+    const std::vector<batch::Field> fields =
+        batch::schema(r->analysis, info.layers, info.heads, r->attribute);
     const std::string out = QFile::encodeName(r->output).toStdString();
     std::optional<batch::Journal> journal;
     std::vector<batch::Entry> entries;
@@ -232,6 +299,7 @@ int batchCommand(const QStringList& arguments, QString* error) {
     runner.analysis = r->analysis;
     runner.scene = input.spec;
     runner.ablation = r->ablation;
+    runner.attribute = r->attribute;
     for (std::size_t i = entries.size(); i < source.lines.size(); ++i) {
         const batch::DatasetLine& line = source.lines[i];
         batch::Entry e;
@@ -282,10 +350,13 @@ QString batchHelp() {
     return tr(
         "batch options (attnscope batch --model DIR --dataset FILE.jsonl --analysis NAME\n"
         "-o OUT.npz; attnscope merge OUT_0.npz … -o OUT.npz joins shards; docs/datasets.md):\n"
-        "  --analysis NAME          patch | ablate | census | compute over every line\n"
+        "  --analysis NAME          patch | ablate | census | compute | attribute over every line\n"
         "  --dataset FILE           JSON Lines: {\"clean\", \"corrupt\", \"answer\", \"wrong\"}\n"
         "                           (patch), {\"text\", \"answer\"} (ablate), {\"text\"}\n"
+        "                           (census, compute; attribute: and \"answer\" if given)\n"
         "  --ablate-mode zero|mean  ablate: how each head is ablated (default zero)\n"
+        "  --methods LIST           attribute: token-level methods (default every one the\n"
+        "                           family computes); --steps M (32), --faithfulness K (8)\n"
         "  --on-error stop|skip     a bad line stops the run (default) or is listed and left out\n"
         "  --shard K/N              every N-th example from the K-th (K from 0)\n"
         "  --progress json          JSON lines on stderr (default: a line on a terminal)\n"

@@ -26,6 +26,7 @@ struct Shard {
     batch::Header header;
     batch::Analysis analysis = batch::Analysis::Patch;
     int layers = 0, heads = 0;
+    batch::AttributeSettings attribute;  ///< an attribute run's, read from its options
     std::vector<batch::Entry> entries;
 };
 
@@ -54,14 +55,23 @@ Shard readShard(const QString& file) {
     std::copy(hashes.begin(), hashes.end(), h.hashes.begin());
     h.shardK = shard[0], h.shardN = shard[1];
     s.analysis = *a;
+    if (s.analysis == batch::Analysis::Attribute) {
+        const auto settings = batch::attributeSettingsOf(h.options);
+        if (!settings)
+            throw attn::FormatError(name + ": its options (" + h.options +
+                                    ") are not an attribute run's");
+        s.attribute = *settings;
+    }
+    const char* shapeKey = batch::shapeKey(s.analysis);
     for (const auto& [key, bytes] : m)
-        if (key == batch::shapeKey(s.analysis)) {
+        if (shapeKey && key == shapeKey) {
             const attn::io::NpyHeader nh = attn::io::parse_npy_header(bytes, name + ": " + key);
             if (nh.shape.size() < 3 || nh.shape[1] > 100000 || nh.shape[2] > 100000)
                 throw attn::FormatError(name + ": " + key + " is not [E, L, H]");
             s.layers = int(nh.shape[1]), s.heads = int(nh.shape[2]);
         }
-    s.entries = batch::entriesOf(m, batch::schema(s.analysis, s.layers, s.heads), name);
+    s.entries =
+        batch::entriesOf(m, batch::schema(s.analysis, s.layers, s.heads, s.attribute), name);
     return s;
 }
 
@@ -164,10 +174,11 @@ int mergeCommand(QStringList args, QString* error) {
     batch::Header header = first.header;
     header.shardK = 0, header.shardN = 1;
     try {
-        batch::writeReproducible(
-            QFile::encodeName(output).toStdString(),
-            batch::assemble(header, first.analysis,
-                            batch::schema(first.analysis, first.layers, first.heads), entries));
+        batch::writeReproducible(QFile::encodeName(output).toStdString(),
+                                 batch::assemble(header, first.analysis,
+                                                 batch::schema(first.analysis, first.layers,
+                                                               first.heads, first.attribute),
+                                                 entries));
     } catch (const std::bad_alloc&) {
         *error = tr("%1: not enough memory to write the result").arg(output);
         return kExitResource;

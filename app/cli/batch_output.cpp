@@ -138,6 +138,13 @@ attn::io::NpzMembers assemble(const Header& header, Analysis a, const std::vecto
             names.emplace_back(attn::pattern_name(p));
         out.emplace_back("patterns", textNpy(names));
     }
+    if (a == Analysis::Attribute) {  // the rows and columns of per_example/agreement
+        std::vector<std::string> names;
+        for (const Field& f : fields)
+            if (f.key.starts_with("per_example/faith_"))
+                names.push_back(f.key.substr(std::string_view("per_example/faith_").size()));
+        out.emplace_back("agreement_methods", textNpy(names));
+    }
     std::vector<const Entry*> examples;
     std::vector<std::int64_t> lines, skippedLines;
     std::vector<std::string> reasons;
@@ -194,7 +201,8 @@ attn::io::NpzMembers assemble(const Header& header, Analysis a, const std::vecto
     out.emplace_back("aggregate/count", i64Npy({std::int64_t(E)}));
     for (std::size_t fi = 0; fi < fields.size(); ++fi) {
         const Field& f = fields[fi];
-        if (!f.key.starts_with("per_example/")) continue;
+        // A ragged field (a score per token) has no per-element mean across examples.
+        if (!f.key.starts_with("per_example/") || f.ragged) continue;
         if (f.kind == Kind::F32 || f.kind == Kind::F64) aggregateField(f, fi, examples, out);
         if (f.categories > 0) countCategories(f, fi, examples, out);
     }

@@ -2,15 +2,17 @@
 // GPL-3.0-or-later.
 #include "cli/batch_record.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <sstream>
 
 #include "attn/analysis/census.hpp"
 
 namespace cli::batch {
 
 std::optional<Analysis> analysisNamed(std::string_view name) {
-    for (const Analysis a :
-         {Analysis::Patch, Analysis::Ablate, Analysis::Census, Analysis::Compute})
+    for (const Analysis a : {Analysis::Patch, Analysis::Ablate, Analysis::Census, Analysis::Compute,
+                             Analysis::Attribute})
         if (name == analysisName(a)) return a;
     return std::nullopt;
 }
@@ -23,6 +25,8 @@ const char* analysisName(Analysis a) {
             return "ablate";
         case Analysis::Census:
             return "census";
+        case Analysis::Attribute:
+            return "attribute";
         case Analysis::Compute:
             break;
     }
@@ -47,9 +51,90 @@ Field tokenField(std::string key) {
     return f;
 }
 
+/// A ragged float32 field: one score per token.
+Field tokenScores(std::string key) {
+    Field f = field(std::move(key), Kind::F32);
+    f.ragged = true;
+    return f;
+}
+
+std::vector<Field> attributeSchema(const AttributeSettings& s) {
+    std::vector<Field> out{
+        field("examples/text", Kind::Text),     field("examples/answer", Kind::Text),
+        tokenField("examples/token_ids"),       field("per_example/position", Kind::I32),
+        field("per_example/target", Kind::I32), field("per_example/logit", Kind::F64)};
+    const std::vector<std::string> names = agreementNames(s);
+    for (const std::string& m : names)
+        out.push_back(tokenScores("per_example/" + m));
+    if (std::find(s.methods.begin(), s.methods.end(), "integrated_gradients") != s.methods.end())
+        out.push_back(field("per_example/ig_delta", Kind::F64));
+    const std::uint64_t K = std::uint64_t(s.faithfulness), M = names.size();
+    for (const std::string& m : names)
+        out.push_back(field("per_example/faith_" + m, Kind::F64, {K + 1}));
+    Field agreement = field("per_example/agreement", Kind::F64, {M, M});
+    agreement.counted = true;  // τ-b is NaN where a method scores every token alike
+    out.push_back(agreement);
+    return out;
+}
+
 }  // namespace
 
-std::vector<Field> schema(Analysis a, int layers, int heads) {
+const std::vector<std::string>& tokenMethods() {
+    static const std::vector<std::string> names{
+        "saliency",     "input_x_gradient", "integrated_gradients",
+        "alti_rollout", "attention_flow",   "rollout"};
+    return names;
+}
+
+std::vector<std::string> agreementNames(const AttributeSettings& s) {
+    std::vector<std::string> names{"attention"};
+    for (const std::string& m : tokenMethods())
+        if (std::find(s.methods.begin(), s.methods.end(), m) != s.methods.end()) names.push_back(m);
+    return names;
+}
+
+std::string attributeOptions(const AttributeSettings& s) {
+    std::string methods;
+    for (const std::string& m : agreementNames(s))
+        if (m != "attention") methods += (methods.empty() ? "" : ",") + m;
+    return "methods=" + methods + " steps=" + std::to_string(s.steps) +
+           " faithfulness=" + std::to_string(s.faithfulness);
+}
+
+std::optional<AttributeSettings> attributeSettingsOf(const std::string& options) {
+    AttributeSettings s;
+    bool methods = false, steps = false, faithfulness = false;
+    std::istringstream words(options);
+    for (std::string w; words >> w;) {
+        const std::size_t eq = w.find('=');
+        if (eq == std::string::npos) continue;
+        const std::string key = w.substr(0, eq), value = w.substr(eq + 1);
+        try {
+            if (key == "methods") {
+                methods = true;
+                std::istringstream list(value);
+                for (std::string m; std::getline(list, m, ',');)
+                    if (std::find(tokenMethods().begin(), tokenMethods().end(), m) !=
+                        tokenMethods().end())
+                        s.methods.push_back(m);
+                    else
+                        return std::nullopt;
+            } else if (key == "steps") {
+                s.steps = std::stoi(value), steps = true;
+            } else if (key == "faithfulness") {
+                s.faithfulness = std::stoi(value), faithfulness = true;
+            }
+        } catch (const std::exception&) {  // not a number: not options attribute wrote
+            return std::nullopt;
+        }
+    }
+    if (!methods || !steps || !faithfulness || s.steps < 1 || s.faithfulness < 0 ||
+        s.faithfulness > (1 << 20))
+        return std::nullopt;
+    return s;
+}
+
+std::vector<Field> schema(Analysis a, int layers, int heads, const AttributeSettings& attribute) {
     const std::uint64_t L = std::uint64_t(layers), H = std::uint64_t(heads);
     switch (a) {
         case Analysis::Patch:
@@ -81,6 +166,8 @@ std::vector<Field> schema(Analysis a, int layers, int heads) {
             return {field("examples/text", Kind::Text), tokenField("examples/token_ids"), scores,
                     label};
         }
+        case Analysis::Attribute:
+            return attributeSchema(attribute);
         case Analysis::Compute:
             break;
     }
@@ -98,6 +185,8 @@ const char* shapeKey(Analysis a) {
             return "per_example/ablate_effect";
         case Analysis::Census:
             return "per_example/census_label";
+        case Analysis::Attribute:
+            return nullptr;
         case Analysis::Compute:
             break;
     }

@@ -16,7 +16,7 @@
 namespace cli::batch {
 
 /// The analyses `batch` runs.
-enum class Analysis { Patch, Ablate, Census, Compute };
+enum class Analysis { Patch, Ablate, Census, Compute, Attribute };
 
 /// The analysis called NAME ("patch", …), or none.
 std::optional<Analysis> analysisNamed(std::string_view name);
@@ -37,9 +37,29 @@ struct Field {
     int categories = 0;    ///< > 0: aggregate/<name>_counts of each category (int fields)
 };
 
-/// The per-example arrays of analysis A on a model of L layers and H heads, in output order.
-std::vector<Field> schema(Analysis a, int layers, int heads);
-/// The per-example key whose shape [E, L, H, …] gives a result's layers and heads.
+/// What `--analysis attribute` keeps: the token-level methods besides attention, in core's
+/// order (attn::attrib::method_names), integrated gradients' steps and the erasure curves' K.
+struct AttributeSettings {
+    std::vector<std::string> methods;
+    int steps = 32;
+    int faithfulness = 8;
+};
+
+/// The token-level attribution methods (a score per token), in core's order.
+const std::vector<std::string>& tokenMethods();
+/// The names of the token scores an attribute run ranks and compares: "attention", then S's.
+std::vector<std::string> agreementNames(const AttributeSettings& s);
+/// S as the words of the output's options text ("methods=… steps=… faithfulness=…").
+std::string attributeOptions(const AttributeSettings& s);
+/// The settings in an output's OPTIONS text (attributeOptions' inverse); none when absent.
+std::optional<AttributeSettings> attributeSettingsOf(const std::string& options);
+
+/// The per-example arrays of analysis A on a model of L layers and H heads, in output order
+/// (ATTRIBUTE: what an attribute run keeps).
+std::vector<Field> schema(Analysis a, int layers, int heads,
+                          const AttributeSettings& attribute = {});
+/// The per-example key whose shape [E, L, H, …] gives a result's layers and heads (none for
+/// attribute, whose results are per token).
 const char* shapeKey(Analysis a);
 
 /// One value of a Field for one example: the element bytes (little-endian), or the text.

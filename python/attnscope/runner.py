@@ -115,12 +115,13 @@ def run(model_dir: PathLike, text: str, **options: Any) -> Dict[str, np.ndarray]
 def batch(model_dir: PathLike, dataset: Union[PathLike, Iterable[Mapping[str, Any]]],
           analysis: str = "patch", *, out: Optional[PathLike] = None,
           progress: Progress = True, **options: Any) -> Dict[str, np.ndarray]:
-    """Runs ``attnscope batch --analysis ANALYSIS`` (patch, ablate, census or compute) over
-    DATASET — a JSON Lines file, or a list of dicts written to one — and returns the output's
-    arrays: ``per_example/<name>`` [E,…], ``aggregate/<name>_mean`` and ``_std``,
+    """Runs ``attnscope batch --analysis ANALYSIS`` (patch, ablate, census, compute or
+    attribute) over DATASET — a JSON Lines file, or a list of dicts written to one — and returns
+    the output's arrays: ``per_example/<name>`` [E,…], ``aggregate/<name>_mean`` and ``_std``,
     ``aggregate/count``, ``examples/…``, ``skipped/…`` (docs/datasets.md). OPTIONS are batch's
-    (``on_error="skip"``, ``shard="0/4"``, ``ablate_mode="mean"``). OUT keeps the .npz (and
-    its journal: a call again after an interruption resumes); by default it is temporary.
+    (``on_error="skip"``, ``shard="0/4"``, ``ablate_mode="mean"``; attribute's ``methods=[…]``,
+    ``steps=M``, ``faithfulness=K``). OUT keeps the .npz (and its journal: a call again after
+    an interruption resumes); by default it is temporary.
     PROGRESS: True shows a line that updates in place, a callable gets each JSON event, False
     nothing.
 

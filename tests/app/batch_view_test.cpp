@@ -168,6 +168,11 @@ class BatchViewTest : public QObject {
                              << QStringList{QStringLiteral("nan.npz"),
                                             QStringLiteral("aggregate/head_patch_std"),
                                             QStringLiteral("NaN"), QStringLiteral("[1, 0]")};
+        // An attribute batch (scores per token) is said to be one, not refused by a shape.
+        QTest::newRow("attribute")
+            << write("attribute.npz", edited(patchBatch(m), "analysis", strings({"attribute"})))
+            << QStringList{QStringLiteral("attribute.npz"), QStringLiteral("attributions"),
+                           QStringLiteral("attnscope.batch")};
     }
 
     void malformedFilesAreRefused() {

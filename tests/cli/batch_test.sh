@@ -260,8 +260,8 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # Refusals of the command line.
     for args, code, needle in [
-            (["--analysis", "attribute"], 1, "--analysis attribute is not available yet"),
-            (["--analysis", "nope"], 1, "'nope' is not patch, ablate, census or compute"),
+            (["--analysis", "attribute", "--methods", "alti"], 1, "alti gives a map per layer"),
+            (["--analysis", "nope"], 1, "'nope' is not patch, ablate, census, compute or attribute"),
             (["--analysis", "patch", "--shard", "4/4"], 1, "--shard: '4/4'"),
             (["--analysis", "patch", "--on-error", "maybe"], 1, "--on-error: 'maybe'"),
             (["--analysis", "census", "--ablate-mode", "mean"], 1, "--ablate-mode applies to --analysis ablate")]:

@@ -94,9 +94,28 @@ class RunnerTest(unittest.TestCase):
                             progress=False)
         self.assertIn('line 2: no "text" field', str(caught.exception))
         with self.assertRaises(attnscope.AttnScopeError) as caught:
-            attnscope.batch(self.model, [{"text": "a"}], "attribute", progress=False)
-        self.assertIn("attribute is not available yet", str(caught.exception))
+            attnscope.batch(self.model, [{"text": "a"}], "attribute", methods=["norm_based"],
+                            progress=False)
+        self.assertIn("norm_based gives a map per layer (or head)", str(caught.exception))
         self.assertEqual(caught.exception.code, 1)
+
+    def test_batch_attribute_equals_the_command(self):
+        texts = [{"text": "the cat sat"}, {"text": "we saw", "answer": 105}]
+        got = attnscope.batch(self.model, texts, "attribute", methods=["saliency", "rollout"],
+                              faithfulness=2, steps=4, progress=False)
+        self.assertEqual(list(got["agreement_methods"]), ["attention", "saliency", "rollout"])
+        self.assertEqual(got["per_example/faith_saliency"].shape, (2, 3))
+        self.assertEqual(got["per_example/target"][1], 105)
+        for e, example in enumerate(texts):
+            one = attnscope.attribute(self.model, example["text"], methods=["saliency", "rollout"],
+                                      faithfulness=2, steps=4,
+                                      target=int(got["per_example/target"][e]))
+            lo, hi = got["examples/token_offsets"][e:e + 2]
+            np.testing.assert_array_equal(got["per_example/saliency"][lo:hi], one["saliency"])
+            np.testing.assert_array_equal(got["per_example/rollout"][lo:hi],
+                                          one["rollout"][int(one["position"][0])])
+            np.testing.assert_array_equal(got["per_example/faith_rollout"][e],
+                                          one["faith_rollout"].astype(np.float64))
 
 
 if __name__ == "__main__":

@@ -25,13 +25,15 @@ bool needs_reverse_pass(const std::string& m) {
            m == "attention_x_gradient";
 }
 
-/// True when MODEL's family describes its layers (the gradient methods need it).
-bool has_description(const model::Model& model) {
+/// Empty when MODEL's family describes its layers (the gradient methods need it), else the
+/// family's refusal.
+std::string description_refusal(const model::Model& model) {
     try {
         (void)model.describe_output();
-        return model.info().layers == 0 || (void(model.describe_layer(0)), true);
-    } catch (const ArgumentError&) {
-        return false;
+        if (model.info().layers > 0) (void)model.describe_layer(0);
+        return {};
+    } catch (const ArgumentError& e) {
+        return e.what();
     }
 }
 
@@ -96,13 +98,19 @@ std::string unavailable(const std::string& method) {
     return {};
 }
 
+std::string unavailable_for(const model::Model& model, const std::string& method) {
+    if (std::string why = unavailable(method); !why.empty()) return why;
+    if (!needs_reverse_pass(method)) return {};
+    const std::string why = description_refusal(model);
+    return why.empty() ? why : method + ": " + why;
+}
+
 AttributionResult attribute_tokens(const model::Model& model, const std::vector<std::int32_t>& ids,
                                    const AttributionRequest& request, Progress* progress) {
     std::vector<std::string> methods = request.methods;
     if (methods.empty())
         for (const std::string& m : method_names())
-            if (unavailable(m).empty() && (!needs_reverse_pass(m) || has_description(model)))
-                methods.push_back(m);
+            if (unavailable_for(model, m).empty()) methods.push_back(m);
     for (const std::string& m : methods)
         if (const std::string why = unavailable(m); !why.empty()) throw ArgumentError(why);
     const auto wants = [&](const char* m) {
@@ -193,7 +201,10 @@ AttributionResult attribute_tokens(const model::Model& model, const std::vector<
         add_matrix(r, "rollout", rolled);
         token_scores.push_back({"rollout", row_of(rolled, p)});
     }
-    if (request.faithfulness < 0) return r;
+    if (request.faithfulness < 0) {
+        r.token_scores = std::move(token_scores);
+        return r;
+    }
 
     const std::vector<Index> positions = ranked_positions(n, p, info.causal);
     const std::size_t m = token_scores.size();
@@ -221,6 +232,7 @@ AttributionResult attribute_tokens(const model::Model& model, const std::vector<
         }
     }
     r.arrays.push_back(std::move(agreement));
+    r.token_scores = std::move(token_scores);
     return r;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attn/models/model.hpp"
@@ -36,6 +37,9 @@ struct AttributionResult {
     double logit = 0;                ///< the target's logit at P in the run
     std::vector<NamedArray> arrays;  ///< in method_names() order, then faith_*, agreement
     std::vector<std::string> agreement_methods;  ///< the rows of "agreement" (with faithfulness)
+    /// Each token-level score at P the erasure curves rank by ("attention": the last layer's
+    /// mean row P, then the gradient methods, ALTI rollout, flow and rollout rows), by name.
+    std::vector<std::pair<std::string, std::vector<double>>> token_scores;
 };
 
 /// Every method of issue #39 by its output name, in the table's order.
@@ -44,6 +48,10 @@ const std::vector<std::string>& method_names();
 /// Empty when METHOD is built; else why not ("saliency needs the reverse pass, not built yet"),
 /// or that no method has that name.
 std::string unavailable(const std::string& method);
+
+/// Empty when MODEL can compute METHOD; else why not: no such method, or the family's layers
+/// lack a step the reverse pass needs (the family's own refusal, naming the step).
+std::string unavailable_for(const model::Model& model, const std::string& method);
 
 /// The methods of REQUEST on the run of IDS through MODEL. Throws ArgumentError for a method
 /// that is unknown or not built (naming it), a position or target outside the run; PROGRESS may

@@ -138,6 +138,12 @@ BatchResult parse_batch_result(const NpzMembers& members, const std::string& nam
                                               : std::string()) +
                          "; expected one whole number, the examples aggregated");
     r.examples = std::uint64_t(count->values[0]);
+    if (const auto it = r.texts.find("analysis");
+        it != r.texts.end() && it->second.size() == 1 && it->second[0] == "attribute")
+        detail::fail(name,
+                     "is a batch of attributions (scores per token, erasure curves, agreement), "
+                     "which the Batch tab does not show: it shows per-head results (patch, "
+                     "ablate, census, compute); read it with numpy or attnscope.batch");
     std::set<std::string> checked;  // the arrays whose finiteness an aggregate's rule settled
     for (const auto& [key, array] : r.numbers) {
         if (!key.starts_with(kPerExample)) continue;
