@@ -42,6 +42,9 @@
 #      takes the scene through LayerCache::sceneFor and a model's run through
 #      LayerCache::runs().
 # Usage: check_architecture.sh [repository root]; prints every violation, exits 1 on any.
+# The scripts run under Debian's /usr/bin/python3 (what set-up installs): a `python3` found on
+# PATH may be a version manager's shim that costs most of a second per start, and
+# planted_violations_test.sh runs this script 36 times.
 set -u
 root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$root" || exit 2
@@ -83,7 +86,7 @@ else
 fi
 
 # 5. Unity batches cannot collide.
-clashes=$(python3 "$root/tests/architecture/unity_names.py" "$root") || fail "file-local names that collide in a unity build:"$'\n'"$clashes"
+clashes=$(/usr/bin/python3 "$root/tests/architecture/unity_names.py" "$root") || fail "file-local names that collide in a unity build:"$'\n'"$clashes"
 
 # 6. Mode checks through the accessors. A member named data or model tested for null: negated or
 # cast to bool, an if's whole condition, an operand of && or ||, the condition of ?:, or compared
@@ -135,11 +138,11 @@ blocking=$(grep -rnE 'blockingMap|QtConcurrent::blocking|QtConcurrentMap' \
 [ -n "$blocking" ] && fail "views waiting for workers on the GUI thread (run a scheduler job and paint what it delivers):"$'\n'"$blocking"
 
 # 12. Core's rooms include only downwards.
-upward=$(python3 "$root/tests/architecture/core_layers.py" "$root") ||
+upward=$(/usr/bin/python3 "$root/tests/architecture/core_layers.py" "$root") ||
   fail "core files including a room above their own, or outside every room:"$'\n'"$upward"
 
 # 13. No process-wide cache in core.
-state=$(python3 "$root/tests/architecture/core_state.py" "$root") ||
+state=$(/usr/bin/python3 "$root/tests/architecture/core_state.py" "$root") ||
   fail "process-wide mutable state in core (the application keeps caches):"$'\n'"$state"
 
 # 14. Scenes are computed through app/model's cache, in scheduler jobs.

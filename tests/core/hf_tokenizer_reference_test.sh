@@ -14,16 +14,16 @@ corpus="$here/../data/tokenizer_corpus.json"
 [ -f "$npm/.installed" ] || { echo "FAIL: the npm references are not installed in $npm (scripts/npm_references.sh)"; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-python3 "$here/hf_tokenizer_variants.py" "$npm" "${name#gguf-}" "$work/tokenizer.json"
+/usr/bin/python3 "$here/hf_tokenizer_variants.py" "$npm" "${name#gguf-}" "$work/tokenizer.json"
 input="$work/tokenizer.json"
 if [ "${name#gguf-}" != "$name" ]; then
   input="$work/tokenizer.gguf"
   /usr/bin/python3 "$here/gguf_tiny.py" tokenizer "$work/tokenizer.json" "$input"
 fi
 # The corpus, then all of it as one text (long text, many words: the BPE cache at work).
-python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); json.dump(c+["\n".join(c)*3], open(sys.argv[2],"w"))' \
+/usr/bin/python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); json.dump(c+["\n".join(c)*3], open(sys.argv[2],"w"))' \
   "$corpus" "$work/cases.json"
-n=$(python3 -c 'import json,sys; print(2*len(json.load(open(sys.argv[1]))))' "$work/cases.json")
+n=$(/usr/bin/python3 -c 'import json,sys; print(2*len(json.load(open(sys.argv[1]))))' "$work/cases.json")
 node "$here/hf_tokenizer_reference.js" "$npm" "$work/tokenizer.json" "$work/cases.json" >"$work/hf.txt"
 "$tool" "$input" "$work/cases.json" >"$work/core.txt"
 [ "$(wc -l <"$work/hf.txt")" -eq "$n" ] || { echo "FAIL: the reference printed $(wc -l <"$work/hf.txt") lines, not $n"; exit 1; }
