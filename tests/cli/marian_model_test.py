@@ -1,5 +1,5 @@
-# AttnScope — Marian through the CLI (issue #40): tiny random folders (shared and separate
-# embeddings) with source.spm / target.spm trained here by SentencePiece and a vocab.json built
+# AttnScope — Marian through the CLI (issue #40): tiny random folders (shared embeddings in F32,
+# separate ones in F16) with source.spm / target.spm trained here by SentencePiece and a vocab.json built
 # from them, against seq2seq_reference's numpy encoder–decoder: `compute --target` (ids equal
 # SentencePiece's pieces looked up in vocab.json, <unk> for one left out, </s> appended; every
 # weight array to 3e-5; logits to 1e-4 relative), `translate` greedy and beam (B = 3, 4) equal to
@@ -50,7 +50,8 @@ def main(exe, work):
         name = "shared" if shared else "separate"
         folder = os.path.join(work, "marian_" + name)
         c, w, (sp, sv), (tp, tv) = tiny.marian_folder(folder, 3 if shared else 4, shared,
-                                                     eos_bias=3.0 if shared else 2.0)
+                                                     eos_bias=3.0 if shared else 2.0,
+                                                     dtype="F32" if shared else "F16")
         src = tiny.marian_ids(sp, sv, TEXT)
         tgt = [c["decoder_start_token_id"]] + tiny.marian_ids(tp, tv, TARGET)
         check(sv["<unk>"] in src, f"{name}: the source has a piece vocab.json lacks ({src})")

@@ -62,7 +62,7 @@ def write_folder(folder, c, w, dtype="F32"):
     return llama_tiny.write_model(folder, w, c, dtype)
 
 
-def marian_folder(folder, seed, shared=True, act="swish", eos_bias=0.0):
+def marian_folder(folder, seed, shared=True, act="swish", eos_bias=0.0, dtype="F32"):
     """A tiny Marian folder; returns (config, weights as stored, tokenizers: (src, vocab), (tgt, vocab))."""
     os.makedirs(folder, exist_ok=True)
     src_blob, tgt_blob = train_spm(SOURCE, 40), train_spm(TARGET, 40)
@@ -109,11 +109,11 @@ def marian_folder(folder, seed, shared=True, act="swish", eos_bias=0.0):
             w[p + "fc2.weight"], w[p + "fc2.bias"] = r(d, f), r(d)
             w[p + "final_layer_norm.weight"], w[p + "final_layer_norm.bias"] = 1 + r(d), r(d)
     w = {k: v.astype(np.float32) for k, v in w.items()}
-    used = write_folder(folder, c, w)
+    used = write_folder(folder, c, w, dtype)
     return c, used, (src, sv), (tgt, tv)
 
 
-def t5_folder(folder, seed, proj="relu", tied=True, eos_boost=1.0):
+def t5_folder(folder, seed, proj="relu", tied=True, eos_boost=1.0, dtype="F32"):
     """A tiny T5 folder with spiece.model; returns (config, weights as stored, processor)."""
     os.makedirs(folder, exist_ok=True)
     blob = train_spm(SOURCE + TARGET, 60, pad_id=0, eos_id=1, unk_id=2, bos_id=-1)
@@ -152,5 +152,5 @@ def t5_folder(folder, seed, proj="relu", tied=True, eos_boost=1.0):
             w[p_ + f"{k}.layer_norm.weight"] = 1 + 0.3 * r(d)
         w[f"{side}.final_layer_norm.weight"] = 1 + 0.3 * r(d)
     w = {k: v.astype(np.float32) for k, v in w.items()}
-    used = write_folder(folder, c, w)
+    used = write_folder(folder, c, w, dtype)
     return c, used, p

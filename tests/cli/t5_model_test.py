@@ -1,6 +1,6 @@
 # AttnScope — T5 through the CLI (issue #40): tiny random folders (ReLU and gated-GELU feed-
-# forward, tied and separate heads) with a spiece.model trained here by SentencePiece, against
-# seq2seq_reference's numpy encoder–decoder: `compute --target` (ids equal SentencePiece's own,
+# forward, tied and separate heads; F32 and BF16) with a spiece.model trained here by
+# SentencePiece, against seq2seq_reference's numpy encoder–decoder: `compute --target` (ids equal SentencePiece's own,
 # </s> appended; every weight array to 3e-5; logits to 1e-4 relative), "Scale by 1/√d_k" on
 # (--scale: other weights, equal to numpy's scaled run) and off (--no-scale: the model's own),
 # `translate` greedy and beam (B = 3) equal to numpy's search, a missing tensor named.
@@ -24,11 +24,12 @@ TARGET = "die kleine katze geht zum alten fluss"
 
 def main(exe, work):
     check, run, compare = common.check, common.run, common.compare
-    cases = (("relu", True, 5), ("gated-gelu", True, 6), ("gated-gelu", False, 7))
-    for proj, tied, seed in cases:
+    cases = (("relu", True, 5, "F32"), ("gated-gelu", True, 6, "F32"),
+             ("gated-gelu", False, 7, "BF16"))
+    for proj, tied, seed, dtype in cases:
         name = f"{proj} {'tied' if tied else 'lm_head'}"
         folder = os.path.join(work, f"t5_{proj}_{tied}")
-        c, w, sp = tiny.t5_folder(folder, seed, proj, tied, eos_boost=1.6)
+        c, w, sp = tiny.t5_folder(folder, seed, proj, tied, eos_boost=1.6, dtype=dtype)
         src = sp.encode(TEXT) + [1]
         tgt = [0] + sp.encode(TARGET) + [1]
         runs = (("model", [], None), ("--no-scale", ["--no-scale"], None),
