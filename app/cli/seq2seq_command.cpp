@@ -37,11 +37,34 @@ int failWith(QTextStream& err, const QString& message, int code) {
     return code;
 }
 
+/// "PART.L.H,…" (PART encoder, decoder or cross) as heads, or a message naming the bad item.
+bool parseHeads(const QString& text, std::vector<attn::model::Seq2SeqHead>* heads, QString* error) {
+    using Part = attn::model::Seq2SeqPart;
+    for (const QString& item : text.split(QLatin1Char(','))) {
+        const QStringList f = item.split(QLatin1Char('.'));
+        const auto l = f.size() == 3 ? decimalUnsigned(f[1]) : std::nullopt;
+        const auto h = f.size() == 3 ? decimalUnsigned(f[2]) : std::nullopt;
+        const QString part = f.value(0);
+        if (!l || !h || *l > 4096 || *h > 4096 ||
+            (part != QLatin1StringView("encoder") && part != QLatin1StringView("decoder") &&
+             part != QLatin1StringView("cross"))) {
+            *error = tr("--ablate %1: expected encoder.L.H, decoder.L.H or cross.L.H").arg(item);
+            return false;
+        }
+        const Part which = part == QLatin1StringView("encoder")   ? Part::Encoder
+                           : part == QLatin1StringView("decoder") ? Part::Decoder
+                                                                  : Part::Cross;
+        heads->push_back({which, int(*l), int(*h)});
+    }
+    return true;
+}
+
 std::optional<Seq2SeqRequest> parseSeq2Seq(const QStringList& arguments, bool translate,
                                            QString* error) {
     QCommandLineParser p;
     p.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
-    QStringList valued = {QStringLiteral("model"), QStringLiteral("text")};
+    QStringList valued = {QStringLiteral("model"), QStringLiteral("text"),
+                          QStringLiteral("ablate")};
     if (translate)
         valued << QStringLiteral("beam") << QStringLiteral("max-tokens")
                << QStringLiteral("length-penalty");
@@ -58,10 +81,11 @@ std::optional<Seq2SeqRequest> parseSeq2Seq(const QStringList& arguments, bool tr
     const QString command =
         translate ? QStringLiteral("translate") : QStringLiteral("compute --target");
     if (!p.parse(args)) {
-        *error = tr("%1 (%2 takes --model, --text, %3 --scale/--no-scale, -o and --force)")
-                     .arg(p.errorText(), command,
-                          translate ? QStringLiteral("--beam, --max-tokens, --length-penalty,")
-                                    : QStringLiteral("--target,"));
+        *error =
+            tr("%1 (%2 takes --model, --text, %3 --scale/--no-scale, --ablate, -o and --force)")
+                .arg(p.errorText(), command,
+                     translate ? QStringLiteral("--beam, --max-tokens, --length-penalty,")
+                               : QStringLiteral("--target,"));
         return std::nullopt;
     }
     if (const QString repeated = repeatedOption(p); !repeated.isEmpty()) {
@@ -103,6 +127,9 @@ std::optional<Seq2SeqRequest> parseSeq2Seq(const QStringList& arguments, bool tr
         *error = tr("--scale and --no-scale contradict");
         return std::nullopt;
     }
+    if (p.isSet(QStringLiteral("ablate")) &&
+        !parseHeads(p.value(QStringLiteral("ablate")), &r.options.controls.ablate, error))
+        return std::nullopt;
     if (p.isSet(QStringLiteral("scale"))) r.options.controls.scale = true;
     if (p.isSet(QStringLiteral("no-scale"))) r.options.controls.scale = false;
     const auto integer = [&](const char* name, int max, int* out) {
@@ -269,7 +296,8 @@ QString seq2seqHelp() {
         "                           (default 64), scored sum log p / len^A (default 1): writes\n"
         "                           output_ids, text and the run's arrays on the output\n"
         "  --scale, --no-scale      scores × 1/sqrt(d_k) on or off (default: the model's own;\n"
-        "                           Marian scales, T5 does not)\n");
+        "                           Marian scales, T5 does not)\n"
+        "  --ablate PART.L.H,…      zero those heads' outputs (PART encoder, decoder, cross)\n");
 }
 
 }  // namespace cli

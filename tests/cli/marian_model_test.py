@@ -3,7 +3,8 @@
 # from them, against seq2seq_reference's numpy encoder–decoder: `compute --target` (ids equal
 # SentencePiece's pieces looked up in vocab.json, <unk> for one left out, </s> appended; every
 # weight array to 3e-5; logits to 1e-4 relative), `translate` greedy and beam (B = 3, 4) equal to
-# numpy's search, --no-scale, refusals and malformed folders named. GPL-3.0-or-later.
+# numpy's search, --no-scale, --ablate (encoder, decoder and cross heads), refusals and
+# malformed folders named. GPL-3.0-or-later.
 # Usage: marian_model_test.py ATTNSCOPE WORKDIR
 import json
 import os
@@ -55,7 +56,10 @@ def main(exe, work):
         src = tiny.marian_ids(sp, sv, TEXT)
         tgt = [c["decoder_start_token_id"]] + tiny.marian_ids(tp, tv, TARGET)
         check(sv["<unk>"] in src, f"{name}: the source has a piece vocab.json lacks ({src})")
-        for label, opts, scale in (("model", [], None), ("--no-scale", ["--no-scale"], False)):
+        heads = ("encoder.0.1", "decoder.0.3", "cross.1.2")
+        runs = (("model", [], None, ()), ("--no-scale", ["--no-scale"], False, ()),
+                ("--ablate", ["--ablate", ",".join(heads)], None, heads))
+        for label, opts, scale, ablate in runs:
             out = os.path.join(work, f"m_{name}.npz")
             code, err = run(exe, "compute", "--model", folder, "--text", TEXT, "--target", TARGET,
                             "-o", out, *opts)
@@ -68,7 +72,7 @@ def main(exe, work):
                   f"{name} {label}: the arrays {sorted(z.files)}")
             check(list(z["source_ids"]) == src, f"{name}: source_ids {list(z['source_ids'])}")
             check(list(z["target_ids"]) == tgt, f"{name}: target_ids {list(z['target_ids'])}")
-            expect = ref.marian(w, c, src, tgt, scale)
+            expect = ref.marian(w, c, src, tgt, scale, ablate)
             check(z["logits"].shape == (len(tgt), len(tv)), f"{name}: logits [nt, vocab]")
             compare(z, expect, f"{name} {label}")
 
@@ -111,13 +115,25 @@ def refusals(exe, work):
     code, err = run(exe, "compute", "--model", dec, "--text", "the cat", "--target", "x", "-o", out)
     check(code != 0 and "decoder-only" in err and "config.json" in err,
           f"a decoder-only model given --target is refused: {err}")
+    code, err = run(exe, "compute", "--model", folder, "--text", TEXT, "--target", TARGET,
+                    "--ablate", "cross.2.0", "-o", out)
+    check(code == 1 and "2.0" in err and "2 layers" in err, f"a head past the decoder is refused: {err}")
     code, err = run(exe, "translate", "--model", dec, "--text", "the cat", "-o", out)
     check(code != 0 and "decoder-only" in err, f"translate refuses a decoder-only model: {err}")
+    code, err = run(exe, "translate", "--model", folder, "--text", TEXT, "--max-tokens", "100", "-o", out)
+    ids = list(np.load(out)["output_ids"]) if code == 0 else []
+    check(code == 0 and (len(ids) == 63 or ids[-1:] == [0]),
+          f"translate stops at the decoder's 64 positions ({len(ids)} tokens; {err})")
     c = json.load(open(os.path.join(folder, "config.json")))
     bad = os.path.join(work, "marian_bad")
     os.makedirs(bad, exist_ok=True)
     for f in ("source.spm", "target.spm", "vocab.json", "model.safetensors"):
         os.symlink(os.path.join(folder, f), os.path.join(bad, f))
+    json.dump(c, open(os.path.join(bad, "config.json"), "w"))
+    os.unlink(os.path.join(bad, "source.spm"))
+    open(os.path.join(bad, "source.spm"), "w").write("not a model")
+    code, err = run(exe, "compute", "--model", bad, "--text", TEXT, "--target", TARGET, "-o", out)
+    check(code == 2 and "source.spm" in err and "11 bytes" in err, f"a broken source.spm is named: {err}")
     json.dump({k: v for k, v in c.items() if k != "d_model"}, open(os.path.join(bad, "config.json"), "w"))
     code, err = run(exe, "compute", "--model", bad, "--text", TEXT, "--target", TARGET, "-o", out)
     check(code == 2 and "config.json" in err and "d_model" in err, f"a missing key is named: {err}")

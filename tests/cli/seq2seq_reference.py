@@ -11,8 +11,10 @@ def softmax(s):
     return e / e.sum(-1, keepdims=True)
 
 
-def mha(xq, xkv, w, p, heads, mult, bias=None, causal=False, has_bias=True, names="qkvo"):
-    """Multi-head attention of XQ over XKV with the projections P + names; (out, [H,nq,nk])."""
+def mha(xq, xkv, w, p, heads, mult, bias=None, causal=False, has_bias=True, names="qkvo",
+        ablated=()):
+    """Multi-head attention of XQ over XKV with the projections P + names, the heads in ABLATED
+    contributing zero; (out, [H,nq,nk])."""
     def lin(x, n):
         y = x @ w[p + n + ".weight"].T
         return y + w[p + n + ".bias"] if has_bias else y
@@ -28,7 +30,7 @@ def mha(xq, xkv, w, p, heads, mult, bias=None, causal=False, has_bias=True, name
             s = np.where(np.arange(nk)[None, :] <= np.arange(nq)[:, None], s, -np.inf)
         a = softmax(s)
         weights.append(a)
-        outs.append(a @ v[:, h * hd:(h + 1) * hd])
+        outs.append(0 * a @ v[:, h * hd:(h + 1) * hd] if h in ablated else a @ v[:, h * hd:(h + 1) * hd])
     return lin(np.concatenate(outs, 1), names[3]), np.array(weights)
 
 
@@ -51,7 +53,12 @@ ACTS = {"swish": lambda x: x / (1 + np.exp(-x)), "silu": lambda x: x / (1 + np.e
         "gelu_new": lambda x: 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))}
 
 
-def marian(w, c, src, tgt, scale=None):
+def cut(ablate, part, layer):
+    """The heads of ABLATE ("part.L.H" strings) in PART's layer LAYER."""
+    return {int(a.split(".")[2]) for a in ablate if a.split(".")[:2] == [part, str(layer)]}
+
+
+def marian(w, c, src, tgt, scale=None, ablate=()):
     """(encoder [L,H,ns,ns], decoder [L,H,nt,nt], cross [L,H,nt,ns], logits [nt,V])."""
     w = {k: v.astype(np.float64) for k, v in w.items()}
     d, H = c["d_model"], c["encoder_attention_heads"]
@@ -72,7 +79,7 @@ def marian(w, c, src, tgt, scale=None):
     enc = []
     for l in range(c["encoder_layers"]):
         p = f"model.encoder.layers.{l}."
-        a, wt = mha(x, x, w, p + "self_attn.", H, mult, names=names)
+        a, wt = mha(x, x, w, p + "self_attn.", H, mult, names=names, ablated=cut(ablate, "encoder", l))
         enc.append(wt)
         x = ln(x + a, p + "self_attn_layer_norm")
         x = ln(x + ffn(x, p), p + "final_layer_norm")
@@ -80,10 +87,11 @@ def marian(w, c, src, tgt, scale=None):
     dec, cross = [], []
     for l in range(c["decoder_layers"]):
         p = f"model.decoder.layers.{l}."
-        a, wt = mha(y, y, w, p + "self_attn.", H, mult, causal=True, names=names)
+        a, wt = mha(y, y, w, p + "self_attn.", H, mult, causal=True, names=names,
+                    ablated=cut(ablate, "decoder", l))
         dec.append(wt)
         y = ln(y + a, p + "self_attn_layer_norm")
-        a, wt = mha(y, x, w, p + "encoder_attn.", H, mult, names=names)
+        a, wt = mha(y, x, w, p + "encoder_attn.", H, mult, names=names, ablated=cut(ablate, "cross", l))
         cross.append(wt)
         y = ln(y + a, p + "encoder_attn_layer_norm")
         y = ln(y + ffn(y, p), p + "final_layer_norm")
@@ -109,7 +117,7 @@ def t5_bucket(rel, bidirectional, buckets, max_distance):
     return out + np.where(rel < exact, rel, large)
 
 
-def t5(w, c, src, tgt, scale=None):
+def t5(w, c, src, tgt, scale=None, ablate=()):
     w = {k: v.astype(np.float64) for k, v in w.items()}
     d, H, dkv = c["d_model"], c["num_heads"], c["d_kv"]
     mult = 1 / math.sqrt(dkv) if scale is True else 1.0
@@ -139,7 +147,8 @@ def t5(w, c, src, tgt, scale=None):
     for l in range(c["num_layers"]):
         p = f"encoder.block.{l}.layer."
         h = rms(x, p + "0.layer_norm")
-        a, wt = mha(h, h, w, p + "0.SelfAttention.", H, mult, bias=eb, has_bias=False)
+        a, wt = mha(h, h, w, p + "0.SelfAttention.", H, mult, bias=eb, has_bias=False,
+                    ablated=cut(ablate, "encoder", l))
         enc.append(wt)
         x = x + a
         x = x + ffn(rms(x, p + "1.layer_norm"), p + "1.DenseReluDense.")
@@ -150,10 +159,12 @@ def t5(w, c, src, tgt, scale=None):
     for l in range(c["num_decoder_layers"]):
         p = f"decoder.block.{l}.layer."
         h = rms(y, p + "0.layer_norm")
-        a, wt = mha(h, h, w, p + "0.SelfAttention.", H, mult, bias=db, causal=True, has_bias=False)
+        a, wt = mha(h, h, w, p + "0.SelfAttention.", H, mult, bias=db, causal=True, has_bias=False,
+                    ablated=cut(ablate, "decoder", l))
         dec.append(wt)
         y = y + a
-        a, wt = mha(rms(y, p + "1.layer_norm"), x, w, p + "1.EncDecAttention.", H, mult, has_bias=False)
+        a, wt = mha(rms(y, p + "1.layer_norm"), x, w, p + "1.EncDecAttention.", H, mult,
+                    has_bias=False, ablated=cut(ablate, "cross", l))
         cross.append(wt)
         y = y + a
         y = y + ffn(rms(y, p + "2.layer_norm"), p + "2.DenseReluDense.")

@@ -33,7 +33,7 @@ def main(exe, work):
         src = sp.encode(TEXT) + [1]
         tgt = [0] + sp.encode(TARGET) + [1]
         runs = (("model", [], None), ("--no-scale", ["--no-scale"], None),
-                ("--scale", ["--scale"], True))
+                ("--scale", ["--scale"], True), ("--ablate", ["--ablate", "cross.0.0,encoder.1.3"], None))
         plain = None
         for label, opts, scale in runs:
             out = os.path.join(work, f"t5_{seed}_{label}.npz")
@@ -46,13 +46,16 @@ def main(exe, work):
             check(list(z["source_ids"]) == src, f"{name}: source_ids {list(z['source_ids'])}")
             check(list(z["target_ids"]) == tgt, f"{name}: target_ids {list(z['target_ids'])}")
             check(z["logits"].shape == (len(tgt), c["vocab_size"]), f"{name}: logits [nt, vocab_size]")
-            compare(z, ref.t5(w, c, src, tgt, scale), f"{name} {label}")
+            ablate = ("cross.0.0", "encoder.1.3") if label == "--ablate" else ()
+            compare(z, ref.t5(w, c, src, tgt, scale, ablate), f"{name} {label}")
             if label == "model":
                 plain = z["cross_weights"].copy(), z["encoder_weights"].copy()
             elif plain is not None:
                 same = np.array_equal(z["cross_weights"], plain[0]) and \
                     np.array_equal(z["encoder_weights"], plain[1])
-                if label == "--no-scale":
+                if label == "--ablate":
+                    pass
+                elif label == "--no-scale":
                     check(same, f"{name}: Scale by 1/√d_k off equals the model")
                 else:
                     d = float(np.abs(z["encoder_weights"] - plain[1]).max())

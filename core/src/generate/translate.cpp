@@ -54,7 +54,10 @@ Translation translate(const model::Seq2SeqModel& model, const std::vector<std::i
     live.push_back(std::move(first));
     std::vector<Translation> finished;  // in the order found
     const std::size_t vocab = std::size_t(info.vocab);
-    for (int step = 0; step < o.max_tokens && !live.empty(); ++step) {
+    // A decoder of limited positions (Marian) stops where its last position is fed.
+    const int limit =
+        info.max_positions > 1 ? std::min(o.max_tokens, info.max_positions - 1) : o.max_tokens;
+    for (int step = 0; step < limit && !live.empty(); ++step) {
         // Every extension (hypothesis, token) in order, ranked by Σ log p; a stable sort keeps
         // ties in that order (the earlier hypothesis, then the smaller id).
         std::vector<std::size_t> order(live.size() * vocab);
@@ -83,7 +86,7 @@ Translation translate(const model::Seq2SeqModel& model, const std::vector<std::i
             }
             Hypothesis h{std::move(tokens), sum, parent.cache, {}};
             // The last step's live hypotheses need no next distribution.
-            if (step + 1 < o.max_tokens)
+            if (step + 1 < limit)
                 h.next = log_probabilities(model::decode(model, {token}, h.cache, o.controls));
             next.push_back(std::move(h));
         }

@@ -40,7 +40,8 @@ class SpmTokenizer final : public Tokenizer {
         const auto status = spm_.LoadFromSerializedProto(
             std::string_view(reinterpret_cast<const char*>(model.data()), model.size()));
         if (!status.ok())
-            throw FormatError(spm + ": not a SentencePiece model (" + status.ToString() + ")");
+            throw FormatError(spm + ": not a SentencePiece model (" + std::to_string(model.size()) +
+                              " bytes that do not parse as one)");
         if (vocab_json.empty()) {
             eos_ = spm_.eos_id();
             if (eos_ < 0) throw FormatError(spm + ": the SentencePiece model has no </s>");

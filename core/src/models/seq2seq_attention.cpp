@@ -20,14 +20,14 @@ KeyValues project_keys(const AttentionProjections& p, const Matrix& x, int heads
 }
 
 Matrix attend_keys(const AttentionProjections& p, const Matrix& x, const KeyValues& kv, int heads,
-                   int head_dim, float multiplier, const std::vector<Matrix>* bias, bool causal,
+                   int head_dim, const HeadStep& step, const std::vector<Matrix>* bias, bool causal,
                    Index first, std::vector<Matrix>* weights) {
     const Matrix q = p.q(x);
     const Index rows = x.rows();
     Matrix z(rows, Index(heads) * head_dim);
     for (int h = 0; h < heads; ++h) {
         const Matrix& k = kv.k[std::size_t(h)];
-        Matrix s = (q.middleCols(Index(h) * head_dim, head_dim) * k.transpose()) * multiplier;
+        Matrix s = (q.middleCols(Index(h) * head_dim, head_dim) * k.transpose()) * step.multiplier;
         if (bias) s += (*bias)[std::size_t(h)];
         for (Index i = 0; i < rows; ++i) {
             // A query sees keys up to its own position (first + i) when causal.
@@ -40,14 +40,18 @@ Matrix attend_keys(const AttentionProjections& p, const Matrix& x, const KeyValu
             row.head(seen) /= row.head(seen).sum();
             row.tail(k.rows() - seen).setZero();
         }
-        z.middleCols(Index(h) * head_dim, head_dim) = s * kv.v[std::size_t(h)];
+        // An ablated head's weights are shown; its output reaches nothing (zero ablation).
+        if (!step.ablated.empty() && step.ablated[std::size_t(h)])
+            z.middleCols(Index(h) * head_dim, head_dim).setZero();
+        else
+            z.middleCols(Index(h) * head_dim, head_dim) = s * kv.v[std::size_t(h)];
         if (weights) weights->push_back(std::move(s));
     }
     return p.o(z);
 }
 
 Matrix self_attend(const AttentionProjections& p, const Matrix& x, KeyValues& kv, int heads,
-                   int head_dim, float multiplier, const std::vector<Matrix>* bias, bool causal,
+                   int head_dim, const HeadStep& step, const std::vector<Matrix>* bias, bool causal,
                    Index first, std::vector<Matrix>* weights) {
     KeyValues added = project_keys(p, x, heads, head_dim);
     if (kv.k.empty()) {
@@ -63,7 +67,7 @@ Matrix self_attend(const AttentionProjections& p, const Matrix& x, KeyValues& kv
             v.bottomRows(x.rows()) = added.v[std::size_t(h)];
         }
     }
-    return attend_keys(p, x, kv, heads, head_dim, multiplier, bias, causal, first, weights);
+    return attend_keys(p, x, kv, heads, head_dim, step, bias, causal, first, weights);
 }
 
 }  // namespace attn::model

@@ -20,16 +20,17 @@ struct AttentionProjections {
 KeyValues project_keys(const AttentionProjections& p, const Matrix& x, int heads, int head_dim);
 
 /// Attention of X's rows (positions FIRST, FIRST + 1, …) over KV: per head, scores
-/// MULTIPLIER · q·kᵀ (+ BIAS[h], rows × keys, when given), keys past the query hidden when
-/// CAUSAL, softmax, · v; the heads side by side through o. WEIGHTS (when given) gets each head's.
+/// STEP's multiplier · q·kᵀ (+ BIAS[h], rows × keys, when given), keys past the query hidden when
+/// CAUSAL, softmax, · v (zero for STEP's ablated heads); the heads side by side through o.
+/// WEIGHTS (when given) gets each head's.
 Matrix attend_keys(const AttentionProjections& p, const Matrix& x, const KeyValues& kv, int heads,
-                   int head_dim, float multiplier, const std::vector<Matrix>* bias, bool causal,
+                   int head_dim, const HeadStep& step, const std::vector<Matrix>* bias, bool causal,
                    Index first, std::vector<Matrix>* weights);
 
 /// Self-attention of X's rows at positions [FIRST, …): their keys and values appended to KV
 /// (empty for an encoder), then attend_keys over all of them.
 Matrix self_attend(const AttentionProjections& p, const Matrix& x, KeyValues& kv, int heads,
-                   int head_dim, float multiplier, const std::vector<Matrix>* bias, bool causal,
+                   int head_dim, const HeadStep& step, const std::vector<Matrix>* bias, bool causal,
                    Index first, std::vector<Matrix>* weights);
 
 }  // namespace attn::model

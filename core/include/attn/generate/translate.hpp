@@ -12,7 +12,7 @@ namespace attn::gen {
 /// How to search.
 struct TranslateOptions {
     int beam = 1;                 ///< B hypotheses (1: greedy)
-    int max_tokens = 64;          ///< N: at most this many generated tokens
+    int max_tokens = 64;          ///< N: at most this many generated tokens (and positions)
     double length_penalty = 1.0;  ///< α: a hypothesis scores Σ log p / len^α
     model::Seq2SeqControls controls;
 };

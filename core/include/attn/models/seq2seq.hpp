@@ -29,8 +29,19 @@ struct Seq2SeqInfo {
     std::int32_t eos = 0;            ///< eos_token_id: ends a translation
     std::int32_t pad = 0;            ///< pad_token_id
     bool scales_scores = true;       ///< the family's own scores are multiplied by 1/√head_dim
-    std::string dtype;               ///< the weights' type on disk
+    int max_positions =
+        0;              ///< positions the decoder has (Marian's max_position_embeddings); 0: any
+    std::string dtype;  ///< the weights' type on disk
     std::string folder;
+};
+
+/// The three attentions of an encoder–decoder.
+enum class Seq2SeqPart { Encoder, Decoder, Cross };
+
+/// One head of one attention: encoder self-attention, decoder self-attention or cross-attention.
+struct Seq2SeqHead {
+    Seq2SeqPart part = Seq2SeqPart::Encoder;
+    int layer = 0, head = 0;
 };
 
 /// The controls of an encoder–decoder run.
@@ -38,6 +49,13 @@ struct Seq2SeqControls {
     /// "Scale by 1/√d_k" on or off in every attention; none: the family's own (Marian scales,
     /// T5 does not).
     std::optional<bool> scale;
+    std::vector<Seq2SeqHead> ablate;  ///< heads whose output is zeroed (zero ablation)
+};
+
+/// How one attention block runs its heads: the scores' multiplier and the heads ablated.
+struct HeadStep {
+    float multiplier = 1.f;
+    std::vector<char> ablated;  ///< per head, true: its output zeroed; empty: none
 };
 
 /// One attention's keys and values, per head (rows × head_dim each): a decoder layer's
@@ -66,9 +84,9 @@ class Seq2SeqModel {
     virtual Matrix embed_source(const std::vector<std::int32_t>& ids) const = 0;
     /// The decoder's input rows for target IDS at positions FIRST, FIRST + 1, ….
     virtual Matrix embed_target(const std::vector<std::int32_t>& ids, Index first) const = 0;
-    /// Encoder layer L on X (in place); scores multiplied by MULTIPLIER; WEIGHTS (when given)
-    /// gets each head's weights.
-    virtual void encoder_layer(int l, Matrix& x, float multiplier,
+    /// Encoder layer L on X (in place), its heads run as STEP says; WEIGHTS (when given) gets
+    /// each head's weights.
+    virtual void encoder_layer(int l, Matrix& x, const HeadStep& step,
                                std::vector<Matrix>* weights) const = 0;
     /// After the last encoder layer (T5's final norm; nothing for Marian).
     virtual void encoder_end(Matrix& x) const = 0;
@@ -77,8 +95,9 @@ class Seq2SeqModel {
     /// Decoder layer L on X, the rows of positions [FIRST, FIRST + rows) (in place): SELF gets
     /// their keys and values appended, CROSS is read; the heads' weights go to SELF_W, CROSS_W.
     virtual void decoder_layer(int l, Matrix& x, Index first, KeyValues& self,
-                               const KeyValues& cross, float multiplier,
-                               std::vector<Matrix>* self_w, std::vector<Matrix>* cross_w) const = 0;
+                               const KeyValues& cross, const HeadStep& self_step,
+                               const HeadStep& cross_step, std::vector<Matrix>* self_w,
+                               std::vector<Matrix>* cross_w) const = 0;
     /// The logits of the decoder's last hidden rows X (final norm, head, bias): rows × vocab.
     virtual Matrix logits(const Matrix& x) const = 0;
 };
@@ -93,6 +112,13 @@ struct Seq2SeqFolder {
 
 /// The multiplier of every score under CONTROLS: 1/√head_dim when scaled, else 1.
 float score_multiplier(const Seq2SeqInfo& info, const Seq2SeqControls& controls);
+
+/// How PART's layer L runs its heads under CONTROLS.
+HeadStep head_step(const Seq2SeqInfo& info, const Seq2SeqControls& controls, Seq2SeqPart part,
+                   int l);
+
+/// Throws ArgumentError naming a head of CONTROLS.ablate the model does not have.
+void check_heads(const Seq2SeqInfo& info, const Seq2SeqControls& controls);
 
 /// The encoder's output for source IDS; ENCODER_WEIGHTS (when given) gets [layer][head].
 Matrix encode(const Seq2SeqModel& model, const std::vector<std::int32_t>& ids,

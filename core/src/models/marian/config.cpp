@@ -46,6 +46,7 @@ MarianConfig read_config(const std::string& dir) {
     i.source_vocab = config_integer(j, "vocab_size", path);
     i.vocab = config_integer(j, "decoder_vocab_size", path, i.source_vocab);
     c.max_positions = config_integer(j, "max_position_embeddings", path, 512);
+    i.max_positions = c.max_positions;
     c.scale_embedding = config_flag(j, "scale_embedding", path, false);
     c.shared_embeddings = config_flag(j, "share_encoder_decoder_embeddings", path, true);
     c.tied = config_flag(j, "tie_word_embeddings", path, true);

@@ -83,12 +83,12 @@ class MarianModel final : public Seq2SeqModel {
         return embed(tgt_embed_, c_.info.vocab, ids, first);
     }
 
-    void encoder_layer(int l, Matrix& x, float multiplier,
+    void encoder_layer(int l, Matrix& x, const HeadStep& step,
                        std::vector<Matrix>* weights) const override {
         const MarianEncoderLayer& L = enc_[std::size_t(l)];
         KeyValues kv;
-        x = L.att_norm(x + self_attend(L.att, x, kv, c_.info.heads, c_.info.head_dim, multiplier,
-                                       nullptr, false, 0, weights));
+        x = L.att_norm(x + self_attend(L.att, x, kv, c_.info.heads, c_.info.head_dim, step, nullptr,
+                                       false, 0, weights));
         x = L.ffn_norm(x + feed_forward(L.ffn, x));
     }
     void encoder_end(Matrix&) const override {}
@@ -98,14 +98,14 @@ class MarianModel final : public Seq2SeqModel {
     }
 
     void decoder_layer(int l, Matrix& x, Index first, KeyValues& self, const KeyValues& cross,
-                       float multiplier, std::vector<Matrix>* self_w,
-                       std::vector<Matrix>* cross_w) const override {
+                       const HeadStep& self_step, const HeadStep& cross_step,
+                       std::vector<Matrix>* self_w, std::vector<Matrix>* cross_w) const override {
         const MarianDecoderLayer& L = dec_[std::size_t(l)];
         const int h = c_.info.heads, hd = c_.info.head_dim;
         x = L.self_norm(
-            x + self_attend(L.self, x, self, h, hd, multiplier, nullptr, true, first, self_w));
+            x + self_attend(L.self, x, self, h, hd, self_step, nullptr, true, first, self_w));
         x = L.cross_norm(
-            x + attend_keys(L.cross, x, cross, h, hd, multiplier, nullptr, false, first, cross_w));
+            x + attend_keys(L.cross, x, cross, h, hd, cross_step, nullptr, false, first, cross_w));
         x = L.ffn_norm(x + feed_forward(L.ffn, x));
     }
 

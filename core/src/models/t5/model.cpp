@@ -90,12 +90,12 @@ class T5Model final : public Seq2SeqModel {
         return embed(ids);
     }
 
-    void encoder_layer(int l, Matrix& x, float multiplier,
+    void encoder_layer(int l, Matrix& x, const HeadStep& step,
                        std::vector<Matrix>* weights) const override {
         const T5EncoderLayer& L = enc_[std::size_t(l)];
         const std::vector<Matrix> bias = position_bias(enc_bias_, true, 0, x.rows(), x.rows());
         KeyValues kv;
-        x += self_attend(L.att, rms(x, L.att_norm), kv, c_.info.heads, c_.info.head_dim, multiplier,
+        x += self_attend(L.att, rms(x, L.att_norm), kv, c_.info.heads, c_.info.head_dim, step,
                          &bias, false, 0, weights);
         x += feed_forward(L.ffn, rms(x, L.ffn_norm));
     }
@@ -106,15 +106,15 @@ class T5Model final : public Seq2SeqModel {
     }
 
     void decoder_layer(int l, Matrix& x, Index first, KeyValues& self, const KeyValues& cross,
-                       float multiplier, std::vector<Matrix>* self_w,
-                       std::vector<Matrix>* cross_w) const override {
+                       const HeadStep& self_step, const HeadStep& cross_step,
+                       std::vector<Matrix>* self_w, std::vector<Matrix>* cross_w) const override {
         const T5DecoderLayer& L = dec_[std::size_t(l)];
         const int h = c_.info.heads, hd = c_.info.head_dim;
         const std::vector<Matrix> bias =
             position_bias(dec_bias_, false, first, x.rows(), first + x.rows());
-        x += self_attend(L.self, rms(x, L.self_norm), self, h, hd, multiplier, &bias, true, first,
+        x += self_attend(L.self, rms(x, L.self_norm), self, h, hd, self_step, &bias, true, first,
                          self_w);
-        x += attend_keys(L.cross, rms(x, L.cross_norm), cross, h, hd, multiplier, nullptr, false,
+        x += attend_keys(L.cross, rms(x, L.cross_norm), cross, h, hd, cross_step, nullptr, false,
                          first, cross_w);
         x += feed_forward(L.ffn, rms(x, L.ffn_norm));
     }
