@@ -20,7 +20,7 @@ import seq2seq_reference as ref  # noqa: E402
 import seq2seq_tiny as tiny  # noqa: E402
 
 failures = 0
-TEXT = "the cat sat on the mat by the river"
+TEXT = ">>de<< the cat sat on the mat by the river"
 TARGET = "die katze sass auf der matte"
 
 
@@ -56,6 +56,7 @@ def main(exe, work):
         src = tiny.marian_ids(sp, sv, TEXT)
         tgt = [c["decoder_start_token_id"]] + tiny.marian_ids(tp, tv, TARGET)
         check(sv["<unk>"] in src, f"{name}: the source has a piece vocab.json lacks ({src})")
+        check(src[0] == sv[">>de<<"], f"{name}: the language code >>de<< is the first token")
         heads = ("encoder.0.1", "decoder.0.3", "cross.1.2")
         runs = (("model", [], None, ()), ("--no-scale", ["--no-scale"], False, ()),
                 ("--ablate", ["--ablate", ",".join(heads)], None, heads))

@@ -49,12 +49,17 @@ def marian_vocab(*processors, drop=()):
         for piece in pieces_of(p):
             if piece not in vocab and piece not in drop:
                 vocab[piece] = len(vocab)
+    vocab[">>de<<"] = len(vocab)  # a multilingual model's target-language code
     vocab["<pad>"] = len(vocab)
     return vocab
 
 
 def marian_ids(p, vocab, text):
-    return [vocab.get(piece, vocab["<unk>"]) for piece in p.encode(text, out_type=str)] + [0]
+    """transformers' MarianTokenizer: a leading ">>xx<<" code one token, the rest SentencePiece's."""
+    code = [text[:text.rindex("<<") + 2]] if text.startswith(">>") else []
+    rest = text[len(code[0]):] if code else text
+    pieces = code + p.encode(rest, out_type=str)
+    return [vocab.get(piece, vocab["<unk>"]) for piece in pieces] + [0]
 
 
 def write_folder(folder, c, w, dtype="F32"):

@@ -75,8 +75,19 @@ class SpmTokenizer final : public Tokenizer {
         check_utf8(text);
         std::vector<std::int32_t> out;
         if (mapped_) {
+            // Multilingual opus-mt models read a target-language code ">>fra<<" first: as
+            // transformers' MarianTokenizer, the span from the first ">>" to the last "<<" is
+            // cut out of the text, and is the first token when the text starts with it.
+            std::string rest(text);
             std::vector<std::string> pieces;
-            spm_.Encode(text, &pieces).IgnoreError();
+            const std::size_t open = rest.find(">>"), close = rest.rfind("<<");
+            if (open != std::string::npos && close != std::string::npos && close > open + 2) {
+                if (open == 0) pieces.push_back(rest.substr(0, close + 2));
+                rest.erase(open, close + 2 - open);
+            }
+            std::vector<std::string> spm_pieces;
+            spm_.Encode(rest, &spm_pieces).IgnoreError();
+            pieces.insert(pieces.end(), spm_pieces.begin(), spm_pieces.end());
             for (const std::string& p : pieces) {
                 const auto it = ids_.find(p);
                 out.push_back(it == ids_.end() ? unk_ : it->second);

@@ -16,8 +16,9 @@ namespace attn::model {
 std::shared_ptr<const Tokenizer> open_sentencepiece(const std::string& spm);
 
 /// Opens the SentencePiece model SPM whose pieces are looked up in VOCAB_JSON (a JSON object
-/// piece → id): a piece it lacks reads `<unk>`, `</s>` appended. Throws FormatError naming the
-/// file (a vocab.json without `</s>` or `<unk>` included).
+/// piece → id): a piece it lacks reads `<unk>`, `</s>` appended; a leading language code
+/// (">>fra<<") is one token, as transformers' MarianTokenizer reads it. Throws FormatError naming
+/// the file (a vocab.json without `</s>` or `<unk>` included).
 std::shared_ptr<const Tokenizer> open_sentencepiece_vocab(const std::string& spm,
                                                           const std::string& vocab_json);
 
