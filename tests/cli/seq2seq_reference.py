@@ -176,17 +176,19 @@ def t5(w, c, src, tgt, scale=None, ablate=()):
     return np.array(enc), np.array(dec), np.array(cross), logits
 
 
-def search(last_logits, start, eos, beam, max_tokens, alpha):
-    """Issue #40's search: the best B − F extensions stay live; (tokens, finished, shrank)."""
+def search(last_logits, start, eos, beam, max_tokens, alpha, banned=()):
+    """Issue #40's search: the best B − F extensions stay live, BANNED tokens never chosen;
+    (tokens, finished, shrank)."""
     live, finished, shrank = [([], 0.0)], [], False
     for step in range(max_tokens):
         if not live:
             break
         cands = []
         for hi, (toks, s) in enumerate(live):
-            z = last_logits([start] + toks)
+            z = last_logits([start] + toks).copy()
+            z[list(banned)] = -np.inf
             lp = z - z.max() - math.log(np.exp(z - z.max()).sum())
-            cands += [(s + lp[t], hi, t) for t in range(len(lp))]
+            cands += [(s + lp[t], hi, t) for t in range(len(lp)) if t not in banned]
         cands.sort(key=lambda c: (-c[0], c[1], c[2]))
         nxt = []
         for s, hi, t in cands[:beam - len(finished)]:

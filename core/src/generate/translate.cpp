@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <string>
 
@@ -20,8 +21,11 @@ struct Hypothesis {
     std::vector<double> next;
 };
 
-/// Log-softmax of ROW in double (the ranking should not hang on float rounding).
-std::vector<double> log_probabilities(const Matrix& logits) {
+/// Log-softmax of LOGITS' last row in double (the ranking should not hang on float rounding),
+/// the BANNED tokens −∞ (transformers' bad_words_ids: never chosen).
+std::vector<double> log_probabilities(Matrix logits, const std::vector<std::int32_t>& banned) {
+    for (const std::int32_t t : banned)
+        logits(logits.rows() - 1, t) = -std::numeric_limits<float>::infinity();
     const auto row = logits.row(logits.rows() - 1);
     const double top = double(row.maxCoeff());
     double sum = 0;
@@ -48,8 +52,8 @@ Translation translate(const model::Seq2SeqModel& model, const std::vector<std::i
     const Matrix encoded = model::encode(model, source, o.controls);
     Hypothesis first;
     first.cache = model::start_decoder(model, encoded);
-    first.next =
-        log_probabilities(model::decode(model, {info.decoder_start}, first.cache, o.controls));
+    first.next = log_probabilities(
+        model::decode(model, {info.decoder_start}, first.cache, o.controls), info.banned);
     std::vector<Hypothesis> live;
     live.push_back(std::move(first));
     std::vector<Translation> finished;  // in the order found
@@ -79,6 +83,7 @@ Translation translate(const model::Seq2SeqModel& model, const std::vector<std::i
             std::vector<std::int32_t> tokens = parent.tokens;
             tokens.push_back(token);
             const double sum = sum_of(c);
+            if (!std::isfinite(sum)) break;  // only banned tokens are left
             if (token == info.eos) {
                 finished.push_back(
                     {tokens, final_score(sum, tokens.size(), o.length_penalty), true});
@@ -87,7 +92,8 @@ Translation translate(const model::Seq2SeqModel& model, const std::vector<std::i
             Hypothesis h{std::move(tokens), sum, parent.cache, {}};
             // The last step's live hypotheses need no next distribution.
             if (step + 1 < limit)
-                h.next = log_probabilities(model::decode(model, {token}, h.cache, o.controls));
+                h.next = log_probabilities(model::decode(model, {token}, h.cache, o.controls),
+                                           info.banned);
             next.push_back(std::move(h));
         }
         live = std::move(next);
@@ -96,6 +102,7 @@ Translation translate(const model::Seq2SeqModel& model, const std::vector<std::i
     std::vector<Translation> all = std::move(finished);
     for (const Hypothesis& h : live)
         all.push_back({h.tokens, final_score(h.sum, h.tokens.size(), o.length_penalty), false});
+    if (all.empty()) throw ArgumentError("the model bans every token (bad_words_ids)");
     Translation best = all.front();
     for (const Translation& t : all)
         if (t.score > best.score) best = t;

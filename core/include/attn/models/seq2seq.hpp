@@ -30,7 +30,10 @@ struct Seq2SeqInfo {
     std::int32_t pad = 0;            ///< pad_token_id
     bool scales_scores = true;       ///< the family's own scores are multiplied by 1/√head_dim
     int max_positions =
-        0;              ///< positions the decoder has (Marian's max_position_embeddings); 0: any
+        0;  ///< positions the decoder has (Marian's max_position_embeddings); 0: any
+    /// Tokens a translation never emits: config.json's bad_words_ids of one token (opus-mt
+    /// bans its <pad>, which is also the decoder's start token).
+    std::vector<std::int32_t> banned;
     std::string dtype;  ///< the weights' type on disk
     std::string folder;
 };

@@ -55,6 +55,21 @@ MarianConfig read_config(const std::string& dir) {
     i.pad = marian_token_id(j, "pad_token_id", path, -1);
     i.eos = marian_token_id(j, "eos_token_id", path, 0);
     i.decoder_start = marian_token_id(j, "decoder_start_token_id", path, i.pad);
+    if (j.contains("bad_words_ids") && !j["bad_words_ids"].is_null()) {
+        const nlohmann::json& bad = j["bad_words_ids"];
+        if (!bad.is_array())
+            throw FormatError(path + ": \"bad_words_ids\" must be a list of lists of token ids");
+        for (const nlohmann::json& words : bad) {
+            if (!words.is_array())
+                throw FormatError(path +
+                                  ": \"bad_words_ids\" must be a list of lists of token ids");
+            // A banned sequence of several tokens would need the search to look back; one
+            // token (what opus-mt bans: its <pad>) is left out of every extension.
+            if (words.size() == 1 && words[0].is_number_integer() &&
+                words[0].get<long long>() >= 0 && words[0].get<long long>() < i.vocab)
+                i.banned.push_back(std::int32_t(words[0].get<long long>()));
+        }
+    }
     if (c.shared_embeddings && i.vocab != i.source_vocab)
         throw FormatError(path + ": shared embeddings but decoder_vocab_size " +
                           std::to_string(i.vocab) + " differs from vocab_size " +
