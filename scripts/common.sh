@@ -24,6 +24,7 @@ ATTN_PACKAGES=(
   python3 python3-numpy python3-torch python3-networkx unzip libxml2-utils file
   dpkg-dev appstream desktop-file-utils
   libpcre2-dev libicu-dev nodejs
+  libsentencepiece-dev python3-sentencepiece
 )
 
 attn_as_root() {

@@ -21,6 +21,7 @@
 #include "cli/option_values.hpp"
 #include "cli/patch_command.hpp"
 #include "cli/render_command.hpp"
+#include "cli/seq2seq_command.hpp"
 
 namespace cli {
 namespace {
@@ -38,8 +39,8 @@ void quietHandler(QtMsgType type, const QMessageLogContext& context, const QStri
 bool isSubcommand(const char* arg) {
     const QByteArray a(arg);
     return a == "render" || a == "compute" || a == "census" || a == "patch" || a == "generate" ||
-           a == "batch" || a == "merge" || a == "attribute" || a == "help" || a == "--help" ||
-           a == "-h" || a == "--version" || a == "-v";
+           a == "batch" || a == "merge" || a == "attribute" || a == "translate" || a == "help" ||
+           a == "--help" || a == "-h" || a == "--version" || a == "-v";
 }
 
 /// Qt's own options that take a value (-platform offscreen, -display :1), with one dash or two.
@@ -74,12 +75,13 @@ QString noDisplayMessage(int argc, char** argv) {
         if (isQtValueOption(QByteArray(argv[i]))) ++i;  // and its value
         if (arg.startsWith(QLatin1Char('-')) || QFileInfo::exists(arg)) continue;
         return tr("no such file or command '%1' (the commands are render, compute, census, "
-                  "patch, generate, batch, merge and attribute; see 'attnscope --help')")
+                  "patch, generate, translate, batch, merge and attribute; see 'attnscope --help')")
             .arg(arg);
     }
     return tr(
         "no display to open the window on (DISPLAY is not set); the commands render, "
-        "compute, census, patch, generate, batch, merge and attribute run without one (see "
+        "compute, census, patch, generate, translate, batch, merge and attribute run without one "
+        "(see "
         "'attnscope --help')");
 }
 
@@ -96,6 +98,12 @@ int run(const QStringList& arguments, QTextStream& out, QTextStream& err) {
     // generate has options of its own (a model's run, not a scene): its own parser.
     if (arguments.size() > 1 && arguments.at(1) == QLatin1StringView("generate"))
         return runGenerate(arguments, out, err);
+    // Encoder–decoders (translate, compute --target) run a source and a target, not a scene.
+    if (arguments.size() > 1 && arguments.at(1) == QLatin1StringView("translate"))
+        return runTranslate(arguments, err);
+    if (arguments.size() > 1 && arguments.at(1) == QLatin1StringView("compute") &&
+        isSeq2SeqCompute(arguments))
+        return runSeq2SeqCompute(arguments, err);
     QString error;
     std::optional<Request> request;
     try {

@@ -19,6 +19,7 @@
 #include "cli/intervention_options.hpp"
 #include "cli/option_values.hpp"
 #include "cli/scene_options.hpp"
+#include "cli/seq2seq_command.hpp"
 #include "export/export_options.hpp"
 
 namespace cli {
@@ -132,7 +133,7 @@ QString helpText() {
               "\n"
               "scene options (as the controls dock):\n") +
            sceneOptionsHelp() + QStringLiteral("\n") + interventionOptionsHelp() + generateHelp() +
-           batchHelp() + attributeHelp() +
+           seq2seqHelp() + batchHelp() + attributeHelp() +
            tr("\n"
               "Exit codes: 0 ok, 1 usage error, 2 input file error, 3 output error,\n"
               "4 refused: more memory or disk than the budget or the free space allows,\n"

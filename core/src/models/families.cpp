@@ -12,6 +12,8 @@
 #include "attn/models/gpt2/model.hpp"
 #include "attn/models/gpt_neox/model.hpp"
 #include "attn/models/llama/model.hpp"
+#include "attn/models/marian/model.hpp"
+#include "attn/models/t5/model.hpp"
 #include "attn/util/error.hpp"
 
 namespace attn::model {
@@ -31,6 +33,14 @@ const std::vector<Family>& families() {
         {"gemma2", "Gemma 2", &gemma::open_folder, &gemma::open_gguf},
         {"gemma3_text", "Gemma 3", &gemma::open_folder},
         {"gemma3", "Gemma 3", &gemma::open_folder},
+    };
+    return all;
+}
+
+const std::vector<Seq2SeqFamily>& seq2seq_families() {
+    static const std::vector<Seq2SeqFamily> all = {
+        {"marian", "Marian", &marian::open_folder},
+        {"t5", "T5", &t5::open_folder},
     };
     return all;
 }
@@ -83,8 +93,41 @@ ModelFolder open_folder(const std::string& dir) {
         if (f.model_type == type) return f.open(dir);
         names += (names.empty() ? "" : ", ") + f.model_type;
     }
+    for (const Seq2SeqFamily& f : seq2seq_families())
+        if (f.model_type == type)
+            throw FormatError(dir + "/config.json: " + f.display +
+                              " is an encoder–decoder (model_type \"" + type +
+                              "\"); run it with compute --target or translate");
     throw FormatError(dir + "/config.json: model_type is \"" + type + "\"; AttnScope runs " +
                       names);
+}
+
+bool is_seq2seq_folder(const std::string& dir) {
+    if (is_gguf_file(dir)) return false;
+    const std::string type = model_type(dir);
+    for (const Seq2SeqFamily& f : seq2seq_families())
+        if (f.model_type == type) return true;
+    return false;
+}
+
+Seq2SeqFolder open_seq2seq(const std::string& dir) {
+    if (is_gguf_file(dir))
+        throw FormatError(dir + ": a GGUF file; encoder–decoders open from a Hugging Face folder");
+    const std::string type = model_type(dir);
+    std::string names;
+    for (const Seq2SeqFamily& f : seq2seq_families()) {
+        if (f.model_type == type) return f.open(dir);
+        names += (names.empty() ? "" : ", ") + f.model_type;
+    }
+    for (const Family& f : families())
+        if (f.model_type == type)
+            throw FormatError(dir + "/config.json: " + f.display +
+                              (type == "bert" ? " is an encoder-only" : " is a decoder-only") +
+                              " model (model_type \"" + type +
+                              "\"); --target and translate need an encoder–decoder (" + names +
+                              ")");
+    throw FormatError(dir + "/config.json: model_type is \"" + type +
+                      "\"; the encoder–decoders AttnScope runs are " + names);
 }
 
 }  // namespace attn::model

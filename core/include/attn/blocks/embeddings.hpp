@@ -34,6 +34,22 @@ Mat<S> sinusoidal_positions(Index first, Index rows, Index d, double base = 1000
     return out;
 }
 
+/// Marian's sinusoidal positions, not interleaved: column c < ⌈d/2⌉ is sin(p / base^(2c/d)),
+/// column ⌈d/2⌉ + c its cos (transformers' MarianSinusoidalPositionalEmbedding); ROWS
+/// positions from FIRST, D columns.
+template <class S>
+Mat<S> sinusoidal_positions_halves(Index first, Index rows, Index d, double base = 10000.0) {
+    Mat<S> out(rows, d);
+    const Index half = (d + 1) / 2;
+    for (Index r = 0; r < rows; ++r)
+        for (Index c = 0; c < d; ++c) {
+            const Index j = c < half ? c : c - half;  // the pair 2j, 2j + 1 of the interleaved form
+            const double a = double(first + r) / std::pow(base, double(2 * j) / double(d));
+            out(r, c) = S(c < half ? std::sin(a) : std::cos(a));
+        }
+    return out;
+}
+
 /// The embedding's tables (null: the family has none) and scale.
 template <class Table, class S>
 struct EmbeddingSpec {

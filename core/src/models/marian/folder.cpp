@@ -1,0 +1,36 @@
+// AttnScope core — a Marian folder opened whole: source.spm and target.spm, their pieces looked
+// up in vocab.json (target_vocab.json when the vocabularies are separate). GPL-3.0-or-later.
+#include <filesystem>
+
+#include "../sentencepiece_tokenizer.hpp"
+#include "attn/models/marian/model.hpp"
+#include "attn/util/error.hpp"
+
+namespace attn::model::marian {
+namespace {
+
+/// Refuses a tokenizer of more ids than the rows it indexes.
+void check_tokenizer_ids(const Tokenizer& t, int rows, const std::string& file, const char* what) {
+    if (Index(t.vocab_size()) > rows)
+        throw FormatError(file + ": " + std::to_string(t.vocab_size()) + " ids, more than the " +
+                          what + " of " + std::to_string(rows) + " rows");
+}
+
+}  // namespace
+
+Seq2SeqFolder open_folder(const std::string& dir) {
+    Seq2SeqFolder f;
+    f.dir = dir;
+    f.model = open_model(dir);
+    const std::string vocab = dir + "/vocab.json", target_vocab = dir + "/target_vocab.json";
+    std::error_code ec;
+    const bool separate = std::filesystem::exists(target_vocab, ec);
+    f.source = open_sentencepiece_vocab(dir + "/source.spm", vocab);
+    f.target = open_sentencepiece_vocab(dir + "/target.spm", separate ? target_vocab : vocab);
+    check_tokenizer_ids(*f.source, f.model->info().source_vocab, vocab, "encoder's embedding");
+    check_tokenizer_ids(*f.target, f.model->info().vocab, separate ? target_vocab : vocab,
+                        "decoder's output head");
+    return f;
+}
+
+}  // namespace attn::model::marian
