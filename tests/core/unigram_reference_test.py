@@ -12,7 +12,11 @@ core's ids and decoded text are compared with Hugging Face's tokenizers library 
 VARIANT t5: the classic T5 file (Precompiled; WhitespaceSplit + Metaspace add_prefix_space).
 VARIANT bytes: a byte_fallback model in today's converter's form (Sequence of Precompiled,
 Strip right and Replace " {2,}" → ▁; Metaspace prepend_scheme always).
+VARIANT random: no SentencePiece model but 20,000 random pieces of Latin, Cyrillic, CJK and
+Hangul characters whose scores are multiples of 0.5 (many equal-scoring paths: the ties), on
+random texts, against the library alone.
 """
+import random
 import base64
 import io
 import json
@@ -197,11 +201,60 @@ def tie(sp, a, b):
     return abs(sa - sb) <= 1e-5 * max(1.0, abs(sa))
 
 
+def library(npm, tokenizer, cases, tool):
+    """(the library's lines, core's lines) for CASES: ids, then decoded text, per case."""
+    with tempfile.TemporaryDirectory() as work:
+        tj = os.path.join(work, "tokenizer.json")
+        with open(tj, "w", encoding="utf-8") as f:
+            json.dump(tokenizer, f, ensure_ascii=False)
+        cf = os.path.join(work, "cases.json")
+        with open(cf, "w", encoding="utf-8") as f:
+            json.dump(cases, f, ensure_ascii=False)
+        hf = subprocess.run(["node", os.path.join(HERE, "hf_tokenizer_reference.js"), npm, tj, cf],
+                            capture_output=True, text=True)
+        if hf.returncode != 0:
+            raise SystemExit(hf.stdout + hf.stderr)
+        core = subprocess.run([tool, tj, cf], capture_output=True, text=True)
+        if core.returncode != 0:
+            raise SystemExit("FAIL: core refused the tokenizer: " + core.stderr)
+    return hf.stdout.splitlines(), core.stdout.splitlines()
+
+
+def random_variant(tool, npm):
+    rng = random.Random(40)
+    alphabet = "abcdefghijklmnopqrstuvwxyzäöüéßабвгдежзиклмнопр日本語中文字한국어텍스트"
+    pieces = {}
+    while len(pieces) < 20000:
+        p = "▁" * (rng.random() < 0.3) + "".join(rng.choice(alphabet)
+                                               for _ in range(rng.randint(1, 6)))
+        pieces.setdefault(p, -0.5 * rng.randint(1, 24))
+    vocab = [["<unk>", 0.0]] + [[p, s] for p, s in pieces.items()]
+    tok = {"normalizer": None,
+           "pre_tokenizer": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always",
+                             "split": True},
+           "decoder": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always"},
+           "model": {"type": "Unigram", "unk_id": 0, "vocab": vocab}}
+    cases = ["".join(rng.choice(alphabet + "  ?!🙂") for _ in range(rng.randint(1, 120)))
+             for _ in range(400)]
+    hf, core = library(npm, tok, cases, tool)
+    bad = [k for k in range(len(cases)) if hf[2 * k:2 * k + 2] != core[2 * k:2 * k + 2]]
+    for k in bad[:5]:
+        print("FAIL: %r\n  tokenizers: %s\n  core:       %s" % (cases[k], hf[2 * k], core[2 * k]))
+    tokens = sum(len(json.loads(hf[2 * k])) for k in range(len(cases)))
+    if bad or tokens < 5000:
+        raise SystemExit("FAIL: random: %d of %d texts differ (%d tokens)" %
+                         (len(bad), len(cases), tokens))
+    print("random: %d texts, %d tokens over 20,000 pieces of tied scores, the same ids and "
+          "decoded text as Hugging Face's tokenizers" % (len(cases), tokens))
+
+
 def main():
     tool, npm, variant = sys.argv[1:4]
     if not os.path.exists(os.path.join(npm, ".installed")):
         raise SystemExit("FAIL: the npm references are not installed in %s "
                          "(scripts/npm_references.sh)" % npm)
+    if variant == "random":
+        return random_variant(tool, npm)
     byte_fallback = variant == "bytes"
     model = train(byte_fallback)
     sp = spm.SentencePieceProcessor(model_proto=model)
@@ -215,22 +268,7 @@ def main():
     both = [t for t in CASES + corpus if not any(x in t for x in specials)]
     cases = CASES + corpus + HF_ONLY + ["\n".join(both), "\n".join(CASES + corpus + HF_ONLY)]
     with_sp = set(both + ["\n".join(both)])
-    with tempfile.TemporaryDirectory() as work:
-        tj = os.path.join(work, "tokenizer.json")
-        with open(tj, "w", encoding="utf-8") as f:
-            json.dump(tokenizer_json(sp, model, variant), f, ensure_ascii=False)
-        cf = os.path.join(work, "cases.json")
-        with open(cf, "w", encoding="utf-8") as f:
-            json.dump(cases, f, ensure_ascii=False)
-        hf = subprocess.run(["node", os.path.join(HERE, "hf_tokenizer_reference.js"), npm, tj, cf],
-                            capture_output=True, text=True)
-        if hf.returncode != 0:
-            raise SystemExit(hf.stdout + hf.stderr)
-        hf = hf.stdout.splitlines()
-        core = subprocess.run([tool, tj, cf], capture_output=True, text=True)
-        if core.returncode != 0:
-            raise SystemExit("FAIL: core refused the tokenizer: " + core.stderr)
-        core = core.stdout.splitlines()
+    hf, core = library(npm, tokenizer_json(sp, model, variant), cases, tool)
     assert len(hf) == 2 * len(cases), "the reference printed %d lines" % len(hf)
     bad = 0
     unk = sp.unk_id()

@@ -63,9 +63,11 @@ class UnigramModel final : public Model {
     const std::unordered_map<std::string, std::int32_t>& vocab() const override { return vocab_; }
 
   private:
-    /// The pieces' byte trie: edge (node << 8 | byte) → child node; node 0 is the root.
-    std::unordered_map<std::uint64_t, std::uint32_t> edges_;
-    std::vector<std::int32_t> node_piece_{-1};  // the piece ending at each node, or -1
+    /// Each piece's text (a view of its key in vocab_, whose nodes never move), by id.
+    std::vector<std::string_view> pieces_;
+    /// The ids in the byte order of their pieces: the pieces that start a text are found by
+    /// narrowing a range one byte at a time (a trie of sorted ranges, built by one sort).
+    std::vector<std::int32_t> sorted_;
     std::unordered_map<std::string, std::int32_t> vocab_;
     std::vector<double> scores_;
     std::optional<std::int32_t> unk_;

@@ -1,5 +1,6 @@
 // AttnScope core — tokenizer.json's Unigram model (SentencePiece's), as the tokenizers library's
 // encode_optimized runs it. GPL-3.0-or-later.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -46,16 +47,16 @@ UnigramModel::UnigramModel(const Json& j, const Where& w) {
         if (!fresh)
             vw.at(i).fail("\"" + piece + "\" repeats vocab[" + std::to_string(it->second) + "]");
         scores_.push_back(score);
+        pieces_.push_back(it->first);
         min_score = std::min(min_score, score);
-        std::uint32_t node = 0;
-        for (const unsigned char b : piece) {
-            const auto [edge, added] =
-                edges_.emplace((std::uint64_t(node) << 8) | b, std::uint32_t(node_piece_.size()));
-            if (added) node_piece_.push_back(-1);
-            node = edge->second;
-        }
-        node_piece_[node] = std::int32_t(i);
     }
+    sorted_.resize(pieces_.size());
+    for (std::size_t i = 0; i < sorted_.size(); ++i)
+        sorted_[i] = std::int32_t(i);
+    // string_view compares bytes as unsigned, as the search in tokenize reads them.
+    std::sort(sorted_.begin(), sorted_.end(), [&](std::int32_t a, std::int32_t b) {
+        return pieces_[std::size_t(a)] < pieces_[std::size_t(b)];
+    });
     if (const Json* u = opt(j, "unk_id", w))
         unk_ = std::int32_t(as_int(*u, 0, std::int64_t(list.size()) - 1, w.at("unk_id")));
     unk_score_ = min_score - kUnkPenalty;
@@ -88,15 +89,26 @@ void UnigramModel::tokenize(std::string_view word, std::vector<std::int32_t>& ou
     for (std::size_t at = 0; at < n;) {
         const std::size_t len = std::min(char_len(static_cast<unsigned char>(word[at])), n - at);
         bool single = false;
-        std::uint32_t node = 0;
-        for (std::size_t k = at; k < n; ++k) {
-            const auto edge =
-                edges_.find((std::uint64_t(node) << 8) | static_cast<unsigned char>(word[k]));
-            if (edge == edges_.end()) break;
-            node = edge->second;
-            if (const std::int32_t piece = node_piece_[node]; piece >= 0) {
-                offer(at, k + 1, scores_[std::size_t(piece)], piece);
-                single = single || k + 1 - at == len;
+        // The pieces in sorted_[lo, hi) share word[at, k) and are longer than it; each byte
+        // narrows the range to those going on with word[k]. A piece that ends there sorts
+        // first: it is matched (the pieces come shortest first, as the library's trie gives
+        // them) and left out of the range.
+        auto lo = sorted_.begin(), hi = sorted_.end();
+        for (std::size_t k = at; k < n && lo != hi; ++k) {
+            const std::size_t depth = k - at;
+            const auto byte = [&](std::int32_t id) {
+                return static_cast<unsigned char>(pieces_[std::size_t(id)][depth]);
+            };
+            const auto c = static_cast<unsigned char>(word[k]);
+            lo = std::lower_bound(lo, hi, c,
+                                  [&](std::int32_t id, unsigned char v) { return byte(id) < v; });
+            hi = std::upper_bound(lo, hi, c,
+                                  [&](unsigned char v, std::int32_t id) { return v < byte(id); });
+            if (lo == hi) break;
+            if (pieces_[std::size_t(*lo)].size() == depth + 1) {
+                offer(at, k + 1, scores_[std::size_t(*lo)], *lo);
+                single = single || depth + 1 == len;
+                ++lo;
             }
         }
         if (!single) {

@@ -111,9 +111,35 @@ TEST(Precompiled, MapsByTheDoubleArrayPerGrapheme) {
     EXPECT_EQ(t.encode("ＡＢ ①™\u3000e\u0301"), (UnigramIds{3, 7, 4, 5, 7, 6}));
     EXPECT_EQ(t.encode("ＡＡＢＢ"), (UnigramIds{1, 3, 2}));
     // A grapheme under 6 bytes is replaced whole by its shortest mapped prefix: e◌́◌̣ → é (the
-    // library's rule, and SentencePiece's); one of 6 bytes or more goes a character at a time.
+    // tokenizers library's rule); one of 6 bytes or more goes a character at a time.
     EXPECT_EQ(t.encode("e\u0301\u0323"), (UnigramIds{6}));
     EXPECT_EQ(t.encode("e\u0301\u0301\u0301"), (UnigramIds{8, 9, 9, 9}));
+}
+
+TEST(Precompiled, EveryCorruptedCharacterOfTheMapIsRefusedOrRunsSafely) {
+    // Each base64 character of the map changed in turn (the trie's units, offsets and labels,
+    // then the replacements): the file is refused with a FormatError, or it loads and encodes
+    // text through whatever trie it now holds, its reads checked against the arrays.
+    const std::string map = kCharsmap;
+    std::size_t loaded = 0;
+    for (std::size_t i = 0; i + 2 < map.size(); ++i) {
+        std::string bad = map;
+        bad[i] = bad[i] == 'z' ? '/' : 'z';
+        const std::string json =
+            R"({"normalizer": {"type": "Precompiled", "precompiled_charsmap": ")" + bad +
+            R"("}, "model": {"type": "Unigram", "unk_id": 0,
+            "vocab": [["<unk>", 0], ["A", -1], ["1", -2]]}})";
+        try {
+            const auto t = HfTokenizer::parse(json, "bad.json");
+            ++loaded;
+            const auto ids = t.encode("ＡＢ ①™\u3000e\u0301 zé 🙂");
+            EXPECT_FALSE(ids.empty());
+            (void)t.decode(ids);
+        } catch (const attn::FormatError& e) {
+            EXPECT_EQ(std::string(e.what()).rfind("bad.json: ", 0), 0u) << e.what();
+        }
+    }
+    EXPECT_GT(loaded, 1000u);  // most corruptions leave a map of the right shape
 }
 
 }  // namespace
