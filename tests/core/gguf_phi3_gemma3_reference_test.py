@@ -8,7 +8,7 @@
 # The same model as an F32 GGUF and as a Hugging Face folder give equal outputs; malformed files
 # (a fused qkv of the wrong row count, a rope factor tensor missing or short, keys missing) are
 # refused with a message naming the file. GPL-3.0-or-later.
-#   gguf_phi3_gemma3_reference_test.py RUN_TOOL
+#   gguf_phi3_gemma3_reference_test.py RUN_TOOL phi3|gemma3   (one architecture per run)
 import json
 import os
 import sys
@@ -79,7 +79,10 @@ def without(*names):
     return lambda ts: [t for t in ts if t[0] not in names]
 
 
-with tempfile.TemporaryDirectory() as tmp:
+ARCH = sys.argv[2]
+
+
+def phi3_part(tmp):
     longrope = decoder_tiny.phi3_longrope
     phi3_cases = [
         ("phi3 GGUF, GQA 4/2, default rope, every type", phi3_config(), KINDS, LONG),
@@ -105,7 +108,10 @@ with tempfile.TemporaryDirectory() as tmp:
           "longrope: the long and short factors change nothing: a useless test")
     g = os.path.join(tmp, "same-phi3.gguf")
     same_as_folder("phi3", tmp, g, phi3_gguf(g, c, ["F32"], 9), c, LONG)
+    phi3_malformed(tmp)
 
+
+def gemma3_part(tmp):
     gemma3_cases = [
         ("gemma3 GGUF, 7 layers (5 and 6 kinds), window 4, every type", gemma3_config(), KINDS),
         ("gemma3 GGUF, multi-query, linear rope ×4 on the global layer, local base 20000",
@@ -127,9 +133,11 @@ with tempfile.TemporaryDirectory() as tmp:
     g = os.path.join(tmp, "same-gemma3.gguf")
     c = gemma3_config(rope_local_base_freq=20000.0)
     same_as_folder("gemma3", tmp, g, gemma3_gguf(g, c, ["F32"], 10), c, LONG)
+    gemma3_malformed(tmp)
 
-    # Malformed files.
-    c, lc = phi3_config(), longrope(phi3_config())
+
+def phi3_malformed(tmp):
+    c, lc = phi3_config(), decoder_tiny.phi3_longrope(phi3_config())
     path = os.path.join(tmp, "p1.gguf")
     phi3_gguf(path, c, ["F32"], 1, tensors_edit=lambda ts: [
         (n, [d[0], d[1] - 64], k, r[:len(r) - 64 * d[0] * 4]) if n == "blk.1.attn_qkv.weight"
@@ -163,6 +171,8 @@ with tempfile.TemporaryDirectory() as tmp:
         gt.u32("phi3.rope.dimension_count", 48)])
     refused("phi3 partial rotary", path, LONG, "p7.gguf", "rope.dimension_count", "partial")
 
+
+def gemma3_malformed(tmp):
     c = gemma3_config()
     path = os.path.join(tmp, "g1.gguf")
     gemma3_gguf(path, c, ["F32"], 1, kvs_edit=drop("gemma3.attention.sliding_window"))
@@ -181,4 +191,7 @@ with tempfile.TemporaryDirectory() as tmp:
         gt.f32v("gemma3.rope.freq_base_swa", float("nan"))])
     refused("gemma3 NaN local rope base", path, LONG, "g4.gguf", "gemma3.rope.freq_base_swa")
 
+
+with tempfile.TemporaryDirectory() as tmp_dir:
+    {"phi3": phi3_part, "gemma3": gemma3_part}[ARCH](tmp_dir)
 finish()
