@@ -21,7 +21,7 @@ ATTN_PACKAGES=(
   libeigen3-dev libopenblas-dev nlohmann-json3-dev libzip-dev zlib1g-dev
   googletest libgtest-dev libbenchmark-dev
   fonts-dejavu-core poppler-utils
-  python3 python3-numpy python3-torch python3-networkx unzip libxml2-utils file
+  python3 python3-numpy python3-torch python3-networkx python3-sentencepiece unzip libxml2-utils file
   dpkg-dev appstream desktop-file-utils
   libpcre2-dev libicu-dev nodejs
   libsentencepiece-dev python3-sentencepiece

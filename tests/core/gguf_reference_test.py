@@ -149,8 +149,12 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("a tensor cut short", path, ids, "h7.gguf", "runs past the end")
     refused("an architecture no family reads",
             hostile(tmp, c, hf, "h8.gguf", kv_override=("general.architecture",
-                                                        gt.string("general.architecture", "phi3"))),
-            ids, "h8.gguf", "phi3", "not supported")
+                                                        gt.string("general.architecture", "falcon"))),
+            ids, "h8.gguf", "falcon", "not supported", "phi3, gemma2, gemma3")
+    refused("Gemma 1, a family AttnScope does not run",
+            hostile(tmp, c, hf, "h8b.gguf", kv_override=("general.architecture",
+                                                         gt.string("general.architecture", "gemma"))),
+            ids, "h8b.gguf", "\"gemma\" is not supported yet")
     refused("rope scaling yarn",
             hostile(tmp, c, hf, "h9.gguf", kv_override=("llama.rope.scaling.type",
                                                         gt.string("llama.rope.scaling.type", "yarn"))),

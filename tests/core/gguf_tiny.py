@@ -252,7 +252,12 @@ def tokenizer_from_json(tj):
             score = -float(first.get(t, len(merges) + i)) if kind == NORMAL else 0.0
             pieces.append((t, score, kind))
         prepend = "Prepend" in json.dumps(tj.get("normalizer"))
-        return spm_tokenizer_kvs(pieces, add_bos=bos is not None, space_prefix=prepend)
+        # The special ids where the file has them (Gemma: <pad> 0, <eos> 1, <bos> 2, <unk> 3).
+        ids = {a[1]: a[0] for a in added}
+        eos = next((ids[t] for t in ("</s>", "<eos>") if t in ids), 2)
+        return spm_tokenizer_kvs(pieces, add_bos=bos is not None, space_prefix=prepend,
+                                 unk=m["vocab"].get(m.get("unk_token"), 0),
+                                 bos=1 if bos is None else bos, eos=eos)
     merges = [" ".join(x) if isinstance(x, list) else x for x in m["merges"]]
     regex = json.dumps(tj["pre_tokenizer"])
     pre = "qwen2" if "\\\\p{N}|" in regex else "llama-bpe"

@@ -3,7 +3,7 @@
 # (npm @anush008/tokenizers): the same token ids and the same decoded text for every string of
 # tests/data/tokenizer_corpus.json and for the whole corpus joined into one long text.
 #   hf_tokenizer_reference_test.sh TOOL NPM_DIR NAME   (NAME: see hf_tokenizer_variants.py)
-# NAME gguf-MODEL (llama3, qwen3, llama2): core reads instead the tokenizer a GGUF file embeds,
+# NAME gguf-MODEL (llama3, qwen3, llama2, gemma3): core reads instead the tokenizer a GGUF file embeds,
 # its metadata made from MODEL's real tokenizer.json by gguf_tiny.py (tokenizer.ggml.model gpt2
 # with merges and pre-tokenizer, or llama with SentencePiece scores), against the library on
 # that tokenizer.json.

@@ -1,4 +1,4 @@
-// AttnScope core — the tokenizer.json models AttnScope runs: BPE and WordPiece.
+// AttnScope core — the tokenizer.json models AttnScope runs: BPE, WordPiece and Unigram.
 // GPL-3.0-or-later.
 #pragma once
 
@@ -50,6 +50,30 @@ class WordPieceModel final : public Model {
     std::unordered_map<std::string, std::int32_t> vocab_;
     std::string unk_token_, prefix_;
     std::size_t max_chars_ = 100;
+};
+
+/// Unigram (SentencePiece's model, as T5 and XLM-R files hold it): the best path by Viterbi over
+/// the pieces' log-probability scores, as the tokenizers library's encode_optimized; a character
+/// no piece covers costs the lowest score less 10 and takes unk_id, runs of them fused into one
+/// token, which byte_fallback spells as <0xNN> tokens when all its bytes have one.
+class UnigramModel final : public Model {
+  public:
+    UnigramModel(const Json& j, const Where& w);
+    void tokenize(std::string_view word, std::vector<std::int32_t>& out) const override;
+    const std::unordered_map<std::string, std::int32_t>& vocab() const override { return vocab_; }
+
+  private:
+    /// Each piece's text (a view of its key in vocab_, whose nodes never move), by id.
+    std::vector<std::string_view> pieces_;
+    /// The ids in the byte order of their pieces: the pieces that start a text are found by
+    /// narrowing a range one byte at a time (a trie of sorted ranges, built by one sort).
+    std::vector<std::int32_t> sorted_;
+    std::unordered_map<std::string, std::int32_t> vocab_;
+    std::vector<double> scores_;
+    std::optional<std::int32_t> unk_;
+    double unk_score_ = 0;
+    bool byte_fallback_ = false;
+    std::array<std::int32_t, 256> byte_ids_{};  // <0xNN> ids, -1 where absent
 };
 
 }  // namespace attn::tok::detail

@@ -1,6 +1,6 @@
 // AttnScope core — tokenizer.json normalizers (NFC/NFD/NFKC/NFKD, Lowercase, BertNormalizer,
-// Replace, Prepend, Strip, StripAccents, Sequence), as the tokenizers library runs them.
-// GPL-3.0-or-later.
+// Replace, Prepend, Strip, StripAccents, Precompiled, Sequence), as the tokenizers library runs
+// them. GPL-3.0-or-later.
 #include "attn/util/memory_budget.hpp"
 #include "parts.hpp"
 #include "pattern.hpp"
@@ -180,6 +180,7 @@ std::unique_ptr<Normalizer> make_normalizer(const Json& j, const Where& w) {
         return std::make_unique<ReplaceNorm>(
             Pattern::from_json(need(j, "pattern", w), w.at("pattern")),
             need_string(j, "content", w), w);
+    if (type == "Precompiled") return make_precompiled(j, w);
     if (type == "Prepend") return std::make_unique<PrependNorm>(need_string(j, "prepend", w));
     if (type == "Strip") {
         auto n = std::make_unique<StripNorm>();

@@ -59,6 +59,8 @@ class Decoder {
 };
 
 std::unique_ptr<Normalizer> make_normalizer(const Json& j, const Where& w);
+/// SentencePiece's Precompiled normalizer from its base64 precompiled_charsmap.
+std::unique_ptr<Normalizer> make_precompiled(const Json& j, const Where& w);
 std::unique_ptr<PreTokenizer> make_pre_tokenizer(const Json& j, const Where& w);
 std::unique_ptr<Model> make_model(const Json& j, const Where& w);
 std::unique_ptr<PostProcessor> make_post_processor(const Json& j, const Where& w);

@@ -60,11 +60,14 @@ std::unique_ptr<Model> make_model(const Json& j, const Where& w) {
             type = "BPE";
         else if (j.contains("max_input_chars_per_word"))
             type = "WordPiece";
+        else if (j.contains("vocab") && j["vocab"].is_array())
+            type = "Unigram";
         else
             w.fail("has no \"type\"");
     }
     if (type == "BPE") return std::make_unique<BpeModel>(j, w);
     if (type == "WordPiece") return std::make_unique<WordPieceModel>(j, w);
+    if (type == "Unigram") return std::make_unique<UnigramModel>(j, w);
     unsupported(type, w);
 }
 

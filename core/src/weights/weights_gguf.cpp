@@ -13,7 +13,9 @@ namespace weights_gguf_detail {
 
 // gguf-py's tensor names (MODEL_TENSOR) of the decoder families and transformers' names.
 // Gemma 2's post-attention norm keeps llama.cpp's name (ffn_norm is its pre-feed-forward norm).
-constexpr std::array<std::pair<const char*, const char*>, 13> kGgufBlockNames = {{
+// Phi-3's fused attn_qkv is its qkv_proj; its ffn_up holds gate_up_proj (GgufLayout), named back
+// by the second ffn_up entry.
+constexpr std::array<std::pair<const char*, const char*>, 15> kGgufBlockNames = {{
     {"attn_norm", "input_layernorm"},
     {"ffn_norm", "post_attention_layernorm"},
     {"attn_q", "self_attn.q_proj"},
@@ -27,6 +29,8 @@ constexpr std::array<std::pair<const char*, const char*>, 13> kGgufBlockNames = 
     {"ffn_down", "mlp.down_proj"},
     {"post_attention_norm", "post_attention_norm"},
     {"post_ffw_norm", "post_feedforward_layernorm"},
+    {"attn_qkv", "self_attn.qkv_proj"},
+    {"ffn_up", "mlp.gate_up_proj"},
 }};
 
 }  // namespace weights_gguf_detail
@@ -70,8 +74,10 @@ std::string gguf_name_of(const std::string& hf) {
 Weights::Weights(std::shared_ptr<const GgufFile> file, const GgufLayout& layout)
     : dir_(file->path()), keep_(Keep::AsStored), gguf_(std::move(file)) {
     for (const GgufTensor& t : gguf_->tensors()) {
-        const std::string hf = gguf_hf_name(t.name);
+        std::string hf = gguf_hf_name(t.name);
         if (hf.empty()) continue;
+        if (const auto at = hf.find(".mlp.up_proj."); layout.fused_gate_up && at != hf.npos)
+            hf.replace(at, 13, ".mlp.gate_up_proj.");
         TensorInfo info;
         info.dtype = t.type == GgufType::F32    ? DType::F32
                      : t.type == GgufType::F16  ? DType::F16

@@ -16,9 +16,11 @@ namespace attn::model {
 /// How a GGUF file's tensors become a Hugging Face folder's: llama.cpp's converter stores the
 /// rows of a llama-architecture Q and K permuted for interleaved rotary positions (per head,
 /// [2, head_dim / 2] → [head_dim / 2, 2]); those are put back for HEADS and KV_HEADS heads.
+/// FUSED_GATE_UP: ffn_up holds the gate's rows then the up's (Phi-3's gate_up_proj).
 struct GgufLayout {
     bool unpermute_qk = false;
     int heads = 0, kv_heads = 0;
+    bool fused_gate_up = false;
 };
 
 /// The stored row of each of a permuted Q or K matrix's ROWS rows for HEADS heads (see

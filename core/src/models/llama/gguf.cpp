@@ -1,5 +1,5 @@
-// AttnScope core — a GGUF file of the llama or qwen2 architecture as a Llama-family model: its
-// metadata as the config, its tensors under Hugging Face's names, its embedded tokenizer.
+// AttnScope core — a GGUF file of the llama, qwen2 or phi3 architecture as a Llama-family model:
+// its metadata as the config, its tensors under Hugging Face's names, its embedded tokenizer.
 // GPL-3.0-or-later.
 #include <cmath>
 
@@ -7,6 +7,7 @@
 #include "attn/models/gguf_tokenizer.hpp"
 #include "attn/models/llama/model.hpp"
 #include "attn/util/error.hpp"
+#include "gguf_phi3.hpp"
 
 namespace attn::llama {
 
@@ -52,9 +53,9 @@ void read_rope(const model::GgufFile& f, const std::string& arch, Config& c) {
 Config gguf_config(const model::GgufFile& f) {
     namespace gd = gguf_detail;
     const std::string arch = f.string("general.architecture");
-    if (arch != "llama" && arch != "qwen2")
+    if (arch != "llama" && arch != "qwen2" && arch != "phi3")
         throw FormatError(f.path() + ": architecture \"" + arch +
-                          "\" is not a Llama-family one (llama, qwen2)");
+                          "\" is not a Llama-family one (llama, qwen2, phi3)");
     Config c;
     c.model_type = arch;
     const std::string a = arch + ".";
@@ -81,7 +82,7 @@ Config gguf_config(const model::GgufFile& f) {
     c.rms_norm_eps = gd::gguf_positive_number(f, a + "attention.layer_norm_rms_epsilon", -1);
     c.rope.rotary_dim = c.head_dim;
     c.rope.theta = gd::gguf_positive_number(f, a + "rope.freq_base", 10000.0);
-    gd::read_rope(f, arch, c);
+    if (arch != "phi3") gd::read_rope(f, arch, c);
     const model::GgufTensor* embd = f.find("token_embd.weight");
     if (!embd) throw FormatError(f.path() + ": tensor \"token_embd.weight\" is missing.");
     if (embd->dims.size() != 2 || embd->dims[1] > (1u << 24))
@@ -93,13 +94,19 @@ Config gguf_config(const model::GgufFile& f) {
     c.o_bias = f.find("blk.0.attn_output.bias") != nullptr;
     c.mlp_bias = f.find("blk.0.ffn_gate.bias") != nullptr;
     c.tied = f.find("output.weight") == nullptr;
+    if (arch == "phi3") read_phi3_gguf(f, c);  // its fused tensors, window and longrope
     return c;
 }
 
 std::shared_ptr<Model> Model::open_gguf(std::shared_ptr<const model::GgufFile> file) {
     Config c = gguf_config(*file);
-    // llama.cpp's converter permutes llama's Q and K rows (LlamaModel.permute) and not qwen2's.
-    model::GgufLayout layout{c.model_type == "llama", c.heads, c.kv_heads};
+    // llama.cpp's converter permutes llama's Q and K rows (LlamaModel.permute), not qwen2's or
+    // phi3's (whose attn_qkv is stored as Hugging Face has it).
+    model::GgufLayout layout;
+    layout.unpermute_qk = c.model_type == "llama";
+    layout.heads = c.heads;
+    layout.kv_heads = c.kv_heads;
+    layout.fused_gate_up = c.fused_gate_up;
     auto weights = std::make_unique<model::Weights>(file, layout);
     return assemble(std::move(c), std::move(weights), file->path());
 }

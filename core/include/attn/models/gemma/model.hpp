@@ -42,7 +42,7 @@ struct Config {
 /// model_type, an unknown activation, rope_scaling or layer type).
 Config read_config(const std::string& path);
 
-/// The configuration a GGUF file of architecture gemma2 states in its metadata; throws
+/// The configuration a GGUF file of architecture gemma2 or gemma3 states in its metadata; throws
 /// FormatError naming the file and the key.
 Config gguf_config(const model::GgufFile& file);
 
@@ -52,7 +52,7 @@ class Model : public model::Model {
     /// Opens DIR; checks every tensor's presence, shape and values; throws FormatError /
     /// ShapeError / NonFiniteError naming the file and the tensor.
     static std::shared_ptr<Model> open(const std::string& dir);
-    /// Opens a GGUF FILE of architecture gemma2 (its tensors kept quantised; norms stored 1 + w).
+    /// Opens a GGUF FILE of architecture gemma2 or gemma3 (kept quantised; norms stored 1 + w).
     static std::shared_ptr<Model> open_gguf(std::shared_ptr<const model::GgufFile> file);
 
     /// The model's configuration.
@@ -101,7 +101,7 @@ class Model : public model::Model {
 /// Opens DIR: config.json, the weights and tokenizer.json; errors name the file.
 model::ModelFolder open_folder(const std::string& dir);
 
-/// Opens a GGUF file of architecture gemma2 with its embedded tokenizer.
+/// Opens a GGUF file of architecture gemma2 or gemma3 with its embedded tokenizer.
 model::ModelFolder open_gguf(const std::string& path);
 
 }  // namespace attn::gemma

@@ -57,7 +57,7 @@ Config read_config(const std::string& path);
 void check_heads(const Config& c, const std::string& path, const char* head_dim,
                  const char* kv_heads, const char* heads);
 
-/// The configuration a GGUF file of architecture llama or qwen2 states in its metadata
+/// The configuration a GGUF file of architecture llama, qwen2 or phi3 states in its metadata
 /// (llama.block_count, llama.embedding_length, …); throws FormatError naming the file and the key.
 Config gguf_config(const model::GgufFile& file);
 
@@ -70,7 +70,7 @@ class Model : public model::Model {
     /// Opens DIR; checks every tensor's presence, shape and values; throws FormatError /
     /// ShapeError / NonFiniteError naming the file and the tensor.
     static std::shared_ptr<Model> open(const std::string& dir);
-    /// Opens a GGUF FILE of architecture llama or qwen2 (its tensors kept quantised).
+    /// Opens a GGUF FILE of architecture llama, qwen2 or phi3 (its tensors kept quantised).
     static std::shared_ptr<Model> open_gguf(std::shared_ptr<const model::GgufFile> file);
 
     /// The model's configuration.
@@ -128,7 +128,7 @@ class Model : public model::Model {
 /// Opens DIR: config.json, the weights and tokenizer.json; errors name the file.
 model::ModelFolder open_folder(const std::string& dir);
 
-/// Opens a GGUF file of architecture llama or qwen2 with its embedded tokenizer.
+/// Opens a GGUF file of architecture llama, qwen2 or phi3 with its embedded tokenizer.
 model::ModelFolder open_gguf(const std::string& path);
 
 }  // namespace attn::llama
