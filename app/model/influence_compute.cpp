@@ -10,6 +10,7 @@
 #include "attn/attribution/attention_paths.hpp"
 #include "attn/attribution/contributions.hpp"
 #include "attn/attribution/faithfulness.hpp"
+#include "attn/attribution/max_flow.hpp"
 #include "attn/attribution/reverse_pass.hpp"
 #include "attn/attribution/value_zeroing.hpp"
 #include "attn/interventions/lens.hpp"
@@ -44,6 +45,24 @@ QString gradientRefusal(const attn::model::Model& model) {
         return QString::fromUtf8(e.what());
     }
     return {};
+}
+
+/// Row P of attention_flow(MIXED): the same layer graph, only the n maximum flows into top node
+/// P (the whole matrix is n² of them, and the strip reads one row).
+std::vector<double> flowRow(const std::vector<attn::MatrixD>& mixed, attn::Index p,
+                            attn::Progress* progress) {
+    const attn::Index n = mixed.front().rows(), layers = attn::Index(mixed.size());
+    attn::attrib::FlowGraph graph((layers + 1) * n);
+    for (attn::Index l = 0; l < layers; ++l)
+        for (attn::Index i = 0; i < n; ++i)
+            for (attn::Index j = 0; j < n; ++j)
+                graph.add_edge(l * n + j, (l + 1) * n + i, mixed[std::size_t(l)](i, j));
+    std::vector<double> row;
+    for (attn::Index j = 0; j < n; ++j) {
+        row.push_back(graph.max_flow(j, layers * n + p));
+        attn::report(progress, double(j + 1) / double(n));
+    }
+    return row;
 }
 
 }  // namespace
@@ -153,8 +172,7 @@ Result compute(const attn::model::ModelFolder& folder, const std::vector<std::in
     scores.push_back({QStringLiteral("rollout"), rowOf(attn::attrib::attention_rollout(run), p)});
     attn::PartProgress flowPart(progress, 0.55, 0.7);
     scores.push_back(
-        {QStringLiteral("attention_flow"),
-         rowOf(attn::attrib::attention_flow(attn::attrib::mixed_layers(run), &flowPart), p)});
+        {QStringLiteral("attention_flow"), flowRow(attn::attrib::mixed_layers(run), p, &flowPart)});
     attn::PartProgress altiPart(progress, 0.7, 0.8);
     scores.push_back(
         {QStringLiteral("alti_rollout"),

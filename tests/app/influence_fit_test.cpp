@@ -42,8 +42,8 @@ class InfluenceFitTest : public QObject {
         auto* exports = w.findChild<exporting::ExportController*>();
         QVERIFY(exports);
         QTemporaryDir out;
-        for (const QString key : {QStringLiteral("strips"), QStringLiteral("heads"),
-                                  QStringLiteral("faithfulness"), QStringLiteral("agreement")}) {
+        for (const QString& key : {QStringLiteral("strips"), QStringLiteral("heads"),
+                                   QStringLiteral("faithfulness"), QStringLiteral("agreement")}) {
             QWidget* panel = view->panel(key);
             QVERIFY2(panel, qPrintable(key));
             for (const char* ext : {"png", "svg", "pdf", "csv"}) {

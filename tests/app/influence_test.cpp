@@ -28,8 +28,10 @@
 #include "attn/attribution/faithfulness.hpp"
 #include "attn/attribution/reverse_pass.hpp"
 #include "attn/attribution/value_zeroing.hpp"
+#include "attn/models/layer_description.hpp"
 #include "attn/models/run.hpp"
 #include "attn/scene/model_scene.hpp"
+#include "attn/util/error.hpp"
 #include "export/export_controller.hpp"
 #include "influence_window.hpp"
 #include "model/influence_model.hpp"
@@ -54,6 +56,10 @@ QString closeTo(const std::vector<double>& got, const std::vector<double>& want,
         if (!(std::abs(got[i] - want[i]) <= 1e-5 * scale))
             return QStringLiteral("%1[%2]: %3, core %4").arg(what).arg(i).arg(got[i]).arg(want[i]);
     return {};
+}
+
+QString closeTo(const std::vector<double>& got, const std::vector<double>& want, const char* what) {
+    return closeTo(got, want, QString::fromUtf8(what));
 }
 
 std::vector<double> rowOfD(const attn::MatrixD& m, attn::Index r) {
@@ -221,13 +227,13 @@ class InfluenceTest : public QObject {
                  QString());
 
         // Faithfulness to 3 tokens: core's erasure curves, and the agreement core's τ-b.
+        view->pages()->setCurrentIndex(1);
         QSpinBox* erasures = view->erasuresBox();
         erasures->setFocus();
         erasures->selectAll();
         QTest::keyClicks(erasures, QStringLiteral("3"));
         QTest::keyClick(erasures, Qt::Key_Return);
         QCOMPARE(view->model()->erasures(), 3);
-        view->pages()->setCurrentIndex(1);
         QTest::mouseClick(view->measureButton(), Qt::LeftButton);
         test_support::settleAll(w.computeService());
         const influence::Faithfulness* f = view->model()->faithfulness();
