@@ -126,7 +126,6 @@ InfluenceView::InfluenceView(Scene* scene, QWidget* parent)
     leftColumn->addWidget(note_);
     auto* leftFrame = new ScrollFrame(left);
     leftFrame->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    leftFrame->setContentMinimum(QSize(0, 20 * (fontMetrics().height() + 6) + 140));
 
     // Right: a page per panel.
     auto* heads = new QWidget;

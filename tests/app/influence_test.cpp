@@ -93,7 +93,7 @@ class InfluenceTest : public QObject {
         InfluenceView* view = test_support::openInfluence(w, gpt2_.path());
         QVERIFY(view);
         const influence::Result* r = view->model()->result();
-        QVERIFY(r);
+        QVERIFY2(r, qPrintable(view->status()->text()));
         // The default: the last position's likeliest token.
         const attn::Index n = attn::Index(r->ids.size());
         QCOMPARE(r->position, n - 1);
@@ -317,7 +317,8 @@ class InfluenceTest : public QObject {
     /// Phi-3: the gradient strips say why, the others have their numbers.
     void refusedFamilyShowsWhy() {
         MainWindow w;
-        InfluenceView* view = test_support::openInfluence(w, phi3_.path());
+        InfluenceView* view =
+            test_support::openInfluence(w, phi3_.path(), QStringLiteral("the cat sat on the mat"));
         QVERIFY(view);
         const influence::Result* r = view->model()->result();
         QVERIFY(r);
@@ -330,9 +331,9 @@ class InfluenceTest : public QObject {
         }
         QVERIFY(why.contains(QStringLiteral("Phi-3")));
         for (const InfluenceStrips::Row& row : view->strips()->rows()) {
-            const bool gradient = row.label == QLatin1StringView("Saliency") ||
-                                  row.label == QLatin1StringView("Input × gradient") ||
-                                  row.label == QLatin1StringView("Integrated gradients");
+            const bool gradient = row.label == QStringLiteral("Saliency") ||
+                                  row.label == QStringLiteral("Input × gradient") ||
+                                  row.label == QStringLiteral("Integrated gradients");
             QCOMPARE(row.refusal, gradient ? why : QString());
             QCOMPARE(row.values.empty(), gradient);
         }

@@ -11,12 +11,13 @@
 
 namespace test_support {
 
-/// W with FOLDER open, "the cat sat on the mat" typed and the Influence tab shown and computed;
-/// nullptr when any step failed.
-inline InfluenceView* openInfluence(MainWindow& w, const QString& folder) {
+/// W with FOLDER open, TEXT typed (within the tiny GPT-2's 16 positions) and the Influence tab
+/// shown and computed; nullptr when any step failed.
+inline InfluenceView* openInfluence(MainWindow& w, const QString& folder,
+                                    const QString& text = QStringLiteral("the cat sat on")) {
     fileio::ModelController* models = attachQuietModels(w);
     if (!models || !models->openModel(folder)) return nullptr;
-    if (!typeSentence(w, QStringLiteral("the cat sat on the mat")).isEmpty()) return nullptr;
+    if (!typeSentence(w, text).isEmpty()) return nullptr;
     auto* view = w.findChild<InfluenceView*>();
     if (!view) return nullptr;
     w.tabs()->setCurrentWidget(view);
