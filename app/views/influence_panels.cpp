@@ -72,10 +72,12 @@ void InfluenceView::showResult() {
             .arg(percentText(double(r->topProbabilities[p][k])));
     });
     showHead();  // the strips end with the selected head's attention row
-    QStringList keys;
-    for (const QString& key : r->agreementKeys)
+    QStringList keys, shortKeys;
+    for (const QString& key : r->agreementKeys) {
         keys << influence_text::name(key);
-    agreement_->setData(r->agreement, keys, keys);
+        shortKeys << influence_text::shortName(key);
+    }
+    agreement_->setData(r->agreement, keys, shortKeys);
     agreement_->setTitle(
         tr("Agreement: Kendall's τ-b between the methods' scores of the "
            "positions the erasure ranks"));

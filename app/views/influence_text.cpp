@@ -28,6 +28,18 @@ QString name(const QString& key) {
     return key;
 }
 
+QString shortName(const QString& key) {
+    if (key == QLatin1StringView("input_x_gradient")) return influenceTr("In×grad");
+    if (key == QLatin1StringView("integrated_gradients")) return influenceTr("IG");
+    if (key == QLatin1StringView("attention")) return influenceTr("Attention");
+    if (key == QLatin1StringView("rollout")) return influenceTr("Rollout");
+    if (key == QLatin1StringView("attention_flow")) return influenceTr("Flow");
+    if (key == QLatin1StringView("alti_rollout")) return influenceTr("ALTI");
+    if (key == QLatin1StringView("value_zeroing")) return influenceTr("V-zero");
+    if (key == QLatin1StringView("norm_based")) return influenceTr("Norm");
+    return name(key);
+}
+
 QString explanation(const QString& key) {
     if (key == QLatin1StringView("saliency"))
         return influenceTr(

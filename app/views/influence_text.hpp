@@ -8,6 +8,8 @@ namespace influence_text {
 
 /// The method's name as a strip's label ("Integrated gradients").
 QString name(const QString& key);
+/// A short name for a matrix's column ("IG", "Rollout"): whole words, never elided.
+QString shortName(const QString& key);
 /// One sentence: what the method computes here, with its reference.
 QString explanation(const QString& key);
 /// The one-sentence caution: attention shows where a head looked, these what changed the output.

@@ -116,14 +116,16 @@ InfluenceView::InfluenceView(Scene* scene, QWidget* parent)
     auto* stripsFigure = new QWidget;
     auto* stripsColumn = new QVBoxLayout(stripsFigure);
     stripsColumn->setContentsMargins(0, 0, 0, 0);
-    stripsColumn->addWidget(picker_, 2);
-    stripsColumn->addWidget(strips_, 3);
+    stripsColumn->addWidget(picker_, 1);
+    stripsColumn->addWidget(strips_);
+    // The strips take their rows' height; the top 5 above take what is left.
+    strips_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
     picker_->setMinimumHeight(6 * (fontMetrics().height() + 6) + 40);
     auto* left = new QWidget;
     auto* leftColumn = new QVBoxLayout(left);
     leftColumn->setContentsMargins(0, 0, 0, 0);
-    leftColumn->addWidget(makePanel(QStringLiteral("strips"), stripsFigure), 1);
-    leftColumn->addWidget(note_);
+    // The note (the caution, or the clicked method's definition) beside the Export button.
+    leftColumn->addWidget(makePanel(QStringLiteral("strips"), stripsFigure, note_), 1);
     auto* leftFrame = new ScrollFrame(left);
     leftFrame->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
 
@@ -135,7 +137,7 @@ InfluenceView::InfluenceView(Scene* scene, QWidget* parent)
     headsRow->addWidget(pairMap_, 3);
     pages_->setObjectName(QStringLiteral("influencePages"));
     pages_->setDocumentMode(true);
-    pages_->addTab(makePanel(QStringLiteral("heads"), heads), tr("Where attention mattered"));
+    pages_->addTab(makePanel(QStringLiteral("heads"), heads), tr("Per head"));
     auto* faithControls = new QWidget;
     auto* faithRow = new QHBoxLayout(faithControls);
     faithRow->setContentsMargins(0, 0, 0, 0);
@@ -160,15 +162,14 @@ InfluenceView::InfluenceView(Scene* scene, QWidget* parent)
     methodsFrame->setWidgetResizable(true);
     methodsFrame->setFrameShape(QFrame::NoFrame);
     pages_->addTab(methodsFrame, tr("Methods"));
-    pages_->setTabToolTip(0, tr("Each head's attention × gradient: where attention mattered to "
-                                "the logit"));
+    pages_->setTabToolTip(0, tr("Where attention mattered: each head's attention × gradient"));
     pages_->setTabToolTip(1, tr("The logit as each method's top tokens are erased, against random "
                                 "orders"));
     pages_->setTabToolTip(2, tr("Kendall's τ-b between the methods' rankings"));
 
     auto* row = new QHBoxLayout;
-    row->addWidget(leftFrame, 3);
-    row->addWidget(pages_, 2);
+    row->addWidget(leftFrame, 5);
+    row->addWidget(pages_, 4);
     auto* column = new QVBoxLayout(this);
     column->setContentsMargins(6, 4, 6, 4);
     column->addLayout(top);
@@ -221,8 +222,10 @@ QWidget* InfluenceView::makePanel(const QString& key, QWidget* figure, QWidget* 
         Q_EMIT exportRequested(panel, QStringLiteral("influence-") + key);
     });
     auto* head = new QHBoxLayout;
-    if (controls) head->addWidget(controls);
-    head->addStretch(1);
+    // A note (a label) takes the row's width; fields and buttons keep theirs.
+    const bool note = qobject_cast<QLabel*>(controls) != nullptr;
+    if (controls) head->addWidget(controls, note ? 1 : 0);
+    if (!note) head->addStretch(1);
     head->addWidget(exportButton);
     auto* column = new QVBoxLayout(panel);
     column->setContentsMargins(0, 2, 0, 0);
