@@ -4,6 +4,7 @@
 #include <QTabWidget>
 
 #include "export/batch_numbers.hpp"
+#include "export/influence_numbers.hpp"
 #include "export/intervention_numbers.hpp"
 #include "lenses/lens_panel.hpp"
 #include "model/playground_model.hpp"
@@ -131,6 +132,7 @@ PlotNumbers numbersOfPlayground(const PlaygroundWidget& playground) {
 bool plotNumbersOfView(QWidget* view, PlotNumbers* numbers) {
     if (interventionNumbersOfView(view, numbers)) return true;
     if (batchNumbersOfView(view, numbers)) return true;
+    if (influenceNumbersOfView(view, numbers)) return true;
     // The Theory tab holds a tab per lens: the numbers are those of the lens on show.
     while (auto* tabs = qobject_cast<QTabWidget*>(view))
         view = tabs->currentWidget();

@@ -17,6 +17,7 @@
 #include "views/batch_view.hpp"
 #include "views/census_table.hpp"
 #include "views/heatmap_grid.hpp"
+#include "views/influence_view.hpp"
 #include "views/interventions_tab.hpp"
 #include "views/model_grid.hpp"
 #include "widgets/controls_dock.hpp"
@@ -56,6 +57,13 @@ FileController* attachDataIo(MainWindow* window, const QStringList& files) {
     auto* interventions = new InterventionsTab(window->scene());
     window->addView(interventions, view_keys::kTabInterventions, QObject::tr("Interventions"));
     window->setTabDocks(interventions, {window->sentenceDock()});
+    // Influence, beside it: what each token contributed to one prediction (issue #39); each
+    // panel exports through File ▸ Export's dialog.
+    auto* influence = new InfluenceView(window->scene());
+    window->addView(influence, view_keys::kTabInfluence, QObject::tr("Influence"));
+    window->setTabDocks(influence, {window->sentenceDock()});
+    QObject::connect(influence, &InfluenceView::exportRequested, exports,
+                     &exporting::ExportController::exportPanel);
     // File ▸ Open of a batch result: the Batch tab, each panel exported through File ▸ Export's
     // dialog.
     auto* batch = new BatchRuns(window, files_, models, interventions, modelTab);

@@ -43,6 +43,7 @@ inline constexpr char kTabTheory[] = "theory";
 inline constexpr char kTabViews[] = "views";
 inline constexpr char kTabModel[] = "model";
 inline constexpr char kTabInterventions[] = "interventions";
+inline constexpr char kTabInfluence[] = "influence";
 // The Views tab's inner tabs (the Theory tab's are the lenses' registry names).
 inline constexpr char kViewLines[] = "lines";
 inline constexpr char kViewText[] = "text";

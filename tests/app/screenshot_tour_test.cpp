@@ -2,11 +2,11 @@
 // readable size (not blank, nothing squeezed under the minimum). With ATTN_SCREENSHOT_DIR set it
 // also writes the README's tour (docs/screenshots/tour-*.png), drawn by the app itself — on the
 // synthetic scene, a BERT file, the Marian cross-attention (tests/data/marian) and a GPT-2 model
-// folder (the tiny one gpt2_tiny.py writes), whose Interventions pages and a generation follow the
-// User Guide (interventionsTour); the Marian file on its Cross component; run with
-// QT_SCALE_FACTOR=2 (ctest app.screenshot_tour_test_2x) the same at 192 dpi, "-2x" files. Loaded
-// scenes leave out what does not read the scene (the playground, lenses of their own controls): the
-// synthetic scene's pictures of them are the same.
+// folder (the tiny one gpt2_tiny.py writes), whose Influence tab (influenceTour), Interventions
+// pages and a generation follow the User Guide (interventionsTour); the Marian file on its Cross
+// component; run with QT_SCALE_FACTOR=2 (ctest app.screenshot_tour_test_2x) the same at 192 dpi,
+// "-2x" files. Loaded scenes leave out what does not read the scene (the playground, lenses of
+// their own controls): the synthetic scene's pictures of them are the same.
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
@@ -30,9 +30,11 @@
 #include "io/model_controller.hpp"
 #include "lenses/lens_panel.hpp"
 #include "lenses/lens_registry.hpp"
+#include "model/influence_model.hpp"
 #include "playground/playground_widget.hpp"
 #include "tiny_folders.hpp"
 #include "views/attribution_view.hpp"
+#include "views/influence_view.hpp"
 #include "views/interventions_list.hpp"
 #include "views/logit_lens_view.hpp"
 #include "views/model_grid.hpp"
@@ -90,6 +92,7 @@ class ScreenshotTourTest : public QObject {
             QVERIFY2(models->openModel(folder), qPrintable(models->lastError()));
             test_support::settle(w.computeService());
             runTour(w);
+            influenceTour(w);
             interventionsTour(w);
             return;
         }
@@ -97,6 +100,25 @@ class ScreenshotTourTest : public QObject {
     }
 
   private:
+    /// The Influence tab on a sentence of 13 tokens (the tiny GPT-2 has 16 positions): the strips
+    /// beside where attention mattered (docs/attribution.md's picture), then the faithfulness
+    /// curves and the agreement.
+    void influenceTour(MainWindow& w) {
+        QCOMPARE(test_support::typeSentence(w, QStringLiteral("the cat sat on")), QString());
+        auto* view = w.findChild<InfluenceView*>();
+        QVERIFY(view);
+        w.tabs()->setCurrentWidget(view);
+        QVERIFY(QTest::qWaitFor([&] { return view->model()->result() != nullptr; }, 60000));
+        view->pages()->setCurrentIndex(0);
+        shoot(w, view, QStringLiteral("influence"));
+        view->pages()->setCurrentIndex(1);
+        QTest::mouseClick(view->measureButton(), Qt::LeftButton);
+        QVERIFY(QTest::qWaitFor([&] { return view->model()->faithfulness() != nullptr; }, 60000));
+        shoot(w, view, QStringLiteral("influence-faithfulness"));
+        view->pages()->setCurrentIndex(2);
+        shoot(w, view, QStringLiteral("influence-agreement"));
+    }
+
     /// The Interventions tab's pages and a generation on the tiny GPT-2, as the User Guide walks
     /// a newcomer through them: the logit lens, the attribution and a patching map of the
     /// model's own run (also the guide's own pictures, interventions-*.png), then a head ablated
@@ -179,8 +201,10 @@ class ScreenshotTourTest : public QObject {
         // Any other tab (the Views tab, …) by its own name.
         for (int i = 0; i < w.tabs()->count(); ++i) {
             QWidget* tab = w.tabs()->widget(i);
+            // The Influence tab has its own pictures of a model's run (influenceTour).
             if (tab == w.heatmapGrid() || tab == pg || tab == theory ||
-                tab->objectName() == QLatin1StringView("modelTab"))
+                tab->objectName() == QLatin1StringView("modelTab") ||
+                qobject_cast<InfluenceView*>(tab))
                 continue;
             shoot(w, tab, w.tabs()->tabText(i).remove(QLatin1Char('&')).toLower());
         }

@@ -40,7 +40,8 @@ class TabStripTest : public QObject {
         test_support::showWindow(w);
         QTabBar* bar = windowTabBar(w);
         QVERIFY(bar);
-        QCOMPARE(bar->count(), 6);  // Heads, Playground, Theory, Views, Model, Interventions
+        QCOMPARE(bar->count(), 7);  // Heads, Playground, Theory, Views, Model, Interventions,
+                                    // Influence
         const QPoint home = bar->mapTo(&w, QPoint(0, 0));
         QList<QRect> tabs;
         for (int i = 0; i < bar->count(); ++i)

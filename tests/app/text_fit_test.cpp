@@ -23,78 +23,11 @@
 #include "app_test_support.hpp"
 #include "io/data_io.hpp"
 #include "io/file_controller.hpp"
+#include "text_fit.hpp"
 #include "views/elided_label.hpp"
 #include "views/lines_view.hpp"
 #include "views/model_grid_canvas.hpp"
 #include "views/qcp.hpp"
-
-namespace {
-
-constexpr int kSlack = 1;  // rounding of fractional font metrics
-
-/// Why label's text does not fit its contents rectangle, or "".
-QString labelMisfit(const QLabel* l) {
-    if (l->text().isEmpty() || !l->pixmap().isNull()) return {};
-    const QRect cr =
-        l->contentsRect().adjusted(l->margin(), l->margin(), -l->margin(), -l->margin());
-    const bool rich = l->textFormat() == Qt::RichText ||
-                      (l->textFormat() == Qt::AutoText && Qt::mightBeRichText(l->text()));
-    QSizeF need;
-    if (rich) {
-        QTextDocument doc;
-        doc.setDefaultFont(l->font());
-        doc.setDocumentMargin(0);
-        doc.setHtml(l->text());
-        if (l->wordWrap()) doc.setTextWidth(cr.width());
-        need = QSizeF(doc.idealWidth(), doc.size().height());
-    } else {
-        const QFontMetrics fm(l->font());
-        // QLabel draws "&S" as S (underlined with a buddy): '&' takes no room.
-        const int mnemonic = int(Qt::TextShowMnemonic);
-        const QRect box = l->wordWrap()
-                              ? fm.boundingRect(QRect(0, 0, cr.width(), 100000),
-                                                Qt::TextWordWrap | mnemonic, l->text())
-                              : fm.boundingRect(QRect(0, 0, 100000, 100000), mnemonic, l->text());
-        need = box.size();
-    }
-    if (need.width() > cr.width() + kSlack || need.height() > cr.height() + kSlack)
-        return QStringLiteral("needs %1×%2, has %3×%4")
-            .arg(need.width())
-            .arg(need.height())
-            .arg(cr.width())
-            .arg(cr.height());
-    return {};
-}
-
-QString buttonMisfit(const QAbstractButton* b) {
-    if (b->text().isEmpty()) return {};
-    if (auto* tool = qobject_cast<const QToolButton*>(b);
-        tool && tool->toolButtonStyle() == Qt::ToolButtonIconOnly)
-        return {};
-    const QSize hint = b->sizeHint();
-    if (hint.width() > b->width() + kSlack)
-        return QStringLiteral("needs %1 px, has %2").arg(hint.width()).arg(b->width());
-    return {};
-}
-
-QString comboMisfit(const QComboBox* c) {
-    if (c->currentText().isEmpty() || c->isEditable()) return {};
-    QStyleOptionComboBox opt;
-    opt.initFrom(c);
-    opt.editable = false;
-    opt.currentText = c->currentText();
-    const QRect field =
-        c->style()->subControlRect(QStyle::CC_ComboBox, &opt, QStyle::SC_ComboBoxEditField, c);
-    const int need = c->fontMetrics().horizontalAdvance(c->currentText());
-    if (need > field.width() + kSlack)
-        return QStringLiteral("“%1” needs %2 px, field %3")
-            .arg(c->currentText())
-            .arg(need)
-            .arg(field.width());
-    return {};
-}
-
-}  // namespace
 
 class TextFitTest : public QObject {
     Q_OBJECT
@@ -174,44 +107,12 @@ class TextFitTest : public QObject {
 
     /// Every visible text of the window that does not fit, one line each.
     static QStringList check(MainWindow& w, const QString& where) {
-        QStringList out;
+        QStringList out = test_support::widgetTextFaults(&w, where);
         auto name = [&](const QWidget* x, const QString& text) {
             return QStringLiteral("%1: %2 %3 “%4”")
                 .arg(where, QString::fromLatin1(x->metaObject()->className()), x->objectName(),
                      text.left(80));
         };
-        for (QWidget* x : w.findChildren<QWidget*>()) {
-            if (!x->isVisible() || x->width() <= 0 || x->height() <= 0) continue;
-            QString why;
-            if (auto* e = qobject_cast<ElidedLabel*>(x)) {
-                if (e->isElided())
-                    why = QStringLiteral("elided at rest");
-                else
-                    why = labelMisfit(e);
-                if (!why.isEmpty()) out << name(x, e->fullText()) + QStringLiteral(": ") + why;
-                continue;
-            }
-            // A line edit too narrow for its text shows its beginning at rest, never a tail
-            // cut mid-word ("ea was signed in …").
-            if (auto* e = qobject_cast<QLineEdit*>(x)) {
-                const bool wide =
-                    e->fontMetrics().horizontalAdvance(e->text()) > e->contentsRect().width() - 8;
-                if (wide && !e->hasFocus() && e->cursorPosition() != 0)
-                    out << name(x, e->text()) +
-                               QStringLiteral(": shows from character %1").arg(e->cursorPosition());
-                continue;
-            }
-            if (auto* l = qobject_cast<QLabel*>(x)) why = labelMisfit(l);
-            if (auto* b = qobject_cast<QAbstractButton*>(x)) why = buttonMisfit(b);
-            if (auto* c = qobject_cast<QComboBox*>(x)) why = comboMisfit(c);
-            if (!why.isEmpty()) {
-                const QString text = qobject_cast<QLabel*>(x) ? qobject_cast<QLabel*>(x)->text()
-                                     : qobject_cast<QAbstractButton*>(x)
-                                         ? qobject_cast<QAbstractButton*>(x)->text()
-                                         : qobject_cast<QComboBox*>(x)->currentText();
-                out << name(x, text) + QStringLiteral(": ") + why;
-            }
-        }
         for (ModelGridCanvas* canvas : w.findChildren<ModelGridCanvas*>()) {
             if (!canvas->isVisible()) continue;
             QFont bold = canvas->font();
@@ -220,7 +121,7 @@ class TextFitTest : public QObject {
                 const QFontMetricsF fm(l.bold ? bold : canvas->font());
                 const bool inside =
                     QRectF(canvas->rect()).adjusted(-0.5, -0.5, 0.5, 0.5).contains(l.rect);
-                if (fm.horizontalAdvance(l.text) > l.rect.width() + kSlack || !inside)
+                if (fm.horizontalAdvance(l.text) > l.rect.width() + test_support::kSlack || !inside)
                     out << name(canvas, l.text) +
                                QStringLiteral(": needs %1 px in %2,%3 %4×%5 of %6×%7")
                                    .arg(fm.horizontalAdvance(l.text))
@@ -237,7 +138,7 @@ class TextFitTest : public QObject {
             QFont bold = lines->font();
             bold.setBold(true);
             const int need = QFontMetrics(bold).horizontalAdvance(lines->title());
-            if (need > lines->titleRect().width() + kSlack)
+            if (need > lines->titleRect().width() + test_support::kSlack)
                 out << name(lines, lines->title()) + QStringLiteral(": needs %1 px, has %2")
                                                          .arg(need)
                                                          .arg(lines->titleRect().width());
