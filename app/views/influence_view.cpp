@@ -103,6 +103,7 @@ InfluenceView::InfluenceView(Scene* scene, QWidget* parent)
     erasures_->setValue(model_->erasures());
     erasures_->setPrefix(tr("erase up to "));
     erasures_->setSuffix(tr(" tokens"));
+    erasures_->setKeyboardTracking(false);  // "12" typed is 12, not a measurement of 1 first
 
     // The controls across the top: what runs, how far, and its stop.
     auto* top = new QHBoxLayout;
