@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -35,6 +36,20 @@ inline int config_integer(const nlohmann::json& j, const char* name, const std::
         j[name].get<long long>() > (1 << 24))
         throw FormatError(path + ": \"" + name + "\" must be a positive integer");
     return j[name].get<int>();
+}
+
+/// A token id field (an integer from 0 to 2²⁴); FALLBACK ≥ 0 when absent or null, else it is
+/// required.
+inline std::int32_t config_token_id(const nlohmann::json& j, const char* name,
+                                    const std::string& path, long long fallback = -1) {
+    if (!j.contains(name) || j[name].is_null()) {
+        if (fallback >= 0) return std::int32_t(fallback);
+        throw FormatError(path + ": \"" + name + "\" is missing");
+    }
+    if (!j[name].is_number_integer() || j[name].get<long long>() < 0 ||
+        j[name].get<long long>() > (1 << 24))
+        throw FormatError(path + ": \"" + name + "\" must be a token id (an integer ≥ 0)");
+    return std::int32_t(j[name].get<long long>());
 }
 
 /// A positive finite number field; FALLBACK when absent or null.

@@ -4,22 +4,6 @@
 #include "../config_json.hpp"
 
 namespace attn::model::marian {
-namespace {
-
-/// A token id field (≥ 0); FALLBACK ≥ 0 when absent or null, else it is required.
-std::int32_t marian_token_id(const nlohmann::json& j, const char* name, const std::string& path,
-                             long long fallback) {
-    if (!j.contains(name) || j[name].is_null()) {
-        if (fallback >= 0) return std::int32_t(fallback);
-        throw FormatError(path + ": \"" + name + "\" is missing");
-    }
-    if (!j[name].is_number_integer() || j[name].get<long long>() < 0 ||
-        j[name].get<long long>() > (1 << 24))
-        throw FormatError(path + ": \"" + name + "\" must be a token id (an integer ≥ 0)");
-    return std::int32_t(j[name].get<long long>());
-}
-
-}  // namespace
 
 MarianConfig read_config(const std::string& dir) {
     const std::string path = dir + "/config.json";
@@ -52,9 +36,9 @@ MarianConfig read_config(const std::string& dir) {
     c.tied = config_flag(j, "tie_word_embeddings", path, true);
     if (config_flag(j, "normalize_before", path, false))
         throw FormatError(path + ": normalize_before is true; Marian runs post-norm blocks only");
-    i.pad = marian_token_id(j, "pad_token_id", path, -1);
-    i.eos = marian_token_id(j, "eos_token_id", path, 0);
-    i.decoder_start = marian_token_id(j, "decoder_start_token_id", path, i.pad);
+    i.pad = config_token_id(j, "pad_token_id", path, -1);
+    i.eos = config_token_id(j, "eos_token_id", path, 0);
+    i.decoder_start = config_token_id(j, "decoder_start_token_id", path, i.pad);
     if (j.contains("bad_words_ids") && !j["bad_words_ids"].is_null()) {
         const nlohmann::json& bad = j["bad_words_ids"];
         if (!bad.is_array())

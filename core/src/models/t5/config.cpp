@@ -4,19 +4,6 @@
 #include "../config_json.hpp"
 
 namespace attn::model::t5 {
-namespace {
-
-/// A token id field (≥ 0), FALLBACK when absent or null.
-std::int32_t t5_token_id(const nlohmann::json& j, const char* name, const std::string& path,
-                         std::int32_t fallback) {
-    if (!j.contains(name) || j[name].is_null()) return fallback;
-    if (!j[name].is_number_integer() || j[name].get<long long>() < 0 ||
-        j[name].get<long long>() > (1 << 24))
-        throw FormatError(path + ": \"" + name + "\" must be a token id (an integer ≥ 0)");
-    return std::int32_t(j[name].get<long long>());
-}
-
-}  // namespace
 
 T5Config read_config(const std::string& dir) {
     const std::string path = dir + "/config.json";
@@ -41,9 +28,9 @@ T5Config read_config(const std::string& dir) {
                           "relative_attention_max_distance above a quarter of it");
     c.eps = config_number(j, "layer_norm_epsilon", path, 1e-6);
     c.tied = config_flag(j, "tie_word_embeddings", path, true);
-    i.pad = t5_token_id(j, "pad_token_id", path, 0);
-    i.eos = t5_token_id(j, "eos_token_id", path, 1);
-    i.decoder_start = t5_token_id(j, "decoder_start_token_id", path, i.pad);
+    i.pad = config_token_id(j, "pad_token_id", path, 0);
+    i.eos = config_token_id(j, "eos_token_id", path, 1);
+    i.decoder_start = config_token_id(j, "decoder_start_token_id", path, i.pad);
     for (const std::int32_t id : {i.pad, i.eos, i.decoder_start})
         if (id >= i.vocab)
             throw FormatError(path + ": token id " + std::to_string(id) + " is past vocab_size " +
