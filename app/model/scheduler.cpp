@@ -48,6 +48,7 @@ JobHandle Scheduler::submit(QObject* owner, const QString& name, Work work, Fail
             slot.pending->state->cancel();
             slot.pending->state->finished_ = true;  // never started: nothing to deliver
         }
+        cancelQueued(key);
         start = !slot.running && !slot.pending;
         slot.pending = Job{state, std::move(work), std::move(failed), QPointer<QObject>(owner)};
     }
@@ -100,11 +101,25 @@ void Scheduler::execute(const Key& key, Job job) {
             error = tr("%1: an unexpected error (please report it)").arg(key.name);
         }
     }
+    {
+        std::lock_guard lock(mutex_);
+        queued_.emplace(key, job.state);
+    }
     // The delivery runs on the GUI thread; `this` outlives every drain (the destructor waits).
     QMetaObject::invokeMethod(
         this,
-        [this, job = std::move(job), name = key.name, delivery = std::move(delivery), failed,
-         error]() mutable { finish(job, name, std::move(delivery), failed, error); },
+        [this, key, job = std::move(job), delivery = std::move(delivery), failed, error]() mutable {
+            {
+                std::lock_guard lock(mutex_);
+                const auto [first, last] = queued_.equal_range(key);
+                for (auto it = first; it != last; ++it)
+                    if (it->second == job.state) {
+                        queued_.erase(it);
+                        break;
+                    }
+            }
+            finish(job, key.name, std::move(delivery), failed, error);
+        },
         Qt::QueuedConnection);
 }
 
@@ -134,7 +149,9 @@ void Scheduler::finish(const Job& job, const QString& name, Delivery delivery, b
 
 void Scheduler::cancel(QObject* owner, const QString& name) {
     std::lock_guard lock(mutex_);
-    auto it = slots_.find(Key{owner, name});
+    const Key key{owner, name};
+    cancelQueued(key);
+    auto it = slots_.find(key);
     if (it == slots_.end()) return;
     if (it->second.running) it->second.running->cancel();
     if (it->second.pending) {
@@ -144,9 +161,17 @@ void Scheduler::cancel(QObject* owner, const QString& name) {
     }
 }
 
+void Scheduler::cancelQueued(const Key& key) {
+    const auto [first, last] = queued_.equal_range(key);
+    for (auto it = first; it != last; ++it)
+        it->second->cancel();
+}
+
 void Scheduler::cancelOwner(const QObject* owner) {
     watched_.erase(owner);
     std::lock_guard lock(mutex_);
+    for (auto& [key, state] : queued_)
+        if (key.owner == owner) state->cancel();
     for (auto& [key, slot] : slots_) {
         if (key.owner != owner) continue;
         if (slot.running) slot.running->cancel();

@@ -124,10 +124,14 @@ class Scheduler : public QObject {
                 const QString& error);
     bool idle(const QObject* owner) const;
     void cancelOwner(const QObject* owner);
+    void cancelQueued(const Key& key);
 
     mutable std::mutex mutex_;
     std::condition_variable idle_;
     std::map<Key, Slot> slots_;
+    /// Jobs whose work is over and whose delivery waits in the GUI queue: a cancel or a newer
+    /// job must still reach them (the slot no longer holds them).
+    std::multimap<Key, JobHandle> queued_;
     std::set<const QObject*> watched_;  ///< owners whose destruction cancels their jobs
     QThreadPool pool_;
 };

@@ -95,6 +95,39 @@ class SchedulerTest : public QObject {
         QVERIFY(!scheduler.isActive(&owner, QStringLiteral("long")));
     }
 
+    /// The work is over but its delivery still waits in the GUI queue: a cancel or a newer
+    /// job still drops it (the user pressed Cancel; the window must not change afterwards).
+    void aQueuedDeliveryIsDroppedByCancelAndBySupersession() {
+        Scheduler scheduler(1);
+        QObject owner;
+        int delivered = 0;
+        const auto quick = [](attn::Progress&) { return 1; };
+        const JobHandle first =
+            scheduler.run(&owner, QStringLiteral("q"), quick, [&](int) { ++delivered; });
+        // No event loop runs while the worker ends: the delivery is queued, not yet run.
+        while (scheduler.isActive(&owner, QStringLiteral("q")))
+            std::this_thread::yield();
+        QVERIFY(!first->finished());
+        scheduler.cancel(&owner, QStringLiteral("q"));
+        QVERIFY(first->cancelled());
+        QCoreApplication::sendPostedEvents(&scheduler, QEvent::MetaCall);
+        QCOMPARE(delivered, 0);
+        QVERIFY(first->finished());
+
+        std::vector<int> got;
+        const JobHandle older = scheduler.run(
+            &owner, QStringLiteral("q"), [](attn::Progress&) { return 1; },
+            [&](int v) { got.push_back(v); });
+        while (scheduler.isActive(&owner, QStringLiteral("q")))
+            std::this_thread::yield();
+        scheduler.run(
+            &owner, QStringLiteral("q"), [](attn::Progress&) { return 2; },
+            [&](int v) { got.push_back(v); });
+        scheduler.waitForIdle(&owner);
+        QVERIFY(older->cancelled());
+        QCOMPARE(got, std::vector<int>{2});
+    }
+
     void failuresReachTheFailureCallback() {
         Scheduler scheduler(1);
         QObject owner;
