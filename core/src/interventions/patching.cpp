@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "../models/run_from_rows.hpp"
 #include "../util/parallel.hpp"
 #include "attn/interventions/attribution.hpp"
 #include "attn/interventions/capture.hpp"
@@ -84,6 +85,12 @@ PatchResult patch(const model::Model& model, const PatchSpec& spec, Progress* pr
     // on one thread), progress and cancellation reported from the calling thread.
     if (spec.heads) r.heads.resize(L, H);
     if (spec.resid) r.resid.resize(L + 1, n);
+    // The two prompts agree up to AGREE: there every head's clean z is its corrupted one, so a
+    // patched head run computes only the later rows (the corrupted run's earlier ones its past);
+    // a residual patch at position p leaves the rows before p as they were.
+    Index agree = 0;
+    while (agree < n && spec.clean[std::size_t(agree)] == spec.corrupt[std::size_t(agree)])
+        ++agree;
     const Index head_runs = spec.heads ? Index(L) * H : 0;
     const Index resid_runs = spec.resid ? Index(L + 1) * n : 0;
     detail::run_tasks(
@@ -92,12 +99,14 @@ PatchResult patch(const model::Model& model, const PatchSpec& spec, Progress* pr
             if (k < head_runs) {
                 const int l = int(k / H), h = int(k % H);
                 HeadPatch hook(l, h, capture.z_of(l, h));
-                r.heads(l, h) = restored(model::run_from(model, corrupt, l, &hook, nullptr, false));
+                r.heads(l, h) =
+                    restored(model::run_from_rows(model, corrupt, l, &hook, agree));
             } else {
                 const int l = int((k - head_runs) / n);
                 const Index p = (k - head_runs) % n;
                 ResidPatch hook(l, {p}, clean.inputs[std::size_t(l)], L);
-                r.resid(l, p) = restored(model::run_from(model, corrupt, l, &hook, nullptr, false));
+                r.resid(l, p) =
+                    restored(model::run_from_rows(model, corrupt, l, &hook, p));
             }
         },
         [&](Index finished) { report(progress, (2.0 + double(finished)) / runs); });
