@@ -54,6 +54,11 @@ BatchAttributionView::BatchAttributionView(BatchDocument* document, BatchView* o
     plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
     plot_->legend->setWrap(2);
     plot_->installEventFilter(this);
+    // k counts tokens: whole-number ticks (multiples of 1 as K grows).
+    auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+    ticker->setTickStep(1.0);
+    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    plot_->xAxis->setTicker(ticker);
     agreement_->setObjectName(QStringLiteral("batchAgreement"));
     agreement_->setScale(CellMap::Scale::Diverging);
     agreement_->setLimit(1.0);
@@ -154,7 +159,7 @@ void BatchAttributionView::showCurves() {
         g->setProperty("attnMethod", m);
     }
     plot_->xAxis->setLabel(tr("tokens erased (k)"));
-    plot_->yAxis->setLabel(tr("mean logit of the explained token"));
+    plot_->yAxis->setLabel(tr("mean logit"));
     QFont small = font();
     small.setPointSizeF(small.pointSizeF() * 0.85);
     plot_->legend->setFont(small);
