@@ -78,14 +78,14 @@ void addFaithNumbers(const BatchAttribution& a, PlotNumbers* n) {
     const QString plot = QObject::tr("faithfulness");
     for (int m = 0; m < a.methods.size(); ++m) {
         const std::vector<double>&mean = a.curveMean[std::size_t(m)],
-                             &sd = a.curveSd[std::size_t(m)];
+              &sd = a.curveSd[std::size_t(m)];
         for (int part = -1; part <= 1; ++part) {
             Series s;
             s.plot = plot;
-            s.name = influence_text::name(a.methods[m]) +
-                     (part == 0   ? QObject::tr(" mean")
-                      : part < 0 ? QObject::tr(" mean − s.d.")
-                                 : QObject::tr(" mean + s.d."));
+            s.name =
+                influence_text::name(a.methods[m]) + (part == 0  ? QObject::tr(" mean")
+                                                      : part < 0 ? QObject::tr(" mean − s.d.")
+                                                                 : QObject::tr(" mean + s.d."));
             for (std::size_t k = 0; k < mean.size(); ++k) {
                 s.x.push_back(double(k));
                 s.y.push_back(mean[k] + part * sd[k]);
@@ -98,10 +98,9 @@ void addFaithNumbers(const BatchAttribution& a, PlotNumbers* n) {
 /// The mean agreement, its standard deviation and count (z at column x, row y: the methods).
 void addAgreementNumbers(const BatchAttribution& a, PlotNumbers* n) {
     const QString plot = QObject::tr("Kendall's tau-b");
-    for (const auto& [name, m] :
-         {std::pair{QObject::tr("mean"), &a.agreementMean},
-          std::pair{QObject::tr("standard deviation"), &a.agreementSd},
-          std::pair{QObject::tr("count"), &a.agreementCount}}) {
+    for (const auto& [name, m] : {std::pair{QObject::tr("mean"), &a.agreementMean},
+                                  std::pair{QObject::tr("standard deviation"), &a.agreementSd},
+                                  std::pair{QObject::tr("count"), &a.agreementCount}}) {
         Series s = batchMatrix(plot, name, *m);
         s.xLabels.clear();
         s.yLabels.clear();

@@ -23,8 +23,8 @@ const BatchArray& shaped(const BatchResult& r, const std::string& key,
     const BatchArray* a = r.find(key);
     if (!a) refuseAttribution(r, "is an attribute batch without " + key + " (" + what + ")");
     if (a->shape != want)
-        refuseAttribution(r, key + " has shape " + attn::io::shape_text(a->shape) +
-                                 ", expected " + attn::io::shape_text(want) + " (" + what + ")");
+        refuseAttribution(r, key + " has shape " + attn::io::shape_text(a->shape) + ", expected " +
+                                 attn::io::shape_text(want) + " (" + what + ")");
     return *a;
 }
 
@@ -69,14 +69,14 @@ BatchAttribution summarizeAttribution(const BatchResult& r) {
         const std::vector<std::uint64_t> points{std::uint64_t(a.erasures) + 1};
         const BatchArray& m0 = shaped(r, "aggregate/faith_" + key + "_mean", points,
                                       "every method's curve has the same points");
-        const BatchArray& s0 = shaped(r, "aggregate/faith_" + key + "_std", points,
-                                      "the curve's standard deviation");
+        const BatchArray& s0 =
+            shaped(r, "aggregate/faith_" + key + "_std", points, "the curve's standard deviation");
         a.curveMean.emplace_back(m0.values.begin(), m0.values.end());
         a.curveSd.emplace_back(s0.values.begin(), s0.values.end());
     }
     const std::vector<std::uint64_t> square{M, M};
-    a.agreementMean = squareOf(shaped(r, "aggregate/agreement_mean", square, "methods × methods"),
-                               int(M));
+    a.agreementMean =
+        squareOf(shaped(r, "aggregate/agreement_mean", square, "methods × methods"), int(M));
     a.agreementSd =
         squareOf(shaped(r, "aggregate/agreement_std", square, "methods × methods"), int(M));
     a.agreementCount =

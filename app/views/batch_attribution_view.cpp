@@ -71,8 +71,8 @@ BatchAttributionView::BatchAttributionView(BatchDocument* document, BatchView* o
     example_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     example_->setMinimumContentsLength(16);
 
-    faithPanel_ = owner->panel(tr("Faithfulness averaged over the examples"), plot_,
-                               &faithHeading_, QStringLiteral("batch-faithfulness"));
+    faithPanel_ = owner->panel(tr("Faithfulness averaged over the examples"), plot_, &faithHeading_,
+                               QStringLiteral("batch-faithfulness"));
     agreementPanel_ = owner->panel(tr("Mean agreement between the methods"), agreement_,
                                    &agreementHeading_, QStringLiteral("batch-agreement"));
     auto* tokens = new QWidget;
@@ -169,9 +169,10 @@ void BatchAttributionView::showCurves() {
     plot_->xAxis->setRange(-0.2, a.erasures + 0.2);
     plot_->yAxis->scaleRange(1.1);
     plot_->replot();
-    faithHeading_->setText(tr("Faithfulness over %n example(s): the logit with each method's "
-                              "top k tokens erased, mean ± s.d. (lower is more faithful)",
-                              nullptr, doc_->examples()));
+    faithHeading_->setText(
+        tr("Faithfulness over %n example(s): the logit with each method's "
+           "top k tokens erased, mean ± s.d. (lower is more faithful)",
+           nullptr, doc_->examples()));
 }
 
 void BatchAttributionView::showAgreement() {
@@ -187,8 +188,9 @@ void BatchAttributionView::showAgreement() {
                           ? QStringLiteral("NaN")
                           : QString::number(double(a.agreementMean(i, j)), 'f', 2));
     agreement_->setData(a.agreementMean, names, shortNames, texts);
-    agreement_->setTitle(tr("Mean Kendall τ-b between the methods' scores (NaN: no example "
-                            "defines it)"));
+    agreement_->setTitle(
+        tr("Mean Kendall τ-b between the methods' scores (NaN: no example "
+           "defines it)"));
 }
 
 void BatchAttributionView::showExample() {
@@ -199,8 +201,8 @@ void BatchAttributionView::showExample() {
     const attn::io::BatchResult& r = *doc_->result();
     const auto first = std::size_t(a->offsets[std::size_t(e)]);
     const int n = int(a->offsets[std::size_t(e) + 1] - a->offsets[std::size_t(e)]);
-    QStringList tokens = std::size_t(e) < a->tokens.size() ? a->tokens[std::size_t(e)]
-                                                           : QStringList();
+    QStringList tokens =
+        std::size_t(e) < a->tokens.size() ? a->tokens[std::size_t(e)] : QStringList();
     const attn::io::BatchArray* ids = r.find("examples/token_ids");
     if (tokens.size() != n) {  // no tokenizer: the ids stand for the tokens
         tokens.clear();
@@ -215,7 +217,7 @@ void BatchAttributionView::showExample() {
     const auto number = [&](const char* key) {
         const attn::io::BatchArray* v = r.find(key);
         return v && std::size_t(e) < v->values.size() ? double(v->values[std::size_t(e)])
-                                                       : std::numeric_limits<double>::quiet_NaN();
+                                                      : std::numeric_limits<double>::quiet_NaN();
     };
     const int position = int(number("per_example/position"));
     strips_->setData(std::move(rows), tokens, position);
@@ -260,9 +262,9 @@ QString BatchAttributionView::agreementTip(int i, int j) const {
     const BatchAttribution* a = doc_->attribution();
     if (!a || i < 0 || j < 0 || i >= a->agreementMean.rows() || j >= a->agreementMean.cols())
         return {};
-    const QString pair = tr("τ-b of %1 and %2")
-                             .arg(influence_text::name(a->methods[i]),
-                                  influence_text::name(a->methods[j]));
+    const QString pair =
+        tr("τ-b of %1 and %2")
+            .arg(influence_text::name(a->methods[i]), influence_text::name(a->methods[j]));
     const qint64 n = qint64(std::llround(a->agreementCount(i, j)));
     if (n == 0)
         return tr("%1: NaN, defined in no example (a method scored every token alike)").arg(pair);
@@ -273,14 +275,13 @@ QString BatchAttributionView::agreementTip(int i, int j) const {
 }
 
 bool BatchAttributionView::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == plot_ && event->type() == QEvent::ToolTip) {
-        auto* help = static_cast<QHelpEvent*>(event);
-        const QString tip = curveTip(help->pos());
-        if (tip.isEmpty())
-            QToolTip::hideText();
-        else
-            QToolTip::showText(help->globalPos(), tip, plot_);
-        return true;
-    }
-    return QWidget::eventFilter(watched, event);
+    if (watched != plot_ || event->type() != QEvent::ToolTip)
+        return QWidget::eventFilter(watched, event);
+    // The nearest mean point's numbers, or no tip away from the curves.
+    const auto* help = static_cast<const QHelpEvent*>(event);
+    if (const QString tip = curveTip(help->pos()); !tip.isEmpty())
+        QToolTip::showText(help->globalPos(), tip, plot_);
+    else
+        QToolTip::hideText();
+    return true;
 }

@@ -11,8 +11,8 @@
 #include "views/influence_strips.hpp"
 #include "views/influence_text.hpp"
 #include "views/influence_view.hpp"
-#include "views/series_colour.hpp"
 #include "views/qcp.hpp"
+#include "views/series_colour.hpp"
 #include "views/shown_text.hpp"
 
 namespace {

@@ -115,7 +115,8 @@ class BatchAttributeViewTest : public QObject {
         QCOMPARE(plot->graphCount(), 3 * int(methods.size()));
         for (int m = 0; m < methods.size(); ++m) {
             const QString key = methods[m].toString();
-            const std::vector<double> mean = numbers(want_[QStringLiteral("faith_%1_mean").arg(key)]);
+            const std::vector<double> mean =
+                numbers(want_[QStringLiteral("faith_%1_mean").arg(key)]);
             const std::vector<double> sd = numbers(want_[QStringLiteral("faith_%1_std").arg(key)]);
             QCOMPARE(int(mean.size()), kErasures + 1);
             // Each method: its band's lower and upper edges, then its mean.
@@ -140,9 +141,10 @@ class BatchAttributeViewTest : public QObject {
         QVERIFY2(tip.contains(QStringLiteral("2 token(s) erased")), qPrintable(tip));
         // Another method's curve may pass through the same pixel: the tip names the nearest.
         if (tip.startsWith(QStringLiteral("Saliency")))
-            QCOMPARE(tip, QStringLiteral("Saliency, 2 token(s) erased: mean logit %1 ± %2 (s.d.), "
-                                         "n = 3")
-                              .arg(QString::number(mean[2], 'g', 6), QString::number(sd[2], 'g', 6)));
+            QCOMPARE(tip,
+                     QStringLiteral("Saliency, 2 token(s) erased: mean logit %1 ± %2 (s.d.), "
+                                    "n = 3")
+                         .arg(QString::number(mean[2], 'g', 6), QString::number(sd[2], 'g', 6)));
     }
 
     void theAgreementIsTheFilesMean() {
@@ -158,9 +160,9 @@ class BatchAttributeViewTest : public QObject {
             for (int j = 0; j < a; ++j) {
                 const std::size_t c = std::size_t(i * a + j);
                 QVERIFY(close(map->values()(i, j), mean[c]));
-                QCOMPARE(map->texts().value(int(c)),
-                         std::isnan(mean[c]) ? QStringLiteral("NaN")
-                                             : QString::number(mean[c], 'f', 2));
+                QCOMPARE(map->texts().value(int(c)), std::isnan(mean[c])
+                                                         ? QStringLiteral("NaN")
+                                                         : QString::number(mean[c], 'f', 2));
             }
         QVERIFY(close(map->values()(0, 0), 1.0));  // attention agrees with itself
         // Hovering saliency × rollout reads the mean ± s.d. over the examples defining it.
@@ -187,12 +189,14 @@ class BatchAttributeViewTest : public QObject {
             if (e > 0) QTest::keyClick(view->exampleBox(), Qt::Key_Down);
             QCOMPARE(runs_->document()->attributedExample(), e);
             InfluenceStrips* strips = view->strips();
-            const int first = int(offsets[std::size_t(e)]), n = int(offsets[std::size_t(e) + 1]) - first;
+            const int first = int(offsets[std::size_t(e)]),
+                      n = int(offsets[std::size_t(e) + 1]) - first;
             QCOMPARE(int(strips->tokens().size()), n);
             QCOMPARE(strips->position(), int(position[std::size_t(e)]));
             QCOMPARE(int(strips->rows().size()), int(names.size()));
             for (int m = 0; m < names.size(); ++m) {
-                const std::vector<double> all = numbers(want_[QStringLiteral("scores_") + names[m]]);
+                const std::vector<double> all =
+                    numbers(want_[QStringLiteral("scores_") + names[m]]);
                 const std::vector<double>& got = strips->rows()[std::size_t(m)].values;
                 QCOMPARE(int(got.size()), n);
                 for (int t = 0; t < n; ++t)
@@ -209,7 +213,8 @@ class BatchAttributeViewTest : public QObject {
         const QPoint at = view->strips()->cellCentre(0, 1);
         QHelpEvent help(QEvent::ToolTip, at, view->strips()->mapToGlobal(at));
         QApplication::sendEvent(view->strips(), &help);
-        QVERIFY2(QToolTip::text().contains(QString::number(v, 'g', 6)), qPrintable(QToolTip::text()));
+        QVERIFY2(QToolTip::text().contains(QString::number(v, 'g', 6)),
+                 qPrintable(QToolTip::text()));
         QToolTip::hideText();
     }
 
@@ -222,13 +227,15 @@ class BatchAttributeViewTest : public QObject {
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QString text = QString::fromUtf8(f.readAll());
         const std::vector<double> mean = numbers(want_[QStringLiteral("faith_rollout_mean")]);
-        QVERIFY2(text.contains(QStringLiteral("Attention rollout mean,1,")), qPrintable(text.left(300)));
+        QVERIFY2(text.contains(QStringLiteral("Attention rollout mean,1,")),
+                 qPrintable(text.left(300)));
         // The exported numbers are the drawn ones (float32 read back at full precision).
         QVERIFY(text.contains(QString::number(double(float(mean[1])), 'g', 17).left(8)));
         for (const char* ext : {"png", "svg", "pdf", "npy"}) {
-            for (QWidget* panel : {view->faithPanel(), view->agreementPanel(), view->tokensPanel()}) {
-                const QString path = files_.filePath(BatchView::panelName(panel) + QStringLiteral(".") +
-                                                     QString::fromLatin1(ext));
+            for (QWidget* panel :
+                 {view->faithPanel(), view->agreementPanel(), view->tokensPanel()}) {
+                const QString path = files_.filePath(
+                    BatchView::panelName(panel) + QStringLiteral(".") + QString::fromLatin1(ext));
                 QVERIFY2(batch_test::exportThroughButton(panel, path), qPrintable(path));
                 QVERIFY(QFileInfo(path).size() > 0);
             }
@@ -280,14 +287,13 @@ class BatchAttributeViewTest : public QObject {
         const QString out = files_.filePath(name);
         QString o, e;
         QTextStream os(&o), es(&e);
-        const int code = cli::run({QStringLiteral("attnscope"), QStringLiteral("batch"),
-                                   QStringLiteral("--model"), model_.path(),
-                                   QStringLiteral("--dataset"), dataset,
-                                   QStringLiteral("--analysis"), QStringLiteral("attribute"),
-                                   QStringLiteral("--steps"), QStringLiteral("4"),
-                                   QStringLiteral("--faithfulness"), QString::number(kErasures),
-                                   QStringLiteral("-o"), out},
-                                  os, es);
+        const int code = cli::run(
+            {QStringLiteral("attnscope"), QStringLiteral("batch"), QStringLiteral("--model"),
+             model_.path(), QStringLiteral("--dataset"), dataset, QStringLiteral("--analysis"),
+             QStringLiteral("attribute"), QStringLiteral("--steps"), QStringLiteral("4"),
+             QStringLiteral("--faithfulness"), QString::number(kErasures), QStringLiteral("-o"),
+             out},
+            os, es);
         if (code != 0) qWarning("batch: %s", qPrintable(e));
         return code == 0 ? out : QString();
     }
