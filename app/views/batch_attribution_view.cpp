@@ -45,7 +45,7 @@ BatchAttributionView::BatchAttributionView(BatchDocument* document, BatchView* o
       example_(new QComboBox) {
     setObjectName(QStringLiteral("batchAttribution"));
     plot_->setObjectName(QStringLiteral("batchFaithfulness"));
-    plot_->setMinimumSize(280, 220);
+    plot_->setMinimumSize(280, 300);
     applyPlotTheme(plot_, palette());
     // The legend under the axes, in two columns: seven methods inside would hide the curves.
     plot_->axisRect()->insetLayout()->take(plot_->legend);

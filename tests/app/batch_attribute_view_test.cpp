@@ -91,7 +91,9 @@ class BatchAttributeViewTest : public QObject {
         QVERIFY(model_.isValid());
         QVERIFY(files_.isValid());
         QCOMPARE(test_support::writeTinyGpt2(model_.path()), QString());
-        batch_ = runBatch({"the cat sat on", "we saw it", "my hat is red"}, "attribute.npz");
+        batch_ = runBatch({QStringLiteral("the cat sat on"), QStringLiteral("we saw it"),
+                           QStringLiteral("my hat is red")},
+                          QStringLiteral("attribute.npz"));
         QVERIFY(!batch_.isEmpty());
         want_ = numpyRead(batch_);
         QVERIFY(!want_.isEmpty());
@@ -245,7 +247,8 @@ class BatchAttributeViewTest : public QObject {
 
     void undefinedAgreementReadsNaN() {
         // One-token texts: every method scores the one token alike, τ-b is defined nowhere.
-        const QString path = runBatch({"a", "b"}, "single.npz");
+        const QString path =
+            runBatch({QStringLiteral("a"), QStringLiteral("b")}, QStringLiteral("single.npz"));
         QVERIFY(!path.isEmpty());
         BatchAttributionView* view = open(path);
         QVERIFY(view);
