@@ -309,6 +309,11 @@ class BatchAttributeViewTest : public QObject {
         }
         BatchAttributionView* view = runs_->view()->attribution();
         if (!QTest::qWaitFor([&] { return view->isVisible(); })) return nullptr;
+        // The panels laid out at the window's size before any hover reads a cell or a point.
+        if (!QTest::qWaitForWindowExposed(w_.get())) return nullptr;
+        QCoreApplication::sendPostedEvents();
+        QCoreApplication::processEvents();
+        view->faithPlot()->replot();
         return view;
     }
 
