@@ -45,7 +45,7 @@ BatchAttributionView::BatchAttributionView(BatchDocument* document, BatchView* o
       example_(new QComboBox) {
     setObjectName(QStringLiteral("batchAttribution"));
     plot_->setObjectName(QStringLiteral("batchFaithfulness"));
-    plot_->setMinimumSize(280, 300);
+    plot_->setMinimumSize(280, 240);
     applyPlotTheme(plot_, palette());
     // The legend under the axes, in two columns: seven methods inside would hide the curves.
     plot_->axisRect()->insetLayout()->take(plot_->legend);
@@ -85,16 +85,19 @@ BatchAttributionView::BatchAttributionView(BatchDocument* document, BatchView* o
     chooser->addWidget(example_, 1);
     tokensColumn->addLayout(chooser);
     tokensColumn->addWidget(strips_);
-    tokensColumn->addStretch(1);
     tokensPanel_ = owner->panel(tr("Scores per token"), tokens, &tokensHeading_,
                                 QStringLiteral("batch-tokens"));
 
-    auto* left = new QSplitter(Qt::Vertical);
-    left->addWidget(faithPanel_);
-    left->addWidget(agreementPanel_);
+    // The curves take the left's height; the strips (a row per method) leave room under them
+    // for the agreement.
+    auto* right = new QSplitter(Qt::Vertical);
+    right->addWidget(tokensPanel_);
+    right->addWidget(agreementPanel_);
+    right->setStretchFactor(0, 0);
+    right->setStretchFactor(1, 1);
     auto* split = new QSplitter(Qt::Horizontal);
-    split->addWidget(left);
-    split->addWidget(tokensPanel_);
+    split->addWidget(faithPanel_);
+    split->addWidget(right);
     split->setStretchFactor(0, 1);
     split->setStretchFactor(1, 1);
     auto* column = new QVBoxLayout(this);
