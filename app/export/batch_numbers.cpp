@@ -3,7 +3,10 @@
 
 #include "attn/analysis/census.hpp"
 #include "model/batch_document.hpp"
+#include "views/batch_attribution_view.hpp"
 #include "views/batch_view.hpp"
+#include "views/influence_strips.hpp"
+#include "views/influence_text.hpp"
 
 namespace exporting {
 namespace {
@@ -70,6 +73,63 @@ void addExampleNumbers(const BatchDocument& doc, PlotNumbers* n) {
     n->series.push_back(std::move(s));
 }
 
+/// The averaged erasure curves: per method its mean, mean − s.d. and mean + s.d. (x = k).
+void addFaithNumbers(const BatchAttribution& a, PlotNumbers* n) {
+    const QString plot = QObject::tr("faithfulness");
+    for (int m = 0; m < a.methods.size(); ++m) {
+        const std::vector<double>&mean = a.curveMean[std::size_t(m)],
+              &sd = a.curveSd[std::size_t(m)];
+        for (int part = -1; part <= 1; ++part) {
+            Series s;
+            s.plot = plot;
+            s.name =
+                influence_text::name(a.methods[m]) + (part == 0  ? QObject::tr(" mean")
+                                                      : part < 0 ? QObject::tr(" mean − s.d.")
+                                                                 : QObject::tr(" mean + s.d."));
+            for (std::size_t k = 0; k < mean.size(); ++k) {
+                s.x.push_back(double(k));
+                s.y.push_back(mean[k] + part * sd[k]);
+            }
+            n->series.push_back(std::move(s));
+        }
+    }
+}
+
+/// The mean agreement, its standard deviation and count (z at column x, row y: the methods).
+void addAgreementNumbers(const BatchAttribution& a, PlotNumbers* n) {
+    const QString plot = QObject::tr("Kendall's tau-b");
+    for (const auto& [name, m] : {std::pair{QObject::tr("mean"), &a.agreementMean},
+                                  std::pair{QObject::tr("standard deviation"), &a.agreementSd},
+                                  std::pair{QObject::tr("count"), &a.agreementCount}}) {
+        Series s = batchMatrix(plot, name, *m);
+        s.xLabels.clear();
+        s.yLabels.clear();
+        for (attn::Index r = 0; r < m->rows(); ++r)
+            for (attn::Index c = 0; c < m->cols(); ++c) {
+                s.xLabels << a.methods[int(c)];
+                s.yLabels << a.methods[int(r)];
+            }
+        n->series.push_back(std::move(s));
+    }
+}
+
+/// The example on show: each method's score per token (x the position from 0, its token).
+void addTokenNumbers(const BatchView& view, PlotNumbers* n) {
+    const InfluenceStrips* strips = view.attribution()->strips();
+    for (const InfluenceStrips::Row& row : strips->rows()) {
+        Series s;
+        s.plot = QObject::tr("scores per token, example %1")
+                     .arg(view.document()->attributedExample() + 1);
+        s.name = row.label;
+        for (std::size_t t = 0; t < row.values.size(); ++t) {
+            s.x.push_back(double(t));
+            s.y.push_back(row.values[t]);
+            s.xLabels << strips->tokens().value(int(t));
+        }
+        n->series.push_back(std::move(s));
+    }
+}
+
 }  // namespace
 
 bool batchNumbersOfView(QWidget* view, PlotNumbers* numbers) {
@@ -81,6 +141,12 @@ bool batchNumbersOfView(QWidget* view, PlotNumbers* numbers) {
     if (whole || view == batch->mapPanel()) addMapNumbers(doc, numbers);
     if (whole || view == batch->censusPanel()) addCensusNumbers(doc, numbers);
     if (whole || view == batch->examplesPanel()) addExampleNumbers(doc, numbers);
+    if (const BatchAttribution* a = doc.attribution(); a && doc.examples() > 0) {
+        const BatchAttributionView* panels = batch->attribution();
+        if (whole || view == panels->faithPanel()) addFaithNumbers(*a, numbers);
+        if (whole || view == panels->agreementPanel()) addAgreementNumbers(*a, numbers);
+        if (whole || view == panels->tokensPanel()) addTokenNumbers(*batch, numbers);
+    }
     return true;
 }
 

@@ -146,6 +146,19 @@ QString openSessionModel(const std::string& sessionPath, const attn::io::Session
         "to record it)");
 }
 
+/// An attribute batch's tokens as its model folder's tokenizer shows them; a folder that is
+/// gone or does not open leaves the ids to stand for them (its examples say so when clicked).
+void labelBatchTokens(BatchSummary& batch) {
+    if (!batch.attribution) return;
+    const std::string dir = batch.result->text("model");
+    if (dir.empty() || !QFileInfo(QString::fromStdString(dir)).isDir()) return;
+    try {
+        const attn::model::ModelFolder folder = attn::model::open_folder(dir);
+        labelAttributionTokens(*batch.attribution, *batch.result, *folder.tokenizer);
+    } catch (const std::exception&) {  // the labels only: the batch itself opened
+    }
+}
+
 }  // namespace
 
 Opened readFile(const QString& path, const attn::SceneSpec& current, attn::Progress* progress) {
@@ -156,9 +169,10 @@ Opened readFile(const QString& path, const attn::SceneSpec& current, attn::Progr
     // would refuse it for having no attention.
     if (QFileInfo(path).suffix().compare(QLatin1StringView("npz"), Qt::CaseInsensitive) == 0 &&
         attn::io::is_batch_result_file(localPath(path))) {
-        out.batch = std::make_shared<const BatchSummary>(
-            summarizeBatch(std::make_shared<const attn::io::BatchResult>(
-                attn::io::read_batch_result(localPath(QFileInfo(path).absoluteFilePath())))));
+        BatchSummary batch = summarizeBatch(std::make_shared<const attn::io::BatchResult>(
+            attn::io::read_batch_result(localPath(QFileInfo(path).absoluteFilePath()))));
+        labelBatchTokens(batch);
+        out.batch = std::make_shared<const BatchSummary>(std::move(batch));
         return out;
     }
     attn::io::Loaded loaded = attn::io::load_any(localPath(path), progress);

@@ -84,6 +84,10 @@ BatchSummary summarizeBatch(std::shared_ptr<const attn::io::BatchResult> result)
     BatchSummary s;
     s.result = result;
     const attn::io::BatchResult& r = *result;
+    if (isAttributeBatch(r)) {  // its [E, A, A] agreement is no per-head quantity
+        s.attribution = summarizeAttribution(r);
+        return s;
+    }
     for (const std::string& name : r.per_example_names(3)) {
         // The patching map must have its aggregates; another [E, ·, ·] array without
         // them (an analysis's ragged part) is not a per-head quantity.
@@ -127,6 +131,7 @@ void BatchDocument::setSummary(std::shared_ptr<const BatchSummary> summary) {
     summary_ = std::move(summary);
     quantity_ = 0;
     sortLayer_ = sortHead_ = -1;
+    attributed_ = 0;
     Q_EMIT resultChanged();
 }
 
@@ -143,6 +148,7 @@ QString BatchDocument::analysis() const {
     const std::string said = result()->text(batch_keys::kAnalysis);
     if (!said.empty()) return QString::fromStdString(said);
     if (result()->find(kBatchPerExample + "head_patch")) return QStringLiteral("patch");
+    if (attribution()) return QStringLiteral("attribute");
     if (hasCensus()) return QStringLiteral("census");
     return {};
 }
@@ -247,4 +253,14 @@ BatchExample BatchDocument::example(int index) const {
 
 bool BatchDocument::hasCensus() const {
     return summary_ && !summary_->censusMean.empty();
+}
+
+const BatchAttribution* BatchDocument::attribution() const {
+    return summary_ && summary_->attribution ? &*summary_->attribution : nullptr;
+}
+
+void BatchDocument::setAttributedExample(int index) {
+    if (!attribution() || index < 0 || index >= examples() || index == attributed_) return;
+    attributed_ = index;
+    Q_EMIT attributedExampleChanged();
 }

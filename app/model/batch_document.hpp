@@ -6,10 +6,12 @@
 #include <QString>
 #include <QStringList>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "attn/analysis/census.hpp"
 #include "attn/io/numpy/batch_result.hpp"
+#include "model/batch_attribution.hpp"
 
 /// One example of a batch as it was run: its prompts and answers (what File ▸ Open of its run
 /// needs), its line in the dataset.
@@ -60,6 +62,8 @@ struct BatchSummary {
     /// (HeadPattern order) the mean score (NaN where no example defines it) and the examples
     /// that define it, per label (Mixed last) how many examples it wins.
     std::vector<attn::Matrix> censusMean, censusCount, labelWins;
+    /// An attribute batch's curves, agreement and scores per token (none for other analyses).
+    std::optional<BatchAttribution> attribution;
 };
 
 /// Summarises RESULT (see BatchSummary).
@@ -108,15 +112,22 @@ class BatchDocument : public QObject {
 
     /// Whether the result holds a census (see BatchSummary).
     bool hasCensus() const;
+    /// An attribute batch's numbers (nullptr for other analyses).
+    const BatchAttribution* attribution() const;
+    /// The example whose scores per token are on show (attribute batches; 0 after opening).
+    int attributedExample() const { return attributed_; }
+    void setAttributedExample(int index);
     const BatchSummary* summary() const { return summary_.get(); }
 
   Q_SIGNALS:
     void resultChanged();
     void quantityChanged();
     void sortChanged();
+    void attributedExampleChanged();
 
   private:
     std::shared_ptr<const BatchSummary> summary_;
     int quantity_ = 0;
     int sortLayer_ = -1, sortHead_ = -1;
+    int attributed_ = 0;
 };

@@ -13,6 +13,7 @@
 #include <cmath>
 
 #include "model/batch_document.hpp"
+#include "views/batch_attribution_view.hpp"
 #include "views/cell_map.hpp"
 #include "views/screen_only.hpp"
 
@@ -142,11 +143,14 @@ BatchView::BatchView(BatchDocument* document, QWidget* parent)
     quantityLabel_->setBuddy(quantity_);
     top->addWidget(quantityLabel_);
     top->addWidget(quantity_);
+    split_ = split;
+    attribution_ = new BatchAttributionView(doc_, this);
     auto* column = new QVBoxLayout(this);
     column->setContentsMargins(6, 4, 6, 4);
     column->addLayout(top);
     column->addWidget(status_);
     column->addWidget(split, 1);
+    column->addWidget(attribution_, 1);
 
     connect(doc_, &BatchDocument::resultChanged, this, &BatchView::showResult);
     connect(doc_, &BatchDocument::quantityChanged, this, &BatchView::showQuantity);
@@ -226,6 +230,7 @@ void BatchView::showResult() {
                "“attnscope batch … -o OUT.npz” wrote."));
         for (QWidget* w : {mapPanel_, censusPanel_, examplesPanel_})
             w->hide();
+        attribution_->hide();
         quantity_->setEnabled(false);
         return;
     }
@@ -255,6 +260,11 @@ void BatchView::showResult() {
     mapPanel_->setVisible(some && doc_->quantity() != nullptr);
     examplesPanel_->setVisible(some && doc_->quantity() != nullptr);
     censusPanel_->setVisible(some && doc_->hasCensus());
+    // An attribute batch has panels of its own; no example kept: nothing to draw either.
+    const bool attributions = doc_->attribution() != nullptr;
+    split_->setVisible(!attributions);
+    attribution_->setVisible(attributions && some);
+    attribution_->showResult();
     showQuantity();
     showCensus();
 }

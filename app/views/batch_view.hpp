@@ -4,6 +4,7 @@
 
 #include <QWidget>
 
+class BatchAttributionView;
 class BatchDocument;
 class CellMap;
 class QComboBox;
@@ -20,6 +21,7 @@ class QToolButton;
 ///   every label's wins;
 /// - the examples, from the largest effect to the smallest (by the chosen head, or the total
 ///   over the heads); clicking one emits exampleActivated.
+/// An attribute batch shows BatchAttributionView's three panels instead.
 class BatchView : public QWidget {
     Q_OBJECT
   public:
@@ -42,6 +44,11 @@ class BatchView : public QWidget {
     QWidget* censusPanel() const { return censusPanel_; }
     QWidget* examplesPanel() const { return examplesPanel_; }
     static QString panelName(QWidget* panel);
+    /// An attribute batch's panels (hidden for other analyses).
+    BatchAttributionView* attribution() const { return attribution_; }
+    /// A panel: TITLE in bold (its label in *HEADING) over BODY, with an Export… button that
+    /// emits exportRequested(panel, KEY).
+    QWidget* panel(const QString& title, QWidget* body, QLabel** heading, const QString& key);
     /// The hover text of head (LAYER, HEAD) of the mean map (also the sd map's).
     QString headTip(int layer, int head) const;
     /// The hover text of head (LAYER, HEAD) of the census map.
@@ -58,7 +65,6 @@ class BatchView : public QWidget {
     void exportRequested(QWidget* panel, const QString& name);
 
   private:
-    QWidget* panel(const QString& title, QWidget* body, QLabel** heading, const QString& key);
     void showResult();
     void showQuantity();
     void showCensus();
@@ -81,4 +87,6 @@ class BatchView : public QWidget {
     QWidget* mapPanel_;
     QWidget* censusPanel_;
     QWidget* examplesPanel_;
+    QWidget* split_ = nullptr;
+    BatchAttributionView* attribution_ = nullptr;
 };

@@ -12,16 +12,10 @@
 #include "views/influence_text.hpp"
 #include "views/influence_view.hpp"
 #include "views/qcp.hpp"
+#include "views/series_colour.hpp"
 #include "views/shown_text.hpp"
 
 namespace {
-
-/// Distinct line colours (matplotlib's tab10), one per method.
-QColor methodColour(int i) {
-    static const QRgb colours[] = {0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd,
-                                   0x8c564b, 0xe377c2, 0x7f7f7f, 0xbcbd22, 0x17becf};
-    return QColor(colours[i % 10]);
-}
 
 QStringList numbered(int count) {
     QStringList out;
@@ -213,7 +207,7 @@ void InfluenceView::showFaithfulness() {
         g->setData(
             ks, QVector<double>(f->curves[std::size_t(i)].begin(), f->curves[std::size_t(i)].end()),
             true);
-        g->setPen(QPen(methodColour(i), 2));
+        g->setPen(QPen(seriesColour(i), 2));
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
         g->setName(influence_text::name(f->keys[i]));
     }

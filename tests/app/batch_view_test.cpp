@@ -168,11 +168,10 @@ class BatchViewTest : public QObject {
                              << QStringList{QStringLiteral("nan.npz"),
                                             QStringLiteral("aggregate/head_patch_std"),
                                             QStringLiteral("NaN"), QStringLiteral("[1, 0]")};
-        // An attribute batch (scores per token) is said to be one, not refused by a shape.
+        // A file that says it is an attribute batch but holds none of its arrays.
         QTest::newRow("attribute")
             << write("attribute.npz", edited(patchBatch(m), "analysis", strings({"attribute"})))
-            << QStringList{QStringLiteral("attribute.npz"), QStringLiteral("attributions"),
-                           QStringLiteral("attnscope.batch")};
+            << QStringList{QStringLiteral("attribute.npz"), QStringLiteral("agreement_methods")};
     }
 
     void malformedFilesAreRefused() {

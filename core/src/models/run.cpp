@@ -8,6 +8,7 @@
 #include "attn/simd/softmax_kernel.hpp"
 #include "attn/util/error.hpp"
 #include "interventions_hooks.hpp"
+#include "run_from_rows.hpp"
 
 namespace attn::model {
 
@@ -98,22 +99,30 @@ void check_controls(const ModelInfo& info, const RunControls& controls) {
     check_interventions(info, controls.interventions);
 }
 
+/// Whether PREFIX's rows [0, LENGTH) may stand as the past of a run of N positions under
+/// PREFIX's controls: a causal model, its own mask, no mean ablation, a whole prefix run.
+bool prefix_lends(const Model& model, const Run& prefix, Index length, Index n) {
+    const ModelInfo& info = model.info();
+    const RunControls& controls = prefix.controls;
+    if (!info.causal) return false;
+    if (controls.mask && !(*controls.mask == own_mask(info))) return false;
+    // Mean ablation mixes every position into each: a longer sequence changes earlier rows.
+    if (!controls.interventions.ablated.empty() &&
+        controls.interventions.ablation == AblationMode::Mean)
+        return false;
+    if (prefix.inputs.size() != std::size_t(info.layers) + 1 ||
+        prefix.layers.size() != std::size_t(info.layers))
+        return false;
+    return model.prefix_holds(length, n);
+}
+
 /// Positions of PREFIX that a run of IDS may reuse: the shared start of the ids (never the last
 /// position), when the model is causal and the prefix ran with the same controls.
 Index reusable(const Model& model, const std::vector<std::int32_t>& ids,
                const RunControls& controls, const Run* prefix, bool extra_hooks) {
-    const ModelInfo& info = model.info();
-    if (!prefix || extra_hooks || !info.causal || !(prefix->controls == controls)) return 0;
-    if (controls.mask && !(*controls.mask == own_mask(info))) return 0;
-    // Mean ablation mixes every position into each: a longer sequence changes earlier rows.
-    if (!controls.interventions.ablated.empty() &&
-        controls.interventions.ablation == AblationMode::Mean)
-        return 0;
-    if (prefix->inputs.size() != std::size_t(info.layers) + 1 ||
-        prefix->layers.size() != std::size_t(info.layers))
-        return 0;
+    if (!prefix || extra_hooks || !(prefix->controls == controls)) return 0;
     const Index n = Index(ids.size());
-    if (!model.prefix_holds(Index(prefix->ids.size()), n)) return 0;
+    if (!prefix_lends(model, *prefix, Index(prefix->ids.size()), n)) return 0;
     Index p = 0;
     while (p < n - 1 && p < Index(prefix->ids.size()) &&
            prefix->ids[std::size_t(p)] == ids[std::size_t(p)])
@@ -226,11 +235,18 @@ Run run(const Model& model, const std::vector<std::int32_t>& ids, const RunContr
     return run;
 }
 
-Run run_from(const Model& model, const Run& base, int from, Hooks* hooks, Progress* progress,
-             bool logits) {
+namespace {
+
+Run run_from_first(const Model& model, const Run& base, int from, Hooks* hooks, Progress* progress,
+                   bool logits, Index first) {
     const ModelInfo& info = model.info();
     if (from < 0 || from > info.layers || base.inputs.size() != std::size_t(info.layers) + 1)
         throw ArgumentError("layer " + std::to_string(from) + " is not a layer of this run");
+    // BASE's rows before FIRST stand as the past of the rows computed again, as in run's prefix
+    // reuse (and under the same conditions); never the logits' row.
+    const Index n = Index(base.ids.size());
+    first = std::clamp<Index>(first, 0, base.logits_position);
+    if (first > 0 && !prefix_lends(model, base, first, n)) first = 0;
     InterventionHooks interventions(base.controls.interventions);
     HookChain chain;
     if (!base.controls.interventions.empty()) chain.add(&interventions);
@@ -240,10 +256,22 @@ Run run_from(const Model& model, const Run& base, int from, Hooks* hooks, Progre
     run.controls = base.controls;
     run.layers.assign(base.layers.begin(), base.layers.begin() + from);
     run.inputs.assign(base.inputs.begin(), base.inputs.begin() + from);
+    run.reused = first;
     report(progress, 0.0);
-    run_layers(model, run, base.inputs[std::size_t(from)], from, 0, nullptr, chain, progress,
-               base.logits_position, logits);
+    run_layers(model, run, base.inputs[std::size_t(from)].bottomRows(n - first), from, first,
+               first > 0 ? &base : nullptr, chain, progress, base.logits_position, logits);
     return run;
+}
+
+}  // namespace
+
+Run run_from(const Model& model, const Run& base, int from, Hooks* hooks, Progress* progress,
+             bool logits) {
+    return run_from_first(model, base, from, hooks, progress, logits, 0);
+}
+
+Run run_from_rows(const Model& model, const Run& base, int from, Hooks* hooks, Index first) {
+    return run_from_first(model, base, from, hooks, nullptr, false, first);
 }
 
 }  // namespace attn::model

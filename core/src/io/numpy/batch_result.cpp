@@ -138,15 +138,25 @@ BatchResult parse_batch_result(const NpzMembers& members, const std::string& nam
                                               : std::string()) +
                          "; expected one whole number, the examples aggregated");
     r.examples = std::uint64_t(count->values[0]);
-    if (const auto it = r.texts.find("analysis");
-        it != r.texts.end() && it->second.size() == 1 && it->second[0] == "attribute")
-        detail::fail(name,
-                     "is a batch of attributions (scores per token, erasure curves, agreement), "
-                     "which the Batch tab does not show: it shows per-head results (patch, "
-                     "ablate, census, compute); read it with numpy or attnscope.batch");
+    // Scores per token (attribute) are ragged: one run of all examples' tokens, cut by
+    // examples/token_offsets (E + 1 offsets from 0, the last the tokens' total).
+    std::uint64_t tokens = 0;
+    bool ragged = false;
+    if (const BatchArray* offsets = r.find("examples/token_offsets"); offsets) {
+        if (offsets->shape != std::vector<std::uint64_t>{r.examples + 1} || offsets->values[0] != 0)
+            detail::fail(name, "examples/token_offsets has shape " + shape_text(offsets->shape) +
+                                   "; expected E + 1 = " + std::to_string(r.examples + 1) +
+                                   " offsets from 0");
+        for (std::size_t e = 0; e < r.examples; ++e)
+            if (offsets->values[e + 1] < offsets->values[e])
+                detail::fail(name, "examples/token_offsets decrease at " + std::to_string(e + 1));
+        tokens = std::uint64_t(offsets->values.back());
+        ragged = true;
+    }
     std::set<std::string> checked;  // the arrays whose finiteness an aggregate's rule settled
     for (const auto& [key, array] : r.numbers) {
         if (!key.starts_with(kPerExample)) continue;
+        if (ragged && array.shape == std::vector<std::uint64_t>{tokens}) continue;
         if (array.shape.empty() || array.shape[0] != r.examples)
             detail::fail(name, key + " has shape " + shape_text(array.shape) + " but " + count_key +
                                    " is " + std::to_string(r.examples) +
