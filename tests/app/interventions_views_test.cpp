@@ -165,8 +165,7 @@ class InterventionsViewsTest : public QObject {
         QCOMPARE(numbers.series[2].name, QStringLiteral("clean prompt"));
         QCOMPARE(numbers.series[0].z.size(), std::size_t(6));
         for (std::size_t i = 0; i < 6; ++i)
-            QCOMPARE(numbers.series[0].z[i],
-                     double(core.heads(attn::Index(i / 2), attn::Index(i % 2))));
+            QCOMPARE(numbers.series[0].z[i], double(heads(attn::Index(i / 2), attn::Index(i % 2))));
         QCOMPARE(numbers.series[1].z.size(), std::size_t(4 * n));
         const QString csv = dir_.filePath(QStringLiteral("patching.csv"));
         QCOMPARE(exporting::writePlotNumbers(numbers, csv), QString());
