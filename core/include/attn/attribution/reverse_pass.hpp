@@ -30,6 +30,19 @@ LogitGradient logit_gradient(const model::Model& model, const Matrix& x0,
                              std::int32_t target, bool attention_x_gradient = false,
                              Progress* progress = nullptr);
 
+/// The described forward of X0 under CONTROLS, keeping only the residual stream entering each
+/// layer and leaving the last (L + 1 of n × d): the checkpoints logit_gradient_from recomputes
+/// each layer from. PROGRESS may cancel.
+std::vector<Matrix> described_forward(const model::Model& model, const Matrix& x0,
+                                      const model::RunControls& controls,
+                                      Progress* progress = nullptr);
+
+/// logit_gradient from INPUTS, described_forward's of x0 = INPUTS[0] under CONTROLS.
+LogitGradient logit_gradient_from(const model::Model& model, std::vector<Matrix> inputs,
+                                  const model::RunControls& controls, Index position,
+                                  std::int32_t target, bool attention_x_gradient = false,
+                                  Progress* progress = nullptr);
+
 /// The described forward alone: TARGET's logit at POSITION for X0.
 double described_logit(const model::Model& model, const Matrix& x0,
                        const model::RunControls& controls, Index position, std::int32_t target);
@@ -50,6 +63,9 @@ struct GradientAsk {
     bool integrated = false;
     bool attention = false;
     int steps = 32;
+    /// described_forward of the ids' embedding under the same controls, when the caller has it
+    /// (it saves a forward; moved from); null: computed here.
+    std::vector<Matrix>* forward = nullptr;
 };
 
 /// The gradient methods ASK names for the run of IDS through MODEL under CONTROLS.

@@ -1,9 +1,10 @@
 // AttnScope core — the Llama family's layers as blocks for the reverse pass: RMSNorm,
-// grouped-query attention with rotary positions (and Qwen3's per-head norms), SwiGLU, pre-norm
-// residuals, the output head. GPL-3.0-or-later.
+// grouped-query attention with rotary positions (Phi-3's fused q/k/v and longrope, Qwen3's
+// per-head and OLMo-2's whole-projection q/k norms), SwiGLU (Phi-3's fused gate_up, Mixtral's
+// experts), pre-norm residuals or OLMo-2's norms after each block, the output head.
+// GPL-3.0-or-later.
 #include "attn/models/layer_description.hpp"
 #include "attn/models/llama/model.hpp"
-#include "attn/util/error.hpp"
 
 namespace attn::llama {
 
@@ -17,23 +18,30 @@ model::LinearOp llama_op(const blocks::TensorLinear& lin) {
 
 model::LayerDescription Model::describe_layer(int l) const {
     const Config& c = config_;
-    // Phi-3's fused projections and longrope, OLMo-2's norms after the blocks and Mixtral's
-    // experts are steps the reverse pass does not have: refused rather than differentiated wrong.
-    if (c.fused_qkv || c.fused_gate_up || c.qk_norm_whole || c.post_norms || c.experts > 0 ||
-        !c.rope.short_factors.empty())
-        throw ArgumentError(model::no_description(info_.display));
     const Block& b = blocks_[std::size_t(l)];
     const auto rms = [&](const FloatTensor& w) {
         return model::NormOp{model::NormOp::Kind::Rms, &w, nullptr, c.rms_norm_eps};
     };
     model::LayerDescription d;
-    d.residual = blocks::Residual::PreNorm;
-    d.norm1 = rms(b.input_norm);
-    d.norm2 = rms(b.post_norm);
     model::AttentionOp& a = d.attention;
-    a.q = llama_op(b.q);
-    a.k = llama_op(b.k);
-    a.v = llama_op(b.v);
+    if (c.post_norms) {
+        // OLMo-2: x + norm(attn(x)), then x + norm(mlp(x)): a sandwich without its first norms.
+        d.residual = blocks::Residual::Sandwich;
+        d.post1 = rms(b.post_norm);
+        d.post2 = rms(b.ff_norm);
+    } else {
+        d.residual = blocks::Residual::PreNorm;
+        d.norm1 = rms(b.input_norm);
+        d.norm2 = rms(b.post_norm);
+    }
+    if (c.fused_qkv) {
+        a.qkv = llama_op(b.qkv);  // Phi-3: every query head's rows, then the keys', the values'
+        a.layout = blocks::FusedQkv::Blocks;
+    } else {
+        a.q = llama_op(b.q);
+        a.k = llama_op(b.k);
+        a.v = llama_op(b.v);
+    }
     a.o = llama_op(b.o);
     a.heads = c.heads;
     a.kv_heads = c.kv_heads;
@@ -42,10 +50,32 @@ model::LayerDescription Model::describe_layer(int l) const {
         a.q_norm = rms(b.q_norm);
         a.k_norm = rms(b.k_norm);
     }
+    if (c.qk_norm_whole) {
+        a.q_norm_whole = rms(b.q_norm);
+        a.k_norm_whole = rms(b.k_norm);
+    }
     a.inv_freq = &inv_freq_;
-    d.mlp.gate = llama_op(b.gate);
-    d.mlp.up = llama_op(b.up);
-    d.mlp.down = llama_op(b.down);
+    if (c.rope.scaling == blocks::RopeScaling::LongRope) a.rope_by_length = &c.rope;
+    a.rope_scale = c.rope.attention_factor;
+    if (c.experts > 0) {
+        d.moe.router = llama_op(b.router);
+        d.moe.top_k = c.experts_per_token;
+        for (int e = 0; e < c.experts; ++e) {
+            const std::size_t i = std::size_t(e);
+            d.moe.experts.push_back({llama_op(b.w3[i]),
+                                     llama_op(b.w1[i]),
+                                     llama_op(b.w2[i]),
+                                     {},
+                                     blocks::Activation::Silu});
+        }
+    } else if (c.fused_gate_up) {
+        d.mlp.gate_up = llama_op(b.gate_up);
+        d.mlp.down = llama_op(b.down);
+    } else {
+        d.mlp.gate = llama_op(b.gate);
+        d.mlp.up = llama_op(b.up);
+        d.mlp.down = llama_op(b.down);
+    }
     d.mlp.act = blocks::Activation::Silu;
     return d;
 }
