@@ -107,7 +107,7 @@ def decoder_forward(w, c, x, at):
             continue
         e, top = p + "block_sparse_moe.", c["num_experts_per_tok"]
         logits = lin(h2, e + "gate")
-        chosen = torch.argsort(-torch.softmax(logits.detach(), -1), -1, stable=True)[:, :top]
+        chosen = torch.argsort(-torch.softmax(logits.detach(), -1), dim=-1, stable=True)[:, :top]
         gates = torch.softmax(logits.gather(1, chosen), -1)  # the top-k renormalised
         moe = torch.zeros_like(x)
         for r in range(n):
@@ -143,7 +143,8 @@ with tempfile.TemporaryDirectory() as tmp:
         z = attribute(folder, TEXT, "--methods", GRADIENT, "--steps", "16")
         if z is not None:
             ids = [int(i) for i in z["token_ids"]]
-            check(kind != "phi3" or len(ids) > 8, f"phi3: {len(ids)} tokens, past longrope's original 8")
+            if kind == "phi3":
+                check(len(ids) > 8, f"phi3: {len(ids)} tokens, past longrope's original 8")
             compare(kind, z, lambda x, at, tw=tw, c=c: decoder_forward(tw, c, x, at),
                     w["model.embed_tokens.weight"].astype(np.float64)[ids], 16, 2,
                     c["num_attention_heads"])

@@ -197,6 +197,36 @@ Matrix attention_backward(const LayerContext& c, const AttentionTape& t, const M
 
 }  // namespace
 
+std::size_t tape_bytes(const LayerTape& t) {
+    std::size_t cells = 0;
+    const auto add = [&](const auto& m) { cells += std::size_t(m.size()); };
+    const auto add_all = [&](const std::vector<Matrix>& ms) {
+        for (const Matrix& m : ms)
+            add(m);
+    };
+    for (const Matrix* m :
+         {&t.x, &t.u1, &t.x1, &t.u2, &t.a, &t.m, &t.attention.h, &t.attention.q_whole,
+          &t.attention.k_whole, &t.mlp.h, &t.mlp.up, &t.mlp.gate})
+        add(*m);
+    add_all(t.attention.q);
+    add_all(t.attention.k);
+    add_all(t.attention.v);
+    add_all(t.attention.k_pre);
+    for (const HeadTape& h : t.attention.heads) {
+        add(h.f.raw);
+        add(h.f.weights);
+        add(h.f.out);
+        add(h.q_pre);
+        add(h.spec.bias);
+        cells += std::size_t(h.spec.allowed.size()) / sizeof(float) + 1;
+    }
+    for (const MlpTape& e : t.moe.tapes)
+        for (const Matrix* m : {&e.h, &e.up, &e.gate})
+            add(*m);
+    add_all(t.moe.outs);
+    return cells * sizeof(float);
+}
+
 Matrix norm_forward(const NormOp& n, const Matrix& x) {
     switch (n.kind) {
         case NormOp::Kind::None:

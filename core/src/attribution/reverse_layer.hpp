@@ -77,6 +77,9 @@ Matrix layer_forward(const LayerContext& c, const Matrix& x, LayerTape* tape);
 Matrix layer_backward(const LayerContext& c, const LayerTape& tape, const Matrix& dy,
                       std::vector<Matrix>* axg);
 
+/// The bytes T holds (its matrices): what keeping it costs.
+std::size_t tape_bytes(const LayerTape& t);
+
 /// The feed-forward block of D (its MLP, or its mixture of experts) on H, keeping its tape in T.
 Matrix feed_forward(const model::LayerDescription& d, const Matrix& h, LayerTape& t);
 /// Its reverse: H's gradient for the output's DOUT.

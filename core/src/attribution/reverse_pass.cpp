@@ -3,6 +3,7 @@
 #include "attn/attribution/reverse_pass.hpp"
 
 #include <cmath>
+#include <memory>
 #include <utility>
 
 #include "attn/models/layer_description.hpp"
@@ -82,26 +83,37 @@ double described_logit(const model::Model& model, const Matrix& x0,
     return output_forward(model.describe_output(), x.row(position), target, t);
 }
 
-std::vector<Matrix> described_forward(const model::Model& model, const Matrix& x0,
-                                      const model::RunControls& controls, Progress* progress) {
+struct LayerTapes {
+    std::vector<std::unique_ptr<detail::LayerTape>> layers;  ///< null: run again on the way back
+};
+
+DescribedForward described_forward(const model::Model& model, const Matrix& x0,
+                                   const model::RunControls& controls, Progress* progress,
+                                   std::size_t keep_bytes) {
     const int L = model.info().layers;
-    std::vector<Matrix> inputs{x0};
+    DescribedForward f{{x0}, std::make_shared<LayerTapes>()};
+    std::size_t kept = 0;
     for (int l = 0; l < L; ++l) {
         const model::LayerDescription desc = model.describe_layer(l);
         const LayerContext c = detail::layer_context(model, desc, controls, l);
-        inputs.push_back(detail::layer_forward(c, inputs.back(), nullptr));
+        auto tape = std::make_unique<detail::LayerTape>();
+        f.inputs.push_back(detail::layer_forward(c, f.inputs.back(), tape.get()));
+        kept += detail::tape_bytes(*tape);
+        f.tapes->layers.push_back(kept <= keep_bytes ? std::move(tape) : nullptr);
         report(progress, double(l + 1) / double(L));
     }
-    return inputs;
+    return f;
 }
 
-LogitGradient logit_gradient_from(const model::Model& model, std::vector<Matrix> inputs,
+LogitGradient logit_gradient_from(const model::Model& model, DescribedForward forward,
                                   const model::RunControls& controls, Index position,
                                   std::int32_t target, bool attention_x_gradient,
                                   Progress* progress) {
     const int L = model.info().layers;
-    if (inputs.size() != std::size_t(L) + 1)
-        throw ArgumentError("the reverse pass needs the residual stream entering each layer");
+    std::vector<Matrix>& inputs = forward.inputs;
+    if (inputs.size() != std::size_t(L) + 1 || !forward.tapes ||
+        forward.tapes->layers.size() != std::size_t(L))
+        throw ArgumentError("the reverse pass needs the described forward of every layer");
     check_request(model, inputs.front(), position, target);
     const model::OutputDescription out = model.describe_output();
     LogitGradient g;
@@ -110,16 +122,20 @@ LogitGradient logit_gradient_from(const model::Model& model, std::vector<Matrix>
     Matrix dx = Matrix::Zero(inputs.front().rows(), inputs.front().cols());
     dx.row(position) = output_backward(out, ot, target);
     inputs.pop_back();
-    // Reverse: each layer's forward again, with its tapes, then its reverse; one layer's tape
-    // is alive at a time, never every layer's n × n weights.
+    // Reverse: each layer's tapes (kept, or its forward run again), then its reverse; past the
+    // budget one layer's tape is alive at a time, never every layer's n × n weights.
     std::vector<std::vector<Matrix>> axg(std::size_t(attention_x_gradient ? L : 0));
     for (int l = L - 1; l >= 0; --l) {
         const model::LayerDescription desc = model.describe_layer(l);
         const LayerContext c = detail::layer_context(model, desc, controls, l);
-        detail::LayerTape tape;
-        detail::layer_forward(c, inputs.back(), &tape);
+        std::unique_ptr<detail::LayerTape> tape = std::move(forward.tapes->layers.back());
+        forward.tapes->layers.pop_back();
+        if (!tape) {
+            tape = std::make_unique<detail::LayerTape>();
+            detail::layer_forward(c, inputs.back(), tape.get());
+        }
         inputs.pop_back();
-        dx = detail::layer_backward(c, tape, dx,
+        dx = detail::layer_backward(c, *tape, dx,
                                     attention_x_gradient ? &axg[std::size_t(l)] : nullptr);
         report(progress, double(L - l) / double(L));
     }
@@ -136,19 +152,17 @@ LogitGradient logit_gradient(const model::Model& model, const Matrix& x0,
                              std::int32_t target, bool attention_x_gradient, Progress* progress) {
     check_request(model, x0, position, target);
     (void)model.describe_output();  // a family without one refuses before any work
-    const int L = model.info().layers;
-    // The forward keeps only the residual stream entering each layer: a third of the work.
-    PartProgress forward(progress, 0.0, double(L) / double(3 * L + 1));
-    std::vector<Matrix> inputs = described_forward(model, x0, controls, &forward);
-    PartProgress reverse(progress, double(L) / double(3 * L + 1), 1.0);
-    return logit_gradient_from(model, std::move(inputs), controls, position, target,
+    PartProgress forward(progress, 0.0, 0.4);
+    DescribedForward f = described_forward(model, x0, controls, &forward);
+    PartProgress reverse(progress, 0.4, 1.0);
+    return logit_gradient_from(model, std::move(f), controls, position, target,
                                attention_x_gradient, &reverse);
 }
 
 GradientScores gradient_scores(const model::Model& model, const std::vector<std::int32_t>& ids,
                                const model::RunControls& controls, Index position,
                                std::int32_t target, const GradientAsk& ask, Progress* progress) {
-    const Matrix x0 = ask.forward ? ask.forward->front() : model.embed(ids, 0);
+    const Matrix x0 = ask.forward ? ask.forward->inputs.front() : model.embed(ids, 0);
     const Index n = x0.rows();
     const int steps = ask.integrated ? ask.steps : 0;
     if (ask.integrated && steps < 1)

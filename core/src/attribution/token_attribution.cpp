@@ -163,7 +163,7 @@ AttributionResult attribute_tokens(const model::Model& model, const std::vector<
                           std::any_of(methods.begin(), methods.end(), needs_recorded_run);
     PartProgress running(progress, 0.0, 0.05);
     model::Run run;
-    std::vector<Matrix> forward;
+    DescribedForward forward;
     Vector logits;
     if (recorded) {
         run = model::run(model, ids, request.controls, nullptr, &running, nullptr, p);
@@ -171,7 +171,7 @@ AttributionResult attribute_tokens(const model::Model& model, const std::vector<
     } else {
         model::check_run(model, ids, request.controls);
         forward = described_forward(model, model.embed(ids, 0), request.controls, &running);
-        logits = model.logits(forward.back().row(p));
+        logits = model.logits(forward.inputs.back().row(p));
         if (!logits.allFinite())
             throw NonFiniteError("the logits at position " + std::to_string(p) +
                                  " have a non-finite value: the weights overflow float32");
