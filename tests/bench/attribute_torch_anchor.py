@@ -82,9 +82,9 @@ def ids(vocab, n):
 
 
 x0 = W["model.embed_tokens.weight"][torch.tensor(ids(c["vocab_size"], tokens))]
-times = []
+times, cpu = [], []
 for _ in range(repeat):
-    t = time.perf_counter()
+    t, c0 = time.perf_counter(), time.process_time()
     if method == "saliency":
         x = x0.clone().requires_grad_(True)
         logits = forward(x)
@@ -99,8 +99,9 @@ for _ in range(repeat):
         forward(x)[:, target].sum().backward()
         scores = (x0 * x.grad.mean(0)).sum(-1)
     times.append((time.perf_counter() - t) * 1e3)
-print(f"{method}_fwd_bwd_ms", " ".join(f"{t:.1f}" for t in times), "median",
-      f"{sorted(times)[len(times) // 2]:.1f}")
+    cpu.append((time.process_time() - c0) * 1e3)
+for what, v in ((f"{method}_fwd_bwd_ms", times), (f"{method}_fwd_bwd_cpu_ms", cpu)):
+    print(what, " ".join(f"{t:.1f}" for t in v), "median", f"{sorted(v)[len(v) // 2]:.1f}")
 total = float(scores.sum())
 print(f"target {target} sum {total:.6g}")
 if check:
