@@ -13,6 +13,14 @@ std::string no_description(const std::string& family) {
            family;
 }
 
+LinearOp linear_op(const blocks::TensorLinear& lin) {
+    return {&lin.w, lin.has_bias ? &lin.b : nullptr, false};
+}
+
+NormOp rms_op(const FloatTensor& w, double eps, blocks::Gain gain) {
+    return {NormOp::Kind::Rms, &w, nullptr, eps, gain};
+}
+
 LayerDescription Model::describe_layer(int) const {
     throw ArgumentError(no_description(info().display));
 }

@@ -103,4 +103,10 @@ struct OutputDescription {
 /// The refusal of a family that has no description (the default of describe_layer).
 std::string no_description(const std::string& family);
 
+/// LIN (Hugging Face's Linear; its bias when it has one) as a projection of a description.
+LinearOp linear_op(const blocks::TensorLinear& lin);
+
+/// An RMSNorm of gain W (w or 1 + w by GAIN) and EPS.
+NormOp rms_op(const FloatTensor& w, double eps, blocks::Gain gain = blocks::Gain::W);
+
 }  // namespace attn::model

@@ -7,20 +7,10 @@
 
 namespace attn::gemma {
 
-namespace {
-
-model::LinearOp gemma_op(const blocks::TensorLinear& lin) {
-    return {&lin.w, lin.has_bias ? &lin.b : nullptr, false};
-}
-
-}  // namespace
-
 model::LayerDescription Model::describe_layer(int l) const {
     const Config& c = config_;
     const Block& b = blocks_[std::size_t(l)];
-    const auto rms = [&](const FloatTensor& w) {
-        return model::NormOp{model::NormOp::Kind::Rms, &w, nullptr, c.rms_norm_eps, gain_};
-    };
+    const auto rms = [&](const FloatTensor& w) { return model::rms_op(w, c.rms_norm_eps, gain_); };
     model::LayerDescription d;
     d.residual = blocks::Residual::Sandwich;
     d.norm1 = rms(b.input_norm);
@@ -28,10 +18,10 @@ model::LayerDescription Model::describe_layer(int l) const {
     d.norm2 = rms(b.pre_ff_norm);
     d.post2 = rms(b.post_ff_norm);
     model::AttentionOp& a = d.attention;
-    a.q = gemma_op(b.q);
-    a.k = gemma_op(b.k);
-    a.v = gemma_op(b.v);
-    a.o = gemma_op(b.o);
+    a.q = model::linear_op(b.q);
+    a.k = model::linear_op(b.k);
+    a.v = model::linear_op(b.v);
+    a.o = model::linear_op(b.o);
     a.heads = c.heads;
     a.kv_heads = c.kv_heads;
     a.head_dim = c.head_dim;
@@ -40,16 +30,16 @@ model::LayerDescription Model::describe_layer(int l) const {
         a.k_norm = rms(b.k_norm);
     }
     a.inv_freq = c.window_layers[std::size_t(l)] ? &local_inv_freq_ : &inv_freq_;
-    d.mlp.gate = gemma_op(b.gate);
-    d.mlp.up = gemma_op(b.up);
-    d.mlp.down = gemma_op(b.down);
+    d.mlp.gate = model::linear_op(b.gate);
+    d.mlp.up = model::linear_op(b.up);
+    d.mlp.down = model::linear_op(b.down);
     d.mlp.act = c.act;
     return d;
 }
 
 model::OutputDescription Model::describe_output() const {
     model::OutputDescription o;
-    o.final_norm = {model::NormOp::Kind::Rms, &norm_, nullptr, config_.rms_norm_eps, gain_};
+    o.final_norm = model::rms_op(norm_, config_.rms_norm_eps, gain_);
     o.unembedding = config_.tied ? &embed_ : &lm_head_;
     o.softcap = config_.final_softcap;
     return o;

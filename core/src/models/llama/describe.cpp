@@ -8,20 +8,10 @@
 
 namespace attn::llama {
 
-namespace {
-
-model::LinearOp llama_op(const blocks::TensorLinear& lin) {
-    return {&lin.w, lin.has_bias ? &lin.b : nullptr, false};
-}
-
-}  // namespace
-
 model::LayerDescription Model::describe_layer(int l) const {
     const Config& c = config_;
     const Block& b = blocks_[std::size_t(l)];
-    const auto rms = [&](const FloatTensor& w) {
-        return model::NormOp{model::NormOp::Kind::Rms, &w, nullptr, c.rms_norm_eps};
-    };
+    const auto rms = [&](const FloatTensor& w) { return model::rms_op(w, c.rms_norm_eps); };
     model::LayerDescription d;
     model::AttentionOp& a = d.attention;
     if (c.post_norms) {
@@ -35,14 +25,15 @@ model::LayerDescription Model::describe_layer(int l) const {
         d.norm2 = rms(b.post_norm);
     }
     if (c.fused_qkv) {
-        a.qkv = llama_op(b.qkv);  // Phi-3: every query head's rows, then the keys', the values'
+        a.qkv =
+            model::linear_op(b.qkv);  // Phi-3: every query head's rows, then the keys', the values'
         a.layout = blocks::FusedQkv::Blocks;
     } else {
-        a.q = llama_op(b.q);
-        a.k = llama_op(b.k);
-        a.v = llama_op(b.v);
+        a.q = model::linear_op(b.q);
+        a.k = model::linear_op(b.k);
+        a.v = model::linear_op(b.v);
     }
-    a.o = llama_op(b.o);
+    a.o = model::linear_op(b.o);
     a.heads = c.heads;
     a.kv_heads = c.kv_heads;
     a.head_dim = c.head_dim;
@@ -58,23 +49,23 @@ model::LayerDescription Model::describe_layer(int l) const {
     if (c.rope.scaling == blocks::RopeScaling::LongRope) a.rope_by_length = &c.rope;
     a.rope_scale = c.rope.attention_factor;
     if (c.experts > 0) {
-        d.moe.router = llama_op(b.router);
+        d.moe.router = model::linear_op(b.router);
         d.moe.top_k = c.experts_per_token;
         for (int e = 0; e < c.experts; ++e) {
             const std::size_t i = std::size_t(e);
-            d.moe.experts.push_back({llama_op(b.w3[i]),
-                                     llama_op(b.w1[i]),
-                                     llama_op(b.w2[i]),
+            d.moe.experts.push_back({model::linear_op(b.w3[i]),
+                                     model::linear_op(b.w1[i]),
+                                     model::linear_op(b.w2[i]),
                                      {},
                                      blocks::Activation::Silu});
         }
     } else if (c.fused_gate_up) {
-        d.mlp.gate_up = llama_op(b.gate_up);
-        d.mlp.down = llama_op(b.down);
+        d.mlp.gate_up = model::linear_op(b.gate_up);
+        d.mlp.down = model::linear_op(b.down);
     } else {
-        d.mlp.gate = llama_op(b.gate);
-        d.mlp.up = llama_op(b.up);
-        d.mlp.down = llama_op(b.down);
+        d.mlp.gate = model::linear_op(b.gate);
+        d.mlp.up = model::linear_op(b.up);
+        d.mlp.down = model::linear_op(b.down);
     }
     d.mlp.act = blocks::Activation::Silu;
     return d;
@@ -82,7 +73,7 @@ model::LayerDescription Model::describe_layer(int l) const {
 
 model::OutputDescription Model::describe_output() const {
     model::OutputDescription o;
-    o.final_norm = {model::NormOp::Kind::Rms, &norm_, nullptr, config_.rms_norm_eps};
+    o.final_norm = model::rms_op(norm_, config_.rms_norm_eps);
     o.unembedding = config_.tied ? &embed_ : &lm_head_;
     return o;
 }
