@@ -1,6 +1,6 @@
 // QtTest: the Influence tab driven with real events (issue 39) on the tiny GPT-2 gpt2_tiny.py
-// writes and on a tiny Phi-3 (decoder_tiny.py): its gradients equal core's, and work past core's
-// limit is refused with the CLI's message.
+// writes and on a tiny Phi-3 (decoder_tiny.py), whose gradients equal core's reverse pass (work
+// past core's limit: influence_limit_test.cpp).
 // A click on a token of a position's top 5 picks the target; every strip then equals core's
 // attribution functions for the same ids, controls, position and token (float32 tolerance),
 // with identities beside them (IG's sum against the logit's change, ALTI rows summing to 1,
@@ -8,12 +8,9 @@
 // the run; the faithfulness curves equal core's erasure curves and the agreement core's τ-b.
 // Hover gives the number and Cancel stops integrated gradients and the erasure (the exports and
 // the fit: influence_fit_test.cpp). GPL-3.0-or-later.
-#include <QClipboard>
 #include <QFile>
 #include <QHelpEvent>
 #include <QLabel>
-#include <QLineEdit>
-#include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -31,7 +28,6 @@
 #include "attn/attribution/contributions.hpp"
 #include "attn/attribution/faithfulness.hpp"
 #include "attn/attribution/reverse_pass.hpp"
-#include "attn/attribution/token_attribution.hpp"
 #include "attn/attribution/value_zeroing.hpp"
 #include "attn/models/layer_description.hpp"
 #include "attn/models/run.hpp"
@@ -89,11 +85,6 @@ class InfluenceTest : public QObject {
         QCOMPARE(test_support::writeTinyGpt2(gpt2_.path()), QString());
         QCOMPARE(test_support::writeTinyFolder(ATTN_CORE_TESTS_DIR "/decoder_tiny.py", phi3_.path(),
                                                {QStringLiteral("11"), QStringLiteral("phi3")}),
-                 QString());
-        // A Phi-3 of 2048 positions: long enough for work past the limit.
-        QCOMPARE(test_support::writeTinyFolder(
-                     ATTN_CORE_TESTS_DIR "/decoder_tiny.py", long_.path(),
-                     {QStringLiteral("11"), QStringLiteral("phi3"), QStringLiteral("2048")}),
                  QString());
     }
 
@@ -350,55 +341,8 @@ class InfluenceTest : public QObject {
         w.scene()->undoStack()->setClean();
     }
 
-    /// Work past core's limit (integrated gradients of 1024 steps over 1500 tokens) is refused
-    /// before anything runs, with the message `attnscope attribute` gives: one rule in core.
-    void tooMuchWorkIsRefused() {
-        MainWindow w;
-        InfluenceView* view =
-            test_support::openInfluence(w, long_.path(), QStringLiteral("the cat"));
-        QVERIFY(view);
-        QVERIFY2(view->model()->result(), qPrintable(view->status()->text()));
-        auto* steps = view->findChild<QSpinBox*>(QStringLiteral("influenceSteps"));
-        QVERIFY(steps);
-        QTest::mouseDClick(steps->findChild<QLineEdit*>(), Qt::LeftButton);
-        QTest::keyClick(steps, Qt::Key_A, Qt::ControlModifier);
-        QTest::keyClicks(steps, QStringLiteral("1024"));
-        QTest::keyClick(steps, Qt::Key_Return);
-        test_support::settleAll(w.computeService());
-        QCOMPARE(view->model()->steps(), 1024);
-        QVERIFY2(view->model()->result(), qPrintable(view->status()->text()));
-        // 1500 words pasted into the sentence.
-        QStringList words;
-        for (int i = 0; i < 1500; ++i)
-            words << QStringLiteral("the");
-        const QString text = words.join(QLatin1Char(' '));
-        QGuiApplication::clipboard()->setText(text);
-        QPlainTextEdit* edit = w.tokenEditor()->editor();
-        QTest::mouseClick(edit->viewport(), Qt::LeftButton);
-        QTest::keyClick(edit, Qt::Key_A, Qt::ControlModifier);
-        QTest::keyClick(edit, Qt::Key_V, Qt::ControlModifier);
-        QVERIFY(
-            QTest::qWaitFor([&] { return w.scene()->spec().text == text.toStdString(); }, 20000));
-        test_support::settleAll(w.computeService());
-        const attn::SceneSpec spec = w.scene()->spec();
-        const attn::model::Model& model = *spec.model->model;
-        const std::string why = attn::attrib::work_refusal(
-            model.info(), attn::Index(attn::model::checked_run_ids(spec).size()),
-            influence::work(model, 1024));
-        QVERIFY(why.starts_with("integrated_gradients of 150"));
-        QCOMPARE(view->status()->text(), QString::fromStdString(why));
-        QVERIFY(!view->model()->result());
-        // The CLI's own refusal of the same work names the same numbers.
-        attn::attrib::AttributionRequest ask;
-        ask.steps = 1024;
-        QVERIFY_THROWS_EXCEPTION(
-            attn::ResourceError,
-            attn::attrib::attribute_tokens(model, attn::model::checked_run_ids(spec), ask));
-        w.scene()->undoStack()->setClean();
-    }
-
   private:
-    QTemporaryDir gpt2_, phi3_, long_;
+    QTemporaryDir gpt2_, phi3_;
 };
 
 QTEST_MAIN(InfluenceTest)
