@@ -122,7 +122,8 @@ std::string work_refusal(const model::ModelInfo& info, Index n, const Attributio
     check("alti_rollout", layers * nn * double(info.heads) * width);
     // A max-flow per (input, top) pair over a graph of L·n² edges: n² of them, or n for one row.
     check("attention_flow", (work.flow_one_row ? double(n) : nn) * nn * layers * (layers + 1));
-    // One reverse pass: the forward three times over (twice forward, the reverse about twice).
+    // One reverse pass: at most the forward three times over (a layer past the kept tapes runs
+    // forward twice; the reverse costs about two forwards).
     const double pass = 4 * layers * (12 * double(n) * width * width + 4 * nn * width);
     check("integrated_gradients", pass * double(std::max(work.steps, 1) + 1));
     return why;
