@@ -106,6 +106,12 @@ std::string no_description(const std::string& family);
 /// LIN (Hugging Face's Linear; its bias when it has one) as a projection of a description.
 LinearOp linear_op(const blocks::TensorLinear& lin);
 
+/// Grouped-query attention over separate q/k/v/o projections (Hugging Face's Linear): HEADS
+/// query heads reading KV_HEADS key–value groups of HEAD_DIM each; no norms, no rotary yet.
+AttentionOp grouped_attention(const blocks::TensorLinear& q, const blocks::TensorLinear& k,
+                              const blocks::TensorLinear& v, const blocks::TensorLinear& o,
+                              int heads, int kv_heads, int head_dim);
+
 /// An RMSNorm of gain W (w or 1 + w by GAIN) and EPS.
 NormOp rms_op(const FloatTensor& w, double eps, blocks::Gain gain = blocks::Gain::W);
 

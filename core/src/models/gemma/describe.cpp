@@ -18,13 +18,7 @@ model::LayerDescription Model::describe_layer(int l) const {
     d.norm2 = rms(b.pre_ff_norm);
     d.post2 = rms(b.post_ff_norm);
     model::AttentionOp& a = d.attention;
-    a.q = model::linear_op(b.q);
-    a.k = model::linear_op(b.k);
-    a.v = model::linear_op(b.v);
-    a.o = model::linear_op(b.o);
-    a.heads = c.heads;
-    a.kv_heads = c.kv_heads;
-    a.head_dim = c.head_dim;
+    a = model::grouped_attention(b.q, b.k, b.v, b.o, c.heads, c.kv_heads, c.head_dim);
     if (c.qk_norm) {
         a.q_norm = rms(b.q_norm);
         a.k_norm = rms(b.k_norm);

@@ -24,19 +24,13 @@ model::LayerDescription Model::describe_layer(int l) const {
         d.norm1 = rms(b.input_norm);
         d.norm2 = rms(b.post_norm);
     }
+    a = model::grouped_attention(b.q, b.k, b.v, b.o, c.heads, c.kv_heads, c.head_dim);
     if (c.fused_qkv) {
-        a.qkv =
-            model::linear_op(b.qkv);  // Phi-3: every query head's rows, then the keys', the values'
+        // Phi-3: every query head's rows, then the keys', then the values'.
+        a.q = a.k = a.v = {};
+        a.qkv = model::linear_op(b.qkv);
         a.layout = blocks::FusedQkv::Blocks;
-    } else {
-        a.q = model::linear_op(b.q);
-        a.k = model::linear_op(b.k);
-        a.v = model::linear_op(b.v);
     }
-    a.o = model::linear_op(b.o);
-    a.heads = c.heads;
-    a.kv_heads = c.kv_heads;
-    a.head_dim = c.head_dim;
     if (c.qk_norm) {
         a.q_norm = rms(b.q_norm);
         a.k_norm = rms(b.k_norm);
