@@ -91,6 +91,16 @@ const Strip* stripOf(const Result& r, const QString& key) {
     return nullptr;
 }
 
+attn::attrib::AttributionWork work(const attn::model::Model& model, int steps) {
+    attn::attrib::AttributionWork w;
+    for (const std::string& m : attn::attrib::method_names())
+        if (m != "alti" && attn::attrib::unavailable_for(model, m).empty())
+            w.methods.push_back(m);  // ALTI's layers are alti_rollout's: counted once
+    w.steps = steps;
+    w.flow_one_row = true;
+    return w;
+}
+
 Result compute(const attn::model::ModelFolder& folder, const std::vector<std::int32_t>& ids,
                const attn::model::RunControls& controls, const Target& target, int steps,
                attn::Progress* progress) {
@@ -98,6 +108,10 @@ Result compute(const attn::model::ModelFolder& folder, const std::vector<std::in
     const attn::model::ModelInfo& info = model.info();
     const attn::Index n = attn::Index(ids.size());
     if (n == 0) throw attn::ArgumentError("the sentence gives no tokens: nothing to explain");
+    // Core's rule, before any work: what `attnscope attribute` refuses, the tab refuses too.
+    if (const std::string why = attn::attrib::work_refusal(info, n, work(model, steps));
+        !why.empty())
+        throw attn::ResourceError(why);
     Result r;
     r.ids = ids;
     r.layers = info.layers;

@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "attn/attribution/token_attribution.hpp"
 #include "attn/models/model.hpp"
 #include "attn/util/progress.hpp"
 
@@ -69,8 +70,14 @@ struct Result {
 /// The strip of KEY in R (nullptr: none).
 const Strip* stripOf(const Result& r, const QString& key);
 
+/// What compute() asks of core for MODEL: every method (the gradient methods unless the family
+/// refuses them), integrated gradients of STEPS, attention flow's row P alone; the work core's
+/// limit judges, as it judges `attnscope attribute`'s.
+attn::attrib::AttributionWork work(const attn::model::Model& model, int steps);
+
 /// The Influence numbers of the run of IDS through MODEL under CONTROLS for TARGET, with
-/// integrated gradients of STEPS. PROGRESS reports and may cancel.
+/// integrated gradients of STEPS. PROGRESS reports and may cancel. Work past core's limit is
+/// refused first (attn::ResourceError, core's message).
 Result compute(const attn::model::ModelFolder& folder, const std::vector<std::int32_t>& ids,
                const attn::model::RunControls& controls, const Target& target, int steps,
                attn::Progress* progress);

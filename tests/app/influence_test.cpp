@@ -1,5 +1,6 @@
 // QtTest: the Influence tab driven with real events (issue 39) on the tiny GPT-2 gpt2_tiny.py
-// writes and on a tiny Phi-3 (decoder_tiny.py), whose family core refuses the gradient methods.
+// writes and on a tiny Phi-3 (decoder_tiny.py), whose gradients equal core's reverse pass (work
+// past core's limit: influence_limit_test.cpp).
 // A click on a token of a position's top 5 picks the target; every strip then equals core's
 // attribution functions for the same ids, controls, position and token (float32 tolerance),
 // with identities beside them (IG's sum against the logit's change, ALTI rows summing to 1,
@@ -314,41 +315,29 @@ class InfluenceTest : public QObject {
         w.scene()->undoStack()->setClean();
     }
 
-    /// Phi-3: the gradient strips say why, the others have their numbers.
-    void refusedFamilyShowsWhy() {
+    /// Phi-3 (fused projections, longrope): the gradient strips equal core's reverse pass.
+    void phi3GradientsEqualCore() {
         MainWindow w;
         InfluenceView* view =
             test_support::openInfluence(w, phi3_.path(), QStringLiteral("the cat sat on the mat"));
         QVERIFY(view);
         const influence::Result* r = view->model()->result();
-        QVERIFY(r);
-        const attn::model::Model& model = *w.scene()->spec().model->model;
-        QString why;
-        try {
-            (void)model.describe_layer(0);
-        } catch (const attn::ArgumentError& e) {
-            why = QString::fromUtf8(e.what());
-        }
-        QVERIFY(why.contains(QStringLiteral("Phi-3")));
-        for (const InfluenceStrips::Row& row : view->strips()->rows()) {
-            const bool gradient = row.label == QStringLiteral("Saliency") ||
-                                  row.label == QStringLiteral("Input × gradient") ||
-                                  row.label == QStringLiteral("Integrated gradients");
-            QCOMPARE(row.refusal, gradient ? why : QString());
-            QCOMPARE(row.values.empty(), gradient);
-        }
-        const attn::model::Run run =
-            attn::model::run(model, r->ids, attn::model::run_controls(w.scene()->spec()), nullptr,
-                             nullptr, nullptr, r->position);
-        QCOMPARE(closeTo(stripValues(view->strips(), QStringLiteral("Attention rollout")),
-                         rowOfD(attn::attrib::attention_rollout(run), r->position), "rollout"),
+        QVERIFY2(r, qPrintable(view->status()->text()));
+        const attn::SceneSpec spec = w.scene()->spec();
+        attn::attrib::GradientAsk ask;
+        ask.gradient = ask.integrated = true;
+        ask.steps = r->steps;
+        const attn::attrib::GradientScores g = attn::attrib::gradient_scores(
+            *spec.model->model, r->ids, attn::model::run_controls(spec), r->position, r->target,
+            ask);
+        QCOMPARE(closeTo(stripValues(view->strips(), QStringLiteral("Saliency")), g.saliency,
+                         "saliency"),
                  QString());
-        QVERIFY(view->headMap()->title().contains(why));
-        const QPoint cell = view->strips()->cellCentre(0, 0);
-        QHelpEvent help(QEvent::ToolTip, cell, view->strips()->mapToGlobal(cell));
-        QCoreApplication::sendEvent(view->strips(), &help);
-        QVERIFY(QToolTip::text().contains(why));
-        QCOMPARE(view->agreementMap()->values().rows(), attn::Index(6));
+        QCOMPARE(closeTo(stripValues(view->strips(), QStringLiteral("Integrated gradients")),
+                         g.integrated_gradients, "integrated_gradients"),
+                 QString());
+        for (const InfluenceStrips::Row& row : view->strips()->rows())
+            QVERIFY2(row.refusal.isEmpty() && !row.values.empty(), qPrintable(row.label));
         w.scene()->undoStack()->setClean();
     }
 

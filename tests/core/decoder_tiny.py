@@ -3,7 +3,7 @@
 # and of the CLI's checks. GPL-3.0-or-later.
 # The numpy side follows transformers' modeling_phi3 / _olmo2 / _mixtral and modeling_rope_utils
 # (_compute_longrope_parameters) directly, not the C++ code's structure.
-#   decoder_tiny.py DIR SEED MODEL_TYPE: writes a whole tiny folder into DIR.
+#   decoder_tiny.py DIR SEED MODEL_TYPE [POSITIONS]: writes a whole tiny folder into DIR.
 import json
 import math
 import os
@@ -209,4 +209,5 @@ def phi3_longrope(c, **extra):
 
 
 if __name__ == "__main__":
-    tiny_folder(sys.argv[1], int(sys.argv[2]), config(sys.argv[3]))
+    extra = {"max_position_embeddings": int(sys.argv[4])} if len(sys.argv) > 4 else {}
+    tiny_folder(sys.argv[1], int(sys.argv[2]), config(sys.argv[3], **extra))

@@ -73,8 +73,19 @@ void project(const LayerContext& c, const Matrix& h, AttentionTape& t) {
             return blocks::fused_head<float>(qkv, a.layout, p, head, a.heads, a.kv_heads, hd);
         return sep.middleCols(head * hd, hd);
     };
-    const bool rotary = a.inv_freq && c.controls.rotary;
-    if (rotary) t.rope = blocks::rope_table<float>(*a.inv_freq, 0, n);
+    if (a.q_norm_whole.kind != NormOp::Kind::None) {
+        t.q_whole = q;
+        q = norm_forward(a.q_norm_whole, q);
+    }
+    if (a.k_norm_whole.kind != NormOp::Kind::None) {
+        t.k_whole = k;
+        k = norm_forward(a.k_norm_whole, k);
+    }
+    const bool rotary = (a.inv_freq || a.rope_by_length) && c.controls.rotary;
+    if (rotary)
+        t.rope = blocks::rope_table<float>(
+            a.rope_by_length ? blocks::rope_frequencies(*a.rope_by_length, n) : *a.inv_freq, 0, n,
+            a.rope_scale);
     const auto prepare = [&](Matrix m, const NormOp& norm, Matrix* pre) {
         if (norm.kind != NormOp::Kind::None) {
             *pre = m;
@@ -179,31 +190,42 @@ Matrix attention_backward(const LayerContext& c, const AttentionTape& t, const M
         dkm.middleCols(g * hd, hd) = dk[std::size_t(g)];
         dvm.middleCols(g * hd, hd) = dv[std::size_t(g)];
     }
+    if (t.q_whole.size()) dqm = norm_backward(a.q_norm_whole, t.q_whole, dqm);
+    if (t.k_whole.size()) dkm = norm_backward(a.k_norm_whole, t.k_whole, dkm);
     return linear_backward(a.q, dqm) + linear_backward(a.k, dkm) + linear_backward(a.v, dvm);
 }
 
-Matrix mlp_forward(const model::MlpOp& m, const Matrix& h, MlpTape& t) {
-    t.h = h;
-    t.up = linear_forward(m.up, h);
-    if (m.gate.w) {
-        t.gate = linear_forward(m.gate, h);
-        return linear_forward(m.down, blocks::gated<float>(t.gate, t.up, m.act));
-    }
-    Matrix hidden = t.up;
-    blocks::activate(hidden, m.act);
-    return linear_forward(m.down, hidden);
-}
-
-Matrix mlp_backward(const model::MlpOp& m, const MlpTape& t, const Matrix& dout) {
-    const Matrix dhidden = linear_backward(m.down, dout);
-    if (m.gate.w) {
-        const blocks::GatedGrad<float> g = blocks::gated_vjp<float>(t.gate, t.up, m.act, dhidden);
-        return linear_backward(m.gate, g.dgate) + linear_backward(m.up, g.dup);
-    }
-    return linear_backward(m.up, blocks::activate_vjp<float>(t.up, m.act, dhidden));
-}
-
 }  // namespace
+
+std::size_t tape_bytes(const LayerTape& t) {
+    std::size_t cells = 0;
+    const auto add = [&](const auto& m) { cells += std::size_t(m.size()); };
+    const auto add_all = [&](const std::vector<Matrix>& ms) {
+        for (const Matrix& m : ms)
+            add(m);
+    };
+    for (const Matrix* m :
+         {&t.x, &t.u1, &t.x1, &t.u2, &t.a, &t.m, &t.attention.h, &t.attention.q_whole,
+          &t.attention.k_whole, &t.mlp.h, &t.mlp.up, &t.mlp.gate})
+        add(*m);
+    add_all(t.attention.q);
+    add_all(t.attention.k);
+    add_all(t.attention.v);
+    add_all(t.attention.k_pre);
+    for (const HeadTape& h : t.attention.heads) {
+        add(h.f.raw);
+        add(h.f.weights);
+        add(h.f.out);
+        add(h.q_pre);
+        add(h.spec.bias);
+        cells += std::size_t(h.spec.allowed.size()) / sizeof(float) + 1;
+    }
+    for (const MlpTape& e : t.moe.tapes)
+        for (const Matrix* m : {&e.h, &e.up, &e.gate})
+            add(*m);
+    add_all(t.moe.outs);
+    return cells * sizeof(float);
+}
 
 Matrix norm_forward(const NormOp& n, const Matrix& x) {
     switch (n.kind) {
@@ -257,21 +279,25 @@ Matrix layer_forward(const LayerContext& c, const Matrix& x, LayerTape* tape) {
     switch (d.residual) {
         case blocks::Residual::PreNorm: {
             t.x1 = x + attention_forward(c, norm_forward(d.norm1, x), t.attention);
-            return t.x1 + mlp_forward(d.mlp, norm_forward(d.norm2, t.x1), t.mlp);
+            return t.x1 + feed_forward(d, norm_forward(d.norm2, t.x1), t);
         }
         case blocks::Residual::Parallel:
             return x + attention_forward(c, norm_forward(d.norm1, x), t.attention) +
-                   mlp_forward(d.mlp, norm_forward(d.norm2, x), t.mlp);
+                   feed_forward(d, norm_forward(d.norm2, x), t);
         case blocks::Residual::PostNorm: {
             t.u1 = x + attention_forward(c, x, t.attention);
             t.x1 = norm_forward(d.norm1, t.u1);
-            t.u2 = t.x1 + mlp_forward(d.mlp, t.x1, t.mlp);
+            t.u2 = t.x1 + feed_forward(d, t.x1, t);
             return norm_forward(d.norm2, t.u2);
         }
-        case blocks::Residual::Sandwich:
-            break;
+        case blocks::Residual::Sandwich: {
+            t.a = attention_forward(c, norm_forward(d.norm1, x), t.attention);
+            t.x1 = x + norm_forward(d.post1, t.a);
+            t.m = feed_forward(d, norm_forward(d.norm2, t.x1), t);
+            return t.x1 + norm_forward(d.post2, t.m);
+        }
     }
-    throw ArgumentError("the reverse pass has no sandwich norms yet");
+    throw ArgumentError("the reverse pass: an unknown residual wiring");
 }
 
 Matrix layer_backward(const LayerContext& c, const LayerTape& t, const Matrix& dy,
@@ -279,22 +305,26 @@ Matrix layer_backward(const LayerContext& c, const LayerTape& t, const Matrix& d
     const model::LayerDescription& d = *c.desc;
     switch (d.residual) {
         case blocks::Residual::PreNorm: {
-            const Matrix dx1 = dy + norm_backward(d.norm2, t.x1, mlp_backward(d.mlp, t.mlp, dy));
+            const Matrix dx1 = dy + norm_backward(d.norm2, t.x1, feed_backward(d, t, dy));
             return dx1 + norm_backward(d.norm1, t.x, attention_backward(c, t.attention, dx1, axg));
         }
         case blocks::Residual::Parallel:
             return dy + norm_backward(d.norm1, t.x, attention_backward(c, t.attention, dy, axg)) +
-                   norm_backward(d.norm2, t.x, mlp_backward(d.mlp, t.mlp, dy));
+                   norm_backward(d.norm2, t.x, feed_backward(d, t, dy));
         case blocks::Residual::PostNorm: {
             const Matrix du2 = norm_backward(d.norm2, t.u2, dy);
-            const Matrix dx1 = du2 + mlp_backward(d.mlp, t.mlp, du2);
+            const Matrix dx1 = du2 + feed_backward(d, t, du2);
             const Matrix du1 = norm_backward(d.norm1, t.u1, dx1);
             return du1 + attention_backward(c, t.attention, du1, axg);
         }
-        case blocks::Residual::Sandwich:
-            break;
+        case blocks::Residual::Sandwich: {
+            const Matrix dm = norm_backward(d.post2, t.m, dy);
+            const Matrix dx1 = dy + norm_backward(d.norm2, t.x1, feed_backward(d, t, dm));
+            const Matrix da = norm_backward(d.post1, t.a, dx1);
+            return dx1 + norm_backward(d.norm1, t.x, attention_backward(c, t.attention, da, axg));
+        }
     }
-    throw ArgumentError("the reverse pass has no sandwich norms yet");
+    throw ArgumentError("the reverse pass: an unknown residual wiring");
 }
 
 }  // namespace attn::attrib::detail

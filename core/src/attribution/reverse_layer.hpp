@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "attn/blocks/attention.hpp"
+#include "attn/blocks/moe.hpp"
 #include "attn/blocks/rotary.hpp"
 #include "attn/models/layer_description.hpp"
 #include "attn/models/model.hpp"
@@ -25,6 +26,7 @@ struct AttentionTape {
     Matrix h;                     ///< the block's input
     std::vector<Matrix> q, k, v;  ///< per query head / key–value group, as attention read them
     std::vector<Matrix> k_pre;    ///< per group, before the per-head norm (Qwen3)
+    Matrix q_whole, k_whole;      ///< the projections before their whole norms (OLMo-2)
     std::vector<HeadTape> heads;
     blocks::RopeTable<float> rope;  ///< empty when rotary positions are off
 };
@@ -34,13 +36,24 @@ struct MlpTape {
     Matrix h, up, gate;
 };
 
+/// What a mixture of experts' reverse needs: the routing (held fixed), and per expert the rows
+/// routed to it, which choice of each row it is, its tape and its output.
+struct MoeTape {
+    blocks::Routing<float> routing;
+    std::vector<std::vector<std::pair<Index, Index>>> rows;  ///< per expert: (row, choice)
+    std::vector<MlpTape> tapes;
+    std::vector<Matrix> outs;
+};
+
 /// One layer's forward with its tapes: the inputs of its norms and blocks.
 struct LayerTape {
     Matrix x;       ///< the layer's input
     Matrix u1, x1;  ///< after the attention block: post-norm's pre-norm sum u1, then x1
     Matrix u2;      ///< post-norm's sum before the second norm
+    Matrix a, m;    ///< sandwich: the blocks' outputs before their own norms
     AttentionTape attention;
     MlpTape mlp;
+    MoeTape moe;
 };
 
 /// The attention of layer L as the run does it: the description's scaling over the run's
@@ -63,6 +76,14 @@ Matrix layer_forward(const LayerContext& c, const Matrix& x, LayerTape* tape);
 /// head's weights ⊙ their gradient.
 Matrix layer_backward(const LayerContext& c, const LayerTape& tape, const Matrix& dy,
                       std::vector<Matrix>* axg);
+
+/// The bytes T holds (its matrices): what keeping it costs.
+std::size_t tape_bytes(const LayerTape& t);
+
+/// The feed-forward block of D (its MLP, or its mixture of experts) on H, keeping its tape in T.
+Matrix feed_forward(const model::LayerDescription& d, const Matrix& h, LayerTape& t);
+/// Its reverse: H's gradient for the output's DOUT.
+Matrix feed_backward(const model::LayerDescription& d, const LayerTape& t, const Matrix& dout);
 
 /// A norm of the description applied to X, and its input's gradient at X for DY.
 Matrix norm_forward(const model::NormOp& n, const Matrix& x);

@@ -3,6 +3,8 @@
 #include "attn/attribution/reverse_pass.hpp"
 
 #include <cmath>
+#include <memory>
+#include <utility>
 
 #include "attn/models/layer_description.hpp"
 #include "attn/util/error.hpp"
@@ -18,6 +20,7 @@ using detail::LayerContext;
 struct OutputTape {
     Matrix x, pre, act;  ///< the residual row; the transform's output before and after act
     Matrix y;            ///< what the unembedding reads
+    double raw = 0;      ///< the logit before the soft-cap
 };
 
 double output_forward(const model::OutputDescription& o, const Matrix& row, std::int32_t target,
@@ -33,12 +36,19 @@ double output_forward(const model::OutputDescription& o, const Matrix& row, std:
     const Vector u = o.unembedding->row(target);
     double logit = double(t.y.row(0).dot(u.transpose()));
     if (o.bias) logit += double(o.bias->row(0)(target));
+    t.raw = logit;
+    // As the family's logits: the soft-cap in float32.
+    if (o.softcap > 0.f) logit = double(o.softcap * std::tanh(float(logit) / o.softcap));
     return logit;
 }
 
 Matrix output_backward(const model::OutputDescription& o, const OutputTape& t,
                        std::int32_t target) {
     Matrix d = o.unembedding->row(target).transpose();
+    if (o.softcap > 0.f) {
+        const double th = std::tanh(t.raw / double(o.softcap));
+        d *= float(1.0 - th * th);
+    }
     if (o.transform.w) {
         d = detail::norm_backward(o.transform_norm, t.act, d);
         d = blocks::activate_vjp<float>(t.pre, o.transform_act, d);
@@ -73,38 +83,61 @@ double described_logit(const model::Model& model, const Matrix& x0,
     return output_forward(model.describe_output(), x.row(position), target, t);
 }
 
-LogitGradient logit_gradient(const model::Model& model, const Matrix& x0,
-                             const model::RunControls& controls, Index position,
-                             std::int32_t target, bool attention_x_gradient, Progress* progress) {
-    check_request(model, x0, position, target);
+struct LayerTapes {
+    std::vector<std::unique_ptr<detail::LayerTape>> layers;  ///< null: run again on the way back
+};
+
+DescribedForward described_forward(const model::Model& model, const Matrix& x0,
+                                   const model::RunControls& controls, Progress* progress,
+                                   std::size_t keep_bytes) {
     const int L = model.info().layers;
-    const model::OutputDescription out = model.describe_output();
-    std::vector<model::LayerDescription> descs;
-    for (int l = 0; l < L; ++l)
-        descs.push_back(model.describe_layer(l));
-    // Forward: only the residual stream entering each layer is kept.
-    std::vector<Matrix> inputs{x0};
+    DescribedForward f{{x0}, std::make_shared<LayerTapes>()};
+    std::size_t kept = 0;
     for (int l = 0; l < L; ++l) {
-        const LayerContext c = detail::layer_context(model, descs[std::size_t(l)], controls, l);
-        inputs.push_back(detail::layer_forward(c, inputs.back(), nullptr));
-        report(progress, 0.5 * double(l + 1) / double(2 * L + 1));
+        const model::LayerDescription desc = model.describe_layer(l);
+        const LayerContext c = detail::layer_context(model, desc, controls, l);
+        auto tape = std::make_unique<detail::LayerTape>();
+        f.inputs.push_back(detail::layer_forward(c, f.inputs.back(), tape.get()));
+        kept += detail::tape_bytes(*tape);
+        f.tapes->layers.push_back(kept <= keep_bytes ? std::move(tape) : nullptr);
+        report(progress, double(l + 1) / double(L));
     }
+    return f;
+}
+
+LogitGradient logit_gradient_from(const model::Model& model, DescribedForward forward,
+                                  const model::RunControls& controls, Index position,
+                                  std::int32_t target, bool attention_x_gradient,
+                                  Progress* progress) {
+    const int L = model.info().layers;
+    std::vector<Matrix>& inputs = forward.inputs;
+    if (inputs.size() != std::size_t(L) + 1 || !forward.tapes ||
+        forward.tapes->layers.size() != std::size_t(L))
+        throw ArgumentError("the reverse pass needs the described forward of every layer");
+    check_request(model, inputs.front(), position, target);
+    const model::OutputDescription out = model.describe_output();
     LogitGradient g;
     OutputTape ot;
     g.logit = output_forward(out, inputs.back().row(position), target, ot);
-    Matrix dx = Matrix::Zero(x0.rows(), x0.cols());
+    Matrix dx = Matrix::Zero(inputs.front().rows(), inputs.front().cols());
     dx.row(position) = output_backward(out, ot, target);
     inputs.pop_back();
-    // Reverse: each layer's forward again, with its tapes, then its reverse.
+    // Reverse: each layer's tapes (kept, or its forward run again), then its reverse; past the
+    // budget one layer's tape is alive at a time, never every layer's n × n weights.
     std::vector<std::vector<Matrix>> axg(std::size_t(attention_x_gradient ? L : 0));
     for (int l = L - 1; l >= 0; --l) {
-        const LayerContext c = detail::layer_context(model, descs[std::size_t(l)], controls, l);
-        detail::LayerTape tape;
-        detail::layer_forward(c, inputs.back(), &tape);
+        const model::LayerDescription desc = model.describe_layer(l);
+        const LayerContext c = detail::layer_context(model, desc, controls, l);
+        std::unique_ptr<detail::LayerTape> tape = std::move(forward.tapes->layers.back());
+        forward.tapes->layers.pop_back();
+        if (!tape) {
+            tape = std::make_unique<detail::LayerTape>();
+            detail::layer_forward(c, inputs.back(), tape.get());
+        }
         inputs.pop_back();
-        dx = detail::layer_backward(c, tape, dx,
+        dx = detail::layer_backward(c, *tape, dx,
                                     attention_x_gradient ? &axg[std::size_t(l)] : nullptr);
-        report(progress, double(L + (L - l)) / double(2 * L + 1));
+        report(progress, double(L - l) / double(L));
     }
     for (auto& layer : axg)
         for (Matrix& m : layer)
@@ -114,10 +147,22 @@ LogitGradient logit_gradient(const model::Model& model, const Matrix& x0,
     return g;
 }
 
+LogitGradient logit_gradient(const model::Model& model, const Matrix& x0,
+                             const model::RunControls& controls, Index position,
+                             std::int32_t target, bool attention_x_gradient, Progress* progress) {
+    check_request(model, x0, position, target);
+    (void)model.describe_output();  // a family without one refuses before any work
+    PartProgress forward(progress, 0.0, 0.4);
+    DescribedForward f = described_forward(model, x0, controls, &forward);
+    PartProgress reverse(progress, 0.4, 1.0);
+    return logit_gradient_from(model, std::move(f), controls, position, target,
+                               attention_x_gradient, &reverse);
+}
+
 GradientScores gradient_scores(const model::Model& model, const std::vector<std::int32_t>& ids,
                                const model::RunControls& controls, Index position,
                                std::int32_t target, const GradientAsk& ask, Progress* progress) {
-    const Matrix x0 = model.embed(ids, 0);
+    const Matrix x0 = ask.forward ? ask.forward->inputs.front() : model.embed(ids, 0);
     const Index n = x0.rows();
     const int steps = ask.integrated ? ask.steps : 0;
     if (ask.integrated && steps < 1)
@@ -127,7 +172,10 @@ GradientScores gradient_scores(const model::Model& model, const std::vector<std:
     {
         PartProgress part(progress, 0.0, 1.0 / parts);
         LogitGradient g =
-            logit_gradient(model, x0, controls, position, target, ask.attention, &part);
+            ask.forward
+                ? logit_gradient_from(model, std::move(*ask.forward), controls, position, target,
+                                      ask.attention, &part)
+                : logit_gradient(model, x0, controls, position, target, ask.attention, &part);
         s.logit = g.logit;
         if (ask.gradient)
             for (Index i = 0; i < n; ++i) {

@@ -57,16 +57,25 @@ void add_matrix(AttributionResult& r, const std::string& name, const MatrixD& m)
                  {std::uint64_t(m.rows()), std::uint64_t(m.cols())});
 }
 
-/// Refuses METHOD when its estimated multiply-adds OPS would keep a CPU busy for hours (no
-/// method may seem to hang): the message names the method, the tokens and the way out.
-void check_work(const std::string& method, double ops, Index n) {
+/// The refusal of METHOD when its estimated multiply-adds OPS would keep a CPU busy for hours
+/// (no method may seem to hang): the method, the tokens and the ways out.
+std::string over_limit(const std::string& method, double ops, Index n, bool optional) {
     constexpr double kMaxOps = 2e12;
-    if (ops <= kMaxOps) return;
+    if (ops <= kMaxOps) return {};
     char count[32];
     std::snprintf(count, sizeof count, "%.1e", ops);
-    throw ResourceError(method + " of " + std::to_string(n) + " tokens needs about " + count +
-                        " operations (the limit is 2e12, about an hour of one core); use a " +
-                        "shorter text or leave " + method + " out of the methods");
+    std::string out = method + " of " + std::to_string(n) + " tokens needs about " + count +
+                      " operations (the limit is 2e12, about an hour of one core); use a " +
+                      "shorter text";
+    if (method == "integrated_gradients") out += " or fewer steps";
+    if (optional) out += " or leave " + method + " out of the methods";
+    return out;
+}
+
+/// The methods that read the recorded run (its weights, values, outputs), not the reverse pass.
+bool needs_recorded_run(const std::string& m) {
+    return m == "norm_based" || m == "value_zeroing" || m == "alti" || m == "alti_rollout" ||
+           m == "attention_flow" || m == "rollout";
 }
 
 std::vector<double> row_of(const MatrixD& m, Index row) {
@@ -98,6 +107,28 @@ std::string unavailable(const std::string& method) {
     return {};
 }
 
+std::string work_refusal(const model::ModelInfo& info, Index n, const AttributionWork& work) {
+    const auto wants = [&](const char* m) {
+        return std::find(work.methods.begin(), work.methods.end(), m) != work.methods.end();
+    };
+    const double nn = double(n) * double(n), layers = double(info.layers),
+                 width = double(info.d_model);
+    std::string why;
+    const auto check = [&](const char* method, double ops) {
+        if (why.empty() && wants(method)) why = over_limit(method, ops, n, work.optional);
+    };
+    check("value_zeroing", layers * double(n) * (12 * double(n) * width * width + 2 * nn * width));
+    check("alti", layers * nn * double(info.heads) * width);
+    check("alti_rollout", layers * nn * double(info.heads) * width);
+    // A max-flow per (input, top) pair over a graph of L·n² edges: n² of them, or n for one row.
+    check("attention_flow", (work.flow_one_row ? double(n) : nn) * nn * layers * (layers + 1));
+    // One reverse pass: at most the forward three times over (a layer past the kept tapes runs
+    // forward twice; the reverse costs about two forwards).
+    const double pass = 4 * layers * (12 * double(n) * width * width + 4 * nn * width);
+    check("integrated_gradients", pass * double(std::max(work.steps, 1) + 1));
+    return why;
+}
+
 std::string unavailable_for(const model::Model& model, const std::string& method) {
     if (std::string why = unavailable(method); !why.empty()) return why;
     if (!needs_reverse_pass(method)) return {};
@@ -122,9 +153,31 @@ AttributionResult attribute_tokens(const model::Model& model, const std::vector<
     if (p < 0 || p >= n)
         throw ArgumentError("position " + std::to_string(p) + " is outside the " +
                             std::to_string(n) + " tokens (0…" + std::to_string(n - 1) + ")");
+    // Refused before any work: the same rule as the Influence tab's.
+    if (const std::string why = work_refusal(info, n, {methods, request.steps, false, true});
+        !why.empty())
+        throw ResourceError(why);
+    // The recorded run keeps every head's n × n weights: only what needs them runs it. The
+    // gradient methods alone take the logits from the described forward, whose residual
+    // stream is then their reverse pass's checkpoints.
+    const bool recorded = request.faithfulness >= 0 ||
+                          std::any_of(methods.begin(), methods.end(), needs_recorded_run);
     PartProgress running(progress, 0.0, 0.05);
-    const model::Run run = model::run(model, ids, request.controls, nullptr, &running, nullptr, p);
-    if (run.logits.size() == 0)
+    model::Run run;
+    DescribedForward forward;
+    Vector logits;
+    if (recorded) {
+        run = model::run(model, ids, request.controls, nullptr, &running, nullptr, p);
+        logits = run.logits;
+    } else {
+        model::check_run(model, ids, request.controls);
+        forward = described_forward(model, model.embed(ids, 0), request.controls, &running);
+        logits = model.logits(forward.inputs.back().row(p));
+        if (!logits.allFinite())
+            throw NonFiniteError("the logits at position " + std::to_string(p) +
+                                 " have a non-finite value: the weights overflow float32");
+    }
+    if (logits.size() == 0)
         throw ArgumentError(info.display + " folder without an output head: no logit to explain");
     AttributionResult r;
     r.position = p;
@@ -134,38 +187,27 @@ AttributionResult attribute_tokens(const model::Model& model, const std::vector<
                                 " is outside the vocabulary of " + std::to_string(info.vocab));
         r.target = *request.target;
     } else {
-        const Index top = info.text_vocab > 0 ? std::min<Index>(info.text_vocab, run.logits.size())
-                                              : run.logits.size();
+        const Index top =
+            info.text_vocab > 0 ? std::min<Index>(info.text_vocab, logits.size()) : logits.size();
         Index best = 0;
-        run.logits.head(top).maxCoeff(&best);
+        logits.head(top).maxCoeff(&best);
         r.target = std::int32_t(best);
     }
-    r.logit = double(run.logits[r.target]);
+    r.logit = double(logits[r.target]);
 
     const std::uint64_t L = std::uint64_t(info.layers), H = std::uint64_t(info.heads),
                         N = std::uint64_t(n);
     // Token scores at P for the erasure curves and the agreement: name, scores.
     std::vector<std::pair<std::string, std::vector<double>>> token_scores;
-    token_scores.push_back({"attention", row_of(mean_heads(run.layers.back().heads), p)});
-    // The arithmetic each costs, checked before any is computed.
-    const double nn = double(n) * double(n), layers = double(info.layers),
-                 width = double(info.d_model);
-    if (wants("value_zeroing"))
-        check_work("value_zeroing",
-                   layers * double(n) * (12 * double(n) * width * width + 2 * nn * width), n);
-    if (wants("alti") || wants("alti_rollout"))
-        check_work("alti", layers * nn * double(info.heads) * width, n);
-    if (wants("attention_flow")) check_work("attention_flow", nn * nn * layers * (layers + 1), n);
-    // One reverse pass: the forward three times over (twice forward, the reverse about twice).
-    const double pass = 4 * layers * (12 * double(n) * width * width + 4 * nn * width);
-    if (wants("integrated_gradients"))
-        check_work("integrated_gradients", pass * double(std::max(request.steps, 1) + 1), n);
+    if (recorded)
+        token_scores.push_back({"attention", row_of(mean_heads(run.layers.back().heads), p)});
     PartProgress methods_progress(progress, 0.05, request.faithfulness >= 0 ? 0.6 : 1.0);
     attrib::GradientAsk ask;
     ask.gradient = wants("saliency") || wants("input_x_gradient");
     ask.integrated = wants("integrated_gradients");
     ask.attention = wants("attention_x_gradient");
     ask.steps = request.steps;
+    if (!recorded) ask.forward = &forward;
     if (ask.gradient || ask.integrated || ask.attention) {
         PartProgress part(&methods_progress, 0.0, 0.5);
         GradientScores g = gradient_scores(model, ids, request.controls, p, r.target, ask, &part);

@@ -13,6 +13,28 @@ std::string no_description(const std::string& family) {
            family;
 }
 
+LinearOp linear_op(const blocks::TensorLinear& lin) {
+    return {&lin.w, lin.has_bias ? &lin.b : nullptr, false};
+}
+
+AttentionOp grouped_attention(const blocks::TensorLinear& q, const blocks::TensorLinear& k,
+                              const blocks::TensorLinear& v, const blocks::TensorLinear& o,
+                              int heads, int kv_heads, int head_dim) {
+    AttentionOp a;
+    a.q = linear_op(q);
+    a.k = linear_op(k);
+    a.v = linear_op(v);
+    a.o = linear_op(o);
+    a.heads = heads;
+    a.kv_heads = kv_heads;
+    a.head_dim = head_dim;
+    return a;
+}
+
+NormOp rms_op(const FloatTensor& w, double eps, blocks::Gain gain) {
+    return {NormOp::Kind::Rms, &w, nullptr, eps, gain};
+}
+
 LayerDescription Model::describe_layer(int) const {
     throw ArgumentError(no_description(info().display));
 }

@@ -211,6 +211,12 @@ void run_layers(const Model& model, Run& run, Matrix x, int from, Index p, const
 
 }  // namespace
 
+void check_run(const Model& model, const std::vector<std::int32_t>& ids,
+               const RunControls& controls) {
+    check_ids(model.info(), ids);
+    check_controls(model.info(), controls);
+}
+
 Run run(const Model& model, const std::vector<std::int32_t>& ids, const RunControls& controls,
         Hooks* hooks, Progress* progress, const Run* prefix, std::optional<Index> logits_at) {
     const ModelInfo& info = model.info();

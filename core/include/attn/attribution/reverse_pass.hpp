@@ -5,7 +5,9 @@
 // GPL-3.0-or-later.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "attn/models/model.hpp"
@@ -30,6 +32,33 @@ LogitGradient logit_gradient(const model::Model& model, const Matrix& x0,
                              std::int32_t target, bool attention_x_gradient = false,
                              Progress* progress = nullptr);
 
+/// What the reverse reads of each layer's forward (internal to reverse_pass.cpp).
+struct LayerTapes;
+
+/// The described forward of X0 kept for its reverse: the residual stream entering each layer
+/// and leaving the last (L + 1 of n × d), and each layer's tapes while they fit a budget (the
+/// way back runs only the layers past it forward again).
+struct DescribedForward {
+    std::vector<Matrix> inputs;
+    std::shared_ptr<LayerTapes> tapes;
+};
+
+/// How many bytes of tapes the forward keeps by default: a short text's every layer (64 tokens
+/// of a 0.5B model take about 0.1 GB), a long one's first few (2048 tokens: about 0.6 GB a layer).
+inline constexpr std::size_t kKeptTapeBytes = std::size_t(512) << 20;
+
+/// The described forward of X0 under CONTROLS, keeping up to KEEP_BYTES of tapes. PROGRESS may
+/// cancel.
+DescribedForward described_forward(const model::Model& model, const Matrix& x0,
+                                   const model::RunControls& controls, Progress* progress = nullptr,
+                                   std::size_t keep_bytes = kKeptTapeBytes);
+
+/// logit_gradient from FORWARD, described_forward's of x0 = FORWARD.inputs[0] under CONTROLS.
+LogitGradient logit_gradient_from(const model::Model& model, DescribedForward forward,
+                                  const model::RunControls& controls, Index position,
+                                  std::int32_t target, bool attention_x_gradient = false,
+                                  Progress* progress = nullptr);
+
 /// The described forward alone: TARGET's logit at POSITION for X0.
 double described_logit(const model::Model& model, const Matrix& x0,
                        const model::RunControls& controls, Index position, std::int32_t target);
@@ -50,6 +79,9 @@ struct GradientAsk {
     bool integrated = false;
     bool attention = false;
     int steps = 32;
+    /// described_forward of the ids' embedding under the same controls, when the caller has it
+    /// (it saves a forward; moved from); null: computed here.
+    DescribedForward* forward = nullptr;
 };
 
 /// The gradient methods ASK names for the run of IDS through MODEL under CONTROLS.

@@ -37,8 +37,9 @@ struct AttributionResult {
     double logit = 0;                ///< the target's logit at P in the run
     std::vector<NamedArray> arrays;  ///< in method_names() order, then faith_*, agreement
     std::vector<std::string> agreement_methods;  ///< the rows of "agreement" (with faithfulness)
-    /// Each token-level score at P the erasure curves rank by ("attention": the last layer's
-    /// mean row P, then the gradient methods, ALTI rollout, flow and rollout rows), by name.
+    /// Each token-level score at P the erasure curves rank by ("attention", when the run was
+    /// recorded — faithfulness or a method that reads it: the last layer's mean row P, then the
+    /// gradient methods, ALTI rollout, flow and rollout rows), by name.
     std::vector<std::pair<std::string, std::vector<double>>> token_scores;
 };
 
@@ -48,6 +49,19 @@ const std::vector<std::string>& method_names();
 /// Empty when METHOD is built; else why not ("saliency needs the reverse pass, not built yet"),
 /// or that no method has that name.
 std::string unavailable(const std::string& method);
+
+/// What an attribution computes, for the work limit.
+struct AttributionWork {
+    std::vector<std::string> methods;  ///< output names
+    int steps = 32;                    ///< M of integrated gradients
+    bool flow_one_row = false;         ///< attention_flow of row P alone (the Influence tab)
+    bool optional = false;             ///< the methods were chosen: the refusal says leave one out
+};
+
+/// Empty when WORK on N tokens of a model like INFO stays under the limit (2·10¹² operations,
+/// about an hour of one core), else the refusal naming the method, the tokens, the operations
+/// and the way out: one rule for `attnscope attribute`, batch and the Influence tab.
+std::string work_refusal(const model::ModelInfo& info, Index n, const AttributionWork& work);
 
 /// Empty when MODEL can compute METHOD; else why not: no such method, or the family's layers
 /// lack a step the reverse pass needs (the family's own refusal, naming the step).

@@ -40,6 +40,11 @@ Run run(const Model& model, const std::vector<std::int32_t>& ids, const RunContr
         Hooks* hooks = nullptr, Progress* progress = nullptr, const Run* prefix = nullptr,
         std::optional<Index> logits_at = {});
 
+/// Throws ArgumentError as run does for IDS (none, too many, outside the vocabulary) or
+/// CONTROLS (layers, temperature, interventions) that MODEL cannot run.
+void check_run(const Model& model, const std::vector<std::int32_t>& ids,
+               const RunControls& controls);
+
 /// Runs layers [from, L) of MODEL again on BASE's residual stream entering layer FROM (BASE's
 /// layers before FROM are kept): what activation patching of a late layer needs. HOOKS as run.
 /// LOGITS false leaves run.logits empty: a caller that reads two tokens' logits through

@@ -72,6 +72,9 @@ class Model : public model::Model {
     Vector attention_bias(int l) const override;
     FrozenNorm final_norm(const Matrix& x) const override;
     Vector unembedding(std::int32_t token, float* bias = nullptr) const override;
+    /// Layer L's blocks and weights for the reverse pass (describe.cpp).
+    model::LayerDescription describe_layer(int l) const override;
+    model::OutputDescription describe_output() const override;
 
   private:
     using Linear = blocks::TensorLinear;
