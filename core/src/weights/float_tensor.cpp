@@ -74,7 +74,7 @@ void refuse_non_finite(const float* v, Index n, Index at, const std::string& wha
     for (Index i = 0; i < n; ++i)
         if (!std::isfinite(v[i]))
             throw NonFiniteError(what + " has a non-finite value (" + std::to_string(v[i]) +
-                                 ") at element " + std::to_string(at + i));
+                                 ") at element " + std::to_string(at + i) + ".");
 }
 
 /// Rows of a half-precision matrix widened per product: about 2 MB of floats, so a tile stays
@@ -241,7 +241,7 @@ void FloatTensor::refuse_rows(Index r0, Index nr) const {
             float value = 0;
             fd::widen_run(half_ + r * cols_ + bad, 1, bf16_, &value);
             throw NonFiniteError(what_ + " has a non-finite value (" + std::to_string(value) +
-                                 ") at element " + std::to_string(r * cols_ + bad));
+                                 ") at element " + std::to_string(r * cols_ + bad) + ".");
         }
         if (!blocks_) continue;
         const auto type = GgufType(block_type_);
@@ -254,7 +254,7 @@ void FloatTensor::refuse_rows(Index r0, Index nr) const {
         const std::size_t bad = stored * in_row + std::size_t(b);
         throw NonFiniteError(what_ + " has a non-finite scale in block " + std::to_string(bad) +
                              " (values " + std::to_string(bad * per) + " to " +
-                             std::to_string((bad + 1) * per - 1) + ")");
+                             std::to_string((bad + 1) * per - 1) + ").");
     }
 }
 
