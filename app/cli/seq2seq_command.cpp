@@ -267,13 +267,14 @@ int runTranslate(const QStringList& arguments, QTextStream& err) {
     if (!r) return failWith(err, error + QStringLiteral("\nTry 'attnscope --help'."), kExitUsage);
     return runOnFolder(*r, err, [&](const attn::model::Seq2SeqFolder& f) {
         const std::vector<std::int32_t> source = f.source->encode(r->text.toStdString());
-        const attn::gen::Translation t = attn::gen::translate(*f.model, source, r->options);
-        std::vector<std::int32_t> target = {f.model->info().decoder_start}, words;
-        target.insert(target.end(), t.output.begin(), t.output.end());
+        // The weights of the search's own cached steps: no second, teacher-forced run.
+        attn::gen::TranslateOptions options = r->options;
+        options.weights = true;
+        const attn::gen::Translation t = attn::gen::translate(*f.model, source, options);
+        std::vector<std::int32_t> words;
         for (const std::int32_t id : t.output)
             if (!f.target->is_special(id)) words.push_back(id);
-        attn::io::NpzMembers m = runMembers(
-            attn::model::teacher_forced(*f.model, source, target, r->options.controls), false);
+        attn::io::NpzMembers m = runMembers(t.run, false);
         m.insert(m.begin(), {"output_ids", attn::io::npy_i4_bytes(t.output)});
         // A 0-d unicode array: str(npz["text"]) is the sentence.
         m.push_back({"text", attn::io::npy_string_bytes({f.target->decode(words)},

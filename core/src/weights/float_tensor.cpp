@@ -3,12 +3,14 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <mutex>
 
 #include "../util/parallel.hpp"
 #include "attn/simd/half_kernel.hpp"
+#include "attn/simd/softmax_kernel.hpp"
 #include "attn/util/error.hpp"
 #include "attn/weights/gguf.hpp"
 #include "attn/weights/safetensors.hpp"
@@ -52,6 +54,27 @@ Index first_non_finite(const std::uint16_t* v, Index n, bool bf16) {
                 if ((v[i] & exp) == exp) return i;
     }
     return -1;
+}
+
+/// Whether the N floats at V are all finite: the dispatched kernel over slices on every thread.
+/// For a mapped tensor this is the first touch of its pages, which both threads then fault in.
+bool all_finite(const float* v, Index n) {
+    constexpr Index slice = 1 << 16;
+    std::atomic<bool> ok{true};
+    detail::parallel_rows((n + slice - 1) / slice, double(slice), [&](Index begin, Index count) {
+        for (Index s = begin; s < begin + count && ok; ++s)
+            if (!simd::all_finite(v + s * slice, std::min(slice, n - s * slice))) ok = false;
+    });
+    return ok;
+}
+
+/// Throws NonFiniteError naming WHAT and the first of the N floats at V that is not finite
+/// (AT: the index of V[0] in the tensor); returns when there is none.
+void refuse_non_finite(const float* v, Index n, Index at, const std::string& what) {
+    for (Index i = 0; i < n; ++i)
+        if (!std::isfinite(v[i]))
+            throw NonFiniteError(what + " has a non-finite value (" + std::to_string(v[i]) +
+                                 ") at element " + std::to_string(at + i) + ".");
 }
 
 /// Rows of a half-precision matrix widened per product: about 2 MB of floats, so a tile stays
@@ -111,7 +134,7 @@ Matrix FloatTensor::mul_t_few(const Matrix& x) const {
 
 FloatTensor::FloatTensor(const TensorInfo& tensor, Index rows, Index cols, const std::string& what,
                          Keep keep)
-    : rows_(rows), cols_(cols) {
+    : what_(what), rows_(rows), cols_(cols) {
     namespace fd = float_tensor_detail;
     if (tensor.dtype == DType::Other && tensor.quantised < 0)
         throw FormatError(what + " is " + tensor.dtype_name +
@@ -132,15 +155,12 @@ FloatTensor::FloatTensor(const TensorInfo& tensor, Index rows, Index cols, const
     const bool half = tensor.dtype != DType::F32;
     if (half && keep == Keep::AsStored && rows > 1 &&
         reinterpret_cast<std::uintptr_t>(in) % alignof(std::uint16_t) == 0) {
+        // Not scanned here: a pass over every value would read the whole model once more
+        // before its first product. A NaN or infinite weight makes the outputs of its row
+        // non-finite in every product, so each product's output is checked instead, and the
+        // rows behind a non-finite output are searched for the value to name (refuse_rows).
         half_ = reinterpret_cast<const std::uint16_t*>(in);
         bf16_ = tensor.dtype == DType::BF16;
-        const Index bad = fd::first_non_finite(half_, n, bf16_);
-        if (bad >= 0) {
-            float value = 0;
-            fd::widen_run(half_ + bad, 1, bf16_, &value);
-            throw NonFiniteError(what + " has a non-finite value (" + std::to_string(value) +
-                                 ") at element " + std::to_string(bad));
-        }
         return;
     }
     if (!half && reinterpret_cast<std::uintptr_t>(in) % alignof(float) == 0) {
@@ -158,18 +178,15 @@ FloatTensor::FloatTensor(const TensorInfo& tensor, Index rows, Index cols, const
                 const Index count = std::min<Index>(Index(h.size()), n - at);
                 std::memcpy(h.data(), in + 2 * at, std::size_t(count) * 2);
                 fd::widen_run(h.data(), count, tensor.dtype == DType::BF16, out + at);
+                // Checked while the run is in the cache, not by a second pass.
+                if (!simd::all_finite(out + at, count))
+                    fd::refuse_non_finite(out + at, count, at, what);
             }
+            return;
         }
     }
     const float* v = owned_.size() ? owned_.data() : mapped_;
-    // A sum is finite only when every value is (inf − inf and NaN stay NaN): one vectorised
-    // pass, and the element-by-element search only to name the culprit.
-    if (!std::isfinite(Eigen::Map<const Eigen::ArrayXf>(v, n).abs().sum())) {
-        for (Index i = 0; i < n; ++i)
-            if (!std::isfinite(v[i]))
-                throw NonFiniteError(what + " has a non-finite value (" + std::to_string(v[i]) +
-                                     ") at element " + std::to_string(i));
-    }
+    if (!fd::all_finite(v, n)) fd::refuse_non_finite(v, n, 0, what);
 }
 
 FloatTensor::FloatTensor(const TensorInfo& tensor, Index rows, Index cols, const std::string& what,
@@ -204,19 +221,49 @@ void FloatTensor::keep_blocks(const TensorInfo& tensor, const std::string& what)
     if (tensor.bytes.size() != row_bytes_ * std::size_t(rows_))
         throw ShapeError(what + " holds " + std::to_string(tensor.bytes.size()) +
                          " bytes, expected " + std::to_string(row_bytes_ * std::size_t(rows_)));
-    const std::int64_t bad =
-        gguf_first_bad_block(type, tensor.bytes.data(), std::size_t(rows_) * row_bytes_ / bytes);
-    if (bad >= 0)
-        throw NonFiniteError(what + " has a non-finite scale in block " + std::to_string(bad) +
-                             " (values " + std::to_string(std::size_t(bad) * per) + " to " +
-                             std::to_string((std::size_t(bad) + 1) * per - 1) + ")");
     blocks_ = tensor.bytes.data();
     block_type_ = std::uint32_t(tensor.quantised);
+    // A matrix's scales are checked through its products' outputs, as a half matrix's values.
     if (rows_ == 1) {  // a vector (a norm's gain, a bias) is read whole, decoded once
+        refuse_rows(0, 1);
         owned_.resize(1, cols_);
         gguf_dequantize(type, blocks_, owned_.data(), std::size_t(cols_));
         blocks_ = nullptr;
     }
+}
+
+void FloatTensor::refuse_rows(Index r0, Index nr) const {
+    namespace fd = float_tensor_detail;
+    for (Index r = r0; r < r0 + nr; ++r) {
+        if (half_) {
+            const Index bad = fd::first_non_finite(half_ + r * cols_, cols_, bf16_);
+            if (bad < 0) continue;
+            float value = 0;
+            fd::widen_run(half_ + r * cols_ + bad, 1, bf16_, &value);
+            throw NonFiniteError(what_ + " has a non-finite value (" + std::to_string(value) +
+                                 ") at element " + std::to_string(r * cols_ + bad) + ".");
+        }
+        if (!blocks_) continue;
+        const auto type = GgufType(block_type_);
+        const std::size_t per = gguf_block_values(type),
+                          in_row = row_bytes_ / gguf_block_bytes(type);
+        const std::size_t stored =
+            order_.empty() ? std::size_t(r) : std::size_t(order_[std::size_t(r)]);
+        const std::int64_t b = gguf_first_bad_block(type, blocks_ + stored * row_bytes_, in_row);
+        if (b < 0) continue;
+        const std::size_t bad = stored * in_row + std::size_t(b);
+        throw NonFiniteError(what_ + " has a non-finite scale in block " + std::to_string(bad) +
+                             " (values " + std::to_string(bad * per) + " to " +
+                             std::to_string((bad + 1) * per - 1) + ").");
+    }
+}
+
+void FloatTensor::refuse_non_finite_output(const Matrix& out) const {
+    if (is_float() || simd::all_finite(out.data(), out.size())) return;
+    // Only the rows whose outputs are not finite can hold the value; none does when the input
+    // itself overflowed, which the caller reports in its own terms.
+    for (Index r = 0; r < out.cols(); ++r)
+        if (!out.col(r).allFinite()) refuse_rows(r, 1);
 }
 
 Eigen::Map<const Matrix> FloatTensor::matrix() const {
@@ -247,7 +294,11 @@ void FloatTensor::widen(Index r0, Index nr, Index c0, Index nc, float* out) cons
 
 Matrix FloatTensor::mul_t(const Matrix& x) const {
     namespace fd = float_tensor_detail;
-    if (half_ && bf16_ && x.rows() <= fd::kFusedRows) return mul_t_few(x);
+    if (half_ && bf16_ && x.rows() <= fd::kFusedRows) {
+        Matrix out = mul_t_few(x);
+        refuse_non_finite_output(out);
+        return out;
+    }
     Matrix out(x.rows(), rows_);
     // The weight's rows split across the threads (BLAS itself runs one thread a call in core):
     // each computes its block of output columns, widening its own tiles for a half matrix.
@@ -267,6 +318,7 @@ Matrix FloatTensor::mul_t(const Matrix& x) const {
         }
         fd::tile_pool().give(std::move(tile));
     });
+    refuse_non_finite_output(out);
     return out;
 }
 
@@ -274,6 +326,7 @@ Vector FloatTensor::row(Index r) const {
     if (is_float()) return matrix().row(r).transpose();
     Vector v(cols_);
     widen(r, 1, 0, cols_, v.data());
+    if (!simd::all_finite(v.data(), cols_)) refuse_rows(r, 1);
     return v;
 }
 
@@ -281,6 +334,7 @@ Matrix FloatTensor::block(Index r0, Index c0, Index nr, Index nc) const {
     if (is_float()) return matrix().block(r0, c0, nr, nc);
     Matrix out(nr, nc);
     widen(r0, nr, c0, nc, out.data());
+    if (!simd::all_finite(out.data(), out.size())) refuse_rows(r0, nr);
     return out;
 }
 

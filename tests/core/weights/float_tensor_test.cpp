@@ -1,10 +1,12 @@
 // Half-precision weights kept in the mapped file (Keep::AsStored) and widened tile by tile: the
-// products, rows and blocks equal those of the widened copy, a NaN is refused at open naming its
-// element, and the memory budget counts two bytes per kept value. GPL-3.0-or-later.
+// products, rows and blocks equal those of the widened copy, a NaN is refused naming its element
+// (at open when widened, by the product, row or block that reads it when kept), and the memory
+// budget counts two bytes per kept value. GPL-3.0-or-later.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -135,25 +137,55 @@ TEST_F(FloatTensorTest, VectorsAreAlwaysWidened) {
     EXPECT_EQ(double(gain.matrix()(0, 3)), value_of(tensors_["gain"].bits[3], true));
 }
 
-TEST_F(FloatTensorTest, ANonFiniteHalfIsRefusedAtOpenNamingItsElement) {
+/// Runs USE and expects a NonFiniteError naming "the weight" and element 123456.
+template <class Use>
+void expect_refused(const char* how, Use use) {
+    try {
+        use();
+        ADD_FAILURE() << how << ": a NaN was accepted";
+    } catch (const attn::NonFiniteError& e) {
+        EXPECT_NE(std::string(e.what()).find("the weight"), std::string::npos) << how;
+        EXPECT_NE(std::string(e.what()).find("element 123456"), std::string::npos)
+            << how << ": " << e.what();
+    }
+}
+
+TEST_F(FloatTensorTest, ANonFiniteHalfIsRefusedNamingItsElement) {
+    // Element 123456 is row 176, column 256.
     for (const bool bf16 : {true, false}) {
         Raw& t = tensors_[bf16 ? "w_bf16" : "w_f16"];
         const std::uint16_t old = t.bits[123456];
         t.bits[123456] = bf16 ? 0x7fc0 : 0x7e00;  // a quiet NaN
         write_file(path_, tensors_);
         const attn::model::SafetensorsFile f(path_);
-        for (const Keep keep : {Keep::AsStored, Keep::Widened}) {
-            try {
-                FloatTensor(*f.find(bf16 ? "w_bf16" : "w_f16"), kRows, kCols, "the weight", keep);
-                ADD_FAILURE() << "a NaN was accepted";
-            } catch (const attn::NonFiniteError& e) {
-                EXPECT_NE(std::string(e.what()).find("the weight"), std::string::npos);
-                EXPECT_NE(std::string(e.what()).find("element 123456"), std::string::npos)
-                    << e.what();
-            }
+        const auto& info = *f.find(bf16 ? "w_bf16" : "w_f16");
+        // Widened: refused while it is widened, at open.
+        expect_refused("widened", [&] { FloatTensor(info, kRows, kCols, "the weight"); });
+        // As stored: not read at open; refused by every use that reaches the value, never
+        // computed with.
+        const FloatTensor kept(info, kRows, kCols, "the weight", Keep::AsStored);
+        for (const Index m : {Index(1), Index(3), Index(64)}) {
+            const Matrix x = Matrix::Constant(m, kCols, 0.5f);
+            expect_refused("mul_t", [&] { (void)kept.mul_t(x); });
         }
+        expect_refused("row", [&] { (void)kept.row(176); });
+        expect_refused("block", [&] { (void)kept.block(170, 250, 10, 10); });
+        EXPECT_TRUE(kept.row(175).allFinite()) << "a row without the NaN is read";
+        EXPECT_TRUE(kept.block(170, 0, 10, 250).allFinite()) << "a block beside it is read";
         t.bits[123456] = old;
     }
+}
+
+TEST_F(FloatTensorTest, AnOverflowingInputIsNotBlamedOnTheWeights) {
+    // Finite weights and an infinite input: the product's output is not finite, the weights
+    // are searched, found finite, and the output is returned for the caller to report.
+    const attn::model::SafetensorsFile f(path_);
+    const FloatTensor kept(*f.find("w_bf16"), kRows, kCols, "the weight", Keep::AsStored);
+    Matrix x = Matrix::Constant(2, kCols, 0.5f);
+    x(1, 3) = std::numeric_limits<float>::infinity();
+    const Matrix out = kept.mul_t(x);
+    EXPECT_TRUE(out.row(0).allFinite());
+    EXPECT_FALSE(out.row(1).allFinite());
 }
 
 TEST_F(FloatTensorTest, TheBudgetCountsTwoBytesForEachKeptValue) {

@@ -15,6 +15,9 @@ struct TranslateOptions {
     int max_tokens = 64;          ///< N: at most this many generated tokens (and positions)
     double length_penalty = 1.0;  ///< α: a hypothesis scores Σ log p / len^α
     model::Seq2SeqControls controls;
+    /// Also keep the attention weights of the search's own steps (Translation::run), instead
+    /// of running the output teacher-forced once more.
+    bool weights = false;
 };
 
 /// The search's answer.
@@ -22,6 +25,10 @@ struct Translation {
     std::vector<std::int32_t> output;  ///< generated ids (no start token), `</s>` last if finished
     double score = 0;                  ///< Σ log p / len^α
     bool finished = false;             ///< ended with `</s>` (else N was reached)
+    /// With TranslateOptions::weights: the source, the decoder's inputs (the start token, then
+    /// the output) and the encoder, decoder and cross weights teacher_forced gives for them,
+    /// gathered from the cached steps (logits left empty).
+    model::Seq2SeqRun run;
 };
 
 /// Translates SOURCE (ids): B live hypotheses, each extended by every token; the best B − F

@@ -70,7 +70,8 @@ class FloatTensor {
     FloatTensor() = default;
     /// TENSOR seen as ROWS × COLS; throws ShapeError when its shape is not [ROWS, COLS] (or
     /// [COLS] for a vector, ROWS = 1) and NonFiniteError naming WHAT and the element when a
-    /// value is NaN or infinite.
+    /// value is NaN or infinite. A matrix kept as stored (half precision, GGUF blocks) is
+    /// checked where it is used instead: the products, row and block throw that error.
     FloatTensor(const TensorInfo& tensor, Index rows, Index cols, const std::string& what,
                 Keep keep = Keep::Widened);
     /// TENSOR with its rows read in ORDER (row r of this is the stored row ORDER[r]): GGUF's
@@ -101,7 +102,14 @@ class FloatTensor {
 
     /// The quantised case: checks every block's scales and keeps the mapped blocks.
     void keep_blocks(const TensorInfo& tensor, const std::string& what);
+    /// Throws NonFiniteError naming the first NaN or infinite value (half precision) or
+    /// non-finite block scale (GGUF) of rows R0 … R0 + NR; returns when they have none.
+    void refuse_rows(Index r0, Index nr) const;
+    /// For a tensor kept as stored: refuse_rows on each row whose outputs in OUT (X · thisᵀ)
+    /// are not finite.
+    void refuse_non_finite_output(const Matrix& out) const;
 
+    std::string what_;  ///< the tensor, for messages
     Matrix owned_;
     const float* mapped_ = nullptr;
     const std::byte* blocks_ = nullptr;  ///< quantised GGUF blocks, rows of row_bytes_
