@@ -35,6 +35,8 @@ void addInterventionOptions(QCommandLineParser& p) {
         {QStringLiteral("attribute"), tr("direct logit attribution"), QStringLiteral("ID")});
     p.addOption({QStringLiteral("induction"), tr("census of the induction test")});
     p.addOption({QStringLiteral("corrupt"), tr("corrupted prompt"), QStringLiteral("TEXT")});
+    p.addOption(
+        {QStringLiteral("target"), tr("an encoder–decoder's target"), QStringLiteral("TGT")});
     p.addOption({QStringLiteral("answer"), tr("clean answer token"), QStringLiteral("ID")});
     p.addOption({QStringLiteral("wrong"), tr("corrupted answer token"), QStringLiteral("ID")});
 }
@@ -96,6 +98,12 @@ QString parseInterventionOptions(const QCommandLineParser& p, Request& r) {
                     .arg(QLatin1StringView(name), p.value(QString::fromLatin1(name)));
             (name[0] == 'a' ? r.answer : r.wrong) = *id;
         }
+    }
+    if (given("target")) {
+        if (!render || r.model.isEmpty())
+            return tr("--target belongs to render --model DIR of an encoder–decoder (and compute)");
+        r.target = p.value(QStringLiteral("target"));
+        if (r.target.isEmpty()) return tr("--target: the target sentence is empty");
     }
     if (given("induction") && r.command != Request::Command::Census)
         return tr("--induction belongs to census");
