@@ -127,10 +127,19 @@ void Seq2SeqDock::setFolder(std::shared_ptr<const attn::model::Seq2SeqFolder> fo
     if (!input.translate) target_->setText(QString::fromStdString(input.target));
     ablate_->setText(seq2seqHeadsText(input.options.controls.ablate));
     showOutcome(outcome);
+    shown_.clear();
+    remember(outcome.data);
     sync();
 }
 
-bool Seq2SeqDock::input(bool translate, Seq2SeqInput* out) const {
+void Seq2SeqDock::remember(const std::shared_ptr<const attn::AttentionData>& data) {
+    std::erase_if(shown_, [](const Shown& s) { return s.data.expired(); });
+    shown_.push_back(
+        {data, source_->text(), target_->text(),
+         target_->text() == translatedText_ ? translation_ : std::vector<std::int32_t>{}});
+}
+
+bool Seq2SeqDock::input(bool translate, Seq2SeqInput* out) {
     out->source = source_->text().toStdString();
     out->target = target_->text().toStdString();
     out->translate = translate;
@@ -142,7 +151,7 @@ bool Seq2SeqDock::input(bool translate, Seq2SeqInput* out) const {
     if (const QString heads = ablate_->text().trimmed(); !heads.isEmpty()) {
         const QString bad = parseSeq2SeqHeads(heads, &out->options.controls.ablate);
         if (!bad.isEmpty()) {
-            const_cast<Seq2SeqDock*>(this)->setStatus(
+            setStatus(
                 tr("Ablate heads: “%1” is not PART.LAYER.HEAD (PART encoder, decoder or cross)")
                     .arg(bad),
                 true);
@@ -186,10 +195,11 @@ void Seq2SeqDock::start(bool translate) {
 }
 
 void Seq2SeqDock::deliver(const Seq2SeqInput& input, const Seq2SeqOutcome& outcome) {
+    showOutcome(outcome);
+    remember(outcome.data);
     attn::SceneSpec spec = seq2seqSpec(scene_->spec(), outcome);
     spec.text = input.source;
     scene_->setSpec(spec, outcome.translated ? tr("Translate") : tr("Run the translation model"));
-    showOutcome(outcome);
 }
 
 void Seq2SeqDock::showOutcome(const Seq2SeqOutcome& outcome) {
@@ -219,7 +229,22 @@ void Seq2SeqDock::setStatus(const QString& text, bool error) {
 
 void Seq2SeqDock::sync() {
     const attn::SceneSpec& spec = scene_->spec();
-    setVisible(folder_ && spec.is_loaded() && spec.data->source == folder_->dir);
+    const bool mine = folder_ && spec.is_loaded() && spec.data->source == folder_->dir;
+    setVisible(mine);
+    // Undo or redo to another run: its sentences come back (typing is never overwritten, since
+    // only a change of the run shown restores them).
+    if (!mine || spec.data.get() == lastData_) return;
+    lastData_ = spec.data.get();
+    for (const Shown& s : shown_)
+        if (s.data.lock() == spec.data) {
+            const QSignalBlocker b1(source_), b2(target_);
+            source_->setText(s.source);
+            target_->setText(s.target);
+            translation_ = s.translation;
+            translatedText_ = s.translation.empty() ? QString() : s.target;
+            source_->setCursorPosition(0);
+            target_->setCursorPosition(0);
+        }
 }
 
 }  // namespace fileio

@@ -44,7 +44,7 @@ class Seq2SeqDock : public QDockWidget {
 
     /// What the controls ask for; TRANSLATE: the model's translation rather than the target.
     /// False (with the reason in the status line) when the heads to ablate do not parse.
-    bool input(bool translate, Seq2SeqInput* out) const;
+    bool input(bool translate, Seq2SeqInput* out);
     /// Runs the source and target (Show attention), or translates first (Translate).
     void start(bool translate);
 
@@ -72,6 +72,16 @@ class Seq2SeqDock : public QDockWidget {
     QLabel* status_;
     std::vector<std::int32_t> translation_;  ///< ids of the target box's text while untouched
     QString translatedText_;                 ///< the text Translate put in the target box
+    /// The sentences of each run shown, so that undo and redo bring their boxes back.
+    struct Shown {
+        std::weak_ptr<const attn::AttentionData> data;
+        QString source, target;
+        std::vector<std::int32_t> translation;
+    };
+    std::vector<Shown> shown_;
+    const attn::AttentionData* lastData_ = nullptr;  ///< the run shown at the last sync
+    /// Remembers the boxes as the sentences of DATA's run.
+    void remember(const std::shared_ptr<const attn::AttentionData>& data);
 };
 
 }  // namespace fileio

@@ -84,6 +84,15 @@ QString compareDrawn(HeatmapGrid* grid, const QJsonValue& weights, int layer) {
     return worst <= 1e-5 ? QString() : QStringLiteral("off by %1").arg(worst);
 }
 
+/// With ATTN_SEQ2SEQ_SHOTS set (a folder), saves what W shows as NAME.png there (looking at it
+/// under xvfb at several sizes and scales; the window then fills the screen).
+void shot(MainWindow& w, const QString& name) {
+    const QString dir = qEnvironmentVariable("ATTN_SEQ2SEQ_SHOTS");
+    if (dir.isEmpty()) return;
+    test_support::settleAll(w.computeService());
+    w.grab().save(dir + QLatin1Char('/') + name + QStringLiteral(".png"));
+}
+
 /// Types TEXT over what EDIT holds, as a user does.
 void retype(QLineEdit* edit, const QString& text) {
     edit->setFocus();
@@ -158,6 +167,7 @@ class Seq2SeqWindowTest : public QObject {
         QVERIFY(models);
         fileio::Seq2SeqDock* dock = models->seq2seqDock();
         QVERIFY(!dock->isVisible());
+        if (qEnvironmentVariableIsSet("ATTN_SEQ2SEQ_SHOTS")) w.showMaximized();
 
         // Opened, it translates the scene's sentence and shows the cross-attention.
         QVERIFY2(models->openModel(dir.path()), qPrintable(models->lastError()));
@@ -197,6 +207,7 @@ class Seq2SeqWindowTest : public QObject {
         QCOMPARE(QString::fromStdString(shown->q_tokens.front()), start);
         QCOMPARE(QString::fromStdString(shown->k_tokens.back()), QStringLiteral("</s>"));
         QCOMPARE(compareDrawn(w.heatmapGrid(), ref[QStringLiteral("cross")], 0), QString());
+        shot(w, name + QStringLiteral("-cross"));
         auto* data = w.findChild<fileio::DataDock*>();
         QVERIFY(data && data->isVisible());
         data->layerBox()->setFocus();
@@ -233,6 +244,7 @@ class Seq2SeqWindowTest : public QObject {
         test_support::settleAll(w.computeService());
         QCOMPARE(grid->thumbnails().queries, int(targetIds.size()));
         QCOMPARE(grid->thumbnails().keys, int(sourceIds.size()));
+        shot(w, name + QStringLiteral("-model-tab"));
         showHeads(w);
 
         // The Alignment lens shows the model's cross-attention, naming it.
@@ -246,6 +258,7 @@ class Seq2SeqWindowTest : public QObject {
         QVERIFY2(lens->readoutText().contains(
                      QStringLiteral("%1 × %2").arg(targetIds.size()).arg(sourceIds.size())),
                  qPrintable(lens->readoutText()));
+        shot(w, name + QStringLiteral("-alignment"));
         showHeads(w);
 
         // Head 1 of layer 0's cross-attention ablated: layer 1's cross-attention follows numpy's
