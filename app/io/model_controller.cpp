@@ -202,14 +202,7 @@ bool ModelController::openModel(const QString& path) {
     bool cut = false;
     const attn::Index positions = spec.model->model->info().max_positions;
     spec.text = attn::model::fit_text(*spec.model->tokenizer, spec.text, positions, &cut);
-    // A model replaces the document (as a file does): Save never writes it over the session
-    // it was opened from, and Undo gives that session back.
-    const QString what = tr("Open model %1").arg(name);
-    if (replaceDocument_)
-        replaceDocument_(spec, what);
-    else
-        window_->scene()->setSpec(spec, what);
-    QSettings().setValue(settings_keys::kLastModelDirectory, QFileInfo(dir).absolutePath());
+    replaceWithModel(spec, dir);
     window_->statusBar()->showMessage(
         cut ? tr("Opened the model %1; it reads %2 tokens at most, so the sentence was cut to "
                  "its first %2")
@@ -218,6 +211,17 @@ bool ModelController::openModel(const QString& path) {
             : tr("Opened the model %1").arg(name),
         cut ? 15000 : 5000);
     return true;
+}
+
+void ModelController::replaceWithModel(const attn::SceneSpec& spec, const QString& dir) {
+    // A model replaces the document (as a file does): Save never writes it over the session
+    // it was opened from, and Undo gives that session back.
+    const QString what = tr("Open model %1").arg(modelName(dir));
+    if (replaceDocument_)
+        replaceDocument_(spec, what);
+    else
+        window_->scene()->setSpec(spec, what);
+    QSettings().setValue(settings_keys::kLastModelDirectory, QFileInfo(dir).absolutePath());
 }
 
 void ModelController::openWithDialog() {
@@ -250,12 +254,7 @@ bool ModelController::openSeq2Seq(std::shared_ptr<const attn::model::Seq2SeqFold
     attn::SceneSpec spec = seq2seqSpec(attn::without_run_state(window_->scene()->spec()), outcome);
     spec.text = input.source;
     seq2seq_->setFolder(std::move(folder), input, outcome);
-    const QString what = tr("Open model %1").arg(name);
-    if (replaceDocument_)
-        replaceDocument_(spec, what);
-    else
-        window_->scene()->setSpec(spec, what);
-    QSettings().setValue(settings_keys::kLastModelDirectory, QFileInfo(dir).absolutePath());
+    replaceWithModel(spec, dir);
     window_->statusBar()->showMessage(
         tr("Opened the translation model %1: its cross-attention is shown").arg(name), 5000);
     return true;

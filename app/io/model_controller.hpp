@@ -79,6 +79,8 @@ class ModelController : public QObject {
     /// The first run of an encoder–decoder being opened: the Translation dock's sentences (the
     /// scene's sentence as the source when none was typed), translated when no target is.
     Seq2SeqInput seq2seqInput() const;
+    /// Makes SPEC, the opened model DIR's scene, the document (one undo step).
+    void replaceWithModel(const attn::SceneSpec& spec, const QString& dir);
     /// Shows the opened encoder–decoder's first run (one undo step, as any model's open).
     bool openSeq2Seq(std::shared_ptr<const attn::model::Seq2SeqFolder> folder,
                      const Seq2SeqInput& input, const Seq2SeqOutcome& outcome, const QString& dir);

@@ -270,9 +270,9 @@ void AlignmentLens::drawAlignment(const attn::lenses::Alignment& a, attn::Index 
     fitStep(int(a.target.size()));
     // Rows past the step are not generated yet: blank, and no circle.
     const std::size_t shownRows = std::min(a.target.size(), std::size_t(step_->value()));
-    attn::Matrix weights = a.weights;
-    weights.bottomRows(weights.rows() - attn::Index(shownRows)).setZero();
-    map_.setMatrix(weights.cast<double>(), 0, a.weights.maxCoeff());
+    attn::Matrix stepped = a.weights;
+    stepped.bottomRows(stepped.rows() - attn::Index(shownRows)).setZero();
+    map_.setMatrix(stepped.cast<double>(), 0, a.weights.maxCoeff());
     QSharedPointer<QCPAxisTickerText> xt(new QCPAxisTickerText), yt(new QCPAxisTickerText);
     for (std::size_t j = 0; j < a.source.size(); ++j)
         xt->addTick(double(j), elideToken(a.source[j], 12));
