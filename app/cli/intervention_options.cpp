@@ -35,8 +35,6 @@ void addInterventionOptions(QCommandLineParser& p) {
         {QStringLiteral("attribute"), tr("direct logit attribution"), QStringLiteral("ID")});
     p.addOption({QStringLiteral("induction"), tr("census of the induction test")});
     p.addOption({QStringLiteral("corrupt"), tr("corrupted prompt"), QStringLiteral("TEXT")});
-    p.addOption(
-        {QStringLiteral("target"), tr("an encoder–decoder's target"), QStringLiteral("TGT")});
     p.addOption({QStringLiteral("answer"), tr("clean answer token"), QStringLiteral("ID")});
     p.addOption({QStringLiteral("wrong"), tr("corrupted answer token"), QStringLiteral("ID")});
 }
@@ -99,9 +97,11 @@ QString parseInterventionOptions(const QCommandLineParser& p, Request& r) {
             (name[0] == 'a' ? r.answer : r.wrong) = *id;
         }
     }
-    if (given("target")) {
+    if (given("target") && r.command != Request::Command::Attribute) {  // (attribute: a token id)
         if (!render || r.model.isEmpty())
-            return tr("--target belongs to render --model DIR of an encoder–decoder (and compute)");
+            return tr(
+                "--target belongs to render and compute --model DIR of an encoder–decoder "
+                "(a sentence), and to attribute (a token id)");
         r.target = p.value(QStringLiteral("target"));
         if (r.target.isEmpty()) return tr("--target: the target sentence is empty");
     }

@@ -16,7 +16,7 @@ import seq2seq_tiny as tiny  # noqa: E402
 
 def main(family, folder, source, target, max_tokens):
     if family == "marian":
-        c, w, (sp, sv), (tp, tv) = tiny.marian_folder(folder, 3, True, eos_bias=3.0)
+        c, w, (sp, sv), (tp, tv) = tiny.marian_folder(folder, 3, True, eos_bias=0.3)
         src = tiny.marian_ids(sp, sv, source)
         tgt = [c["decoder_start_token_id"]] + tiny.marian_ids(tp, tv, target)
         model, eos = ref.marian, 0

@@ -67,6 +67,6 @@ with tempfile.TemporaryDirectory() as tmp:
                     "--target", "x", "-o", os.path.join(tmp, "g.png"))
     check(code == 1 and "not an encoder–decoder" in err, f"--target on GPT-2 refused ({code}: {err})")
     code, err = run("render", "--text", "the cat", "--target", "x", "-o", os.path.join(tmp, "n.png"))
-    check(code == 1 and "--target" in err, f"--target without --model refused ({code}: {err})")
+    check(code == 1 and "--target belongs to render" in err, f"--target without --model refused ({code}: {err})")
 finish()
 PY
