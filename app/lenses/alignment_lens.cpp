@@ -259,7 +259,7 @@ attn::Index AlignmentLens::headChoice() const {
 }
 
 void AlignmentLens::fitStep(int n) {
-    const QSignalBlocker block(step_);
+    const Following following(this);  // fitted to the run, no edit of the lens
     const bool all = step_->value() >= step_->maximum();
     step_->setRange(1, std::max(1, n));
     if (all) step_->setValue(step_->maximum());

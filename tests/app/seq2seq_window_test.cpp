@@ -150,6 +150,16 @@ class Seq2SeqWindowTest : public QObject {
     }
 
   private:
+    /// Types LAYER (counted from 1) into the Loaded data dock's layer box, Enter.
+    static void showLayer(MainWindow& w, fileio::DataDock* data, int layer) {
+        data->layerBox()->setFocus();
+        data->layerBox()->selectAll();
+        QTest::keyClicks(data->layerBox(), QString::number(layer));
+        QTest::keyClick(data->layerBox(), Qt::Key_Return);
+        test_support::settleAll(w.computeService());
+        QCOMPARE(w.scene()->spec().layer, attn::Index(layer - 1));
+    }
+
     static void showHeads(MainWindow& w) {
         w.tabs()->setCurrentIndex(
             test_support::pageOf(w.tabs(), QString::fromLatin1(view_keys::kTabHeads)));
@@ -210,12 +220,7 @@ class Seq2SeqWindowTest : public QObject {
         shot(w, name + QStringLiteral("-cross"));
         auto* data = w.findChild<fileio::DataDock*>();
         QVERIFY(data && data->isVisible());
-        data->layerBox()->setFocus();
-        data->layerBox()->selectAll();
-        QTest::keyClicks(data->layerBox(), QStringLiteral("2"));
-        QTest::keyClick(data->layerBox(), Qt::Key_Return);
-        test_support::settleAll(w.computeService());
-        QCOMPARE(w.scene()->spec().layer, attn::Index(1));
+        showLayer(w, data, 2);
         QCOMPARE(compareDrawn(w.heatmapGrid(), ref[QStringLiteral("cross")], 1), QString());
 
         // The component picker: decoder self-attention (target × target), then the encoder's
@@ -227,12 +232,15 @@ class Seq2SeqWindowTest : public QObject {
         test_support::settleAll(w.computeService());
         QCOMPARE(component->currentText(), QStringLiteral("Decoder"));
         QCOMPARE(w.result()->key_count(), attn::Index(targetIds.size()));
+        QCOMPARE(w.scene()->spec().layer, attn::Index(0));  // a component opens on its first
+        QCOMPARE(compareDrawn(w.heatmapGrid(), ref[QStringLiteral("decoder")], 0), QString());
+        showLayer(w, data, 2);
         QCOMPARE(compareDrawn(w.heatmapGrid(), ref[QStringLiteral("decoder")], 1), QString());
         QTest::keyClick(component, Qt::Key_Up);
         test_support::settleAll(w.computeService());
         QCOMPARE(component->currentText(), QStringLiteral("Encoder"));
         QCOMPARE(w.result()->query_count(), attn::Index(sourceIds.size()));
-        QCOMPARE(compareDrawn(w.heatmapGrid(), ref[QStringLiteral("encoder")], 1), QString());
+        QCOMPARE(compareDrawn(w.heatmapGrid(), ref[QStringLiteral("encoder")], 0), QString());
         auto* modelTab = w.findChild<QWidget*>(QStringLiteral("modelTab"));
         w.tabs()->setCurrentWidget(modelTab);
         test_support::settleAll(w.computeService());
@@ -246,6 +254,7 @@ class Seq2SeqWindowTest : public QObject {
         QCOMPARE(grid->thumbnails().keys, int(sourceIds.size()));
         shot(w, name + QStringLiteral("-model-tab"));
         showHeads(w);
+        showLayer(w, data, 2);
 
         // The Alignment lens shows the model's cross-attention, naming it.
         auto* theory = w.findChild<QTabWidget*>(QStringLiteral("theoryTabs"));
