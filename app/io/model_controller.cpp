@@ -80,7 +80,9 @@ ModelController::ModelController(MainWindow* window) : QObject(window), window_(
 
 bool ModelController::showsSeq2Seq() const {
     const attn::SceneSpec& spec = window_->scene()->spec();
-    return seq2seq_->folder() && spec.is_loaded() && spec.data->source == seq2seq_->folder()->dir;
+    // (The constructor's first menu comes before the dock.)
+    return seq2seq_ && seq2seq_->folder() && spec.is_loaded() &&
+           spec.data->source == seq2seq_->folder()->dir;
 }
 
 QList<ModelController::CachedModel> ModelController::cachedModels() {
