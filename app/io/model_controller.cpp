@@ -33,6 +33,7 @@
 #include "model/scene.hpp"
 #include "model/scheduler.hpp"
 #include "settings_keys.hpp"
+#include "widgets/controls_dock.hpp"
 
 namespace fileio {
 
@@ -73,8 +74,11 @@ ModelController::ModelController(MainWindow* window) : QObject(window), window_(
     connect(window_->computeService(), &ComputeService::failed, dock_,
             [this](const QString& message) { dock_->setFailed(message); });
     // An encoder–decoder's sentences and Translate: shown while the scene is its run.
+    // In the left column, under the controls (which a loaded run mostly disables): the right
+    // column's query and data docks leave it too little height at 1280 × 800.
     seq2seq_ = new Seq2SeqDock(window_->scene(), window_);
-    window_->addDockWidget(Qt::RightDockWidgetArea, seq2seq_);
+    window_->addDockWidget(Qt::LeftDockWidgetArea, seq2seq_);
+    window_->splitDockWidget(window_->controlsDock(), seq2seq_, Qt::Vertical);
     window_->viewMenu()->addAction(seq2seq_->toggleViewAction());
 }
 
@@ -257,6 +261,8 @@ bool ModelController::openSeq2Seq(std::shared_ptr<const attn::model::Seq2SeqFold
     spec.text = input.source;
     seq2seq_->setFolder(std::move(folder), input, outcome);
     replaceWithModel(spec, dir);
+    // Its sentences and buttons in view, the controls above it giving way.
+    window_->resizeDocks({seq2seq_}, {seq2seq_->wholeHeight()}, Qt::Vertical);
     window_->statusBar()->showMessage(
         tr("Opened the translation model %1: its cross-attention is shown").arg(name), 5000);
     return true;

@@ -8,6 +8,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <exception>
@@ -17,6 +18,7 @@
 #include "model/error_text.hpp"
 #include "model/scene.hpp"
 #include "model/scheduler.hpp"
+#include "widgets/column_scroll.hpp"
 
 namespace fileio {
 namespace {
@@ -106,7 +108,7 @@ Seq2SeqDock::Seq2SeqDock(Scene* scene, QWidget* parent)
     form->addRow(tr("A&blate heads:"), ablate_);
     form->addRow(buttons);
     form->addRow(status_);
-    setWidget(body);
+    setWidget(new ColumnScroll(body));  // scrolls rather than push the window past the screen
     connect(translate_, &QPushButton::clicked, this, [this] { start(true); });
     connect(run_, &QPushButton::clicked, this, [this] { start(false); });
     connect(source_, &QLineEdit::returnPressed, this, [this] { start(true); });
@@ -137,6 +139,11 @@ void Seq2SeqDock::remember(const std::shared_ptr<const attn::AttentionData>& dat
     shown_.push_back(
         {data, source_->text(), target_->text(),
          target_->text() == translatedText_ ? translation_ : std::vector<std::int32_t>{}});
+}
+
+int Seq2SeqDock::wholeHeight() const {
+    const auto* scroll = static_cast<const QScrollArea*>(widget());
+    return scroll->widget()->sizeHint().height() + fontMetrics().height() * 2;
 }
 
 bool Seq2SeqDock::input(bool translate, Seq2SeqInput* out) {

@@ -42,6 +42,8 @@ class Seq2SeqDock : public QDockWidget {
     /// The last translation's ids (no start token), empty when the target was typed.
     const std::vector<std::int32_t>& translation() const { return translation_; }
 
+    /// The height that shows every row without scrolling (title bar included).
+    int wholeHeight() const;
     /// What the controls ask for; TRANSLATE: the model's translation rather than the target.
     /// False (with the reason in the status line) when the heads to ablate do not parse.
     bool input(bool translate, Seq2SeqInput* out);
