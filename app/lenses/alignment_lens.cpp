@@ -139,18 +139,18 @@ void AlignmentLens::showLoaded(const Loaded& loaded, const attn::lenses::Alignme
         loadedSource_->setText(tokenList(a->source));
         loadedTarget_->setText(tokenList(a->target));
     }
-    loadedScore_->setText(loaded.model ? tr("— (the model's own weights)")
+    loadedScore_->setText(loaded.fromModel ? tr("— (the model's own weights)")
                           : loaded.scores
                               ? tr("the file's raw scores q·k, with the scene's scaling and τ")
                               : tr("— (the file's own weights)"));
     const QString what =
-        loaded.model    ? tr("the weights the model computed, teacher-forced over the source and "
-                                "target of the Translation dock")
-        : loaded.scores ? tr("the model's raw scores q·k from the file, put through the scene's "
-                             "scaling, temperature and softmax")
-                        : tr("the weights the model computed, as the file holds them");
-    const QString shown = loaded.model ? tr("<b>Shown: the cross-attention of the model %1</b>")
-                                       : tr("<b>Shown: the cross-attention loaded from %1</b>");
+        loaded.fromModel ? tr("the weights the model computed, teacher-forced over the source and "
+                              "target of the Translation dock")
+        : loaded.scores  ? tr("the model's raw scores q·k from the file, put through the scene's "
+                               "scaling, temperature and softmax")
+                         : tr("the weights the model computed, as the file holds them");
+    const QString shown = loaded.fromModel ? tr("<b>Shown: the cross-attention of the model %1</b>")
+                                           : tr("<b>Shown: the cross-attention loaded from %1</b>");
     setExplanation(
         tr("<b>Alignment.</b> In a translation model each target token (query) attends over the "
            "source tokens (keys); the weights form a soft alignment matrix (Bahdanau et al. "
@@ -236,7 +236,7 @@ LensPanel::Compute AlignmentLens::prepare() {
     return [this, spec, source, target, kind, head, index, loaded](attn::Progress&) -> Draw {
         try {
             Loaded shown = loaded;  // a translation model's run names its folder
-            shown.model = !loaded.file.isEmpty() && QFileInfo(loaded.file).isDir();
+            shown.fromModel = !loaded.file.isEmpty() && QFileInfo(loaded.file).isDir();
             auto a = std::make_shared<const attn::lenses::Alignment>(
                 index >= 0 ? attn::lenses::loaded_alignment(spec, index, head)
                            : attn::lenses::cross_alignment(spec, source, target, kind, head));
@@ -304,7 +304,7 @@ void AlignmentLens::drawAlignment(const attn::lenses::Alignment& a, attn::Index 
                  "see a cross-lingual alignment.</i><br>")
             : QString();
     const QString source =
-        loaded.model ? tr("Cross-attention of the model %1") : tr("Loaded cross-attention: %1");
+        loaded.fromModel ? tr("Cross-attention of the model %1") : tr("Loaded cross-attention: %1");
     QString what = isLoaded ? (source + tr(" — %2, layer %3 of %4<br>"))
                                   .arg(QFileInfo(loaded.file).fileName().toHtmlEscaped(),
                                        loaded.component.toHtmlEscaped())
@@ -316,9 +316,9 @@ void AlignmentLens::drawAlignment(const attn::lenses::Alignment& a, attn::Index 
                     .arg(shownRows)
                     .arg(a.target.size());
     const QString weights =
-        loaded.model ? tr("the model's weights (teacher-forced)")
-        : isLoaded   ? (loaded.scores ? tr("the file's raw scores") : tr("the file's weights"))
-                     : tr("score: %1").arg(score_->currentText().toHtmlEscaped());
+        loaded.fromModel ? tr("the model's weights (teacher-forced)")
+        : isLoaded       ? (loaded.scores ? tr("the file's raw scores") : tr("the file's weights"))
+                         : tr("score: %1").arg(score_->currentText().toHtmlEscaped());
     const attn::Index choice = headChoice();
     const QString headText = choice == -1 ? tr("mean of %1 heads").arg(heads)
                              : choice == attn::lenses::kMaxOfHeads

@@ -25,7 +25,7 @@ class AlignmentLens : public LensPanel {
         QString file, component;
         int layer = 0, layers = 0, heads = 0;  ///< layer counted from 0
         bool scores = false;                   ///< raw q·k rather than post-softmax weights
-        bool model = false;  ///< computed by an open translation model (file: its folder)
+        bool fromModel = false;  ///< computed by an open translation model (file: its folder)
     };
 
   protected:
