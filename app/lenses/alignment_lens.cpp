@@ -1,6 +1,7 @@
 // AttnScope — the "alignment" lens. GPL-3.0-or-later.
 #include "lenses/alignment_lens.hpp"
 
+#include <QBoxLayout>
 #include <QComboBox>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -95,7 +96,22 @@ AlignmentLens::AlignmentLens(Scene* scene, QWidget* parent)
         heads << tr("head %1").arg(h);
     heads << tr("max of the heads");  // last: sessions keep "head h" at index h
     head_ = addCombo("head", tr("head"), heads, 0);
-    step_ = addSlider("step", tr("step"), 1, 1, 1, [](int v) { return QString::number(v); });
+    // Not a setting (no key, so sessions leave it out): each run's length sets its range.
+    step_ = new QSlider(Qt::Horizontal);
+    step_->setRange(1, 1);
+    auto* stepRow = new QWidget;
+    auto* stepLayout = new QHBoxLayout(stepRow);
+    stepLayout->setContentsMargins(0, 0, 0, 0);
+    auto* stepShown = new QLabel(QStringLiteral("1"));
+    stepShown->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral("0000")));
+    stepShown->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    stepLayout->addWidget(step_, 1);
+    stepLayout->addWidget(stepShown);
+    controls()->addRow(tr("step"), stepRow);
+    connect(step_, &QSlider::valueChanged, this, [this, stepShown](int v) {
+        stepShown->setText(QString::number(v));
+        requestRefresh();
+    });
     step_->setToolTip(
         tr("Target tokens shown: step through the translation token by token and watch each row "
            "appear (the decoder is causal: row i is what the model attended to when it chose "
@@ -259,7 +275,6 @@ attn::Index AlignmentLens::headChoice() const {
 }
 
 void AlignmentLens::fitStep(int n) {
-    const Following following(this);  // fitted to the run, no edit of the lens
     const bool all = step_->value() >= step_->maximum();
     step_->setRange(1, std::max(1, n));
     if (all) step_->setValue(step_->maximum());
