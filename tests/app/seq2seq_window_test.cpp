@@ -14,6 +14,7 @@
 #include <QLineEdit>
 #include <QProcess>
 #include <QPushButton>
+#include <QSlider>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -268,6 +269,26 @@ class Seq2SeqWindowTest : public QObject {
                      QStringLiteral("%1 × %2").arg(targetIds.size()).arg(sourceIds.size())),
                  qPrintable(lens->readoutText()));
         shot(w, name + QStringLiteral("-alignment"));
+        // The max of the heads (the head box's last entry), then the translation step by step:
+        // three target tokens' rows shown, the rest blank and said to be.
+        auto* step = lens->findChild<QSlider*>();
+        QVERIFY(step && step->maximum() == int(targetIds.size()));
+        QComboBox* head = nullptr;
+        for (QComboBox* box : lens->findChildren<QComboBox*>())
+            if (box->objectName() == QLatin1StringView("head")) head = box;
+        QVERIFY(head);
+        head->setFocus();
+        QTest::keyClick(head, Qt::Key_End);
+        step->setFocus();
+        QTest::keyClick(step, Qt::Key_Home);
+        QTest::keyClick(step, Qt::Key_Right);
+        QTest::keyClick(step, Qt::Key_Right);
+        test_support::settleAll(w.computeService());
+        QCOMPARE(step->value(), 3);
+        QVERIFY2(
+            lens->readoutText().contains(QStringLiteral("max of 4 heads")) &&
+                lens->readoutText().contains(QStringLiteral("Step 3 of %1").arg(targetIds.size())),
+            qPrintable(lens->readoutText()));
         showHeads(w);
 
         // Head 1 of layer 0's cross-attention ablated: layer 1's cross-attention follows numpy's
