@@ -72,6 +72,9 @@ Seq2SeqDock::Seq2SeqDock(Scene* scene, QWidget* parent)
     target_->setToolTip(
         tr("The decoder's sentence, typed or the model's translation: the run is teacher-forced "
            "over it (Enter: show its attention)"));
+    // Typed numbers apply when done: "12" must not translate with 1 on the way.
+    beam_->setKeyboardTracking(false);
+    maxTokens_->setKeyboardTracking(false);
     beam_->setRange(1, 16);
     beam_->setToolTip(tr("Beam width of Translate: 1 is greedy"));
     maxTokens_->setRange(1, 512);

@@ -196,6 +196,8 @@ class Seq2SeqWindowTest : public QObject {
         dock->maxTokensBox()->setFocus();
         dock->maxTokensBox()->selectAll();
         QTest::keyClicks(dock->maxTokensBox(), QString::number(kMaxTokens));
+        QTest::keyClick(dock->maxTokensBox(), Qt::Key_Return);
+        QCOMPARE(dock->maxTokensBox()->value(), kMaxTokens);
         QSignalSpy finished(dock, &fileio::Seq2SeqDock::finished);
         QTest::mouseClick(dock->translateButton(), Qt::LeftButton);
         QVERIFY(finished.wait(60000));
