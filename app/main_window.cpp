@@ -16,6 +16,7 @@
 #include <algorithm>
 
 #include "attn/io/json/attention_json.hpp"
+#include "attn/lenses/alignment.hpp"
 #include "attn/scene/model_scene.hpp"
 #include "attn/scene/scene_controls.hpp"
 #include "attn/scene/scope_text.hpp"
@@ -297,6 +298,11 @@ void MainWindow::onSpecChanged() {
     // A model layer outside the controls' scope: say why the controls seem not to act on it.
     if (s.is_model() && !attn::model::controls_apply_in(s, s.layer))
         note = QString::fromStdString(attn::model::scope_note(s, s.layer));
+    // An encoder–decoder's blocks: say which sentence each axis is.
+    if (s.is_loaded() && attn::lenses::cross_component(s) == s.component)
+        note =
+            tr("Cross-attention: rows are the target's tokens (the decoder's queries), "
+               "columns the source's (the encoder's keys).");
     grid_->setNote(note);
     compute_->request(s);
 }

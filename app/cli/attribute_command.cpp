@@ -7,6 +7,7 @@
 #include <limits>
 #include <new>
 #include <span>
+#include <string_view>
 
 #include "attn/attribution/token_attribution.hpp"
 #include "attn/io/numpy/npy.hpp"
@@ -49,8 +50,11 @@ void addAttributeOptions(QCommandLineParser& p) {
 
 QString parseAttributeOptions(const QCommandLineParser& p, Request& r) {
     const bool attribute = r.command == Request::Command::Attribute;
+    // render --target is an encoder–decoder's target sentence (parseInterventionOptions).
+    const bool render = r.command == Request::Command::Render;
     for (const char* name : kAttributeOptions)
-        if (p.isSet(QString::fromLatin1(name)) && !attribute)
+        if (p.isSet(QString::fromLatin1(name)) && !attribute &&
+            !(render && std::string_view(name) == "target"))
             return tr("--%1 belongs to attribute").arg(QLatin1StringView(name));
     if (!attribute) return {};
     for (const char* name : kNotAttribute)

@@ -66,11 +66,10 @@ bool parseInt(const QString& text, int min, int* out) {
 }  // namespace
 
 QStringList viewNames() {
-    return {
-        QStringLiteral("heads"),      QStringLiteral("model"),       QStringLiteral("playground"),
-        QStringLiteral("lines"),      QStringLiteral("tokens"),      QStringLiteral("neuron"),
-        QStringLiteral("census"),     QStringLiteral("rollout"),     QStringLiteral("qk"),
-        QStringLiteral("logit-lens"), QStringLiteral("attribution"), QStringLiteral("patching")};
+    return QStringLiteral(
+               "heads model playground lines tokens neuron census rollout qk logit-lens "
+               "attribution patching alignment")
+        .split(QLatin1Char(' '));
 }
 
 QString helpText() {

@@ -24,11 +24,12 @@ struct Request {
     QString file;   ///< input file; empty: the default scene
     QString model;  ///< --model DIR: a GPT-2 folder run on the --text sentence instead of a file
     std::vector<int> modelLayers;  ///< --layers: where the controls apply in the run (empty: all)
-    attn::model::Interventions interventions;      ///< --ablate, --ablate-mode, --knockout
-    bool logitLens = false;                        ///< compute --logit-lens
-    std::optional<std::int32_t> attribute;         ///< compute --attribute ID
-    bool induction = false;                        ///< census --induction
-    QString corrupt;                               ///< render --view patching --corrupt TEXT
+    attn::model::Interventions interventions;  ///< --ablate, --ablate-mode, --knockout
+    bool logitLens = false;                    ///< compute --logit-lens
+    std::optional<std::int32_t> attribute;     ///< compute --attribute ID
+    bool induction = false;                    ///< census --induction
+    QString corrupt;                           ///< render --view patching --corrupt TEXT
+    QString target;  ///< render --target: an encoder–decoder's target (none: its translation)
     std::int32_t answer = 0, wrong = 0;            ///< render --view patching --answer, --wrong
     attn::attrib::AttributionRequest attribution;  ///< attribute's options (not its controls)
     QString output;                                ///< -o

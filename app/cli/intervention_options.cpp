@@ -97,6 +97,14 @@ QString parseInterventionOptions(const QCommandLineParser& p, Request& r) {
             (name[0] == 'a' ? r.answer : r.wrong) = *id;
         }
     }
+    if (given("target") && r.command != Request::Command::Attribute) {  // (attribute: a token id)
+        if (!render || r.model.isEmpty())
+            return tr(
+                "--target belongs to render and compute --model DIR of an encoder–decoder "
+                "(a sentence), and to attribute (a token id)");
+        r.target = p.value(QStringLiteral("target"));
+        if (r.target.isEmpty()) return tr("--target: the target sentence is empty");
+    }
     if (given("induction") && r.command != Request::Command::Census)
         return tr("--induction belongs to census");
     if (given("induction") && given("text"))

@@ -19,9 +19,41 @@
 #include "cli/scene_options.hpp"
 #include "io/file_loader.hpp"
 #include "model/error_text.hpp"
+#include "model/seq2seq_run.hpp"
 
 namespace cli {
 namespace {
+
+/// Opens the encoder–decoder DIR and shows its run on --text and --target (none: the model's
+/// greedy translation) as loaded data of three components, Cross first.
+int openSeq2Seq(const Request& request, const std::string& dir, attn::SceneSpec& spec,
+                QString* error) {
+    Seq2SeqInput in;
+    in.source = spec.text;
+    in.target = request.target.toStdString();
+    in.translate = in.target.empty();
+    try {
+        const attn::model::Seq2SeqFolder folder = attn::model::open_seq2seq(dir);
+        const Seq2SeqOutcome outcome = runSeq2Seq(folder, in);
+        spec = seq2seqSpec(spec, outcome);
+    } catch (const std::bad_alloc&) {
+        *error = tr("%1: not enough memory to run the model").arg(request.model);
+        return kExitResource;
+    } catch (const attn::ArgumentError& e) {  // a sentence past the model's positions
+        *error = errorText(e, request.model);
+        return kExitUsage;
+    } catch (const std::exception& e) {
+        *error = errorText(e, request.model);
+        return dynamic_cast<const attn::ResourceError*>(&e) ? kExitResource : kExitInput;
+    }
+    if (!request.modelLayers.empty() || !request.interventions.ablated.empty()) {
+        *error = tr("--layers and --ablate L.H apply to decoder-only models: %1 is an "
+                    "encoder–decoder (attnscope compute --target … --ablate PART.L.H)")
+                     .arg(request.model);
+        return kExitUsage;
+    }
+    return kExitOk;
+}
 
 /// Opens the model folder of --model as the scene's model: it runs on the --text sentence with
 /// the scene options' scaling, temperature and mask applied inside the run, in the --layers
@@ -35,6 +67,11 @@ int openModel(const Request& request, attn::SceneSpec& spec, QString* error) {
     // The parser's view of the options: --mask=none, -mask none and --mask none alike.
     try {
         const std::string dir = QFile::encodeName(request.model).toStdString();
+        if (isSeq2SeqFolder(dir)) return openSeq2Seq(request, dir, spec, error);
+        if (!request.target.isEmpty()) {
+            *error = tr("--target: %1 is not an encoder–decoder (Marian, T5)").arg(request.model);
+            return kExitUsage;
+        }
         spec.set_model(
             std::make_shared<const attn::model::ModelFolder>(attn::model::open_folder(dir)));
     } catch (const std::bad_alloc&) {

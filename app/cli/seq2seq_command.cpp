@@ -12,6 +12,7 @@
 #include "attn/io/numpy/npy.hpp"
 #include "attn/io/numpy/numpy_attention.hpp"
 #include "attn/models/families.hpp"
+#include "attn/scene/seq2seq_scene.hpp"
 #include "attn/util/error.hpp"
 #include "cli/cli_request.hpp"
 #include "cli/cli_tr.hpp"
@@ -20,6 +21,7 @@
 #include "cli/output_check.hpp"
 #include "cli/scene_input.hpp"
 #include "model/error_text.hpp"
+#include "model/seq2seq_run.hpp"
 
 namespace cli {
 namespace {
@@ -35,28 +37,6 @@ int failWith(QTextStream& err, const QString& message, int code) {
     err << "attnscope: " << message << "\n";
     err.flush();
     return code;
-}
-
-/// "PART.L.H,…" (PART encoder, decoder or cross) as heads, or a message naming the bad item.
-bool parseHeads(const QString& text, std::vector<attn::model::Seq2SeqHead>* heads, QString* error) {
-    using Part = attn::model::Seq2SeqPart;
-    for (const QString& item : text.split(QLatin1Char(','))) {
-        const QStringList f = item.split(QLatin1Char('.'));
-        const auto l = f.size() == 3 ? decimalUnsigned(f[1]) : std::nullopt;
-        const auto h = f.size() == 3 ? decimalUnsigned(f[2]) : std::nullopt;
-        const QString part = f.value(0);
-        if (!l || !h || *l > 4096 || *h > 4096 ||
-            (part != QLatin1StringView("encoder") && part != QLatin1StringView("decoder") &&
-             part != QLatin1StringView("cross"))) {
-            *error = tr("--ablate %1: expected encoder.L.H, decoder.L.H or cross.L.H").arg(item);
-            return false;
-        }
-        const Part which = part == QLatin1StringView("encoder")   ? Part::Encoder
-                           : part == QLatin1StringView("decoder") ? Part::Decoder
-                                                                  : Part::Cross;
-        heads->push_back({which, int(*l), int(*h)});
-    }
-    return true;
 }
 
 std::optional<Seq2SeqRequest> parseSeq2Seq(const QStringList& arguments, bool translate,
@@ -127,9 +107,14 @@ std::optional<Seq2SeqRequest> parseSeq2Seq(const QStringList& arguments, bool tr
         *error = tr("--scale and --no-scale contradict");
         return std::nullopt;
     }
-    if (p.isSet(QStringLiteral("ablate")) &&
-        !parseHeads(p.value(QStringLiteral("ablate")), &r.options.controls.ablate, error))
-        return std::nullopt;
+    if (p.isSet(QStringLiteral("ablate"))) {
+        const QString bad =
+            parseSeq2SeqHeads(p.value(QStringLiteral("ablate")), &r.options.controls.ablate);
+        if (!bad.isEmpty()) {
+            *error = tr("--ablate %1: expected encoder.L.H, decoder.L.H or cross.L.H").arg(bad);
+            return std::nullopt;
+        }
+    }
     if (p.isSet(QStringLiteral("scale"))) r.options.controls.scale = true;
     if (p.isSet(QStringLiteral("no-scale"))) r.options.controls.scale = false;
     const auto integer = [&](const char* name, int max, int* out) {
@@ -251,12 +236,9 @@ int runSeq2SeqCompute(const QStringList& arguments, QTextStream& err) {
     const std::optional<Seq2SeqRequest> r = parseSeq2Seq(arguments, false, &error);
     if (!r) return failWith(err, error + QStringLiteral("\nTry 'attnscope --help'."), kExitUsage);
     return runOnFolder(*r, err, [&](const attn::model::Seq2SeqFolder& f) {
-        const attn::model::Seq2SeqInfo& info = f.model->info();
-        std::vector<std::int32_t> target = {info.decoder_start};
-        for (const std::int32_t id : f.target->encode(r->target.toStdString()))
-            target.push_back(id);
         const attn::model::Seq2SeqRun run = attn::model::teacher_forced(
-            *f.model, f.source->encode(r->text.toStdString()), target, r->options.controls);
+            *f.model, f.source->encode(r->text.toStdString()),
+            attn::decoder_inputs(f, r->target.toStdString()), r->options.controls);
         return runMembers(run, true);
     });
 }
@@ -298,7 +280,11 @@ QString seq2seqHelp() {
         "                           output_ids, text and the run's arrays on the output\n"
         "  --scale, --no-scale      scores × 1/sqrt(d_k) on or off (default: the model's own;\n"
         "                           Marian scales, T5 does not)\n"
-        "  --ablate PART.L.H,…      zero those heads' outputs (PART encoder, decoder, cross)\n");
+        "  --ablate PART.L.H,…      zero those heads' outputs (PART encoder, decoder, cross)\n"
+        "  attnscope render --model DIR --text SRC [--target TGT] --view alignment -o OUT.png\n"
+        "                           the cross-attention of the run (no --target: of the\n"
+        "                           greedy translation); --view heads|model with --component\n"
+        "                           Encoder|Decoder|Cross (default Cross) and --layer L\n");
 }
 
 }  // namespace cli

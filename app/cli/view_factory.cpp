@@ -204,6 +204,11 @@ std::unique_ptr<QWidget> createView(const Request& request, Scene* scene, SceneR
             return interventionView(request, scene, error, code);
     if (request.view.startsWith(QLatin1StringView("lens:")))
         return lensView(request, scene, error, code);
+    if (request.view == QLatin1StringView("alignment")) {  // the Alignment lens on its own
+        Request lens = request;
+        lens.view = QStringLiteral("lens:alignment");
+        return lensView(lens, scene, error, code);
+    }
     *error = tr("--view: '%1' is not available in this build").arg(request.view);
     *code = kExitUsage;
     return nullptr;

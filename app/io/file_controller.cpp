@@ -238,7 +238,11 @@ bool FileController::saveTo(const QString& path, QString* error) {
     try {
         attn::io::Session session;
         session.spec = window_->scene()->spec();
-        session.embed_data = embedData() && session.spec.is_loaded();
+        // A translation model's run has no file to name (its source is the model's folder):
+        // its attention is embedded whatever File ▸ Embed Data says.
+        session.embed_data =
+            session.spec.is_loaded() &&
+            (embedData() || QFileInfo(QString::fromStdString(session.spec.data->source)).isDir());
         if (session.spec.is_loaded() && !session.embed_data) {
             // Referenced, not copied: relative to the session (so a folder holding both can
             // move), with where it was as a fallback.

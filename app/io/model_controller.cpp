@@ -7,11 +7,13 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QLineEdit>
 #include <QLocale>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSettings>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <memory>
 
@@ -25,11 +27,13 @@
 #include "io/local_path.hpp"
 #include "io/model_dock.hpp"
 #include "io/open_guard.hpp"
+#include "io/seq2seq_dock.hpp"
 #include "main_window.hpp"
 #include "model/layer_cache.hpp"
 #include "model/scene.hpp"
 #include "model/scheduler.hpp"
 #include "settings_keys.hpp"
+#include "widgets/controls_dock.hpp"
 
 namespace fileio {
 
@@ -42,6 +46,8 @@ ModelController::ModelController(MainWindow* window) : QObject(window), window_(
     openAction_->setShortcut(QKeySequence(tr("Ctrl+Shift+M")));
     QStringList runs;
     for (const attn::model::Family& f : attn::model::families())
+        runs << QString::fromStdString(f.display);
+    for (const attn::model::Seq2SeqFamily& f : attn::model::seq2seq_families())
         runs << QString::fromStdString(f.display);
     openAction_->setToolTip(
         tr("Run a model from a Hugging Face folder (config.json, model.safetensors and its "
@@ -67,6 +73,20 @@ ModelController::ModelController(MainWindow* window) : QObject(window), window_(
     connect(window_, &MainWindow::resultChanged, dock_, &ModelDock::setResult);
     connect(window_->computeService(), &ComputeService::failed, dock_,
             [this](const QString& message) { dock_->setFailed(message); });
+    // An encoder–decoder's sentences and Translate: shown while the scene is its run.
+    // In the left column, under the controls (which a loaded run mostly disables): the right
+    // column's query and data docks leave it too little height at 1280 × 800.
+    seq2seq_ = new Seq2SeqDock(window_->scene(), window_);
+    window_->addDockWidget(Qt::LeftDockWidgetArea, seq2seq_);
+    window_->splitDockWidget(window_->controlsDock(), seq2seq_, Qt::Vertical);
+    window_->viewMenu()->addAction(seq2seq_->toggleViewAction());
+}
+
+bool ModelController::showsSeq2Seq() const {
+    const attn::SceneSpec& spec = window_->scene()->spec();
+    // (The constructor's first menu comes before the dock.)
+    return seq2seq_ && seq2seq_->folder() && spec.is_loaded() &&
+           spec.data->source == seq2seq_->folder()->dir;
 }
 
 QList<ModelController::CachedModel> ModelController::cachedModels() {
@@ -103,7 +123,7 @@ void ModelController::rebuildMenu() {
     menu_->clear();
     menu_->addAction(openAction_);
     menu_->addAction(closeAction_);
-    closeAction_->setEnabled(window_->scene()->spec().is_model());
+    closeAction_->setEnabled(window_->scene()->spec().is_model() || showsSeq2Seq());
     menu_->addSection(tr("In the Hugging Face cache"));
     const QList<CachedModel>& found = cached_;
     const QString hub = QFile::decodeName(QByteArray::fromStdString(attn::model::hub_cache_dir()));
@@ -146,16 +166,28 @@ bool ModelController::openModel(const QString& path) {
     const QString dir = QFileInfo(path).absoluteFilePath();
     const QString name = modelName(dir);
     std::shared_ptr<const attn::model::ModelFolder> folder;
+    // An encoder–decoder opens with a run: the typed target, or the model's translation.
+    std::shared_ptr<const attn::model::Seq2SeqFolder> seq2seq;
+    Seq2SeqInput input = seq2seqInput();
+    Seq2SeqOutcome outcome;
     const bool done = openGuarded(
         window_, QStringLiteral("load model"), tr("Opening the model %1…").arg(name),
         tr("the model %1").arg(dir),
         [&](attn::Progress*) {
-            folder = std::make_shared<const attn::model::ModelFolder>(
-                attn::model::open_folder(localPath(dir)));
+            const std::string local = localPath(dir);
+            if (isSeq2SeqFolder(local)) {
+                seq2seq = std::make_shared<const attn::model::Seq2SeqFolder>(
+                    attn::model::open_seq2seq(local));
+                outcome = runSeq2Seq(*seq2seq, input);
+                return;
+            }
+            folder =
+                std::make_shared<const attn::model::ModelFolder>(attn::model::open_folder(local));
         },
         OpenReport{window_->statusBar(), &lastError_, [this](const QString& m) { fail(m); }});
     busy_ = false;
     if (!done) return false;
+    if (seq2seq) return openSeq2Seq(std::move(seq2seq), input, outcome, dir);
     // Only now, with every tensor read and checked, does the scene change: one undo step. The
     // sentence stays; the controls start at the model's own (scaled dot product, τ kept, its own
     // mask: causal, or none for a bidirectional encoder).
@@ -176,14 +208,7 @@ bool ModelController::openModel(const QString& path) {
     bool cut = false;
     const attn::Index positions = spec.model->model->info().max_positions;
     spec.text = attn::model::fit_text(*spec.model->tokenizer, spec.text, positions, &cut);
-    // A model replaces the document (as a file does): Save never writes it over the session
-    // it was opened from, and Undo gives that session back.
-    const QString what = tr("Open model %1").arg(name);
-    if (replaceDocument_)
-        replaceDocument_(spec, what);
-    else
-        window_->scene()->setSpec(spec, what);
-    QSettings().setValue(settings_keys::kLastModelDirectory, QFileInfo(dir).absolutePath());
+    replaceWithModel(spec, dir);
     window_->statusBar()->showMessage(
         cut ? tr("Opened the model %1; it reads %2 tokens at most, so the sentence was cut to "
                  "its first %2")
@@ -192,6 +217,17 @@ bool ModelController::openModel(const QString& path) {
             : tr("Opened the model %1").arg(name),
         cut ? 15000 : 5000);
     return true;
+}
+
+void ModelController::replaceWithModel(const attn::SceneSpec& spec, const QString& dir) {
+    // A model replaces the document (as a file does): Save never writes it over the session
+    // it was opened from, and Undo gives that session back.
+    const QString what = tr("Open model %1").arg(modelName(dir));
+    if (replaceDocument_)
+        replaceDocument_(spec, what);
+    else
+        window_->scene()->setSpec(spec, what);
+    QSettings().setValue(settings_keys::kLastModelDirectory, QFileInfo(dir).absolutePath());
 }
 
 void ModelController::openWithDialog() {
@@ -206,9 +242,42 @@ void ModelController::openWithDialog() {
     openModel(chosen.fileName() == QLatin1String("config.json") ? chosen.absolutePath() : file);
 }
 
+Seq2SeqInput ModelController::seq2seqInput() const {
+    Seq2SeqInput in;
+    const QString typed = seq2seq_->sourceEdit()->text();
+    in.source = typed.isEmpty() ? window_->scene()->spec().text : typed.toStdString();
+    in.target = seq2seq_->targetEdit()->text().toStdString();
+    in.translate = in.target.empty();
+    in.options.beam = seq2seq_->beamBox()->value();
+    in.options.max_tokens = seq2seq_->maxTokensBox()->value();
+    return in;  // no heads ablated and the model's own scaling: another model's may not apply
+}
+
+bool ModelController::openSeq2Seq(std::shared_ptr<const attn::model::Seq2SeqFolder> folder,
+                                  const Seq2SeqInput& input, const Seq2SeqOutcome& outcome,
+                                  const QString& dir) {
+    const QString name = modelName(dir);
+    attn::SceneSpec spec = seq2seqSpec(attn::without_run_state(window_->scene()->spec()), outcome);
+    spec.text = input.source;
+    seq2seq_->setFolder(std::move(folder), input, outcome);
+    replaceWithModel(spec, dir);
+    // Its sentences and buttons in view, the controls above it giving way.
+    window_->resizeDocks({seq2seq_}, {seq2seq_->wholeHeight()}, Qt::Vertical);
+    window_->statusBar()->showMessage(
+        tr("Opened the translation model %1: its cross-attention is shown").arg(name), 5000);
+    return true;
+}
+
 void ModelController::closeModel() {
     Scene* scene = window_->scene();
     attn::SceneSpec spec = scene->spec();
+    if (showsSeq2Seq()) {
+        const QString name = modelName(QString::fromStdString(spec.data->source));
+        spec.set_synthetic();
+        spec.component = spec.layer = 0;
+        scene->setSpec(spec, tr("Close the model %1").arg(name));
+        return;
+    }
     if (!spec.is_model()) return;
     const QString name = modelName(QString::fromStdString(spec.model->dir));
     spec = attn::without_run_state(std::move(spec));  // its interventions end with the run

@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "attn/scene/scene.hpp"
+#include "model/seq2seq_run.hpp"
 
 class MainWindow;
 class QAction;
@@ -16,6 +17,7 @@ class QMenu;
 namespace fileio {
 
 class ModelDock;
+class Seq2SeqDock;
 
 /// Opens GPT-2 folders as the scene's model. Opening is all-or-nothing: the folder is read and
 /// checked as the scheduler's job "load model" (the window stays live), and only a good one
@@ -53,6 +55,10 @@ class ModelController : public QObject {
   public:
     QMenu* menu() const { return menu_; }
     ModelDock* dock() const { return dock_; }
+    /// The sentences and Translate of an open encoder–decoder (Marian, T5).
+    Seq2SeqDock* seq2seqDock() const { return seq2seq_; }
+    /// True while the scene shows a run of the encoder–decoder the Translation dock holds.
+    bool showsSeq2Seq() const;
     /// No message boxes: failures only return false (tests).
     void setQuiet(bool quiet) { quiet_ = quiet; }
     const QString& lastError() const { return lastError_; }
@@ -70,12 +76,21 @@ class ModelController : public QObject {
     /// with the result. A slow disk or a FIFO planted in the cache never stalls the window.
     void scanCache();
     void fail(const QString& message);
+    /// The first run of an encoder–decoder being opened: the Translation dock's sentences (the
+    /// scene's sentence as the source when none was typed), translated when no target is.
+    Seq2SeqInput seq2seqInput() const;
+    /// Makes SPEC, the opened model DIR's scene, the document (one undo step).
+    void replaceWithModel(const attn::SceneSpec& spec, const QString& dir);
+    /// Shows the opened encoder–decoder's first run (one undo step, as any model's open).
+    bool openSeq2Seq(std::shared_ptr<const attn::model::Seq2SeqFolder> folder,
+                     const Seq2SeqInput& input, const Seq2SeqOutcome& outcome, const QString& dir);
 
     MainWindow* window_;
     QMenu* menu_ = nullptr;
     QAction* openAction_ = nullptr;
     QAction* closeAction_ = nullptr;
     ModelDock* dock_ = nullptr;
+    Seq2SeqDock* seq2seq_ = nullptr;
     QString lastError_;
     std::function<bool()> confirmReplace_;
     ReplaceDocument replaceDocument_;

@@ -1,12 +1,14 @@
 // AttnScope — the "alignment" lens. GPL-3.0-or-later.
 #include "lenses/alignment_lens.hpp"
 
+#include <QBoxLayout>
 #include <QComboBox>
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSignalBlocker>
+#include <QSlider>
 #include <algorithm>
 
 #include "attn/lenses/alignment.hpp"
@@ -92,7 +94,28 @@ AlignmentLens::AlignmentLens(Scene* scene, QWidget* parent)
     QStringList heads{tr("mean of the heads")};
     for (int h = 1; h <= int(spec.heads); ++h)
         heads << tr("head %1").arg(h);
+    heads << tr("max of the heads");  // last: sessions keep "head h" at index h
     head_ = addCombo("head", tr("head"), heads, 0);
+    // Not a setting (no key, so sessions leave it out): each run's length sets its range.
+    step_ = new QSlider(Qt::Horizontal);
+    step_->setRange(1, 1);
+    auto* stepRow = new QWidget;
+    auto* stepLayout = new QHBoxLayout(stepRow);
+    stepLayout->setContentsMargins(0, 0, 0, 0);
+    auto* stepShown = new QLabel(QStringLiteral("1"));
+    stepShown->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral("0000")));
+    stepShown->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    stepLayout->addWidget(step_, 1);
+    stepLayout->addWidget(stepShown);
+    controls()->addRow(tr("step"), stepRow);
+    connect(step_, &QSlider::valueChanged, this, [this, stepShown](int v) {
+        stepShown->setText(QString::number(v));
+        requestRefresh();
+    });
+    step_->setToolTip(
+        tr("Target tokens shown: step through the translation token by token and watch each row "
+           "appear (the decoder is causal: row i is what the model attended to when it chose "
+           "token i + 1)"));
     plot_ = addPlot(0, 0, tr("Alignment: target (rows) over source (columns)"));
     plot_->xAxis->setLabel(tr("source token (key)"));
     plot_->yAxis->setLabel(tr("target token (query)"));
@@ -132,22 +155,27 @@ void AlignmentLens::showLoaded(const Loaded& loaded, const attn::lenses::Alignme
         loadedSource_->setText(tokenList(a->source));
         loadedTarget_->setText(tokenList(a->target));
     }
-    loadedScore_->setText(loaded.scores
+    loadedScore_->setText(loaded.fromModel ? tr("— (the model's own weights)")
+                          : loaded.scores
                               ? tr("the file's raw scores q·k, with the scene's scaling and τ")
                               : tr("— (the file's own weights)"));
     const QString what =
-        loaded.scores ? tr("the model's raw scores q·k from the file, put through the scene's "
-                           "scaling, temperature and softmax")
-                      : tr("the weights the model computed, as the file holds them");
+        loaded.fromModel ? tr("the weights the model computed, teacher-forced over the source and "
+                              "target of the Translation dock")
+        : loaded.scores  ? tr("the model's raw scores q·k from the file, put through the scene's "
+                               "scaling, temperature and softmax")
+                         : tr("the weights the model computed, as the file holds them");
+    const QString shown = loaded.fromModel ? tr("<b>Shown: the cross-attention of the model %1</b>")
+                                           : tr("<b>Shown: the cross-attention loaded from %1</b>");
     setExplanation(
         tr("<b>Alignment.</b> In a translation model each target token (query) attends over the "
            "source tokens (keys); the weights form a soft alignment matrix (Bahdanau et al. "
-           "2015, Luong et al. 2015). <b>Shown: the cross-attention loaded from %1</b> (“%2”, "
-           "layer %3 of %4, %5 heads): %6. The score functions and typed sentences of the "
-           "untrained model do not apply to it. A circle marks the source token each target "
-           "token attends to most (the hard alignment); trained models often park weight on an "
-           "end token such as &lt;/s&gt; when a head has nothing to align.")
-            .arg(QFileInfo(loaded.file).fileName().toHtmlEscaped(),
+           "2015, Luong et al. 2015). %1 (“%2”, layer %3 of %4, %5 heads): %6. The score "
+           "functions and typed sentences of the untrained model do not apply to it. A circle "
+           "marks the source token each target token attends to most (the hard alignment); "
+           "trained models often park weight on an end token such as &lt;/s&gt; when a head has "
+           "nothing to align. Loaded data ▸ Merge sub-words into words aligns whole words.")
+            .arg(shown.arg(QFileInfo(loaded.file).fileName().toHtmlEscaped()),
                  loaded.component.toHtmlEscaped())
             .arg(loaded.layer + 1)
             .arg(loaded.layers)
@@ -176,14 +204,16 @@ void AlignmentLens::syncWithScene() {
     const attn::Index loaded = attn::lenses::cross_component(spec);
     const int heads =
         loaded >= 0 ? int(spec.data->components[std::size_t(loaded)].heads) : int(spec.heads);
-    if (head_->count() != heads + 1) {
+    if (head_->count() != heads + 2) {
         const QSignalBlocker block(head_);
         const int current = head_->currentIndex();
+        const bool max = current == head_->count() - 1;
         while (head_->count() > 1)
             head_->removeItem(head_->count() - 1);
         for (int h = 1; h <= heads; ++h)
             head_->addItem(tr("head %1").arg(h));
-        head_->setCurrentIndex(current < head_->count() ? current : 0);
+        head_->addItem(tr("max of the heads"));
+        head_->setCurrentIndex(max ? head_->count() - 1 : current < heads + 1 ? current : 0);
     }
 }
 
@@ -205,7 +235,7 @@ LensPanel::Compute AlignmentLens::prepare() {
     spec.scale = si == 3 || si == 1;  // "dot" unscaled shows the sharper, saturated matrix
     const std::string source = source_->text().toStdString();
     const std::string target = target_->text().toStdString();
-    const int head = head_->currentIndex() - 1;
+    const attn::Index head = headChoice();
     // A loaded file with cross-attention (a Marian en→de "Cross") is a real alignment: shown as
     // it is, the sentences and score of the untrained model do not apply.
     const attn::Index index = attn::lenses::cross_component(spec);
@@ -221,13 +251,15 @@ LensPanel::Compute AlignmentLens::prepare() {
     }
     return [this, spec, source, target, kind, head, index, loaded](attn::Progress&) -> Draw {
         try {
+            Loaded shown = loaded;  // a translation model's run names its folder
+            shown.fromModel = !loaded.file.isEmpty() && QFileInfo(loaded.file).isDir();
             auto a = std::make_shared<const attn::lenses::Alignment>(
                 index >= 0 ? attn::lenses::loaded_alignment(spec, index, head)
                            : attn::lenses::cross_alignment(spec, source, target, kind, head));
             const attn::Index heads = index >= 0 ? loaded.heads : spec.heads;
-            return [this, a, heads, loaded] {
-                showLoaded(loaded, a.get());
-                drawAlignment(*a, heads, loaded);
+            return [this, a, heads, shown] {
+                showLoaded(shown, a.get());
+                drawAlignment(*a, heads, shown);
             };
         } catch (const attn::Error& e) {
             const QString message = QString::fromUtf8(e.what());
@@ -236,9 +268,26 @@ LensPanel::Compute AlignmentLens::prepare() {
     };
 }
 
+attn::Index AlignmentLens::headChoice() const {
+    const int i = head_->currentIndex();
+    if (i == head_->count() - 1 && i > 1) return attn::lenses::kMaxOfHeads;
+    return i - 1;  // 0: the mean (−1)
+}
+
+void AlignmentLens::fitStep(int n) {
+    const bool all = step_->value() >= step_->maximum();
+    step_->setRange(1, std::max(1, n));
+    if (all) step_->setValue(step_->maximum());
+}
+
 void AlignmentLens::drawAlignment(const attn::lenses::Alignment& a, attn::Index heads,
                                   const Loaded& loaded) {
-    map_.setMatrix(a.weights.cast<double>(), 0, a.weights.maxCoeff());
+    fitStep(int(a.target.size()));
+    // Rows past the step are not generated yet: blank, and no circle.
+    const std::size_t shownRows = std::min(a.target.size(), std::size_t(step_->value()));
+    attn::Matrix stepped = a.weights;
+    stepped.bottomRows(stepped.rows() - attn::Index(shownRows)).setZero();
+    map_.setMatrix(stepped.cast<double>(), 0, a.weights.maxCoeff());
     QSharedPointer<QCPAxisTickerText> xt(new QCPAxisTickerText), yt(new QCPAxisTickerText);
     for (std::size_t j = 0; j < a.source.size(); ++j)
         xt->addTick(double(j), elideToken(a.source[j], 12));
@@ -252,15 +301,15 @@ void AlignmentLens::drawAlignment(const attn::lenses::Alignment& a, attn::Index 
     plot_->yAxis->setSubTicks(false);
     QVector<double> ax, ay;
     QStringList pairs;  // one "target → source" a line: token text escaped, never markup
-    for (std::size_t i = 0; i < a.argmax.size(); ++i) {
+    for (std::size_t i = 0; i < std::min(a.argmax.size(), shownRows); ++i) {
         ax.push_back(double(a.argmax[i]));
         ay.push_back(double(i));
         if (i < kListedPairs)
             pairs << tr("%1 → %2").arg(htmlToken(a.target[i]),
                                        htmlToken(a.source[std::size_t(a.argmax[i])]));
     }
-    if (a.argmax.size() > kListedPairs)
-        pairs << tr("… and %1 more (every one circled)").arg(a.argmax.size() - kListedPairs);
+    if (shownRows > kListedPairs)
+        pairs << tr("… and %1 more (every one circled)").arg(shownRows - kListedPairs);
     argmax_->setData(ax, ay);
     const bool isLoaded = !loaded.file.isEmpty();
     // Typed sentences only: loaded cross-attention brings its own pair.
@@ -269,17 +318,27 @@ void AlignmentLens::drawAlignment(const attn::lenses::Alignment& a, attn::Index 
             ? tr("<i>The target is the source itself: type its translation into “target” to "
                  "see a cross-lingual alignment.</i><br>")
             : QString();
-    const QString what = isLoaded ? tr("Loaded cross-attention: %1 — %2, layer %3 of %4<br>")
-                                        .arg(QFileInfo(loaded.file).fileName().toHtmlEscaped(),
-                                             loaded.component.toHtmlEscaped())
-                                        .arg(loaded.layer + 1)
-                                        .arg(loaded.layers)
-                                  : QString();
+    const QString source =
+        loaded.fromModel ? tr("Cross-attention of the model %1") : tr("Loaded cross-attention: %1");
+    QString what = isLoaded ? (source + tr(" — %2, layer %3 of %4<br>"))
+                                  .arg(QFileInfo(loaded.file).fileName().toHtmlEscaped(),
+                                       loaded.component.toHtmlEscaped())
+                                  .arg(loaded.layer + 1)
+                                  .arg(loaded.layers)
+                            : QString();
+    if (shownRows < a.target.size())
+        what += tr("<b>Step %1 of %2</b>: the rows of the tokens not generated yet are blank<br>")
+                    .arg(shownRows)
+                    .arg(a.target.size());
     const QString weights =
-        isLoaded ? (loaded.scores ? tr("the file's raw scores") : tr("the file's weights"))
-                 : tr("score: %1").arg(score_->currentText().toHtmlEscaped());
-    const QString headText = head_->currentIndex() == 0 ? tr("mean of %1 heads").arg(heads)
-                                                        : head_->currentText().toHtmlEscaped();
+        loaded.fromModel ? tr("the model's weights (teacher-forced)")
+        : isLoaded       ? (loaded.scores ? tr("the file's raw scores") : tr("the file's weights"))
+                         : tr("score: %1").arg(score_->currentText().toHtmlEscaped());
+    const attn::Index choice = headChoice();
+    const QString headText = choice == -1 ? tr("mean of %1 heads").arg(heads)
+                             : choice == attn::lenses::kMaxOfHeads
+                                 ? tr("max of %1 heads").arg(heads)
+                                 : head_->currentText().toHtmlEscaped();
     setReadout(selfNote + what +
                tr("<b>%1 × %2</b> target × source tokens; %3; %4<br>"
                   "<b>Hard alignment</b> (argmax, ○), target → source:<br>%5")

@@ -10,6 +10,7 @@
 
 class QLabel;
 class QLineEdit;
+class QSlider;
 
 /// The seq2seq alignment matrix (Bahdanau, Luong) with a selectable score function; on loaded
 /// cross-attention (a Marian "Cross"), that file's matrix, its tokens and what it is.
@@ -24,6 +25,7 @@ class AlignmentLens : public LensPanel {
         QString file, component;
         int layer = 0, layers = 0, heads = 0;  ///< layer counted from 0
         bool scores = false;                   ///< raw q·k rather than post-softmax weights
+        bool fromModel = false;  ///< computed by an open translation model (file: its folder)
     };
 
   protected:
@@ -32,6 +34,10 @@ class AlignmentLens : public LensPanel {
   private:
     /// Fills the matrix and the readout with what prepare()'s worker computed.
     void drawAlignment(const attn::lenses::Alignment& a, attn::Index heads, const Loaded& loaded);
+    /// The head argument of attn::lenses::cross_alignment for the head box's choice.
+    attn::Index headChoice() const;
+    /// Fits the step slider to N target tokens (kept at all of them when it was).
+    void fitStep(int n);
     /// Follows the scene's sentences and head count when they change (keeps user edits
     /// otherwise).
     void syncWithScene();
@@ -46,7 +52,10 @@ class AlignmentLens : public LensPanel {
     QLineEdit* target_ = nullptr;
     bool autoTarget_ = true;  ///< the target was not typed by the user (default or self)
     QComboBox* score_ = nullptr;
+    /// "mean of the heads", "head 1" … "head H", "max of the heads".
     QComboBox* head_ = nullptr;
+    /// Target tokens shown (the translation step by step); at its maximum, all of them.
+    QSlider* step_ = nullptr;
     // Loaded cross-attention: its tokens and weights, read-only (not session settings).
     QLabel* loadedSource_ = nullptr;
     QLabel* loadedTarget_ = nullptr;

@@ -176,7 +176,7 @@ class LensRenderTest : public QObject {
         QVERIFY(edits.size() >= 2);
         QCOMPARE(edits.front()->text(), QStringLiteral("the cat sat"));
         const auto combos = w->findChildren<QComboBox*>();
-        QCOMPARE(combos.back()->count(), 3);  // mean + 2 heads
+        QCOMPARE(combos.back()->count(), 4);  // mean + 2 heads + max
         auto* panel = qobject_cast<LensPanel*>(w.get());
         panel->refresh();
         QVERIFY(panel->readoutText().contains(QStringLiteral("× 3")));

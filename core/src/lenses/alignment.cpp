@@ -9,7 +9,8 @@
 namespace attn::lenses {
 namespace {
 
-/// The alignment of a computed cross-attention result: one head's weights, or their mean.
+/// The alignment of a computed cross-attention result: one head's weights, their mean or their
+/// maximum.
 Alignment alignment_of(const SceneResult& r, ScoreKind kind, Index head) {
     if (r.heads.empty()) throw ArgumentError("cross_alignment: the scene computed no head.");
     if (head >= static_cast<Index>(r.heads.size()))
@@ -20,6 +21,10 @@ Alignment alignment_of(const SceneResult& r, ScoreKind kind, Index head) {
     a.source = r.k_tokens;
     if (head >= 0) {
         a.weights = r.heads[static_cast<std::size_t>(head)].weights;
+    } else if (head == kMaxOfHeads) {
+        a.weights = r.heads[0].weights;
+        for (const HeadResult& h : r.heads)
+            a.weights = a.weights.cwiseMax(h.weights);
     } else {
         a.weights = Matrix::Zero(r.heads[0].weights.rows(), r.heads[0].weights.cols());
         for (const HeadResult& h : r.heads)

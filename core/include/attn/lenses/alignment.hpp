@@ -18,9 +18,13 @@ struct Alignment {
     ScoreKind kind = ScoreKind::Dot;
 };
 
+/// The head argument that asks for the largest weight of any head in each cell (−1: the mean).
+inline constexpr Index kMaxOfHeads = -2;
+
 /// Cross-attention of `target` over `source` with the scene's model settings (d_model, heads,
 /// seed, positions, scaling, temperature) and the given score; no mask, explicit embeddings
-/// and loaded data dropped. head ≥ 0 picks a head; −1 averages the heads' weights.
+/// and loaded data dropped. head ≥ 0 picks a head; −1 averages the heads' weights; kMaxOfHeads
+/// takes their maximum.
 Alignment cross_alignment(const SceneSpec& base, const std::string& source,
                           const std::string& target, ScoreKind kind, Index head = -1);
 
@@ -29,7 +33,8 @@ Alignment cross_alignment(const SceneSpec& base, const std::string& source,
 Index cross_component(const SceneSpec& spec);
 
 /// The alignment a loaded cross-attention component shows at spec's layer (clamped to the
-/// component's layers), with the scene's controls; head ≥ 0 picks a head, −1 averages.
+/// component's layers), with the scene's controls; head ≥ 0 picks a head, −1 averages,
+/// kMaxOfHeads takes the heads' maximum.
 Alignment loaded_alignment(const SceneSpec& spec, Index component, Index head = -1);
 
 }  // namespace attn::lenses
