@@ -47,12 +47,7 @@ BatchAttributionView::BatchAttributionView(BatchDocument* document, BatchView* o
     plot_->setObjectName(QStringLiteral("batchFaithfulness"));
     plot_->setMinimumSize(280, 240);
     applyPlotTheme(plot_, palette());
-    // The legend under the axes, in two columns: seven methods inside would hide the curves.
-    plot_->axisRect()->insetLayout()->take(plot_->legend);
-    plot_->plotLayout()->addElement(1, 0, plot_->legend);
-    plot_->plotLayout()->setRowStretchFactor(1, 0.001);
-    plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
-    plot_->legend->setWrap(2);
+    placeLegendBelow(plot_);
     plot_->installEventFilter(this);
     // k counts tokens: whole-number ticks (multiples of 1 as K grows).
     auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();

@@ -65,12 +65,7 @@ InfluenceView::InfluenceView(Scene* scene, QWidget* parent)
     plot_->setObjectName(QStringLiteral("influenceFaithfulness"));
     plot_->setMinimumSize(320, 240);
     applyPlotTheme(plot_, palette());
-    // The legend under the axes, in two columns: ten lines inside would hide the curves.
-    plot_->axisRect()->insetLayout()->take(plot_->legend);
-    plot_->plotLayout()->addElement(1, 0, plot_->legend);
-    plot_->plotLayout()->setRowStretchFactor(1, 0.001);
-    plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
-    plot_->legend->setWrap(2);
+    placeLegendBelow(plot_);
     plot_->legend->setVisible(false);
     plot_->installEventFilter(this);
     agreement_->setObjectName(QStringLiteral("influenceAgreement"));

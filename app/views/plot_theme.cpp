@@ -37,3 +37,11 @@ QColor maskedCellColor(const QPalette& palette) {
 QColor selectionColor(const QPalette& palette) {
     return isDarkPalette(palette) ? QColor(255, 90, 90) : QColor(230, 30, 30);
 }
+
+void placeLegendBelow(QCustomPlot* plot) {
+    plot->axisRect()->insetLayout()->take(plot->legend);
+    plot->plotLayout()->addElement(1, 0, plot->legend);
+    plot->plotLayout()->setRowStretchFactor(1, 0.001);
+    plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    plot->legend->setWrap(2);
+}

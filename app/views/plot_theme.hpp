@@ -9,6 +9,8 @@ class QCustomPlot;
 
 /// Colours every axis, grid and background of plot from palette (window text on base).
 void applyPlotTheme(QCustomPlot* plot, const QPalette& palette);
+/// Moves the legend under the axes, in two columns: many lines inside would hide the curves.
+void placeLegendBelow(QCustomPlot* plot);
 
 /// A neutral colour for masked cells, distinct from every colour-map colour on this palette.
 QColor maskedCellColor(const QPalette& palette);
