@@ -349,10 +349,16 @@ std::optional<Request> parseRequest(const QStringList& arguments, QString* error
         r.stages.clear();
         for (const QString& s : p.value(QStringLiteral("stages")).split(QLatin1Char(','))) {
             const QString name = s.trimmed().toLower();
+            // "all" is the default the help names: every stage, as without --stages.
+            if (name == QLatin1String("all")) {
+                for (const QString& a : all)
+                    if (!r.stages.contains(a)) r.stages.push_back(a);
+                continue;
+            }
             if (!all.contains(name)) {
-                *error =
-                    tr("--stages: '%1' is not raw, scaled, softcapped, masked, weights or output")
-                        .arg(s);
+                *error = tr("--stages: '%1' is not raw, scaled, softcapped, masked, weights, "
+                            "output or all")
+                             .arg(s);
                 return std::nullopt;
             }
             if (!r.stages.contains(name)) r.stages.push_back(name);

@@ -46,5 +46,16 @@ assert w.shape == (2, 3000, 3000), w.shape
 assert np.allclose(w.sum(-1), 1, atol=1e-4)
 assert z["output"].shape == (2, 3000, 32), z["output"].shape
 PY
+# --stages all (the default the help names) writes what no --stages writes.
+expect_rc 0 "compute --stages all" -- "$BIN" compute --stages all -o "$TMP/all.npz" &&
+  expect_rc 0 "compute, no --stages" -- "$BIN" compute -o "$TMP/default.npz"
+/usr/bin/python3 - "$TMP/all.npz" "$TMP/default.npz" >"$TMP/py" 2>&1 <<'PY' || fail "--stages all: $(cat "$TMP/py")"
+import sys, numpy as np
+a, d = np.load(sys.argv[1]), np.load(sys.argv[2])
+assert sorted(a.files) == sorted(d.files), (a.files, d.files)
+assert {"raw", "scaled", "masked", "weights", "output"} <= set(a.files), a.files
+for k in a.files:
+    assert np.array_equal(a[k], d[k]), k
+PY
 pass
 finish
