@@ -44,15 +44,18 @@ ModelController::ModelController(MainWindow* window) : QObject(window), window_(
     openAction_ = new QAction(tr("&Open Model…"), this);
     openAction_->setObjectName(QStringLiteral("actionOpenModel"));
     openAction_->setShortcut(QKeySequence(tr("Ctrl+Shift+M")));
-    QStringList runs;
-    for (const attn::model::Family& f : attn::model::families())
-        runs << QString::fromStdString(f.display);
+    QStringList runs, ggufs;
+    for (const attn::model::Family& f : attn::model::families()) {
+        if (!runs.contains(QString::fromStdString(f.display)))
+            runs << QString::fromStdString(f.display);
+        if (f.open_gguf) ggufs << QString::fromStdString(f.model_type);
+    }
     for (const attn::model::Seq2SeqFamily& f : attn::model::seq2seq_families())
         runs << QString::fromStdString(f.display);
     openAction_->setToolTip(
         tr("Run a model from a Hugging Face folder (config.json, model.safetensors and its "
-           "tokenizer) or a GGUF file (llama, qwen2) on the sentence: %1")
-            .arg(runs.join(QStringLiteral(", "))));
+           "tokenizer) or a GGUF file (%1) on the sentence: %2")
+            .arg(ggufs.join(QStringLiteral(", ")), runs.join(QStringLiteral(", "))));
     connect(openAction_, &QAction::triggered, this, &ModelController::openWithDialog);
     closeAction_ = new QAction(tr("&Close Model"), this);
     closeAction_->setObjectName(QStringLiteral("actionCloseModel"));
