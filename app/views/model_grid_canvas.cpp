@@ -1,4 +1,5 @@
 // AttnScope — paints the layers × heads thumbnails of the model view. GPL-3.0-or-later.
+
 #include "views/model_grid_canvas.hpp"
 
 #include <QContextMenuEvent>
@@ -6,6 +7,7 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
+#include <algorithm>
 #include <cmath>
 
 namespace {
@@ -53,10 +55,13 @@ double ModelGridCanvas::kvBand() const {
 
 QString ModelGridCanvas::rowLabel(int layer) const {
     if (thumbs_.layers == 1) return tr("Heads");
-    // A sliding-window layer says its window (Gemma's local layers, between global ones).
+    // Gemma's local layers alternate with global ones: each row says which it is, so the
+    // alternation reads down the grid (a model without windows keeps plain labels).
     const auto l = static_cast<std::size_t>(layer);
     if (l < thumbs_.windows.size() && thumbs_.windows[l] > 0)
-        return tr("Layer %1 · w%2").arg(layer + 1).arg(thumbs_.windows[l]);
+        return tr("Layer %1 · window %2").arg(layer + 1).arg(thumbs_.windows[l]);
+    if (std::any_of(thumbs_.windows.begin(), thumbs_.windows.end(), [](int w) { return w > 0; }))
+        return tr("Layer %1 · global").arg(layer + 1);
     return tr("Layer %1").arg(layer + 1);
 }
 

@@ -74,7 +74,8 @@ class ModelGridCanvas : public QWidget {
     double kvBand() const;
     /// The width left of the grid that the layer labels take.
     double leftBand() const;
-    /// The label of row LAYER: "Layer 3", with its window when the layer has one.
+    /// The label of row LAYER: "Layer 3"; in a model of window and global layers, "Layer 3 ·
+    /// window 4" or "Layer 3 · global".
     QString rowLabel(int layer) const;
     QString legendText() const;
     QString fullTitleAt(QPointF pos) const;

@@ -24,6 +24,7 @@
 #include "views/heatmap_grid.hpp"
 #include "views/math_panel.hpp"
 #include "views/model_grid.hpp"
+#include "views/model_grid_canvas.hpp"
 #include "widgets/controls_dock.hpp"
 
 namespace {
@@ -161,6 +162,14 @@ class GemmaModelTest : public QObject {
         test_support::settleAll(w.computeService());
         QTRY_COMPARE_WITH_TIMEOUT(int(modelGrid->thumbnails().images.size()), 12, 60000);
         QCOMPARE(modelGrid->thumbnails().windows, (std::vector<int>{4, 0, 4}));
+        // Each row says its kind, so the alternation of window and global layers reads down.
+        auto* canvas = modelGrid->findChild<ModelGridCanvas*>();
+        QVERIFY(canvas);
+        QStringList painted;
+        for (const ModelGridCanvas::Label& label : canvas->labels())
+            painted << label.text;
+        for (const char* row : {"Layer 1 · window 4", "Layer 2 · global", "Layer 3 · window 4"})
+            QVERIFY2(painted.contains(QString::fromUtf8(row)), row);
 
         w.scene()->undoStack()->setClean();  // no unsaved-changes prompt on close
     }

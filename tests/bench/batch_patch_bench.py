@@ -79,9 +79,15 @@ def write(folder, shape, pairs):
     json.dump(vocab, open(os.path.join(model, "vocab.json"), "w"))
     open(os.path.join(model, "merges.txt"), "w").write("#version: 0.2\nq z\n")
     with open(os.path.join(folder, "pairs.jsonl"), "w") as f:
-        for i in range(pairs):
+        written = 0
+        while written < pairs:
             a, b, c2 = rng.choice(len(NAMES), 3, replace=False)
             A, B, C = NAMES[a], NAMES[b], NAMES[c2]
+            # The answer and the wrong answer are initials: names sharing one (Mary, Mark)
+            # would make a pair with nothing to patch.
+            if len({A[0], B[0], C[0]}) < 3:
+                continue
+            written += 1
             clean = f"{A} met {B}. {B[0]}"  # 16 characters: 16 one-byte tokens
             corrupt = f"{A} met {B}. {C[0]}"
             f.write(json.dumps({"clean": clean, "corrupt": corrupt, "answer": ord(A[0]),
