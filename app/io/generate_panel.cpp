@@ -116,6 +116,10 @@ GeneratePanel::GeneratePanel(Scene* scene, QWidget* parent)
         tr("Each token shaded by its probability given the tokens before it "
            "(darker: more probable); generated tokens underlined"));
     status_->setWordWrap(true);
+    // The step slider and the top 10 mean nothing before a first token: an empty box and a
+    // slider with one position looked like something broken. They appear with the first step.
+    slider_->hide();
+    candidates_->hide();
     candidates_->setMaximumHeight(190);
     candidates_->setToolTip(
         tr("The 10 most probable tokens of the step: probability under the "
@@ -209,10 +213,12 @@ void GeneratePanel::start() {
     end_ = End::Running;
     shown_ = {};
     candidates_->clear();
+    candidates_->hide();
     {
         const QSignalBlocker block(slider_);
         slider_->setRange(0, 0);
     }
+    slider_->hide();
     status_->setText(tr("Generating…"));
     syncLive();
     const std::shared_ptr<LiveOptions> live = live_;
@@ -284,6 +290,8 @@ void GeneratePanel::onStep(std::uint64_t run, attn::gen::Step step, std::vector<
         const QSignalBlocker block(slider_);
         slider_->setRange(0, last);
     }
+    slider_->show();
+    candidates_->show();
     if (following) {
         const QSignalBlocker block(slider_);
         slider_->setValue(last);

@@ -91,12 +91,17 @@ class GeneratePanelTest : public QObject {
         QSignalSpy steps(panel, &fileio::GeneratePanel::stepAdded);
         QSignalSpy done(panel, &fileio::GeneratePanel::finished);
         QVERIFY(panel->generateButton()->isEnabled());
+        // Nothing generated yet: no step slider and no empty top-10 box.
+        QVERIFY(!panel->stepSlider()->isVisibleTo(panel));
+        QVERIFY(!panel->distribution()->isVisibleTo(panel));
         QTest::mouseClick(panel->generateButton(), Qt::LeftButton);
         QVERIFY(panel->running());
         QVERIFY(panel->stopButton()->isEnabled());
         finish(w, panel);
         QCOMPARE(done.count(), 1);
         QCOMPARE(steps.count(), 5);
+        QVERIFY(panel->stepSlider()->isVisibleTo(panel));
+        QVERIFY(panel->distribution()->isVisibleTo(panel));
         QVERIFY(!panel->running());
         attn::gen::GenerateOptions o;
         o.tokens = 5;
