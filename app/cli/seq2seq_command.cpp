@@ -81,13 +81,11 @@ void checkKnockouts(const std::vector<attn::model::Seq2SeqKnockout>& knockouts, 
     for (const attn::model::Seq2SeqKnockout& k : knockouts) {
         const std::size_t queries = k.site.part == Part::Encoder ? ns : nt,
                           keys = k.site.part == Part::Decoder ? nt : ns;
-        if ((k.query < 0 || std::size_t(k.query) < queries) && std::size_t(k.key) < keys)
-            continue;
+        if ((k.query < 0 || std::size_t(k.query) < queries) && std::size_t(k.key) < keys) continue;
         const bool query = k.query >= 0 && std::size_t(k.query) >= queries;
         throw attn::ArgumentError(
             "--knockout " + seq2seqHeadsText({k.site}).toStdString() + ": " +
-            (query ? "query " + std::to_string(k.query) + " is past the " +
-                         std::to_string(queries)
+            (query ? "query " + std::to_string(k.query) + " is past the " + std::to_string(queries)
                    : "key " + std::to_string(k.key) + " is past the " + std::to_string(keys)) +
             " positions it can see, so it would remove nothing");
     }
@@ -226,16 +224,16 @@ int runSeq2SeqPatch(const QStringList& arguments, QTextStream& err) {
             const std::uint64_t shape[] = {1};
             return attn::io::npy_bytes(value, shape);
         };
-        return attn::io::NpzMembers{{"encoder_head_patch", matrixNpy(result.encoder)},
-                                    {"decoder_head_patch", matrixNpy(result.decoder)},
-                                    {"cross_head_patch", matrixNpy(result.cross)},
-                                    {"clean_ids", attn::io::npy_i4_bytes(spec.clean_source)},
-                                    {"corrupt_ids", attn::io::npy_i4_bytes(spec.corrupt_source)},
-                                    {"target_ids", attn::io::npy_i4_bytes(spec.clean_target)},
-                                    {"corrupt_target_ids",
-                                     attn::io::npy_i4_bytes(spec.corrupt_target)},
-                                    {"clean_diff", scalar(result.clean_diff)},
-                                    {"corrupt_diff", scalar(result.corrupt_diff)}};
+        return attn::io::NpzMembers{
+            {"encoder_head_patch", matrixNpy(result.encoder)},
+            {"decoder_head_patch", matrixNpy(result.decoder)},
+            {"cross_head_patch", matrixNpy(result.cross)},
+            {"clean_ids", attn::io::npy_i4_bytes(spec.clean_source)},
+            {"corrupt_ids", attn::io::npy_i4_bytes(spec.corrupt_source)},
+            {"target_ids", attn::io::npy_i4_bytes(spec.clean_target)},
+            {"corrupt_target_ids", attn::io::npy_i4_bytes(spec.corrupt_target)},
+            {"clean_diff", scalar(result.clean_diff)},
+            {"corrupt_diff", scalar(result.corrupt_diff)}};
     });
 }
 

@@ -27,24 +27,28 @@ QStringList valuedOptions(Seq2SeqCommand c) {
         v << QStringLiteral("text") << QStringLiteral("target");
     else
         v << QStringLiteral("clean") << QStringLiteral("corrupt") << QStringLiteral("target")
-          << QStringLiteral("corrupt-target") << QStringLiteral("answer") << QStringLiteral("wrong");
+          << QStringLiteral("corrupt-target") << QStringLiteral("answer")
+          << QStringLiteral("wrong");
     return v;
 }
 
 QString takes(Seq2SeqCommand c) {
     switch (c) {
         case Seq2SeqCommand::Translate:
-            return tr("translate takes --model, --text, --beam, --max-tokens, --length-penalty, "
-                      "--scale/--no-scale, --ablate, -o and --force");
+            return tr(
+                "translate takes --model, --text, --beam, --max-tokens, --length-penalty, "
+                "--scale/--no-scale, --ablate, -o and --force");
         case Seq2SeqCommand::Patch:
-            return tr("patch with an encoder–decoder takes --model, --clean, --corrupt, --target, "
-                      "--corrupt-target, --answer, --wrong, --scale/--no-scale, --ablate, "
-                      "--ablate-mode, --knockout, -o and --force");
+            return tr(
+                "patch with an encoder–decoder takes --model, --clean, --corrupt, --target, "
+                "--corrupt-target, --answer, --wrong, --scale/--no-scale, --ablate, "
+                "--ablate-mode, --knockout, -o and --force");
         case Seq2SeqCommand::Compute:
             break;
     }
-    return tr("compute --target takes --model, --text, --target, --scale/--no-scale, --ablate, "
-              "--ablate-mode, --knockout, --logit-lens, -o and --force");
+    return tr(
+        "compute --target takes --model, --text, --target, --scale/--no-scale, --ablate, "
+        "--ablate-mode, --knockout, --logit-lens, -o and --force");
 }
 
 /// The interventions of P into R's controls; "" or the message.
@@ -63,13 +67,15 @@ QString parseInterventions(const QCommandLineParser& p, Seq2SeqCommand c, Seq2Se
         else if (mode != QLatin1StringView("zero"))
             return tr("--ablate-mode: '%1' is not zero or mean").arg(mode);
         if (c == Seq2SeqCommand::Translate && mode == QLatin1StringView("mean"))
-            return tr("--ablate-mode mean: a translation runs one token a step, and the mean over "
-                      "positions needs the whole target (use compute --target)");
+            return tr(
+                "--ablate-mode mean: a translation runs one token a step, and the mean over "
+                "positions needs the whole target (use compute --target)");
     }
     if (p.isSet(QStringLiteral("knockout"))) {
         if (c == Seq2SeqCommand::Translate)
-            return tr("--knockout: a translation runs one token a step, and a knockout's query "
-                      "is a position of the whole target (use compute --target)");
+            return tr(
+                "--knockout: a translation runs one token a step, and a knockout's query "
+                "is a position of the whole target (use compute --target)");
         const QString bad =
             parseSeq2SeqKnockouts(p.value(QStringLiteral("knockout")), &controls.knockouts);
         if (!bad.isEmpty())
@@ -82,9 +88,8 @@ QString parseInterventions(const QCommandLineParser& p, Seq2SeqCommand c, Seq2Se
 
 /// Translate's numbers (--beam, --max-tokens, --length-penalty) into R; "" or the message.
 QString parseSearch(const QCommandLineParser& p, Seq2SeqRequest& r) {
-    for (const auto& [name, max, out] :
-         {std::tuple{"beam", 64, &r.options.beam},
-          std::tuple{"max-tokens", 4096, &r.options.max_tokens}}) {
+    for (const auto& [name, max, out] : {std::tuple{"beam", 64, &r.options.beam},
+                                         std::tuple{"max-tokens", 4096, &r.options.max_tokens}}) {
         if (!p.isSet(QString::fromLatin1(name))) continue;
         const auto v = decimalUnsigned(p.value(QString::fromLatin1(name)));
         if (!v || *v < 1 || *v > qulonglong(max))
@@ -112,8 +117,9 @@ QString parsePatchInputs(const QCommandLineParser& p, Seq2SeqRequest& r) {
                       "TGT2 (--%1 is missing)")
                 .arg(QLatin1StringView(name));
     if (!p.isSet(QStringLiteral("corrupt")) && !p.isSet(QStringLiteral("corrupt-target")))
-        return tr("patch with an encoder–decoder needs --corrupt SRC2 (the same --target) or "
-                  "--corrupt-target TGT2 (the same source), or both");
+        return tr(
+            "patch with an encoder–decoder needs --corrupt SRC2 (the same --target) or "
+            "--corrupt-target TGT2 (the same source), or both");
     r.text = p.value(QStringLiteral("clean"));
     r.corrupt = p.value(QStringLiteral("corrupt"));
     r.corruptTarget = p.value(QStringLiteral("corrupt-target"));
@@ -180,8 +186,9 @@ std::optional<Seq2SeqRequest> parseSeq2Seq(const QStringList& arguments, Seq2Seq
     if (p.isSet(QStringLiteral("scale")) && p.isSet(QStringLiteral("no-scale")))
         return fail(tr("--scale and --no-scale contradict"));
     if (p.isSet(QStringLiteral("logit-lens")) && command != Seq2SeqCommand::Compute)
-        return fail(tr("--logit-lens belongs to compute (--target: the lens over the decoder's "
-                       "layers)"));
+        return fail(
+            tr("--logit-lens belongs to compute (--target: the lens over the decoder's "
+               "layers)"));
     r.logitLens = p.isSet(QStringLiteral("logit-lens"));
     if (const QString bad = parseInterventions(p, command, r); !bad.isEmpty()) return fail(bad);
     if (p.isSet(QStringLiteral("scale"))) r.options.controls.scale = true;

@@ -17,9 +17,9 @@ enum class Seq2SeqCommand { Compute, Translate, Patch };
 
 /// What an encoder–decoder command line asks for.
 struct Seq2SeqRequest {
-    Request files;  ///< --model, -o and --force, as output_check reads them
-    QString text, target;          ///< patch: --clean is TEXT
-    QString corrupt, corruptTarget;  ///< patch: the corrupted source and target (empty: same)
+    Request files;                       ///< --model, -o and --force, as output_check reads them
+    QString text, target;                ///< patch: --clean is TEXT
+    QString corrupt, corruptTarget;      ///< patch: the corrupted source and target (empty: same)
     std::int32_t answer = 0, wrong = 0;  ///< patch
     bool logitLens = false;              ///< compute --logit-lens
     attn::gen::TranslateOptions options;

@@ -225,9 +225,9 @@ void Seq2SeqDock::toggleAblation(const attn::model::Seq2SeqHead& head) {
     std::vector<attn::model::Seq2SeqHead> heads;
     if (const QString text = ablate_->text().trimmed(); !text.isEmpty())
         if (!parseSeq2SeqHeads(text, &heads).isEmpty()) heads.clear();  // the box's typo goes
-    const auto at = std::find_if(heads.begin(), heads.end(), [&](const attn::model::Seq2SeqHead& h) {
-        return sameHead(h, head);
-    });
+    const auto at =
+        std::find_if(heads.begin(), heads.end(),
+                     [&](const attn::model::Seq2SeqHead& h) { return sameHead(h, head); });
     if (at != heads.end())
         heads.erase(at);
     else

@@ -42,8 +42,7 @@ void connectSeq2SeqInterventions(MainWindow* window, ModelController* models,
     QObject::connect(
         grid, &HeatmapGrid::headMenuRequested, models,
         [window, models, grid](int head, const QPoint&, const QPoint& global) {
-            if (!models->showsSeq2Seq() || !grid->result() || head < 0 ||
-                head >= grid->headCount())
+            if (!models->showsSeq2Seq() || !grid->result() || head < 0 || head >= grid->headCount())
                 return;
             Seq2SeqDock* dock = models->seq2seqDock();
             const attn::model::Seq2SeqHead site{shownPart(window->scene()->spec()),
@@ -51,9 +50,9 @@ void connectSeq2SeqInterventions(MainWindow* window, ModelController* models,
             const QString name = seq2seqHeadsText({site});
             auto* menu = new QMenu(grid);
             menu->setObjectName(QStringLiteral("seq2seqAblationMenu"));
-            QAction* toggle = menu->addAction(dock->isAblated(site)
-                                                  ? QObject::tr("Restore %1").arg(name)
-                                                  : QObject::tr("Ablate %1").arg(name));
+            QAction* toggle =
+                menu->addAction(dock->isAblated(site) ? QObject::tr("Restore %1").arg(name)
+                                                      : QObject::tr("Ablate %1").arg(name));
             toggle->setObjectName(QStringLiteral("toggleSeq2SeqAblation"));
             QObject::connect(toggle, &QAction::triggered, dock,
                              [dock, site] { dock->toggleAblation(site); });

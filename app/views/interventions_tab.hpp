@@ -35,7 +35,6 @@ class InterventionsTab : public QWidget {
     QString reason() const;
 
   private:
-
     Scene* scene_;
     QLabel* reason_;
     QTabWidget* pages_;

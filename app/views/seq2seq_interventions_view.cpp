@@ -83,21 +83,24 @@ Seq2SeqInterventionsView::Seq2SeqInterventionsView(Scene* scene, QWidget* parent
     component_->setObjectName(QStringLiteral("seq2seqComponent"));
     component_->addItems({tr("Encoder"), tr("Decoder"), tr("Cross")});
     component_->setCurrentIndex(2);
-    component_->setToolTip(tr("The attention whose heads the ablation and patching maps show: "
-                              "the encoder's or the decoder's self-attention, or the "
-                              "cross-attention"));
+    component_->setToolTip(
+        tr("The attention whose heads the ablation and patching maps show: "
+           "the encoder's or the decoder's self-attention, or the "
+           "cross-attention"));
     mode_->setObjectName(QStringLiteral("seq2seqAblationMode"));
     mode_->addItems({tr("Zero"), tr("Mean")});
-    mode_->setToolTip(tr("How an ablated head's output is replaced: by zero, or by its mean "
-                         "over the run's positions (the Translation dock's heads, and each "
-                         "head of the scan)"));
+    mode_->setToolTip(
+        tr("How an ablated head's output is replaced: by zero, or by its mean "
+           "over the run's positions (the Translation dock's heads, and each "
+           "head of the scan)"));
     pages_->setObjectName(QStringLiteral("seq2seqInterventionPages"));
     pages_->setDocumentMode(true);
     lensMap_->setObjectName(QStringLiteral("seq2seqLensMap"));
     lensMap_->setAxisNames(tr("decoder stream"), tr("target position (input)"));
-    lensMap_->setTitle(tr("Top token of the decoder's residual stream at each target position, "
-                          "through the final norm and the output head (colour: its "
-                          "probability)"));
+    lensMap_->setTitle(
+        tr("Top token of the decoder's residual stream at each target position, "
+           "through the final norm and the output head (colour: its "
+           "probability)"));
     lensMap_->setLimit(1.0);
     scanMap_->setObjectName(QStringLiteral("seq2seqScanMap"));
     scanMap_->setScale(CellMap::Scale::Diverging);
@@ -184,8 +187,8 @@ Seq2SeqPart Seq2SeqInterventionsView::part() const {
 
 attn::model::Seq2SeqControls Seq2SeqInterventionsView::controls(const Seq2SeqSubject& s) const {
     attn::model::Seq2SeqControls c = s.input.options.controls;
-    c.ablation =
-        mode_->currentIndex() == 1 ? attn::model::AblationMode::Mean : attn::model::AblationMode::Zero;
+    c.ablation = mode_->currentIndex() == 1 ? attn::model::AblationMode::Mean
+                                            : attn::model::AblationMode::Zero;
     return c;
 }
 
@@ -233,9 +236,10 @@ void Seq2SeqInterventionsView::refreshLens() {
                 for (attn::Index c = 0; c < lens_.positions; ++c)
                     p(r, c) = lens_.at(r, c).probabilities[0];
             lensMap_->setData(p, streamRowLabels(int(lens_.layers) - 1), d.tokens, lensNames_);
-            setStatus(tr("Logit lens: the decoder's stream after its embedding and after each "
-                         "decoder layer, at each target position, read as the prediction of the "
-                         "next target token."));
+            setStatus(
+                tr("Logit lens: the decoder's stream after its embedding and after each "
+                   "decoder layer, at each target position, read as the prediction of the "
+                   "next target token."));
             Q_EMIT computed();
         });
 }
@@ -306,8 +310,8 @@ bool Seq2SeqInterventionsView::startPatch() {
     };
     Scheduler::instance().run(
         this, kPatchJob,
-        [s = *s, corrupt, controls = controls(*s), a = *answer, w = *wrong](
-            attn::Progress& progress) {
+        [s = *s, corrupt, controls = controls(*s), a = *answer,
+         w = *wrong](attn::Progress& progress) {
             return guarded<Delivery>([&](Delivery& d) {
                 const attn::model::Seq2SeqFolder& f = *s.folder;
                 attn::interv::Seq2SeqPatchSpec spec;
@@ -356,7 +360,8 @@ void Seq2SeqInterventionsView::showMaps() {
                                 : p == Seq2SeqPart::Decoder ? scanResult_.decoder
                                                             : scanResult_.cross;
     if (scan.size() > 0) {
-        scanMap_->setData(scan.cast<float>(), labels(scan.rows(), true), labels(scan.cols(), false));
+        scanMap_->setData(scan.cast<float>(), labels(scan.rows(), true),
+                          labels(scan.cols(), false));
         scanMap_->setTitle(tr("%1: change of the target's log-probability when each head is "
                               "ablated alone")
                                .arg(name));

@@ -71,9 +71,9 @@ class Seq2SeqInterventionsTest : public QObject {
     void crossHeadAblatedFromTheHeadsMenuThenMapped() {
         QTemporaryDir dir;
         QProcess writer;
-        writer.start(QStringLiteral("/usr/bin/python3"),
-                     {kScript, QStringLiteral("marian"), dir.path(), kSource, kTarget,
-                      QStringLiteral("4")});
+        writer.start(
+            QStringLiteral("/usr/bin/python3"),
+            {kScript, QStringLiteral("marian"), dir.path(), kSource, kTarget, QStringLiteral("4")});
         QVERIFY(writer.waitForFinished(120000));
         QVERIFY2(writer.exitCode() == 0, writer.readAllStandardError().constData());
         MainWindow w;
@@ -163,10 +163,9 @@ class Seq2SeqInterventionsTest : public QObject {
         spec.clean_target = target;
         spec.corrupt_target = corrupt;
         spec.controls = controls;
-        const attn::Matrix clean = attn::model::teacher_forced(*folder.model, source, target,
-                                                               controls).logits,
-                           bad = attn::model::teacher_forced(*folder.model, source, corrupt,
-                                                             controls).logits;
+        const attn::Matrix
+            clean = attn::model::teacher_forced(*folder.model, source, target, controls).logits,
+            bad = attn::model::teacher_forced(*folder.model, source, corrupt, controls).logits;
         const attn::Vector gap = (clean.bottomRows(1) - bad.bottomRows(1)).transpose();
         gap.maxCoeff(&spec.answer);
         gap.minCoeff(&spec.wrong);

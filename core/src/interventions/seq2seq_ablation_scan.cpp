@@ -4,9 +4,9 @@
 #include <string>
 
 #include "../util/parallel.hpp"
-#include "seq2seq_sites.hpp"
 #include "attn/interventions/ablation_scan.hpp"
 #include "attn/util/error.hpp"
+#include "seq2seq_sites.hpp"
 
 namespace attn::interv {
 

@@ -5,9 +5,9 @@
 #include <string>
 
 #include "../util/parallel.hpp"
-#include "seq2seq_sites.hpp"
 #include "attn/interventions/capture.hpp"
 #include "attn/util/error.hpp"
+#include "seq2seq_sites.hpp"
 
 namespace attn::interv {
 
@@ -70,13 +70,13 @@ Seq2SeqPatchResult seq2seq_patch(const model::Seq2SeqModel& model, const Seq2Seq
                  dec = capture_of(info, Seq2SeqPart::Decoder),
                  crs = capture_of(info, Seq2SeqPart::Cross);
     const model::Seq2SeqHooks capture{&enc, &dec, &crs};
-    const Vector clean = last_logits(model, spec.clean_source, nullptr, spec.clean_target,
-                                     spec.controls, capture);
+    const Vector clean =
+        last_logits(model, spec.clean_source, nullptr, spec.clean_target, spec.controls, capture);
     report(progress, 1.0 / double(sites + 2));
     // The corrupted encoder's output, shared by every decoder and cross patch.
     const Matrix encoded = model::encode(model, spec.corrupt_source, spec.controls);
-    const Vector corrupt = last_logits(model, spec.corrupt_source, &encoded, spec.corrupt_target,
-                                       spec.controls, {});
+    const Vector corrupt =
+        last_logits(model, spec.corrupt_source, &encoded, spec.corrupt_target, spec.controls, {});
     report(progress, 2.0 / double(sites + 2));
     Seq2SeqPatchResult r;
     const auto diff = [&](const Vector& v) {

@@ -19,8 +19,9 @@ inline model::Seq2SeqHead seq2seq_site(const model::Seq2SeqInfo& info, Index k) 
     const Seq2SeqPart part = k < enc         ? Seq2SeqPart::Encoder
                              : k < enc + dec ? Seq2SeqPart::Decoder
                                              : Seq2SeqPart::Cross;
-    const Index i = part == Seq2SeqPart::Encoder ? k : part == Seq2SeqPart::Decoder ? k - enc
-                                                                                   : k - enc - dec;
+    const Index i = part == Seq2SeqPart::Encoder   ? k
+                    : part == Seq2SeqPart::Decoder ? k - enc
+                                                   : k - enc - dec;
     return {part, int(i / H), int(i % H)};
 }
 

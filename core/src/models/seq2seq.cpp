@@ -48,7 +48,7 @@ class PartHooks {
 };
 
 const char* part_name(Seq2SeqPart part) {
-    return part == Seq2SeqPart::Encoder ? "encoder"
+    return part == Seq2SeqPart::Encoder   ? "encoder"
            : part == Seq2SeqPart::Decoder ? "decoder"
                                           : "cross";
 }
@@ -156,8 +156,8 @@ Matrix decode(const Seq2SeqModel& model, const std::vector<std::int32_t>& ids, D
 }
 
 Seq2SeqRun teacher_forced(const Seq2SeqModel& model, const std::vector<std::int32_t>& source,
-                          const std::vector<std::int32_t>& target,
-                          const Seq2SeqControls& controls, const Seq2SeqHooks* hooks) {
+                          const std::vector<std::int32_t>& target, const Seq2SeqControls& controls,
+                          const Seq2SeqHooks* hooks) {
     Seq2SeqRun r;
     r.source = source;
     r.target = target;

@@ -5,8 +5,8 @@
 // and the logit lens' last row set is the run's logits. GPL-3.0-or-later.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <unistd.h>
+#include <filesystem>
 
 #include "../test_util.hpp"
 #include "attn/interventions/capture.hpp"
@@ -28,10 +28,11 @@ class Seq2SeqInterventions : public ::testing::Test {
     static void SetUpTestSuite() {
         dir_ = new fs::path(fs::temp_directory_path() /
                             ("attn_s2s_interventions_" + std::to_string(::getpid())));
-        testutil::capture("/usr/bin/python3 -c \"import sys; sys.path.insert(0, '" ATTN_TEST_DATA_DIR
-                          "/../../cli'); import seq2seq_tiny as t; t.marian_folder(sys.argv[1], "
-                          "5)\" " +
-                          dir_->string());
+        testutil::capture(
+            "/usr/bin/python3 -c \"import sys; sys.path.insert(0, '" ATTN_TEST_DATA_DIR
+            "/../../cli'); import seq2seq_tiny as t; t.marian_folder(sys.argv[1], "
+            "5)\" " +
+            dir_->string());
         folder_ = new attn::model::Seq2SeqFolder(attn::model::open_seq2seq(dir_->string()));
         kTarget[0] = folder_->model->info().decoder_start;
     }
@@ -57,20 +58,21 @@ class Seq2SeqInterventions : public ::testing::Test {
 TEST_F(Seq2SeqInterventions, PatchingAHeadFromTheSameRunChangesNothing) {
     const Seq2SeqControls none;
     const Matrix clean = logits(kSource, none);
-    for (const Seq2SeqPart part : {Seq2SeqPart::Encoder, Seq2SeqPart::Decoder, Seq2SeqPart::Cross}) {
+    for (const Seq2SeqPart part :
+         {Seq2SeqPart::Encoder, Seq2SeqPart::Decoder, Seq2SeqPart::Cross}) {
         // The clean run's z of head 1 of layer 1, captured, then put back into the same run.
         attn::model::ModelInfo sized;
         sized.layers = 2;
         sized.heads = model().info().heads;
         attn::interv::CaptureHooks capture(sized);
         attn::model::Seq2SeqHooks hooks;
-        (part == Seq2SeqPart::Encoder ? hooks.encoder
+        (part == Seq2SeqPart::Encoder   ? hooks.encoder
          : part == Seq2SeqPart::Decoder ? hooks.decoder
                                         : hooks.cross) = &capture;
         EXPECT_LT((logits(kSource, none, &hooks) - clean).cwiseAbs().maxCoeff(),
                   1e-6 * scale(clean));
         attn::interv::HeadPatch patch(1, 1, capture.z_of(1, 1));
-        (part == Seq2SeqPart::Encoder ? hooks.encoder
+        (part == Seq2SeqPart::Encoder   ? hooks.encoder
          : part == Seq2SeqPart::Decoder ? hooks.decoder
                                         : hooks.cross) = &patch;
         EXPECT_LT((logits(kSource, none, &hooks) - clean).cwiseAbs().maxCoeff(),
@@ -122,7 +124,8 @@ TEST_F(Seq2SeqInterventions, AKnockoutOfNothingEqualsTheCleanRun) {
     // Query 1 of the decoder cannot see key 3 (causal): its weight is 0 already, and the row
     // renormalised over the keys left is the same row.
     Seq2SeqControls future;
-    future.knockouts = {{{Seq2SeqPart::Decoder, 0, 1}, 1, 3}, {{Seq2SeqPart::Decoder, 1, 2}, -1, 9}};
+    future.knockouts = {{{Seq2SeqPart::Decoder, 0, 1}, 1, 3},
+                        {{Seq2SeqPart::Decoder, 1, 2}, -1, 9}};
     EXPECT_LT((logits(kSource, future) - clean).cwiseAbs().maxCoeff(), 1e-5 * scale(clean));
     Seq2SeqControls none;
     none.knockouts = {};
@@ -130,8 +133,7 @@ TEST_F(Seq2SeqInterventions, AKnockoutOfNothingEqualsTheCleanRun) {
     // A real edge of the cross-attention does change the run, and its weights show it removed.
     Seq2SeqControls cut;
     cut.knockouts = {{{Seq2SeqPart::Cross, 1, 2}, -1, 0}};
-    const attn::model::Seq2SeqRun r =
-        attn::model::teacher_forced(model(), kSource, kTarget, cut);
+    const attn::model::Seq2SeqRun r = attn::model::teacher_forced(model(), kSource, kTarget, cut);
     EXPECT_GT((r.logits - clean).cwiseAbs().maxCoeff(), 1e-5);
     EXPECT_EQ(r.cross[1][2].col(0).cwiseAbs().maxCoeff(), 0.f);
     EXPECT_NEAR(r.cross[1][2].row(2).sum(), 1.f, 1e-5f);

@@ -23,7 +23,7 @@ struct Seq2SeqPatchSpec {
 /// Fractions of the logit difference restored, (patched − corrupt) / (clean − corrupt), per head.
 struct Seq2SeqPatchResult {
     double clean_diff = 0, corrupt_diff = 0;  ///< answer − wrong at the last target position
-    double logit_scale = 0;  ///< standard deviation of the clean run's logits there
+    double logit_scale = 0;          ///< standard deviation of the clean run's logits there
     Matrix encoder, decoder, cross;  ///< [layers, heads] of each attention
     /// unstable_span of this result's differences and scale.
     bool unstable() const { return unstable_span(clean_diff, corrupt_diff, logit_scale); }

@@ -70,8 +70,8 @@ struct Seq2SeqControls {
 /// hooks called on each head's weights (pattern) and output z, as model::Hooks of layer LAYER.
 struct HeadStep {
     float multiplier = 1.f;
-    std::vector<char> ablated;       ///< per head, true: its output zeroed; empty: none
-    model::Hooks* hooks = nullptr;   ///< none: no hook
+    std::vector<char> ablated;      ///< per head, true: its output zeroed; empty: none
+    model::Hooks* hooks = nullptr;  ///< none: no hook
     int layer = 0;
 };
 
