@@ -28,7 +28,7 @@ namespace {
 
 using attn::model::Seq2SeqPart;
 
-struct LensDelivery {
+struct Seq2SeqLensDelivery {
     attn::interv::LensTable table;
     QStringList tokens, names;
     QString error;
@@ -208,7 +208,7 @@ void Seq2SeqInterventionsView::refreshLens() {
     Scheduler::instance().run(
         this, kLensJob,
         [s = *s, controls = controls(*s)](attn::Progress&) {
-            return guarded<LensDelivery>([&](LensDelivery& d) {
+            return guarded<Seq2SeqLensDelivery>([&](Seq2SeqLensDelivery& d) {
                 const attn::model::Seq2SeqFolder& f = *s.folder;
                 const std::vector<std::int32_t> source = f.source->encode(s.input.source),
                                                 target = seq2seqDecoderIds(f, s.input);
@@ -220,7 +220,7 @@ void Seq2SeqInterventionsView::refreshLens() {
                     d.names << visibleToken(QString::fromStdString(f.target->token_text(c.ids[0])));
             });
         },
-        [this](LensDelivery d) {
+        [this](Seq2SeqLensDelivery d) {
             if (!d.error.isEmpty()) {
                 // The run on show has no lens: the previous run's map would pass for its.
                 lens_ = {};

@@ -3,7 +3,6 @@
 
 #include <string>
 
-#include "../util/parallel.hpp"
 #include "attn/interventions/ablation_scan.hpp"
 #include "attn/util/error.hpp"
 #include "seq2seq_sites.hpp"
@@ -26,8 +25,6 @@ Seq2SeqAblationScan seq2seq_ablation_scan(const model::Seq2SeqModel& model,
         throw ArgumentError("the target has " + std::to_string(target.size()) +
                             " decoder input: the scan scores the tokens after the start token");
     const model::Seq2SeqInfo& info = model.info();
-    const int H = info.heads, Le = info.encoder_layers, Ld = info.decoder_layers;
-    const Index sites = s2s::seq2seq_sites(info);
     report(progress, 0.0);
     const auto logprob = [&](const model::Seq2SeqControls& c) {
         return target_log_probability(model::teacher_forced(model, source, target, c).logits,
@@ -35,19 +32,13 @@ Seq2SeqAblationScan seq2seq_ablation_scan(const model::Seq2SeqModel& model,
     };
     Seq2SeqAblationScan r;
     r.target_logprob = logprob(controls);
-    r.encoder.resize(Le, H);
-    r.decoder.resize(Ld, H);
-    r.cross.resize(Ld, H);
-    detail::run_tasks(
-        sites,
-        [&](Index k) {
-            const model::Seq2SeqHead site = s2s::seq2seq_site(info, k);
+    s2s::each_head(
+        info, r.encoder, r.decoder, r.cross, 1, progress, [&](const model::Seq2SeqHead& site) {
             model::Seq2SeqControls c = controls;
             c.ablate.push_back(site);
             s2s::of_part(site.part, r.encoder, r.decoder, r.cross)(site.layer, site.head) =
                 logprob(c) - r.target_logprob;
-        },
-        [&](Index finished) { report(progress, double(finished + 1) / double(sites + 1)); });
+        });
     return r;
 }
 

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <string>
 
-#include "../util/parallel.hpp"
 #include "attn/interventions/capture.hpp"
 #include "attn/util/error.hpp"
+#include "patch_span.hpp"
 #include "seq2seq_sites.hpp"
 
 namespace attn::interv {
@@ -63,7 +63,6 @@ Seq2SeqPatchResult seq2seq_patch(const model::Seq2SeqModel& model, const Seq2Seq
         if (t < 0 || t >= info.vocab)
             throw ArgumentError("answer token " + std::to_string(t) +
                                 " is outside the vocabulary of " + std::to_string(info.vocab));
-    const int H = info.heads, Le = info.encoder_layers, Ld = info.decoder_layers;
     const Index sites = s2s::seq2seq_sites(info);
     report(progress, 0.0);
     CaptureHooks enc = capture_of(info, Seq2SeqPart::Encoder),
@@ -84,32 +83,18 @@ Seq2SeqPatchResult seq2seq_patch(const model::Seq2SeqModel& model, const Seq2Seq
     };
     r.clean_diff = diff(clean);
     r.corrupt_diff = diff(corrupt);
-    if (clean.size() > 1) {
-        const Vector centred = clean.array() - clean.mean();
-        r.logit_scale = std::sqrt(double(centred.squaredNorm()) / double(centred.size()));
-    }
-    const double span = r.clean_diff - r.corrupt_diff;
-    if (span == 0.0)
-        throw ArgumentError(
-            "the logit difference of the two answers is the same in the clean "
-            "and the corrupted run: patching has nothing to restore");
-    r.encoder.resize(Le, H);
-    r.decoder.resize(Ld, H);
-    r.cross.resize(Ld, H);
-    detail::run_tasks(
-        sites,
-        [&](Index k) {
-            const model::Seq2SeqHead site = s2s::seq2seq_site(info, k);
-            const Seq2SeqPart part = site.part;
-            const CaptureHooks& source = s2s::of_part(part, enc, dec, crs);
+    r.logit_scale = logit_spread(clean);
+    const double span = restorable_span(r.clean_diff, r.corrupt_diff);
+    s2s::each_head(
+        info, r.encoder, r.decoder, r.cross, 2, progress, [&](const model::Seq2SeqHead& site) {
+            const CaptureHooks& source = s2s::of_part(site.part, enc, dec, crs);
             HeadPatch hook(site.layer, site.head, source.z_of(site.layer, site.head));
-            const Vector v = last_logits(model, spec.corrupt_source,
-                                         part == Seq2SeqPart::Encoder ? nullptr : &encoded,
-                                         spec.corrupt_target, spec.controls, at_part(part, &hook));
-            s2s::of_part(part, r.encoder, r.decoder, r.cross)(site.layer, site.head) =
+            const Vector v = last_logits(
+                model, spec.corrupt_source, site.part == Seq2SeqPart::Encoder ? nullptr : &encoded,
+                spec.corrupt_target, spec.controls, at_part(site.part, &hook));
+            s2s::of_part(site.part, r.encoder, r.decoder, r.cross)(site.layer, site.head) =
                 float((diff(v) - r.corrupt_diff) / span);
-        },
-        [&](Index finished) { report(progress, double(finished + 2) / double(sites + 2)); });
+        });
     return r;
 }
 

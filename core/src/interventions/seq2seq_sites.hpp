@@ -2,7 +2,9 @@
 // the decoder's, then the cross-attention's, layer by layer (internal). GPL-3.0-or-later.
 #pragma once
 
+#include "../util/parallel.hpp"
 #include "attn/models/seq2seq.hpp"
+#include "attn/util/progress.hpp"
 
 namespace attn::interv::s2s {
 
@@ -31,6 +33,21 @@ T& of_part(model::Seq2SeqPart part, T& encoder, T& decoder, T& cross) {
     return part == model::Seq2SeqPart::Encoder   ? encoder
            : part == model::Seq2SeqPart::Decoder ? decoder
                                                  : cross;
+}
+
+/// Sizes ENCODER, DECODER and CROSS [layers, heads], then runs TASK(head) for every head on
+/// every core; PROGRESS is told (finished + DONE) / (heads + DONE) after each, DONE being the
+/// runs made before.
+template <class M, class Task>
+void each_head(const model::Seq2SeqInfo& info, M& encoder, M& decoder, M& cross, int done,
+               Progress* progress, Task task) {
+    encoder.resize(info.encoder_layers, info.heads);
+    decoder.resize(info.decoder_layers, info.heads);
+    cross.resize(info.decoder_layers, info.heads);
+    const Index n = seq2seq_sites(info);
+    detail::run_tasks(
+        n, [&](Index k) { task(seq2seq_site(info, k)); },
+        [&](Index finished) { report(progress, double(finished + done) / double(n + done)); });
 }
 
 }  // namespace attn::interv::s2s
