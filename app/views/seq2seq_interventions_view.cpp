@@ -12,6 +12,7 @@
 #include <new>
 
 #include "attn/interventions/seq2seq_lens.hpp"
+#include "attn/util/error.hpp"
 #include "model/error_text.hpp"
 #include "model/numbering.hpp"
 #include "model/scene.hpp"
@@ -59,6 +60,12 @@ QWidget* page(QWidget* controls, CellMap* map) {
     if (controls) column->addWidget(controls);
     column->addWidget(map, 1);
     return w;
+}
+
+/// The attention the scene shows (a run of the encoder–decoder), or null.
+const void* shownRun(const Scene& scene) {
+    const attn::SceneSpec& spec = scene.spec();
+    return spec.is_loaded() ? static_cast<const void*>(spec.data.get()) : nullptr;
 }
 
 }  // namespace
@@ -163,6 +170,7 @@ Seq2SeqInterventionsView::Seq2SeqInterventionsView(Scene* scene, QWidget* parent
     connect(patch_, &QPushButton::clicked, this, &Seq2SeqInterventionsView::startPatch);
     visible_ = new WhileVisible(this, [this] { refreshLens(); });
     connect(scene_, &Scene::specChanged, visible_, &WhileVisible::stale);
+    connect(scene_, &Scene::specChanged, this, &Seq2SeqInterventionsView::dropStaleMaps);
     connect(mode_, &QComboBox::currentIndexChanged, visible_, &WhileVisible::stale);
 }
 
@@ -269,6 +277,7 @@ bool Seq2SeqInterventionsView::startScan() {
                 setStatus(d.error, true);
             } else {
                 scanResult_ = std::move(d.scan);
+                scanRun_ = shownRun(*scene_);
                 showMaps();
                 setStatus(tr("Ablation map: how ablating each head alone changes the log-"
                              "probability of the target (%1 without it).")
@@ -331,6 +340,7 @@ bool Seq2SeqInterventionsView::startPatch() {
                 setStatus(d.error, true);
             } else {
                 patchResult_ = std::move(d.result);
+                patchRun_ = shownRun(*scene_);
                 showMaps();
                 setStatus(tr("Patching: the fraction of the logit difference (answer − wrong, "
                              "%1 clean, %2 corrupted, at the last target position) each head "
@@ -372,5 +382,19 @@ void Seq2SeqInterventionsView::showMaps() {
         patchMap_->setTitle(tr("%1: fraction of the clean logit difference restored by each "
                                "head's clean output")
                                 .arg(name));
+    }
+}
+
+void Seq2SeqInterventionsView::dropStaleMaps() {
+    const void* run = shownRun(*scene_);
+    if (scanRun_ && scanRun_ != run) {
+        scanResult_ = {};
+        scanMap_->clear();
+        scanRun_ = nullptr;
+    }
+    if (patchRun_ && patchRun_ != run) {
+        patchResult_ = {};
+        patchMap_->clear();
+        patchRun_ = nullptr;
     }
 }

@@ -72,6 +72,8 @@ class Seq2SeqInterventionsView : public QWidget {
 
   private:
     void showMaps();
+    /// Clears the ablation and patching maps when the run on show is no longer theirs.
+    void dropStaleMaps();
     void setStatus(const QString& text, bool error = false);
 
     Scene* scene_;
@@ -94,4 +96,7 @@ class Seq2SeqInterventionsView : public QWidget {
     QStringList lensNames_;  ///< each lens cell's top token, row-major
     attn::interv::Seq2SeqAblationScan scanResult_;
     attn::interv::Seq2SeqPatchResult patchResult_;
+    /// The run (the scene's attention) each map was computed for.
+    const void* scanRun_ = nullptr;
+    const void* patchRun_ = nullptr;
 };

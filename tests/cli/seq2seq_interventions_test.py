@@ -83,20 +83,27 @@ def families(work):
 
 
 SOURCE = "the cat sat on the mat"
-CORRUPT = ["the dog sat on the mat", "the cat ran on the mat", "a cat sat on the mat",
-           "the bird sat on the mat", "the cat sat on a mat", "my cat sat on the mat"]
 TARGET = "die katze sass auf der matte"
-CORRUPT_TARGET = ["die hund sass auf der matte", "der katze sass auf der matte",
-                  "die katze lief auf der matte", "die katze sass im der matte",
-                  "ein katze sass auf der matte"]
 
 
-def same_length(tokenize, text, candidates):
-    n = len(tokenize(text))
-    for other in candidates:
-        if len(tokenize(other)) == n and tokenize(other) != tokenize(text):
-            return other
-    return None
+def corruptions(tokenize, text, words):
+    """TEXT with one word replaced by one of WORDS, each keeping its token count and changing its
+    ids (corrupted prompts as patching needs)."""
+    ids = tokenize(text)
+    split = text.split()
+    out = []
+    for i in range(len(split)):
+        for word in sorted(set(words)):
+            other = " ".join(split[:i] + [word] + split[i + 1:])
+            if len(tokenize(other)) == len(ids) and tokenize(other) != ids:
+                out.append(other)
+    return out
+
+
+def spread(forward, src, tgt, csrc, ctgt):
+    """How far the last target row's logits move between the runs: max − min of the change."""
+    gap = forward(src, tgt)[3][-1] - forward(csrc, ctgt)[3][-1]
+    return float(gap.max() - gap.min())
 
 
 def numpy_patch(forward, src, csrc, tgt, ctgt, answer, wrong, layers, heads):
@@ -162,14 +169,17 @@ def main(exe, work):
             check(d < 1e-4 * np.abs(logits).max(), f"{name} lens: its last row is the logits'")
         # Patching: a corrupted source with the same target, then a corrupted target.
         for what in ("source", "target"):
+            # The corruption that moves the last row's logits most (a well-conditioned span).
             if what == "source":
-                other = same_length(tok_src, SOURCE, CORRUPT)
-                csrc, ctgt = tok_src(other), tgt
-                opts = ["--corrupt", other]
+                pick = lambda o: (tok_src(o), tgt)  # noqa: E731
+                options = corruptions(tok_src, SOURCE, " ".join(tiny.SOURCE).split())
             else:
-                other = same_length(tok_tgt, TARGET, CORRUPT_TARGET)
-                csrc, ctgt = src, tok_tgt(other)
-                opts = ["--corrupt-target", other]
+                pick = lambda o: (src, tok_tgt(o))  # noqa: E731
+                options = corruptions(tok_tgt, TARGET, " ".join(tiny.TARGET).split())
+            other = max(options, key=lambda o: spread(forward, src, tgt, *pick(o)), default=None)
+            if other is not None:
+                csrc, ctgt = pick(other)
+            opts = ["--corrupt" if what == "source" else "--corrupt-target", other]
             check(other is not None, f"{name}: a corrupted {what} of the same token count")
             if other is None:
                 continue
