@@ -51,6 +51,12 @@ double relative(const attn::Matrix& drawn, const attn::Matrix& want) {
            std::max(1e-9, double(want.cwiseAbs().maxCoeff()));
 }
 
+/// With ATTN_SEQ2SEQ_SHOTS=DIR, saves what W shows as DIR/NAME.png (to look at as a user).
+void shot(QWidget& w, const QString& name) {
+    const QString dir = qEnvironmentVariable("ATTN_SEQ2SEQ_SHOTS");
+    if (!dir.isEmpty()) w.grab().save(dir + QLatin1Char('/') + name + QStringLiteral(".png"));
+}
+
 /// Runs VIEW's job by clicking BUTTON and waits for it.
 void clickAndWait(Seq2SeqInterventionsView* view, QPushButton* button) {
     QSignalSpy computed(view, &Seq2SeqInterventionsView::computed);
@@ -79,6 +85,7 @@ class Seq2SeqInterventionsTest : public QObject {
         MainWindow w;
         fileio::ModelController* models = test_support::attachQuietModels(w);
         QVERIFY(models);
+        if (qEnvironmentVariableIsSet("ATTN_SEQ2SEQ_SHOTS")) w.showMaximized();
         QVERIFY2(models->openModel(dir.path()), qPrintable(models->lastError()));
         test_support::settleAll(w.computeService());
         fileio::Seq2SeqDock* dock = models->seq2seqDock();
@@ -140,6 +147,7 @@ class Seq2SeqInterventionsTest : public QObject {
         QVERIFY2(relative(view->lensMap()->values(), top) < 1e-5,
                  qPrintable(QString::number(relative(view->lensMap()->values(), top))));
         QCOMPARE(view->lensMap()->rowLabels().size(), int(folder.model->info().decoder_layers + 1));
+        shot(w, QStringLiteral("seq2seq-lens"));
 
         // Component: Cross (End on the box), then the ablation map.
         view->componentBox()->setFocus();
@@ -151,6 +159,7 @@ class Seq2SeqInterventionsTest : public QObject {
             attn::interv::seq2seq_ablation_scan(*folder.model, source, target, controls);
         QVERIFY2(relative(view->scanMap()->values(), scan.cross.cast<float>()) < 1e-4,
                  qPrintable(view->status()->text()));
+        shot(w, QStringLiteral("seq2seq-scan"));
         // The head already ablated changes nothing when ablated again.
         QVERIFY(std::abs(view->scanMap()->values()(0, 1)) < 1e-5f);
 
@@ -176,6 +185,7 @@ class Seq2SeqInterventionsTest : public QObject {
             attn::interv::seq2seq_patch(*folder.model, spec);
         QVERIFY2(relative(view->patchMap()->values(), patch.cross) < 1e-4,
                  qPrintable(view->status()->text()));
+        shot(w, QStringLiteral("seq2seq-patch"));
         view->componentBox()->setFocus();
         QTest::keyClick(view->componentBox(), Qt::Key_Home);
         QCOMPARE(view->part(), attn::model::Seq2SeqPart::Encoder);

@@ -208,6 +208,16 @@ def main(exe, work):
     folder = os.path.join(work, "marian")
     out = os.path.join(work, "refused.npz")
     base = ["--model", folder, "--text", SOURCE, "-o", out]
+    png = os.path.join(work, "refused.png")
+    # render draws the run with an encoder–decoder's interventions (--ablate PART.L.H).
+    for opts in ([], ["--ablate", "cross.0.1", "--ablate-mode", "mean"]):
+        shown = os.path.join(work, f"render{len(opts)}.png")
+        code, err = run(exe, "render", *base[:4], "--target", TARGET, "--view", "heads",
+                        "--component", "Cross", "-o", shown, *opts)
+        check(code == 0 and os.path.getsize(shown) > 0, f"render --view heads {opts}: {err}")
+    check(open(os.path.join(work, "render0.png"), "rb").read() !=
+          open(os.path.join(work, "render4.png"), "rb").read(),
+          "render: the ablated head's run is drawn, not the plain one")
     for args, code_want, words in (
             (["translate", *base, "--knockout", "cross.0.0:1>0"], 1, ["--knockout", "translation"]),
             (["translate", *base, "--ablate", "cross.0.0", "--ablate-mode", "mean"], 1,
@@ -223,7 +233,11 @@ def main(exe, work):
             (["patch", "--model", folder, "--clean", SOURCE, "--corrupt", "the cat", "--target",
               TARGET, "--answer", "1", "--wrong", "2", "-o", out], 1, ["equal token length"]),
             (["patch", "--model", folder, "--clean", SOURCE, "--target", TARGET, "--answer", "1",
-              "--wrong", "2", "-o", out], 1, ["--corrupt"])):
+              "--wrong", "2", "-o", out], 1, ["--corrupt"]),
+            (["render", *base[:4], "--target", TARGET, "--view", "logit-lens", "-o", png], 1,
+             ["logit-lens", "encoder–decoder", "--logit-lens"]),
+            (["render", *base[:4], "--target", TARGET, "--ablate", "0.1", "-o", png], 1,
+             ["decoder-only", "PART.L.H"])):
         code, err = run(exe, *args)
         check(code == code_want and all(w in err for w in words),
               f"refused: {' '.join(args[:1] + args[5:])} -> {code}: {err}")
