@@ -146,7 +146,8 @@ class Seq2SeqInterventionsTest : public QObject {
                 top(r, c) = lens.at(r, c).probabilities[0];
         QVERIFY2(relative(view->lensMap()->values(), top) < 1e-5,
                  qPrintable(QString::number(relative(view->lensMap()->values(), top))));
-        QCOMPARE(view->lensMap()->rowLabels().size(), int(folder.model->info().decoder_layers + 1));
+        QCOMPARE(int(view->lensMap()->rowLabels().size()),
+                 int(folder.model->info().decoder_layers + 1));
         shot(w, QStringLiteral("seq2seq-lens"));
 
         // Component: Cross (End on the box), then the ablation map.
@@ -191,7 +192,8 @@ class Seq2SeqInterventionsTest : public QObject {
         QCOMPARE(view->part(), attn::model::Seq2SeqPart::Encoder);
         QVERIFY(relative(view->patchMap()->values(), patch.encoder) < 1e-4 ||
                 patch.encoder.cwiseAbs().maxCoeff() < 1e-6f);
-        QCOMPARE(view->patchMap()->rowLabels().size(), int(folder.model->info().encoder_layers));
+        QCOMPARE(int(view->patchMap()->rowLabels().size()),
+                 int(folder.model->info().encoder_layers));
     }
 };
 
