@@ -210,7 +210,7 @@ def main(exe, work):
     base = ["--model", folder, "--text", SOURCE, "-o", out]
     png = os.path.join(work, "refused.png")
     # render draws the run with an encoder–decoder's interventions (--ablate PART.L.H).
-    for opts in ([], ["--ablate", "cross.0.1", "--ablate-mode", "mean"]):
+    for opts in ([], ["--ablate", "encoder.0.1", "--ablate-mode", "mean"]):
         shown = os.path.join(work, f"render{len(opts)}.png")
         code, err = run(exe, "render", *base[:4], "--target", TARGET, "--view", "heads",
                         "--component", "Cross", "-o", shown, *opts)
