@@ -268,7 +268,8 @@ QString seq2seqHelp() {
         "  attnscope render --model DIR --text SRC [--target TGT] --view alignment -o OUT.png\n"
         "                           the cross-attention of the run (no --target: of the\n"
         "                           greedy translation); --view heads|model with --component\n"
-        "                           Encoder|Decoder|Cross (default Cross) and --layer L\n");
+        "                           Encoder|Decoder|Cross (default Cross) and --layer L;\n"
+        "                           --ablate, --ablate-mode and --knockout as compute's\n");
 }
 
 }  // namespace cli
