@@ -159,6 +159,8 @@ Seq2SeqInterventionsView::Seq2SeqInterventionsView(Scene* scene, QWidget* parent
     top->addStretch(1);
     status_->setObjectName(QStringLiteral("seq2seqInterventionsStatus"));
     status_->setWordWrap(true);
+    // Two lines always fit: a wrapped message is never squeezed under the pages.
+    status_->setMinimumHeight(status_->fontMetrics().lineSpacing() * 2 + 4);
     auto* column = new QVBoxLayout(this);
     column->setContentsMargins(6, 4, 6, 4);
     column->addLayout(top);
@@ -245,9 +247,8 @@ void Seq2SeqInterventionsView::refreshLens() {
                     p(r, c) = lens_.at(r, c).probabilities[0];
             lensMap_->setData(p, streamRowLabels(int(lens_.layers) - 1), d.tokens, lensNames_);
             setStatus(
-                tr("Logit lens: the decoder's stream after its embedding and after each "
-                   "decoder layer, at each target position, read as the prediction of the "
-                   "next target token."));
+                tr("Logit lens: each cell the top token and its probability, %1 target positions.")
+                    .arg(lens_.positions));
             Q_EMIT computed();
         });
 }
@@ -279,8 +280,7 @@ bool Seq2SeqInterventionsView::startScan() {
                 scanResult_ = std::move(d.scan);
                 scanRun_ = shownRun(*scene_);
                 showMaps();
-                setStatus(tr("Ablation map: how ablating each head alone changes the log-"
-                             "probability of the target (%1 without it).")
+                setStatus(tr("Ablation map: the target's log-probability is %1 without it.")
                               .arg(scanResult_.target_logprob, 0, 'f', 3));
             }
             Q_EMIT computed();
@@ -342,15 +342,11 @@ bool Seq2SeqInterventionsView::startPatch() {
                 patchResult_ = std::move(d.result);
                 patchRun_ = shownRun(*scene_);
                 showMaps();
-                setStatus(tr("Patching: the fraction of the logit difference (answer − wrong, "
-                             "%1 clean, %2 corrupted, at the last target position) each head "
-                             "restores.%3")
+                setStatus(tr("Patching: answer − wrong is %1 clean, %2 corrupted.%3")
                               .arg(patchResult_.clean_diff, 0, 'f', 3)
                               .arg(patchResult_.corrupt_diff, 0, 'f', 3)
-                              .arg(patchResult_.unstable()
-                                       ? tr(" The two differences are close: the fractions are "
-                                            "unstable.")
-                                       : QString()));
+                              .arg(patchResult_.unstable() ? tr(" Too close for stable fractions.")
+                                                           : QString()));
             }
             Q_EMIT computed();
         });
