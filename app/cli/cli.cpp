@@ -89,7 +89,8 @@ QString noDisplayMessage(int argc, char** argv) {
 
 int run(const QStringList& arguments, QTextStream& out, QTextStream& err) {
     if (arguments.size() > 1 && arguments.at(1) == QLatin1StringView("patch"))
-        return runPatch(arguments, err);
+        return isSeq2SeqCompute(arguments) ? runSeq2SeqPatch(arguments, err)
+                                           : runPatch(arguments, err);
     // batch and merge run datasets and shards, not a scene: their own parsers.
     if (arguments.size() > 1 && arguments.at(1) == QLatin1StringView("batch"))
         return runBatch(arguments, err);

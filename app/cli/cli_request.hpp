@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "attn/attribution/token_attribution.hpp"
+#include "attn/models/seq2seq.hpp"
 #include "attn/scene/scene.hpp"
 
 namespace cli {
@@ -25,10 +26,12 @@ struct Request {
     QString model;  ///< --model DIR: a GPT-2 folder run on the --text sentence instead of a file
     std::vector<int> modelLayers;  ///< --layers: where the controls apply in the run (empty: all)
     attn::model::Interventions interventions;  ///< --ablate, --ablate-mode, --knockout
-    bool logitLens = false;                    ///< compute --logit-lens
-    std::optional<std::int32_t> attribute;     ///< compute --attribute ID
-    bool induction = false;                    ///< census --induction
-    QString corrupt;                           ///< render --view patching --corrupt TEXT
+    /// --ablate, --ablate-mode and --knockout of an encoder–decoder's sites (PART.L.H).
+    attn::model::Seq2SeqControls seq2seq;
+    bool logitLens = false;                 ///< compute --logit-lens
+    std::optional<std::int32_t> attribute;  ///< compute --attribute ID
+    bool induction = false;                 ///< census --induction
+    QString corrupt;                        ///< render --view patching --corrupt TEXT
     QString target;  ///< render --target: an encoder–decoder's target (none: its translation)
     std::int32_t answer = 0, wrong = 0;            ///< render --view patching --answer, --wrong
     attn::attrib::AttributionRequest attribution;  ///< attribute's options (not its controls)

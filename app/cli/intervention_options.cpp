@@ -8,6 +8,7 @@
 #include "cli/cli_request.hpp"
 #include "cli/cli_tr.hpp"
 #include "cli/option_values.hpp"
+#include "model/seq2seq_run.hpp"
 
 namespace cli {
 namespace {
@@ -114,23 +115,29 @@ QString parseInterventionOptions(const QCommandLineParser& p, Request& r) {
     if (given("ablate")) {
         const QString v = p.value(QStringLiteral("ablate"));
         const auto heads = parseHeads(v);
-        if (!heads) return tr("--ablate: '%1' is not a list of heads such as 0.3,5.1").arg(v);
-        r.interventions.ablated = *heads;
+        // An encoder–decoder's heads are PART.L.H (openModel refuses them for a decoder-only).
+        if (!heads && !parseSeq2SeqHeads(v, &r.seq2seq.ablate).isEmpty())
+            return tr("--ablate: '%1' is not a list of heads such as 0.3,5.1 (or cross.0.3 of "
+                      "an encoder–decoder)")
+                .arg(v);
+        if (heads) r.interventions.ablated = *heads;
     }
     if (given("ablate-mode")) {
         const QString v = p.value(QStringLiteral("ablate-mode")).toLower();
         if (!given("ablate")) return tr("--ablate-mode applies to --ablate");
         if (v == QLatin1StringView("mean"))
-            r.interventions.ablation = attn::model::AblationMode::Mean;
+            r.interventions.ablation = r.seq2seq.ablation = attn::model::AblationMode::Mean;
         else if (v != QLatin1StringView("zero"))
             return tr("--ablate-mode: '%1' is not zero or mean").arg(v);
     }
     if (given("knockout")) {
         const QString v = p.value(QStringLiteral("knockout"));
         const auto k = parseKnockouts(v);
-        if (!k)
-            return tr("--knockout: '%1' is not a list of edges such as 1.0:5>2 or 1.0:*>2").arg(v);
-        r.interventions.knockouts = *k;
+        if (!k && !parseSeq2SeqKnockouts(v, &r.seq2seq.knockouts).isEmpty())
+            return tr("--knockout: '%1' is not a list of edges such as 1.0:5>2 or 1.0:*>2 (or "
+                      "cross.1.0:5>2 of an encoder–decoder)")
+                .arg(v);
+        if (k) r.interventions.knockouts = *k;
     }
     r.logitLens = given("logit-lens");
     if (given("attribute")) {

@@ -28,10 +28,18 @@ namespace {
 /// greedy translation) as loaded data of three components, Cross first.
 int openSeq2Seq(const Request& request, const std::string& dir, attn::SceneSpec& spec,
                 QString* error) {
+    if (!request.modelLayers.empty() || !request.interventions.ablated.empty() ||
+        !request.interventions.knockouts.empty()) {
+        *error = tr("--layers, --ablate L.H and --knockout L.H:Q>K apply to decoder-only models: "
+                    "%1 is an encoder–decoder (--ablate PART.L.H, --knockout PART.L.H:Q>K)")
+                     .arg(request.model);
+        return kExitUsage;
+    }
     Seq2SeqInput in;
     in.source = spec.text;
     in.target = request.target.toStdString();
     in.translate = in.target.empty();
+    in.options.controls = request.seq2seq;
     try {
         const attn::model::Seq2SeqFolder folder = attn::model::open_seq2seq(dir);
         const Seq2SeqOutcome outcome = runSeq2Seq(folder, in);
@@ -45,12 +53,6 @@ int openSeq2Seq(const Request& request, const std::string& dir, attn::SceneSpec&
     } catch (const std::exception& e) {
         *error = errorText(e, request.model);
         return dynamic_cast<const attn::ResourceError*>(&e) ? kExitResource : kExitInput;
-    }
-    if (!request.modelLayers.empty() || !request.interventions.ablated.empty()) {
-        *error = tr("--layers and --ablate L.H apply to decoder-only models: %1 is an "
-                    "encoder–decoder (attnscope compute --target … --ablate PART.L.H)")
-                     .arg(request.model);
-        return kExitUsage;
     }
     return kExitOk;
 }
@@ -70,6 +72,12 @@ int openModel(const Request& request, attn::SceneSpec& spec, QString* error) {
         if (isSeq2SeqFolder(dir)) return openSeq2Seq(request, dir, spec, error);
         if (!request.target.isEmpty()) {
             *error = tr("--target: %1 is not an encoder–decoder (Marian, T5)").arg(request.model);
+            return kExitUsage;
+        }
+        if (!request.seq2seq.ablate.empty() || !request.seq2seq.knockouts.empty()) {
+            *error = tr("--ablate PART.L.H and --knockout PART.L.H:Q>K name an encoder–decoder's "
+                        "heads: %1 is not one (its heads are L.H)")
+                         .arg(request.model);
             return kExitUsage;
         }
         spec.set_model(

@@ -9,6 +9,8 @@
 #include <span>
 
 #include "attn/generate/translate.hpp"
+#include "attn/interventions/seq2seq_lens.hpp"
+#include "attn/interventions/seq2seq_patching.hpp"
 #include "attn/io/numpy/npy.hpp"
 #include "attn/io/numpy/numpy_attention.hpp"
 #include "attn/models/families.hpp"
@@ -20,128 +22,17 @@
 #include "cli/option_values.hpp"
 #include "cli/output_check.hpp"
 #include "cli/scene_input.hpp"
+#include "cli/seq2seq_request.hpp"
 #include "model/error_text.hpp"
 #include "model/seq2seq_run.hpp"
 
 namespace cli {
 namespace {
 
-/// What an encoder–decoder command line asks for, or a usage message.
-struct Seq2SeqRequest {
-    Request files;  ///< --model, -o and --force, as output_check reads them
-    QString text, target;
-    attn::gen::TranslateOptions options;
-};
-
 int failWith(QTextStream& err, const QString& message, int code) {
     err << "attnscope: " << message << "\n";
     err.flush();
     return code;
-}
-
-std::optional<Seq2SeqRequest> parseSeq2Seq(const QStringList& arguments, bool translate,
-                                           QString* error) {
-    QCommandLineParser p;
-    p.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
-    QStringList valued = {QStringLiteral("model"), QStringLiteral("text"),
-                          QStringLiteral("ablate")};
-    if (translate)
-        valued << QStringLiteral("beam") << QStringLiteral("max-tokens")
-               << QStringLiteral("length-penalty");
-    else
-        valued << QStringLiteral("target");
-    for (const QString& name : valued)
-        p.addOption({name, QString(), QStringLiteral("X")});
-    p.addOption(
-        {{QStringLiteral("o"), QStringLiteral("output")}, QString(), QStringLiteral("OUT")});
-    for (const char* name : {"force", "scale", "no-scale"})
-        p.addOption({QString::fromLatin1(name), QString()});
-    QStringList args = arguments;
-    args.removeAt(1);
-    const QString command =
-        translate ? QStringLiteral("translate") : QStringLiteral("compute --target");
-    if (!p.parse(args)) {
-        *error =
-            tr("%1 (%2 takes --model, --text, %3 --scale/--no-scale, --ablate, -o and --force)")
-                .arg(p.errorText(), command,
-                     translate ? QStringLiteral("--beam, --max-tokens, --length-penalty,")
-                               : QStringLiteral("--target,"));
-        return std::nullopt;
-    }
-    if (const QString repeated = repeatedOption(p); !repeated.isEmpty()) {
-        *error = repeated;
-        return std::nullopt;
-    }
-    if (!p.positionalArguments().isEmpty()) {
-        *error = tr("%1 takes no input file (%2)")
-                     .arg(command, p.positionalArguments().join(QStringLiteral(", ")));
-        return std::nullopt;
-    }
-    Seq2SeqRequest r;
-    r.files.model = p.value(QStringLiteral("model"));
-    r.files.output = p.value(QStringLiteral("output"));
-    r.files.force = p.isSet(QStringLiteral("force"));
-    r.text = p.value(QStringLiteral("text"));
-    r.target = translate ? QString() : p.value(QStringLiteral("target"));
-    if (r.files.model.isEmpty() || r.text.isEmpty() || r.files.output.isEmpty()) {
-        *error = translate ? tr("translate needs --model DIR, --text SRC and -o OUT.npz")
-                           : tr("compute with an encoder–decoder needs --model DIR, --text SRC, "
-                                "--target TGT and -o OUT.npz");
-        return std::nullopt;
-    }
-    if (!translate && !p.isSet(QStringLiteral("target"))) {
-        *error = tr("%1 is an encoder–decoder: compute needs --target TGT, the target sentence "
-                    "(or run translate)")
-                     .arg(r.files.model);
-        return std::nullopt;
-    }
-    if (!translate && r.target.isEmpty()) {
-        *error = tr("--target: the target sentence is empty");
-        return std::nullopt;
-    }
-    if (!r.files.output.endsWith(QLatin1StringView(".npz"), Qt::CaseInsensitive)) {
-        *error = tr("-o %1: %2 writes .npz").arg(r.files.output, command);
-        return std::nullopt;
-    }
-    if (p.isSet(QStringLiteral("scale")) && p.isSet(QStringLiteral("no-scale"))) {
-        *error = tr("--scale and --no-scale contradict");
-        return std::nullopt;
-    }
-    if (p.isSet(QStringLiteral("ablate"))) {
-        const QString bad =
-            parseSeq2SeqHeads(p.value(QStringLiteral("ablate")), &r.options.controls.ablate);
-        if (!bad.isEmpty()) {
-            *error = tr("--ablate %1: expected encoder.L.H, decoder.L.H or cross.L.H").arg(bad);
-            return std::nullopt;
-        }
-    }
-    if (p.isSet(QStringLiteral("scale"))) r.options.controls.scale = true;
-    if (p.isSet(QStringLiteral("no-scale"))) r.options.controls.scale = false;
-    const auto integer = [&](const char* name, int max, int* out) {
-        if (!translate || !p.isSet(QString::fromLatin1(name))) return true;
-        const auto v = decimalUnsigned(p.value(QString::fromLatin1(name)));
-        if (!v || *v < 1 || *v > qulonglong(max)) {
-            *error = tr("--%1 %2: expected an integer from 1 to %3")
-                         .arg(QLatin1StringView(name), p.value(QString::fromLatin1(name)))
-                         .arg(max);
-            return false;
-        }
-        *out = int(*v);
-        return true;
-    };
-    if (!integer("beam", 64, &r.options.beam) ||
-        !integer("max-tokens", 4096, &r.options.max_tokens))
-        return std::nullopt;
-    if (translate && p.isSet(QStringLiteral("length-penalty"))) {
-        const auto a = decimalNumber(p.value(QStringLiteral("length-penalty")));
-        if (!a || *a < 0 || *a > 10) {
-            *error = tr("--length-penalty %1: expected a number from 0 to 10")
-                         .arg(p.value(QStringLiteral("length-penalty")));
-            return std::nullopt;
-        }
-        r.options.length_penalty = *a;
-    }
-    return r;
 }
 
 /// [layer][head] matrices of one shape as a float32 [L,H,rows,cols] .npy.
@@ -173,6 +64,43 @@ attn::io::NpzMembers runMembers(const attn::model::Seq2SeqRun& r, bool logits) {
                  std::span<const float>(r.logits.data(), std::size_t(r.logits.size())), shape)});
     }
     return m;
+}
+
+/// M as a float32 [rows, cols] .npy.
+std::vector<std::byte> matrixNpy(const attn::Matrix& m) {
+    const std::uint64_t shape[] = {std::uint64_t(m.rows()), std::uint64_t(m.cols())};
+    return attn::io::npy_bytes(std::span<const float>(m.data(), std::size_t(m.size())), shape);
+}
+
+/// Throws ArgumentError for a knockout whose query or key is past the run's positions (it would
+/// remove nothing): queries are the source's in the encoder, the target's elsewhere; keys the
+/// source's in the encoder and cross-attention.
+void checkKnockouts(const std::vector<attn::model::Seq2SeqKnockout>& knockouts, std::size_t ns,
+                    std::size_t nt) {
+    using Part = attn::model::Seq2SeqPart;
+    for (const attn::model::Seq2SeqKnockout& k : knockouts) {
+        const std::size_t queries = k.site.part == Part::Encoder ? ns : nt,
+                          keys = k.site.part == Part::Decoder ? nt : ns;
+        if ((k.query < 0 || std::size_t(k.query) < queries) && std::size_t(k.key) < keys) continue;
+        const bool query = k.query >= 0 && std::size_t(k.query) >= queries;
+        throw attn::ArgumentError(
+            "--knockout " + seq2seqHeadsText({k.site}).toStdString() + ": " +
+            (query ? "query " + std::to_string(k.query) + " is past the " + std::to_string(queries)
+                   : "key " + std::to_string(k.key) + " is past the " + std::to_string(keys)) +
+            " positions it can see, so it would remove nothing");
+    }
+}
+
+/// The logit lens at RUN's last target position: [decoder layers + 1, vocab].
+std::vector<std::byte> lensMember(const attn::model::Seq2SeqModel& model,
+                                  const attn::model::Seq2SeqRun& run,
+                                  const attn::gen::TranslateOptions& options) {
+    const std::vector<attn::Matrix> lens =
+        attn::interv::seq2seq_lens_logits(model, run.source, run.target, options.controls);
+    attn::Matrix last(attn::Index(lens.size()), run.logits.cols());
+    for (std::size_t l = 0; l < lens.size(); ++l)
+        last.row(attn::Index(l)) = lens[l].row(lens[l].rows() - 1);
+    return matrixNpy(last);
 }
 
 /// Opens the request's folder, runs BODY on it and writes the members it returns.
@@ -233,19 +161,25 @@ bool isSeq2SeqCompute(const QStringList& arguments) {
 
 int runSeq2SeqCompute(const QStringList& arguments, QTextStream& err) {
     QString error;
-    const std::optional<Seq2SeqRequest> r = parseSeq2Seq(arguments, false, &error);
+    const std::optional<Seq2SeqRequest> r =
+        parseSeq2Seq(arguments, Seq2SeqCommand::Compute, &error);
     if (!r) return failWith(err, error + QStringLiteral("\nTry 'attnscope --help'."), kExitUsage);
     return runOnFolder(*r, err, [&](const attn::model::Seq2SeqFolder& f) {
-        const attn::model::Seq2SeqRun run = attn::model::teacher_forced(
-            *f.model, f.source->encode(r->text.toStdString()),
-            attn::decoder_inputs(f, r->target.toStdString()), r->options.controls);
-        return runMembers(run, true);
+        const std::vector<std::int32_t> source = f.source->encode(r->text.toStdString()),
+                                        target = attn::decoder_inputs(f, r->target.toStdString());
+        checkKnockouts(r->options.controls.knockouts, source.size(), target.size());
+        const attn::model::Seq2SeqRun run =
+            attn::model::teacher_forced(*f.model, source, target, r->options.controls);
+        attn::io::NpzMembers m = runMembers(run, true);
+        if (r->logitLens) m.push_back({"lens_logits", lensMember(*f.model, run, r->options)});
+        return m;
     });
 }
 
 int runTranslate(const QStringList& arguments, QTextStream& err) {
     QString error;
-    const std::optional<Seq2SeqRequest> r = parseSeq2Seq(arguments, true, &error);
+    const std::optional<Seq2SeqRequest> r =
+        parseSeq2Seq(arguments, Seq2SeqCommand::Translate, &error);
     if (!r) return failWith(err, error + QStringLiteral("\nTry 'attnscope --help'."), kExitUsage);
     return runOnFolder(*r, err, [&](const attn::model::Seq2SeqFolder& f) {
         const std::vector<std::int32_t> source = f.source->encode(r->text.toStdString());
@@ -265,6 +199,44 @@ int runTranslate(const QStringList& arguments, QTextStream& err) {
     });
 }
 
+int runSeq2SeqPatch(const QStringList& arguments, QTextStream& err) {
+    QString error;
+    const std::optional<Seq2SeqRequest> r = parseSeq2Seq(arguments, Seq2SeqCommand::Patch, &error);
+    if (!r) return failWith(err, error + QStringLiteral("\nTry 'attnscope --help'."), kExitUsage);
+    return runOnFolder(*r, err, [&](const attn::model::Seq2SeqFolder& f) {
+        attn::interv::Seq2SeqPatchSpec spec;
+        spec.clean_source = f.source->encode(r->text.toStdString());
+        spec.corrupt_source =
+            r->corrupt.isEmpty() ? spec.clean_source : f.source->encode(r->corrupt.toStdString());
+        spec.clean_target = attn::decoder_inputs(f, r->target.toStdString());
+        spec.corrupt_target = r->corruptTarget.isEmpty()
+                                  ? spec.clean_target
+                                  : attn::decoder_inputs(f, r->corruptTarget.toStdString());
+        spec.answer = r->answer;
+        spec.wrong = r->wrong;
+        spec.controls = r->options.controls;
+        for (const auto& [s, t] : {std::pair{&spec.clean_source, &spec.clean_target},
+                                   std::pair{&spec.corrupt_source, &spec.corrupt_target}})
+            checkKnockouts(spec.controls.knockouts, s->size(), t->size());
+        const attn::interv::Seq2SeqPatchResult result = attn::interv::seq2seq_patch(*f.model, spec);
+        const auto scalar = [](double v) {
+            const float value[] = {float(v)};
+            const std::uint64_t shape[] = {1};
+            return attn::io::npy_bytes(value, shape);
+        };
+        return attn::io::NpzMembers{
+            {"encoder_head_patch", matrixNpy(result.encoder)},
+            {"decoder_head_patch", matrixNpy(result.decoder)},
+            {"cross_head_patch", matrixNpy(result.cross)},
+            {"clean_ids", attn::io::npy_i4_bytes(spec.clean_source)},
+            {"corrupt_ids", attn::io::npy_i4_bytes(spec.corrupt_source)},
+            {"target_ids", attn::io::npy_i4_bytes(spec.clean_target)},
+            {"corrupt_target_ids", attn::io::npy_i4_bytes(spec.corrupt_target)},
+            {"clean_diff", scalar(result.clean_diff)},
+            {"corrupt_diff", scalar(result.corrupt_diff)}};
+    });
+}
+
 QString seq2seqHelp() {
     return tr(
         "encoder–decoders (Marian, T5; see docs/seq2seq.md):\n"
@@ -280,11 +252,24 @@ QString seq2seqHelp() {
         "                           output_ids, text and the run's arrays on the output\n"
         "  --scale, --no-scale      scores × 1/sqrt(d_k) on or off (default: the model's own;\n"
         "                           Marian scales, T5 does not)\n"
-        "  --ablate PART.L.H,…      zero those heads' outputs (PART encoder, decoder, cross)\n"
+        "  --ablate PART.L.H,…      ablate those heads (PART encoder, decoder, cross);\n"
+        "                           --ablate-mode zero|mean (mean: compute and patch)\n"
+        "  --knockout PART.L.H:Q>K,…  query Q ('*': every query) of that head no longer sees\n"
+        "                           key K (compute and patch; cross: Q target, K source)\n"
+        "  --logit-lens             compute --target adds lens_logits [Ld+1,vocab]: the\n"
+        "                           decoder's stream at the last target position after its\n"
+        "                           embedding and each layer, through the final norm and head\n"
+        "  attnscope patch --model DIR --clean SRC [--corrupt SRC2] --target TGT\n"
+        "                  [--corrupt-target TGT2] --answer ID --wrong ID -o OUT.npz\n"
+        "                           each head patched from the clean run into the corrupted\n"
+        "                           one: encoder_head_patch [Le,H], decoder_head_patch [Ld,H],\n"
+        "                           cross_head_patch [Ld,H] (fraction of answer − wrong at the\n"
+        "                           last target position restored), clean_diff, corrupt_diff\n"
         "  attnscope render --model DIR --text SRC [--target TGT] --view alignment -o OUT.png\n"
         "                           the cross-attention of the run (no --target: of the\n"
         "                           greedy translation); --view heads|model with --component\n"
-        "                           Encoder|Decoder|Cross (default Cross) and --layer L\n");
+        "                           Encoder|Decoder|Cross (default Cross) and --layer L;\n"
+        "                           --ablate, --ablate-mode and --knockout as compute's\n");
 }
 
 }  // namespace cli

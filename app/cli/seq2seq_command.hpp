@@ -20,6 +20,10 @@ int runSeq2SeqCompute(const QStringList& arguments, QTextStream& err);
 /// Parses and runs `attnscope translate --model DIR --text SRC … -o OUT.npz`.
 int runTranslate(const QStringList& arguments, QTextStream& err);
 
+/// Parses and runs `attnscope patch` on an encoder–decoder folder (the heads of its encoder,
+/// decoder and cross-attention patched from the clean run into the corrupted one).
+int runSeq2SeqPatch(const QStringList& arguments, QTextStream& err);
+
 /// The encoder–decoder part of --help.
 QString seq2seqHelp();
 

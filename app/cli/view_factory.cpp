@@ -1,8 +1,10 @@
 // AttnScope — builds the view a `render --view NAME` asks for, offscreen. GPL-3.0-or-later.
 #include "cli/view_factory.hpp"
+
 #include "cli/cli_tr.hpp"
 
 #include <QCoreApplication>
+#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
@@ -16,6 +18,7 @@
 #include "lenses/lens_registry.hpp"
 #include "model/scene.hpp"
 #include "model/scheduler.hpp"
+#include "model/seq2seq_run.hpp"
 #include "playground/playground_widget.hpp"
 #include "views/attribution_view.hpp"
 #include "views/census_table.hpp"
@@ -143,6 +146,14 @@ std::unique_ptr<QWidget> censusView(const Request& request, Scene* scene) {
 std::unique_ptr<QWidget> interventionView(const Request& request, Scene* scene, QString* error,
                                           int* code) {
     const QString input = request.file.isEmpty() ? request.model : request.file;
+    if (!request.model.isEmpty() &&
+        isSeq2SeqFolder(QFile::encodeName(request.model).toStdString())) {
+        *error = tr("--view %1 is not drawn for an encoder–decoder (%2): use compute --target … "
+                    "--logit-lens, patch --target …, or the window's Interventions tab")
+                     .arg(request.view, request.model);
+        *code = kExitUsage;
+        return nullptr;
+    }
     if (!scene->spec().is_model()) {
         *error = tr("--view %1 needs a model's run (--model DIR): %2 is %3")
                      .arg(request.view, input.isEmpty() ? tr("the default scene") : input,

@@ -11,6 +11,7 @@
 #include "io/data_dock.hpp"
 #include "io/file_controller.hpp"
 #include "io/model_controller.hpp"
+#include "io/seq2seq_interventions_wiring.hpp"
 #include "io/single_instance.hpp"
 #include "main_window.hpp"
 #include "model/view_state.hpp"
@@ -57,6 +58,7 @@ FileController* attachDataIo(MainWindow* window, const QStringList& files) {
     auto* interventions = new InterventionsTab(window->scene());
     window->addView(interventions, view_keys::kTabInterventions, QObject::tr("Interventions"));
     window->setTabDocks(interventions, {window->sentenceDock()});
+    connectSeq2SeqInterventions(window, models, interventions);
     // Influence, beside it: what each token contributed to one prediction (issue #39); each
     // panel exports through File ▸ Export's dialog.
     auto* influence = new InfluenceView(window->scene());

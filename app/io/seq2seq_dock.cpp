@@ -11,6 +11,7 @@
 #include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <algorithm>
 #include <exception>
 #include <new>
 
@@ -202,6 +203,37 @@ void Seq2SeqDock::start(bool translate) {
                 setStatus(d.error, true);
             Q_EMIT finished();
         });
+}
+
+namespace {
+
+bool sameHead(const attn::model::Seq2SeqHead& a, const attn::model::Seq2SeqHead& b) {
+    return a.part == b.part && a.layer == b.layer && a.head == b.head;
+}
+
+}  // namespace
+
+bool Seq2SeqDock::isAblated(const attn::model::Seq2SeqHead& head) const {
+    std::vector<attn::model::Seq2SeqHead> heads;
+    if (const QString text = ablate_->text().trimmed(); !text.isEmpty())
+        parseSeq2SeqHeads(text, &heads);
+    return std::any_of(heads.begin(), heads.end(),
+                       [&](const attn::model::Seq2SeqHead& h) { return sameHead(h, head); });
+}
+
+void Seq2SeqDock::toggleAblation(const attn::model::Seq2SeqHead& head) {
+    std::vector<attn::model::Seq2SeqHead> heads;
+    if (const QString text = ablate_->text().trimmed(); !text.isEmpty())
+        if (!parseSeq2SeqHeads(text, &heads).isEmpty()) heads.clear();  // the box's typo goes
+    const auto at =
+        std::find_if(heads.begin(), heads.end(),
+                     [&](const attn::model::Seq2SeqHead& h) { return sameHead(h, head); });
+    if (at != heads.end())
+        heads.erase(at);
+    else
+        heads.push_back(head);
+    ablate_->setText(seq2seqHeadsText(heads));
+    start(false);
 }
 
 void Seq2SeqDock::deliver(const Seq2SeqInput& input, const Seq2SeqOutcome& outcome) {

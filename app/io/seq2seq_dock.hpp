@@ -29,6 +29,8 @@ class Seq2SeqDock : public QDockWidget {
     void setFolder(std::shared_ptr<const attn::model::Seq2SeqFolder> folder,
                    const Seq2SeqInput& input, const Seq2SeqOutcome& outcome);
     const attn::model::Seq2SeqFolder* folder() const { return folder_.get(); }
+    /// The same folder, shared (the Interventions tab's jobs keep it while they run).
+    std::shared_ptr<const attn::model::Seq2SeqFolder> sharedFolder() const { return folder_; }
 
     QLineEdit* sourceEdit() const { return source_; }
     QLineEdit* targetEdit() const { return target_; }
@@ -49,6 +51,10 @@ class Seq2SeqDock : public QDockWidget {
     bool input(bool translate, Seq2SeqInput* out);
     /// Runs the source and target (Show attention), or translates first (Translate).
     void start(bool translate);
+    /// Adds HEAD to the heads ablated, or removes it when it is there, and runs again.
+    void toggleAblation(const attn::model::Seq2SeqHead& head);
+    /// Whether HEAD is among the heads the Ablate box lists.
+    bool isAblated(const attn::model::Seq2SeqHead& head) const;
 
   Q_SIGNALS:
     /// A run was shown (or failed: the status line says why).

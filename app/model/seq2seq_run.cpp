@@ -16,6 +16,18 @@ bool isSeq2SeqFolder(const std::string& dir) {
     }
 }
 
+std::vector<std::int32_t> seq2seqDecoderIds(const attn::model::Seq2SeqFolder& folder,
+                                            const Seq2SeqInput& input) {
+    if (!input.targetIds.empty()) {
+        std::vector<std::int32_t> ids = {folder.model->info().decoder_start};
+        ids.insert(ids.end(), input.targetIds.begin(), input.targetIds.end());
+        return ids;
+    }
+    if (input.target.empty())
+        throw attn::ArgumentError("the target is empty: type a translation, or Translate");
+    return attn::decoder_inputs(folder, input.target);
+}
+
 Seq2SeqOutcome runSeq2Seq(const attn::model::Seq2SeqFolder& folder, const Seq2SeqInput& request) {
     const attn::model::Seq2SeqModel& model = *folder.model;
     Seq2SeqOutcome out;
@@ -32,14 +44,8 @@ Seq2SeqOutcome runSeq2Seq(const attn::model::Seq2SeqFolder& folder, const Seq2Se
         out.text = folder.target->decode(words);
         out.decoderIds = {model.info().decoder_start};
         out.decoderIds.insert(out.decoderIds.end(), t.output.begin(), t.output.end());
-    } else if (!request.targetIds.empty()) {
-        out.decoderIds = {model.info().decoder_start};
-        out.decoderIds.insert(out.decoderIds.end(), request.targetIds.begin(),
-                              request.targetIds.end());
     } else {
-        if (request.target.empty())
-            throw attn::ArgumentError("the target is empty: type a translation, or Translate");
-        out.decoderIds = attn::decoder_inputs(folder, request.target);
+        out.decoderIds = seq2seqDecoderIds(folder, request);
     }
     const attn::model::Seq2SeqRun run =
         attn::model::teacher_forced(model, out.sourceIds, out.decoderIds, request.options.controls);
@@ -68,19 +74,42 @@ attn::SceneSpec seq2seqSpec(const attn::SceneSpec& base, const Seq2SeqOutcome& o
     return spec;
 }
 
-QString parseSeq2SeqHeads(const QString& text, std::vector<attn::model::Seq2SeqHead>* heads) {
+namespace {
+
+attn::model::Seq2SeqPart partNamed(const QString& part) {
     using Part = attn::model::Seq2SeqPart;
+    return part == QLatin1StringView("encoder")   ? Part::Encoder
+           : part == QLatin1StringView("decoder") ? Part::Decoder
+                                                  : Part::Cross;
+}
+
+}  // namespace
+
+QString parseSeq2SeqHeads(const QString& text, std::vector<attn::model::Seq2SeqHead>* heads) {
     static const QRegularExpression item(
         QStringLiteral("^(encoder|decoder|cross)\\.([0-9]{1,4})\\.([0-9]{1,4})$"));
     for (const QString& raw : text.split(QLatin1Char(','))) {
         const QString trimmed = raw.trimmed();
         const QRegularExpressionMatch m = item.match(trimmed);
         if (!m.hasMatch()) return trimmed.isEmpty() ? QStringLiteral("(empty)") : trimmed;
-        const QString part = m.captured(1);
-        heads->push_back({part == QLatin1StringView("encoder")   ? Part::Encoder
-                          : part == QLatin1StringView("decoder") ? Part::Decoder
-                                                                 : Part::Cross,
-                          m.captured(2).toInt(), m.captured(3).toInt()});
+        heads->push_back({partNamed(m.captured(1)), m.captured(2).toInt(), m.captured(3).toInt()});
+    }
+    return {};
+}
+
+QString parseSeq2SeqKnockouts(const QString& text,
+                              std::vector<attn::model::Seq2SeqKnockout>* knockouts) {
+    static const QRegularExpression item(QStringLiteral(
+        "^(encoder|decoder|cross)\\.([0-9]{1,4})\\.([0-9]{1,4}):([0-9]{1,6}|\\*)>([0-9]{1,6})$"));
+    for (const QString& raw : text.split(QLatin1Char(','))) {
+        const QString trimmed = raw.trimmed();
+        const QRegularExpressionMatch m = item.match(trimmed);
+        if (!m.hasMatch()) return trimmed.isEmpty() ? QStringLiteral("(empty)") : trimmed;
+        const bool every = m.captured(4) == QLatin1StringView("*");
+        knockouts->push_back(
+            {{partNamed(m.captured(1)), m.captured(2).toInt(), m.captured(3).toInt()},
+             every ? -1 : m.captured(4).toInt(),
+             m.captured(5).toInt()});
     }
     return {};
 }

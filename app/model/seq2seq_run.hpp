@@ -33,6 +33,18 @@ struct Seq2SeqOutcome {
     bool translated = false, finished = false;
 };
 
+/// The open encoder–decoder and the sentences its Translation dock holds: what the
+/// Interventions tab runs.
+struct Seq2SeqSubject {
+    std::shared_ptr<const attn::model::Seq2SeqFolder> folder;
+    Seq2SeqInput input;
+};
+
+/// The decoder's inputs for INPUT's target on FOLDER: the start token, then TARGETIDS when
+/// given, else the target's encoding (throws attn::ArgumentError for an empty target).
+std::vector<std::int32_t> seq2seqDecoderIds(const attn::model::Seq2SeqFolder& folder,
+                                            const Seq2SeqInput& input);
+
 /// Whether DIR's config.json names an encoder–decoder; false when it cannot be read (opening it
 /// as a decoder-only model then names the problem).
 bool isSeq2SeqFolder(const std::string& dir);
@@ -48,6 +60,11 @@ attn::SceneSpec seq2seqSpec(const attn::SceneSpec& base, const Seq2SeqOutcome& o
 /// "PART.L.H,…" (PART encoder, decoder or cross; spaces allowed around items) as HEADS; returns
 /// the first item that is none, or "" when every one parsed.
 QString parseSeq2SeqHeads(const QString& text, std::vector<attn::model::Seq2SeqHead>* heads);
+
+/// "PART.L.H:Q>K,…" (Q a target or source position, '*' every query) as KNOCKOUTS; returns the
+/// first item that is none, or "" when every one parsed.
+QString parseSeq2SeqKnockouts(const QString& text,
+                              std::vector<attn::model::Seq2SeqKnockout>* knockouts);
 
 /// HEADS as parseSeq2SeqHeads reads them ("cross.1.0, encoder.0.2").
 QString seq2seqHeadsText(const std::vector<attn::model::Seq2SeqHead>& heads);

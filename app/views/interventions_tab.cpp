@@ -9,6 +9,7 @@
 #include "views/interventions_list.hpp"
 #include "views/logit_lens_view.hpp"
 #include "views/patching_view.hpp"
+#include "views/seq2seq_interventions_view.hpp"
 
 InterventionsTab::InterventionsTab(Scene* scene, QWidget* parent)
     : QWidget(parent),
@@ -18,7 +19,8 @@ InterventionsTab::InterventionsTab(Scene* scene, QWidget* parent)
       inEffect_(new InterventionsList(scene)),
       lens_(new LogitLensView(scene)),
       attribution_(new AttributionView(scene)),
-      patching_(new PatchingView(scene)) {
+      patching_(new PatchingView(scene)),
+      seq2seq_(new Seq2SeqInterventionsView(scene)) {
     setObjectName(QStringLiteral("interventionsTab"));
     pages_->setObjectName(QStringLiteral("interventionPages"));
     pages_->setDocumentMode(true);
@@ -44,13 +46,14 @@ InterventionsTab::InterventionsTab(Scene* scene, QWidget* parent)
     column->setSpacing(0);
     column->addWidget(reason_);
     column->addWidget(pages_, 1);
+    column->addWidget(seq2seq_, 1);
     connect(scene_, &Scene::specChanged, this, &InterventionsTab::sync);
     sync();
 }
 
 QString InterventionsTab::reason() const {
     const attn::SceneSpec& spec = scene_->spec();
-    if (spec.is_model()) return {};
+    if (spec.is_model() || seq2seq_->subject()) return {};
     return spec.is_loaded()
                ? tr("Interventions change a model's run; loaded attention has no model to run. "
                     "Open a model folder (Model ▸ Open Model…) to use them.")
@@ -63,4 +66,7 @@ void InterventionsTab::sync() {
     reason_->setText(why);
     reason_->setVisible(!why.isEmpty());
     pages_->setEnabled(why.isEmpty());
+    const bool seq2seq = !scene_->spec().is_model() && seq2seq_->subject();
+    pages_->setVisible(!seq2seq);
+    seq2seq_->setVisible(seq2seq);
 }

@@ -10,9 +10,11 @@ class LogitLensView;
 class PatchingView;
 class QLabel;
 class Scene;
+class Seq2SeqInterventionsView;
 
 /// The interventions in effect, then a tab per method. Every method reads a model's run: for a
-/// synthetic or loaded scene the pages are disabled and a line says why.
+/// synthetic or loaded scene the pages are disabled and a line says why; for a run of an open
+/// encoder–decoder the seq2seq view stands in their place.
 class InterventionsTab : public QWidget {
     Q_OBJECT
   public:
@@ -24,12 +26,15 @@ class InterventionsTab : public QWidget {
     LogitLensView* lens() const { return lens_; }
     AttributionView* attribution() const { return attribution_; }
     PatchingView* patching() const { return patching_; }
+    /// The view shown instead of the pages while the scene is an encoder–decoder's run.
+    Seq2SeqInterventionsView* seq2seq() const { return seq2seq_; }
+    /// Shows the pages or the seq2seq view as the scene asks (after the seq2seq view's
+    /// subject changes).
+    void sync();
     /// Why the pages are disabled ("" for a model scene).
     QString reason() const;
 
   private:
-    void sync();
-
     Scene* scene_;
     QLabel* reason_;
     QTabWidget* pages_;
@@ -37,4 +42,5 @@ class InterventionsTab : public QWidget {
     LogitLensView* lens_;
     AttributionView* attribution_;
     PatchingView* patching_;
+    Seq2SeqInterventionsView* seq2seq_;
 };

@@ -12,9 +12,10 @@ def softmax(s):
 
 
 def mha(xq, xkv, w, p, heads, mult, bias=None, causal=False, has_bias=True, names="qkvo",
-        ablated=()):
+        ablated=(), hook=None, site=None):
     """Multi-head attention of XQ over XKV with the projections P + names, the heads in ABLATED
-    contributing zero; (out, [H,nq,nk])."""
+    contributing zero; HOOK (when given) changes each head's weights (hook.pattern(SITE, h, a))
+    and output (hook.z(SITE, h, z)), SITE being (part, layer); (out, [H,nq,nk])."""
     def lin(x, n):
         y = x @ w[p + n + ".weight"].T
         return y + w[p + n + ".bias"] if has_bias else y
@@ -29,8 +30,11 @@ def mha(xq, xkv, w, p, heads, mult, bias=None, causal=False, has_bias=True, name
         if causal:
             s = np.where(np.arange(nk)[None, :] <= np.arange(nq)[:, None], s, -np.inf)
         a = softmax(s)
+        if hook is not None:
+            a = hook.pattern(site, h, a)
         weights.append(a)
-        outs.append(0 * a @ v[:, h * hd:(h + 1) * hd] if h in ablated else a @ v[:, h * hd:(h + 1) * hd])
+        z = 0 * a @ v[:, h * hd:(h + 1) * hd] if h in ablated else a @ v[:, h * hd:(h + 1) * hd]
+        outs.append(hook.z(site, h, z) if hook is not None else z)
     return lin(np.concatenate(outs, 1), names[3]), np.array(weights)
 
 
@@ -58,8 +62,10 @@ def cut(ablate, part, layer):
     return {int(a.split(".")[2]) for a in ablate if a.split(".")[:2] == [part, str(layer)]}
 
 
-def marian(w, c, src, tgt, scale=None, ablate=()):
-    """(encoder [L,H,ns,ns], decoder [L,H,nt,nt], cross [L,H,nt,ns], logits [nt,V])."""
+def marian(w, c, src, tgt, scale=None, ablate=(), hook=None):
+    """(encoder [L,H,ns,ns], decoder [L,H,nt,nt], cross [L,H,nt,ns], logits [nt,V]); HOOK (when
+    given) sees each head (mha's), the decoder's stream entering each layer and leaving the last
+    (hook.resid(l, y)) and the readout (hook.readout(fn): fn(y) the logits of rows y)."""
     w = {k: v.astype(np.float64) for k, v in w.items()}
     d, H = c["d_model"], c["encoder_attention_heads"]
     mult = 1 / math.sqrt(d // H) if scale in (None, True) else 1.0
@@ -79,7 +85,8 @@ def marian(w, c, src, tgt, scale=None, ablate=()):
     enc = []
     for l in range(c["encoder_layers"]):
         p = f"model.encoder.layers.{l}."
-        a, wt = mha(x, x, w, p + "self_attn.", H, mult, names=names, ablated=cut(ablate, "encoder", l))
+        a, wt = mha(x, x, w, p + "self_attn.", H, mult, names=names, ablated=cut(ablate, "encoder", l),
+                    hook=hook, site=("encoder", l))
         enc.append(wt)
         x = ln(x + a, p + "self_attn_layer_norm")
         x = ln(x + ffn(x, p), p + "final_layer_norm")
@@ -87,14 +94,20 @@ def marian(w, c, src, tgt, scale=None, ablate=()):
     dec, cross = [], []
     for l in range(c["decoder_layers"]):
         p = f"model.decoder.layers.{l}."
+        if hook is not None:
+            hook.resid(l, y)
         a, wt = mha(y, y, w, p + "self_attn.", H, mult, causal=True, names=names,
-                    ablated=cut(ablate, "decoder", l))
+                    ablated=cut(ablate, "decoder", l), hook=hook, site=("decoder", l))
         dec.append(wt)
         y = ln(y + a, p + "self_attn_layer_norm")
-        a, wt = mha(y, x, w, p + "encoder_attn.", H, mult, names=names, ablated=cut(ablate, "cross", l))
+        a, wt = mha(y, x, w, p + "encoder_attn.", H, mult, names=names, ablated=cut(ablate, "cross", l),
+                    hook=hook, site=("cross", l))
         cross.append(wt)
         y = ln(y + a, p + "encoder_attn_layer_norm")
         y = ln(y + ffn(y, p), p + "final_layer_norm")
+    if hook is not None:
+        hook.resid(c["decoder_layers"], y)
+        hook.readout(lambda rows: rows @ head.T + w["final_logits_bias"][0])
     logits = y @ head.T + w["final_logits_bias"][0]
     return np.array(enc), np.array(dec), np.array(cross), logits
 
@@ -117,7 +130,8 @@ def t5_bucket(rel, bidirectional, buckets, max_distance):
     return out + np.where(rel < exact, rel, large)
 
 
-def t5(w, c, src, tgt, scale=None, ablate=()):
+def t5(w, c, src, tgt, scale=None, ablate=(), hook=None):
+    """As marian's, for T5."""
     w = {k: v.astype(np.float64) for k, v in w.items()}
     d, H, dkv = c["d_model"], c["num_heads"], c["d_kv"]
     mult = 1 / math.sqrt(dkv) if scale is True else 1.0
@@ -148,7 +162,7 @@ def t5(w, c, src, tgt, scale=None, ablate=()):
         p = f"encoder.block.{l}.layer."
         h = rms(x, p + "0.layer_norm")
         a, wt = mha(h, h, w, p + "0.SelfAttention.", H, mult, bias=eb, has_bias=False,
-                    ablated=cut(ablate, "encoder", l))
+                    ablated=cut(ablate, "encoder", l), hook=hook, site=("encoder", l))
         enc.append(wt)
         x = x + a
         x = x + ffn(rms(x, p + "1.layer_norm"), p + "1.DenseReluDense.")
@@ -158,21 +172,28 @@ def t5(w, c, src, tgt, scale=None, ablate=()):
     dec, cross = [], []
     for l in range(c["num_decoder_layers"]):
         p = f"decoder.block.{l}.layer."
+        if hook is not None:
+            hook.resid(l, y)
         h = rms(y, p + "0.layer_norm")
         a, wt = mha(h, h, w, p + "0.SelfAttention.", H, mult, bias=db, causal=True, has_bias=False,
-                    ablated=cut(ablate, "decoder", l))
+                    ablated=cut(ablate, "decoder", l), hook=hook, site=("decoder", l))
         dec.append(wt)
         y = y + a
         a, wt = mha(rms(y, p + "1.layer_norm"), x, w, p + "1.EncDecAttention.", H, mult,
-                    has_bias=False, ablated=cut(ablate, "cross", l))
+                    has_bias=False, ablated=cut(ablate, "cross", l), hook=hook, site=("cross", l))
         cross.append(wt)
         y = y + a
         y = y + ffn(rms(y, p + "2.layer_norm"), p + "2.DenseReluDense.")
-    y = rms(y, "decoder.final_layer_norm")
-    if c["tie_word_embeddings"]:
-        logits = (y * d ** -0.5) @ w["shared.weight"].T
-    else:
-        logits = y @ w["lm_head.weight"].T
+
+    def readout(rows):
+        rows = rms(rows, "decoder.final_layer_norm")
+        if c["tie_word_embeddings"]:
+            return (rows * d ** -0.5) @ w["shared.weight"].T
+        return rows @ w["lm_head.weight"].T
+    if hook is not None:
+        hook.resid(c["num_decoder_layers"], y)
+        hook.readout(readout)
+    logits = readout(y)
     return np.array(enc), np.array(dec), np.array(cross), logits
 
 

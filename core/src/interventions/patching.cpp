@@ -10,6 +10,7 @@
 #include "attn/interventions/attribution.hpp"
 #include "attn/interventions/capture.hpp"
 #include "attn/util/error.hpp"
+#include "patch_span.hpp"
 
 namespace attn::interv {
 
@@ -139,15 +140,8 @@ PatchResult patch(const model::Model& model, const PatchSpec& spec, Progress* pr
     PatchResult r;
     r.clean_diff = logit_diff(model, clean, spec.answer, spec.wrong);
     r.corrupt_diff = logit_diff(model, corrupt, spec.answer, spec.wrong);
-    if (clean.logits.size() > 1) {
-        const Vector centred = clean.logits.array() - clean.logits.mean();
-        r.logit_scale = std::sqrt(double(centred.squaredNorm()) / double(centred.size()));
-    }
-    const double span = r.clean_diff - r.corrupt_diff;
-    if (span == 0.0)
-        throw ArgumentError(
-            "the logit difference of the two answers is the same in the clean "
-            "and the corrupted run: patching has nothing to restore");
+    r.logit_scale = logit_spread(clean.logits);
+    const double span = restorable_span(r.clean_diff, r.corrupt_diff);
     const auto restored = [&](const model::Run& patched) {
         return float((logit_diff(model, patched, spec.answer, spec.wrong) - r.corrupt_diff) / span);
     };

@@ -40,11 +40,20 @@ Matrix attend_keys(const AttentionProjections& p, const Matrix& x, const KeyValu
             row.head(seen) /= row.head(seen).sum();
             row.tail(k.rows() - seen).setZero();
         }
+        // The hooks change weights (knockout) and outputs (mean ablation, patching) as a
+        // decoder-only run's do (model::attend_head): the weights shown are those the run used.
+        if (step.hooks) step.hooks->pattern(step.layer, h, s);
         // An ablated head's weights are shown; its output reaches nothing (zero ablation).
+        auto zh = z.middleCols(Index(h) * head_dim, head_dim);
         if (!step.ablated.empty() && step.ablated[std::size_t(h)])
-            z.middleCols(Index(h) * head_dim, head_dim).setZero();
+            zh.setZero();
         else
-            z.middleCols(Index(h) * head_dim, head_dim) = s * kv.v[std::size_t(h)];
+            zh = s * kv.v[std::size_t(h)];
+        if (step.hooks) {
+            Matrix own = zh;
+            step.hooks->z(step.layer, h, first, own);
+            zh = own;
+        }
         if (weights) weights->push_back(std::move(s));
     }
     return p.o(z);

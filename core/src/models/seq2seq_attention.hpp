@@ -21,7 +21,8 @@ KeyValues project_keys(const AttentionProjections& p, const Matrix& x, int heads
 
 /// Attention of X's rows (positions FIRST, FIRST + 1, …) over KV: per head, scores
 /// STEP's multiplier · q·kᵀ (+ BIAS[h], rows × keys, when given), keys past the query hidden when
-/// CAUSAL, softmax, · v (zero for STEP's ablated heads); the heads side by side through o.
+/// CAUSAL, softmax, STEP's hooks' pattern, · v (zero for STEP's ablated heads), STEP's hooks'
+/// z; the heads side by side through o.
 /// WEIGHTS (when given) gets each head's.
 Matrix attend_keys(const AttentionProjections& p, const Matrix& x, const KeyValues& kv, int heads,
                    int head_dim, const HeadStep& step, const std::vector<Matrix>* bias, bool causal,

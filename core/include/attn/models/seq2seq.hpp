@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/models/hooks.hpp"
 #include "attn/models/model.hpp"
 #include "attn/tokenizers/tokenizer.hpp"
 #include "attn/util/types.hpp"
@@ -47,18 +48,38 @@ struct Seq2SeqHead {
     int layer = 0, head = 0;
 };
 
+/// One removed query→key edge of one head (model::Knockout's meaning): for Cross, queries are
+/// target positions and keys source positions.
+struct Seq2SeqKnockout {
+    Seq2SeqHead site;
+    int query = -1;  ///< −1: every query
+    int key = 0;
+};
+
 /// The controls of an encoder–decoder run.
 struct Seq2SeqControls {
     /// "Scale by 1/√d_k" on or off in every attention; none: the family's own (Marian scales,
     /// T5 does not).
     std::optional<bool> scale;
-    std::vector<Seq2SeqHead> ablate;  ///< heads whose output is zeroed (zero ablation)
+    std::vector<Seq2SeqHead> ablate;  ///< heads whose output is replaced (as ablation says)
+    AblationMode ablation = AblationMode::Zero;  ///< zero, or the mean over the run's positions
+    std::vector<Seq2SeqKnockout> knockouts;      ///< edges removed (teacher-forced runs only)
 };
 
-/// How one attention block runs its heads: the scores' multiplier and the heads ablated.
+/// How one attention block runs its heads: the scores' multiplier, the heads zero-ablated, and
+/// hooks called on each head's weights (pattern) and output z, as model::Hooks of layer LAYER.
 struct HeadStep {
     float multiplier = 1.f;
-    std::vector<char> ablated;  ///< per head, true: its output zeroed; empty: none
+    std::vector<char> ablated;      ///< per head, true: its output zeroed; empty: none
+    model::Hooks* hooks = nullptr;  ///< none: no hook
+    int layer = 0;
+};
+
+/// Hooks of an encoder–decoder run, one per attention (none: no hook). Encoder and Decoder also
+/// see their stack's residual stream (resid_pre entering each layer, resid_final leaving the
+/// last, before a final norm).
+struct Seq2SeqHooks {
+    model::Hooks *encoder = nullptr, *decoder = nullptr, *cross = nullptr;
 };
 
 /// One attention's keys and values, per head (rows × head_dim each): a decoder layer's
@@ -120,21 +141,24 @@ float score_multiplier(const Seq2SeqInfo& info, const Seq2SeqControls& controls)
 HeadStep head_step(const Seq2SeqInfo& info, const Seq2SeqControls& controls, Seq2SeqPart part,
                    int l);
 
-/// Throws ArgumentError naming a head of CONTROLS.ablate the model does not have.
+/// Throws ArgumentError naming a head of CONTROLS.ablate or CONTROLS.knockouts the model does
+/// not have.
 void check_heads(const Seq2SeqInfo& info, const Seq2SeqControls& controls);
 
 /// The encoder's output for source IDS; ENCODER_WEIGHTS (when given) gets [layer][head].
 Matrix encode(const Seq2SeqModel& model, const std::vector<std::int32_t>& ids,
-              const Seq2SeqControls& controls, LayerWeights* encoder_weights = nullptr);
+              const Seq2SeqControls& controls, LayerWeights* encoder_weights = nullptr,
+              const Seq2SeqHooks* hooks = nullptr);
 
 /// An empty decoder cache over ENCODED (each layer's cross keys and values computed once).
 DecoderCache start_decoder(const Seq2SeqModel& model, const Matrix& encoded);
 
 /// Feeds target IDS at the cache's next positions and returns their logits (rows × vocab);
-/// SELF_W and CROSS_W (when given) get [layer][head] of these rows.
+/// SELF_W and CROSS_W (when given) get [layer][head] of these rows. Knockouts and mean ablation
+/// need the whole target at once (an empty cache): else ArgumentError.
 Matrix decode(const Seq2SeqModel& model, const std::vector<std::int32_t>& ids, DecoderCache& cache,
               const Seq2SeqControls& controls, LayerWeights* self_w = nullptr,
-              LayerWeights* cross_w = nullptr);
+              LayerWeights* cross_w = nullptr, const Seq2SeqHooks* hooks = nullptr);
 
 /// A teacher-forced run: the source encoded, the whole target fed at once.
 struct Seq2SeqRun {
@@ -145,7 +169,8 @@ struct Seq2SeqRun {
 
 /// Runs SOURCE through the encoder and TARGET (the decoder's inputs) through the decoder.
 Seq2SeqRun teacher_forced(const Seq2SeqModel& model, const std::vector<std::int32_t>& source,
-                          const std::vector<std::int32_t>& target, const Seq2SeqControls& controls);
+                          const std::vector<std::int32_t>& target, const Seq2SeqControls& controls,
+                          const Seq2SeqHooks* hooks = nullptr);
 
 /// Whether DIR's config.json names an encoder–decoder family.
 bool is_seq2seq_folder(const std::string& dir);
