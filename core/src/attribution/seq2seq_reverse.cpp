@@ -28,7 +28,7 @@ struct SubTape {
     Matrix x, u;
 };
 
-struct LayerTapes {
+struct StackLayerTapes {
     SubTape self_sub, cross_sub, ffn_sub;
     AttnTape self, cross;
     LayerTape ffn;
@@ -112,6 +112,21 @@ Matrix sub_backward(blocks::Residual r, const NormOp& norm, const SubTape& t, co
     return dy + norm_backward(norm, t.x, back(dy));
 }
 
+/// The reverse of a layer's feed-forward block, and of its self-attention block (its queries,
+/// keys and values all read the block's input).
+Matrix ffn_backward(const model::LayerDescription& b, const StackLayerTapes& t, const Matrix& dx) {
+    return sub_backward(b.residual, b.norm2, t.ffn_sub, dx,
+                        [&](const Matrix& dy) { return feed_backward(b, t.ffn, dy); });
+}
+
+Matrix self_backward(const model::LayerDescription& b, const StackLayerTapes& t, const Matrix& dx,
+                     std::vector<Matrix>* axg) {
+    return sub_backward(b.residual, b.norm1, t.self_sub, dx, [&](const Matrix& dy) {
+        const AttnGrad a = attention_backward(b.attention, t.self, dy, axg);
+        return Matrix(a.dh + a.dkv);
+    });
+}
+
 std::vector<Matrix> bias_of(const model::Seq2SeqDescription& d, Seq2SeqPart part, Index rows,
                             Index keys) {
     return d.score_bias ? d.score_bias(part, rows, keys) : std::vector<Matrix>();
@@ -120,7 +135,7 @@ std::vector<Matrix> bias_of(const model::Seq2SeqDescription& d, Seq2SeqPart part
 }  // namespace
 
 struct Seq2SeqTapes {
-    std::vector<LayerTapes> encoder, decoder;
+    std::vector<StackLayerTapes> encoder, decoder;
     Matrix encoder_last;  ///< the encoder's last layer's output, before its final norm
     Matrix decoder_last;  ///< the decoder's last layer's output, before its final norm
 };
@@ -137,7 +152,7 @@ Seq2SeqForward::Seq2SeqForward(const model::Seq2SeqModel& model,
     t_->encoder.resize(desc.encoder.size());
     for (std::size_t l = 0; l < desc.encoder.size(); ++l) {
         const model::LayerDescription& b = desc.encoder[l].block;
-        LayerTapes& t = t_->encoder[l];
+        StackLayerTapes& t = t_->encoder[l];
         const model::HeadStep step = model::head_step(info, controls, Seq2SeqPart::Encoder, int(l));
         x = sub_forward(b.residual, b.norm1, x, t.self_sub, [&](const Matrix& h) {
             return attention_forward(b.attention, h, h,
@@ -155,7 +170,7 @@ Seq2SeqForward::Seq2SeqForward(const model::Seq2SeqModel& model,
     for (std::size_t l = 0; l < desc.decoder.size(); ++l) {
         const model::Seq2SeqLayerDescription& L = desc.decoder[l];
         const model::LayerDescription& b = L.block;
-        LayerTapes& t = t_->decoder[l];
+        StackLayerTapes& t = t_->decoder[l];
         const model::HeadStep self = model::head_step(info, controls, Seq2SeqPart::Decoder, int(l));
         const model::HeadStep cross = model::head_step(info, controls, Seq2SeqPart::Cross, int(l));
         x = sub_forward(b.residual, b.norm1, x, t.self_sub, [&](const Matrix& h) {
@@ -202,33 +217,23 @@ Seq2SeqForward::Gradient Seq2SeqForward::gradient(Index p, std::int32_t target,
     for (std::size_t l = desc.decoder.size(); l-- > 0;) {
         const model::Seq2SeqLayerDescription& L = desc.decoder[l];
         const model::LayerDescription& b = L.block;
-        const LayerTapes& t = t_->decoder[l];
-        dx = sub_backward(b.residual, b.norm2, t.ffn_sub, dx,
-                          [&](const Matrix& dy) { return feed_backward(b, t.ffn, dy); });
+        const StackLayerTapes& t = t_->decoder[l];
+        dx = ffn_backward(b, t, dx);
         dx = sub_backward(b.residual, L.cross_norm, t.cross_sub, dx, [&](const Matrix& dy) {
             AttnGrad a = attention_backward(L.cross, t.cross, dy,
                                             attention_x_gradient ? &cross_axg[l] : nullptr);
             dencoded += a.dkv;
             return a.dh;
         });
-        dx = sub_backward(b.residual, b.norm1, t.self_sub, dx, [&](const Matrix& dy) {
-            AttnGrad a = attention_backward(b.attention, t.self, dy,
-                                            attention_x_gradient ? &dec_axg[l] : nullptr);
-            return Matrix(a.dh + a.dkv);
-        });
+        dx = self_backward(b, t, dx, attention_x_gradient ? &dec_axg[l] : nullptr);
     }
     g.target = std::move(dx);
     dx = norm_backward(desc.encoder_final, t_->encoder_last, dencoded);
     for (std::size_t l = desc.encoder.size(); l-- > 0;) {
         const model::LayerDescription& b = desc.encoder[l].block;
-        const LayerTapes& t = t_->encoder[l];
-        dx = sub_backward(b.residual, b.norm2, t.ffn_sub, dx,
-                          [&](const Matrix& dy) { return feed_backward(b, t.ffn, dy); });
-        dx = sub_backward(b.residual, b.norm1, t.self_sub, dx, [&](const Matrix& dy) {
-            AttnGrad a = attention_backward(b.attention, t.self, dy,
-                                            attention_x_gradient ? &enc_axg[l] : nullptr);
-            return Matrix(a.dh + a.dkv);
-        });
+        const StackLayerTapes& t = t_->encoder[l];
+        dx = ffn_backward(b, t, dx);
+        dx = self_backward(b, t, dx, attention_x_gradient ? &enc_axg[l] : nullptr);
     }
     g.source = std::move(dx);
     const auto flatten = [](std::vector<std::vector<Matrix>>& layers, std::vector<Matrix>& out) {
@@ -244,7 +249,7 @@ Seq2SeqForward::Gradient Seq2SeqForward::gradient(Index p, std::int32_t target,
 
 std::vector<Matrix> Seq2SeqForward::norm_based(Seq2SeqPart part) const {
     const bool encoder = part == Seq2SeqPart::Encoder;
-    const std::vector<LayerTapes>& tapes = encoder ? t_->encoder : t_->decoder;
+    const std::vector<StackLayerTapes>& tapes = encoder ? t_->encoder : t_->decoder;
     std::vector<Matrix> out;
     for (std::size_t l = 0; l < tapes.size(); ++l) {
         const AttentionOp& a = part == Seq2SeqPart::Cross ? desc_->decoder[l].cross
