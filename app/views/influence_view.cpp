@@ -262,10 +262,13 @@ void InfluenceView::showState() {
     QString line = model_->status();
     if (line.isEmpty()) {
         if (const influence::Result* r = model_->result()) {
-            line = tr("Explaining %1 at position %2 (logit %3): click another top-5 token to "
-                      "explain it.")
+            // An encoder–decoder explains a target position, counted in the target.
+            line = (r->sourceTokens > 0 ? tr("Explaining %1 at target position %2 (logit %3): "
+                                             "click another top-5 token to explain it.")
+                                        : tr("Explaining %1 at position %2 (logit %3): click "
+                                             "another top-5 token to explain it."))
                        .arg(quotedToken(r->targetText))
-                       .arg(r->position + 1)
+                       .arg(r->position - r->sourceTokens + 1)
                        .arg(r->logit, 0, 'f', 3);
             if (!influence::stripOf(*r, QStringLiteral("integrated_gradients"))->values.empty())
                 line += tr(" Integrated gradients: %1 steps, ig_delta %2.")
