@@ -33,14 +33,14 @@ struct AttributeRequest {
     attn::attrib::Seq2SeqAttributionRequest ask;
 };
 
-int fail(QTextStream& err, const QString& message, int code) {
+int failAttribute(QTextStream& err, const QString& message, int code) {
     err << "attnscope: " << message << "\n";
     err.flush();
     return code;
 }
 
 /// The request, or a one-line usage message in *ERROR.
-std::optional<AttributeRequest> parse(const QStringList& arguments, QString* error) {
+std::optional<AttributeRequest> parseAttribute(const QStringList& arguments, QString* error) {
     QCommandLineParser p;
     p.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
     for (const char* name : {"model", "text", "target", "target-id", "position", "methods", "steps",
@@ -181,18 +181,19 @@ bool isSeq2SeqAttribute(const QStringList& arguments) {
 
 int runSeq2SeqAttribute(const QStringList& arguments, QTextStream& err) {
     QString error;
-    const std::optional<AttributeRequest> r = parse(arguments, &error);
-    if (!r) return fail(err, error + QStringLiteral("\nTry 'attnscope --help'."), kExitUsage);
+    const std::optional<AttributeRequest> r = parseAttribute(arguments, &error);
+    if (!r)
+        return failAttribute(err, error + QStringLiteral("\nTry 'attnscope --help'."), kExitUsage);
     if (checkOutputFile(r->files, SceneInput{}, &error) != kExitOk)
-        return fail(err, error, kExitOutput);
+        return failAttribute(err, error, kExitOutput);
     attn::model::Seq2SeqFolder folder;
     try {
         folder = attn::model::open_seq2seq(QFile::encodeName(r->files.model).toStdString());
     } catch (const std::bad_alloc&) {
-        return fail(err, tr("%1: not enough memory to open the model").arg(r->files.model),
-                    kExitResource);
+        return failAttribute(err, tr("%1: not enough memory to open the model").arg(r->files.model),
+                             kExitResource);
     } catch (const std::exception& e) {
-        return fail(err, errorText(e, r->files.model), kExitInput);
+        return failAttribute(err, errorText(e, r->files.model), kExitInput);
     }
     attn::io::NpzMembers out;
     try {
@@ -202,19 +203,20 @@ int runSeq2SeqAttribute(const QStringList& arguments, QTextStream& err) {
         out = members(source, target,
                       attn::attrib::attribute_seq2seq(*folder.model, source, target, r->ask));
     } catch (const std::bad_alloc&) {
-        return fail(err, tr("not enough memory for the attribution; use shorter sentences"),
-                    kExitResource);
+        return failAttribute(
+            err, tr("not enough memory for the attribution; use shorter sentences"), kExitResource);
     } catch (const attn::ArgumentError& e) {
-        return fail(err, errorText(e, r->files.model), kExitUsage);
+        return failAttribute(err, errorText(e, r->files.model), kExitUsage);
     } catch (const std::exception& e) {
-        return fail(err, errorText(e, r->files.model), kExitInput);
+        return failAttribute(err, errorText(e, r->files.model), kExitInput);
     }
     try {
         attn::io::write_npz(QFile::encodeName(r->files.output).toStdString(), out);
     } catch (const std::bad_alloc&) {
-        return fail(err, tr("%1: not enough memory to write").arg(r->files.output), kExitOutput);
+        return failAttribute(err, tr("%1: not enough memory to write").arg(r->files.output),
+                             kExitOutput);
     } catch (const std::exception& e) {
-        return fail(err, errorText(e, r->files.output), kExitOutput);
+        return failAttribute(err, errorText(e, r->files.output), kExitOutput);
     }
     return kExitOk;
 }

@@ -20,8 +20,11 @@ void Seq2SeqShown::set(Run run) {
 
 const Seq2SeqShown::Run* Seq2SeqShown::matching(const attn::SceneSpec& spec) const {
     if (!spec.is_loaded()) return nullptr;
-    for (const Run& r : runs_)
-        if (r.folder && spec.data == r.data) return &r;
+    // The run whose attention the spec loads: the same data, not an equal copy.
+    for (const Run& r : runs_) {
+        const bool same = r.data.get() == spec.data.get();
+        if (same) return &r;
+    }
     return nullptr;
 }
 
