@@ -7,6 +7,7 @@
 // the top 5 explains it; a source column is not a prediction. GPL-3.0-or-later.
 #include <QAbstractItemView>
 #include <QComboBox>
+#include <QDir>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProcess>
@@ -47,19 +48,19 @@ QString writeMarian(const QString& dir) {
     return {};
 }
 
-/// With ATTN_INFLUENCE_SHOTS set (a folder), saves what W shows as NAME.png there (to look at
-/// it at several sizes and scales).
+/// With ATTN_INFLUENCE_SHOTS set (a folder), W's look as NAME.png there: to see the tab at
+/// several sizes and scales.
 void shot(MainWindow& w, const QString& name) {
-    const QString dir = qEnvironmentVariable("ATTN_INFLUENCE_SHOTS");
-    if (dir.isEmpty()) return;
-    test_support::settleAll(w.computeService());
-    w.grab().save(dir + QLatin1Char('/') + name + QStringLiteral(".png"));
+    if (const QString dir = qEnvironmentVariable("ATTN_INFLUENCE_SHOTS"); !dir.isEmpty()) {
+        test_support::settleAll(w.computeService());
+        QVERIFY(w.grab().save(QDir(dir).filePath(name + QStringLiteral(".png"))));
+    }
 }
 
-void retype(QLineEdit* edit, const QString& text) {
-    edit->setFocus();
-    edit->selectAll();
-    QTest::keyClick(edit, Qt::Key_Delete);
+/// A click into EDIT, Ctrl+A, then TEXT's keys: what was there is replaced.
+void typeOver(QLineEdit* edit, const QString& text) {
+    QTest::mouseClick(edit, Qt::LeftButton);
+    QTest::keyClick(edit, Qt::Key_A, Qt::ControlModifier);
     QTest::keyClicks(edit, text);
 }
 
@@ -142,8 +143,8 @@ class InfluenceSeq2SeqTest : public QObject {
         test_support::settleAll(w.computeService());
         fileio::Seq2SeqDock* dock = models->seq2seqDock();
         QSignalSpy finished(dock, &fileio::Seq2SeqDock::finished);
-        retype(dock->sourceEdit(), kSource);
-        retype(dock->targetEdit(), kTarget);
+        typeOver(dock->sourceEdit(), kSource);
+        typeOver(dock->targetEdit(), kTarget);
         QTest::keyClick(dock->targetEdit(), Qt::Key_Return);
         QVERIFY(finished.wait(60000));
         test_support::settleAll(w.computeService());
