@@ -120,10 +120,10 @@ void InfluenceView::showHead() {
                         "attention"))
             .arg(quotedToken(r->targetText))
             .arg(r->logit, 0, 'f', 3)
-            .arg(r->position + 1)
+            .arg(r->position - r->sourceTokens + 1)
             .arg(quotedToken(r->tokens.value(int(r->position)))) +
-        (r->sourceTokens > 0 ? tr(" — the %1 source tokens, then the target's (the decoder's "
-                                  "inputs)")
+        (r->sourceTokens > 0 ? tr(" (a target position) — the %1 source tokens, then the "
+                                  "target's (the decoder's inputs)")
                                    .arg(r->sourceTokens)
                              : QString()));
     const influence::Strip* ig = influence::stripOf(*r, QStringLiteral("integrated_gradients"));

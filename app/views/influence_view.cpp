@@ -125,7 +125,8 @@ InfluenceView::InfluenceView(Scene* scene, QWidget* parent)
     // The note (the caution, or the clicked method's definition) beside the Export button.
     leftColumn->addWidget(makePanel(QStringLiteral("strips"), stripsFigure, note_), 1);
     auto* leftFrame = new ScrollFrame(left);
-    leftFrame->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // Long runs (an encoder–decoder's source and target side by side) scroll, not clip.
+    leftFrame->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
 
     // Right: a page per panel.
     auto* heads = new QWidget;
