@@ -6,12 +6,13 @@
 # (float64): source_/target_ saliency, input × gradient, integrated gradients (both inputs
 # scaled together) and ig_delta, encoder/decoder/cross attention × gradient and norm-based;
 # Marian's ig_delta shrinking as the steps grow; an ablated head's attention × gradient zero; the
-# methods not defined over two stacks refused by name. GPL-3.0-or-later.
+# methods not defined over two stacks refused by name; Python's attnscope.attribute passing the
+# target sentence and the token. GPL-3.0-or-later.
 #   attribute_seq2seq_test.sh ATTNSCOPE FIXTURES_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 python_checks <<'PY'
-import math, os, subprocess, tempfile
+import math, os, subprocess, sys, tempfile
 import numpy as np
 import torch
 from cli_checks import BIN, check, finish
@@ -228,6 +229,15 @@ with tempfile.TemporaryDirectory() as TMPDIR:
         check(deltas[2] < deltas[1] < deltas[0] and deltas[2] < 1e-3,
               f"{name}: |ig_delta| shrinks with the steps: {', '.join(f'{x:.2e}' for x in deltas)} (2, 8, 32)")
     marian_dir = cases[0][1]
+    # Python's attnscope.attribute: target is the target sentence, target_id the token.
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(tiny.__file__)), "..", "..", "python"))
+    os.environ["ATTNSCOPE_BIN"] = BIN
+    import attnscope
+    code, err, z = attribute(marian_dir, "--position", "4", "--target-id", "7", "--methods", "saliency")
+    py = attnscope.attribute(marian_dir, SRC, target=TGT, target_id=7, position=4, methods=["saliency"])
+    check(z is not None and sorted(py) == sorted(z.files) and
+          all(np.array_equal(py[k], z[k]) for k in z.files),
+          f"attnscope.attribute(target=…, target_id=7, position=4) equals the command's arrays ({sorted(py)})")
     for method in ("rollout", "attention_flow", "alti", "alti_rollout", "value_zeroing"):
         code, err, _ = attribute(marian_dir, "--methods", method)
         check(code == 1 and method in err and "encoder–decoder" in err,
