@@ -1,6 +1,8 @@
 // AttnScope — the Influence tab on an encoder–decoder's run. GPL-3.0-or-later.
 #include "model/seq2seq_influence.hpp"
 
+#include <limits>
+
 #include "attn/interventions/lens.hpp"
 #include "attn/util/error.hpp"
 #include "model/scene.hpp"
@@ -150,7 +152,9 @@ Result seq2seqResult(const Seq2SeqNumbers& n, Seq2SeqPart part) {
         const attn::model::LayerWeights& w =
             part == Seq2SeqPart::Decoder ? n.run.decoder : n.run.cross;
         const int offset = part == Seq2SeqPart::Decoder ? ns : 0;
-        r.attentionRows = attn::Matrix::Zero(attn::Index(r.layers) * r.heads, ns + nt);
+        // The tokens the part does not read: no value (an empty cell), not a zero weight.
+        r.attentionRows = attn::Matrix::Constant(attn::Index(r.layers) * r.heads, ns + nt,
+                                                 std::numeric_limits<float>::quiet_NaN());
         for (int l = 0; l < r.layers; ++l)
             for (int h = 0; h < r.heads; ++h) {
                 const attn::Matrix& m = w[std::size_t(l)][std::size_t(h)];

@@ -4,7 +4,8 @@
 // strips (core's attribute_seq2seq), and its part box picks the encoder's self-attention
 // (source × source maps) and the cross-attention (target × source): every drawn per-head sum
 // and the clicked head's map equal core's attention × gradient; a click on a target token of
-// the top 5 explains it; a source column is not a prediction. GPL-3.0-or-later.
+// the top 5 explains it; a source column is not a prediction; the clicked cross head's row
+// strip is the run's weights over the source and empty over the target. GPL-3.0-or-later.
 #include <QAbstractItemView>
 #include <QComboBox>
 #include <QDir>
@@ -16,6 +17,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <cmath>
 
 #include "app_test_support.hpp"
 #include "attn/attribution/seq2seq_attribution.hpp"
@@ -197,6 +199,26 @@ class InfluenceSeq2SeqTest : public QObject {
         QCOMPARE(view->model()->layer(), 1);
         QCOMPARE(view->model()->head(), 2);
         QCOMPARE(compareHeads(view, array(core, "cross_attention_x_gradient")), QString());
+        // The last strip: that head's cross-attention row at P over the source, and no value
+        // over the target (it reads none of it).
+        {
+            const attn::model::Seq2SeqFolder f =
+                attn::model::open_seq2seq(dir.path().toStdString());
+            const attn::model::Seq2SeqRun run =
+                attn::model::teacher_forced(*f.model, f.source->encode(kSource.toStdString()),
+                                            attn::decoder_inputs(f, kTarget.toStdString()), {});
+            const InfluenceStrips::Row& last = view->strips()->rows().back();
+            QCOMPARE(last.label, QStringLiteral("Attention L2 H3"));
+            QCOMPARE(int(last.values.size()), n);
+            const attn::Matrix& weights = run.cross[1][2];
+            for (int j = 0; j < n; ++j)
+                QVERIFY(j < ns ? std::abs(last.values[std::size_t(j)] -
+                                          double(weights(n - 1 - ns, j))) <= 1e-6
+                               : std::isnan(last.values[std::size_t(j)]));
+            QVERIFY(view->strips()
+                        ->tipAt(int(view->strips()->rows().size()) - 1, ns)
+                        .contains(QStringLiteral("does not read")));
+        }
         shot(w, QStringLiteral("influence-marian-cross"));
 
         // Rank 2 at target position 3 of the top 5: explained, core's again.
