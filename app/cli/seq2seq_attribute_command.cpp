@@ -205,6 +205,8 @@ int runSeq2SeqAttribute(const QStringList& arguments, QTextStream& err) {
     } catch (const std::bad_alloc&) {
         return failAttribute(
             err, tr("not enough memory for the attribution; use shorter sentences"), kExitResource);
+    } catch (const attn::ResourceError& e) {  // past the work limit
+        return failAttribute(err, errorText(e, r->files.model), kExitResource);
     } catch (const attn::ArgumentError& e) {
         return failAttribute(err, errorText(e, r->files.model), kExitUsage);
     } catch (const std::exception& e) {

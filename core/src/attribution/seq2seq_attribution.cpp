@@ -2,6 +2,7 @@
 #include "attn/attribution/seq2seq_attribution.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "attn/models/seq2seq_description.hpp"
 #include "attn/util/error.hpp"
@@ -38,6 +39,26 @@ std::vector<double> per_row(const Matrix& x, const Matrix& g, bool saliency) {
         out[std::size_t(i)] = saliency ? double(g.row(i).cast<double>().norm())
                                        : x.row(i).cast<double>().dot(g.row(i).cast<double>());
     return out;
+}
+
+/// Empty when the reverse passes MODEL's run of NS source and NT target tokens needs (one, and
+/// M + 1 more for integrated gradients) stay under the limit every attribution keeps (2·10¹²
+/// operations, about an hour of one core), else the refusal.
+std::string over_limit(const model::Seq2SeqInfo& info, Index ns, Index nt, int passes) {
+    const double d = info.d_model, s = double(ns), t = double(nt);
+    // A forward's multiply-adds (projections, feed-forward at about 8·d², scores); a reverse
+    // pass is about three forwards with its recomputation and the reverse itself.
+    const double forward =
+        info.encoder_layers * (12 * s * d * d + 4 * s * s * d) +
+        info.decoder_layers * (16 * t * d * d + 8 * s * d * d + 4 * t * t * d + 4 * t * s * d);
+    const double ops = 4 * forward * double(passes);
+    if (ops <= 2e12) return {};
+    char count[32];
+    std::snprintf(count, sizeof count, "%.1e", ops);
+    return "the attribution of " + std::to_string(ns) + " source and " + std::to_string(nt) +
+           " target tokens needs about " + count +
+           " operations (the limit is 2e12, about an hour of one core); use shorter sentences "
+           "or fewer integrated-gradient steps";
 }
 
 double sum(const std::vector<double>& v) {
@@ -93,6 +114,9 @@ AttributionResult attribute_seq2seq(const model::Seq2SeqModel& model,
     if (request.steps < 1) throw ArgumentError("integrated gradients need at least one step");
     const model::Seq2SeqInfo& info = model.info();
     const Index ns = Index(source.size()), nt = Index(target.size());
+    const int passes = 1 + (wants("integrated_gradients") ? request.steps + 1 : 0);
+    if (const std::string why = over_limit(info, ns, nt, passes); !why.empty())
+        throw ResourceError(why);
     const model::Seq2SeqDescription desc = model.describe();
     AttributionResult r;
     r.position = request.position.value_or(nt - 1);

@@ -32,8 +32,9 @@ std::string seq2seq_unavailable(const std::string& method);
 
 /// The methods of REQUEST on SOURCE encoded and TARGET (the decoder's inputs) fed; arrays named
 /// source_*, target_*, ig_delta, encoder_*, decoder_* and cross_*. Throws ArgumentError for a
-/// method refused, a position or target outside the run, or a family without a description;
-/// PROGRESS may cancel.
+/// method refused, a position or target outside the run, or a family without a description,
+/// and ResourceError for work past the limit of every attribution (2·10¹² operations) before
+/// any is done; PROGRESS may cancel.
 AttributionResult attribute_seq2seq(const model::Seq2SeqModel& model,
                                     const std::vector<std::int32_t>& source,
                                     const std::vector<std::int32_t>& target,
