@@ -20,6 +20,7 @@
 #include "cli/option_values.hpp"
 #include "cli/output_check.hpp"
 #include "cli/scene_input.hpp"
+#include "cli/seq2seq_attribute_command.hpp"
 #include "model/error_text.hpp"
 
 namespace cli {
@@ -165,24 +166,25 @@ int runAttribute(const Request& request, QString* error) {
 }
 
 QString attributeHelp() {
-    return tr(
-        "\nattribute (docs/attribution.md): what each token contributed to one prediction\n"
-        "  attnscope attribute --model DIR --text T [--position P] [--target ID]\n"
-        "        [--methods m1,m2,…|all] [--steps M] [--faithfulness K] -o OUT.npz\n"
-        "  --position P             the explained position (default: the last; BERT: the\n"
-        "                           first [MASK])\n"
-        "  --target ID              the explained token (default: the argmax at P)\n"
-        "  --methods LIST           saliency, input_x_gradient, integrated_gradients,\n"
-        "                           attention_x_gradient, norm_based, value_zeroing, alti,\n"
-        "                           alti_rollout, attention_flow, rollout (default, or all:\n"
-        "                           every one the model's family has)\n"
-        "  --steps M                integrated gradients' steps (default 32; ig_delta says\n"
-        "                           how far their sum is from the logit's change)\n"
-        "  --faithfulness K         faith_<method> [K+1]: the target's logit with the top k\n"
-        "                           tokens' inputs zeroed, k = 0…K; agreement [M,M]\n"
-        "                           (Kendall's tau-b) with agreement_methods [M]\n"
-        "  Writes token_ids, position, target, logit and each method's array; the scene\n"
-        "  options (--temperature, --mask, --layers…) and interventions apply to the run.\n");
+    return tr("\nattribute (docs/attribution.md): what each token contributed to one prediction\n"
+              "  attnscope attribute --model DIR --text T [--position P] [--target ID]\n"
+              "        [--methods m1,m2,…|all] [--steps M] [--faithfulness K] -o OUT.npz\n"
+              "  --position P             the explained position (default: the last; BERT: the\n"
+              "                           first [MASK])\n"
+              "  --target ID              the explained token (default: the argmax at P)\n"
+              "  --methods LIST           saliency, input_x_gradient, integrated_gradients,\n"
+              "                           attention_x_gradient, norm_based, value_zeroing, alti,\n"
+              "                           alti_rollout, attention_flow, rollout (default, or all:\n"
+              "                           every one the model's family has)\n"
+              "  --steps M                integrated gradients' steps (default 32; ig_delta says\n"
+              "                           how far their sum is from the logit's change)\n"
+              "  --faithfulness K         faith_<method> [K+1]: the target's logit with the top k\n"
+              "                           tokens' inputs zeroed, k = 0…K; agreement [M,M]\n"
+              "                           (Kendall's tau-b) with agreement_methods [M]\n"
+              "  Writes token_ids, position, target, logit and each method's array; the scene\n"
+              "  options (--temperature, --mask, --layers…) and interventions apply to the "
+              "run.\n") +
+           seq2seqAttributeHelp();
 }
 
 }  // namespace cli

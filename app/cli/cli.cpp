@@ -21,6 +21,7 @@
 #include "cli/option_values.hpp"
 #include "cli/patch_command.hpp"
 #include "cli/render_command.hpp"
+#include "cli/seq2seq_attribute_command.hpp"
 #include "cli/seq2seq_command.hpp"
 
 namespace cli {
@@ -105,6 +106,9 @@ int run(const QStringList& arguments, QTextStream& out, QTextStream& err) {
     if (arguments.size() > 1 && arguments.at(1) == QLatin1StringView("compute") &&
         isSeq2SeqCompute(arguments))
         return runSeq2SeqCompute(arguments, err);
+    if (arguments.size() > 1 && arguments.at(1) == QLatin1StringView("attribute") &&
+        isSeq2SeqAttribute(arguments))
+        return runSeq2SeqAttribute(arguments, err);
     QString error;
     std::optional<Request> request;
     try {

@@ -19,6 +19,7 @@
 #include "model/error_text.hpp"
 #include "model/scene.hpp"
 #include "model/scheduler.hpp"
+#include "model/seq2seq_influence.hpp"
 #include "widgets/column_scroll.hpp"
 
 namespace fileio {
@@ -135,6 +136,8 @@ void Seq2SeqDock::setFolder(std::shared_ptr<const attn::model::Seq2SeqFolder> fo
     showOutcome(outcome);
     shown_.clear();
     remember(outcome.data);
+    Seq2SeqShown::of(scene_)->set(
+        {folder_, outcome.data, outcome.sourceIds, outcome.decoderIds, input.options.controls});
     sync();
 }
 
@@ -241,6 +244,9 @@ void Seq2SeqDock::deliver(const Seq2SeqInput& input, const Seq2SeqOutcome& outco
     remember(outcome.data);
     attn::SceneSpec spec = seq2seqSpec(scene_->spec(), outcome);
     spec.text = input.source;
+    // What the Influence tab explains while the scene shows this run.
+    Seq2SeqShown::of(scene_)->set(
+        {folder_, outcome.data, outcome.sourceIds, outcome.decoderIds, input.options.controls});
     scene_->setSpec(spec, outcome.translated ? tr("Translate") : tr("Run the translation model"));
 }
 

@@ -28,14 +28,6 @@ std::vector<double> rowOf(const attn::MatrixD& m, attn::Index row) {
     return std::vector<double>(m.row(row).data(), m.row(row).data() + m.cols());
 }
 
-/// The drawable form of a token text (as token_pick's visibleToken, without its Qt widgets).
-QString drawable(const std::string& text) {
-    QString t = QString::fromStdString(text);
-    t.replace(QLatin1Char('\n'), QChar(0x23CE)).replace(QLatin1Char('\t'), QChar(0x21E5));
-    if (!t.isEmpty() && t.trimmed().isEmpty()) return QString(QChar(0x2423));
-    return t;
-}
-
 /// Empty when MODEL's family describes its layers for the reverse pass, else core's refusal.
 QString gradientRefusal(const attn::model::Model& model) {
     try {
@@ -66,6 +58,13 @@ std::vector<double> flowRow(const std::vector<attn::MatrixD>& mixed, attn::Index
 }
 
 }  // namespace
+
+QString drawable(const std::string& text) {
+    QString t = QString::fromStdString(text);
+    t.replace(QLatin1Char('\n'), QChar(0x23CE)).replace(QLatin1Char('\t'), QChar(0x21E5));
+    if (!t.isEmpty() && t.trimmed().isEmpty()) return QString(QChar(0x2423));
+    return t;
+}
 
 const QStringList& methodKeys() {
     static const QStringList keys{QStringLiteral("saliency"),

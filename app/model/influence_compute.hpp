@@ -19,6 +19,9 @@
 /// --faithfulness` ("attention": the last layer's mean attention row P).
 namespace influence {
 
+/// The drawable form of a token text (as token_pick's visibleToken, without its Qt widgets).
+QString drawable(const std::string& text);
+
 /// The methods' keys, in the order of the strips.
 const QStringList& methodKeys();
 /// The gradient methods (refused together for a family without a reverse pass).
@@ -56,6 +59,11 @@ struct Result {
     std::vector<std::array<float, kTop>> topProbabilities;
     std::vector<QStringList> topTexts;
     std::vector<Strip> strips;  ///< methodKeys() order
+    /// An encoder–decoder's run: the tokens are the source's SOURCE_TOKENS, then the target's
+    /// (position counts them all); 0 for a decoder-only model.
+    int sourceTokens = 0;
+    /// The per-head maps' query and key tokens when not TOKENS (an encoder–decoder's part).
+    QStringList queryTokens, keyTokens;
     /// Row P of every head's attention weights: row l·H + h, n columns.
     attn::Matrix attentionRows;
     /// Each head's A ⊙ ∂logit/∂A (L·H of n × n, index l·H + h); empty when refused.

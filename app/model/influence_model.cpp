@@ -5,6 +5,7 @@
 
 #include "attn/scene/model_scene.hpp"
 #include "model/scene.hpp"
+#include "model/seq2seq_influence.hpp"
 #include "model/view_state.hpp"
 
 const QString InfluenceModel::kJob = QStringLiteral("influence");
@@ -46,6 +47,65 @@ void InfluenceModel::setHead(int layer, int head) {
     Q_EMIT headChanged();
 }
 
+void InfluenceModel::setComponent(attn::model::Seq2SeqPart part) {
+    if (part == component_) return;
+    component_ = part;
+    if (!seq2seq_) return;
+    // The part's own layers: the head kept where the part has it.
+    deliver(
+        std::make_shared<const influence::Result>(influence::seq2seqResult(*seq2seq_, component_)));
+}
+
+void InfluenceModel::deliver(std::shared_ptr<const influence::Result> r) {
+    result_ = std::move(r);
+    faith_.reset();
+    layer_ = std::clamp(layer_, 0, std::max(0, result_->layers - 1));
+    head_ = std::clamp(head_, 0, std::max(0, result_->heads - 1));
+    Q_EMIT resultChanged();
+    Q_EMIT faithfulnessChanged();
+}
+
+void InfluenceModel::fail(const QString& error) {
+    // The previous target's numbers would pass for this run's.
+    result_.reset();
+    faith_.reset();
+    seq2seq_.reset();
+    target_ = {};
+    Q_EMIT resultChanged();
+    Q_EMIT faithfulnessChanged();
+    finishJob(error);
+}
+
+void InfluenceModel::refreshSeq2Seq() {
+    const Seq2SeqShown::Run* shown = Seq2SeqShown::of(scene_)->matching(scene_->spec());
+    // A token of another model's vocabulary means nothing in this one.
+    if (shown->folder.get() != targetRun_) target_ = {};
+    targetRun_ = shown->folder.get();
+    Scheduler::instance().cancel(this, kFaithJob);
+    if (layer_ < 0) layer_ = head_ = 0;
+    const Seq2SeqShown::Run run = *shown;
+    const influence::Target target = target_;
+    const int steps = steps_;
+    running_ = kJob;
+    status_ = tr("Computing the gradient methods over the source and the target (integrated "
+                 "gradients: %1 steps)…")
+                  .arg(steps);
+    job_ = Scheduler::instance().run(
+        this, kJob,
+        [run, target, steps](attn::Progress& progress) {
+            return std::make_shared<const influence::Seq2SeqNumbers>(
+                influence::computeSeq2Seq(run, target, steps, &progress));
+        },
+        [this](std::shared_ptr<const influence::Seq2SeqNumbers> n) {
+            seq2seq_ = std::move(n);
+            deliver(std::make_shared<const influence::Result>(
+                influence::seq2seqResult(*seq2seq_, component_)));
+            finishJob({});
+        },
+        [this](const QString& error) { fail(error); });
+    Q_EMIT stateChanged();
+}
+
 void InfluenceModel::finishJob(const QString& status) {
     job_.reset();
     running_.clear();
@@ -55,6 +115,11 @@ void InfluenceModel::finishJob(const QString& status) {
 
 void InfluenceModel::refresh() {
     const attn::SceneSpec spec = scene_->spec();
+    if (Seq2SeqShown::of(scene_)->matching(spec)) {
+        refreshSeq2Seq();
+        return;
+    }
+    seq2seq_.reset();
     // A token of another model's vocabulary means nothing in this one.
     if (spec.model != targetModel_) target_ = {};
     targetModel_ = spec.model;
@@ -87,29 +152,16 @@ void InfluenceModel::refresh() {
                 *folder, ids, attn::model::run_controls(spec), target, steps, &progress));
         },
         [this](std::shared_ptr<const influence::Result> r) {
-            result_ = std::move(r);
-            faith_.reset();
-            layer_ = std::clamp(layer_, 0, std::max(0, result_->layers - 1));
-            head_ = std::clamp(head_, 0, std::max(0, result_->heads - 1));
-            Q_EMIT resultChanged();
-            Q_EMIT faithfulnessChanged();
+            deliver(std::move(r));
             finishJob({});
         },
-        [this](const QString& error) {
-            // The previous target's numbers would pass for this run's.
-            result_.reset();
-            faith_.reset();
-            target_ = {};
-            Q_EMIT resultChanged();
-            Q_EMIT faithfulnessChanged();
-            finishJob(error);
-        });
+        [this](const QString& error) { fail(error); });
     Q_EMIT stateChanged();
 }
 
 void InfluenceModel::measureFaithfulness() {
     const attn::SceneSpec spec = scene_->spec();
-    if (!result_ || !spec.is_model() || running_ == kJob) return;
+    if (!result_ || !spec.is_model() || running_ == kJob || seq2seq_) return;
     const auto folder = spec.model;
     const auto shown = result_;
     const int k = erasures_;

@@ -8,10 +8,14 @@
 #include <optional>
 
 #include "attn/models/model.hpp"
+#include "attn/models/seq2seq.hpp"
 #include "model/influence_compute.hpp"
 #include "model/scheduler.hpp"
 
 class Scene;
+namespace influence {
+struct Seq2SeqNumbers;
+}
 
 /// What the Influence view shows, and the one place it is computed: the job kJob (every method
 /// of the target, integrated gradients' steps included) and kFaithJob (the erasure curves),
@@ -53,6 +57,9 @@ class InfluenceModel : public QObject {
     /// The erasure curves' K (tokens erased, 1 … 64); the next measure uses it.
     void setErasures(int k);
     void setHead(int layer, int head);
+    /// The part of an encoder–decoder's run in the per-head maps (redrawn, not recomputed).
+    void setComponent(attn::model::Seq2SeqPart part);
+    attn::model::Seq2SeqPart component() const { return component_; }
     /// Computes the result of the scene's spec and target (the view calls it while visible).
     void refresh();
     /// Measures the erasure curves of the result on show.
@@ -70,10 +77,17 @@ class InfluenceModel : public QObject {
   private:
     explicit InfluenceModel(Scene* scene);
     void finishJob(const QString& status);
+    /// refresh() of an encoder–decoder's run (the Translation dock's).
+    void refreshSeq2Seq();
+    void deliver(std::shared_ptr<const influence::Result> r);
+    void fail(const QString& error);
 
     Scene* scene_;
     std::shared_ptr<const influence::Result> result_;
     std::shared_ptr<const influence::Faithfulness> faith_;
+    std::shared_ptr<const influence::Seq2SeqNumbers> seq2seq_;  ///< the run's, when seq2seq
+    attn::model::Seq2SeqPart component_ = attn::model::Seq2SeqPart::Cross;
+    const void* targetRun_ = nullptr;  ///< the encoder–decoder folder of the target token
     influence::Target target_;
     std::shared_ptr<const attn::model::ModelFolder> targetModel_;  ///< the target token's model
     int steps_ = 32;

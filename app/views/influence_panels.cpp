@@ -28,6 +28,7 @@ QStringList numbered(int count) {
 
 void InfluenceView::showResult() {
     const influence::Result* r = model_->result();
+    component_->setVisible(r && r->sourceTokens > 0);
     if (!r) {
         picker_->clear();
         picker_->setTitle(
@@ -72,9 +73,11 @@ void InfluenceView::showResult() {
         shortKeys << influence_text::shortName(key);
     }
     agreement_->setData(r->agreement, keys, shortKeys);
-    agreement_->setTitle(
-        tr("Agreement: Kendall's τ-b between the methods' scores of the "
-           "positions the erasure ranks"));
+    agreement_->setTitle(r->sourceTokens > 0
+                             ? tr("Agreement and faithfulness are not measured on an "
+                                  "encoder–decoder (docs/attribution.md)")
+                             : tr("Agreement: Kendall's τ-b between the methods' scores of the "
+                                  "positions the erasure ranks"));
     agreement_->setTip([this](int a, int b) {
         const influence::Result* now = model_->result();
         if (!now || a >= now->agreement.rows() || b >= now->agreement.cols()) return QString();
@@ -117,8 +120,12 @@ void InfluenceView::showHead() {
                         "attention"))
             .arg(quotedToken(r->targetText))
             .arg(r->logit, 0, 'f', 3)
-            .arg(r->position + 1)
-            .arg(quotedToken(r->tokens.value(int(r->position)))));
+            .arg(r->position - r->sourceTokens + 1)
+            .arg(quotedToken(r->tokens.value(int(r->position)))) +
+        (r->sourceTokens > 0 ? tr(" (a target position) — the %1 source tokens, then the "
+                                  "target's (the decoder's inputs)")
+                                   .arg(r->sourceTokens)
+                             : QString()));
     const influence::Strip* ig = influence::stripOf(*r, QStringLiteral("integrated_gradients"));
     if (r->attentionXGradient.empty()) {
         headMap_->clear();
@@ -133,9 +140,11 @@ void InfluenceView::showHead() {
         for (int b = 0; b < H; ++b)
             totals(a, b) = r->attentionXGradient[std::size_t(a * H + b)].sum();
     headMap_->setData(totals, numbered(L), numbered(H));
-    headMap_->setTitle(
-        tr("Attention × gradient summed per head: where attention mattered "
-           "(click a head)"));
+    headMap_->setTitle(r->sourceTokens > 0
+                           ? tr("%1: attention × gradient summed per head (click a head)")
+                                 .arg(component_->currentText())
+                           : tr("Attention × gradient summed per head: where attention mattered "
+                                "(click a head)"));
     headMap_->setTip([this](int a, int b) {
         const influence::Result* now = model_->result();
         if (!now || now->attentionXGradient.empty() || a >= now->layers || b >= now->heads)
@@ -146,7 +155,9 @@ void InfluenceView::showHead() {
             .arg(double(now->attentionXGradient[std::size_t(a * now->heads + b)].sum()), 0, 'g', 5);
     });
     const attn::Matrix& pairs = r->attentionXGradient[std::size_t(l * H + h)];
-    pairMap_->setData(pairs, r->tokens, r->tokens);
+    const QStringList& queries = r->queryTokens.isEmpty() ? r->tokens : r->queryTokens;
+    const QStringList& keys = r->keyTokens.isEmpty() ? r->tokens : r->keyTokens;
+    pairMap_->setData(pairs, queries, keys);
     pairMap_->setTitle(tr("Layer %1, head %2: A ⊙ ∂logit/∂A, query × key").arg(l + 1).arg(h + 1));
     pairMap_->setTip([this](int q, int k) {
         const influence::Result* now = model_->result();
@@ -154,11 +165,13 @@ void InfluenceView::showHead() {
         const attn::Matrix& m =
             now->attentionXGradient[std::size_t(model_->layer() * now->heads + model_->head())];
         if (q >= m.rows() || k >= m.cols()) return QString();
+        const QStringList& queries = now->queryTokens.isEmpty() ? now->tokens : now->queryTokens;
+        const QStringList& keys = now->keyTokens.isEmpty() ? now->tokens : now->keyTokens;
         return tr("Query %1 %2, key %3 %4: %5")
             .arg(q + 1)
-            .arg(quotedToken(now->tokens.value(q)))
+            .arg(quotedToken(queries.value(q)))
             .arg(k + 1)
-            .arg(quotedToken(now->tokens.value(k)))
+            .arg(quotedToken(keys.value(k)))
             .arg(double(m(q, k)), 0, 'g', 5);
     });
 }

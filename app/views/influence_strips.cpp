@@ -115,6 +115,7 @@ QString InfluenceStrips::tipAt(int row, int column) const {
     if (!r.refusal.isEmpty()) return r.label + QStringLiteral("\n") + r.refusal;
     if (std::size_t(column) >= r.values.size()) return {};
     const double v = r.values[std::size_t(column)], hi = largest(r.values);
+    if (!std::isfinite(v)) return tr("%1 does not read %2").arg(r.label, where);
     QString tip = tr("%1 of %2: %3").arg(r.label, where).arg(v, 0, 'g', 6);
     if (hi > 0) tip += tr("\n%1 % of the row's largest |value|").arg(100.0 * v / hi, 0, 'f', 1);
     return tip;
@@ -161,6 +162,9 @@ void InfluenceStrips::paintEvent(QPaintEvent*) {
         }
         for (int c = 0; c < tokens_.size() && std::size_t(c) < r.values.size(); ++c) {
             const QRectF cell(cells.left() + c * cw, cells.top(), cw, cells.height());
+            // No value (a token the row does not read: an encoder–decoder's head row over the
+            // other sequence) is an empty cell, not a zero.
+            if (!std::isfinite(r.values[std::size_t(c)])) continue;
             const QColor colour = colorOf(row, r.values[std::size_t(c)]);
             p.fillRect(cell.adjusted(0.5, 0.5, -0.5, -0.5), colour);
             const QString number = QString::number(r.values[std::size_t(c)], 'g', 2);

@@ -2,6 +2,7 @@
 // influence_panels.cpp. GPL-3.0-or-later.
 #include "views/influence_view.hpp"
 
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QHelpEvent>
 #include <QLabel>
@@ -50,6 +51,7 @@ InfluenceView::InfluenceView(Scene* scene, QWidget* parent)
       measure_(new QPushButton(tr("Measure faithfulness"))),
       steps_(new QSpinBox),
       erasures_(new QSpinBox),
+      component_(new QComboBox),
       poll_(new QTimer(this)) {
     setObjectName(QStringLiteral("influenceView"));
     picker_->setObjectName(QStringLiteral("influencePicker"));
@@ -123,7 +125,8 @@ InfluenceView::InfluenceView(Scene* scene, QWidget* parent)
     // The note (the caution, or the clicked method's definition) beside the Export button.
     leftColumn->addWidget(makePanel(QStringLiteral("strips"), stripsFigure, note_), 1);
     auto* leftFrame = new ScrollFrame(left);
-    leftFrame->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // Long runs (an encoder–decoder's source and target side by side) scroll, not clip.
+    leftFrame->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
 
     // Right: a page per panel.
     auto* heads = new QWidget;
@@ -133,7 +136,14 @@ InfluenceView::InfluenceView(Scene* scene, QWidget* parent)
     headsRow->addWidget(pairMap_, 3);
     pages_->setObjectName(QStringLiteral("influencePages"));
     pages_->setDocumentMode(true);
-    pages_->addTab(makePanel(QStringLiteral("heads"), heads), tr("Per head"));
+    component_->setObjectName(QStringLiteral("influenceComponent"));
+    component_->addItem(tr("Encoder self-attention"), int(attn::model::Seq2SeqPart::Encoder));
+    component_->addItem(tr("Decoder self-attention"), int(attn::model::Seq2SeqPart::Decoder));
+    component_->addItem(tr("Cross-attention"), int(attn::model::Seq2SeqPart::Cross));
+    component_->setCurrentIndex(component_->findData(int(model_->component())));
+    component_->setToolTip(tr("The attention of the encoder–decoder whose heads are mapped"));
+    component_->setVisible(false);
+    pages_->addTab(makePanel(QStringLiteral("heads"), heads, component_), tr("Per head"));
     auto* faithControls = new QWidget;
     auto* faithRow = new QHBoxLayout(faithControls);
     faithRow->setContentsMargins(0, 0, 0, 0);
@@ -173,7 +183,8 @@ InfluenceView::InfluenceView(Scene* scene, QWidget* parent)
 
     connect(picker_, &CellMap::cellClicked, this, [this](int rank, int position) {
         const influence::Result* r = model_->result();
-        if (!r || position < 0 || std::size_t(position) >= r->topIds.size()) return;
+        // An encoder–decoder's source tokens are read, not predicted.
+        if (!r || position < r->sourceTokens || std::size_t(position) >= r->topIds.size()) return;
         model_->setTarget(position, r->topIds[std::size_t(position)][std::size_t(rank)]);
     });
     connect(strips_, &InfluenceStrips::rowClicked, this, [this](int row) {
@@ -186,6 +197,9 @@ InfluenceView::InfluenceView(Scene* scene, QWidget* parent)
                                  influence_text::caution());
     });
     connect(headMap_, &CellMap::cellClicked, model_, &InfluenceModel::setHead);
+    connect(component_, &QComboBox::activated, this, [this](int index) {
+        model_->setComponent(attn::model::Seq2SeqPart(component_->itemData(index).toInt()));
+    });
     connect(steps_, &QSpinBox::valueChanged, model_, &InfluenceModel::setSteps);
     connect(erasures_, &QSpinBox::valueChanged, model_, &InfluenceModel::setErasures);
     connect(measure_, &QPushButton::clicked, model_, &InfluenceModel::measureFaithfulness);
@@ -249,10 +263,13 @@ void InfluenceView::showState() {
     QString line = model_->status();
     if (line.isEmpty()) {
         if (const influence::Result* r = model_->result()) {
-            line = tr("Explaining %1 at position %2 (logit %3): click another top-5 token to "
-                      "explain it.")
+            // An encoder–decoder explains a target position, counted in the target.
+            line = (r->sourceTokens > 0 ? tr("Explaining %1 at target position %2 (logit %3): "
+                                             "click another top-5 token to explain it.")
+                                        : tr("Explaining %1 at position %2 (logit %3): click "
+                                             "another top-5 token to explain it."))
                        .arg(quotedToken(r->targetText))
-                       .arg(r->position + 1)
+                       .arg(r->position - r->sourceTokens + 1)
                        .arg(r->logit, 0, 'f', 3);
             if (!influence::stripOf(*r, QStringLiteral("integrated_gradients"))->values.empty())
                 line += tr(" Integrated gradients: %1 steps, ig_delta %2.")
@@ -265,7 +282,7 @@ void InfluenceView::showState() {
     progress_->setValue(0);
     cancel_->setEnabled(busy);
     compute_->setEnabled(!busy);
-    measure_->setEnabled(!busy && model_->result());
+    measure_->setEnabled(!busy && model_->result() && model_->result()->sourceTokens == 0);
     if (busy)
         poll_->start(100);
     else

@@ -7,6 +7,7 @@
 class CellMap;
 class InfluenceModel;
 class InfluenceStrips;
+class QComboBox;
 class QCustomPlot;
 class QLabel;
 class QProgressBar;
@@ -47,6 +48,9 @@ class InfluenceView : public QWidget {
     QPushButton* measureButton() const { return measure_; }
     QSpinBox* stepsBox() const { return steps_; }
     QSpinBox* erasuresBox() const { return erasures_; }
+    /// Encoder, Decoder or Cross: the part of an encoder–decoder's run in the per-head maps
+    /// (shown only for one).
+    QComboBox* componentBox() const { return component_; }
     /// The hover text of the faithfulness plot at POS (plot coordinates): the nearest point.
     QString curveTip(const QPoint& pos) const;
 
@@ -77,6 +81,7 @@ class InfluenceView : public QWidget {
     QProgressBar* progress_;
     QPushButton *cancel_, *compute_, *measure_;
     QSpinBox *steps_, *erasures_;
+    QComboBox* component_;
     QTimer* poll_;
     WhileVisible* visible_;
 };

@@ -13,7 +13,8 @@ from .app import find_app
 from .files import PathLike
 
 #: Keyword options of :func:`attribute` and the command-line option each becomes.
-_OPTIONS = {"position": "--position", "target": "--target", "steps": "--steps",
+_OPTIONS = {"position": "--position", "target": "--target", "target_id": "--target-id",
+            "steps": "--steps",
             "faithfulness": "--faithfulness", "temperature": "--temperature", "mask": "--mask",
             "layers": "--layers", "ablate": "--ablate", "ablate_mode": "--ablate-mode",
             "knockout": "--knockout"}
@@ -32,7 +33,10 @@ def attribute(model_dir: PathLike, text: str, *,
     """Runs ``attnscope attribute --model MODEL_DIR --text TEXT`` and returns its arrays.
 
     Args:
-        model_dir: a model folder AttnScope runs (GPT-2, Llama, Mistral, Qwen2/3, BERT).
+        model_dir: a model folder AttnScope runs (GPT-2, Llama, Mistral, Qwen2/3, BERT), or an
+            encoder–decoder's (Marian, T5): then text is the source, target the target
+            sentence, position a target position and target_id the explained token; the arrays
+            are source_*, target_*, ig_delta and encoder_/decoder_/cross_* (docs/attribution.md).
         text: the prompt.
         methods: "all" (the default: every method the model's family has), a name or a list
             of names: saliency, input_x_gradient, integrated_gradients, attention_x_gradient,

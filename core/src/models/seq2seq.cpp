@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "attn/models/seq2seq_description.hpp"
 #include "attn/util/error.hpp"
 #include "interventions_hooks.hpp"
 
@@ -54,6 +55,10 @@ const char* part_name(Seq2SeqPart part) {
 }
 
 }  // namespace
+
+Seq2SeqDescription Seq2SeqModel::describe() const {
+    throw ArgumentError(no_description(info().display));
+}
 
 float score_multiplier(const Seq2SeqInfo& info, const Seq2SeqControls& controls) {
     return controls.scale.value_or(info.scales_scores) ? 1.f / std::sqrt(float(info.head_dim))

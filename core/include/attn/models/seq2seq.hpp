@@ -95,6 +95,8 @@ struct DecoderCache {
     Index source = 0;  ///< source positions
 };
 
+struct Seq2SeqDescription;
+
 /// Attention weights by layer, then head (queries × keys each).
 using LayerWeights = std::vector<std::vector<Matrix>>;
 
@@ -124,6 +126,9 @@ class Seq2SeqModel {
                                std::vector<Matrix>* cross_w) const = 0;
     /// The logits of the decoder's last hidden rows X (final norm, head, bias): rows × vocab.
     virtual Matrix logits(const Matrix& x) const = 0;
+    /// Both stacks as blocks (models/seq2seq_description.hpp) for the reverse pass; throws
+    /// ArgumentError naming the family when it has none.
+    virtual Seq2SeqDescription describe() const;
 };
 
 /// An encoder–decoder folder opened whole: its weights and its source and target tokenizers

@@ -10,6 +10,7 @@
 #include "attn/blocks/mlp.hpp"
 #include "attn/blocks/norms.hpp"
 #include "attn/models/marian/model.hpp"
+#include "attn/models/seq2seq_description.hpp"
 #include "attn/weights/weights.hpp"
 #include "config.hpp"
 
@@ -109,6 +110,8 @@ class MarianModel final : public Seq2SeqModel {
         x = L.ffn_norm(x + feed_forward(L.ffn, x));
     }
 
+    Seq2SeqDescription describe() const override;
+
     Matrix logits(const Matrix& x) const override {
         Matrix out = head_.mul_t(x);
         if (logits_bias_.rows()) out.rowwise() += logits_bias_.matrix().row(0);
@@ -160,6 +163,39 @@ class MarianModel final : public Seq2SeqModel {
     std::vector<MarianDecoderLayer> dec_;
     float embed_scale_ = 1.f;
 };
+
+Seq2SeqDescription MarianModel::describe() const {
+    const int h = c_.info.heads, hd = c_.info.head_dim;
+    const auto attention = [&](const AttentionProjections& p) {
+        return grouped_attention(p.q, p.k, p.v, p.o, h, h, hd);
+    };
+    const auto norm = [](const MarianNorm& n) {
+        return NormOp{NormOp::Kind::Layer, &n.w, &n.b, 1e-5, blocks::Gain::W};
+    };
+    const auto layer = [&](const AttentionProjections& self, const MarianNorm& self_norm,
+                           const MarianNorm& ffn_norm, const MarianFeedForward& f) {
+        Seq2SeqLayerDescription d;
+        d.block.residual = blocks::Residual::PostNorm;
+        d.block.norm1 = norm(self_norm);
+        d.block.norm2 = norm(ffn_norm);
+        d.block.attention = attention(self);
+        d.block.mlp.up = linear_op(f.fc1);
+        d.block.mlp.down = linear_op(f.fc2);
+        d.block.mlp.act = c_.act;
+        return d;
+    };
+    Seq2SeqDescription d;
+    for (const MarianEncoderLayer& L : enc_)
+        d.encoder.push_back(layer(L.att, L.att_norm, L.ffn_norm, L.ffn));
+    for (const MarianDecoderLayer& L : dec_) {
+        d.decoder.push_back(layer(L.self, L.self_norm, L.ffn_norm, L.ffn));
+        d.decoder.back().cross_norm = norm(L.cross_norm);
+        d.decoder.back().cross = attention(L.cross);
+    }
+    d.unembedding = &head_;
+    if (logits_bias_.rows()) d.bias = &logits_bias_;
+    return d;
+}
 
 }  // namespace
 

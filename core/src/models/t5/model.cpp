@@ -12,6 +12,7 @@
 #include "attn/blocks/embeddings.hpp"
 #include "attn/blocks/mlp.hpp"
 #include "attn/blocks/norms.hpp"
+#include "attn/models/seq2seq_description.hpp"
 #include "attn/models/t5/model.hpp"
 #include "attn/weights/weights.hpp"
 #include "config.hpp"
@@ -119,6 +120,8 @@ class T5Model final : public Seq2SeqModel {
         x += feed_forward(L.ffn, rms(x, L.ffn_norm));
     }
 
+    Seq2SeqDescription describe() const override;
+
     Matrix logits(const Matrix& x) const override {
         Matrix y = rms(x, dec_final_);
         // The tied head reads the hidden rows rescaled by d_model^−½ (Mesh TensorFlow's T5).
@@ -186,6 +189,47 @@ class T5Model final : public Seq2SeqModel {
     std::vector<T5EncoderLayer> enc_;
     std::vector<T5DecoderLayer> dec_;
 };
+
+Seq2SeqDescription T5Model::describe() const {
+    const int h = c_.info.heads, hd = c_.info.head_dim;
+    const auto attention = [&](const AttentionProjections& p) {
+        return grouped_attention(p.q, p.k, p.v, p.o, h, h, hd);
+    };
+    const auto norm = [&](const FloatTensor& w) { return rms_op(w, c_.eps); };
+    const auto layer = [&](const AttentionProjections& self, const FloatTensor& self_norm,
+                           const FloatTensor& ffn_norm, const T5FeedForward& f) {
+        Seq2SeqLayerDescription d;
+        d.block.residual = blocks::Residual::PreNorm;
+        d.block.norm1 = norm(self_norm);
+        d.block.norm2 = norm(ffn_norm);
+        d.block.attention = attention(self);
+        // Gated: act(wi_0 x) ⊙ wi_1 x, the description's act(gate(x)) ⊙ up(x).
+        d.block.mlp.up = LinearOp{c_.gated ? &f.wi_1 : &f.wi, nullptr, false};
+        if (c_.gated) d.block.mlp.gate = LinearOp{&f.wi, nullptr, false};
+        d.block.mlp.down = LinearOp{&f.wo, nullptr, false};
+        d.block.mlp.act = c_.act;
+        return d;
+    };
+    Seq2SeqDescription d;
+    for (const T5EncoderLayer& L : enc_)
+        d.encoder.push_back(layer(L.att, L.att_norm, L.ffn_norm, L.ffn));
+    for (const T5DecoderLayer& L : dec_) {
+        d.decoder.push_back(layer(L.self, L.self_norm, L.ffn_norm, L.ffn));
+        d.decoder.back().cross_norm = norm(L.cross_norm);
+        d.decoder.back().cross = attention(L.cross);
+    }
+    d.encoder_final = norm(enc_final_);
+    d.decoder_final = norm(dec_final_);
+    d.unembedding = &head_;
+    if (c_.tied) d.head_scale = 1.f / std::sqrt(float(c_.info.d_model));
+    // Cross-attention has no position bias.
+    d.score_bias = [this](Seq2SeqPart part, Index rows, Index keys) {
+        if (part == Seq2SeqPart::Cross) return std::vector<Matrix>();
+        const bool encoder = part == Seq2SeqPart::Encoder;
+        return position_bias(encoder ? enc_bias_ : dec_bias_, encoder, 0, rows, keys);
+    };
+    return d;
+}
 
 }  // namespace
 
