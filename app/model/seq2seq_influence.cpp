@@ -51,12 +51,6 @@ std::vector<double> bothSides(const attn::attrib::AttributionResult& r, const QS
     return out;
 }
 
-const char* partName(Seq2SeqPart part) {
-    return part == Seq2SeqPart::Encoder   ? "encoder"
-           : part == Seq2SeqPart::Decoder ? "decoder"
-                                          : "cross";
-}
-
 }  // namespace
 
 Seq2SeqNumbers computeSeq2Seq(const Seq2SeqShown::Run& run, const Target& target, int steps,
@@ -139,7 +133,7 @@ Result seq2seqResult(const Seq2SeqNumbers& n, Seq2SeqPart part) {
     r.heads = n.heads;
     r.queryTokens = encoder ? n.source : n.target;
     r.keyTokens = part == Seq2SeqPart::Decoder ? n.target : n.source;
-    const std::string name = std::string(partName(part)) + "_attention_x_gradient";
+    const std::string name = std::string(attn::model::part_name(part)) + "_attention_x_gradient";
     if (const auto* a = arrayOf(n.core, name)) {
         const attn::Index rows = attn::Index(a->shape[2]), cols = attn::Index(a->shape[3]);
         for (std::size_t m = 0; m < std::size_t(r.layers * r.heads); ++m)

@@ -118,9 +118,7 @@ QString seq2seqHeadsText(const std::vector<attn::model::Seq2SeqHead>& heads) {
     QStringList out;
     for (const attn::model::Seq2SeqHead& h : heads)
         out << QStringLiteral("%1.%2.%3")
-                   .arg(h.part == attn::model::Seq2SeqPart::Encoder   ? QStringLiteral("encoder")
-                        : h.part == attn::model::Seq2SeqPart::Decoder ? QStringLiteral("decoder")
-                                                                      : QStringLiteral("cross"))
+                   .arg(QString::fromLatin1(attn::model::part_name(h.part)))
                    .arg(h.layer)
                    .arg(h.head);
     return out.join(QStringLiteral(", "));

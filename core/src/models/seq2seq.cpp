@@ -48,13 +48,13 @@ class PartHooks {
     HookChain chain_;
 };
 
+}  // namespace
+
 const char* part_name(Seq2SeqPart part) {
     return part == Seq2SeqPart::Encoder   ? "encoder"
            : part == Seq2SeqPart::Decoder ? "decoder"
                                           : "cross";
 }
-
-}  // namespace
 
 Seq2SeqDescription Seq2SeqModel::describe() const {
     throw ArgumentError(no_description(info().display));

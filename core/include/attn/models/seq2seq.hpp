@@ -42,6 +42,9 @@ struct Seq2SeqInfo {
 /// The three attentions of an encoder–decoder.
 enum class Seq2SeqPart { Encoder, Decoder, Cross };
 
+/// PART's name in sites and array keys: "encoder", "decoder" or "cross".
+const char* part_name(Seq2SeqPart part);
+
 /// One head of one attention: encoder self-attention, decoder self-attention or cross-attention.
 struct Seq2SeqHead {
     Seq2SeqPart part = Seq2SeqPart::Encoder;
