@@ -41,6 +41,10 @@ struct LayerTapes;
 struct DescribedForward {
     std::vector<Matrix> inputs;
     std::shared_ptr<LayerTapes> tapes;
+    /// The rows of one sequence: the inputs may stack several (each attends only to itself);
+    /// 0: every row is one sequence.
+    Index sequence = 0;
+    std::size_t tape_bytes = 0;  ///< every layer's tapes, kept or not: what one forward needs
 };
 
 /// How many bytes of tapes the forward keeps by default: a short text's every layer (64 tokens
