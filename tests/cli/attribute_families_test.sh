@@ -135,9 +135,10 @@ with tempfile.TemporaryDirectory() as tmp:
             x0 = w["model.embed_tokens.weight"].astype(np.float64)[ids] * np.float32(math.sqrt(c["hidden_size"]))
             compare(kind, z, lambda x, at, tw=tw, c=c: gemma_forward(tw, c, x, at), x0, 16, 3,
                     c["num_attention_heads"])
-    # The GGUF Gemma 2: its soft-caps and window from the metadata; its matrices K-, legacy- and
-    # half-precision blocks, the reference reading what they decode to.
-    c = gguf_tiny.gemma2_config()
+    # The GGUF Gemma 2: its soft-caps and window from the metadata (a final cap of 100: the tied
+    # head's raw logit is near 100, which a cap of 3 or 30 would flatten to a vanishing gradient);
+    # its matrices K-, legacy- and half-precision blocks, the reference reading what they decode to.
+    c = gguf_tiny.gemma2_config(final_logit_softcapping=100.0)
     path = os.path.join(tmp, "gemma2.gguf")
     w = gguf_tiny.gemma2_gguf(path, c, ["Q4_K", "Q8_0", "Q6_K", "F16", "Q5_K", "BF16", "Q4_0"], 29)
     tw = {k: T(v) for k, v in w.items()}
