@@ -119,6 +119,8 @@ void project(const LayerContext& c, const Matrix& h, AttentionTape& t) {
     }
 }
 
+}  // namespace
+
 Matrix attention_forward(const LayerContext& c, const Matrix& h, AttentionTape& t) {
     const model::AttentionOp& a = c.desc->attention;
     const Index hd = a.head_dim, n = c.sequence > 0 ? c.sequence : h.rows();
@@ -238,8 +240,6 @@ Matrix attention_backward(const LayerContext& c, const AttentionTape& t, const M
     return linear_backward(a.q, dqm) + linear_backward(a.k, dkm) + linear_backward(a.v, dvm);
 }
 
-}  // namespace
-
 std::size_t tape_bytes(const LayerTape& t) {
     std::size_t cells = 0;
     const auto add = [&](const auto& m) { cells += std::size_t(m.size()); };
@@ -307,68 +307,16 @@ Matrix linear_backward(const model::LinearOp& op, const Matrix& dy) {
 
 LayerContext layer_context(const model::Model& model, const model::LayerDescription& desc,
                            const model::RunControls& controls, int l) {
-    LayerContext c{&desc, model::layer_controls(model, controls, l), &controls.interventions, l};
+    LayerContext c;
+    c.desc = &desc;
+    c.controls = model::layer_controls(model, controls, l);
+    c.interventions = &controls.interventions;
+    c.layer = l;
     if (!desc.attention.scaled)
         c.controls.params.scale = false;
     else if (desc.attention.scale_dk)
         c.controls.params.scale_dk = *desc.attention.scale_dk;
     return c;
-}
-
-Matrix layer_forward(const LayerContext& c, const Matrix& x, LayerTape* tape) {
-    LayerTape local;
-    LayerTape& t = tape ? *tape : local;
-    const model::LayerDescription& d = *c.desc;
-    t.x = x;
-    switch (d.residual) {
-        case blocks::Residual::PreNorm: {
-            t.x1 = x + attention_forward(c, norm_forward(d.norm1, x), t.attention);
-            return t.x1 + feed_forward(d, norm_forward(d.norm2, t.x1), t);
-        }
-        case blocks::Residual::Parallel:
-            return x + attention_forward(c, norm_forward(d.norm1, x), t.attention) +
-                   feed_forward(d, norm_forward(d.norm2, x), t);
-        case blocks::Residual::PostNorm: {
-            t.u1 = x + attention_forward(c, x, t.attention);
-            t.x1 = norm_forward(d.norm1, t.u1);
-            t.u2 = t.x1 + feed_forward(d, t.x1, t);
-            return norm_forward(d.norm2, t.u2);
-        }
-        case blocks::Residual::Sandwich: {
-            t.a = attention_forward(c, norm_forward(d.norm1, x), t.attention);
-            t.x1 = x + norm_forward(d.post1, t.a);
-            t.m = feed_forward(d, norm_forward(d.norm2, t.x1), t);
-            return t.x1 + norm_forward(d.post2, t.m);
-        }
-    }
-    throw ArgumentError("the reverse pass: an unknown residual wiring");
-}
-
-Matrix layer_backward(const LayerContext& c, const LayerTape& t, const Matrix& dy,
-                      std::vector<Matrix>* axg) {
-    const model::LayerDescription& d = *c.desc;
-    switch (d.residual) {
-        case blocks::Residual::PreNorm: {
-            const Matrix dx1 = dy + norm_backward(d.norm2, t.x1, feed_backward(d, t, dy));
-            return dx1 + norm_backward(d.norm1, t.x, attention_backward(c, t.attention, dx1, axg));
-        }
-        case blocks::Residual::Parallel:
-            return dy + norm_backward(d.norm1, t.x, attention_backward(c, t.attention, dy, axg)) +
-                   norm_backward(d.norm2, t.x, feed_backward(d, t, dy));
-        case blocks::Residual::PostNorm: {
-            const Matrix du2 = norm_backward(d.norm2, t.u2, dy);
-            const Matrix dx1 = du2 + feed_backward(d, t, du2);
-            const Matrix du1 = norm_backward(d.norm1, t.u1, dx1);
-            return du1 + attention_backward(c, t.attention, du1, axg);
-        }
-        case blocks::Residual::Sandwich: {
-            const Matrix dm = norm_backward(d.post2, t.m, dy);
-            const Matrix dx1 = dy + norm_backward(d.norm2, t.x1, feed_backward(d, t, dm));
-            const Matrix da = norm_backward(d.post1, t.a, dx1);
-            return dx1 + norm_backward(d.norm1, t.x, attention_backward(c, t.attention, da, axg));
-        }
-    }
-    throw ArgumentError("the reverse pass: an unknown residual wiring");
 }
 
 }  // namespace attn::attrib::detail

@@ -69,6 +69,9 @@ struct LayerContext {
     const model::Interventions* interventions = nullptr;
     int layer = 0;
     Index sequence = 0;  ///< the rows of one sequence among the stacked rows; 0: every row
+    /// Non-empty: the layer's output is these rows alone (the last layer: the rows the logit
+    /// reads); the input and its gradient still every row.
+    std::vector<Index> only;
 };
 
 /// The context of layer L of MODEL under CONTROLS (DESC must outlive it).
@@ -82,6 +85,12 @@ Matrix layer_forward(const LayerContext& c, const Matrix& x, LayerTape* tape);
 /// head's weights ⊙ their gradient.
 Matrix layer_backward(const LayerContext& c, const LayerTape& tape, const Matrix& dy,
                       std::vector<Matrix>* axg);
+
+/// The attention block on H (rows stacking sequences of C.sequence), keeping its tape in T.
+Matrix attention_forward(const LayerContext& c, const Matrix& h, AttentionTape& t);
+/// Its reverse: H's gradient for the output's DOUT; AXG (optional) as layer_backward's.
+Matrix attention_backward(const LayerContext& c, const AttentionTape& t, const Matrix& dout,
+                          std::vector<Matrix>* axg);
 
 /// The bytes T holds (its matrices): what keeping it costs.
 std::size_t tape_bytes(const LayerTape& t);

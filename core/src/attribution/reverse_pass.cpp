@@ -59,6 +59,19 @@ Matrix output_backward(const model::OutputDescription& o, const OutputTape& t,
     return detail::norm_backward(o.final_norm, t.x, d);
 }
 
+/// The context of layer L for ROWS stacking sequences of SEQUENCE rows; POSITION ≥ 0: the last
+/// layer leaves only each sequence's row POSITION (all the logit reads).
+LayerContext context_of(const model::Model& model, const model::LayerDescription& desc,
+                        const model::RunControls& controls, int l, Index rows, Index sequence,
+                        Index position) {
+    LayerContext c = detail::layer_context(model, desc, controls, l);
+    c.sequence = sequence;
+    if (position >= 0 && l == model.info().layers - 1)
+        for (Index at = position; at < rows; at += sequence)
+            c.only.push_back(at);
+    return c;
+}
+
 void check_request(const model::Model& model, const Matrix& x0, Index position,
                    std::int32_t target) {
     const model::ModelInfo& info = model.info();
@@ -78,10 +91,11 @@ double described_logit(const model::Model& model, const Matrix& x0,
     Matrix x = x0;
     for (int l = 0; l < model.info().layers; ++l) {
         const model::LayerDescription desc = model.describe_layer(l);
-        x = detail::layer_forward(detail::layer_context(model, desc, controls, l), x, nullptr);
+        x = detail::layer_forward(
+            context_of(model, desc, controls, l, x0.rows(), x0.rows(), position), x, nullptr);
     }
-    OutputTape t;
-    return output_forward(model.describe_output(), x.row(position), target, t);
+    OutputTape t;  // the last layer left row POSITION alone
+    return output_forward(model.describe_output(), x.row(0), target, t);
 }
 
 struct LayerTapes {
@@ -90,23 +104,16 @@ struct LayerTapes {
 
 namespace {
 
-/// The context of layer L for rows stacking sequences of SEQUENCE rows.
-LayerContext context_of(const model::Model& model, const model::LayerDescription& desc,
-                        const model::RunControls& controls, int l, Index sequence) {
-    LayerContext c = detail::layer_context(model, desc, controls, l);
-    c.sequence = sequence;
-    return c;
-}
-
-/// described_forward of X, whose rows stack sequences of SEQUENCE rows.
+/// described_forward of X, whose rows stack sequences of SEQUENCE rows; POSITION ≥ 0: the last
+/// layer's output is each sequence's row POSITION alone.
 DescribedForward forward_of(const model::Model& model, const Matrix& x,
-                            const model::RunControls& controls, Index sequence, Progress* progress,
-                            std::size_t keep_bytes) {
+                            const model::RunControls& controls, Index sequence, Index position,
+                            Progress* progress, std::size_t keep_bytes) {
     const int L = model.info().layers;
     DescribedForward f{{x}, std::make_shared<LayerTapes>(), sequence, 0};
     for (int l = 0; l < L; ++l) {
         const model::LayerDescription desc = model.describe_layer(l);
-        const LayerContext c = context_of(model, desc, controls, l, sequence);
+        const LayerContext c = context_of(model, desc, controls, l, x.rows(), sequence, position);
         auto tape = std::make_unique<detail::LayerTape>();
         f.inputs.push_back(detail::layer_forward(c, f.inputs.back(), tape.get()));
         f.tape_bytes += detail::tape_bytes(*tape);
@@ -138,11 +145,15 @@ StackedGradient stacked_gradient(const model::Model& model, DescribedForward for
     check_request(model, inputs.front().topRows(n), position, target);
     const model::OutputDescription out = model.describe_output();
     StackedGradient g;
-    Matrix dx = Matrix::Zero(rows, inputs.front().cols());
-    for (Index at = position; at < rows; at += n) {
+    // A forward that left only the rows the logit reads (forward_of's POSITION) has one a
+    // sequence; its last layer is reversed from them.
+    const bool only = inputs.back().rows() != rows;
+    Matrix dx = Matrix::Zero(inputs.back().rows(), inputs.front().cols());
+    for (Index at = position, s = 0; at < rows; at += n, ++s) {
         OutputTape ot;
-        g.logits.push_back(output_forward(out, inputs.back().row(at), target, ot));
-        dx.row(at) = output_backward(out, ot, target);
+        const Index row = only ? s : at;
+        g.logits.push_back(output_forward(out, inputs.back().row(row), target, ot));
+        dx.row(row) = output_backward(out, ot, target);
     }
     inputs.pop_back();
     // Reverse: each layer's tapes (kept, or its forward run again), then its reverse; past the
@@ -150,7 +161,7 @@ StackedGradient stacked_gradient(const model::Model& model, DescribedForward for
     g.axg.resize(std::size_t(attention_x_gradient ? L : 0));
     for (int l = L - 1; l >= 0; --l) {
         const model::LayerDescription desc = model.describe_layer(l);
-        const LayerContext c = context_of(model, desc, controls, l, n);
+        const LayerContext c = context_of(model, desc, controls, l, rows, n, only ? position : -1);
         std::unique_ptr<detail::LayerTape> tape = std::move(forward.tapes->layers.back());
         forward.tapes->layers.pop_back();
         if (!tape) {
@@ -172,7 +183,7 @@ StackedGradient stacked_gradient(const model::Model& model, DescribedForward for
 DescribedForward described_forward(const model::Model& model, const Matrix& x0,
                                    const model::RunControls& controls, Progress* progress,
                                    std::size_t keep_bytes) {
-    return forward_of(model, x0, controls, x0.rows(), progress, keep_bytes);
+    return forward_of(model, x0, controls, x0.rows(), -1, progress, keep_bytes);
 }
 
 LogitGradient logit_gradient_from(const model::Model& model, DescribedForward forward,
@@ -244,11 +255,13 @@ GradientScores gradient_scores(const model::Model& model, const std::vector<std:
     // stacked, as many as keep their tapes within the budget, so every projection reads its
     // weights once for all of them (one large product instead of one per step); each step still
     // attends only within itself.
-    const int chunk = int(std::clamp<std::size_t>(
-        kKeptTapeBytes / std::max<std::size_t>(step_bytes, 1), 1, std::size_t(steps)));
+    const int most = int(std::clamp<std::size_t>(
+        ask.step_budget / std::max<std::size_t>(step_bytes, 1), 1, std::size_t(steps)));
+    const int chunks = (steps + most - 1) / most;
     MatrixD sum = MatrixD::Zero(n, x0.cols());
-    for (int k0 = 1; k0 <= steps; k0 += chunk) {
-        const int count = std::min(chunk, steps - k0 + 1);
+    for (int c = 0; c < chunks; ++c) {
+        // Even chunks (32 steps, at most 6 a chunk: 5, 5, 6, 5, 5, 6), never a small last one.
+        const int k0 = 1 + steps * c / chunks, count = steps * (c + 1) / chunks - (k0 - 1);
         PartProgress part(progress, double(k0) / parts, double(k0 + count) / parts);
         Matrix stacked(Index(count) * n, x0.cols());
         for (int j = 0; j < count; ++j) {
@@ -256,7 +269,8 @@ GradientScores gradient_scores(const model::Model& model, const std::vector<std:
             stacked.middleRows(Index(j) * n, n) = x0 * alpha;
         }
         PartProgress forward(&part, 0.0, 0.4);
-        DescribedForward f = forward_of(model, stacked, controls, n, &forward, kKeptTapeBytes);
+        DescribedForward f = forward_of(model, stacked, controls, n, position, &forward,
+                                        std::max(kKeptTapeBytes, ask.step_budget));
         PartProgress reverse(&part, 0.4, 1.0);
         const StackedGradient g =
             stacked_gradient(model, std::move(f), controls, position, target, false, &reverse);

@@ -83,6 +83,9 @@ struct GradientAsk {
     bool integrated = false;
     bool attention = false;
     int steps = 32;
+    /// The tapes a chunk of integrated gradients' stacked steps may keep: as many steps run at
+    /// once as fit it (at least one).
+    std::size_t step_budget = kKeptTapeBytes;
     /// described_forward of the ids' embedding under the same controls, when the caller has it
     /// (it saves a forward; moved from); null: computed here.
     DescribedForward* forward = nullptr;
