@@ -137,9 +137,12 @@ Matrix attention_forward(const LayerContext& c, const Matrix& h, AttentionTape& 
         t.specs.push_back(head_spec(c, hq, n, mask));
     t.heads.assign(std::size_t(sequences * a.heads), HeadTape());
     Matrix merged(h.rows(), Index(a.heads) * hd);
-    // Each (sequence, head) on its own: the threads share the tasks, each writes its own block.
+    // Each (sequence, head) on its own: the threads share the stacked steps' tasks, each writing
+    // its own block; one sequence's heads stay on one thread (split, they measured slower on a
+    // loaded machine, as its small products do).
     attn::detail::parallel_rows(
-        sequences * a.heads, double(n * n * hd * 4), [&](Index b, Index count) {
+        sequences * a.heads, sequences > 1 ? double(n * n * hd * 4) : 0.0,
+        [&](Index b, Index count) {
             for (Index task = b; task < b + count; ++task) {
                 const Index s = task / a.heads, hq = task % a.heads;
                 HeadTape& ht = t.heads[std::size_t(task)];
@@ -178,7 +181,8 @@ Matrix attention_backward(const LayerContext& c, const AttentionTape& t, const M
     // One task per (sequence, group): the heads that share a group add into its rows in turn.
     const Index per_group = a.heads / a.kv_heads;
     attn::detail::parallel_rows(
-        sequences * a.kv_heads, double(per_group * n * n * hd * 8), [&](Index b, Index count) {
+        sequences * a.kv_heads, sequences > 1 ? double(per_group * n * n * hd * 8) : 0.0,
+        [&](Index b, Index count) {
             for (Index task = b; task < b + count; ++task) {
                 const Index s = task / a.kv_heads, g = task % a.kv_heads;
                 const std::size_t kv = std::size_t(task);

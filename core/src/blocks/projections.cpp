@@ -13,7 +13,10 @@ Matrix times_weight_t(const Matrix& dy, const model::FloatTensor& w) {
     // half or quantised matrix, a band of rows at a time (never the whole matrix in float32);
     // splits fall on whole blocks of 256 values (every GGUF block) when the columns allow it.
     const Index unit = w.cols() % 256 == 0 ? 256 : 1, units = w.cols() / unit;
-    detail::parallel_rows(units, double(dy.rows() * w.rows() * unit), [&](Index b, Index count) {
+    // A few rows (one text's reverse pass) stay on one thread: split, both threads pack the
+    // same rows and wait for each other, which measured slower on a loaded machine.
+    const double cost = dy.rows() >= 256 ? double(dy.rows() * w.rows() * unit) : 0.0;
+    detail::parallel_rows(units, cost, [&](Index b, Index count) {
         const Index c0 = b * unit, nc = count * unit;
         if (w.is_float()) {
             out.middleCols(c0, nc).noalias() = dy * w.matrix().middleCols(c0, nc);
