@@ -6,7 +6,9 @@
 # and gate_up, longrope past its original context, a window), OLMo-2 (norms after the blocks,
 # whole-projection q/k norms, biases) and Mixtral (top-2 of 4 experts: the choice a constant,
 # the gates' gradient flowing) against PyTorch autograd through forwards written here (float64)
-# from transformers' formulas. GPL-3.0-or-later.
+# from transformers' formulas; and a Gemma 2 GGUF file (llama.cpp's tensor names, every norm
+# stored as 1 + w, quantised matrices of several types) through the same Gemma forward on its
+# dequantised weights. GPL-3.0-or-later.
 #   attribute_families_test.sh ATTNSCOPE FIXTURES_DIR
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -16,7 +18,7 @@ import numpy as np
 import torch
 from cli_checks import check, finish
 from attribution_torch import GRADIENT, T, attend, attribute, compare
-import decoder_tiny, gemma_tiny
+import decoder_tiny, gemma_tiny, gguf_tiny
 
 F = torch.nn.functional
 
@@ -133,6 +135,20 @@ with tempfile.TemporaryDirectory() as tmp:
             x0 = w["model.embed_tokens.weight"].astype(np.float64)[ids] * np.float32(math.sqrt(c["hidden_size"]))
             compare(kind, z, lambda x, at, tw=tw, c=c: gemma_forward(tw, c, x, at), x0, 16, 3,
                     c["num_attention_heads"])
+    # The GGUF Gemma 2: its soft-caps and window from the metadata (a final cap of 100: the tied
+    # head's raw logit is near 100, which a cap of 3 or 30 would flatten to a vanishing gradient);
+    # its matrices K-, legacy- and half-precision blocks, the reference reading what they decode to.
+    c = gguf_tiny.gemma2_config(final_logit_softcapping=100.0)
+    path = os.path.join(tmp, "gemma2.gguf")
+    w = gguf_tiny.gemma2_gguf(path, c, ["Q4_K", "Q8_0", "Q6_K", "F16", "Q5_K", "BF16", "Q4_0"], 29)
+    tw = {k: T(v) for k, v in w.items()}
+    z = attribute(path, TEXT, "--methods", GRADIENT, "--steps", "16")
+    if z is not None:
+        ids = [int(i) for i in z["token_ids"]]
+        check(len(ids) > c["sliding_window"], f"gemma2 GGUF: {len(ids)} tokens, past the window")
+        x0 = w["model.embed_tokens.weight"].astype(np.float64)[ids] * np.float32(math.sqrt(c["hidden_size"]))
+        compare("gemma2 GGUF", z, lambda x, at, tw=tw, c=c: gemma_forward(tw, c, x, at), x0, 16,
+                c["num_hidden_layers"], c["num_attention_heads"])
     configs = {"phi3": decoder_tiny.phi3_longrope(decoder_tiny.config("phi3", sliding_window=5)),
                "olmo2": decoder_tiny.config("olmo2", attention_bias=True),
                "mixtral": decoder_tiny.config("mixtral")}

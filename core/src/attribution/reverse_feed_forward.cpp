@@ -9,7 +9,6 @@ namespace attn::attrib::detail {
 namespace {
 
 Matrix mlp_forward(const model::MlpOp& m, const Matrix& h, MlpTape& t) {
-    t.h = h;
     if (m.gate_up.w) {
         auto [gate, up] = blocks::split_gate_up<float>(linear_forward(m.gate_up, h));
         t.gate = std::move(gate);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "../util/parallel.hpp"
 #include "attn/attention/mask.hpp"
 #include "attn/models/run.hpp"
 #include "attn/util/error.hpp"
@@ -56,10 +57,10 @@ bool ablated(const LayerContext& c, int h) {
     return std::find(a.begin(), a.end(), model::HeadRef{c.layer, h}) != a.end();
 }
 
-/// Writes each head's q, k, v (after norms and rotary positions) into the tape.
+/// Writes each head's q, k, v (after norms and rotary positions) into the tape, per sequence.
 void project(const LayerContext& c, const Matrix& h, AttentionTape& t) {
     const model::AttentionOp& a = c.desc->attention;
-    const Index hd = a.head_dim, n = h.rows();
+    const Index hd = a.head_dim, n = t.n, sequences = h.rows() / n;
     Matrix q, k, v, qkv;
     if (a.qkv.w) {
         qkv = linear_forward(a.qkv, h);
@@ -82,10 +83,13 @@ void project(const LayerContext& c, const Matrix& h, AttentionTape& t) {
         k = norm_forward(a.k_norm_whole, k);
     }
     const bool rotary = (a.inv_freq || a.rope_by_length) && c.controls.rotary;
-    if (rotary)
-        t.rope = blocks::rope_table<float>(
+    if (rotary) {
+        // Every sequence starts at position 0: one sequence's table, repeated down the rows.
+        const blocks::RopeTable<float> one = blocks::rope_table<float>(
             a.rope_by_length ? blocks::rope_frequencies(*a.rope_by_length, n) : *a.inv_freq, 0, n,
             a.rope_scale);
+        t.rope = {one.cos.replicate(sequences, 1), one.sin.replicate(sequences, 1)};
+    }
     const auto prepare = [&](Matrix m, const NormOp& norm, Matrix* pre) {
         if (norm.kind != NormOp::Kind::None) {
             *pre = m;
@@ -94,69 +98,114 @@ void project(const LayerContext& c, const Matrix& h, AttentionTape& t) {
         if (rotary) blocks::rotate_half(m, t.rope);
         return m;
     };
+    t.k_pre.assign(std::size_t(a.kv_heads), Matrix());
+    t.q_pre.assign(std::size_t(a.heads), Matrix());
+    t.k.assign(std::size_t(sequences * a.kv_heads), Matrix());
+    t.v.assign(t.k.size(), Matrix());
+    t.q.assign(std::size_t(sequences * a.heads), Matrix());
     for (Index g = 0; g < a.kv_heads; ++g) {
-        t.k_pre.emplace_back();
-        t.k.push_back(prepare(part(k, blocks::Part::K, g), a.k_norm, &t.k_pre.back()));
-        t.v.push_back(part(v, blocks::Part::V, g));
+        const Matrix kg = prepare(part(k, blocks::Part::K, g), a.k_norm, &t.k_pre[std::size_t(g)]);
+        const Matrix vg = part(v, blocks::Part::V, g);
+        for (Index s = 0; s < sequences; ++s) {
+            t.k[std::size_t(s * a.kv_heads + g)] = kg.middleRows(s * n, n);
+            t.v[std::size_t(s * a.kv_heads + g)] = vg.middleRows(s * n, n);
+        }
     }
     for (Index hq = 0; hq < a.heads; ++hq) {
-        t.heads.emplace_back();
-        t.q.push_back(prepare(part(q, blocks::Part::Q, hq), a.q_norm, &t.heads.back().q_pre));
+        const Matrix qh =
+            prepare(part(q, blocks::Part::Q, hq), a.q_norm, &t.q_pre[std::size_t(hq)]);
+        for (Index s = 0; s < sequences; ++s)
+            t.q[std::size_t(s * a.heads + hq)] = qh.middleRows(s * n, n);
     }
 }
 
+}  // namespace
+
 Matrix attention_forward(const LayerContext& c, const Matrix& h, AttentionTape& t) {
     const model::AttentionOp& a = c.desc->attention;
-    const Index hd = a.head_dim, n = h.rows();
-    t.h = h;
+    const Index hd = a.head_dim, n = c.sequence > 0 ? c.sequence : h.rows();
+    if (n <= 0 || h.rows() % n != 0)
+        throw ArgumentError("the reverse pass: " + std::to_string(h.rows()) +
+                            " rows are not whole sequences of " + std::to_string(n));
+    const Index sequences = h.rows() / n;
+    t.rows = h.rows();
+    t.n = n;
     project(c, h, t);
     const BoolMatrix mask = build_mask(c.controls.params.mask, n, n);
-    Matrix merged(n, Index(a.heads) * hd);
-    for (int hq = 0; hq < a.heads; ++hq) {
-        HeadTape& ht = t.heads[std::size_t(hq)];
-        const std::size_t g = std::size_t(blocks::kv_head_of(hq, a.heads, a.kv_heads));
-        ht.spec = head_spec(c, hq, n, mask);
-        ht.f = blocks::head_forward<float>(t.q[std::size_t(hq)], t.k[g], t.v[g], ht.spec);
-        Matrix z = ht.f.out;
-        if (ablated(c, hq)) {
-            ht.zeroed = c.interventions->ablation == model::AblationMode::Zero;
-            ht.mean = !ht.zeroed;
-            if (ht.zeroed)
-                z.setZero();
-            else
-                z.rowwise() = Row<float>(z.colwise().mean());
-        }
-        merged.middleCols(hq * hd, hd) = z;
-    }
+    t.specs.clear();
+    for (int hq = 0; hq < a.heads; ++hq)
+        t.specs.push_back(head_spec(c, hq, n, mask));
+    t.heads.assign(std::size_t(sequences * a.heads), HeadTape());
+    Matrix merged(h.rows(), Index(a.heads) * hd);
+    // Each (sequence, head) on its own: the threads share the stacked steps' tasks, each writing
+    // its own block; one sequence's heads stay on one thread (split, they measured slower on a
+    // loaded machine, as its small products do).
+    attn::detail::parallel_rows(
+        sequences * a.heads, sequences > 1 ? double(n * n * hd * 4) : 0.0,
+        [&](Index b, Index count) {
+            for (Index task = b; task < b + count; ++task) {
+                const Index s = task / a.heads, hq = task % a.heads;
+                HeadTape& ht = t.heads[std::size_t(task)];
+                const std::size_t g =
+                    std::size_t(s * a.kv_heads + blocks::kv_head_of(hq, a.heads, a.kv_heads));
+                ht.f = blocks::head_forward<float>(t.q[std::size_t(task)], t.k[g], t.v[g],
+                                                   t.specs[std::size_t(hq)]);
+                auto z = merged.block(s * n, hq * hd, n, hd);
+                z = ht.f.out;
+                if (ablated(c, int(hq))) {
+                    ht.zeroed = c.interventions->ablation == model::AblationMode::Zero;
+                    ht.mean = !ht.zeroed;
+                    if (ht.zeroed)
+                        z.setZero();
+                    else
+                        z.rowwise() = Row<float>(ht.f.out.colwise().mean());
+                }
+                // What the reverse does not read, freed: more steps' tapes fit the budget.
+                ht.f.out = Matrix();
+                if (t.specs[std::size_t(hq)].softcap <= 0.f) ht.f.raw = Matrix();
+            }
+        });
     return linear_forward(a.o, merged);
 }
 
 Matrix attention_backward(const LayerContext& c, const AttentionTape& t, const Matrix& dout,
                           std::vector<Matrix>* axg) {
     const model::AttentionOp& a = c.desc->attention;
-    const Index hd = a.head_dim, n = t.h.rows();
+    const Index hd = a.head_dim, n = t.n, rows = t.rows, sequences = rows / n;
     const Matrix dmerged = linear_backward(a.o, dout);
-    std::vector<Matrix> dq(std::size_t(a.heads)), dk(std::size_t(a.kv_heads)),
-        dv(std::size_t(a.kv_heads));
-    for (std::size_t g = 0; g < dk.size(); ++g)
-        dk[g] = dv[g] = Matrix::Zero(n, hd);
-    for (int hq = 0; hq < a.heads; ++hq) {
-        const HeadTape& ht = t.heads[std::size_t(hq)];
-        const std::size_t g = std::size_t(blocks::kv_head_of(hq, a.heads, a.kv_heads));
-        Matrix dz = dmerged.middleCols(hq * hd, hd);
-        if (ht.zeroed) {  // nothing flows through a zeroed head; its weights count as 0
-            dq[std::size_t(hq)] = Matrix::Zero(n, hd);
-            if (axg) axg->push_back(Matrix::Zero(n, n));
-            continue;
-        }
-        if (ht.mean) dz.rowwise() = Row<float>(dz.colwise().mean());
-        const blocks::HeadGrad<float> hg =
-            blocks::head_vjp<float>(t.q[std::size_t(hq)], t.k[g], t.v[g], ht.spec, ht.f, dz);
-        if (axg) axg->push_back(ht.f.weights.cwiseProduct(hg.dweights));
-        dq[std::size_t(hq)] = hg.dq;
-        dk[g] += hg.dk;
-        dv[g] += hg.dv;
-    }
+    // Per head / group over every row, each sequence's rows written by its own task.
+    std::vector<Matrix> dq(std::size_t(a.heads), Matrix(rows, hd)),
+        dk(std::size_t(a.kv_heads), Matrix::Zero(rows, hd)),
+        dv(std::size_t(a.kv_heads), Matrix::Zero(rows, hd));
+    if (axg) axg->assign(std::size_t(sequences * a.heads), Matrix());
+    // One task per (sequence, group): the heads that share a group add into its rows in turn.
+    const Index per_group = a.heads / a.kv_heads;
+    attn::detail::parallel_rows(
+        sequences * a.kv_heads, sequences > 1 ? double(per_group * n * n * hd * 8) : 0.0,
+        [&](Index b, Index count) {
+            for (Index task = b; task < b + count; ++task) {
+                const Index s = task / a.kv_heads, g = task % a.kv_heads;
+                const std::size_t kv = std::size_t(task);
+                for (Index hq = g * per_group; hq < (g + 1) * per_group; ++hq) {
+                    const std::size_t at = std::size_t(s * a.heads + hq);
+                    const HeadTape& ht = t.heads[at];
+                    auto dqh = dq[std::size_t(hq)].middleRows(s * n, n);
+                    if (ht.zeroed) {  // nothing flows through a zeroed head; its weights count 0
+                        dqh.setZero();
+                        if (axg) (*axg)[at] = Matrix::Zero(n, n);
+                        continue;
+                    }
+                    Matrix dz = dmerged.block(s * n, hq * hd, n, hd);
+                    if (ht.mean) dz.rowwise() = Row<float>(dz.colwise().mean());
+                    const blocks::HeadGrad<float> hg = blocks::head_vjp<float>(
+                        t.q[at], t.k[kv], t.v[kv], t.specs[std::size_t(hq)], ht.f, dz);
+                    if (axg) (*axg)[at] = ht.f.weights.cwiseProduct(hg.dweights);
+                    dqh = hg.dq;
+                    dk[std::size_t(g)].middleRows(s * n, n) += hg.dk;
+                    dv[std::size_t(g)].middleRows(s * n, n) += hg.dv;
+                }
+            }
+        });
     // Back through rotary positions and the per-head norms.
     const bool rotary = t.rope.cos.size() > 0;
     const auto unprepare = [&](Matrix d, const NormOp& norm, const Matrix& pre) {
@@ -165,13 +214,12 @@ Matrix attention_backward(const LayerContext& c, const AttentionTape& t, const M
         return d;
     };
     for (int hq = 0; hq < a.heads; ++hq)
-        dq[std::size_t(hq)] =
-            unprepare(dq[std::size_t(hq)], a.q_norm, t.heads[std::size_t(hq)].q_pre);
+        dq[std::size_t(hq)] = unprepare(dq[std::size_t(hq)], a.q_norm, t.q_pre[std::size_t(hq)]);
     for (std::size_t g = 0; g < dk.size(); ++g)
         dk[g] = unprepare(dk[g], a.k_norm, t.k_pre[g]);
     if (a.qkv.w) {
         const Index width = Index(a.heads + 2 * a.kv_heads) * hd;
-        Matrix dqkv = Matrix::Zero(n, width);
+        Matrix dqkv = Matrix::Zero(rows, width);
         for (int hq = 0; hq < a.heads; ++hq)
             blocks::fused_head_vjp<float>(dqkv, dq[std::size_t(hq)], a.layout, blocks::Part::Q, hq,
                                           a.heads, a.kv_heads, hd);
@@ -183,7 +231,8 @@ Matrix attention_backward(const LayerContext& c, const AttentionTape& t, const M
         }
         return linear_backward(a.qkv, dqkv);
     }
-    Matrix dqm(n, Index(a.heads) * hd), dkm(n, Index(a.kv_heads) * hd), dvm(dkm.rows(), dkm.cols());
+    Matrix dqm(rows, Index(a.heads) * hd), dkm(rows, Index(a.kv_heads) * hd),
+        dvm(dkm.rows(), dkm.cols());
     for (int hq = 0; hq < a.heads; ++hq)
         dqm.middleCols(hq * hd, hd) = dq[std::size_t(hq)];
     for (Index g = 0; g < a.kv_heads; ++g) {
@@ -195,8 +244,6 @@ Matrix attention_backward(const LayerContext& c, const AttentionTape& t, const M
     return linear_backward(a.q, dqm) + linear_backward(a.k, dkm) + linear_backward(a.v, dvm);
 }
 
-}  // namespace
-
 std::size_t tape_bytes(const LayerTape& t) {
     std::size_t cells = 0;
     const auto add = [&](const auto& m) { cells += std::size_t(m.size()); };
@@ -204,24 +251,25 @@ std::size_t tape_bytes(const LayerTape& t) {
         for (const Matrix& m : ms)
             add(m);
     };
-    for (const Matrix* m :
-         {&t.x, &t.u1, &t.x1, &t.u2, &t.a, &t.m, &t.attention.h, &t.attention.q_whole,
-          &t.attention.k_whole, &t.mlp.h, &t.mlp.up, &t.mlp.gate})
+    for (const Matrix* m : {&t.x, &t.u1, &t.x1, &t.u2, &t.a, &t.m, &t.attention.q_whole,
+                            &t.attention.k_whole, &t.mlp.up, &t.mlp.gate})
         add(*m);
     add_all(t.attention.q);
     add_all(t.attention.k);
     add_all(t.attention.v);
     add_all(t.attention.k_pre);
+    add_all(t.attention.q_pre);
     for (const HeadTape& h : t.attention.heads) {
         add(h.f.raw);
         add(h.f.weights);
         add(h.f.out);
-        add(h.q_pre);
-        add(h.spec.bias);
-        cells += std::size_t(h.spec.allowed.size()) / sizeof(float) + 1;
+    }
+    for (const blocks::HeadSpec<float>& s : t.attention.specs) {
+        add(s.bias);
+        cells += std::size_t(s.allowed.size()) / sizeof(float) + 1;
     }
     for (const MlpTape& e : t.moe.tapes)
-        for (const Matrix* m : {&e.h, &e.up, &e.gate})
+        for (const Matrix* m : {&e.up, &e.gate})
             add(*m);
     add_all(t.moe.outs);
     return cells * sizeof(float);
@@ -263,68 +311,16 @@ Matrix linear_backward(const model::LinearOp& op, const Matrix& dy) {
 
 LayerContext layer_context(const model::Model& model, const model::LayerDescription& desc,
                            const model::RunControls& controls, int l) {
-    LayerContext c{&desc, model::layer_controls(model, controls, l), &controls.interventions, l};
+    LayerContext c;
+    c.desc = &desc;
+    c.controls = model::layer_controls(model, controls, l);
+    c.interventions = &controls.interventions;
+    c.layer = l;
     if (!desc.attention.scaled)
         c.controls.params.scale = false;
     else if (desc.attention.scale_dk)
         c.controls.params.scale_dk = *desc.attention.scale_dk;
     return c;
-}
-
-Matrix layer_forward(const LayerContext& c, const Matrix& x, LayerTape* tape) {
-    LayerTape local;
-    LayerTape& t = tape ? *tape : local;
-    const model::LayerDescription& d = *c.desc;
-    t.x = x;
-    switch (d.residual) {
-        case blocks::Residual::PreNorm: {
-            t.x1 = x + attention_forward(c, norm_forward(d.norm1, x), t.attention);
-            return t.x1 + feed_forward(d, norm_forward(d.norm2, t.x1), t);
-        }
-        case blocks::Residual::Parallel:
-            return x + attention_forward(c, norm_forward(d.norm1, x), t.attention) +
-                   feed_forward(d, norm_forward(d.norm2, x), t);
-        case blocks::Residual::PostNorm: {
-            t.u1 = x + attention_forward(c, x, t.attention);
-            t.x1 = norm_forward(d.norm1, t.u1);
-            t.u2 = t.x1 + feed_forward(d, t.x1, t);
-            return norm_forward(d.norm2, t.u2);
-        }
-        case blocks::Residual::Sandwich: {
-            t.a = attention_forward(c, norm_forward(d.norm1, x), t.attention);
-            t.x1 = x + norm_forward(d.post1, t.a);
-            t.m = feed_forward(d, norm_forward(d.norm2, t.x1), t);
-            return t.x1 + norm_forward(d.post2, t.m);
-        }
-    }
-    throw ArgumentError("the reverse pass: an unknown residual wiring");
-}
-
-Matrix layer_backward(const LayerContext& c, const LayerTape& t, const Matrix& dy,
-                      std::vector<Matrix>* axg) {
-    const model::LayerDescription& d = *c.desc;
-    switch (d.residual) {
-        case blocks::Residual::PreNorm: {
-            const Matrix dx1 = dy + norm_backward(d.norm2, t.x1, feed_backward(d, t, dy));
-            return dx1 + norm_backward(d.norm1, t.x, attention_backward(c, t.attention, dx1, axg));
-        }
-        case blocks::Residual::Parallel:
-            return dy + norm_backward(d.norm1, t.x, attention_backward(c, t.attention, dy, axg)) +
-                   norm_backward(d.norm2, t.x, feed_backward(d, t, dy));
-        case blocks::Residual::PostNorm: {
-            const Matrix du2 = norm_backward(d.norm2, t.u2, dy);
-            const Matrix dx1 = du2 + feed_backward(d, t, du2);
-            const Matrix du1 = norm_backward(d.norm1, t.u1, dx1);
-            return du1 + attention_backward(c, t.attention, du1, axg);
-        }
-        case blocks::Residual::Sandwich: {
-            const Matrix dm = norm_backward(d.post2, t.m, dy);
-            const Matrix dx1 = dy + norm_backward(d.norm2, t.x1, feed_backward(d, t, dm));
-            const Matrix da = norm_backward(d.post1, t.a, dx1);
-            return dx1 + norm_backward(d.norm1, t.x, attention_backward(c, t.attention, da, axg));
-        }
-    }
-    throw ArgumentError("the reverse pass: an unknown residual wiring");
 }
 
 }  // namespace attn::attrib::detail

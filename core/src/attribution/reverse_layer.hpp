@@ -13,27 +13,32 @@
 
 namespace attn::attrib::detail {
 
-/// What one head's reverse needs from its forward.
+/// What one head's reverse needs from its forward in one sequence: the weights, and the raw
+/// scores only under a soft-cap (the output is not kept: the block's product read it).
 struct HeadTape {
-    blocks::HeadSpec<float> spec;
     blocks::HeadForward<float> f;
-    Matrix q_pre;                       ///< q before its per-head norm (Qwen3), else empty
     bool zeroed = false, mean = false;  ///< ablated: z set to zero, or to its mean over rows
 };
 
-/// What the attention block's reverse needs.
+/// What the attention block's reverse needs. The rows may stack several sequences of n rows
+/// each (integrated gradients' steps): the projections read them all at once, each sequence
+/// attends only to itself.
 struct AttentionTape {
-    Matrix h;                     ///< the block's input
-    std::vector<Matrix> q, k, v;  ///< per query head / key–value group, as attention read them
-    std::vector<Matrix> k_pre;    ///< per group, before the per-head norm (Qwen3)
-    Matrix q_whole, k_whole;      ///< the projections before their whole norms (OLMo-2)
-    std::vector<HeadTape> heads;
-    blocks::RopeTable<float> rope;  ///< empty when rotary positions are off
+    Index rows = 0, n = 0;  ///< every row, and the rows of one sequence
+    /// Per sequence s and query head h (s · heads + h) / key–value group g (s · kv_heads + g),
+    /// as attention read them.
+    std::vector<Matrix> q, k, v;
+    std::vector<Matrix> q_pre, k_pre;  ///< per head / group over every row, before the per-head
+                                       ///< norm (Qwen3), else empty
+    Matrix q_whole, k_whole;           ///< the projections before their whole norms (OLMo-2)
+    std::vector<blocks::HeadSpec<float>> specs;  ///< per query head: one sequence's
+    std::vector<HeadTape> heads;                 ///< per sequence and query head
+    blocks::RopeTable<float> rope;               ///< every row's; empty when rotary is off
 };
 
-/// What the MLP block's reverse needs.
+/// What the MLP block's reverse needs (input gradients only: not its input).
 struct MlpTape {
-    Matrix h, up, gate;
+    Matrix up, gate;
 };
 
 /// What a mixture of experts' reverse needs: the routing (held fixed), and per expert the rows
@@ -63,6 +68,10 @@ struct LayerContext {
     model::LayerControls controls;
     const model::Interventions* interventions = nullptr;
     int layer = 0;
+    Index sequence = 0;  ///< the rows of one sequence among the stacked rows; 0: every row
+    /// Non-empty: the layer's output is these rows alone (the last layer: the rows the logit
+    /// reads); the input and its gradient still every row.
+    std::vector<Index> only;
 };
 
 /// The context of layer L of MODEL under CONTROLS (DESC must outlive it).
@@ -76,6 +85,12 @@ Matrix layer_forward(const LayerContext& c, const Matrix& x, LayerTape* tape);
 /// head's weights ⊙ their gradient.
 Matrix layer_backward(const LayerContext& c, const LayerTape& tape, const Matrix& dy,
                       std::vector<Matrix>* axg);
+
+/// The attention block on H (rows stacking sequences of C.sequence), keeping its tape in T.
+Matrix attention_forward(const LayerContext& c, const Matrix& h, AttentionTape& t);
+/// Its reverse: H's gradient for the output's DOUT; AXG (optional) as layer_backward's.
+Matrix attention_backward(const LayerContext& c, const AttentionTape& t, const Matrix& dout,
+                          std::vector<Matrix>* axg);
 
 /// The bytes T holds (its matrices): what keeping it costs.
 std::size_t tape_bytes(const LayerTape& t);

@@ -3,17 +3,35 @@
 
 #include <algorithm>
 
+#include "../util/parallel.hpp"
+
 namespace attn::blocks {
 
 Matrix times_weight_t(const Matrix& dy, const model::FloatTensor& w) {
-    if (w.is_float()) return dy * w.matrix();
-    // Bands of rows widened one at a time: never the whole matrix in float32.
-    constexpr Index band = 256;
-    Matrix out = Matrix::Zero(dy.rows(), w.cols());
-    for (Index r0 = 0; r0 < w.rows(); r0 += band) {
-        const Index nr = std::min(band, w.rows() - r0);
-        out.noalias() += dy.middleCols(r0, nr) * w.block(r0, 0, nr, w.cols());
-    }
+    Matrix out(dy.rows(), w.cols());
+    // The output's columns split across the threads, each widening only its own columns of a
+    // half or quantised matrix, a band of rows at a time (never the whole matrix in float32);
+    // splits fall on whole blocks of 256 values (every GGUF block) when the columns allow it.
+    const Index unit = w.cols() % 256 == 0 ? 256 : 1, units = w.cols() / unit;
+    // A few rows (one text's reverse pass) stay on one thread: split, both threads pack the
+    // same rows and wait for each other, which measured slower on a loaded machine.
+    const double cost = dy.rows() >= 256 ? double(dy.rows() * w.rows() * unit) : 0.0;
+    detail::parallel_rows(units, cost, [&](Index b, Index count) {
+        const Index c0 = b * unit, nc = count * unit;
+        if (w.is_float()) {
+            out.middleCols(c0, nc).noalias() = dy * w.matrix().middleCols(c0, nc);
+            return;
+        }
+        const Index band = std::min(w.rows(), std::max<Index>(16, (Index(1) << 19) / nc));
+        for (Index r0 = 0; r0 < w.rows(); r0 += band) {
+            const Index nr = std::min(band, w.rows() - r0);
+            const Matrix tile = w.block(r0, c0, nr, nc);
+            if (r0 == 0)
+                out.middleCols(c0, nc).noalias() = dy.middleCols(r0, nr) * tile;
+            else
+                out.middleCols(c0, nc).noalias() += dy.middleCols(r0, nr) * tile;
+        }
+    });
     return out;
 }
 

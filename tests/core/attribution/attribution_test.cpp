@@ -1,17 +1,21 @@
 // AttnScope — the attribution room's exact parts: maximum flow against hand-solved graphs and a
 // brute-force minimum cut, Kendall's τ-b against hand-counted pairs, the erasure ranking, the
-// composition of layers. The methods on models: tests/cli/attribute_test.sh. GPL-3.0-or-later.
+// composition of layers; integrated gradients' stacked steps against one reverse pass per step.
+// The methods on models: tests/cli/attribute_test.sh. GPL-3.0-or-later.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <random>
 
+#include "../io_test_util.hpp"
 #include "attn/attribution/attention_paths.hpp"
 #include "attn/attribution/contributions.hpp"
 #include "attn/attribution/faithfulness.hpp"
 #include "attn/attribution/max_flow.hpp"
 #include "attn/attribution/reverse_pass.hpp"
 #include "attn/attribution/token_attribution.hpp"
+#include "attn/models/families.hpp"
 #include "attn/util/error.hpp"
 
 namespace {
@@ -161,6 +165,57 @@ TEST(ReversePass, AFamilyWithoutDescriptionIsRefusedByName) {
         EXPECT_NE(std::string(e.what()).find("gradient methods need a layer description"),
                   std::string::npos);
         EXPECT_NE(std::string(e.what()).find("not available for Undescribed"), std::string::npos);
+    }
+}
+
+TEST(ReversePass, StackedIntegratedGradientsEqualOneReversePassPerStep) {
+    // llama_tiny.py's Qwen2 folder (grouped-query heads, rotary positions, biases); a
+    // mean-ablated head (the mean is each step's own) and a knocked-out key.
+    io_test::TempDir dir;
+    const std::string command =
+        "/usr/bin/python3 " ATTN_LLAMA_TINY " " + dir.path.string() + " 5 qwen2 > /dev/null";
+    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+    const std::shared_ptr<const attn::model::Model> model =
+        attn::model::open_folder(dir.path.string()).model;
+    const std::vector<std::int32_t> ids{3, 9, 1, 4, 7, 2};
+    attn::model::RunControls controls;
+    controls.interventions.ablated = {{0, 1}};
+    controls.interventions.ablation = attn::model::AblationMode::Mean;
+    controls.interventions.knockouts = {{1, 0, -1, 2}};
+    const Index p = 5;
+    const std::int32_t target = 4;
+    const int steps = 7;
+    // The reference: one reverse pass per step, α_k = (k − ½)/M.
+    const attn::Matrix x0 = model->embed(ids, 0);
+    MatrixD mean = MatrixD::Zero(x0.rows(), x0.cols());
+    for (int k = 1; k <= steps; ++k) {
+        const float alpha = float((double(k) - 0.5) / double(steps));
+        mean += attn::attrib::logit_gradient(*model, x0 * alpha, controls, p, target)
+                    .x0_grad.cast<double>();
+    }
+    mean /= double(steps);
+    std::vector<double> want;
+    double scale = 0;
+    for (Index i = 0; i < x0.rows(); ++i) {
+        want.push_back(x0.row(i).cast<double>().dot(mean.row(i)));
+        scale = std::max(scale, std::abs(want.back()));
+    }
+    ASSERT_GT(scale, 0.0);
+    // Every step at once, one step at a time, and chunks of at most three (2 + 2 + 3).
+    for (const std::size_t budget : {std::size_t(1) << 40, std::size_t(1), std::size_t(0)}) {
+        attn::attrib::GradientAsk ask;
+        ask.integrated = true;
+        ask.steps = steps;
+        ask.step_budget = budget;
+        if (budget == 0) {  // three steps' tapes: what one step's forward keeps, times three
+            ask.step_budget = 3 * attn::attrib::described_forward(*model, x0, controls).tape_bytes;
+        }
+        const attn::attrib::GradientScores s =
+            attn::attrib::gradient_scores(*model, ids, controls, p, target, ask);
+        ASSERT_EQ(s.integrated_gradients.size(), want.size());
+        for (std::size_t i = 0; i < want.size(); ++i)
+            EXPECT_NEAR(s.integrated_gradients[i], want[i], 1e-5 * scale)
+                << "budget " << ask.step_budget << ", position " << i;
     }
 }
 

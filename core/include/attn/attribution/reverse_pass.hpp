@@ -41,6 +41,10 @@ struct LayerTapes;
 struct DescribedForward {
     std::vector<Matrix> inputs;
     std::shared_ptr<LayerTapes> tapes;
+    /// The rows of one sequence: the inputs may stack several (each attends only to itself);
+    /// 0: every row is one sequence.
+    Index sequence = 0;
+    std::size_t tape_bytes = 0;  ///< every layer's tapes, kept or not: what one forward needs
 };
 
 /// How many bytes of tapes the forward keeps by default: a short text's every layer (64 tokens
@@ -79,6 +83,9 @@ struct GradientAsk {
     bool integrated = false;
     bool attention = false;
     int steps = 32;
+    /// The tapes a chunk of integrated gradients' stacked steps may keep: as many steps run at
+    /// once as fit it (at least one).
+    std::size_t step_budget = kKeptTapeBytes;
     /// described_forward of the ids' embedding under the same controls, when the caller has it
     /// (it saves a forward; moved from); null: computed here.
     DescribedForward* forward = nullptr;
