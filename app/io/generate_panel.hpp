@@ -109,6 +109,8 @@ class GeneratePanel : public QWidget {
     void showStep(int step);
     void syncEnabled();
     void syncLive();
+    /// The step slider and the top-10 list: shown from the first generated token on.
+    void setStepsShown(bool shown);
     void renderText();
 
     Scene* scene_;
