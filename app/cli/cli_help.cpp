@@ -1,5 +1,6 @@
 // AttnScope — `attnscope --help`: the usage text, gathered from each command's own part.
 // GPL-3.0-or-later.
+#include "attn/io/formats.hpp"
 #include "cli/attribute_command.hpp"
 #include "cli/batch_command.hpp"
 #include "cli/cli_request.hpp"
@@ -8,6 +9,7 @@
 #include "cli/intervention_options.hpp"
 #include "cli/scene_options.hpp"
 #include "cli/seq2seq_command.hpp"
+#include "export/export_options.hpp"
 
 namespace cli {
 
