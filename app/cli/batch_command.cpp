@@ -46,7 +46,10 @@ std::string optionsText(const BatchRequest& r) {
     if (r.analysis == batch::Analysis::Ablate)
         s += r.ablation == attn::model::AblationMode::Mean ? " ablate-mode=mean"
                                                            : " ablate-mode=zero";
-    if (r.analysis == batch::Analysis::Attribute) s += " " + batch::attributeOptions(r.attribute);
+    if (r.analysis == batch::Analysis::Attribute) {
+        s += ' ';  // appended apart: GCC 12 warns falsely on " " + string here (stringop-overflow)
+        s += batch::attributeOptions(r.attribute);
+    }
     return s + (r.skip ? " on-error=skip" : " on-error=stop");
 }
 
@@ -239,6 +242,13 @@ int batchCommand(const QStringList& arguments, QString* error) {
     asRequest.file.clear();
     SceneInput input;
     if (const int code = prepareScene(asRequest, &input, error); code != kExitOk) return code;
+    if (!input.spec.is_model()) {  // an encoder–decoder's run is shown as loaded data
+        *error = tr("%1 is an encoder–decoder (Marian, T5): batch runs decoder-only and BERT "
+                    "models; run its prompts one by one with compute --target, patch --target "
+                    "or attribute --target")
+                     .arg(r->model);
+        return kExitUsage;
+    }
     if (!settleMethods(*r, *input.spec.model->model, error)) return kExitUsage;
     batch::Header header;
     header.analysis = batch::analysisName(r->analysis);

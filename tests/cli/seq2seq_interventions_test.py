@@ -5,6 +5,7 @@
 # `attnscope patch` (a corrupted source, a corrupted target), each to 1e-4 relative to the
 # largest magnitude; refusals named. GPL-3.0-or-later.
 # Usage: seq2seq_interventions_test.py ATTNSCOPE WORKDIR
+import json
 import os
 import sys
 
@@ -209,6 +210,9 @@ def main(exe, work):
     out = os.path.join(work, "refused.npz")
     base = ["--model", folder, "--text", SOURCE, "-o", out]
     png = os.path.join(work, "refused.png")
+    dataset = os.path.join(work, "lines.jsonl")
+    with open(dataset, "w") as f:
+        f.write(json.dumps({"text": SOURCE}) + "\n")
     # render draws the run with an encoder–decoder's interventions (--ablate PART.L.H).
     for opts in ([], ["--ablate", "encoder.0.1", "--ablate-mode", "mean"]):
         shown = os.path.join(work, f"render{len(opts)}.png")
@@ -237,7 +241,10 @@ def main(exe, work):
             (["render", *base[:4], "--target", TARGET, "--view", "logit-lens", "-o", png], 1,
              ["logit-lens", "encoder–decoder", "--logit-lens"]),
             (["render", *base[:4], "--target", TARGET, "--ablate", "0.1", "-o", png], 1,
-             ["decoder-only", "PART.L.H"])):
+             ["decoder-only", "PART.L.H"]),
+            # batch over an encoder–decoder: refused by name (it once dereferenced no model).
+            (["batch", "--model", folder, "--dataset", dataset, "--analysis", "compute", "-o",
+              out], 1, ["encoder–decoder", "batch", folder])):
         code, err = run(exe, *args)
         check(code == code_want and all(w in err for w in words),
               f"refused: {' '.join(args[:1] + args[5:])} -> {code}: {err}")
