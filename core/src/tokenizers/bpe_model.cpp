@@ -34,8 +34,8 @@ constexpr std::size_t kCacheWords = 100000;  // then words are merged again, not
 
 }  // namespace
 
-BpeModel::BpeModel(const Json& j, const Where& w) {
-    vocab_ = read_vocab(need(j, "vocab", w), w.at("vocab"));
+BpeModel::BpeModel(const Json& j, const Where& w, VocabMap* vocab) {
+    vocab_ = vocab ? std::move(*vocab) : read_vocab(need(j, "vocab", w), w.at("vocab"));
     if (const Json* d = opt(j, "dropout", w); d && !d->is_number())
         w.at("dropout").fail("must be a number or null");  // dropout itself is for training
     const std::string unk = opt_string(j, "unk_token", "", w);

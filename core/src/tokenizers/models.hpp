@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "parts.hpp"
+#include "vocab_sax.hpp"
 
 namespace attn::tok::detail {
 
@@ -18,7 +19,8 @@ std::unordered_map<std::string, std::int32_t> read_vocab(const Json& v, const Wh
 /// end_of_word_suffix; a locked cache of words already merged.
 class BpeModel final : public Model {
   public:
-    BpeModel(const Json& j, const Where& w);
+    /// J's BPE model; VOCAB, when given, is its vocabulary read apart (taken).
+    BpeModel(const Json& j, const Where& w, VocabMap* vocab = nullptr);
     void tokenize(std::string_view word, std::vector<std::int32_t>& out) const override;
     const std::unordered_map<std::string, std::int32_t>& vocab() const override { return vocab_; }
 
@@ -42,7 +44,8 @@ class BpeModel final : public Model {
 /// cannot cover or that is longer than max_input_chars_per_word.
 class WordPieceModel final : public Model {
   public:
-    WordPieceModel(const Json& j, const Where& w);
+    /// J's WordPiece model; VOCAB as BpeModel's.
+    WordPieceModel(const Json& j, const Where& w, VocabMap* vocab = nullptr);
     void tokenize(std::string_view word, std::vector<std::int32_t>& out) const override;
     const std::unordered_map<std::string, std::int32_t>& vocab() const override { return vocab_; }
 

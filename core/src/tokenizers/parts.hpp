@@ -62,7 +62,9 @@ std::unique_ptr<Normalizer> make_normalizer(const Json& j, const Where& w);
 /// SentencePiece's Precompiled normalizer from its base64 precompiled_charsmap.
 std::unique_ptr<Normalizer> make_precompiled(const Json& j, const Where& w);
 std::unique_ptr<PreTokenizer> make_pre_tokenizer(const Json& j, const Where& w);
-std::unique_ptr<Model> make_model(const Json& j, const Where& w);
+/// The model at J; VOCAB, when given, is its {token: id} vocabulary read apart (taken).
+std::unique_ptr<Model> make_model(const Json& j, const Where& w,
+                                  std::unordered_map<std::string, std::int32_t>* vocab = nullptr);
 std::unique_ptr<PostProcessor> make_post_processor(const Json& j, const Where& w);
 std::unique_ptr<Decoder> make_decoder(const Json& j, const Where& w);
 

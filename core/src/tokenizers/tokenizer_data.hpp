@@ -5,6 +5,8 @@
 #include "attn/tokenizers/hf_tokenizer.hpp"
 #include "parts.hpp"
 
+#include "vocab_sax.hpp"
+
 namespace attn::tok {
 
 struct HfTokenizerData {
@@ -22,8 +24,10 @@ struct HfTokenizerData {
 };
 
 namespace detail {
-/// Builds the tokenizer of a parsed tokenizer.json called NAME.
-std::shared_ptr<HfTokenizerData> build_tokenizer(const Json& j, const std::string& name);
+/// Builds the tokenizer of a parsed tokenizer.json called NAME; VOCAB, when given, is its
+/// model's vocabulary read apart (parse_with_vocab), taken from it.
+std::shared_ptr<HfTokenizerData> build_tokenizer(const Json& j, const std::string& name,
+                                                 VocabMap* vocab = nullptr);
 }  // namespace detail
 
 }  // namespace attn::tok

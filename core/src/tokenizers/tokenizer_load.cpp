@@ -52,7 +52,8 @@ void read_added(HfTokenizerData& d, const Json& j, const Where& w) {
 
 }  // namespace
 
-std::shared_ptr<HfTokenizerData> build_tokenizer(const Json& j, const std::string& name) {
+std::shared_ptr<HfTokenizerData> build_tokenizer(const Json& j, const std::string& name,
+                                                 VocabMap* vocab) {
     auto d = std::make_shared<HfTokenizerData>();
     d->name = name;
     const Where root{&d->name, ""};
@@ -61,7 +62,7 @@ std::shared_ptr<HfTokenizerData> build_tokenizer(const Json& j, const std::strin
         d->normalizer = make_normalizer(*n, root.at("normalizer"));
     if (const Json* p = opt(j, "pre_tokenizer", root))
         d->pre_tokenizer = make_pre_tokenizer(*p, root.at("pre_tokenizer"));
-    d->model = make_model(need(j, "model", root), root.at("model"));
+    d->model = make_model(need(j, "model", root), root.at("model"), vocab);
     if (const Json* p = opt(j, "post_processor", root))
         d->post_processor = make_post_processor(*p, root.at("post_processor"));
     if (const Json* p = opt(j, "decoder", root)) d->decoder = make_decoder(*p, root.at("decoder"));
@@ -86,10 +87,12 @@ std::shared_ptr<HfTokenizerData> build_tokenizer(const Json& j, const std::strin
 
 }  // namespace detail
 
-HfTokenizer HfTokenizer::parse(std::string_view json, const std::string& name) {
-    detail::Json j;
+namespace {
+
+/// JSON parsed as a plain tree; throws FormatError naming NAME and where the text goes wrong.
+detail::Json parse_plainly(std::string_view json, const std::string& name) {
     try {
-        j = detail::Json::parse(json);
+        return detail::Json::parse(json);
     } catch (const detail::Json::parse_error& e) {
         // nlohmann counts the bytes read, 1 past the last one when the text ends early.
         if (e.byte > json.size())
@@ -101,8 +104,20 @@ HfTokenizer HfTokenizer::parse(std::string_view json, const std::string& name) {
     } catch (const detail::Json::exception&) {
         throw FormatError(name + ": not valid JSON");
     }
+}
+
+}  // namespace
+
+HfTokenizer HfTokenizer::parse(std::string_view json, const std::string& name) {
+    detail::Json j;
+    std::optional<detail::VocabMap> vocab;
+    if (!detail::parse_with_vocab(json, j, vocab)) {
+        // Not read with its vocabulary apart: parsed plainly, whose errors say what is wrong.
+        vocab.reset();
+        j = parse_plainly(json, name);
+    }
     try {
-        return HfTokenizer(detail::build_tokenizer(j, name));
+        return HfTokenizer(detail::build_tokenizer(j, name, vocab ? &*vocab : nullptr));
     } catch (const detail::Json::exception&) {  // a shape no check above foresaw
         throw FormatError(name + ": not a tokenizer.json of a form AttnScope reads");
     }

@@ -4,8 +4,8 @@
 
 namespace attn::tok::detail {
 
-WordPieceModel::WordPieceModel(const Json& j, const Where& w) {
-    vocab_ = read_vocab(need(j, "vocab", w), w.at("vocab"));
+WordPieceModel::WordPieceModel(const Json& j, const Where& w, VocabMap* vocab) {
+    vocab_ = vocab ? std::move(*vocab) : read_vocab(need(j, "vocab", w), w.at("vocab"));
     unk_token_ = opt_string(j, "unk_token", "[UNK]", w);
     if (!vocab_.contains(unk_token_))
         w.at("unk_token").fail("\"" + unk_token_ + "\" is not in the vocabulary");
@@ -53,7 +53,7 @@ void WordPieceModel::tokenize(std::string_view word, std::vector<std::int32_t>& 
     out.insert(out.end(), pieces.begin(), pieces.end());
 }
 
-std::unique_ptr<Model> make_model(const Json& j, const Where& w) {
+std::unique_ptr<Model> make_model(const Json& j, const Where& w, VocabMap* vocab) {
     std::string type = opt_string(j, "type", "", w);
     if (type.empty()) {  // files of older versions leave the model's type out
         if (j.contains("merges"))
@@ -65,8 +65,8 @@ std::unique_ptr<Model> make_model(const Json& j, const Where& w) {
         else
             w.fail("has no \"type\"");
     }
-    if (type == "BPE") return std::make_unique<BpeModel>(j, w);
-    if (type == "WordPiece") return std::make_unique<WordPieceModel>(j, w);
+    if (type == "BPE") return std::make_unique<BpeModel>(j, w, vocab);
+    if (type == "WordPiece") return std::make_unique<WordPieceModel>(j, w, vocab);
     if (type == "Unigram") return std::make_unique<UnigramModel>(j, w);
     unsupported(type, w);
 }

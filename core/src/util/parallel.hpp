@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "attn/util/types.hpp"
+#include "worker_pool.hpp"
 
 #ifdef ATTN_OPENBLAS
 extern "C" void openblas_set_num_threads(int num_threads);
@@ -57,10 +58,14 @@ void run_tasks(Index n, Task&& task, OnDone&& on_done, int threads = thread_coun
             }
         }
     };
-    std::vector<std::thread> pool;
     const Index extra = std::min<Index>(threads, n) - 1;
-    for (Index t = 0; t < extra; ++t)
-        pool.emplace_back(worker);
+    using Worker = decltype(worker);
+    const bool pooled = worker_pool().try_start(
+        int(extra), [](void* w) { (*static_cast<Worker*>(w))(); }, &worker);
+    std::vector<std::thread> own;  // when the pool is busy (a nested or concurrent call)
+    if (!pooled)
+        for (Index t = 0; t < extra; ++t)
+            own.emplace_back(worker);
     Index reported = 0;
     while (!stop) {
         const Index k = next++;
@@ -74,7 +79,8 @@ void run_tasks(Index n, Task&& task, OnDone&& on_done, int threads = thread_coun
             break;
         }
     }
-    for (auto& t : pool)
+    if (pooled) worker_pool().wait();
+    for (auto& t : own)
         t.join();
     if (error) std::rethrow_exception(error);
     // The last tasks may have finished on other threads: the caller reports the whole count.

@@ -14,6 +14,7 @@
 #include "attn/util/error.hpp"
 #include "attn/weights/gguf.hpp"
 #include "attn/weights/safetensors.hpp"
+#include "buffer_pool.hpp"
 
 namespace attn::model {
 
@@ -83,38 +84,6 @@ Index tile_rows(Index cols) {
     return std::max<Index>(16, (Index(1) << 19) / std::max<Index>(1, cols));
 }
 
-/// Tile buffers kept between products: a fresh 2 MB allocation per product would fault its
-/// pages in again every time (costly on a virtual machine), and the threads of a product are
-/// new each time, so a thread_local buffer would be too.
-class TilePool {
-  public:
-    std::vector<float> take(std::size_t n) {
-        std::vector<float> v;
-        {
-            std::lock_guard lock(mu_);
-            if (!free_.empty()) {
-                v = std::move(free_.back());
-                free_.pop_back();
-            }
-        }
-        v.resize(n);
-        return v;
-    }
-    void give(std::vector<float> v) {
-        std::lock_guard lock(mu_);
-        if (free_.size() < 16) free_.push_back(std::move(v));
-    }
-
-  private:
-    std::mutex mu_;
-    std::vector<std::vector<float>> free_;
-};
-
-TilePool& tile_pool() {
-    static TilePool pool;
-    return pool;
-}
-
 /// Products with at most this many rows (one retyped or generated token) are bound by memory:
 /// a BF16 weight is read once, two bytes a value, and never written out widened.
 constexpr Index kFusedRows = 4;
@@ -122,14 +91,48 @@ constexpr Index kFusedRows = 4;
 }  // namespace float_tensor_detail
 
 Matrix FloatTensor::mul_t_few(const Matrix& x) const {
+    namespace fd = float_tensor_detail;
     const Index m = x.rows();
     Matrix out(m, rows_);
+    // About 1 MB of stored rows at a time, read from the file (stored_rows).
+    const Index chunk = std::max<Index>(1, (Index(1) << 19) / std::max<Index>(1, cols_));
     detail::parallel_rows(rows_, double(cols_) * double(m), [&](Index begin, Index count) {
-        for (Index r = begin; r < begin + count; ++r)
-            for (Index i = 0; i < m; ++i)
-                out(i, r) = simd::dot_bf16(half_ + r * cols_, x.row(i).data(), cols_);
+        fd::Pooled<std::byte> staging(fd::staging_pool(), 0);
+        for (Index r0 = begin; r0 < begin + count; r0 += chunk) {
+            const Index nr = std::min(chunk, begin + count - r0);
+            const auto* w = reinterpret_cast<const std::uint16_t*>(stored_rows(r0, nr, staging.v));
+            for (Index r = 0; r < nr; ++r)
+                for (Index i = 0; i < m; ++i)
+                    out(i, r0 + r) = simd::dot_bf16(w + r * cols_, x.row(i).data(), cols_);
+        }
     });
     return out;
+}
+
+const std::byte* FloatTensor::stored_rows(Index r0, Index nr,
+                                          std::vector<std::byte>& staging) const {
+    const std::size_t per_row = blocks_ ? row_bytes_ : std::size_t(cols_) * 2;
+    const std::byte* base = blocks_ ? blocks_ : reinterpret_cast<const std::byte*>(half_);
+    const auto stored = [&](Index r) {
+        return std::size_t(order_.empty() ? r : order_[std::size_t(r)]);
+    };
+    if (!file_) {
+        if (order_.empty()) return base + std::size_t(r0) * per_row;
+        if (staging.size() < std::size_t(nr) * per_row) staging.resize(std::size_t(nr) * per_row);
+        for (Index r = 0; r < nr; ++r)
+            std::memcpy(staging.data() + std::size_t(r) * per_row, base + stored(r0 + r) * per_row,
+                        per_row);
+        return staging.data();
+    }
+    if (staging.size() < std::size_t(nr) * per_row) staging.resize(std::size_t(nr) * per_row);
+    if (order_.empty()) {
+        file_->read(base + std::size_t(r0) * per_row, std::size_t(nr) * per_row, staging.data());
+        return staging.data();
+    }
+    for (Index r = 0; r < nr; ++r)
+        file_->read(base + stored(r0 + r) * per_row, per_row,
+                    staging.data() + std::size_t(r) * per_row);
+    return staging.data();
 }
 
 FloatTensor::FloatTensor(const TensorInfo& tensor, Index rows, Index cols, const std::string& what,
@@ -161,6 +164,7 @@ FloatTensor::FloatTensor(const TensorInfo& tensor, Index rows, Index cols, const
         // rows behind a non-finite output are searched for the value to name (refuse_rows).
         half_ = reinterpret_cast<const std::uint16_t*>(in);
         bf16_ = tensor.dtype == DType::BF16;
+        file_ = tensor.file;
         return;
     }
     if (!half && reinterpret_cast<std::uintptr_t>(in) % alignof(float) == 0) {
@@ -176,7 +180,10 @@ FloatTensor::FloatTensor(const TensorInfo& tensor, Index rows, Index cols, const
             std::vector<std::uint16_t> h(std::size_t(std::min<Index>(n, 1 << 16)));
             for (Index at = 0; at < n; at += Index(h.size())) {
                 const Index count = std::min<Index>(Index(h.size()), n - at);
-                std::memcpy(h.data(), in + 2 * at, std::size_t(count) * 2);
+                if (tensor.file)  // read, not faulted in from the mapping (MappedFile::read)
+                    tensor.file->read(in + 2 * at, std::size_t(count) * 2, h.data());
+                else
+                    std::memcpy(h.data(), in + 2 * at, std::size_t(count) * 2);
                 fd::widen_run(h.data(), count, tensor.dtype == DType::BF16, out + at);
                 // Checked while the run is in the cache, not by a second pass.
                 if (!simd::all_finite(out + at, count))
@@ -185,6 +192,7 @@ FloatTensor::FloatTensor(const TensorInfo& tensor, Index rows, Index cols, const
             return;
         }
     }
+    if (tensor.finite) return;  // checked with the rest of its file when it opened
     const float* v = owned_.size() ? owned_.data() : mapped_;
     if (!fd::all_finite(v, n)) fd::refuse_non_finite(v, n, 0, what);
 }
@@ -223,6 +231,7 @@ void FloatTensor::keep_blocks(const TensorInfo& tensor, const std::string& what)
                          " bytes, expected " + std::to_string(row_bytes_ * std::size_t(rows_)));
     blocks_ = tensor.bytes.data();
     block_type_ = std::uint32_t(tensor.quantised);
+    file_ = tensor.file;
     // A matrix's scales are checked through its products' outputs, as a half matrix's values.
     if (rows_ == 1) {  // a vector (a norm's gain, a bias) is read whole, decoded once
         refuse_rows(0, 1);
@@ -272,6 +281,21 @@ Eigen::Map<const Matrix> FloatTensor::matrix() const {
 }
 
 void FloatTensor::widen(Index r0, Index nr, Index c0, Index nc, float* out) const {
+    namespace fd = float_tensor_detail;
+    if (c0 == 0 && nc == cols_) {
+        // Whole rows: their stored bytes at once, then widened or decoded.
+        fd::Pooled<std::byte> staging(fd::staging_pool(), 0);
+        const std::byte* src = stored_rows(r0, nr, staging.v);
+        if (!blocks_) {
+            fd::widen_run(reinterpret_cast<const std::uint16_t*>(src), nr * cols_, bf16_, out);
+            return;
+        }
+        const auto type = GgufType(block_type_);
+        for (Index r = 0; r < nr; ++r)
+            gguf_dequantize(type, src + std::size_t(r) * row_bytes_, out + r * nc,
+                            std::size_t(cols_));
+        return;
+    }
     if (blocks_) {
         // Only the blocks that hold columns C0 … C0 + NC are decoded, one row at a time.
         const auto type = GgufType(block_type_);
@@ -309,14 +333,13 @@ Matrix FloatTensor::mul_t(const Matrix& x) const {
             return;
         }
         const Index step = std::min(count, fd::tile_rows(cols_));
-        std::vector<float> tile = fd::tile_pool().take(std::size_t(step * cols_));
+        fd::Pooled<float> tile(fd::tile_pool(), std::size_t(step * cols_));
         for (Index r0 = begin; r0 < begin + count; r0 += step) {
             const Index nr = std::min(step, begin + count - r0);
-            widen(r0, nr, 0, cols_, tile.data());
-            const Eigen::Map<const Matrix> w(tile.data(), nr, cols_);
+            widen(r0, nr, 0, cols_, tile.v.data());
+            const Eigen::Map<const Matrix> w(tile.v.data(), nr, cols_);
             out.middleCols(r0, nr).noalias() = x * w.transpose();
         }
-        fd::tile_pool().give(std::move(tile));
     });
     refuse_non_finite_output(out);
     return out;

@@ -2,6 +2,7 @@
 #include "attn/weights/safetensors.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -9,6 +10,8 @@
 #include <unordered_set>
 #include <utility>
 
+#include "../util/parallel.hpp"
+#include "attn/simd/softmax_kernel.hpp"
 #include "attn/util/error.hpp"
 
 namespace attn::model {
@@ -143,6 +146,7 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path), file_(p
             bad("shape " + shape.dump() + " of " + dtype + " needs " + std::to_string(want) +
                 " bytes, the file gives " + std::to_string(end - begin));
         t.bytes = bytes.subspan(data_begin + begin, end - begin);
+        t.file = &file_;
         tensors_.emplace(name, std::move(t));
     }
     // Two tensors sharing bytes would read one's weights as the other's.
@@ -156,6 +160,45 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : path_(path), file_(p
             fail("tensors \"" + starts[i - 1].second + "\" and \"" + starts[i].second +
                  "\" overlap: their data_offsets share bytes");
     }
+    check_finite();
+}
+
+void SafetensorsFile::check_finite() {
+    struct Slice {
+        const float* v;
+        Index n, at;  ///< values, and the first one's index in its tensor
+        const std::string* name;
+    };
+    constexpr Index kSlice = Index(1) << 18;  // 1 MB
+    std::vector<Slice> slices;
+    for (auto& [name, t] : tensors_) {
+        if (t.dtype != DType::F32 || reinterpret_cast<std::uintptr_t>(t.bytes.data()) % 4) continue;
+        const auto* v = reinterpret_cast<const float*>(t.bytes.data());
+        const Index n = Index(t.bytes.size() / 4);
+        for (Index at = 0; at < n; at += kSlice)
+            slices.push_back({v + at, std::min(kSlice, n - at), at, &name});
+        t.finite = true;
+    }
+    // The lowest bad slice, whichever thread finds it: the message names the same value on
+    // every run.
+    std::atomic<std::size_t> bad{slices.size()};
+    detail::parallel_rows(Index(slices.size()), double(kSlice), [&](Index begin, Index count) {
+        for (Index s = begin; s < begin + count; ++s)
+            if (std::size_t(s) < bad &&
+                !simd::all_finite(slices[std::size_t(s)].v, slices[std::size_t(s)].n)) {
+                std::size_t seen = bad;
+                while (std::size_t(s) < seen && !bad.compare_exchange_weak(seen, std::size_t(s))) {
+                }
+                return;
+            }
+    });
+    if (bad == slices.size()) return;
+    const Slice& s = slices[bad];
+    for (Index i = 0; i < s.n; ++i)
+        if (!std::isfinite(s.v[i]))
+            throw NonFiniteError(path_ + ": tensor \"" + *s.name + "\" has a non-finite value (" +
+                                 std::to_string(s.v[i]) + ") at element " +
+                                 std::to_string(s.at + i) + ".");
 }
 
 const TensorInfo* SafetensorsFile::find(const std::string& name) const {

@@ -89,6 +89,7 @@ Weights::Weights(std::shared_ptr<const GgufFile> file, const GgufLayout& layout)
         for (auto d = t.dims.rbegin(); d != t.dims.rend(); ++d)
             info.shape.push_back(std::int64_t(*d));
         info.bytes = gguf_->data(t);
+        info.file = &gguf_->mapped();
         const TensorInfo& kept = gguf_infos_[hf] = std::move(info);
         Entry e{nullptr, &kept, &t, 0};
         if (layout.unpermute_qk) {

@@ -1,9 +1,15 @@
 // Core's fork-join helper (core/src/util/parallel.hpp, internal): every task runs once, and the
-// caller's last report counts every task, also when another thread finishes last. GPL-3.0-or-later.
+// caller's last report counts every task, also when another thread finishes last; the worker
+// pool it borrows threads from survives many rounds, nesting, concurrency and fork.
+// GPL-3.0-or-later.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -75,6 +81,53 @@ TEST(RunTasks, AnExceptionFromAReportIsRethrownAfterTheOthersStop) {
                  attn::Cancelled);
     EXPECT_GE(ran.load(), 1);
     EXPECT_LE(ran.load(), 1000);
+}
+
+}  // namespace
+
+namespace {
+
+// The pool: thousands of rounds in a row (a lost wake-up would hang), a loop nested in a task and
+// loops from two threads at once (the pool busy: each makes its own threads), each task once.
+TEST(WorkerPool, ManyRoundsNestedAndConcurrentLoopsRunEveryTaskOnce) {
+    for (int round = 0; round < 3000; ++round) {
+        std::vector<std::atomic<int>> hits(7);
+        attn::detail::run_tasks(
+            7, [&](Index k) { ++hits[std::size_t(k)]; }, [](Index) {}, 2);
+        for (const auto& h : hits)
+            ASSERT_EQ(h.load(), 1) << "round " << round;
+    }
+    std::atomic<long> sum{0};
+    const auto nested = [&] {
+        attn::detail::run_tasks(
+            8,
+            [&](Index k) {
+                attn::detail::run_tasks(
+                    8, [&](Index j) { sum += (k + 1) * 100 + j; }, [](Index) {}, 2);
+            },
+            [](Index) {}, 2);
+    };
+    std::thread other(nested);
+    nested();
+    other.join();
+    // Twice Σ_k Σ_j ((k + 1)·100 + j) = 2·(8·100·36 + 8·28).
+    EXPECT_EQ(sum.load(), 2 * (8 * 100 * 36 + 8 * 28));
+}
+
+TEST(WorkerPool, AForkedChildRunsItsLoopsWithoutThePoolsThreads) {
+    attn::detail::run_tasks(
+        4, [](Index) {}, [](Index) {}, 2);  // the pool's threads exist
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        std::atomic<int> n{0};
+        attn::detail::run_tasks(
+            100, [&](Index) { ++n; }, [](Index) {}, 2);
+        std::_Exit(n == 100 ? 0 : 1);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 }  // namespace

@@ -33,11 +33,19 @@ class MappedFile {
     void release_touched(std::size_t offset, std::size_t length) const;
     /// Asks the kernel to read ahead sequentially.
     void advise_sequential() const;
+    /// Copies the LENGTH bytes at AT (inside bytes()) to OUT by reading the file, not the
+    /// mapping: on a virtual machine the first touch of each mapped page costs microseconds, so
+    /// a weight read once per run is cheaper copied (docs/benchmarks.md). Throws FormatError
+    /// naming the file when the range lies outside it or the read comes back short.
+    void read(const std::byte* at, std::size_t length, void* out) const;
 
   private:
     void map(int fd, const std::string& name);
+    void close_fd() noexcept;
     const std::byte* data_ = nullptr;
     std::size_t size_ = 0;
+    int fd_ = -1;       ///< kept open for read()
+    std::string name_;  ///< for messages
 };
 
 }  // namespace attn::io

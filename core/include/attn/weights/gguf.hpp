@@ -79,6 +79,8 @@ class GgufFile {
   public:
     /// Opens PATH; throws FormatError naming the file, the field or tensor, and the sizes.
     explicit GgufFile(const std::string& path);
+    GgufFile(const GgufFile&) = delete;  // tensors point at file_
+    GgufFile& operator=(const GgufFile&) = delete;
 
     /// The file's path.
     const std::string& path() const { return path_; }
@@ -94,6 +96,8 @@ class GgufFile {
     const GgufTensor* find(const std::string& name) const;
     /// A tensor's bytes inside the mapping.
     std::span<const std::byte> data(const GgufTensor& t) const;
+    /// The mapped file (to read a tensor's bytes without touching the mapping).
+    const io::MappedFile& mapped() const { return file_; }
     /// The tensor's values as float32, dequantised.
     std::vector<float> floats(const GgufTensor& t) const;
 

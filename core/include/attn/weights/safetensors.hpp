@@ -22,6 +22,10 @@ struct TensorInfo {
     std::string dtype_name;  ///< as in the header ("F32", "BOOL", …)
     std::vector<std::int64_t> shape;
     std::span<const std::byte> bytes;
+    /// Every value was found finite when the file opened (F32 tensors: SafetensorsFile).
+    bool finite = false;
+    /// The mapped file BYTES lie in (read through it once per run: MappedFile::read), or null.
+    const io::MappedFile* file = nullptr;
     /// A GGUF tensor's ggml type when it is quantised (its blocks decoded by gguf_dequantize a
     /// block at a time inside each product), else −1.
     int quantised = -1;
@@ -39,6 +43,8 @@ class SafetensorsFile {
   public:
     /// Maps PATH and checks its header; throws FormatError naming the file and the tensor.
     explicit SafetensorsFile(const std::string& path);
+    SafetensorsFile(const SafetensorsFile&) = delete;  // tensors point at file_
+    SafetensorsFile& operator=(const SafetensorsFile&) = delete;
 
     /// The tensor called NAME, or null.
     const TensorInfo* find(const std::string& name) const;
@@ -52,6 +58,11 @@ class SafetensorsFile {
     void release(const TensorInfo& tensor) const;
 
   private:
+    /// Checks every F32 tensor for NaN and infinity in one pass on every thread (a tensor at a
+    /// time, most are too small to split, and this pass is also the first touch of their pages);
+    /// throws NonFiniteError naming the first such value of the file.
+    void check_finite();
+
     std::string path_;
     io::MappedFile file_;
     std::map<std::string, TensorInfo> tensors_;
@@ -97,6 +108,9 @@ class FloatTensor {
   private:
     /// Widens ROWS rows from R0, columns C0 … C0 + NC, into OUT (row-major, NC a row).
     void widen(Index r0, Index nr, Index c0, Index nc, float* out) const;
+    /// The stored bytes of rows R0 … R0 + NR (whole rows, in stored order): read from the file
+    /// into STAGING when it can be (see MappedFile::read), else the mapping itself.
+    const std::byte* stored_rows(Index r0, Index nr, std::vector<std::byte>& staging) const;
     /// mul_t for a BF16 tensor and a few rows of X: each weight read once, never widened out.
     Matrix mul_t_few(const Matrix& x) const;
 
@@ -118,6 +132,7 @@ class FloatTensor {
     std::vector<Index> order_;  ///< the stored row of each row (empty: the same)
     const std::uint16_t* half_ = nullptr;
     bool bf16_ = false;
+    const io::MappedFile* file_ = nullptr;  ///< where half_ / blocks_ lie, read through it
     Index rows_ = 0, cols_ = 0;
 };
 

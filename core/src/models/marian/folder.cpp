@@ -1,6 +1,8 @@
 // AttnScope core — a Marian folder opened whole: source.spm and target.spm, their pieces looked
 // up in vocab.json (target_vocab.json when the vocabularies are separate). GPL-3.0-or-later.
+#include <exception>
 #include <filesystem>
+#include <future>
 
 #include "../sentencepiece_tokenizer.hpp"
 #include "attn/models/marian/model.hpp"
@@ -21,12 +23,22 @@ void check_tokenizer_ids(const Tokenizer& t, int rows, const std::string& file, 
 Seq2SeqFolder open_folder(const std::string& dir) {
     Seq2SeqFolder f;
     f.dir = dir;
-    f.model = open_model(dir);
+    // The weights open (their pages touched and checked) on another thread while this one
+    // parses the vocabularies: neither waits for the other. The model's error, if any, is still
+    // the one reported first.
+    auto model = std::async(std::launch::async, [&dir] { return open_model(dir); });
     const std::string vocab = dir + "/vocab.json", target_vocab = dir + "/target_vocab.json";
     std::error_code ec;
     const bool separate = std::filesystem::exists(target_vocab, ec);
-    f.source = open_sentencepiece_vocab(dir + "/source.spm", vocab);
-    f.target = open_sentencepiece_vocab(dir + "/target.spm", separate ? target_vocab : vocab);
+    std::exception_ptr tokenizer_error;
+    try {
+        f.source = open_sentencepiece_vocab(dir + "/source.spm", vocab);
+        f.target = open_sentencepiece_vocab(dir + "/target.spm", separate ? target_vocab : vocab);
+    } catch (...) {
+        tokenizer_error = std::current_exception();
+    }
+    f.model = model.get();
+    if (tokenizer_error) std::rethrow_exception(tokenizer_error);
     check_tokenizer_ids(*f.source, f.model->info().source_vocab, vocab, "encoder's embedding");
     check_tokenizer_ids(*f.target, f.model->info().vocab, separate ? target_vocab : vocab,
                         "decoder's output head");
