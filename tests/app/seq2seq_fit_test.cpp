@@ -24,6 +24,7 @@
 #include "io/seq2seq_dock.hpp"
 #include "lenses/lens_panel.hpp"
 #include "main_window.hpp"
+#include "model/influence_model.hpp"
 #include "model/scene.hpp"
 #include "tiny_folders.hpp"
 #include "views/influence_view.hpp"
