@@ -263,9 +263,12 @@ void Seq2SeqDock::showOutcome(const Seq2SeqOutcome& outcome) {
                                .arg(outcome.decoderIds.size());
     if (!outcome.translated)
         setStatus(tr("Teacher-forced on the typed target: %1.").arg(tokens));
-    else
-        setStatus((outcome.finished ? tr("Translated: %1 tokens, ending with </s>; %2.")
-                                    : tr("Translated: stopped at %1 tokens (max tokens); %2."))
+    else  // </s> alone leaves the target box empty: said, or Translate looks broken
+        setStatus((!outcome.finished ? tr("Translated: stopped at %1 tokens (max tokens); %2.")
+                   : outcome.output.size() > 1
+                       ? tr("Translated: %1 tokens, ending with </s>; %2.")
+                       : tr("Translated: the model ended at once (%1 token, </s>): an empty "
+                            "translation; %2."))
                       .arg(outcome.output.size())
                       .arg(tokens));
 }

@@ -10,6 +10,7 @@
 #include <QSignalBlocker>
 #include <QSlider>
 #include <algorithm>
+#include <limits>
 
 #include "attn/lenses/alignment.hpp"
 #include "attn/util/error.hpp"
@@ -120,6 +121,10 @@ AlignmentLens::AlignmentLens(Scene* scene, QWidget* parent)
     plot_->xAxis->setLabel(tr("source token (key)"));
     plot_->yAxis->setLabel(tr("target token (query)"));
     map_ = LensHeatmap::create(plot_, tr("weight α"), false);
+    // Rows not generated yet (the step) are NaN: drawn as nothing, not as the colour of 0.
+    QCPColorGradient gradient = map_.map->gradient();
+    gradient.setNanHandling(QCPColorGradient::nhTransparent);
+    map_.map->setGradient(gradient);
     plot_->xAxis->setTickLabelRotation(-50);
     argmax_ = addGraph(plot_, tr("argmax"), QColor(230, 30, 30), Qt::NoPen, 0);
     argmax_->setLineStyle(QCPGraph::lsNone);
@@ -283,10 +288,11 @@ void AlignmentLens::fitStep(int n) {
 void AlignmentLens::drawAlignment(const attn::lenses::Alignment& a, attn::Index heads,
                                   const Loaded& loaded) {
     fitStep(int(a.target.size()));
-    // Rows past the step are not generated yet: blank, and no circle.
+    // Rows past the step are not generated yet: blank (NaN, not a weight of 0), and no circle.
     const std::size_t shownRows = std::min(a.target.size(), std::size_t(step_->value()));
     attn::Matrix stepped = a.weights;
-    stepped.bottomRows(stepped.rows() - attn::Index(shownRows)).setZero();
+    stepped.bottomRows(stepped.rows() - attn::Index(shownRows))
+        .setConstant(std::numeric_limits<float>::quiet_NaN());
     map_.setMatrix(stepped.cast<double>(), 0, a.weights.maxCoeff());
     QSharedPointer<QCPAxisTickerText> xt(new QCPAxisTickerText), yt(new QCPAxisTickerText);
     for (std::size_t j = 0; j < a.source.size(); ++j)

@@ -44,7 +44,11 @@ LensPanel::LensPanel(Scene* scene, const QString& name, LensInputs inputs, QWidg
     grid_ = new QGridLayout(plotArea);
     grid_->setContentsMargins(0, 0, 0, 0);
     grid_->setSpacing(6);
-    outer->addWidget(new ScrollFrame(plotArea), 1);
+    auto* plots = new ScrollFrame(plotArea);
+    outer->addWidget(plots, 1);
+    // Beside two docks (an encoder–decoder's Translation and Loaded data at 1280 px) the text
+    // column yields down to its least width before the plots scroll.
+    plots->setWidthFirst(true);
 
     auto* side = new QWidget;
     auto* col = new QVBoxLayout(side);
@@ -60,6 +64,8 @@ LensPanel::LensPanel(Scene* scene, const QString& name, LensInputs inputs, QWidg
     formula_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     form_ = new QFormLayout;
     form_->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    // In a narrow column a field goes under its label rather than past the column's right edge.
+    form_->setRowWrapPolicy(QFormLayout::WrapLongRows);
     readout_ = new QLabel;
     readout_->setWordWrap(true);
     readout_->setTextFormat(Qt::RichText);

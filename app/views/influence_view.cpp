@@ -119,14 +119,15 @@ InfluenceView::InfluenceView(Scene* scene, QWidget* parent)
     // The strips take their rows' height; the top 5 above take what is left.
     strips_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
     picker_->setMinimumHeight(6 * (fontMetrics().height() + 6) + 40);
-    auto* left = new QWidget;
-    auto* leftColumn = new QVBoxLayout(left);
-    leftColumn->setContentsMargins(0, 0, 0, 0);
-    // The note (the caution, or the clicked method's definition) beside the Export button.
-    leftColumn->addWidget(makePanel(QStringLiteral("strips"), stripsFigure, note_), 1);
-    auto* leftFrame = new ScrollFrame(left);
-    // Long runs (an encoder–decoder's source and target side by side) scroll, not clip.
-    leftFrame->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    // Long runs (an encoder–decoder's source and target side by side) scroll, not clip, under
+    // the Export button, in view however far they scroll. The note (the caution, or the clicked
+    // method's definition) scrolls with them: as wide as they are it takes a line or two, not a
+    // narrow column beside the button; a figure leaves it out.
+    note_->setProperty(kScreenOnlyProperty, true);
+    stripsColumn->insertWidget(0, note_);
+    auto* stripsFrame = new ScrollFrame(stripsFigure);
+    stripsFrame->setObjectName(QStringLiteral("influenceStripsFrame"));
+    QWidget* left = makePanel(QStringLiteral("strips"), stripsFrame);
 
     // Right: a page per panel.
     auto* heads = new QWidget;
@@ -174,7 +175,7 @@ InfluenceView::InfluenceView(Scene* scene, QWidget* parent)
     pages_->setTabToolTip(2, tr("Kendall's τ-b between the methods' rankings"));
 
     auto* row = new QHBoxLayout;
-    row->addWidget(leftFrame, 5);
+    row->addWidget(left, 5);
     row->addWidget(pages_, 4);
     auto* column = new QVBoxLayout(this);
     column->setContentsMargins(6, 4, 6, 4);
@@ -232,10 +233,8 @@ QWidget* InfluenceView::makePanel(const QString& key, QWidget* figure, QWidget* 
         Q_EMIT exportRequested(panel, QStringLiteral("influence-") + key);
     });
     auto* head = new QHBoxLayout;
-    // A note (a label) takes the row's width; fields and buttons keep theirs.
-    const bool note = qobject_cast<QLabel*>(controls) != nullptr;
-    if (controls) head->addWidget(controls, note ? 1 : 0);
-    if (!note) head->addStretch(1);
+    if (controls) head->addWidget(controls);
+    head->addStretch(1);
     head->addWidget(exportButton);
     auto* column = new QVBoxLayout(panel);
     column->setContentsMargins(0, 2, 0, 0);

@@ -18,6 +18,10 @@ class ScrollFrame : public QScrollArea {
     /// Figure mode: no minimum and no scroll bars, the content fits the frame.
     void setFitting(bool on);
     bool fitting() const { return fitting_; }
+    /// Width first: the frame takes its content's least width (no horizontal scroll bar) from
+    /// the widget it sits in before its neighbours there take more than their least, and
+    /// scrolls only when the widget has not that much room.
+    void setWidthFirst(bool on);
 
     /// Sizes the content for the current viewport at once (offscreen rendering).
     void settle();
@@ -34,10 +38,14 @@ class ScrollFrame : public QScrollArea {
 
   protected:
     void resizeEvent(QResizeEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
   private:
     void apply();
+    /// Sets the frame's least width for width first from its parent's room.
+    void claimWidth();
 
     QSize minimum_;
     bool fitting_ = false;
+    bool widthFirst_ = false;
 };

@@ -91,15 +91,13 @@ Seq2SeqInterventionsView::Seq2SeqInterventionsView(Scene* scene, QWidget* parent
     component_->addItems({tr("Encoder"), tr("Decoder"), tr("Cross")});
     component_->setCurrentIndex(2);
     component_->setToolTip(
-        tr("The attention whose heads the ablation and patching maps show: "
-           "the encoder's or the decoder's self-attention, or the "
-           "cross-attention"));
+        tr("The attention whose heads the ablation and patching maps show: the encoder's or the "
+           "decoder's self-attention, or the cross-attention"));
     mode_->setObjectName(QStringLiteral("seq2seqAblationMode"));
     mode_->addItems({tr("Zero"), tr("Mean")});
     mode_->setToolTip(
-        tr("How an ablated head's output is replaced: by zero, or by its mean "
-           "over the run's positions (the Translation dock's heads, and each "
-           "head of the scan)"));
+        tr("How an ablated head's output is replaced: by zero, or by its mean over the run's "
+           "positions (the Translation dock's heads, and each head of the scan)"));
     pages_->setObjectName(QStringLiteral("seq2seqInterventionPages"));
     pages_->setDocumentMode(true);
     lensMap_->setObjectName(QStringLiteral("seq2seqLensMap"));
@@ -127,9 +125,8 @@ Seq2SeqInterventionsView::Seq2SeqInterventionsView(Scene* scene, QWidget* parent
     wrong_->setObjectName(QStringLiteral("seq2seqWrong"));
     corrupt_->setPlaceholderText(tr("the source, changed (same token count); empty: the same"));
     corruptTarget_->setPlaceholderText(tr("the target, changed (same token count); empty: same"));
-    answer_->setPlaceholderText(tr("token id or text"));
-    wrong_->setPlaceholderText(tr("token id or text"));
-
+    for (QLineEdit* token : {answer_, wrong_})
+        token->setPlaceholderText(tr("token id or text"));
     auto* scanBar = new QWidget;
     auto* scanRow = new QHBoxLayout(scanBar);
     scanRow->setContentsMargins(0, 0, 0, 0);
@@ -168,6 +165,7 @@ Seq2SeqInterventionsView::Seq2SeqInterventionsView(Scene* scene, QWidget* parent
     column->addWidget(pages_, 1);
 
     connect(component_, &QComboBox::currentIndexChanged, this, &Seq2SeqInterventionsView::showMaps);
+    showMaps();
     connect(scan_, &QPushButton::clicked, this, &Seq2SeqInterventionsView::startScan);
     connect(patch_, &QPushButton::clicked, this, &Seq2SeqInterventionsView::startPatch);
     visible_ = new WhileVisible(this, [this] { refreshLens(); });
@@ -365,20 +363,25 @@ void Seq2SeqInterventionsView::showMaps() {
     const attn::MatrixD& scan = p == Seq2SeqPart::Encoder   ? scanResult_.encoder
                                 : p == Seq2SeqPart::Decoder ? scanResult_.decoder
                                                             : scanResult_.cross;
-    if (scan.size() > 0) {
+    // An empty map says how to fill it, never a blank page.
+    if (scan.size() > 0)
         scanMap_->setData(scan.cast<float>(), labels(scan.rows(), true),
                           labels(scan.cols(), false));
-        scanMap_->setTitle(tr("%1: change of the target's log-probability when each head is "
-                              "ablated alone")
-                               .arg(name));
-    }
+    scanMap_->setTitle((scan.size() > 0 ? tr("%1: change of the target's log-probability when "
+                                             "each head is ablated alone")
+                                        : tr("Scan every head: each head of %1 ablated alone, "
+                                             "and the change of the target's log-probability"))
+                           .arg(name));
     const attn::Matrix& patch = patchResult_.of(p);
-    if (patch.size() > 0) {
+    if (patch.size() > 0)
         patchMap_->setData(patch, labels(patch.rows(), true), labels(patch.cols(), false));
-        patchMap_->setTitle(tr("%1: fraction of the clean logit difference restored by each "
-                               "head's clean output")
-                                .arg(name));
-    }
+    patchMap_->setTitle((patch.size() > 0 ? tr("%1: fraction of the clean logit difference "
+                                               "restored by each head's clean output")
+                                          : tr("Type a corrupted source or target, the answer "
+                                               "and a wrong token, then Patch every head: the "
+                                               "fraction of the clean logit difference each "
+                                               "head of %1 restores"))
+                            .arg(name));
 }
 
 void Seq2SeqInterventionsView::dropStaleMaps() {
@@ -393,4 +396,5 @@ void Seq2SeqInterventionsView::dropStaleMaps() {
         patchMap_->clear();
         patchRun_ = nullptr;
     }
+    showMaps();  // a map dropped says again how to fill it
 }

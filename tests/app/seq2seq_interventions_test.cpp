@@ -3,7 +3,8 @@
 // source and target; the tab shows the seq2seq view in place of the decoder-only pages; a right
 // click on a cross-attention head of the Heads tab ablates it through the Translation dock; the
 // component box picks Cross, then Encoder; the drawn logit lens, ablation map and patching map
-// equal core's (seq2seq_lens_table, seq2seq_ablation_scan, seq2seq_patch) with that head ablated.
+// equal core's (seq2seq_lens_table, seq2seq_ablation_scan, seq2seq_patch) with that head ablated;
+// an empty map (not scanned or patched yet, or dropped by a new run) says how to fill it.
 #include <QComboBox>
 #include <QContextMenuEvent>
 #include <QFile>
@@ -155,7 +156,14 @@ class Seq2SeqInterventionsTest : public QObject {
         QTest::keyClick(view->componentBox(), Qt::Key_End);
         QCOMPARE(view->part(), attn::model::Seq2SeqPart::Cross);
         view->pages()->setCurrentIndex(1);
+        // Before its button, each map says how to fill it (it was a blank page).
+        QVERIFY2(view->scanMap()->title().startsWith(QStringLiteral("Scan every head")),
+                 qPrintable(view->scanMap()->title()));
+        QVERIFY2(view->patchMap()->title().contains(QStringLiteral("then Patch every head")),
+                 qPrintable(view->patchMap()->title()));
         clickAndWait(view, view->scanButton());
+        QVERIFY2(view->scanMap()->title().startsWith(QStringLiteral("Cross: change")),
+                 qPrintable(view->scanMap()->title()));
         const attn::interv::Seq2SeqAblationScan scan =
             attn::interv::seq2seq_ablation_scan(*folder.model, source, target, controls);
         QVERIFY2(relative(view->scanMap()->values(), scan.cross.cast<float>()) < 1e-4,
@@ -194,6 +202,14 @@ class Seq2SeqInterventionsTest : public QObject {
                 patch.encoder.cwiseAbs().maxCoeff() < 1e-6f);
         QCOMPARE(int(view->patchMap()->rowLabels().size()),
                  int(folder.model->info().encoder_layers));
+        // Another run: the maps of the last one go, and say again how to fill them.
+        retype(dock->targetEdit(), kCorruptTarget);
+        QTest::keyClick(dock->targetEdit(), Qt::Key_Return);
+        QVERIFY(finished.wait(60000));
+        test_support::settleAll(w.computeService());
+        QCOMPARE(view->patchMap()->values().size(), attn::Index(0));
+        QVERIFY2(view->patchMap()->title().contains(QStringLiteral("then Patch every head")),
+                 qPrintable(view->patchMap()->title()));
     }
 };
 

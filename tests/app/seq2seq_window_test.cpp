@@ -20,6 +20,7 @@
 #include <QTemporaryDir>
 #include <QUndoStack>
 #include <QtTest>
+#include <cmath>
 
 #include "app_test_support.hpp"
 #include "io/data_dock.hpp"
@@ -33,6 +34,7 @@
 #include "tiny_folders.hpp"
 #include "views/heatmap_grid.hpp"
 #include "views/model_grid.hpp"
+#include "views/qcp.hpp"
 
 namespace {
 
@@ -291,6 +293,11 @@ class Seq2SeqWindowTest : public QObject {
             lens->readoutText().contains(QStringLiteral("max of 4 heads")) &&
                 lens->readoutText().contains(QStringLiteral("Step 3 of %1").arg(targetIds.size())),
             qPrintable(lens->readoutText()));
+        // Blank is no weight (NaN, drawn as nothing), not a weight of 0 in the colour of 0.
+        auto* cells = qobject_cast<QCPColorMap*>(lens->plots().front()->plottable(0));
+        QVERIFY(cells);
+        QVERIFY(!std::isnan(cells->data()->cell(0, 2)) && std::isnan(cells->data()->cell(0, 3)));
+        QCOMPARE(cells->gradient().nanHandling(), QCPColorGradient::nhTransparent);
         showHeads(w);
 
         // Head 1 of layer 0's cross-attention ablated: layer 1's cross-attention follows numpy's
