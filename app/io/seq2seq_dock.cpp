@@ -208,29 +208,18 @@ void Seq2SeqDock::start(bool translate) {
         });
 }
 
-namespace {
-
-bool sameHead(const attn::model::Seq2SeqHead& a, const attn::model::Seq2SeqHead& b) {
-    return a.part == b.part && a.layer == b.layer && a.head == b.head;
-}
-
-}  // namespace
-
-bool Seq2SeqDock::isAblated(const attn::model::Seq2SeqHead& head) const {
-    std::vector<attn::model::Seq2SeqHead> heads;
+bool Seq2SeqDock::isAblated(const attn::model::Site& head) const {
+    std::vector<attn::model::Site> heads;
     if (const QString text = ablate_->text().trimmed(); !text.isEmpty())
         parseSeq2SeqHeads(text, &heads);
-    return std::any_of(heads.begin(), heads.end(),
-                       [&](const attn::model::Seq2SeqHead& h) { return sameHead(h, head); });
+    return std::find(heads.begin(), heads.end(), head) != heads.end();
 }
 
-void Seq2SeqDock::toggleAblation(const attn::model::Seq2SeqHead& head) {
-    std::vector<attn::model::Seq2SeqHead> heads;
+void Seq2SeqDock::toggleAblation(const attn::model::Site& head) {
+    std::vector<attn::model::Site> heads;
     if (const QString text = ablate_->text().trimmed(); !text.isEmpty())
         if (!parseSeq2SeqHeads(text, &heads).isEmpty()) heads.clear();  // the box's typo goes
-    const auto at =
-        std::find_if(heads.begin(), heads.end(),
-                     [&](const attn::model::Seq2SeqHead& h) { return sameHead(h, head); });
+    const auto at = std::find(heads.begin(), heads.end(), head);
     if (at != heads.end())
         heads.erase(at);
     else

@@ -59,6 +59,6 @@ Seq2SeqNumbers computeSeq2Seq(const Seq2SeqShown::Run& run, const Target& target
                               attn::Progress* progress);
 
 /// NUMBERS as the tab's result, PART's heads in the per-head maps.
-Result seq2seqResult(const Seq2SeqNumbers& numbers, attn::model::Seq2SeqPart part);
+Result seq2seqResult(const Seq2SeqNumbers& numbers, attn::model::Component part);
 
 }  // namespace influence

@@ -229,7 +229,7 @@ model::Interventions read_interventions(const JsonReader& r, const ojson& j) {
     model::Interventions iv;
     if (auto* x = opt(j, "ablated"))
         for (const auto& t : int_tuples(r, *x, "model.interventions.ablated", 2))
-            iv.ablated.push_back({t[0], t[1]});
+            iv.ablated.push_back({model::kSingleStack, t[0], t[1]});
     if (auto* x = opt(j, "ablation")) {
         const std::string mode = x->is_string() ? x->get<std::string>() : std::string();
         if (mode != "zero" && mode != "mean")
@@ -238,7 +238,7 @@ model::Interventions read_interventions(const JsonReader& r, const ojson& j) {
     }
     if (auto* x = opt(j, "knockouts"))
         for (const auto& t : int_tuples(r, *x, "model.interventions.knockouts", 4))
-            iv.knockouts.push_back({t[0], t[1], t[2], t[3]});
+            iv.knockouts.push_back({{model::kSingleStack, t[0], t[1]}, t[2], t[3]});
     std::sort(iv.ablated.begin(), iv.ablated.end());
     iv.ablated.erase(std::unique(iv.ablated.begin(), iv.ablated.end()), iv.ablated.end());
     std::sort(iv.knockouts.begin(), iv.knockouts.end());

@@ -211,10 +211,10 @@ std::string session_to_json(const Session& session) {
         // Only when something is ablated or knocked out: older sessions stay byte-identical.
         if (!s.interventions.empty()) {
             ojson iv, ablated = ojson::array(), knockouts = ojson::array();
-            for (const model::HeadRef& h : s.interventions.ablated)
+            for (const model::Site& h : s.interventions.ablated)
                 ablated.push_back({h.layer, h.head});
             for (const model::Knockout& k : s.interventions.knockouts)
-                knockouts.push_back({k.layer, k.head, k.query, k.key});
+                knockouts.push_back({k.site.layer, k.site.head, k.query, k.key});
             iv["ablated"] = std::move(ablated);
             iv["ablation"] =
                 s.interventions.ablation == model::AblationMode::Mean ? "mean" : "zero";
