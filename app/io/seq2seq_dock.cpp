@@ -132,12 +132,17 @@ void Seq2SeqDock::setFolder(std::shared_ptr<const attn::model::Seq2SeqFolder> fo
     translation_.clear();
     translatedText_.clear();
     if (!input.translate) target_->setText(QString::fromStdString(input.target));
+    if (!input.translate && !input.targetIds.empty()) {  // a translation, as a session saved it
+        translation_ = input.targetIds;
+        translatedText_ = target_->text();
+    }
     ablate_->setText(seq2seqHeadsText(input.options.controls.ablate));
+    const std::optional<bool> scale = input.options.controls.scale;
+    scale_->setCurrentIndex(!scale ? 0 : *scale ? 1 : 2);
     showOutcome(outcome);
     shown_.clear();
     remember(outcome.data);
-    Seq2SeqShown::of(scene_)->set(
-        {folder_, outcome.data, outcome.sourceIds, outcome.decoderIds, input.options.controls});
+    record(input, outcome);
     sync();
 }
 
@@ -233,10 +238,21 @@ void Seq2SeqDock::deliver(const Seq2SeqInput& input, const Seq2SeqOutcome& outco
     remember(outcome.data);
     attn::SceneSpec spec = seq2seqSpec(scene_->spec(), outcome);
     spec.text = input.source;
-    // What the Influence tab explains while the scene shows this run.
-    Seq2SeqShown::of(scene_)->set(
-        {folder_, outcome.data, outcome.sourceIds, outcome.decoderIds, input.options.controls});
+    record(input, outcome);
     scene_->setSpec(spec, outcome.translated ? tr("Translate") : tr("Run the translation model"));
+}
+
+void Seq2SeqDock::record(const Seq2SeqInput& input, const Seq2SeqOutcome& outcome) {
+    // What the Influence tab explains and a session saves while the scene shows this run: its
+    // input as it reruns, a translation's text and ids in place of the request to translate.
+    Seq2SeqInput rerun = input;
+    if (outcome.translated) {
+        rerun.translate = false;
+        rerun.target = outcome.text;
+        rerun.targetIds = outcome.output;
+    }
+    Seq2SeqShown::of(scene_)->set(
+        {folder_, outcome.data, outcome.sourceIds, outcome.decoderIds, std::move(rerun)});
 }
 
 void Seq2SeqDock::showOutcome(const Seq2SeqOutcome& outcome) {

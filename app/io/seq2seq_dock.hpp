@@ -63,6 +63,8 @@ class Seq2SeqDock : public QDockWidget {
   private:
     void sync();
     void deliver(const Seq2SeqInput& input, const Seq2SeqOutcome& outcome);
+    /// Records the run the scene is about to show (Seq2SeqShown).
+    void record(const Seq2SeqInput& input, const Seq2SeqOutcome& outcome);
     void showOutcome(const Seq2SeqOutcome& outcome);
     void setStatus(const QString& text, bool error = false);
 

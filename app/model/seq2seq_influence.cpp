@@ -67,7 +67,7 @@ Seq2SeqNumbers computeSeq2Seq(const Seq2SeqShown::Run& run, const Target& target
     ask.target = target.token;
     ask.steps = steps;
     ask.controls = run.controls;
-    n.run = attn::model::teacher_forced(model, run.source, run.target, run.controls);
+    n.run = attn::model::teacher_forced(model, run.source, run.target, run.input.options.controls);
     attn::PartProgress part(progress, 0.05, 1.0);
     n.core = attn::attrib::attribute_seq2seq(model, run.source, run.target, ask, &part);
     const attn::model::Seq2SeqInfo& info = model.info();
