@@ -66,7 +66,7 @@ Seq2SeqNumbers computeSeq2Seq(const Seq2SeqShown::Run& run, const Target& target
     }
     ask.target = target.token;
     ask.steps = steps;
-    ask.controls = run.controls;
+    ask.controls = run.input.options.controls;
     n.run = attn::model::teacher_forced(model, run.source, run.target, run.input.options.controls);
     attn::PartProgress part(progress, 0.05, 1.0);
     n.core = attn::attrib::attribute_seq2seq(model, run.source, run.target, ask, &part);
