@@ -172,3 +172,4 @@ class Seq2SeqSessionTest : public QObject {
 };
 
 QTEST_MAIN(Seq2SeqSessionTest)
+#include "seq2seq_session_test.moc"
