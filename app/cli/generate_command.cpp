@@ -43,14 +43,14 @@ std::optional<std::vector<std::int32_t>> idList(const QString& text) {
 }
 
 /// "L.H,L.H" as sorted, unique heads, or nothing when one is not a layer.head pair.
-std::optional<std::vector<attn::model::HeadRef>> headList(const QString& text) {
-    std::vector<attn::model::HeadRef> heads;
+std::optional<std::vector<attn::model::Site>> headList(const QString& text) {
+    std::vector<attn::model::Site> heads;
     for (const QString& part : text.split(QLatin1Char(','))) {
         const QStringList lh = part.split(QLatin1Char('.'));
         const auto l = lh.size() == 2 ? decimalUnsigned(lh[0]) : std::nullopt;
         const auto h = lh.size() == 2 ? decimalUnsigned(lh[1]) : std::nullopt;
         if (!l || !h || *l > 1u << 20 || *h > 1u << 20) return std::nullopt;
-        heads.push_back({int(*l), int(*h)});
+        heads.push_back({attn::model::kSingleStack, int(*l), int(*h)});
     }
     std::sort(heads.begin(), heads.end());
     heads.erase(std::unique(heads.begin(), heads.end()), heads.end());

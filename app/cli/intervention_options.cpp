@@ -40,15 +40,15 @@ void addInterventionOptions(QCommandLineParser& p) {
     p.addOption({QStringLiteral("wrong"), tr("corrupted answer token"), QStringLiteral("ID")});
 }
 
-std::optional<std::vector<attn::model::HeadRef>> parseHeads(const QString& text) {
+std::optional<std::vector<attn::model::Site>> parseHeads(const QString& text) {
     static const QRegularExpression re(QStringLiteral("^(\\d+)\\.(\\d+)$"));
-    std::vector<attn::model::HeadRef> out;
+    std::vector<attn::model::Site> out;
     for (const QString& item : text.split(QLatin1Char(','))) {
         const auto m = re.match(item.trimmed());
         if (!m.hasMatch()) return std::nullopt;
         const auto l = smallIndex(m.captured(1)), h = smallIndex(m.captured(2));
         if (!l || !h) return std::nullopt;
-        out.push_back({*l, *h});
+        out.push_back({attn::model::kSingleStack, *l, *h});
     }
     sortUnique(out);
     return out;
@@ -65,7 +65,7 @@ std::optional<std::vector<attn::model::Knockout>> parseKnockouts(const QString& 
         const bool every = m.captured(3) == QLatin1StringView("*");
         const auto q = every ? std::optional<int>(-1) : smallIndex(m.captured(3));
         if (!l || !h || !k || !q) return std::nullopt;
-        out.push_back({*l, *h, *q, *k});
+        out.push_back({{attn::model::kSingleStack, *l, *h}, *q, *k});
     }
     sortUnique(out);
     return out;
@@ -157,8 +157,8 @@ QString knockoutOutside(const std::vector<attn::model::Knockout>& knockouts, std
         const bool query = k.query >= 0 && std::size_t(k.query) >= tokens;
         if (!query && std::size_t(k.key) < tokens) continue;
         const QString edge = QStringLiteral("%1.%2:%3>%4")
-                                 .arg(k.layer)
-                                 .arg(k.head)
+                                 .arg(k.site.layer)
+                                 .arg(k.site.head)
                                  .arg(k.query < 0 ? QStringLiteral("*") : QString::number(k.query))
                                  .arg(k.key);
         return tr("--knockout %1: %2 %3 is past the %4 tokens of %5 (positions 0…%6), so it "

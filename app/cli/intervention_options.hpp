@@ -16,7 +16,7 @@ struct Request;
 void addInterventionOptions(QCommandLineParser& p);
 
 /// Parses "L.H[,L.H…]" (0-based) into sorted, unique heads; nullopt when malformed.
-std::optional<std::vector<attn::model::HeadRef>> parseHeads(const QString& text);
+std::optional<std::vector<attn::model::Site>> parseHeads(const QString& text);
 
 /// Parses "L.H:Q>K[,…]" (Q may be '*': every query) into sorted, unique knockouts; nullopt
 /// when malformed.

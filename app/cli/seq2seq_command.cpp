@@ -75,12 +75,12 @@ std::vector<std::byte> matrixNpy(const attn::Matrix& m) {
 /// Throws ArgumentError for a knockout whose query or key is past the run's positions (it would
 /// remove nothing): queries are the source's in the encoder, the target's elsewhere; keys the
 /// source's in the encoder and cross-attention.
-void checkKnockouts(const std::vector<attn::model::Seq2SeqKnockout>& knockouts, std::size_t ns,
+void checkKnockouts(const std::vector<attn::model::Knockout>& knockouts, std::size_t ns,
                     std::size_t nt) {
-    using Part = attn::model::Seq2SeqPart;
-    for (const attn::model::Seq2SeqKnockout& k : knockouts) {
-        const std::size_t queries = k.site.part == Part::Encoder ? ns : nt,
-                          keys = k.site.part == Part::Decoder ? nt : ns;
+    using Part = attn::model::Component;
+    for (const attn::model::Knockout& k : knockouts) {
+        const std::size_t queries = k.site.component == Part::Encoder ? ns : nt,
+                          keys = k.site.component == Part::Decoder ? nt : ns;
         if ((k.query < 0 || std::size_t(k.query) < queries) && std::size_t(k.key) < keys) continue;
         const bool query = k.query >= 0 && std::size_t(k.query) >= queries;
         throw attn::ArgumentError(

@@ -12,6 +12,7 @@
 #include "io/file_controller.hpp"
 #include "io/model_controller.hpp"
 #include "io/seq2seq_interventions_wiring.hpp"
+#include "io/seq2seq_session.hpp"
 #include "io/single_instance.hpp"
 #include "main_window.hpp"
 #include "model/view_state.hpp"
@@ -32,6 +33,10 @@ FileController* attachDataIo(MainWindow* window, const QStringList& files) {
     models->setConfirmReplace([files_] { return files_->maybeSave(); });
     models->setReplaceDocument([files_](const attn::SceneSpec& spec, const QString& what) {
         files_->replaceDocument(spec, what);
+    });
+    // A session's encoder–decoder run goes to the Translation dock.
+    files_->setSeq2SeqTaker([models](const ReopenedSeq2Seq& run) {
+        models->takeSeq2Seq(run.folder, run.input, run.outcome);
     });
     auto* data = new DataDock(window->scene(), window);
     window->addDockWidget(Qt::RightDockWidgetArea, data);

@@ -32,6 +32,7 @@
 #include "io/file_loader.hpp"
 #include "io/model_dock.hpp"
 #include "io/open_guard.hpp"
+#include "io/seq2seq_session.hpp"
 #include "io/session_state.hpp"
 #include "main_window.hpp"
 #include "model/scene.hpp"
@@ -168,6 +169,7 @@ bool FileController::open(const QString& path, bool remember, const DocumentFile
         window_->statusBar()->showMessage(tr("Opened the batch result %1").arg(name), 5000);
         return true;
     }
+    if (opened.seq2seq && seq2seqTaker_) seq2seqTaker_(*opened.seq2seq);
     // Only now, with everything read and checked, does the scene change: one undo step, which
     // holds the document's files too. Another file than a session is a document no session
     // holds yet: Save asks where, never overwriting the session that was open before.
@@ -238,8 +240,16 @@ bool FileController::saveTo(const QString& path, QString* error) {
     try {
         attn::io::Session session;
         session.spec = window_->scene()->spec();
-        // A translation model's run has no file to name (its source is the model's folder):
-        // its attention is embedded whatever File ▸ Embed Data says.
+        // An encoder–decoder's run is saved as the run (its folder, sentences and controls),
+        // not as its attention: reopening runs the model again.
+        if (const Seq2SeqShown::Run* run =
+                Seq2SeqShown::of(window_->scene())->matching(session.spec)) {
+            session.seq2seq = seq2seqSession(*run, session.spec);
+            session.model_path = run->folder->dir;
+            session.spec.set_synthetic();
+        }
+        // Other attention whose source is a folder (a model's run) has no file to name: it is
+        // embedded whatever File ▸ Embed Data says.
         session.embed_data =
             session.spec.is_loaded() &&
             (embedData() || QFileInfo(QString::fromStdString(session.spec.data->source)).isDir());

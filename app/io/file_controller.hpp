@@ -22,6 +22,7 @@ struct SceneSpec;
 namespace fileio {
 
 class AutosaveFile;
+struct ReopenedSeq2Seq;
 
 /// The files a document is: the session Save writes ("" until it is saved as one) and, for a
 /// document that is no session, the file it came from (a token text; "" when untitled). Each
@@ -139,6 +140,10 @@ class FileController : public QObject {
     /// Replaces the message box that asks (tests answer without a modal dialog; a prompt is
     /// asked even when quiet). An empty function restores the message box.
     void setRecoveryPrompt(RecoveryPrompt prompt) { recoveryPrompt_ = std::move(prompt); }
+    /// Who takes a session's encoder–decoder run (the Translation dock), just before the scene
+    /// shows it.
+    using Seq2SeqTaker = std::function<void(const ReopenedSeq2Seq& run)>;
+    void setSeq2SeqTaker(Seq2SeqTaker take) { seq2seqTaker_ = std::move(take); }
 
   Q_SIGNALS:
     /// A batch result was opened (File ▸ Open, Recent, a drop, the command line): the Batch
@@ -184,6 +189,7 @@ class FileController : public QObject {
     QString lastError_;
     QString lastWarning_;
     RecoveryPrompt recoveryPrompt_;
+    Seq2SeqTaker seq2seqTaker_;
     bool quiet_ = false;
     bool busy_ = false;  ///< a load is running (its event loop must not start another)
 };

@@ -2,6 +2,7 @@
 #include "io/file_loader.hpp"
 #include "io/fileio_tr.hpp"
 #include "io/local_path.hpp"
+#include "io/seq2seq_session.hpp"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -199,7 +200,10 @@ Opened readFile(const QString& path, const attn::SceneSpec& current, attn::Progr
         const std::string sessionPath = localPath(QFileInfo(path).absoluteFilePath());
         if (!out.spec.is_loaded() && !session.data_path.empty())
             loadSessionData(sessionPath, session, out.spec, progress);
-        if (!session.model_path.empty())
+        if (session.seq2seq)
+            out.seq2seq = std::make_shared<const ReopenedSeq2Seq>(
+                reopenSeq2Seq(sessionPath, session, out.spec));
+        else if (!session.model_path.empty())
             out.warning = openSessionModel(sessionPath, session, out.spec);
     }
     return out;

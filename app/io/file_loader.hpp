@@ -11,6 +11,8 @@ struct BatchSummary;
 
 namespace fileio {
 
+struct ReopenedSeq2Seq;
+
 /// The outcome of reading a file: the spec to show, and for sessions the app's own state.
 struct Opened {
     attn::SceneSpec spec;
@@ -23,6 +25,9 @@ struct Opened {
     /// A batch result (an .npz with per_example/ or aggregate/ keys): shown in the Batch tab,
     /// the scene left as it is (spec and the rest unset).
     std::shared_ptr<const BatchSummary> batch;
+    /// A session's encoder–decoder run, opened and run again (spec shows its attention): the
+    /// Translation dock takes it.
+    std::shared_ptr<const ReopenedSeq2Seq> seq2seq;
 };
 
 /// Reads `path` with core's loaders and builds the spec that shows it, keeping the controls of

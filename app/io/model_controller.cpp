@@ -15,6 +15,7 @@
 #include <QSettings>
 #include <QSpinBox>
 #include <QStatusBar>
+#include <QTimer>
 #include <memory>
 
 #include "attn/models/families.hpp"
@@ -269,6 +270,15 @@ bool ModelController::openSeq2Seq(std::shared_ptr<const attn::model::Seq2SeqFold
     window_->statusBar()->showMessage(
         tr("Opened the translation model %1: its cross-attention is shown").arg(name), 5000);
     return true;
+}
+
+void ModelController::takeSeq2Seq(std::shared_ptr<const attn::model::Seq2SeqFolder> folder,
+                                  const Seq2SeqInput& input, const Seq2SeqOutcome& outcome) {
+    seq2seq_->setFolder(std::move(folder), input, outcome);
+    // Once the scene shows the run (the dock is hidden until then): its rows in view.
+    QTimer::singleShot(0, this, [this] {
+        window_->resizeDocks({seq2seq_}, {seq2seq_->wholeHeight()}, Qt::Vertical);
+    });
 }
 
 void ModelController::closeModel() {

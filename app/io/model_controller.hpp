@@ -59,6 +59,10 @@ class ModelController : public QObject {
     Seq2SeqDock* seq2seqDock() const { return seq2seq_; }
     /// True while the scene shows a run of the encoder–decoder the Translation dock holds.
     bool showsSeq2Seq() const;
+    /// Gives the Translation dock FOLDER and its run OUTCOME of INPUT (a session reopening
+    /// them), just before the scene shows the run.
+    void takeSeq2Seq(std::shared_ptr<const attn::model::Seq2SeqFolder> folder,
+                     const Seq2SeqInput& input, const Seq2SeqOutcome& outcome);
     /// No message boxes: failures only return false (tests).
     void setQuiet(bool quiet) { quiet_ = quiet; }
     const QString& lastError() const { return lastError_; }

@@ -132,12 +132,17 @@ void Seq2SeqDock::setFolder(std::shared_ptr<const attn::model::Seq2SeqFolder> fo
     translation_.clear();
     translatedText_.clear();
     if (!input.translate) target_->setText(QString::fromStdString(input.target));
+    if (!input.translate && !input.targetIds.empty()) {  // a translation, as a session saved it
+        translation_ = input.targetIds;
+        translatedText_ = target_->text();
+    }
     ablate_->setText(seq2seqHeadsText(input.options.controls.ablate));
+    const std::optional<bool> scale = input.options.controls.scale;
+    scale_->setCurrentIndex(!scale ? 0 : *scale ? 1 : 2);
     showOutcome(outcome);
     shown_.clear();
     remember(outcome.data);
-    Seq2SeqShown::of(scene_)->set(
-        {folder_, outcome.data, outcome.sourceIds, outcome.decoderIds, input.options.controls});
+    record(input, outcome);
     sync();
 }
 
@@ -208,29 +213,18 @@ void Seq2SeqDock::start(bool translate) {
         });
 }
 
-namespace {
-
-bool sameHead(const attn::model::Seq2SeqHead& a, const attn::model::Seq2SeqHead& b) {
-    return a.part == b.part && a.layer == b.layer && a.head == b.head;
-}
-
-}  // namespace
-
-bool Seq2SeqDock::isAblated(const attn::model::Seq2SeqHead& head) const {
-    std::vector<attn::model::Seq2SeqHead> heads;
+bool Seq2SeqDock::isAblated(const attn::model::Site& head) const {
+    std::vector<attn::model::Site> heads;
     if (const QString text = ablate_->text().trimmed(); !text.isEmpty())
         parseSeq2SeqHeads(text, &heads);
-    return std::any_of(heads.begin(), heads.end(),
-                       [&](const attn::model::Seq2SeqHead& h) { return sameHead(h, head); });
+    return std::find(heads.begin(), heads.end(), head) != heads.end();
 }
 
-void Seq2SeqDock::toggleAblation(const attn::model::Seq2SeqHead& head) {
-    std::vector<attn::model::Seq2SeqHead> heads;
+void Seq2SeqDock::toggleAblation(const attn::model::Site& head) {
+    std::vector<attn::model::Site> heads;
     if (const QString text = ablate_->text().trimmed(); !text.isEmpty())
         if (!parseSeq2SeqHeads(text, &heads).isEmpty()) heads.clear();  // the box's typo goes
-    const auto at =
-        std::find_if(heads.begin(), heads.end(),
-                     [&](const attn::model::Seq2SeqHead& h) { return sameHead(h, head); });
+    const auto at = std::find(heads.begin(), heads.end(), head);
     if (at != heads.end())
         heads.erase(at);
     else
@@ -244,10 +238,21 @@ void Seq2SeqDock::deliver(const Seq2SeqInput& input, const Seq2SeqOutcome& outco
     remember(outcome.data);
     attn::SceneSpec spec = seq2seqSpec(scene_->spec(), outcome);
     spec.text = input.source;
-    // What the Influence tab explains while the scene shows this run.
-    Seq2SeqShown::of(scene_)->set(
-        {folder_, outcome.data, outcome.sourceIds, outcome.decoderIds, input.options.controls});
+    record(input, outcome);
     scene_->setSpec(spec, outcome.translated ? tr("Translate") : tr("Run the translation model"));
+}
+
+void Seq2SeqDock::record(const Seq2SeqInput& input, const Seq2SeqOutcome& outcome) {
+    // What the Influence tab explains and a session saves while the scene shows this run: its
+    // input as it reruns, a translation's text and ids in place of the request to translate.
+    Seq2SeqInput rerun = input;
+    if (outcome.translated) {
+        rerun.translate = false;
+        rerun.target = outcome.text;
+        rerun.targetIds = outcome.output;
+    }
+    Seq2SeqShown::of(scene_)->set(
+        {folder_, outcome.data, outcome.sourceIds, outcome.decoderIds, std::move(rerun)});
 }
 
 void Seq2SeqDock::showOutcome(const Seq2SeqOutcome& outcome) {

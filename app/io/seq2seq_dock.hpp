@@ -52,9 +52,9 @@ class Seq2SeqDock : public QDockWidget {
     /// Runs the source and target (Show attention), or translates first (Translate).
     void start(bool translate);
     /// Adds HEAD to the heads ablated, or removes it when it is there, and runs again.
-    void toggleAblation(const attn::model::Seq2SeqHead& head);
+    void toggleAblation(const attn::model::Site& head);
     /// Whether HEAD is among the heads the Ablate box lists.
-    bool isAblated(const attn::model::Seq2SeqHead& head) const;
+    bool isAblated(const attn::model::Site& head) const;
 
   Q_SIGNALS:
     /// A run was shown (or failed: the status line says why).
@@ -63,6 +63,8 @@ class Seq2SeqDock : public QDockWidget {
   private:
     void sync();
     void deliver(const Seq2SeqInput& input, const Seq2SeqOutcome& outcome);
+    /// Records the run the scene is about to show (Seq2SeqShown).
+    void record(const Seq2SeqInput& input, const Seq2SeqOutcome& outcome);
     void showOutcome(const Seq2SeqOutcome& outcome);
     void setStatus(const QString& text, bool error = false);
 

@@ -16,18 +16,6 @@
 
 namespace fileio {
 
-namespace {
-
-/// The part of the component SPEC shows (a run of an encoder–decoder).
-attn::model::Seq2SeqPart shownPart(const attn::SceneSpec& spec) {
-    const std::string& name = spec.data->components.at(std::size_t(spec.component)).name;
-    return name == attn::kEncoderComponent   ? attn::model::Seq2SeqPart::Encoder
-           : name == attn::kDecoderComponent ? attn::model::Seq2SeqPart::Decoder
-                                             : attn::model::Seq2SeqPart::Cross;
-}
-
-}  // namespace
-
 void connectSeq2SeqInterventions(MainWindow* window, ModelController* models,
                                  InterventionsTab* interventions) {
     interventions->seq2seq()->setSubject([models]() -> std::optional<Seq2SeqSubject> {
@@ -45,8 +33,10 @@ void connectSeq2SeqInterventions(MainWindow* window, ModelController* models,
             if (!models->showsSeq2Seq() || !grid->result() || head < 0 || head >= grid->headCount())
                 return;
             Seq2SeqDock* dock = models->seq2seqDock();
-            const attn::model::Seq2SeqHead site{shownPart(window->scene()->spec()),
-                                                int(grid->result()->layer), head};
+            const attn::SceneSpec& spec = window->scene()->spec();
+            const attn::model::Site site{attn::shown_component(*spec.data, spec.component)
+                                             .value_or(attn::model::Component::Cross),
+                                         int(grid->result()->layer), head};
             const QString name = seq2seqHeadsText({site});
             auto* menu = new QMenu(grid);
             menu->setObjectName(QStringLiteral("seq2seqAblationMenu"));

@@ -47,7 +47,7 @@ void InfluenceModel::setHead(int layer, int head) {
     Q_EMIT headChanged();
 }
 
-void InfluenceModel::setComponent(attn::model::Seq2SeqPart part) {
+void InfluenceModel::setComponent(attn::model::Component part) {
     if (part == component_) return;
     component_ = part;
     if (!seq2seq_) return;

@@ -58,8 +58,8 @@ class InfluenceModel : public QObject {
     void setErasures(int k);
     void setHead(int layer, int head);
     /// The part of an encoder–decoder's run in the per-head maps (redrawn, not recomputed).
-    void setComponent(attn::model::Seq2SeqPart part);
-    attn::model::Seq2SeqPart component() const { return component_; }
+    void setComponent(attn::model::Component part);
+    attn::model::Component component() const { return component_; }
     /// Computes the result of the scene's spec and target (the view calls it while visible).
     void refresh();
     /// Measures the erasure curves of the result on show.
@@ -86,7 +86,7 @@ class InfluenceModel : public QObject {
     std::shared_ptr<const influence::Result> result_;
     std::shared_ptr<const influence::Faithfulness> faith_;
     std::shared_ptr<const influence::Seq2SeqNumbers> seq2seq_;  ///< the run's, when seq2seq
-    attn::model::Seq2SeqPart component_ = attn::model::Seq2SeqPart::Cross;
+    attn::model::Component component_ = attn::model::Component::Cross;
     const void* targetRun_ = nullptr;  ///< the encoder–decoder folder of the target token
     influence::Target target_;
     std::shared_ptr<const attn::model::ModelFolder> targetModel_;  ///< the target token's model

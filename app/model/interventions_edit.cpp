@@ -11,7 +11,8 @@
 
 bool isAblated(const attn::SceneSpec& spec, int layer, int head) {
     const auto& a = spec.interventions.ablated;
-    return std::find(a.begin(), a.end(), attn::model::HeadRef{layer, head}) != a.end();
+    return std::find(a.begin(), a.end(),
+                     attn::model::Site{attn::model::kSingleStack, layer, head}) != a.end();
 }
 
 QString ablationText(const attn::SceneSpec& spec, int layer, int head) {
@@ -27,7 +28,7 @@ bool toggleAblation(Scene& scene, int layer, int head) {
     if (layer < 0 || layer >= info.layers || head < 0 || head >= info.heads) return false;
     attn::SceneSpec next = spec;
     auto& a = next.interventions.ablated;
-    const attn::model::HeadRef ref{layer, head};
+    const attn::model::Site ref{attn::model::kSingleStack, layer, head};
     if (const auto it = std::find(a.begin(), a.end(), ref); it != a.end()) {
         a.erase(it);
     } else {
@@ -44,13 +45,13 @@ bool isKnockedOut(const attn::SceneSpec& spec, const attn::model::Knockout& edge
 
 QString cliSpelling(const attn::model::Knockout& edge) {
     return QStringLiteral("--knockout %1.%2:%3>%4")
-        .arg(edge.layer)
-        .arg(edge.head)
+        .arg(edge.site.layer)
+        .arg(edge.site.head)
         .arg(edge.query < 0 ? QStringLiteral("*") : QString::number(edge.query))
         .arg(edge.key);
 }
 
-QString cliSpelling(const attn::model::HeadRef& head) {
+QString cliSpelling(const attn::model::Site& head) {
     return QStringLiteral("--ablate %1.%2").arg(head.layer).arg(head.head);
 }
 
@@ -65,15 +66,17 @@ QString knockoutText(const attn::SceneSpec& spec, const attn::model::Knockout& e
                   : QCoreApplication::translate("Scene", "Knock out query %1 → key %2 in %3"))
                   .arg(shown(edge.query))
                   .arg(shown(edge.key));
-    return text.arg(headName(edge.layer, edge.head));
+    return text.arg(headName(edge.site.layer, edge.site.head));
 }
 
 bool toggleKnockout(Scene& scene, const attn::model::Knockout& edge) {
     const attn::SceneSpec& spec = scene.spec();
     if (!spec.is_model() || !spec.model->model) return false;
     const attn::model::ModelInfo& info = spec.model->model->info();
-    if (edge.layer < 0 || edge.layer >= info.layers || edge.head < 0 || edge.head >= info.heads ||
-        edge.key < 0 || edge.query < -1)
+    const attn::model::Site& site = edge.site;
+    if (site.component != attn::model::kSingleStack || site.layer < 0 ||
+        site.layer >= info.layers || site.head < 0 || site.head >= info.heads || edge.key < 0 ||
+        edge.query < -1)
         return false;
     attn::SceneSpec next = spec;
     auto& k = next.interventions.knockouts;
@@ -88,6 +91,6 @@ bool toggleKnockout(Scene& scene, const attn::model::Knockout& edge) {
 std::vector<attn::model::Knockout> knockoutsOf(const attn::SceneSpec& spec, int layer, int head) {
     std::vector<attn::model::Knockout> out;
     for (const attn::model::Knockout& k : spec.interventions.knockouts)
-        if (k.layer == layer && k.head == head) out.push_back(k);
+        if (k.site == attn::model::Site{attn::model::kSingleStack, layer, head}) out.push_back(k);
     return out;
 }

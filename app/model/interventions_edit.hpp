@@ -32,7 +32,7 @@ QString knockoutText(const attn::SceneSpec& spec, const attn::model::Knockout& e
 /// The command line's spelling of EDGE, from 0: "--knockout 1.0:3>2".
 QString cliSpelling(const attn::model::Knockout& edge);
 /// The command line's spelling of ablating HEAD, from 0: "--ablate 1.0".
-QString cliSpelling(const attn::model::HeadRef& head);
+QString cliSpelling(const attn::model::Site& head);
 
 /// Knocks out EDGE in the scene's model run, or restores it: one undo step. False (nothing
 /// changes) when the scene runs no model or the edge is outside it.

@@ -33,7 +33,7 @@ const Seq2SeqShown::Run* Seq2SeqShown::matching(const attn::SceneSpec& spec) con
 namespace influence {
 namespace {
 
-using attn::model::Seq2SeqPart;
+using attn::model::Component;
 
 const attn::attrib::NamedArray* arrayOf(const attn::attrib::AttributionResult& r,
                                         const std::string& name) {
@@ -66,8 +66,8 @@ Seq2SeqNumbers computeSeq2Seq(const Seq2SeqShown::Run& run, const Target& target
     }
     ask.target = target.token;
     ask.steps = steps;
-    ask.controls = run.controls;
-    n.run = attn::model::teacher_forced(model, run.source, run.target, run.controls);
+    ask.controls = run.input.options.controls;
+    n.run = attn::model::teacher_forced(model, run.source, run.target, run.input.options.controls);
     attn::PartProgress part(progress, 0.05, 1.0);
     n.core = attn::attrib::attribute_seq2seq(model, run.source, run.target, ask, &part);
     const attn::model::Seq2SeqInfo& info = model.info();
@@ -93,7 +93,7 @@ Seq2SeqNumbers computeSeq2Seq(const Seq2SeqShown::Run& run, const Target& target
     return n;
 }
 
-Result seq2seqResult(const Seq2SeqNumbers& n, Seq2SeqPart part) {
+Result seq2seqResult(const Seq2SeqNumbers& n, Component part) {
     Result r;
     const int ns = int(n.source.size()), nt = int(n.target.size());
     r.tokens = n.source + n.target;
@@ -128,12 +128,13 @@ Result seq2seqResult(const Seq2SeqNumbers& n, Seq2SeqPart part) {
         r.strips.push_back(std::move(s));
     }
     if (const auto* delta = arrayOf(n.core, "ig_delta")) r.igDelta = delta->values[0];
-    const bool encoder = part == Seq2SeqPart::Encoder;
+    const bool encoder = part == Component::Encoder;
     r.layers = encoder ? n.encoderLayers : n.decoderLayers;
     r.heads = n.heads;
     r.queryTokens = encoder ? n.source : n.target;
-    r.keyTokens = part == Seq2SeqPart::Decoder ? n.target : n.source;
-    const std::string name = std::string(attn::model::part_name(part)) + "_attention_x_gradient";
+    r.keyTokens = part == Component::Decoder ? n.target : n.source;
+    const std::string name =
+        std::string(attn::model::component_name(part)) + "_attention_x_gradient";
     if (const auto* a = arrayOf(n.core, name)) {
         const attn::Index rows = attn::Index(a->shape[2]), cols = attn::Index(a->shape[3]);
         for (std::size_t m = 0; m < std::size_t(r.layers * r.heads); ++m)
@@ -144,8 +145,8 @@ Result seq2seqResult(const Seq2SeqNumbers& n, Seq2SeqPart part) {
     // at a target position).
     if (!encoder) {
         const attn::model::LayerWeights& w =
-            part == Seq2SeqPart::Decoder ? n.run.decoder : n.run.cross;
-        const int offset = part == Seq2SeqPart::Decoder ? ns : 0;
+            part == Component::Decoder ? n.run.decoder : n.run.cross;
+        const int offset = part == Component::Decoder ? ns : 0;
         // The tokens the part does not read: no value (an empty cell), not a zero weight.
         r.attentionRows = attn::Matrix::Constant(attn::Index(r.layers) * r.heads, ns + nt,
                                                  std::numeric_limits<float>::quiet_NaN());

@@ -12,6 +12,7 @@
 #include "attn/models/seq2seq.hpp"
 #include "attn/scene/scene.hpp"
 #include "model/influence_compute.hpp"
+#include "model/seq2seq_run.hpp"
 
 class Scene;
 
@@ -23,7 +24,8 @@ class Seq2SeqShown : public QObject {
         std::shared_ptr<const attn::model::Seq2SeqFolder> folder;
         std::shared_ptr<const attn::AttentionData> data;  ///< what the scene's spec loads
         std::vector<std::int32_t> source, target;         ///< target: the decoder's inputs
-        attn::model::Seq2SeqControls controls;
+        /// What runs it again: its sentences (a translation's text and ids), its controls.
+        Seq2SeqInput input;
     };
     /// SCENE's record (created on first use, a child of the scene).
     static Seq2SeqShown* of(Scene* scene);
@@ -59,6 +61,6 @@ Seq2SeqNumbers computeSeq2Seq(const Seq2SeqShown::Run& run, const Target& target
                               attn::Progress* progress);
 
 /// NUMBERS as the tab's result, PART's heads in the per-head maps.
-Result seq2seqResult(const Seq2SeqNumbers& numbers, attn::model::Seq2SeqPart part);
+Result seq2seqResult(const Seq2SeqNumbers& numbers, attn::model::Component part);
 
 }  // namespace influence

@@ -74,31 +74,20 @@ attn::SceneSpec seq2seqSpec(const attn::SceneSpec& base, const Seq2SeqOutcome& o
     return spec;
 }
 
-namespace {
-
-attn::model::Seq2SeqPart partNamed(const QString& part) {
-    using Part = attn::model::Seq2SeqPart;
-    return part == QLatin1StringView("encoder")   ? Part::Encoder
-           : part == QLatin1StringView("decoder") ? Part::Decoder
-                                                  : Part::Cross;
-}
-
-}  // namespace
-
-QString parseSeq2SeqHeads(const QString& text, std::vector<attn::model::Seq2SeqHead>* heads) {
+QString parseSeq2SeqHeads(const QString& text, std::vector<attn::model::Site>* heads) {
     static const QRegularExpression item(
         QStringLiteral("^(encoder|decoder|cross)\\.([0-9]{1,4})\\.([0-9]{1,4})$"));
     for (const QString& raw : text.split(QLatin1Char(','))) {
         const QString trimmed = raw.trimmed();
         const QRegularExpressionMatch m = item.match(trimmed);
         if (!m.hasMatch()) return trimmed.isEmpty() ? QStringLiteral("(empty)") : trimmed;
-        heads->push_back({partNamed(m.captured(1)), m.captured(2).toInt(), m.captured(3).toInt()});
+        heads->push_back({*attn::model::component_named(m.captured(1).toStdString()),
+                          m.captured(2).toInt(), m.captured(3).toInt()});
     }
     return {};
 }
 
-QString parseSeq2SeqKnockouts(const QString& text,
-                              std::vector<attn::model::Seq2SeqKnockout>* knockouts) {
+QString parseSeq2SeqKnockouts(const QString& text, std::vector<attn::model::Knockout>* knockouts) {
     static const QRegularExpression item(QStringLiteral(
         "^(encoder|decoder|cross)\\.([0-9]{1,4})\\.([0-9]{1,4}):([0-9]{1,6}|\\*)>([0-9]{1,6})$"));
     for (const QString& raw : text.split(QLatin1Char(','))) {
@@ -106,19 +95,19 @@ QString parseSeq2SeqKnockouts(const QString& text,
         const QRegularExpressionMatch m = item.match(trimmed);
         if (!m.hasMatch()) return trimmed.isEmpty() ? QStringLiteral("(empty)") : trimmed;
         const bool every = m.captured(4) == QLatin1StringView("*");
-        knockouts->push_back(
-            {{partNamed(m.captured(1)), m.captured(2).toInt(), m.captured(3).toInt()},
-             every ? -1 : m.captured(4).toInt(),
-             m.captured(5).toInt()});
+        knockouts->push_back({{*attn::model::component_named(m.captured(1).toStdString()),
+                               m.captured(2).toInt(), m.captured(3).toInt()},
+                              every ? -1 : m.captured(4).toInt(),
+                              m.captured(5).toInt()});
     }
     return {};
 }
 
-QString seq2seqHeadsText(const std::vector<attn::model::Seq2SeqHead>& heads) {
+QString seq2seqHeadsText(const std::vector<attn::model::Site>& heads) {
     QStringList out;
-    for (const attn::model::Seq2SeqHead& h : heads)
+    for (const attn::model::Site& h : heads)
         out << QStringLiteral("%1.%2.%3")
-                   .arg(QString::fromLatin1(attn::model::part_name(h.part)))
+                   .arg(QString::fromLatin1(attn::model::component_name(h.component)))
                    .arg(h.layer)
                    .arg(h.head);
     return out.join(QStringLiteral(", "));

@@ -59,12 +59,11 @@ attn::SceneSpec seq2seqSpec(const attn::SceneSpec& base, const Seq2SeqOutcome& o
 
 /// "PART.L.H,…" (PART encoder, decoder or cross; spaces allowed around items) as HEADS; returns
 /// the first item that is none, or "" when every one parsed.
-QString parseSeq2SeqHeads(const QString& text, std::vector<attn::model::Seq2SeqHead>* heads);
+QString parseSeq2SeqHeads(const QString& text, std::vector<attn::model::Site>* heads);
 
 /// "PART.L.H:Q>K,…" (Q a target or source position, '*' every query) as KNOCKOUTS; returns the
 /// first item that is none, or "" when every one parsed.
-QString parseSeq2SeqKnockouts(const QString& text,
-                              std::vector<attn::model::Seq2SeqKnockout>* knockouts);
+QString parseSeq2SeqKnockouts(const QString& text, std::vector<attn::model::Knockout>* knockouts);
 
 /// HEADS as parseSeq2SeqHeads reads them ("cross.1.0, encoder.0.2").
-QString seq2seqHeadsText(const std::vector<attn::model::Seq2SeqHead>& heads);
+QString seq2seqHeadsText(const std::vector<attn::model::Site>& heads);

@@ -30,8 +30,9 @@ QMenu* ablationMenu(HeatmapGrid* grid, Scene* scene, int head, const QPoint& cel
     if (cell.x() < 0) return menu;
     menu->addSeparator();
     std::vector<attn::model::Knockout> edges;
-    if (cell.y() >= 0) edges.push_back({layer, head, cell.y(), cell.x()});
-    edges.push_back({layer, head, -1, cell.x()});
+    const attn::model::Site site{attn::model::kSingleStack, layer, head};
+    if (cell.y() >= 0) edges.push_back({site, cell.y(), cell.x()});
+    edges.push_back({site, -1, cell.x()});
     for (const attn::model::Knockout& edge : edges) {
         const bool on = isKnockedOut(spec, edge);
         QString text = edge.query >= 0

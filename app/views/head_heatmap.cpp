@@ -289,12 +289,12 @@ QString HeadHeatmap::titleText() const {
         else if (std::any_of(run->layers.begin(), run->layers.end(), windowed))
             text += tr(" · global");
         const auto& a = run->controls.interventions.ablated;
-        if (std::find(a.begin(), a.end(), attn::model::HeadRef{int(r->layer), head_}) != a.end())
-            text += tr(" · ablated");
+        const attn::model::Site site{attn::model::kSingleStack, int(r->layer), head_};
+        if (std::find(a.begin(), a.end(), site) != a.end()) text += tr(" · ablated");
         // Knocked-out edges (their cells are 0 now): query→key, from 1 as the menu says them.
         QStringList edges;
         for (const attn::model::Knockout& k : run->controls.interventions.knockouts)
-            if (k.layer == int(r->layer) && k.head == head_) edges << edgeName(k.query, k.key);
+            if (k.site == site) edges << edgeName(k.query, k.key);
         if (!edges.isEmpty()) text += tr(" · knocked out %1").arg(edges.join(QLatin1Char(',')));
     }
     if (r->preview_stride > 1) text += tr(" · preview: every %1th query").arg(r->preview_stride);

@@ -138,9 +138,9 @@ InfluenceView::InfluenceView(Scene* scene, QWidget* parent)
     pages_->setObjectName(QStringLiteral("influencePages"));
     pages_->setDocumentMode(true);
     component_->setObjectName(QStringLiteral("influenceComponent"));
-    component_->addItem(tr("Encoder self-attention"), int(attn::model::Seq2SeqPart::Encoder));
-    component_->addItem(tr("Decoder self-attention"), int(attn::model::Seq2SeqPart::Decoder));
-    component_->addItem(tr("Cross-attention"), int(attn::model::Seq2SeqPart::Cross));
+    component_->addItem(tr("Encoder self-attention"), int(attn::model::Component::Encoder));
+    component_->addItem(tr("Decoder self-attention"), int(attn::model::Component::Decoder));
+    component_->addItem(tr("Cross-attention"), int(attn::model::Component::Cross));
     component_->setCurrentIndex(component_->findData(int(model_->component())));
     component_->setToolTip(tr("The attention of the encoder–decoder whose heads are mapped"));
     component_->setVisible(false);
@@ -199,7 +199,7 @@ InfluenceView::InfluenceView(Scene* scene, QWidget* parent)
     });
     connect(headMap_, &CellMap::cellClicked, model_, &InfluenceModel::setHead);
     connect(component_, &QComboBox::activated, this, [this](int index) {
-        model_->setComponent(attn::model::Seq2SeqPart(component_->itemData(index).toInt()));
+        model_->setComponent(attn::model::Component(component_->itemData(index).toInt()));
     });
     connect(steps_, &QSpinBox::valueChanged, model_, &InfluenceModel::setSteps);
     connect(erasures_, &QSpinBox::valueChanged, model_, &InfluenceModel::setErasures);

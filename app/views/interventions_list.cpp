@@ -145,8 +145,10 @@ InterventionsList::InterventionsList(Scene* scene, QWidget* parent)
         if (!isAblated(scene_->spec(), layer, head)) toggleAblation(*scene_, layer, head);
     });
     connect(knock_, &QPushButton::clicked, this, [this] {
-        const attn::model::Knockout edge{knockLayer_->value() - 1, knockHead_->value() - 1,
-                                         knockQuery_->value() - 1, knockKey_->value() - 1};
+        const attn::model::Knockout edge{
+            {attn::model::kSingleStack, knockLayer_->value() - 1, knockHead_->value() - 1},
+            knockQuery_->value() - 1,
+            knockKey_->value() - 1};
         if (!isKnockedOut(scene_->spec(), edge)) toggleKnockout(*scene_, edge);
     });
     connect(induction_, &QPushButton::clicked, this, &InterventionsList::runInduction);
@@ -170,7 +172,7 @@ void InterventionsList::sync() {
         tokens = std::max(1, tokenCount(spec));
         const attn::model::Interventions& in = spec.interventions;
         for (std::size_t i = 0; i < in.ablated.size(); ++i) {
-            const attn::model::HeadRef& h = in.ablated[i];
+            const attn::model::Site& h = in.ablated[i];
             auto* item = new QListWidgetItem(tr("Ablated: %1").arg(headName(h.layer, h.head)));
             item->setToolTip(tr("On the command line: %1").arg(cliSpelling(h)));
             item->setData(kKindRole, 0);
@@ -181,11 +183,11 @@ void InterventionsList::sync() {
             const attn::model::Knockout& k = in.knockouts[i];
             const QString what = k.query < 0 ? tr("Knocked out: key %1 (every query) in %2")
                                                    .arg(shown(k.key))
-                                                   .arg(headName(k.layer, k.head))
+                                                   .arg(headName(k.site.layer, k.site.head))
                                              : tr("Knocked out: query %1 → key %2 in %3")
                                                    .arg(shown(k.query))
                                                    .arg(shown(k.key))
-                                                   .arg(headName(k.layer, k.head));
+                                                   .arg(headName(k.site.layer, k.site.head));
             auto* item = new QListWidgetItem(what);
             item->setToolTip(tr("On the command line: %1").arg(cliSpelling(k)));
             item->setData(kKindRole, 1);
@@ -276,12 +278,13 @@ void InterventionsList::showInduction(attn::Census census) {
     table_->setRowCount(int(best.size()));
     // The test ran with the interventions in effect: an ablated head's score is what ablation
     // left of it, so the row says so rather than passing for the head's own.
-    const std::vector<attn::model::HeadRef>& ablated = inductionControls_.interventions.ablated;
+    const std::vector<attn::model::Site>& ablated = inductionControls_.interventions.ablated;
     int ablatedShown = 0;
     for (int r = 0; r < int(best.size()); ++r) {
         const attn::HeadCensus& e = best[std::size_t(r)];
-        const bool off = std::binary_search(ablated.begin(), ablated.end(),
-                                            attn::model::HeadRef{int(e.layer), int(e.head)});
+        const bool off = std::binary_search(
+            ablated.begin(), ablated.end(),
+            attn::model::Site{attn::model::kSingleStack, int(e.layer), int(e.head)});
         ablatedShown += off ? 1 : 0;
         auto* head = new QTableWidgetItem(off ? tr("%1 (ablated)").arg(shown(e.head))
                                               : QString::number(shown(e.head)));

@@ -27,7 +27,7 @@ const QString Seq2SeqInterventionsView::kPatchJob = QStringLiteral("seq2seq patc
 
 namespace {
 
-using attn::model::Seq2SeqPart;
+using attn::model::Component;
 
 struct Seq2SeqLensDelivery {
     attn::interv::LensTable table;
@@ -187,10 +187,10 @@ std::optional<Seq2SeqSubject> Seq2SeqInterventionsView::subject() const {
     return subject_ ? subject_() : std::nullopt;
 }
 
-Seq2SeqPart Seq2SeqInterventionsView::part() const {
-    return component_->currentIndex() == 0   ? Seq2SeqPart::Encoder
-           : component_->currentIndex() == 1 ? Seq2SeqPart::Decoder
-                                             : Seq2SeqPart::Cross;
+Component Seq2SeqInterventionsView::part() const {
+    return component_->currentIndex() == 0   ? Component::Encoder
+           : component_->currentIndex() == 1 ? Component::Decoder
+                                             : Component::Cross;
 }
 
 attn::model::Seq2SeqControls Seq2SeqInterventionsView::controls(const Seq2SeqSubject& s) const {
@@ -352,7 +352,7 @@ bool Seq2SeqInterventionsView::startPatch() {
 }
 
 void Seq2SeqInterventionsView::showMaps() {
-    const Seq2SeqPart p = part();
+    const Component p = part();
     const QString name = component_->currentText();
     const auto labels = [](attn::Index n, bool layers) {
         QStringList out;
@@ -360,9 +360,9 @@ void Seq2SeqInterventionsView::showMaps() {
             out << (layers ? tr("L%1") : tr("H%1")).arg(shown(int(i)));
         return out;
     };
-    const attn::MatrixD& scan = p == Seq2SeqPart::Encoder   ? scanResult_.encoder
-                                : p == Seq2SeqPart::Decoder ? scanResult_.decoder
-                                                            : scanResult_.cross;
+    const attn::MatrixD& scan = p == Component::Encoder   ? scanResult_.encoder
+                                : p == Component::Decoder ? scanResult_.decoder
+                                                          : scanResult_.cross;
     // An empty map says how to fill it, never a blank page.
     if (scan.size() > 0)
         scanMap_->setData(scan.cast<float>(), labels(scan.rows(), true),

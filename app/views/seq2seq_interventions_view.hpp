@@ -53,7 +53,7 @@ class Seq2SeqInterventionsView : public QWidget {
     QLineEdit* wrongEdit() const { return wrong_; }
     QLabel* status() const { return status_; }
     /// The picked component.
-    attn::model::Seq2SeqPart part() const;
+    attn::model::Component part() const;
     const attn::interv::LensTable& lens() const { return lens_; }
     const attn::interv::Seq2SeqAblationScan& scan() const { return scanResult_; }
     const attn::interv::Seq2SeqPatchResult& patchResult() const { return patchResult_; }

@@ -185,10 +185,10 @@ class GeneratePanelTest : public QObject {
         QCOMPARE(panel->live().get().sampling.top_k, 5);
         attn::SceneSpec s = w.scene()->spec();
         s.text = "the cat";
-        s.interventions.ablated = {{0, 1}};
+        s.interventions.ablated = {{attn::model::kSingleStack, 0, 1}};
         w.scene()->setSpec(s, QStringLiteral("Ablate"));
         QCOMPARE(panel->live().get().controls.interventions.ablated,
-                 (std::vector<attn::model::HeadRef>{{0, 1}}));
+                 (std::vector<attn::model::Site>{{attn::model::kSingleStack, 0, 1}}));
         // Generate, then Stop before the job's first token reaches the window (click() runs
         // the handlers without an event loop turn, so the job cannot have been seen to end).
         QSignalSpy done(panel, &fileio::GeneratePanel::finished);

@@ -182,7 +182,7 @@ class InfluenceSeq2SeqTest : public QObject {
         QComboBox* box = view->componentBox();
         box->setFocus();
         QTest::keyClick(box, Qt::Key_Home);
-        QCOMPARE(view->model()->component(), attn::model::Seq2SeqPart::Encoder);
+        QCOMPARE(view->model()->component(), attn::model::Component::Encoder);
         QCOMPARE(view->pairMap()->values().rows(), attn::Index(ns));
         QCOMPARE(compareHeads(view, array(core, "encoder_attention_x_gradient")), QString());
         shot(w, QStringLiteral("influence-marian-encoder"));
@@ -192,7 +192,7 @@ class InfluenceSeq2SeqTest : public QObject {
         QTRY_VERIFY(box->view()->isVisible());
         QTest::keyClick(box->view(), Qt::Key_End);
         QTest::keyClick(box->view(), Qt::Key_Return);
-        QTRY_COMPARE(view->model()->component(), attn::model::Seq2SeqPart::Cross);
+        QTRY_COMPARE(view->model()->component(), attn::model::Component::Cross);
         // A click on layer 2, head 3 of the per-head map.
         view->pages()->setCurrentIndex(0);
         QTest::mouseClick(view->headMap(), Qt::LeftButton, {}, view->headMap()->cellCentre(1, 2));

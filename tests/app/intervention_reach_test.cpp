@@ -178,7 +178,7 @@ class InterventionReachTest : public QObject {
         setBox(ablateHead, 1);
         QTest::mouseClick(named<QPushButton>(page, "addAblation"), Qt::LeftButton);
         QTRY_COMPARE(w_->scene()->spec().interventions.ablated,
-                     (std::vector<attn::model::HeadRef>{{1, 0}}));
+                     (std::vector<attn::model::Site>{{attn::model::kSingleStack, 1, 0}}));
         QCOMPARE(w_->scene()->undoStack()->undoText(), QStringLiteral("Ablate layer 2, head 1"));
         // Knock out query 3 → key 1 in layer 1, head 2.
         setBox(knock, 1);
@@ -186,8 +186,9 @@ class InterventionReachTest : public QObject {
         setBox(named<QSpinBox>(page, "knockQuery"), 3);
         setBox(named<QSpinBox>(page, "knockKey"), 1);
         QTest::mouseClick(named<QPushButton>(page, "addKnockout"), Qt::LeftButton);
-        QTRY_COMPARE(w_->scene()->spec().interventions.knockouts,
-                     (std::vector<attn::model::Knockout>{{0, 1, 2, 0}}));
+        QTRY_COMPARE(
+            w_->scene()->spec().interventions.knockouts,
+            (std::vector<attn::model::Knockout>{{{attn::model::kSingleStack, 0, 1}, 2, 0}}));
         QCOMPARE(w_->scene()->undoStack()->undoText(),
                  QStringLiteral("Knock out query 3 → key 1 in layer 1, head 2"));
         QCOMPARE(list->count(), 2);
@@ -216,7 +217,7 @@ class InterventionReachTest : public QObject {
         QCOMPARE(list->count(), 1);
         QTest::keyClick(list, Qt::Key_Z, Qt::ControlModifier);
         QTRY_COMPARE(w_->scene()->spec().interventions.ablated,
-                     (std::vector<attn::model::HeadRef>{{1, 0}}));
+                     (std::vector<attn::model::Site>{{attn::model::kSingleStack, 1, 0}}));
         QCOMPARE(list->count(), 2);
         QTest::mouseClick(list->viewport(), Qt::LeftButton, {},
                           list->visualItemRect(list->item(1)).center());
@@ -263,7 +264,7 @@ class InterventionReachTest : public QObject {
         setBox(named<QSpinBox>(page, "ablateHead"), 1);
         QTest::mouseClick(named<QPushButton>(page, "addAblation"), Qt::LeftButton);
         QTRY_COMPARE(w_->scene()->spec().interventions.ablated,
-                     (std::vector<attn::model::HeadRef>{{1, 0}}));
+                     (std::vector<attn::model::Site>{{attn::model::kSingleStack, 1, 0}}));
         QTRY_VERIFY(run->isEnabled());
         QTest::mouseClick(run, Qt::LeftButton);
         QVERIFY2(QTest::qWaitFor([&] { return status->text().contains(QStringLiteral("ablated")); },

@@ -78,7 +78,7 @@ class InterventionsTest : public QObject {
         QTest::keyClick(menu, Qt::Key_Down);
         QTest::keyClick(menu, Qt::Key_Return);
         QTRY_COMPARE(w.scene()->spec().interventions.ablated,
-                     (std::vector<attn::model::HeadRef>{{0, 1}}));
+                     (std::vector<attn::model::Site>{{attn::model::kSingleStack, 0, 1}}));
         test_support::settle(w.computeService());
         QVERIFY2(grid->head(1)->titleText().contains(QStringLiteral("ablated")),
                  qPrintable(grid->head(1)->titleText()));

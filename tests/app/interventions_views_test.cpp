@@ -263,8 +263,9 @@ class InterventionsViewsTest : public QObject {
         QTest::keyClick(menu, Qt::Key_Down);
         QTest::keyClick(menu, Qt::Key_Down);
         QTest::keyClick(menu, Qt::Key_Return);
-        QTRY_COMPARE(w_->scene()->spec().interventions.knockouts,
-                     (std::vector<attn::model::Knockout>{{0, 1, last, 0}}));
+        QTRY_COMPARE(
+            w_->scene()->spec().interventions.knockouts,
+            (std::vector<attn::model::Knockout>{{{attn::model::kSingleStack, 0, 1}, last, 0}}));
         QCOMPARE(w_->scene()->undoStack()->undoText(),
                  QStringLiteral("Knock out query %1 → key 1 in layer 1, head 2").arg(last + 1));
         test_support::settle(w_->computeService());

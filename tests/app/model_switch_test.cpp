@@ -140,7 +140,7 @@ class ModelSwitchTest : public QObject {
         chooseFromHeadMenu(w, 3, "toggleAblation");
         chooseFromHeadMenu(w, 2, "toggleEdge");
         QTRY_COMPARE(w.scene()->spec().interventions.ablated,
-                     (std::vector<attn::model::HeadRef>{{0, 3}}));
+                     (std::vector<attn::model::Site>{{attn::model::kSingleStack, 0, 3}}));
         QTRY_COMPARE(w.scene()->spec().interventions.knockouts.size(), std::size_t(1));
         const attn::model::Interventions qwen = w.scene()->spec().interventions;
         test_support::settle(w.computeService());

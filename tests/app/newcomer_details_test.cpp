@@ -154,7 +154,7 @@ class NewcomerDetailsTest : public QObject {
         attn::SceneSpec spec = w.scene()->spec();
         spec.temperature = 0.5f;
         spec.scale = false;
-        spec.interventions.ablated = {{1, 0}};
+        spec.interventions.ablated = {{attn::model::kSingleStack, 1, 0}};
         w.scene()->setSpec(spec, QStringLiteral("edit"));
         test_support::settle(w.computeService());
         QTRY_VERIFY(note->isVisible());

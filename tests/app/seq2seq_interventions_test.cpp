@@ -138,7 +138,7 @@ class Seq2SeqInterventionsTest : public QObject {
                                         corrupt = attn::decoder_inputs(
                                             folder, kCorruptTarget.toStdString());
         attn::model::Seq2SeqControls controls;
-        controls.ablate = {{attn::model::Seq2SeqPart::Cross, 0, 1}};
+        controls.ablate = {{attn::model::Component::Cross, 0, 1}};
         const attn::interv::LensTable lens = attn::interv::seq2seq_lens_table(
             attn::interv::seq2seq_lens_logits(*folder.model, source, target, controls));
         attn::Matrix top(lens.layers, lens.positions);
@@ -154,7 +154,7 @@ class Seq2SeqInterventionsTest : public QObject {
         // Component: Cross (End on the box), then the ablation map.
         view->componentBox()->setFocus();
         QTest::keyClick(view->componentBox(), Qt::Key_End);
-        QCOMPARE(view->part(), attn::model::Seq2SeqPart::Cross);
+        QCOMPARE(view->part(), attn::model::Component::Cross);
         view->pages()->setCurrentIndex(1);
         // Before its button, each map says how to fill it (it was a blank page).
         QVERIFY2(view->scanMap()->title().startsWith(QStringLiteral("Scan every head")),
@@ -197,7 +197,7 @@ class Seq2SeqInterventionsTest : public QObject {
         shot(w, QStringLiteral("seq2seq-patch"));
         view->componentBox()->setFocus();
         QTest::keyClick(view->componentBox(), Qt::Key_Home);
-        QCOMPARE(view->part(), attn::model::Seq2SeqPart::Encoder);
+        QCOMPARE(view->part(), attn::model::Component::Encoder);
         QVERIFY(relative(view->patchMap()->values(), patch.encoder) < 1e-4 ||
                 patch.encoder.cwiseAbs().maxCoeff() < 1e-6f);
         QCOMPARE(int(view->patchMap()->rowLabels().size()),

@@ -49,7 +49,7 @@ void BM_AblationToggle(benchmark::State& state) {
     spec.mask = attn::model::own_mask(spec.model->model->info());
     int i = 0;
     for (auto _ : state) {
-        spec.interventions.ablated = {{i % 12, (i / 12) % 12}};
+        spec.interventions.ablated = {{attn::model::kSingleStack, i % 12, (i / 12) % 12}};
         ++i;
         benchmark::DoNotOptimize(attn::model::model_scene(spec).next_tokens.data());
     }

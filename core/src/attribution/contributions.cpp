@@ -44,8 +44,8 @@ BlockParts block_parts(const model::Model& model, const model::Run& run, int l) 
             throw ArgumentError("attribution needs every head's weights; this run streamed them");
         // An ablated head's z is no longer α·V: zero, or the mean over the rows of α·V, which is
         // the column means of α applied to V.
-        if (std::find(iv.ablated.begin(), iv.ablated.end(), model::HeadRef{l, h}) !=
-            iv.ablated.end()) {
+        if (std::find(iv.ablated.begin(), iv.ablated.end(),
+                      model::Site{model::kSingleStack, l, h}) != iv.ablated.end()) {
             if (iv.ablation == model::AblationMode::Zero || a.rows() == 0) {
                 a.setZero();
             } else {

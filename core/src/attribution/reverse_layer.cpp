@@ -41,7 +41,7 @@ blocks::HeadSpec<float> head_spec(const LayerContext& c, int h, Index n, const B
     }
     s.allowed = mask;
     for (const model::Knockout& k : c.interventions->knockouts) {
-        if (k.layer != c.layer || k.head != h || k.key >= n) continue;
+        if (k.site != model::Site{model::kSingleStack, c.layer, h} || k.key >= n) continue;
         if (k.query >= 0) {
             if (k.query < n) s.knocked.emplace_back(k.query, k.key);
         } else {
@@ -54,7 +54,7 @@ blocks::HeadSpec<float> head_spec(const LayerContext& c, int h, Index n, const B
 
 bool ablated(const LayerContext& c, int h) {
     const auto& a = c.interventions->ablated;
-    return std::find(a.begin(), a.end(), model::HeadRef{c.layer, h}) != a.end();
+    return std::find(a.begin(), a.end(), model::Site{model::kSingleStack, c.layer, h}) != a.end();
 }
 
 /// Writes each head's q, k, v (after norms and rotary positions) into the tape, per sequence.

@@ -12,7 +12,7 @@ namespace attn::attrib {
 
 namespace {
 
-using model::Seq2SeqPart;
+using model::Component;
 
 void add_rows(AttributionResult& r, const std::string& name, const std::vector<double>& v) {
     r.arrays.push_back({name, {std::uint64_t(v.size())}, std::vector<float>(v.begin(), v.end())});
@@ -189,12 +189,12 @@ AttributionResult attribute_seq2seq(const model::Seq2SeqModel& model,
         r.arrays.push_back({"ig_delta", {1}, {float(delta)}});
     }
     if (wants("norm_based")) {
-        add_heads(r, "encoder_norm_based", forward.norm_based(Seq2SeqPart::Encoder),
+        add_heads(r, "encoder_norm_based", forward.norm_based(Component::Encoder),
                   info.encoder_layers, info.heads);
-        add_heads(r, "decoder_norm_based", forward.norm_based(Seq2SeqPart::Decoder),
+        add_heads(r, "decoder_norm_based", forward.norm_based(Component::Decoder),
                   info.decoder_layers, info.heads);
-        add_heads(r, "cross_norm_based", forward.norm_based(Seq2SeqPart::Cross),
-                  info.decoder_layers, info.heads);
+        add_heads(r, "cross_norm_based", forward.norm_based(Component::Cross), info.decoder_layers,
+                  info.heads);
     }
     report(progress, 1.0);
     return r;

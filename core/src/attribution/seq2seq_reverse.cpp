@@ -12,8 +12,8 @@ namespace attn::attrib::detail {
 namespace {
 
 using model::AttentionOp;
+using model::Component;
 using model::NormOp;
-using model::Seq2SeqPart;
 
 /// What one attention block's reverse needs: the merged projections and each head's forward.
 struct AttnTape {
@@ -127,7 +127,7 @@ Matrix self_backward(const model::LayerDescription& b, const StackLayerTapes& t,
     });
 }
 
-std::vector<Matrix> bias_of(const model::Seq2SeqDescription& d, Seq2SeqPart part, Index rows,
+std::vector<Matrix> bias_of(const model::Seq2SeqDescription& d, Component part, Index rows,
                             Index keys) {
     return d.score_bias ? d.score_bias(part, rows, keys) : std::vector<Matrix>();
 }
@@ -148,12 +148,12 @@ Seq2SeqForward::Seq2SeqForward(const model::Seq2SeqModel& model,
     model::check_heads(info, controls);
     const Index ns = xs.rows(), nt = xt.rows();
     Matrix x = xs;
-    const std::vector<Matrix> enc_bias = bias_of(desc, Seq2SeqPart::Encoder, ns, ns);
+    const std::vector<Matrix> enc_bias = bias_of(desc, Component::Encoder, ns, ns);
     t_->encoder.resize(desc.encoder.size());
     for (std::size_t l = 0; l < desc.encoder.size(); ++l) {
         const model::LayerDescription& b = desc.encoder[l].block;
         StackLayerTapes& t = t_->encoder[l];
-        const model::HeadStep step = model::head_step(info, controls, Seq2SeqPart::Encoder, int(l));
+        const model::HeadStep step = model::head_step(info, controls, Component::Encoder, int(l));
         x = sub_forward(b.residual, b.norm1, x, t.self_sub, [&](const Matrix& h) {
             return attention_forward(b.attention, h, h,
                                      heads_spec(b.attention, step, enc_bias, false, ns, ns), step,
@@ -165,14 +165,14 @@ Seq2SeqForward::Seq2SeqForward(const model::Seq2SeqModel& model,
     t_->encoder_last = x;
     const Matrix encoded = norm_forward(desc.encoder_final, x);
     x = xt;
-    const std::vector<Matrix> dec_bias = bias_of(desc, Seq2SeqPart::Decoder, nt, nt);
+    const std::vector<Matrix> dec_bias = bias_of(desc, Component::Decoder, nt, nt);
     t_->decoder.resize(desc.decoder.size());
     for (std::size_t l = 0; l < desc.decoder.size(); ++l) {
         const model::Seq2SeqLayerDescription& L = desc.decoder[l];
         const model::LayerDescription& b = L.block;
         StackLayerTapes& t = t_->decoder[l];
-        const model::HeadStep self = model::head_step(info, controls, Seq2SeqPart::Decoder, int(l));
-        const model::HeadStep cross = model::head_step(info, controls, Seq2SeqPart::Cross, int(l));
+        const model::HeadStep self = model::head_step(info, controls, Component::Decoder, int(l));
+        const model::HeadStep cross = model::head_step(info, controls, Component::Cross, int(l));
         x = sub_forward(b.residual, b.norm1, x, t.self_sub, [&](const Matrix& h) {
             return attention_forward(b.attention, h, h,
                                      heads_spec(b.attention, self, dec_bias, true, nt, nt), self,
@@ -247,15 +247,15 @@ Seq2SeqForward::Gradient Seq2SeqForward::gradient(Index p, std::int32_t target,
     return g;
 }
 
-std::vector<Matrix> Seq2SeqForward::norm_based(Seq2SeqPart part) const {
-    const bool encoder = part == Seq2SeqPart::Encoder;
+std::vector<Matrix> Seq2SeqForward::norm_based(Component part) const {
+    const bool encoder = part == Component::Encoder;
     const std::vector<StackLayerTapes>& tapes = encoder ? t_->encoder : t_->decoder;
     std::vector<Matrix> out;
     for (std::size_t l = 0; l < tapes.size(); ++l) {
-        const AttentionOp& a = part == Seq2SeqPart::Cross ? desc_->decoder[l].cross
-                               : encoder                  ? desc_->encoder[l].block.attention
-                                                          : desc_->decoder[l].block.attention;
-        const AttnTape& t = part == Seq2SeqPart::Cross ? tapes[l].cross : tapes[l].self;
+        const AttentionOp& a = part == Component::Cross ? desc_->decoder[l].cross
+                               : encoder                ? desc_->encoder[l].block.attention
+                                                        : desc_->decoder[l].block.attention;
+        const AttnTape& t = part == Component::Cross ? tapes[l].cross : tapes[l].self;
         const Index hd = a.head_dim, d = a.o.w->rows();
         for (Index h = 0; h < a.heads; ++h) {
             Matrix m = t.f[std::size_t(h)].weights;

@@ -38,7 +38,7 @@ class Seq2SeqForward {
 
     /// Each head's ‖α_ij · f(x_j)‖ of PART, layer by layer (L · H matrices), f(x_j) the head's
     /// value with its bias through the head's columns of the output projection.
-    std::vector<Matrix> norm_based(model::Seq2SeqPart part) const;
+    std::vector<Matrix> norm_based(model::Component part) const;
 
   private:
     const model::Seq2SeqDescription* desc_;

@@ -37,7 +37,7 @@ AblationScan ablation_scan(const model::Model& model, const std::vector<std::int
         Index(L) * H,
         [&](Index k) {
             model::RunControls controls;
-            controls.interventions.ablated = {{int(k / H), int(k % H)}};
+            controls.interventions.ablated = {{model::kSingleStack, int(k / H), int(k % H)}};
             controls.interventions.ablation = mode;
             scan.effects(k / H, k % H) =
                 log_probability(model::run(model, ids, controls).logits, answer) -

@@ -32,13 +32,12 @@ Seq2SeqAblationScan seq2seq_ablation_scan(const model::Seq2SeqModel& model,
     };
     Seq2SeqAblationScan r;
     r.target_logprob = logprob(controls);
-    s2s::each_head(
-        info, r.encoder, r.decoder, r.cross, 1, progress, [&](const model::Seq2SeqHead& site) {
-            model::Seq2SeqControls c = controls;
-            c.ablate.push_back(site);
-            s2s::of_part(site.part, r.encoder, r.decoder, r.cross)(site.layer, site.head) =
-                logprob(c) - r.target_logprob;
-        });
+    s2s::each_head(info, r.encoder, r.decoder, r.cross, 1, progress, [&](const model::Site& site) {
+        model::Seq2SeqControls c = controls;
+        c.ablate.push_back(site);
+        s2s::of_part(site.component, r.encoder, r.decoder, r.cross)(site.layer, site.head) =
+            logprob(c) - r.target_logprob;
+    });
     return r;
 }
 

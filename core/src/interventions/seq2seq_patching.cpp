@@ -13,14 +13,14 @@ namespace attn::interv {
 
 namespace {
 
-using model::Seq2SeqPart;
+using model::Component;
 
-int layers_of(const model::Seq2SeqInfo& info, Seq2SeqPart part) {
-    return part == Seq2SeqPart::Encoder ? info.encoder_layers : info.decoder_layers;
+int layers_of(const model::Seq2SeqInfo& info, Component part) {
+    return part == Component::Encoder ? info.encoder_layers : info.decoder_layers;
 }
 
 /// CaptureHooks sized for PART's layers.
-CaptureHooks capture_of(const model::Seq2SeqInfo& info, Seq2SeqPart part) {
+CaptureHooks capture_of(const model::Seq2SeqInfo& info, Component part) {
     model::ModelInfo sized;
     sized.layers = layers_of(info, part);
     sized.heads = info.heads;
@@ -28,7 +28,7 @@ CaptureHooks capture_of(const model::Seq2SeqInfo& info, Seq2SeqPart part) {
 }
 
 /// HOOK placed at PART's slot.
-model::Seq2SeqHooks at_part(Seq2SeqPart part, model::Hooks* hook) {
+model::Seq2SeqHooks at_part(Component part, model::Hooks* hook) {
     model::Seq2SeqHooks h;
     s2s::of_part(part, h.encoder, h.decoder, h.cross) = hook;
     return h;
@@ -65,9 +65,9 @@ Seq2SeqPatchResult seq2seq_patch(const model::Seq2SeqModel& model, const Seq2Seq
                                 " is outside the vocabulary of " + std::to_string(info.vocab));
     const Index sites = s2s::seq2seq_sites(info);
     report(progress, 0.0);
-    CaptureHooks enc = capture_of(info, Seq2SeqPart::Encoder),
-                 dec = capture_of(info, Seq2SeqPart::Decoder),
-                 crs = capture_of(info, Seq2SeqPart::Cross);
+    CaptureHooks enc = capture_of(info, Component::Encoder),
+                 dec = capture_of(info, Component::Decoder),
+                 crs = capture_of(info, Component::Cross);
     const model::Seq2SeqHooks capture{&enc, &dec, &crs};
     const Vector clean =
         last_logits(model, spec.clean_source, nullptr, spec.clean_target, spec.controls, capture);
@@ -85,16 +85,15 @@ Seq2SeqPatchResult seq2seq_patch(const model::Seq2SeqModel& model, const Seq2Seq
     r.corrupt_diff = diff(corrupt);
     r.logit_scale = logit_spread(clean);
     const double span = restorable_span(r.clean_diff, r.corrupt_diff);
-    s2s::each_head(
-        info, r.encoder, r.decoder, r.cross, 2, progress, [&](const model::Seq2SeqHead& site) {
-            const CaptureHooks& source = s2s::of_part(site.part, enc, dec, crs);
-            HeadPatch hook(site.layer, site.head, source.z_of(site.layer, site.head));
-            const Vector v = last_logits(
-                model, spec.corrupt_source, site.part == Seq2SeqPart::Encoder ? nullptr : &encoded,
-                spec.corrupt_target, spec.controls, at_part(site.part, &hook));
-            s2s::of_part(site.part, r.encoder, r.decoder, r.cross)(site.layer, site.head) =
-                float((diff(v) - r.corrupt_diff) / span);
-        });
+    s2s::each_head(info, r.encoder, r.decoder, r.cross, 2, progress, [&](const model::Site& site) {
+        const CaptureHooks& source = s2s::of_part(site.component, enc, dec, crs);
+        HeadPatch hook(site.layer, site.head, source.z_of(site.layer, site.head));
+        const Vector v = last_logits(
+            model, spec.corrupt_source, site.component == Component::Encoder ? nullptr : &encoded,
+            spec.corrupt_target, spec.controls, at_part(site.component, &hook));
+        s2s::of_part(site.component, r.encoder, r.decoder, r.cross)(site.layer, site.head) =
+            float((diff(v) - r.corrupt_diff) / span);
+    });
     return r;
 }
 

@@ -14,25 +14,25 @@ inline Index seq2seq_sites(const model::Seq2SeqInfo& info) {
 }
 
 /// Head K of the numbering.
-inline model::Seq2SeqHead seq2seq_site(const model::Seq2SeqInfo& info, Index k) {
-    using model::Seq2SeqPart;
+inline model::Site seq2seq_site(const model::Seq2SeqInfo& info, Index k) {
+    using model::Component;
     const Index H = info.heads, enc = Index(info.encoder_layers) * H,
                 dec = Index(info.decoder_layers) * H;
-    const Seq2SeqPart part = k < enc         ? Seq2SeqPart::Encoder
-                             : k < enc + dec ? Seq2SeqPart::Decoder
-                                             : Seq2SeqPart::Cross;
-    const Index i = part == Seq2SeqPart::Encoder   ? k
-                    : part == Seq2SeqPart::Decoder ? k - enc
-                                                   : k - enc - dec;
+    const Component part = k < enc         ? Component::Encoder
+                           : k < enc + dec ? Component::Decoder
+                                           : Component::Cross;
+    const Index i = part == Component::Encoder   ? k
+                    : part == Component::Decoder ? k - enc
+                                                 : k - enc - dec;
     return {part, int(i / H), int(i % H)};
 }
 
 /// ENCODER, DECODER or CROSS as PART says.
 template <class T>
-T& of_part(model::Seq2SeqPart part, T& encoder, T& decoder, T& cross) {
-    return part == model::Seq2SeqPart::Encoder   ? encoder
-           : part == model::Seq2SeqPart::Decoder ? decoder
-                                                 : cross;
+T& of_part(model::Component part, T& encoder, T& decoder, T& cross) {
+    return part == model::Component::Encoder   ? encoder
+           : part == model::Component::Decoder ? decoder
+                                               : cross;
 }
 
 /// Sizes ENCODER, DECODER and CROSS [layers, heads], then runs TASK(head) for every head on

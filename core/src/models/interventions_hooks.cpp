@@ -9,24 +9,30 @@
 namespace attn::model {
 
 void check_interventions(const ModelInfo& info, const Interventions& iv) {
-    const auto head_ok = [&](int l, int h) {
-        return l >= 0 && l < info.layers && h >= 0 && h < info.heads;
+    const auto head_ok = [&](const Site& s) {
+        return s.component == kSingleStack && s.layer >= 0 && s.layer < info.layers &&
+               s.head >= 0 && s.head < info.heads;
     };
-    for (const HeadRef& r : iv.ablated)
-        if (!head_ok(r.layer, r.head))
-            throw ArgumentError("head " + std::to_string(r.layer) + "." + std::to_string(r.head) +
-                                " does not exist (the model has " + std::to_string(info.layers) +
-                                " layers of " + std::to_string(info.heads) + " heads)");
+    const auto named = [](const Site& s) {
+        // A model of one stack names its sites L.H; another component is named as the CLI's.
+        return (s.component == kSingleStack ? std::string()
+                                            : std::string(component_name(s.component)) + ".") +
+               std::to_string(s.layer) + "." + std::to_string(s.head);
+    };
+    for (const Site& r : iv.ablated)
+        if (!head_ok(r))
+            throw ArgumentError("head " + named(r) + " does not exist (the model has " +
+                                std::to_string(info.layers) + " layers of " +
+                                std::to_string(info.heads) + " heads)");
     for (const Knockout& k : iv.knockouts)
-        if (!head_ok(k.layer, k.head) || k.key < 0 || k.query < -1)
-            throw ArgumentError("knockout " + std::to_string(k.layer) + "." +
-                                std::to_string(k.head) + ":" + std::to_string(k.query) + ">" +
+        if (!head_ok(k.site) || k.key < 0 || k.query < -1)
+            throw ArgumentError("knockout " + named(k.site) + ":" + std::to_string(k.query) + ">" +
                                 std::to_string(k.key) + " is outside the model");
 }
 
 void InterventionHooks::pattern(int layer, int head, Matrix& w) {
     for (const Knockout& k : iv_.knockouts) {
-        if (k.layer != layer || k.head != head || k.key >= w.cols()) continue;
+        if (k.site != Site{stack_, layer, head} || k.key >= w.cols()) continue;
         const Index first = k.query < 0 ? 0 : k.query, last = k.query < 0 ? w.rows() : k.query + 1;
         for (Index i = first; i < std::min<Index>(last, w.rows()); ++i) {
             w(i, k.key) = 0.f;
@@ -38,7 +44,7 @@ void InterventionHooks::pattern(int layer, int head, Matrix& w) {
 }
 
 void InterventionHooks::z(int layer, int head, Index /*first*/, Matrix& z) {
-    if (std::find(iv_.ablated.begin(), iv_.ablated.end(), HeadRef{layer, head}) ==
+    if (std::find(iv_.ablated.begin(), iv_.ablated.end(), Site{stack_, layer, head}) ==
         iv_.ablated.end())
         return;
     if (iv_.ablation == AblationMode::Zero || z.rows() == 0) {

@@ -14,17 +14,16 @@ namespace attn::model {
 namespace {
 
 /// The controls' mean ablations and knockouts of PART's heads, applied by the decoder-only
-/// families' own hooks (InterventionHooks), then the caller's hooks of PART.
+/// families' own hooks (InterventionHooks of PART), then the caller's hooks of PART.
 class PartHooks {
   public:
-    PartHooks(const Seq2SeqControls& c, Seq2SeqPart part, Hooks* caller) : own_(iv_) {
+    PartHooks(const Seq2SeqControls& c, Component part, Hooks* caller) : own_(iv_, part) {
         iv_.ablation = c.ablation;
         if (c.ablation == AblationMode::Mean)  // zero ablation: HeadStep's ablated
-            for (const Seq2SeqHead& h : c.ablate)
-                if (h.part == part) iv_.ablated.push_back({h.layer, h.head});
-        for (const Seq2SeqKnockout& k : c.knockouts)
-            if (k.site.part == part)
-                iv_.knockouts.push_back({k.site.layer, k.site.head, k.query, k.key});
+            for (const Site& h : c.ablate)
+                if (h.component == part) iv_.ablated.push_back(h);
+        for (const Knockout& k : c.knockouts)
+            if (k.site.component == part) iv_.knockouts.push_back(k);
         std::sort(iv_.ablated.begin(), iv_.ablated.end());
         iv_.ablated.erase(std::unique(iv_.ablated.begin(), iv_.ablated.end()), iv_.ablated.end());
         if (!iv_.empty()) chain_.add(&own_);
@@ -35,7 +34,7 @@ class PartHooks {
     /// The hooks to call, or null when there are none.
     Hooks* get() { return chain_.empty() ? nullptr : &chain_; }
     /// HeadStep of layer L with these hooks.
-    HeadStep step(const Seq2SeqInfo& info, const Seq2SeqControls& c, Seq2SeqPart part, int l) {
+    HeadStep step(const Seq2SeqInfo& info, const Seq2SeqControls& c, Component part, int l) {
         HeadStep s = head_step(info, c, part, l);
         s.hooks = get();
         s.layer = l;
@@ -50,12 +49,6 @@ class PartHooks {
 
 }  // namespace
 
-const char* part_name(Seq2SeqPart part) {
-    return part == Seq2SeqPart::Encoder   ? "encoder"
-           : part == Seq2SeqPart::Decoder ? "decoder"
-                                          : "cross";
-}
-
 Seq2SeqDescription Seq2SeqModel::describe() const {
     throw ArgumentError(no_description(info().display));
 }
@@ -65,11 +58,11 @@ float score_multiplier(const Seq2SeqInfo& info, const Seq2SeqControls& controls)
                                                        : 1.f;
 }
 
-HeadStep head_step(const Seq2SeqInfo& info, const Seq2SeqControls& controls, Seq2SeqPart part,
+HeadStep head_step(const Seq2SeqInfo& info, const Seq2SeqControls& controls, Component component,
                    int l) {
     HeadStep s{score_multiplier(info, controls), {}};
-    for (const Seq2SeqHead& h : controls.ablate)
-        if (controls.ablation == AblationMode::Zero && h.part == part && h.layer == l) {
+    for (const Site& h : controls.ablate)
+        if (controls.ablation == AblationMode::Zero && h.component == component && h.layer == l) {
             s.ablated.resize(std::size_t(info.heads), 0);
             s.ablated[std::size_t(h.head)] = 1;
         }
@@ -77,22 +70,22 @@ HeadStep head_step(const Seq2SeqInfo& info, const Seq2SeqControls& controls, Seq
 }
 
 void check_heads(const Seq2SeqInfo& info, const Seq2SeqControls& controls) {
-    const auto check = [&](const Seq2SeqHead& h, const std::string& what) {
-        const bool encoder = h.part == Seq2SeqPart::Encoder;
+    const auto check = [&](const Site& h, const std::string& what) {
+        const bool encoder = h.component == Component::Encoder;
         const int layers = encoder ? info.encoder_layers : info.decoder_layers;
         if (h.layer < 0 || h.layer >= layers || h.head < 0 || h.head >= info.heads)
-            throw ArgumentError(what + " " + part_name(h.part) + "." + std::to_string(h.layer) +
-                                "." + std::to_string(h.head) + " is not in the model: the " +
-                                (encoder ? "encoder" : "decoder") + " has " +
-                                std::to_string(layers) + " layers of " +
+            throw ArgumentError(what + " " + component_name(h.component) + "." +
+                                std::to_string(h.layer) + "." + std::to_string(h.head) +
+                                " is not in the model: the " + (encoder ? "encoder" : "decoder") +
+                                " has " + std::to_string(layers) + " layers of " +
                                 std::to_string(info.heads) + " heads");
     };
-    for (const Seq2SeqHead& h : controls.ablate)
+    for (const Site& h : controls.ablate)
         check(h, "head");
-    for (const Seq2SeqKnockout& k : controls.knockouts) {
+    for (const Knockout& k : controls.knockouts) {
         check(k.site, "knockout");
         if (k.query < -1 || k.key < 0)
-            throw ArgumentError("knockout " + std::string(part_name(k.site.part)) + "." +
+            throw ArgumentError("knockout " + std::string(component_name(k.site.component)) + "." +
                                 std::to_string(k.site.layer) + "." + std::to_string(k.site.head) +
                                 ": query " + std::to_string(k.query) + ", key " +
                                 std::to_string(k.key) + " is not a position");
@@ -107,10 +100,10 @@ Matrix encode(const Seq2SeqModel& model, const std::vector<std::int32_t>& ids,
     check_heads(info, controls);
     Matrix x = model.embed_source(ids);
     if (encoder_weights) encoder_weights->assign(std::size_t(info.encoder_layers), {});
-    PartHooks part(controls, Seq2SeqPart::Encoder, hooks ? hooks->encoder : nullptr);
+    PartHooks part(controls, Component::Encoder, hooks ? hooks->encoder : nullptr);
     for (int l = 0; l < info.encoder_layers; ++l) {
         if (Hooks* h = part.get()) h->resid_pre(l, 0, x);
-        model.encoder_layer(l, x, part.step(info, controls, Seq2SeqPart::Encoder, l),
+        model.encoder_layer(l, x, part.step(info, controls, Component::Encoder, l),
                             encoder_weights ? &(*encoder_weights)[std::size_t(l)] : nullptr);
     }
     if (Hooks* h = part.get()) h->resid_final(0, x);
@@ -145,14 +138,14 @@ Matrix decode(const Seq2SeqModel& model, const std::vector<std::int32_t>& ids, D
     Matrix x = model.embed_target(ids, cache.length);
     if (self_w) self_w->assign(std::size_t(info.decoder_layers), {});
     if (cross_w) cross_w->assign(std::size_t(info.decoder_layers), {});
-    PartHooks self(controls, Seq2SeqPart::Decoder, hooks ? hooks->decoder : nullptr);
-    PartHooks cross(controls, Seq2SeqPart::Cross, hooks ? hooks->cross : nullptr);
+    PartHooks self(controls, Component::Decoder, hooks ? hooks->decoder : nullptr);
+    PartHooks cross(controls, Component::Cross, hooks ? hooks->cross : nullptr);
     for (int l = 0; l < info.decoder_layers; ++l) {
         const std::size_t i = std::size_t(l);
         if (Hooks* h = self.get()) h->resid_pre(l, cache.length, x);
         model.decoder_layer(l, x, cache.length, cache.self[i], cache.cross[i],
-                            self.step(info, controls, Seq2SeqPart::Decoder, l),
-                            cross.step(info, controls, Seq2SeqPart::Cross, l),
+                            self.step(info, controls, Component::Decoder, l),
+                            cross.step(info, controls, Component::Cross, l),
                             self_w ? &(*self_w)[i] : nullptr, cross_w ? &(*cross_w)[i] : nullptr);
     }
     if (Hooks* h = self.get()) h->resid_final(cache.length, x);

@@ -27,6 +27,26 @@ AttentionComponent component_of(const char* name, const model::LayerWeights& w,
 
 }  // namespace
 
+const char* component_title(model::Component component) {
+    return component == model::Component::Encoder   ? "Encoder"
+           : component == model::Component::Decoder ? "Decoder"
+                                                    : "Cross";
+}
+
+Index component_index(const AttentionData& data, model::Component component) {
+    for (std::size_t i = 0; i < data.components.size(); ++i)
+        if (data.components[i].name == component_title(component)) return Index(i);
+    return -1;
+}
+
+std::optional<model::Component> shown_component(const AttentionData& data, Index index) {
+    if (index < 0 || std::size_t(index) >= data.components.size()) return std::nullopt;
+    for (const model::Component c :
+         {model::Component::Encoder, model::Component::Decoder, model::Component::Cross})
+        if (data.components[std::size_t(index)].name == component_title(c)) return c;
+    return std::nullopt;
+}
+
 std::vector<std::int32_t> decoder_inputs(const model::Seq2SeqFolder& folder,
                                          std::string_view target) {
     std::vector<std::int32_t> ids = {folder.model->info().decoder_start};
@@ -41,10 +61,13 @@ AttentionData seq2seq_attention(const model::Seq2SeqFolder& folder, const model:
     const int d_k = folder.model->info().head_dim;
     AttentionData d;
     d.source = folder.dir;
-    d.components.push_back(component_of(kEncoderComponent, run.encoder, source, source, d_k));
-    d.components.push_back(component_of(kDecoderComponent, run.decoder, target, target, d_k));
-    d.components.push_back(component_of(kCrossComponent, run.cross, target, source, d_k));
-    d.default_component = 2;
+    d.components.push_back(
+        component_of(component_title(model::Component::Encoder), run.encoder, source, source, d_k));
+    d.components.push_back(
+        component_of(component_title(model::Component::Decoder), run.decoder, target, target, d_k));
+    d.components.push_back(
+        component_of(component_title(model::Component::Cross), run.cross, target, source, d_k));
+    d.default_component = component_index(d, model::Component::Cross);
     return d;
 }
 

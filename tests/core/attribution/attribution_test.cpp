@@ -179,9 +179,9 @@ TEST(ReversePass, StackedIntegratedGradientsEqualOneReversePassPerStep) {
         attn::model::open_folder(dir.path.string()).model;
     const std::vector<std::int32_t> ids{3, 9, 1, 4, 7, 2};
     attn::model::RunControls controls;
-    controls.interventions.ablated = {{0, 1}};
+    controls.interventions.ablated = {{attn::model::kSingleStack, 0, 1}};
     controls.interventions.ablation = attn::model::AblationMode::Mean;
-    controls.interventions.knockouts = {{1, 0, -1, 2}};
+    controls.interventions.knockouts = {{{attn::model::kSingleStack, 1, 0}, -1, 2}};
     const Index p = 5;
     const std::int32_t target = 4;
     const int steps = 7;

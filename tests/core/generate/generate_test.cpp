@@ -106,8 +106,8 @@ TEST_P(Generate, GreedyEqualsNumpysChainOfFullRecomputes) {
 /// At every step the cached run (only the new row computed) equals running every id afresh.
 TEST_P(Generate, CacheEqualsFullRecomputeAtEveryStep) {
     attn::model::RunControls ablated;
-    ablated.interventions.ablated = {{0, 1}};
-    ablated.interventions.knockouts = {{1, 0, -1, 2}};
+    ablated.interventions.ablated = {{attn::model::kSingleStack, 0, 1}};
+    ablated.interventions.knockouts = {{{attn::model::kSingleStack, 1, 0}, -1, 2}};
     for (const bool sampled : {false, true})
         for (const attn::model::RunControls& controls : {attn::model::RunControls{}, ablated}) {
             GenerateOptions o = greedy();
@@ -223,7 +223,8 @@ TEST_P(Generate, AControlChangedBetweenStepsAppliesFromTheNextStep) {
     GenerateOptions o = greedy();
     Generation g = attn::gen::start(model(), GetParam().prompt, o.controls);
     attn::gen::step(model(), g, o);
-    o.controls.interventions.ablated = {{0, 0}, {0, 1}};
+    o.controls.interventions.ablated = {{attn::model::kSingleStack, 0, 0},
+                                        {attn::model::kSingleStack, 0, 1}};
     const attn::gen::Step s = attn::gen::step(model(), g, o);
     EXPECT_EQ(s.run->controls, o.controls);
     // The choice came from the ablated run of the ids before it, the same as a fresh run.

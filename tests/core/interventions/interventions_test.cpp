@@ -79,7 +79,7 @@ TEST_F(Interventions, TheLensLastRowIsTheLogitsAndItsFirstRowTheEmbeddingsLogits
 TEST_F(Interventions, AttributionsSumToTheLogit) {
     for (const bool ablate : {false, true}) {
         model::RunControls c;
-        if (ablate) c.interventions.ablated = {{1, 0}};
+        if (ablate) c.interventions.ablated = {{attn::model::kSingleStack, 1, 0}};
         for (const std::int32_t token : {0, 116, 257}) {
             const interv::Attribution a = interv::attribute(m(), ids, token, c);
             EXPECT_LE(rel(a.total(), a.logit), 1e-4) << token << " " << a.total() << " " << a.logit;
@@ -95,7 +95,8 @@ TEST_F(Interventions, AttributionsSumToTheLogit) {
 
 TEST_F(Interventions, ZeroAblatingEveryHeadOfALayerLeavesOnlyItsOutputBias) {
     model::RunControls c;
-    c.interventions.ablated = {{1, 0}, {1, 1}};
+    c.interventions.ablated = {{attn::model::kSingleStack, 1, 0},
+                               {attn::model::kSingleStack, 1, 1}};
     interv::CaptureHooks capture(m().info());
     model::run(m(), ids, c, &capture);
     const Matrix& out = capture.attn_of(1);
@@ -111,7 +112,7 @@ TEST_F(Interventions, MeanAblationGivesEveryPositionTheMeanOutput) {
     interv::CaptureHooks plain(m().info()), ablated(m().info());
     model::run(m(), ids, {}, &plain);
     model::RunControls c;
-    c.interventions.ablated = {{0, 1}};
+    c.interventions.ablated = {{attn::model::kSingleStack, 0, 1}};
     c.interventions.ablation = model::AblationMode::Mean;
     model::run(m(), ids, c, &ablated);
     const Matrix mean = plain.z_of(0, 1).colwise().mean();
@@ -123,7 +124,7 @@ TEST_F(Interventions, MeanAblationGivesEveryPositionTheMeanOutput) {
 TEST_F(Interventions, AKnockoutRemovesOneEdgeAndRenormalisesItsRow) {
     const model::Run plain = model::run(m(), ids);
     model::RunControls c;
-    c.interventions.knockouts = {{0, 1, 5, 2}};
+    c.interventions.knockouts = {{{attn::model::kSingleStack, 0, 1}, 5, 2}};
     const model::Run ko = model::run(m(), ids, c);
     const Matrix& before = plain.layers[0].heads[1].weights;
     const Matrix& after = ko.layers[0].heads[1].weights;
@@ -341,15 +342,31 @@ TEST_F(Interventions, AHeadsOwnPatternRanksItFirst) {
     EXPECT_THROW(interv::rank_heads(m(), run, Matrix::Ones(7, 8)), attn::ArgumentError);
 }
 
+TEST_F(Interventions, ASiteOfAnotherComponentThanTheStackIsRefusedByName) {
+    // A model of one stack counts its heads as kSingleStack's (Decoder): a cross head is none.
+    model::RunControls c;
+    c.interventions.knockouts = {{{model::Component::Cross, 0, 1}, -1, 2}};
+    try {
+        model::run(m(), ids, c);
+        FAIL() << "a cross-attention knockout ran on GPT-2";
+    } catch (const attn::ArgumentError& e) {
+        EXPECT_STREQ(e.what(), "knockout cross.0.1:-1>2 is outside the model");
+    }
+    c.interventions.knockouts = {{{model::kSingleStack, 0, 1}, -1, 2}};
+    EXPECT_NO_THROW(model::run(m(), ids, c));
+}
+
 TEST(InterventionsSession, TheModelsInterventionsRoundTripAndOldSessionsHaveNone) {
     attn::io::Session s;
     s.model_path = "/models/tiny";
     const std::string plain = attn::io::session_to_json(s);
     EXPECT_EQ(plain.find("interventions"), std::string::npos);
     EXPECT_TRUE(attn::io::parse_session(plain, "old").spec.interventions.empty());
-    s.spec.interventions.ablated = {{0, 1}, {2, 3}};
+    s.spec.interventions.ablated = {{attn::model::kSingleStack, 0, 1},
+                                    {attn::model::kSingleStack, 2, 3}};
     s.spec.interventions.ablation = model::AblationMode::Mean;
-    s.spec.interventions.knockouts = {{1, 0, -1, 2}, {1, 1, 5, 3}};
+    s.spec.interventions.knockouts = {{{attn::model::kSingleStack, 1, 0}, -1, 2},
+                                      {{attn::model::kSingleStack, 1, 1}, 5, 3}};
     const std::string text = attn::io::session_to_json(s);
     EXPECT_EQ(attn::io::parse_session(text, "s").spec.interventions, s.spec.interventions);
     // A malformed entry is refused naming where it is.

@@ -18,8 +18,8 @@
 namespace {
 
 using attn::Matrix;
+using attn::model::Component;
 using attn::model::Seq2SeqControls;
-using attn::model::Seq2SeqPart;
 namespace fs = std::filesystem;
 
 /// A tiny Marian folder (2 + 2 layers, 4 heads, d 16), opened once for the suite.
@@ -58,23 +58,22 @@ class Seq2SeqInterventions : public ::testing::Test {
 TEST_F(Seq2SeqInterventions, PatchingAHeadFromTheSameRunChangesNothing) {
     const Seq2SeqControls none;
     const Matrix clean = logits(kSource, none);
-    for (const Seq2SeqPart part :
-         {Seq2SeqPart::Encoder, Seq2SeqPart::Decoder, Seq2SeqPart::Cross}) {
+    for (const Component part : {Component::Encoder, Component::Decoder, Component::Cross}) {
         // The clean run's z of head 1 of layer 1, captured, then put back into the same run.
         attn::model::ModelInfo sized;
         sized.layers = 2;
         sized.heads = model().info().heads;
         attn::interv::CaptureHooks capture(sized);
         attn::model::Seq2SeqHooks hooks;
-        (part == Seq2SeqPart::Encoder   ? hooks.encoder
-         : part == Seq2SeqPart::Decoder ? hooks.decoder
-                                        : hooks.cross) = &capture;
+        (part == Component::Encoder   ? hooks.encoder
+         : part == Component::Decoder ? hooks.decoder
+                                      : hooks.cross) = &capture;
         EXPECT_LT((logits(kSource, none, &hooks) - clean).cwiseAbs().maxCoeff(),
                   1e-6 * scale(clean));
         attn::interv::HeadPatch patch(1, 1, capture.z_of(1, 1));
-        (part == Seq2SeqPart::Encoder   ? hooks.encoder
-         : part == Seq2SeqPart::Decoder ? hooks.decoder
-                                        : hooks.cross) = &patch;
+        (part == Component::Encoder   ? hooks.encoder
+         : part == Component::Decoder ? hooks.decoder
+                                      : hooks.cross) = &patch;
         EXPECT_LT((logits(kSource, none, &hooks) - clean).cwiseAbs().maxCoeff(),
                   1e-6 * scale(clean));
     }
@@ -105,7 +104,7 @@ TEST_F(Seq2SeqInterventions, MeanAblatingAConstantHeadEqualsNoAblation) {
     const std::vector<std::int32_t> one = {7};
     const Matrix clean = logits(one, {});
     Seq2SeqControls mean;
-    mean.ablate = {{Seq2SeqPart::Cross, 0, 2}, {Seq2SeqPart::Cross, 1, 0}};
+    mean.ablate = {{Component::Cross, 0, 2}, {Component::Cross, 1, 0}};
     mean.ablation = attn::model::AblationMode::Mean;
     EXPECT_LT((logits(one, mean) - clean).cwiseAbs().maxCoeff(), 1e-5 * scale(clean));
     // Zero ablation of the same heads does change it, and so does the mean over a longer source
@@ -114,7 +113,7 @@ TEST_F(Seq2SeqInterventions, MeanAblatingAConstantHeadEqualsNoAblation) {
     zero.ablation = attn::model::AblationMode::Zero;
     EXPECT_GT((logits(one, zero) - clean).cwiseAbs().maxCoeff(), 1e-3);
     Seq2SeqControls encoder;
-    encoder.ablate = {{Seq2SeqPart::Encoder, 1, 3}};
+    encoder.ablate = {{Component::Encoder, 1, 3}};
     encoder.ablation = attn::model::AblationMode::Mean;
     EXPECT_GT((logits(kSource, encoder) - logits(kSource, {})).cwiseAbs().maxCoeff(), 1e-4);
 }
@@ -124,21 +123,20 @@ TEST_F(Seq2SeqInterventions, AKnockoutOfNothingEqualsTheCleanRun) {
     // Query 1 of the decoder cannot see key 3 (causal): its weight is 0 already, and the row
     // renormalised over the keys left is the same row.
     Seq2SeqControls future;
-    future.knockouts = {{{Seq2SeqPart::Decoder, 0, 1}, 1, 3},
-                        {{Seq2SeqPart::Decoder, 1, 2}, -1, 9}};
+    future.knockouts = {{{Component::Decoder, 0, 1}, 1, 3}, {{Component::Decoder, 1, 2}, -1, 9}};
     EXPECT_LT((logits(kSource, future) - clean).cwiseAbs().maxCoeff(), 1e-5 * scale(clean));
     Seq2SeqControls none;
     none.knockouts = {};
     EXPECT_LT((logits(kSource, none) - clean).cwiseAbs().maxCoeff(), 1e-6 * scale(clean));
     // A real edge of the cross-attention does change the run, and its weights show it removed.
     Seq2SeqControls cut;
-    cut.knockouts = {{{Seq2SeqPart::Cross, 1, 2}, -1, 0}};
+    cut.knockouts = {{{Component::Cross, 1, 2}, -1, 0}};
     const attn::model::Seq2SeqRun r = attn::model::teacher_forced(model(), kSource, kTarget, cut);
     EXPECT_GT((r.logits - clean).cwiseAbs().maxCoeff(), 1e-5);
     EXPECT_EQ(r.cross[1][2].col(0).cwiseAbs().maxCoeff(), 0.f);
     EXPECT_NEAR(r.cross[1][2].row(2).sum(), 1.f, 1e-5f);
     // A knockout of a head the model lacks is refused by name.
-    cut.knockouts = {{{Seq2SeqPart::Cross, 2, 0}, -1, 0}};
+    cut.knockouts = {{{Component::Cross, 2, 0}, -1, 0}};
     EXPECT_THROW(logits(kSource, cut), attn::ArgumentError);
 }
 

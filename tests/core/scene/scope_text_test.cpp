@@ -36,8 +36,8 @@ TEST(ScopeText, ARunsStateGoesWithIt) {
     spec.model_ids = {1, 2};
     spec.model_layers = {1};
     spec.model_rotary = false;
-    spec.interventions.ablated = {{2, 6}};
-    spec.interventions.knockouts = {{0, 1, 2, 0}};
+    spec.interventions.ablated = {{attn::model::kSingleStack, 2, 6}};
+    spec.interventions.knockouts = {{{attn::model::kSingleStack, 0, 1}, 2, 0}};
     spec.temperature = 0.5f;
     const SceneSpec out = without_run_state(spec);
     EXPECT_TRUE(out.model_ids.empty());

@@ -16,9 +16,16 @@
 
 namespace attn::blocks {
 
-/// Mistral's and Gemma's causal window as a mask: query i sees keys in (i − window, i]
-/// (transformers' sliding_window_causal: kv_idx > q_idx − sliding_window), N × N.
-MaskSpec causal_window(Index n, Index window);
+/// Mistral's and Gemma's causal window as a mask of N positions: query i sees keys in
+/// (i − window, i] (transformers' sliding_window_causal: kv_idx > q_idx − sliding_window).
+/// MaskKind::CausalWindow states it, as the forward of record runs it: build_mask resolves it
+/// at any size (N, the callers' size, is not needed), a block at a time.
+inline MaskSpec causal_window([[maybe_unused]] Index n, Index window) {
+    MaskSpec m;
+    m.kind = MaskKind::CausalWindow;
+    m.window = window;
+    return m;
+}
 
 /// The score stages of one head.
 template <class S>

@@ -28,10 +28,10 @@ struct Seq2SeqPatchResult {
     /// unstable_span of this result's differences and scale.
     bool unstable() const { return unstable_span(clean_diff, corrupt_diff, logit_scale); }
     /// The map of PART.
-    const Matrix& of(model::Seq2SeqPart part) const {
-        return part == model::Seq2SeqPart::Encoder   ? encoder
-               : part == model::Seq2SeqPart::Decoder ? decoder
-                                                     : cross;
+    const Matrix& of(model::Component part) const {
+        return part == model::Component::Encoder   ? encoder
+               : part == model::Component::Decoder ? decoder
+                                                   : cross;
     }
 };
 

@@ -2,18 +2,12 @@
 // GPL-3.0-or-later.
 #pragma once
 
-#include <compare>
 #include <vector>
 
+#include "attn/models/site.hpp"
 #include "attn/util/types.hpp"
 
 namespace attn::model {
-
-/// One attention head of a model: layer and head, both from 0.
-struct HeadRef {
-    int layer = 0, head = 0;
-    auto operator<=>(const HeadRef&) const = default;
-};
 
 /// How an ablated head's output z is replaced.
 enum class AblationMode {
@@ -21,19 +15,10 @@ enum class AblationMode {
     Mean,  ///< every position's z = the mean over the sequence's positions of z
 };
 
-/// One removed attention edge: in LAYER.HEAD, query QUERY no longer sees key KEY (QUERY −1:
-/// no query sees KEY, the whole key column); each changed row is renormalised.
-struct Knockout {
-    int layer = 0, head = 0;
-    int query = -1;  ///< −1: every query
-    int key = 0;
-    auto operator<=>(const Knockout&) const = default;
-};
-
 /// The interventions a run applies: part of its controls (sessions save them, undo restores
-/// them, a change restarts the run).
+/// them, a change restarts the run). A model of one stack has every site in kSingleStack.
 struct Interventions {
-    std::vector<HeadRef> ablated;  ///< sorted, unique
+    std::vector<Site> ablated;  ///< sorted, unique
     AblationMode ablation = AblationMode::Zero;
     std::vector<Knockout> knockouts;  ///< sorted, unique
     /// True when nothing is changed.
@@ -45,7 +30,8 @@ struct Interventions {
 /// places, so anything written against them (ablation, knockout, patching, the logit lens,
 /// attribution, generation) works for every family. Rows are positions; a run that reuses a
 /// prefix of FIRST positions from an earlier run passes only the rows from FIRST on, except
-/// attention matrices, which hold every query. Defaults do nothing.
+/// attention matrices, which hold every query. Defaults do nothing. The hooks of one stack see
+/// its layers and heads; an encoder–decoder has one Hooks per component (Seq2SeqHooks).
 class Hooks {
   public:
     virtual ~Hooks() = default;

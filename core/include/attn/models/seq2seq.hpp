@@ -39,34 +39,15 @@ struct Seq2SeqInfo {
     std::string folder;
 };
 
-/// The three attentions of an encoder–decoder.
-enum class Seq2SeqPart { Encoder, Decoder, Cross };
-
-/// PART's name in sites and array keys: "encoder", "decoder" or "cross".
-const char* part_name(Seq2SeqPart part);
-
-/// One head of one attention: encoder self-attention, decoder self-attention or cross-attention.
-struct Seq2SeqHead {
-    Seq2SeqPart part = Seq2SeqPart::Encoder;
-    int layer = 0, head = 0;
-};
-
-/// One removed query→key edge of one head (model::Knockout's meaning): for Cross, queries are
-/// target positions and keys source positions.
-struct Seq2SeqKnockout {
-    Seq2SeqHead site;
-    int query = -1;  ///< −1: every query
-    int key = 0;
-};
-
 /// The controls of an encoder–decoder run.
 struct Seq2SeqControls {
     /// "Scale by 1/√d_k" on or off in every attention; none: the family's own (Marian scales,
     /// T5 does not).
     std::optional<bool> scale;
-    std::vector<Seq2SeqHead> ablate;  ///< heads whose output is replaced (as ablation says)
+    std::vector<Site> ablate;  ///< heads whose output is replaced (as ablation says), as typed
     AblationMode ablation = AblationMode::Zero;  ///< zero, or the mean over the run's positions
-    std::vector<Seq2SeqKnockout> knockouts;      ///< edges removed (teacher-forced runs only)
+    std::vector<Knockout> knockouts;             ///< edges removed (teacher-forced runs only)
+    bool operator==(const Seq2SeqControls&) const = default;
 };
 
 /// How one attention block runs its heads: the scores' multiplier, the heads zero-ablated, and
@@ -145,8 +126,8 @@ struct Seq2SeqFolder {
 /// The multiplier of every score under CONTROLS: 1/√head_dim when scaled, else 1.
 float score_multiplier(const Seq2SeqInfo& info, const Seq2SeqControls& controls);
 
-/// How PART's layer L runs its heads under CONTROLS.
-HeadStep head_step(const Seq2SeqInfo& info, const Seq2SeqControls& controls, Seq2SeqPart part,
+/// How COMPONENT's layer L runs its heads under CONTROLS.
+HeadStep head_step(const Seq2SeqInfo& info, const Seq2SeqControls& controls, Component component,
                    int l);
 
 /// Throws ArgumentError naming a head of CONTROLS.ablate or CONTROLS.knockouts the model does

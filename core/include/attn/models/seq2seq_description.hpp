@@ -32,7 +32,7 @@ struct Seq2SeqDescription {
     float head_scale = 1.f;  ///< the hidden row × this before the head (T5's tied d^−½)
     /// Each head's additive score bias of PART's self-attention for ROWS queries (from position
     /// 0) over KEYS keys (T5's relative positions); null or empty: none.
-    std::function<std::vector<Matrix>(Seq2SeqPart part, Index rows, Index keys)> score_bias;
+    std::function<std::vector<Matrix>(Component part, Index rows, Index keys)> score_bias;
 };
 
 }  // namespace attn::model

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -11,10 +12,16 @@
 
 namespace attn {
 
-/// Component names of a run's attention, as BertViz names an encoder–decoder's.
-inline constexpr const char* kEncoderComponent = "Encoder";
-inline constexpr const char* kDecoderComponent = "Decoder";
-inline constexpr const char* kCrossComponent = "Cross";
+/// COMPONENT's name in a run's attention, as BertViz names an encoder–decoder's: "Encoder",
+/// "Decoder" or "Cross".
+const char* component_title(model::Component component);
+
+/// The component of a run the component INDEX of DATA shows (by its title); none when DATA's
+/// component INDEX is no run's or does not exist.
+std::optional<model::Component> shown_component(const AttentionData& data, Index index);
+
+/// The index of DATA's component showing COMPONENT (by its title), or −1 when it has none.
+Index component_index(const AttentionData& data, model::Component component);
 
 /// The decoder's inputs for TARGET: decoder_start_token_id, then the target tokenizer's ids
 /// (`</s>` last), as `attnscope compute --target` feeds them.

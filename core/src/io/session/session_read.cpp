@@ -11,6 +11,7 @@
 #include "attn/util/error.hpp"
 #include "attn/util/memory_budget.hpp"
 #include "session_json.hpp"
+#include "session_model.hpp"
 
 namespace attn::io {
 
@@ -204,63 +205,6 @@ std::string read_path(const JsonReader& r, const ojson& j, const std::string& pa
 /// Bytes allocated per byte of session text while it is parsed (see parse_session).
 constexpr double kSessionExpansion = 10;
 
-/// A list of N-integer lists (each at least -1 for a knockout's query, else 0) at PATH.
-std::vector<std::vector<int>> int_tuples(const JsonReader& r, const ojson& j,
-                                         const std::string& path, std::size_t n) {
-    if (!j.is_array()) r.fail(path, "is not a list");
-    std::vector<std::vector<int>> out;
-    for (const auto& t : j) {
-        if (!t.is_array() || t.size() != n)
-            r.fail(path, "holds " + detail::json_kind(t) + ", expected lists of " +
-                             std::to_string(n) + " integers");
-        std::vector<int> v;
-        for (std::size_t i = 0; i < n; ++i)
-            v.push_back(int(r.integer(t[i], path, n == 4 && i == 2 ? -1 : 0, kMaxDim)));
-        out.push_back(std::move(v));
-    }
-    return out;
-}
-
-/// model.interventions: {"ablated": [[l, h]…], "ablation": "zero"|"mean",
-/// "knockouts": [[l, h, q, k]…]} (q = −1: every query).
-model::Interventions read_interventions(const JsonReader& r, const ojson& j) {
-    if (!j.is_object())
-        r.fail("model.interventions", "is " + detail::json_kind(j) + ", expected an object");
-    model::Interventions iv;
-    if (auto* x = opt(j, "ablated"))
-        for (const auto& t : int_tuples(r, *x, "model.interventions.ablated", 2))
-            iv.ablated.push_back({t[0], t[1]});
-    if (auto* x = opt(j, "ablation")) {
-        const std::string mode = x->is_string() ? x->get<std::string>() : std::string();
-        if (mode != "zero" && mode != "mean")
-            r.fail("model.interventions.ablation", "is not \"zero\" or \"mean\"");
-        iv.ablation = mode == "mean" ? model::AblationMode::Mean : model::AblationMode::Zero;
-    }
-    if (auto* x = opt(j, "knockouts"))
-        for (const auto& t : int_tuples(r, *x, "model.interventions.knockouts", 4))
-            iv.knockouts.push_back({t[0], t[1], t[2], t[3]});
-    std::sort(iv.ablated.begin(), iv.ablated.end());
-    iv.ablated.erase(std::unique(iv.ablated.begin(), iv.ablated.end()), iv.ablated.end());
-    std::sort(iv.knockouts.begin(), iv.knockouts.end());
-    iv.knockouts.erase(std::unique(iv.knockouts.begin(), iv.knockouts.end()), iv.knockouts.end());
-    return iv;
-}
-
-/// model.identity: what the folder held when the session was saved.
-model::ModelIdentity read_identity(const JsonReader& r, const ojson& j) {
-    const std::string p = "model.identity";
-    if (!j.is_object()) r.fail(p, "is " + detail::json_kind(j) + ", expected an object");
-    model::ModelIdentity id;
-    id.family = r.string(r.member(j, "family", p), p + ".family");
-    id.layers = int(r.integer(r.member(j, "layers", p), p + ".layers", 0, kMaxDim));
-    id.heads = int(r.integer(r.member(j, "heads", p), p + ".heads", 0, kMaxDim));
-    id.d_model = int(r.integer(r.member(j, "d_model", p), p + ".d_model", 0, kMaxDim));
-    id.vocab = int(r.integer(r.member(j, "vocab", p), p + ".vocab", 0,
-                             std::numeric_limits<std::int32_t>::max()));
-    id.hash = r.string(r.member(j, "hash", p), p + ".hash");
-    return id;
-}
-
 }  // namespace
 
 Session parse_session(std::string_view text, const std::string& name) {
@@ -313,26 +257,7 @@ Session parse_session(std::string_view text, const std::string& name) {
     }
     if (auto* m = opt(root, "model"); m && !m->is_null()) {
         session.model_path = read_path(r, r.member(*m, "path", "model"), "model.path");
-        if (auto* x = opt(*m, "identity"); x && !x->is_null())
-            session.model_identity = read_identity(r, *x);
-        if (auto* x = opt(*m, "layer"))
-            session.spec.layer = r.integer(*x, "model.layer", 0, kMaxDim);
-        if (auto* x = opt(*m, "layers")) {
-            if (!x->is_array()) r.fail("model.layers", "is not a list of layer indices");
-            for (const auto& l : *x)
-                session.spec.model_layers.push_back(int(r.integer(l, "model.layers", 0, kMaxDim)));
-        }
-        if (auto* x = opt(*m, "rotary")) session.spec.model_rotary = r.boolean(*x, "model.rotary");
-        if (auto* x = opt(*m, "softcap"))
-            session.spec.model_softcap = r.boolean(*x, "model.softcap");
-        if (auto* x = opt(*m, "ids")) {
-            if (!x->is_array()) r.fail("model.ids", "is not a list of token ids");
-            for (const auto& id : *x)
-                session.spec.model_ids.push_back(std::int32_t(
-                    r.integer(id, "model.ids", 0, std::numeric_limits<std::int32_t>::max())));
-        }
-        if (auto* x = opt(*m, "interventions"); x && !x->is_null())
-            session.spec.interventions = read_interventions(r, *x);
+        detail::read_model(r, *m, session);
     }
     if (auto* v = opt(root, "views"); v && !v->is_null()) {
         if (!v->is_object())

@@ -5,10 +5,9 @@
 #include "../json/json_util.hpp"
 #include "attn/attention/mask.hpp"
 #include "attn/attention/score.hpp"
-#include "attn/models/model.hpp"
-#include "attn/models/model_identity.hpp"
 #include "attn/util/error.hpp"
 #include "session_json.hpp"
+#include "session_model.hpp"
 
 namespace attn::io {
 
@@ -127,29 +126,6 @@ ojson embedded_json(const AttentionData& d) {
     return j;
 }
 
-/// What the session's model folder holds: read from the folder the scene runs, else as the
-/// session was read. A folder that cannot be read any more is saved without one (the session
-/// itself matters more; reopening it then checks nothing).
-std::optional<model::ModelIdentity> identity_of(const Session& session) {
-    if (!session.spec.model || !session.spec.model->model) return session.model_identity;
-    try {
-        return model::model_identity(*session.spec.model);
-    } catch (const Error&) {
-        return std::nullopt;
-    }
-}
-
-ojson identity_json(const model::ModelIdentity& id) {
-    ojson j;
-    j["family"] = id.family;
-    j["layers"] = id.layers;
-    j["heads"] = id.heads;
-    j["d_model"] = id.d_model;
-    j["vocab"] = id.vocab;
-    j["hash"] = id.hash;
-    return j;
-}
-
 }  // namespace
 
 std::string session_to_json(const Session& session) {
@@ -194,35 +170,7 @@ std::string session_to_json(const Session& session) {
         root["data"] = std::move(data);
     }
     // Only with a model: sessions without one stay byte-identical.
-    const std::string model = !session.model_path.empty() ? session.model_path
-                              : s.model                   ? s.model->dir
-                                                          : std::string();
-    if (!model.empty()) {
-        ojson m;
-        m["path"] = model;
-        if (const auto id = identity_of(session)) m["identity"] = identity_json(*id);
-        m["layer"] = s.layer;
-        m["layers"] = s.model_layers;
-        // Written only when off: sessions of models with rotary positions on stay as they were.
-        if (!s.model_rotary) m["rotary"] = false;
-        if (!s.model_softcap) m["softcap"] = false;
-        // A generation's ids, only when the scene has them: other sessions stay byte-identical.
-        if (!s.model_ids.empty()) m["ids"] = s.model_ids;
-        // Only when something is ablated or knocked out: older sessions stay byte-identical.
-        if (!s.interventions.empty()) {
-            ojson iv, ablated = ojson::array(), knockouts = ojson::array();
-            for (const model::HeadRef& h : s.interventions.ablated)
-                ablated.push_back({h.layer, h.head});
-            for (const model::Knockout& k : s.interventions.knockouts)
-                knockouts.push_back({k.layer, k.head, k.query, k.key});
-            iv["ablated"] = std::move(ablated);
-            iv["ablation"] =
-                s.interventions.ablation == model::AblationMode::Mean ? "mean" : "zero";
-            iv["knockouts"] = std::move(knockouts);
-            m["interventions"] = std::move(iv);
-        }
-        root["model"] = std::move(m);
-    }
+    if (ojson m = detail::model_json(session); !m.is_null()) root["model"] = std::move(m);
     ojson views;
     try {
         views = ojson::parse(session.views.empty() ? std::string("{}") : session.views);

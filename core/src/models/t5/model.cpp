@@ -223,9 +223,9 @@ Seq2SeqDescription T5Model::describe() const {
     d.unembedding = &head_;
     if (c_.tied) d.head_scale = 1.f / std::sqrt(float(c_.info.d_model));
     // Cross-attention has no position bias.
-    d.score_bias = [this](Seq2SeqPart part, Index rows, Index keys) {
-        if (part == Seq2SeqPart::Cross) return std::vector<Matrix>();
-        const bool encoder = part == Seq2SeqPart::Encoder;
+    d.score_bias = [this](Component part, Index rows, Index keys) {
+        if (part == Component::Cross) return std::vector<Matrix>();
+        const bool encoder = part == Component::Encoder;
         return position_bias(encoder ? enc_bias_ : dec_bias_, encoder, 0, rows, keys);
     };
     return d;

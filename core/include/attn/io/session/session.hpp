@@ -2,11 +2,14 @@
 // GPL-3.0-or-later. The format is documented in docs/session-format.md.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "attn/models/model_identity.hpp"
+#include "attn/models/seq2seq.hpp"
 #include "attn/scene/scene.hpp"
 
 namespace attn::io {
@@ -15,6 +18,18 @@ namespace attn::io {
 inline constexpr const char* kSessionFormat = "attnscope-session";
 /// The session version this build writes and the newest it reads.
 inline constexpr int kSessionVersion = 1;
+
+/// The run of an encoder–decoder a session holds (model_path names its folder; scene.text is
+/// its source sentence, spec.layer the layer shown).
+struct Seq2SeqSession {
+    model::Component component = model::Component::Cross;  ///< the attention shown
+    std::string target;                                    ///< the decoder's sentence
+    /// A translation's ids (no start token), run instead of TARGET's encoding while not empty
+    /// (re-encoding the decoded text may split it otherwise).
+    std::vector<std::int32_t> target_ids;
+    model::Seq2SeqControls controls;  ///< scaling, ablations and knockouts
+    bool operator==(const Seq2SeqSession&) const = default;
+};
 
 /// A session: the scene, where its loaded data came from, and the app's own state.
 struct Session {
@@ -30,6 +45,9 @@ struct Session {
     /// What that folder held when saved (model.identity; none in older sessions). Written from
     /// spec.model when the scene runs one, else as given; the app compares it with the folder.
     std::optional<model::ModelIdentity> model_identity;
+    /// Set when model_path is an encoder–decoder: its run, which the app reopens (none: a
+    /// decoder-only model, or no model).
+    std::optional<Seq2SeqSession> seq2seq;
     std::string views = "{}";  ///< opaque JSON object of the app (views, playground, selection)
 };
 
