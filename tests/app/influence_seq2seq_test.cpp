@@ -25,6 +25,7 @@
 #include "io/model_controller.hpp"
 #include "io/seq2seq_dock.hpp"
 #include "main_window.hpp"
+#include "marian_folder.hpp"
 #include "model/influence_model.hpp"
 #include "tiny_folders.hpp"
 #include "views/cell_map.hpp"
@@ -36,19 +37,7 @@ namespace {
 const QString kSource = QStringLiteral("the cat sat on the mat");
 const QString kTarget = QStringLiteral("die katze sass auf der matte");
 
-/// Writes the tiny Marian folder into DIR; "" or the script's error.
-QString writeMarian(const QString& dir) {
-    QProcess p;
-    p.start(
-        QStringLiteral("/usr/bin/python3"),
-        {QStringLiteral("-c"),
-         QStringLiteral("import sys; sys.path.insert(0, sys.argv[1]); import seq2seq_tiny as t; "
-                        "t.marian_folder(sys.argv[2], 3, True)"),
-         QStringLiteral(ATTN_CORE_TESTS_DIR "/../cli"), dir});
-    if (!p.waitForFinished(120000) || p.exitCode() != 0)
-        return QString::fromUtf8(p.readAllStandardError()) + QStringLiteral(" (python3)");
-    return {};
-}
+using test_support::writeMarianFolder;
 
 /// With ATTN_INFLUENCE_SHOTS set (a folder), W's look as NAME.png there: to see the tab at
 /// several sizes and scales.
@@ -130,7 +119,7 @@ class InfluenceSeq2SeqTest : public QObject {
 
     void partsOfAMarianRun() {
         QTemporaryDir dir;
-        const QString written = writeMarian(dir.path());
+        const QString written = writeMarianFolder(dir.path());
         QVERIFY2(written.isEmpty(), qPrintable(written));
         MainWindow w;
         w.resize(1280, 800);

@@ -24,6 +24,7 @@
 #include "io/seq2seq_dock.hpp"
 #include "lenses/lens_panel.hpp"
 #include "main_window.hpp"
+#include "marian_folder.hpp"
 #include "model/influence_model.hpp"
 #include "model/scene.hpp"
 #include "tiny_folders.hpp"
@@ -33,19 +34,7 @@
 
 namespace {
 
-/// Writes the tiny Marian folder into DIR; "" or the script's error.
-QString writeMarian(const QString& dir) {
-    QProcess p;
-    p.start(
-        QStringLiteral("/usr/bin/python3"),
-        {QStringLiteral("-c"),
-         QStringLiteral("import sys; sys.path.insert(0, sys.argv[1]); import seq2seq_tiny as t; "
-                        "t.marian_folder(sys.argv[2], 3, True)"),
-         QStringLiteral(ATTN_CORE_TESTS_DIR "/../cli"), dir});
-    if (!p.waitForFinished(120000) || p.exitCode() != 0)
-        return QString::fromUtf8(p.readAllStandardError()) + QStringLiteral(" (python3)");
-    return {};
-}
+using test_support::writeMarianFolder;
 
 /// A click into EDIT, Ctrl+A, then TEXT's keys: what was there is replaced.
 void typeOver(QLineEdit* edit, const QString& text) {
@@ -128,7 +117,7 @@ class Seq2SeqFitTest : public QObject {
     void initTestCase() {
         test_support::isolateSettings();
         QCoreApplication::setApplicationName(QStringLiteral("AttnScopeSeq2SeqFitTest"));
-        const QString written = writeMarian(marian_.path());
+        const QString written = writeMarianFolder(marian_.path());
         QVERIFY2(written.isEmpty(), qPrintable(written));
         QCOMPARE(test_support::writeTinyGpt2(gpt2_.path()), QString());
     }

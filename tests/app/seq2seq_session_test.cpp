@@ -22,6 +22,7 @@
 #include "io/model_controller.hpp"
 #include "io/seq2seq_dock.hpp"
 #include "main_window.hpp"
+#include "marian_folder.hpp"
 #include "model/scene.hpp"
 #include "tiny_folders.hpp"
 
@@ -31,19 +32,7 @@ const QString kSource = QStringLiteral("the cat sat on the mat");
 const QString kTarget = QStringLiteral("die katze sass auf der matte");
 const QString kAblate = QStringLiteral("cross.0.1, encoder.0.2");
 
-/// Writes the tiny Marian folder into DIR; "" or the script's error.
-QString writeMarianFolder(const QString& dir) {
-    QProcess p;
-    p.start(
-        QStringLiteral("/usr/bin/python3"),
-        {QStringLiteral("-c"),
-         QStringLiteral("import sys; sys.path.insert(0, sys.argv[1]); import seq2seq_tiny as t; "
-                        "t.marian_folder(sys.argv[2], 3, True)"),
-         QStringLiteral(ATTN_CORE_TESTS_DIR "/../cli"), dir});
-    if (!p.waitForFinished(120000) || p.exitCode() != 0)
-        return QString::fromUtf8(p.readAllStandardError()) + QStringLiteral(" (python3)");
-    return {};
-}
+using test_support::writeMarianFolder;
 
 /// Types TEXT over what EDIT holds, as a user does.
 void typeOver(QLineEdit* edit, const QString& text) {
