@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "attn/util/heap.hpp"
+#include "attn/util/threads.hpp"
 #include "cli/cli.hpp"
 #include "run_gui.hpp"
 
@@ -46,6 +47,8 @@ int main(int argc, char** argv) {
     // one rule keeps their freed pages in the heap. Set before the huge-page heap below, whose
     // range the trim threshold then keeps.
     attn::keep_freed_blocks();
+    // Before anything else runs: BLAS's idle threads would spin beside the model's opening.
+    attn::use_own_threads();
     adviseHugeHeap(std::size_t{128} << 20);
     // Set once, before anything reads QSettings (GUI and command line alike).
     QCoreApplication::setOrganizationName(QStringLiteral("AttnScope"));

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../files/io_util.hpp"
+#include "../tokenizers/vocab_sax.hpp"
 #include "attn/util/error.hpp"
 #include "attn/util/utf8_check.hpp"
 
@@ -32,9 +33,26 @@ std::string spaced(std::string_view piece) {
     return out;
 }
 
+/// The DOM reading of a vocab.json, for the messages of one the fast reading refused.
+void read_vocab_tree(const std::vector<std::byte>& bytes, const std::string& vocab_json,
+                     tok::detail::VocabMap& ids) {
+    const nlohmann::json j = nlohmann::json::parse(
+        reinterpret_cast<const char*>(bytes.data()),
+        reinterpret_cast<const char*>(bytes.data()) + bytes.size(), nullptr, false);
+    if (j.is_discarded() || !j.is_object())
+        throw FormatError(vocab_json + ": not a JSON object of pieces and ids");
+    for (const auto& [piece, id] : j.items()) {
+        if (!id.is_number_integer() || id.get<long long>() < 0 || id.get<long long>() >= (1 << 24))
+            throw FormatError(vocab_json + ": the id of \"" + piece +
+                              "\" is not an integer from 0 to 2^24");
+        ids[piece] = std::int32_t(id.get<long long>());
+    }
+}
+
 class SpmTokenizer final : public Tokenizer {
   public:
-    SpmTokenizer(const std::string& spm, const std::string& vocab_json) {
+    SpmTokenizer(const std::string& spm, std::shared_ptr<const PieceVocab> vocab)
+        : vocab_(std::move(vocab)) {
         // Read with the size checked and a FIFO refused, then parsed from memory.
         const std::vector<std::byte> model = io::detail::read_whole_file(spm, spm);
         const auto status = spm_.LoadFromSerializedProto(
@@ -42,33 +60,14 @@ class SpmTokenizer final : public Tokenizer {
         if (!status.ok())
             throw FormatError(spm + ": not a SentencePiece model (" + std::to_string(model.size()) +
                               " bytes that do not parse as one)");
-        if (vocab_json.empty()) {
-            eos_ = spm_.eos_id();
-            if (eos_ < 0) throw FormatError(spm + ": the SentencePiece model has no </s>");
+        mapped_ = vocab_ != nullptr;
+        if (mapped_) {
+            eos_ = vocab_->eos;
+            unk_ = vocab_->unk;
             return;
         }
-        const std::vector<std::byte> bytes = io::detail::read_whole_file(vocab_json, vocab_json);
-        const nlohmann::json j = nlohmann::json::parse(
-            reinterpret_cast<const char*>(bytes.data()),
-            reinterpret_cast<const char*>(bytes.data()) + bytes.size(), nullptr, false);
-        if (j.is_discarded() || !j.is_object())
-            throw FormatError(vocab_json + ": not a JSON object of pieces and ids");
-        mapped_ = true;
-        for (const auto& [piece, id] : j.items()) {
-            if (!id.is_number_integer() || id.get<long long>() < 0 ||
-                id.get<long long>() >= (1 << 24))
-                throw FormatError(vocab_json + ": the id of \"" + piece +
-                                  "\" is not an integer from 0 to 2^24");
-            const auto i = std::int32_t(id.get<long long>());
-            ids_[piece] = i;
-            if (std::size_t(i) >= pieces_.size()) pieces_.resize(std::size_t(i) + 1);
-            pieces_[std::size_t(i)] = piece;
-        }
-        for (const char* needed : {"</s>", "<unk>"})
-            if (!ids_.count(needed))
-                throw FormatError(vocab_json + ": no \"" + std::string(needed) + "\" entry");
-        eos_ = ids_.at("</s>");
-        unk_ = ids_.at("<unk>");
+        eos_ = spm_.eos_id();
+        if (eos_ < 0) throw FormatError(spm + ": the SentencePiece model has no </s>");
     }
 
     std::vector<std::int32_t> encode(std::string_view text) const override {
@@ -89,8 +88,8 @@ class SpmTokenizer final : public Tokenizer {
             spm_.Encode(rest, &spm_pieces).IgnoreError();
             pieces.insert(pieces.end(), spm_pieces.begin(), spm_pieces.end());
             for (const std::string& p : pieces) {
-                const auto it = ids_.find(p);
-                out.push_back(it == ids_.end() ? unk_ : it->second);
+                const auto it = vocab_->ids.find(p);
+                out.push_back(it == vocab_->ids.end() ? unk_ : it->second);
             }
         } else {
             std::vector<int> ids;
@@ -116,25 +115,25 @@ class SpmTokenizer final : public Tokenizer {
                 pieces.push_back(unknown_token_text(id));
                 continue;
             }
-            pieces.push_back(mapped_ ? pieces_[std::size_t(id)] : spm_.IdToPiece(id));
+            pieces.push_back(mapped_ ? vocab_->pieces[std::size_t(id)] : spm_.IdToPiece(id));
         }
         spm_.Decode(pieces, &text).IgnoreError();
         return text;
     }
     std::string token_text(std::int32_t id) const override {
         if (id < 0 || std::size_t(id) >= vocab_size()) return unknown_token_text(id);
-        return spaced(mapped_ ? pieces_[std::size_t(id)] : spm_.IdToPiece(id));
+        return spaced(mapped_ ? vocab_->pieces[std::size_t(id)] : spm_.IdToPiece(id));
     }
     bool is_special(std::int32_t id) const override {
         if (id < 0 || std::size_t(id) >= vocab_size()) return false;
         if (!mapped_) return spm_.IsControl(id) || spm_.IsUnknown(id);
-        const std::string& p = pieces_[std::size_t(id)];
+        const std::string& p = vocab_->pieces[std::size_t(id)];
         return p == "</s>" || p == "<unk>" || p == "<pad>" || p == "<s>";
     }
     std::optional<std::int32_t> token_id(std::string_view token) const override {
         if (mapped_) {
-            const auto it = ids_.find(std::string(token));
-            if (it == ids_.end()) return std::nullopt;
+            const auto it = vocab_->ids.find(std::string(token));
+            if (it == vocab_->ids.end()) return std::nullopt;
             return it->second;
         }
         const int id = spm_.PieceToId(token);
@@ -142,26 +141,59 @@ class SpmTokenizer final : public Tokenizer {
         return std::int32_t(id);
     }
     std::size_t vocab_size() const override {
-        return mapped_ ? pieces_.size() : std::size_t(spm_.GetPieceSize());
+        return mapped_ ? vocab_->pieces.size() : std::size_t(spm_.GetPieceSize());
     }
 
   private:
     sentencepiece::SentencePieceProcessor spm_;
+    std::shared_ptr<const PieceVocab> vocab_;  ///< null: the model's own ids
     bool mapped_ = false;
-    std::map<std::string, std::int32_t, std::less<>> ids_;
-    std::vector<std::string> pieces_;
     std::int32_t eos_ = 0, unk_ = 0;
 };
 
 }  // namespace
 
+std::shared_ptr<const PieceVocab> read_piece_vocab(const std::string& vocab_json) {
+    const std::vector<std::byte> bytes = io::detail::read_whole_file(vocab_json, vocab_json);
+    auto v = std::make_shared<PieceVocab>();
+    // Straight into the hash map (a 58,101-piece vocab.json as a tree of JSON values took most
+    // of a Marian folder's opening); the tree only for the message of a file that is not one.
+    if (!tok::detail::parse_vocab_object(
+            std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()), v->ids)) {
+        v->ids.clear();
+        read_vocab_tree(bytes, vocab_json, v->ids);
+    }
+    std::vector<char> named;
+    for (const auto& [piece, id] : v->ids) {
+        const auto i = std::size_t(id);
+        if (i >= v->pieces.size()) {
+            v->pieces.resize(i + 1);
+            named.resize(i + 1, 0);
+        }
+        // Two pieces of one id: the greater one names it, whatever the map's order.
+        if (!named[i] || piece > v->pieces[i]) v->pieces[i] = piece;
+        named[i] = 1;
+    }
+    for (const char* needed : {"</s>", "<unk>"})
+        if (!v->ids.count(needed))
+            throw FormatError(vocab_json + ": no \"" + std::string(needed) + "\" entry");
+    v->eos = v->ids.at("</s>");
+    v->unk = v->ids.at("<unk>");
+    return v;
+}
+
 std::shared_ptr<const Tokenizer> open_sentencepiece(const std::string& spm) {
-    return std::make_shared<SpmTokenizer>(spm, std::string());
+    return std::make_shared<SpmTokenizer>(spm, nullptr);
 }
 
 std::shared_ptr<const Tokenizer> open_sentencepiece_vocab(const std::string& spm,
                                                           const std::string& vocab_json) {
-    return std::make_shared<SpmTokenizer>(spm, vocab_json);
+    return open_sentencepiece_vocab(spm, read_piece_vocab(vocab_json));
+}
+
+std::shared_ptr<const Tokenizer> open_sentencepiece_vocab(const std::string& spm,
+                                                          std::shared_ptr<const PieceVocab> vocab) {
+    return std::make_shared<SpmTokenizer>(spm, std::move(vocab));
 }
 
 }  // namespace attn::model

@@ -3,13 +3,26 @@
 // target.spm), `</s>` appended. GPL-3.0-or-later.
 #pragma once
 
-#include <map>
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "attn/tokenizers/tokenizer.hpp"
 
 namespace attn::model {
+
+/// A vocab.json read: piece → id, and each id's piece (the greater of two pieces of one id).
+struct PieceVocab {
+    std::unordered_map<std::string, std::int32_t> ids;
+    std::vector<std::string> pieces;
+    std::int32_t eos = 0, unk = 0;  ///< the ids of `</s>` and `<unk>`
+};
+
+/// Reads VOCAB_JSON (a JSON object piece → id). Throws FormatError naming the file (one without
+/// `</s>` or `<unk>` included).
+std::shared_ptr<const PieceVocab> read_piece_vocab(const std::string& vocab_json);
 
 /// Opens the SentencePiece model SPM; ids are its own, `</s>` (its eos id) appended. Throws
 /// FormatError naming the file.
@@ -21,5 +34,9 @@ std::shared_ptr<const Tokenizer> open_sentencepiece(const std::string& spm);
 /// the file (a vocab.json without `</s>` or `<unk>` included).
 std::shared_ptr<const Tokenizer> open_sentencepiece_vocab(const std::string& spm,
                                                           const std::string& vocab_json);
+
+/// The same with VOCAB read already (a source and a target model sharing one vocab.json).
+std::shared_ptr<const Tokenizer> open_sentencepiece_vocab(const std::string& spm,
+                                                          std::shared_ptr<const PieceVocab> vocab);
 
 }  // namespace attn::model

@@ -76,7 +76,50 @@ class VocabSax {
     VocabMap vocab_;
 };
 
+/// The entries of a top-level object of ids; anything else stops the parse.
+class VocabObjectSax {
+  public:
+    explicit VocabObjectSax(VocabMap& vocab) : vocab_(vocab) {}
+
+    bool null() { return false; }
+    bool boolean(bool) { return false; }
+    bool number_integer(Json::number_integer_t) { return false; }  // negative
+    bool number_unsigned(Json::number_unsigned_t v) {
+        if (depth_ != 1 || v >= Json::number_unsigned_t(kMaxId)) return false;
+        vocab_[std::move(key_)] = std::int32_t(v);
+        return true;
+    }
+    bool number_float(Json::number_float_t, const std::string&) { return false; }
+    bool string(std::string&) { return false; }
+    bool binary(Json::binary_t&) { return false; }
+    bool start_object(std::size_t) { return ++depth_ == 1; }
+    bool key(std::string& k) {
+        key_ = std::move(k);
+        return true;
+    }
+    bool end_object() { return --depth_ == 0; }
+    bool start_array(std::size_t) { return false; }
+    bool end_array() { return false; }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) {
+        return false;
+    }
+
+  private:
+    VocabMap& vocab_;
+    int depth_ = 0;
+    std::string key_;
+};
+
 }  // namespace
+
+bool parse_vocab_object(std::string_view json, VocabMap& vocab) {
+    VocabObjectSax sax(vocab);
+    try {
+        return Json::sax_parse(json.begin(), json.end(), &sax);
+    } catch (const Json::exception&) {
+        return false;
+    }
+}
 
 bool parse_with_vocab(std::string_view json, Json& out, std::optional<VocabMap>& vocab) {
     VocabSax sax(out);

@@ -22,4 +22,9 @@ using VocabMap = std::unordered_map<std::string, std::int32_t>;
 /// plainly, whose errors say what is wrong.
 bool parse_with_vocab(std::string_view json, Json& out, std::optional<VocabMap>& vocab);
 
+/// Parses JSON that is one object {token: id} (Marian's vocab.json) into VOCAB, the last of a
+/// repeated token winning. Returns false when it is anything else (not JSON, another value, an
+/// id not in [0, kMaxId)): the caller then parses it plainly, whose errors say what is wrong.
+bool parse_vocab_object(std::string_view json, VocabMap& vocab);
+
 }  // namespace attn::tok::detail

@@ -8,24 +8,15 @@
 #include <thread>
 #include <vector>
 
+#include "attn/util/threads.hpp"
 #include "attn/util/types.hpp"
 #include "worker_pool.hpp"
-
-#ifdef ATTN_OPENBLAS
-extern "C" void openblas_set_num_threads(int num_threads);
-#endif
 
 namespace attn::detail {
 
 /// Threads core uses for one computation: the hardware's, at least 1, at most 16.
 inline int thread_count() {
-#ifdef ATTN_OPENBLAS
-    // Core splits its work across threads itself (projection rows, heads): OpenBLAS's own
-    // threads inside each of those would nest (2 × 2 on 2 cores) and spin-wait for each other,
-    // which measured 2.2× the CPU time at n = 512 (docs/speed.md). One thread per BLAS call.
-    static const bool blas_single = (openblas_set_num_threads(1), true);
-    (void)blas_single;
-#endif
+    use_own_threads();  // one thread per BLAS call
     const unsigned hw = std::thread::hardware_concurrency();
     return static_cast<int>(std::clamp(hw == 0 ? 1u : hw, 1u, 16u));
 }

@@ -9,6 +9,7 @@
 namespace {
 
 using attn::tok::detail::Json;
+using attn::tok::detail::parse_vocab_object;
 using attn::tok::detail::parse_with_vocab;
 using attn::tok::detail::VocabMap;
 
@@ -53,6 +54,37 @@ TEST(VocabSax, AnythingButIdsFallsBackAndAnArrayVocabularyStaysInTheTree) {
     // The largest id there may be is read.
     ASSERT_TRUE(parse_with_vocab(R"({"model": {"vocab": {"z": 16777215}}})", tree, vocab));
     EXPECT_EQ(vocab->at("z"), 16777215);
+}
+
+// Marian's vocab.json: one object of ids, read as the tree reads it; anything else refused, so
+// that the caller's plain parse names what is wrong.
+TEST(VocabSax, AVocabObjectIsTheTreesEntriesAndAnythingElseIsRefused) {
+    const std::string text =
+        R"({"</s>": 0, "<unk>": 1, "▁café": 2, "a\"b": 3, "twice": 4, "": 5,
+            "twice": 7, "z": 16777215})";
+    VocabMap vocab;
+    ASSERT_TRUE(parse_vocab_object(text, vocab));
+    const Json tree = Json::parse(text);
+    VocabMap expected;
+    for (const auto& [k, v] : tree.items())
+        expected[k] = v.get<std::int32_t>();
+    EXPECT_EQ(vocab, expected);
+    EXPECT_EQ(vocab.size(), 7u);
+    EXPECT_EQ(vocab.at("twice"), 7);  // the last of a repeated piece, as the tree keeps it
+    EXPECT_EQ(vocab.at(""), 5);
+    EXPECT_EQ(vocab.at("a\"b"), 3);
+    EXPECT_EQ(vocab.at("\xE2\x96\x81"
+                       "caf\xc3\xa9"),
+              2);
+    for (const char* bad : {R"({"a": 1.5})", R"({"a": -1})", R"({"a": 16777216})", R"({"a": [1]})",
+                            R"({"a": {"b": 1}})", R"({"a": "1"})", R"({"a": null})", R"([1, 2])",
+                            R"(3)", R"({"a": 1)", R"({"a": 1} {"b": 2})", ""}) {
+        VocabMap v;
+        EXPECT_FALSE(parse_vocab_object(bad, v)) << bad;
+    }
+    VocabMap empty;
+    EXPECT_TRUE(parse_vocab_object("{}", empty));
+    EXPECT_TRUE(empty.empty());
 }
 
 }  // namespace

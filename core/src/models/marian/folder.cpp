@@ -32,8 +32,11 @@ Seq2SeqFolder open_folder(const std::string& dir) {
     const bool separate = std::filesystem::exists(target_vocab, ec);
     std::exception_ptr tokenizer_error;
     try {
-        f.source = open_sentencepiece_vocab(dir + "/source.spm", vocab);
-        f.target = open_sentencepiece_vocab(dir + "/target.spm", separate ? target_vocab : vocab);
+        // One reading of a vocab.json the two models share.
+        const std::shared_ptr<const PieceVocab> shared = read_piece_vocab(vocab);
+        f.source = open_sentencepiece_vocab(dir + "/source.spm", shared);
+        f.target = open_sentencepiece_vocab(dir + "/target.spm",
+                                            separate ? read_piece_vocab(target_vocab) : shared);
     } catch (...) {
         tokenizer_error = std::current_exception();
     }
