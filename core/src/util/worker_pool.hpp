@@ -2,6 +2,7 @@
 // GPL-3.0-or-later.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -28,10 +29,10 @@ class WorkerPool {
     std::mutex mu_;
     std::condition_variable wake_, done_;
     bool busy_ = false;
-    int threads_ = 0;           ///< started so far
-    int want_ = 0, taken_ = 0;  ///< threads this round asks for, and how many took it
-    int running_ = 0;           ///< of those, still in FN
-    std::uint64_t round_ = 0;
+    int threads_ = 0;              ///< started so far
+    int want_ = 0, taken_ = 0;     ///< threads this round asks for, and how many took it
+    std::atomic<int> running_{0};  ///< of those, still in FN (changed under mu_; read spinning)
+    std::atomic<std::uint64_t> round_{0};  ///< changed under mu_; read spinning
     void (*fn_)(void*) = nullptr;
     void* ctx_ = nullptr;
 };

@@ -316,6 +316,11 @@ void FloatTensor::widen(Index r0, Index nr, Index c0, Index nc, float* out) cons
         float_tensor_detail::widen_run(half_ + (r0 + r) * cols_ + c0, nc, bf16_, out + r * nc);
 }
 
+namespace {
+/// Rows of X below which a product is costed as if it had this many (see mul_t).
+constexpr Index kMemoryBoundRows = 8;
+}  // namespace
+
 Matrix FloatTensor::mul_t(const Matrix& x) const {
     namespace fd = float_tensor_detail;
     if (half_ && bf16_ && x.rows() <= fd::kFusedRows) {
@@ -326,7 +331,11 @@ Matrix FloatTensor::mul_t(const Matrix& x) const {
     Matrix out(x.rows(), rows_);
     // The weight's rows split across the threads (BLAS itself runs one thread a call in core):
     // each computes its block of output columns, widening its own tiles for a half matrix.
-    detail::parallel_rows(rows_, double(x.rows() * cols_), [&](Index begin, Index count) {
+    // A product of a few rows reads the whole matrix for little arithmetic: bound by memory, whose
+    // bandwidth one thread does not fill (here 21 GB/s of 30), it pays for a second thread from
+    // a 512 × 512 matrix on (a decoder step's projections), not only from 2 M multiply-adds.
+    const double cost = double(std::max<Index>(x.rows(), kMemoryBoundRows) * cols_);
+    detail::parallel_rows(rows_, cost, [&](Index begin, Index count) {
         if (is_float()) {
             out.middleCols(begin, count).noalias() =
                 x * matrix().middleRows(begin, count).transpose();
