@@ -111,6 +111,7 @@ json run(const json& in) {
             HeadSpec<float> s;
             s.multiplier = in["multiplier"];
             s.softcap = in["softcap"];
+            s.tempering = in.value("tempering", 1.f);
             if (in.contains("bias")) s.bias = mat(in["bias"][std::size_t(h)]);
             s.allowed = build_mask(mask, n, n);
             spec.head.push_back(s);

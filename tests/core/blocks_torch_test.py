@@ -140,8 +140,9 @@ for rotary_dim in (8, 4):
     compare(f"rotary {rotary_dim}/8 dx", got["dx"], gx)
 
 
-# Attention: grouped-query heads, causal or windowed, a multiplier, soft-capping, a bias.
-def attention_ref(q, k, v, heads, kv_heads, hd, multiplier, softcap, window, bias):
+# Attention: grouped-query heads, causal or windowed, a multiplier, soft-capping, a bias, and the
+# tempering (1/τ) after them.
+def attention_ref(q, k, v, heads, kv_heads, hd, multiplier, softcap, window, bias, tempering):
     n = q.shape[0]
     i, j = np.arange(n)[:, None], np.arange(n)[None, :]
     allowed = (j <= i) & ((j > i - window) if window > 0 else True)
@@ -154,14 +155,15 @@ def attention_ref(q, k, v, heads, kv_heads, hd, multiplier, softcap, window, bia
             s = softcap * torch.tanh(s / softcap)
         if bias is not None:
             s = s + torch.tensor(bias[h])
+        s = s * tempering
         s = s.masked_fill(torch.tensor(~allowed), -math.inf)
         outs.append(torch.softmax(s, -1) @ vh)
     return torch.cat(outs, -1)
 
 
-for heads, kv_heads, window, softcap, with_bias in [(4, 2, 0, 0.0, False), (2, 2, 3, 0.0, False),
-                                                     (4, 1, 0, 2.0, False), (2, 2, 0, 0.0, True),
-                                                     (4, 2, 4, 3.0, True)]:
+for heads, kv_heads, window, softcap, with_bias, tempering in [
+        (4, 2, 0, 0.0, False, 1.0), (2, 2, 3, 0.0, False, 1.0), (4, 1, 0, 2.0, False, 1.0),
+        (2, 2, 0, 0.0, True, 1.0), (4, 2, 4, 3.0, True, 1.0), (4, 2, 0, 2.0, True, 1 / 0.7)]:
     n, hd = 7, 4
     q, k, v = N(n, heads * hd), N(n, kv_heads * hd), N(n, kv_heads * hd)
     dy = N(n, heads * hd)
@@ -169,15 +171,16 @@ for heads, kv_heads, window, softcap, with_bias in [(4, 2, 0, 0.0, False), (2, 2
     mult = 1 / math.sqrt(hd) / 0.9
     case = {"block": "attention", "q": q.tolist(), "k": k.tolist(), "v": v.tolist(),
             "dy": dy.tolist(), "heads": heads, "kv_heads": kv_heads, "head_dim": hd,
-            "multiplier": mult, "softcap": softcap, "window": window}
+            "multiplier": mult, "softcap": softcap, "window": window, "tempering": tempering}
     if with_bias:
         case["bias"] = f32(bias).tolist()
     got = tool(case)
     tq, tk, tv = t(q), t(k), t(v)
     mult32 = float(np.float32(mult))
     y = attention_ref(tq, tk, tv, heads, kv_heads, hd, mult32, float(np.float32(softcap)), window,
-                      f32(bias) if with_bias else None)
-    name = f"attention {heads}/{kv_heads} window {window} softcap {softcap} bias {with_bias}"
+                      f32(bias) if with_bias else None, float(np.float32(tempering)))
+    name = (f"attention {heads}/{kv_heads} window {window} softcap {softcap} bias {with_bias} "
+            f"tempering {tempering:.3f}")
     for key, ref in zip(["y", "dq", "dk", "dv"], [y, *grads(y, dy, tq, tk, tv)]):
         compare(f"{name} {key}", got[key], ref)
 

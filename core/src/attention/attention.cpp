@@ -17,9 +17,7 @@
 
 namespace attn {
 
-namespace detail {
-
-bool set_stages(float d_k, const AttentionParams& params, HeadResult& out) {
+ScoreStages head_score_stages(float d_k, const AttentionParams& params) {
     const float tau = params.temperature;
     if (!(tau >= 0.f) || !std::isfinite(tau))
         throw ArgumentError("Temperature must be a finite number >= 0 (got " + std::to_string(tau) +
@@ -35,7 +33,7 @@ bool set_stages(float d_k, const AttentionParams& params, HeadResult& out) {
     } else if (scaled && !(d_k > 0.f && std::isfinite(d_k))) {
         throw ArgumentError("Scaling needs a positive d_k (got " + std::to_string(d_k) + ").");
     }
-    ScoreStages& st = out;
+    ScoreStages st;
     st.scale_factor = !scaled               ? 1.f
                       : params.scale_factor ? *params.scale_factor
                                             : 1.f / std::sqrt(d_k);
@@ -49,7 +47,14 @@ bool set_stages(float d_k, const AttentionParams& params, HeadResult& out) {
     const float inv_tau = hard ? 1.f : 1.f / tau;
     st.multiplier = hard || st.shaped() ? st.scale_factor : st.scale_factor / tau;
     st.tempering = st.shaped() ? inv_tau : 1.f;
-    return hard;
+    return st;
+}
+
+namespace detail {
+
+bool set_stages(float d_k, const AttentionParams& params, HeadResult& out) {
+    static_cast<ScoreStages&>(out) = head_score_stages(d_k, params);
+    return out.hard;
 }
 
 namespace {

@@ -3,7 +3,6 @@
 #include "attn/attention/score_stages.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 #include <string>
 
@@ -40,19 +39,21 @@ void score_stages(const ScoreStages& st, const float* in, Index i, Index j0, Ind
     float* const scaled = out.scaled ? out.scaled : out.softcapped ? out.softcapped : out.masked;
     if (!scaled) return;
     carry(in, scaled, n);
-    // The kernel's product is the same float multiply as an Eigen row · multiplier.
+    // The kernel's product is the same float multiply as staged_score's raw · multiplier (and
+    // its tempering below the same as its · tempering), a row at a time.
     if (from == ScoreStage::Raw && st.multiplier != 1.f) simd::scale(scaled, n, st.multiplier);
     float* const capped = out.softcapped ? out.softcapped : out.masked;
     if (!capped) return;
     carry(scaled, capped, n);
-    if (st.softcap > 0.f) {
-        const float cap = st.softcap;
+    if (st.bias) {
+        for (Index c = 0; c < n; ++c) {
+            const float b = st.bias->at(st.bias_head, i, j0 + c);
+            capped[c] = shaped_score(capped[c], st.softcap, &b);
+        }
+    } else if (st.softcap > 0.f) {
         for (Index c = 0; c < n; ++c)
-            capped[c] = cap * std::tanh(capped[c] / cap);
+            capped[c] = shaped_score(capped[c], st.softcap, static_cast<const float*>(nullptr));
     }
-    if (st.bias)
-        for (Index c = 0; c < n; ++c)
-            capped[c] += st.bias->at(st.bias_head, i, j0 + c);
     if (!out.masked) return;
     carry(capped, out.masked, n);
     if (st.tempering != 1.f) simd::scale(out.masked, n, st.tempering);

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "../util/parallel.hpp"
+#include "attn/attention/attention.hpp"
 #include "attn/attention/mask.hpp"
 #include "attn/models/run.hpp"
 #include "attn/util/error.hpp"
@@ -21,24 +22,13 @@ Row<float> row_of(const model::FloatTensor* t) {
     return t ? Row<float>(t->row(0).transpose()) : Row<float>();
 }
 
-/// Head H's spec over N positions under C.
+/// Head H's spec over N positions under C: the forward of record's stages (head_score_stages),
+/// bias head H; at τ ≤ kHardTemperature the softmax at τ = 1 (HeadSpec::from says why).
 blocks::HeadSpec<float> head_spec(const LayerContext& c, int h, Index n, const BoolMatrix& mask) {
     const AttentionParams& p = c.controls.params;
-    const model::AttentionOp& a = c.desc->attention;
-    const float d_k = p.scale_dk.value_or(float(a.head_dim));
-    const float factor = !p.scale ? 1.f : p.scale_factor ? *p.scale_factor : 1.f / std::sqrt(d_k);
-    // τ after a soft-cap or bias: cap·tanh(s·m/cap)/τ + b/τ is the soft-cap cap/τ of s·m/τ
-    // plus b/τ, so one multiplier and cap state it exactly.
-    const float inv_tau = p.temperature > kHardTemperature ? 1.f / p.temperature : 1.f;
-    blocks::HeadSpec<float> s;
-    s.multiplier = factor * inv_tau;
-    s.softcap = p.softcap > 0.f ? p.softcap * inv_tau : 0.f;
-    if (p.bias) {
-        s.bias.resize(n, n);
-        for (Index i = 0; i < n; ++i)
-            for (Index j = 0; j < n; ++j)
-                s.bias(i, j) = p.bias->at(h, i, j) * inv_tau;
-    }
+    ScoreStages st = head_score_stages(p.scale_dk.value_or(float(c.desc->attention.head_dim)), p);
+    st.bias_head = h;
+    blocks::HeadSpec<float> s = blocks::HeadSpec<float>::from(st, n, n);
     s.allowed = mask;
     for (const model::Knockout& k : c.interventions->knockouts) {
         if (k.site != model::Site{model::kSingleStack, c.layer, h} || k.key >= n) continue;

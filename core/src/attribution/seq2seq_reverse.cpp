@@ -4,6 +4,8 @@
 // encoder's output. GPL-3.0-or-later.
 #include "seq2seq_reverse.hpp"
 
+#include <memory>
+
 #include "attn/blocks/attention.hpp"
 #include "reverse_layer.hpp"
 
@@ -38,10 +40,12 @@ bool ablated(const AttnTape& t, Index h) {
     return !t.ablated.empty() && t.ablated[std::size_t(h)];
 }
 
-/// The heads' score stages: the step's multiplier, PART's position bias, causal or not.
+/// The heads' score stages: the step's multiplier, PART's position bias (one matrix per head,
+/// or null), causal or not. The encoder–decoders' forward (model::attend_keys) scales, adds
+/// the bias and takes the softmax: no soft-cap, no temperature.
 blocks::HeadsSpec<float> heads_spec(const AttentionOp& a, const model::HeadStep& step,
-                                    const std::vector<Matrix>& bias, bool causal, Index nq,
-                                    Index nk) {
+                                    const std::shared_ptr<const PositionBias>& bias, bool causal,
+                                    Index nq, Index nk) {
     blocks::HeadsSpec<float> s{a.heads, a.heads, a.head_dim, {}};
     BoolMatrix allowed;
     if (causal) {
@@ -49,10 +53,12 @@ blocks::HeadsSpec<float> heads_spec(const AttentionOp& a, const model::HeadStep&
         for (Index i = 0; i < nq; ++i)
             allowed.row(i).head(std::min(nk, i + 1)).setConstant(true);
     }
+    ScoreStages st;
+    st.multiplier = step.multiplier;
+    st.bias = bias;
     for (int h = 0; h < a.heads; ++h) {
-        blocks::HeadSpec<float> one;
-        one.multiplier = step.multiplier;
-        if (!bias.empty()) one.bias = bias[std::size_t(h)];
+        st.bias_head = h;
+        blocks::HeadSpec<float> one = blocks::HeadSpec<float>::from(st, nq, nk);
         one.allowed = allowed;
         s.head.push_back(std::move(one));
     }
@@ -127,9 +133,14 @@ Matrix self_backward(const model::LayerDescription& b, const StackLayerTapes& t,
     });
 }
 
-std::vector<Matrix> bias_of(const model::Seq2SeqDescription& d, Component part, Index rows,
-                            Index keys) {
-    return d.score_bias ? d.score_bias(part, rows, keys) : std::vector<Matrix>();
+/// PART's position bias over ROWS queries and KEYS keys, one matrix per head (null: none).
+std::shared_ptr<const PositionBias> bias_of(const model::Seq2SeqDescription& d, Component part,
+                                            Index rows, Index keys) {
+    if (!d.score_bias) return nullptr;
+    auto bias = std::make_shared<PositionBias>();
+    bias->per_head = d.score_bias(part, rows, keys);
+    if (bias->per_head.empty()) return nullptr;
+    return bias;
 }
 
 }  // namespace
@@ -148,7 +159,7 @@ Seq2SeqForward::Seq2SeqForward(const model::Seq2SeqModel& model,
     model::check_heads(info, controls);
     const Index ns = xs.rows(), nt = xt.rows();
     Matrix x = xs;
-    const std::vector<Matrix> enc_bias = bias_of(desc, Component::Encoder, ns, ns);
+    const std::shared_ptr<const PositionBias> enc_bias = bias_of(desc, Component::Encoder, ns, ns);
     t_->encoder.resize(desc.encoder.size());
     for (std::size_t l = 0; l < desc.encoder.size(); ++l) {
         const model::LayerDescription& b = desc.encoder[l].block;
@@ -165,7 +176,7 @@ Seq2SeqForward::Seq2SeqForward(const model::Seq2SeqModel& model,
     t_->encoder_last = x;
     const Matrix encoded = norm_forward(desc.encoder_final, x);
     x = xt;
-    const std::vector<Matrix> dec_bias = bias_of(desc, Component::Decoder, nt, nt);
+    const std::shared_ptr<const PositionBias> dec_bias = bias_of(desc, Component::Decoder, nt, nt);
     t_->decoder.resize(desc.decoder.size());
     for (std::size_t l = 0; l < desc.decoder.size(); ++l) {
         const model::Seq2SeqLayerDescription& L = desc.decoder[l];
@@ -180,7 +191,8 @@ Seq2SeqForward::Seq2SeqForward(const model::Seq2SeqModel& model,
         });
         x = sub_forward(b.residual, L.cross_norm, x, t.cross_sub, [&](const Matrix& h) {
             return attention_forward(L.cross, h, encoded,
-                                     heads_spec(L.cross, cross, {}, false, nt, ns), cross, t.cross);
+                                     heads_spec(L.cross, cross, nullptr, false, nt, ns), cross,
+                                     t.cross);
         });
         x = sub_forward(b.residual, b.norm2, x, t.ffn_sub,
                         [&](const Matrix& h) { return feed_forward(b, h, t.ffn); });

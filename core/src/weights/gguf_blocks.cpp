@@ -89,34 +89,19 @@ void scale_min_k4(int j, const std::byte* q, std::uint8_t& sc, std::uint8_t& m) 
     }
 }
 
-/// Q4_K: d, dmin (f16), 12 bytes of scales and mins, 128 bytes of nibbles; eight sub-blocks of
-/// 32 values, each d·scale·q − dmin·min.
-void q4_k(const std::byte* b, float* y) {
-    const float d = f16_at(b), dmin = f16_at(b + 2);
-    const std::byte* scales = b + 4;
-    const std::byte* q = b + 16;
-    int is = 0;
-    for (std::size_t j = 0; j < kQK_K; j += 64) {
-        std::uint8_t sc, m;
-        scale_min_k4(is, scales, sc, m);
-        const float d1 = d * sc, m1 = dmin * m;
-        scale_min_k4(is + 1, scales, sc, m);
-        const float d2 = d * sc, m2 = dmin * m;
-        for (std::size_t l = 0; l < 32; ++l)
-            *y++ = d1 * float(u8(q, l) & 0x0F) - m1;
-        for (std::size_t l = 0; l < 32; ++l)
-            *y++ = d2 * float(u8(q, l) >> 4) - m2;
-        q += 32;
-        is += 2;
-    }
-}
-
-/// Q5_K: as Q4_K with a fifth bit per value from 32 bytes of high bits.
-void q5_k(const std::byte* b, float* y) {
+/// Q4_K and, with kFifthBit, Q5_K: d, dmin (f16), 12 bytes of scales and mins, Q5_K's 32 bytes
+/// of high bits, 128 bytes of nibbles; eight sub-blocks of 32 values, each d·scale·q − dmin·min
+/// (Q5_K: q's fifth bit from the high bits, bit pair 2k, 2k + 1 for sub-blocks 2k, 2k + 1).
+template <bool kFifthBit>
+void k_quant(const std::byte* b, float* y) {
     const float d = f16_at(b), dmin = f16_at(b + 2);
     const std::byte* scales = b + 4;
     const std::byte* qh = b + 16;
-    const std::byte* ql = b + 48;
+    const std::byte* q = b + (kFifthBit ? 48 : 16);
+    // The fifth bit of value L of the sub-block whose bit is U.
+    const auto high = [&](std::size_t l, std::uint8_t u) {
+        return kFifthBit && (u8(qh, l) & u) ? 16 : 0;
+    };
     int is = 0;
     std::uint8_t u1 = 1, u2 = 2;
     for (std::size_t j = 0; j < kQK_K; j += 64) {
@@ -126,10 +111,10 @@ void q5_k(const std::byte* b, float* y) {
         scale_min_k4(is + 1, scales, sc, m);
         const float d2 = d * sc, m2 = dmin * m;
         for (std::size_t l = 0; l < 32; ++l)
-            *y++ = d1 * float((u8(ql, l) & 0x0F) + ((u8(qh, l) & u1) ? 16 : 0)) - m1;
+            *y++ = d1 * float((u8(q, l) & 0x0F) + high(l, u1)) - m1;
         for (std::size_t l = 0; l < 32; ++l)
-            *y++ = d2 * float((u8(ql, l) >> 4) + ((u8(qh, l) & u2) ? 16 : 0)) - m2;
-        ql += 32;
+            *y++ = d2 * float((u8(q, l) >> 4) + high(l, u2)) - m2;
+        q += 32;
         is += 2;
         u1 = std::uint8_t(u1 << 2);
         u2 = std::uint8_t(u2 << 2);
@@ -311,10 +296,10 @@ void gguf_dequantize(GgufType type, const std::byte* src, float* dst, std::size_
                 q8_0(src, dst);
                 break;
             case GgufType::Q4_K:
-                q4_k(src, dst);
+                k_quant<false>(src, dst);
                 break;
             case GgufType::Q5_K:
-                q5_k(src, dst);
+                k_quant<true>(src, dst);
                 break;
             case GgufType::Q6_K:
                 q6_k(src, dst);

@@ -204,9 +204,14 @@ TEST(BlocksVjp, AttentionHeadEveryStage) {
     const BoolMatrix window = build_mask(causal_window(n, 2), n, n);
     HeadSpec<double> knocked = spec_with(0.5, 0.0, MatD(), causal);
     knocked.knocked = {{3, 1}, {4, 0}};
+    // τ = 0.7 after a soft-cap and a bias (ScoreStages::tempering), with a knock-out.
+    HeadSpec<double> tempered = spec_with(0.5, 1.2, bias, causal);
+    tempered.tempering = 1.0 / 0.7;
+    tempered.knocked = {{4, 2}};
     for (const HeadSpec<double>& s :
          {spec_with(0.5, 0.0, MatD(), BoolMatrix()), spec_with(0.5 / 0.7, 0.0, MatD(), causal),
-          spec_with(1.0, 1.5, MatD(), window), spec_with(0.5, 0.0, bias, causal), knocked}) {
+          spec_with(1.0, 1.5, MatD(), window), spec_with(0.5, 0.0, bias, causal), knocked,
+          tempered}) {
         const HeadForward<double> f = head_forward<double>(q, k, v, s);
         const HeadGrad<double> g = head_vjp<double>(q, k, v, s, f, dout);
         const auto out = [&](const MatD& qq, const MatD& kk, const MatD& vv) {

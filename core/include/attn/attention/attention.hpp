@@ -55,6 +55,12 @@ struct AttentionParams {
     const Progress* stop = nullptr;
 };
 
+/// The score stages of a head of width d_k under PARAMS: the one derivation of its scale factor,
+/// multiplier, soft-cap, bias, tempering and hardness, which the forward of record and the
+/// reverse pass both read. Throws ArgumentError on a bad temperature, soft-cap, scale factor
+/// or d_k.
+ScoreStages head_score_stages(float d_k, const AttentionParams& params);
+
 /// One head's computation, for "show the math". Only what cannot be derived is stored: the scaled,
 /// soft-capped and masked scores are derived on read (scaled_row, masked_row, …) from raw by
 /// score_stages with the stages this head ran with (its ScoreStages) and `mask`: the same float

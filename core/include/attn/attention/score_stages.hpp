@@ -3,6 +3,7 @@
 // GPL-3.0-or-later.
 #pragma once
 
+#include <cmath>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -49,6 +50,28 @@ struct ScoreStages {
         return s;
     }
 };
+
+/// One scaled score through the shaped stages (ScoreStages): softcap · tanh(scaled / softcap)
+/// when softcap > 0, then + *bias when given. Written once, for every scalar: score_stages runs
+/// it on its rows and blocks::head_logit on each score, so the reverse pass differentiates the
+/// map the forward of record computes, to the bit in float.
+template <class S>
+S shaped_score(S scaled, S softcap, const S* bias) {
+    S z = scaled;
+    if (softcap > S(0)) z = softcap * std::tanh(z / softcap);
+    // Its own statement: clang contracts a product and a sum of one expression into a fused
+    // multiply-add on an FMA target, which would round the soft-capped score differently.
+    if (bias) z += *bias;
+    return z;
+}
+
+/// One raw score through every stage before the mask: scaled (raw · multiplier), shaped
+/// (shaped_score), tempered (· tempering). score_stages computes the two products a row at a
+/// time (simd::scale: the same float multiply) around shaped_score.
+template <class S>
+S staged_score(S raw, S multiplier, S softcap, const S* bias, S tempering) {
+    return shaped_score(raw * multiplier, softcap, bias) * tempering;
+}
 
 /// Where score_stages writes each stage of a row (null: not wanted). Any may be the input
 /// itself (in place) or each other: the stages are written in order.

@@ -1,9 +1,10 @@
-// AttnScope core — the attention block as a differentiable map, with its reverse: scores q·kᵀ,
-// scaled (1/√d_k, a family's own scalar, ÷ τ), soft-capped (cap·tanh(s/cap)), an additive
-// position bias, masked (causal, windowed, any mask; knocked-out edges), softmax, weights · v;
-// heads over grouped key/value heads. The families' forward of record goes through attend_head
-// (run.hpp: stages, hooks, prefix reuse); this block states the same map for any scalar, so
-// the reverse pass and the tests differentiate exactly what it computes. GPL-3.0-or-later.
+// AttnScope core — the attention block as a differentiable map, with its reverse: scores q·kᵀ
+// through a head's score stages (attn::ScoreStages: scaled, soft-capped, an additive position
+// bias, tempered by 1/τ), masked (causal, windowed, any mask; knocked-out edges), softmax,
+// weights · v; heads over grouped key/value heads. The families' forward of record goes through
+// attend_head (run.hpp: stages, hooks, prefix reuse); this block states the same map for any
+// scalar, so the reverse pass and the tests differentiate exactly what it computes.
+// GPL-3.0-or-later.
 #pragma once
 
 #include <cmath>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "attn/attention/mask.hpp"
+#include "attn/attention/score_stages.hpp"
 #include "attn/blocks/tensor.hpp"
 
 namespace attn::blocks {
@@ -27,16 +29,37 @@ inline MaskSpec causal_window([[maybe_unused]] Index n, Index window) {
     return m;
 }
 
-/// The score stages of one head.
+/// The score stages of one head: ScoreStages' numbers for scalar S, with its position bias as
+/// a matrix, its mask and its knock-outs.
 template <class S>
 struct HeadSpec {
-    S multiplier = S(1);  ///< scale · 1/τ: 1/√d_k, a family's own (query_pre_attn_scalar^−½)…
+    S multiplier = S(1);  ///< scaled = raw · multiplier (1/√d_k, a family's own, ÷ τ when folded)
     S softcap = S(0);     ///< > 0: scores become softcap · tanh(scores / softcap) (Gemma 2)
     Mat<S> bias;          ///< nq × nk added after the soft-cap (ALiBi, T5); empty: none
+    S tempering = S(1);  ///< 1/τ after the soft-cap and bias (1 when folded into multiplier)
     BoolMatrix allowed;  ///< nq × nk, true where a query sees a key; empty: every key
     /// Knocked-out edges (query, key): removed, the row renormalised over the keys left, which
     /// is the softmax with those keys masked (how InterventionHooks' knockout acts).
     std::vector<std::pair<Index, Index>> knocked;
+
+    /// The spec of a head whose scores go through ST (attn::head_score_stages), over NQ queries
+    /// and NK keys: its bias read into a matrix; the mask and knock-outs are the caller's.
+    /// ST.hard is not read: a hardmax is piecewise constant (its gradient zero wherever it has
+    /// one), so in the hard limit the spec is the softmax of the same scores at τ = 1 (the
+    /// scale alone, as head_score_stages leaves them), whose argmax is the hardmax's.
+    static HeadSpec from(const ScoreStages& st, Index nq, Index nk) {
+        HeadSpec s;
+        s.multiplier = S(st.multiplier);
+        s.softcap = S(st.softcap);
+        s.tempering = S(st.tempering);
+        if (st.bias) {
+            s.bias.resize(nq, nk);
+            for (Index i = 0; i < nq; ++i)
+                for (Index j = 0; j < nk; ++j)
+                    s.bias(i, j) = S(st.bias->at(st.bias_head, i, j));
+        }
+        return s;
+    }
 };
 
 /// One head's forward: what the reverse needs.
@@ -47,13 +70,12 @@ struct HeadForward {
     Mat<S> out;      ///< weights · v
 };
 
-/// The softmax's input at raw score R: the scaled, soft-capped, biased score.
+/// The softmax's input at raw score R of query I and key J: the scaled, soft-capped, biased,
+/// tempered score (attn::staged_score, as score_stages computes it).
 template <class S>
 S head_logit(const HeadSpec<S>& spec, S r, Index i, Index j) {
-    S z = r * spec.multiplier;
-    if (spec.softcap > S(0)) z = spec.softcap * std::tanh(z / spec.softcap);
-    if (spec.bias.size()) z += spec.bias(i, j);
-    return z;
+    const S* bias = spec.bias.size() ? &spec.bias(i, j) : nullptr;
+    return staged_score(r, spec.multiplier, spec.softcap, bias, spec.tempering);
 }
 
 /// Which keys query I sees under SPEC (nk keys).
@@ -94,7 +116,7 @@ template <class S>
 struct HeadGrad {
     Mat<S> dq, dk, dv;
     Mat<S> dweights;  ///< ∂/∂weights (attention × gradient reads it)
-    Mat<S> dbias;     ///< ∂/∂bias (= ∂/∂ softmax input)
+    Mat<S> dbias;     ///< ∂/∂bias (= ∂/∂ softmax input · tempering)
 };
 
 /// One head's vector–Jacobian product at F (head_forward's) for the output gradient DOUT;
@@ -113,6 +135,8 @@ HeadGrad<S> head_vjp(const Mat<S>& q, const Mat<S>& k, const Mat<S>& v, const He
         const S inner = g.dweights.row(i).dot(f.weights.row(i));
         g.dbias.row(i) = f.weights.row(i).array() * (g.dweights.row(i).array() - inner);
     }
+    // The logit is the shaped score · tempering: its gradient, the bias's, is the logit's · it.
+    if (spec.tempering != S(1)) g.dbias *= spec.tempering;
     Mat<S> draw = g.dbias;
     if (spec.softcap > S(0))
         for (Index i = 0; i < draw.rows(); ++i)

@@ -19,6 +19,16 @@ ojson matrix_json(const Matrix& m);
 /// A vector as a list.
 ojson vector_json(const Vector& v);
 
+/// A list of each of ITEMS as EACH writes it: the one writer of a session's lists (heads,
+/// components, sites, knock-outs…).
+template <class Items, class Each>
+ojson list_json(const Items& items, const Each& each) {
+    ojson out = ojson::array();
+    for (const auto& x : items)
+        out.push_back(each(x));
+    return out;
+}
+
 /// Typed reads that throw FormatError "<name>: <path> is …, expected …".
 class JsonReader {
   public:

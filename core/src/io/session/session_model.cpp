@@ -56,18 +56,15 @@ ojson site_json(const model::Site& s, bool named) {
 
 ojson interventions_json(const std::vector<model::Site>& ablated, model::AblationMode mode,
                          const std::vector<model::Knockout>& knockouts, bool named) {
-    ojson iv, heads = ojson::array(), edges = ojson::array();
-    for (const model::Site& h : ablated)
-        heads.push_back(site_json(h, named));
-    for (const model::Knockout& k : knockouts) {
+    ojson iv;
+    iv["ablated"] = list_json(ablated, [&](const model::Site& h) { return site_json(h, named); });
+    iv["ablation"] = mode == model::AblationMode::Mean ? "mean" : "zero";
+    iv["knockouts"] = list_json(knockouts, [&](const model::Knockout& k) {
         ojson e = site_json(k.site, named);
         e.push_back(k.query);
         e.push_back(k.key);
-        edges.push_back(std::move(e));
-    }
-    iv["ablated"] = std::move(heads);
-    iv["ablation"] = mode == model::AblationMode::Mean ? "mean" : "zero";
-    iv["knockouts"] = std::move(edges);
+        return e;
+    });
     return iv;
 }
 

@@ -14,6 +14,7 @@ namespace attn::io {
 namespace {
 
 using detail::float_value;
+using detail::list_json;
 using detail::matrix_json;
 using detail::ojson;
 
@@ -22,10 +23,7 @@ ojson mask_json(const MaskSpec& m) {
     j["kind"] = std::string(to_string(m.kind));
     j["window"] = m.window;
     j["global"] = m.global;
-    ojson valid = ojson::array();
-    for (bool b : m.key_valid)
-        valid.push_back(b);
-    j["key_valid"] = std::move(valid);
+    j["key_valid"] = list_json(m.key_valid, [](bool b) { return b; });
     ojson custom = ojson::array();
     for (Index i = 0; i < m.custom.rows(); ++i) {
         ojson row = ojson::array();
@@ -43,8 +41,7 @@ ojson weights_json(const MultiHeadWeights& w) {
     j["W_K"] = matrix_json(w.Wk);
     j["W_V"] = matrix_json(w.Wv);
     j["W_O"] = matrix_json(w.Wo);
-    ojson heads = ojson::array();
-    for (const ScoreParams& p : w.head_scores) {
+    j["head_scores"] = list_json(w.head_scores, [](const ScoreParams& p) {
         ojson h;
         h["kind"] = std::string(to_string(p.kind));
         h["W"] = matrix_json(p.W);
@@ -52,9 +49,8 @@ ojson weights_json(const MultiHeadWeights& w) {
         h["U_a"] = matrix_json(p.Ua);
         h["v_a"] = detail::vector_json(p.va);
         h["sigma"] = float_value(p.sigma);
-        heads.push_back(std::move(h));
-    }
-    j["head_scores"] = std::move(heads);
+        return h;
+    });
     return j;
 }
 
@@ -101,8 +97,7 @@ ojson embedded_json(const AttentionData& d) {
     ojson j;
     j["source"] = d.source;
     j["default_component"] = d.default_component;
-    ojson comps = ojson::array();
-    for (const AttentionComponent& c : d.components) {
+    j["components"] = list_json(d.components, [&](const AttentionComponent& c) {
         ojson cj;
         cj["name"] = c.name;
         cj["q_tokens"] = c.q_tokens;
@@ -116,13 +111,9 @@ ojson embedded_json(const AttentionData& d) {
                                 "\" is read from its file row by row (too large to copy into a "
                                 "session); save the session without its data or open a smaller "
                                 "file.");
-        ojson mats = ojson::array();
-        for (const Matrix& m : c.mats)
-            mats.push_back(matrix_json(m));
-        cj["matrices"] = std::move(mats);
-        comps.push_back(std::move(cj));
-    }
-    j["components"] = std::move(comps);
+        cj["matrices"] = list_json(c.mats, [](const Matrix& m) { return matrix_json(m); });
+        return cj;
+    });
     return j;
 }
 

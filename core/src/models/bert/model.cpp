@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "../cached_heads.hpp"
 #include "attn/blocks/embeddings.hpp"
 #include "attn/blocks/mlp.hpp"
 #include "attn/blocks/norms.hpp"
@@ -135,30 +136,21 @@ void Model::layer(int l, Matrix& x, Index first, const model::LayerAttention* pa
                   const model::LayerControls& controls, model::LayerAttention& out,
                   model::Hooks& hooks) const {
     const Config& c = config_;
-    const Index m = x.rows(), n = first + m, d = c.hidden, dk = d / c.heads;
+    const Index m = x.rows(), dk = c.hidden / c.heads;
     const Block& b = blocks_[std::size_t(l)];
     const auto attention = [&](const Matrix& xin) {
         const Matrix q = bert_linear(xin, b.q_w, b.q_b), k = bert_linear(xin, b.k_w, b.k_b),
                      v = bert_linear(xin, b.v_w, b.v_b);
-        // Head h's columns of NEW, after the earlier run's rows (an encoder always
-        // runs whole, as the driver reuses no prefix of a bidirectional model; kept
-        // for the interface's contract).
-        const auto rows = [&](const std::vector<Matrix>* old, int h, const Matrix& now) {
-            Matrix t(n, dk);
-            if (first > 0) t.topRows(first) = (*old)[std::size_t(h)].topRows(first);
-            t.bottomRows(m) = now.middleCols(h * dk, dk);
-            return t;
+        // Head h's new rows (an encoder always runs whole, as the driver reuses no prefix of a
+        // bidirectional model; the earlier run's rows are kept for the interface's contract).
+        const auto rows = [&](Index h, blocks::Part part) {
+            const Matrix& all = part == blocks::Part::Q ? q : part == blocks::Part::K ? k : v;
+            return Matrix(all.middleCols(h * dk, dk));
         };
-        Matrix merged(m, d), z;
-        for (int h = 0; h < c.heads; ++h) {
-            out.q.push_back(rows(past ? &past->q : nullptr, h, q));
-            out.k.push_back(rows(past ? &past->k : nullptr, h, k));
-            out.v.push_back(rows(past ? &past->v : nullptr, h, v));
-            out.heads.push_back(model::attend_head(out.q.back(), out.k.back(), out.v.back(),
-                                                   controls.params, l, h, first, hooks, z));
-            merged.middleCols(h * dk, dk) = z;
-        }
-        const Matrix attn = bert_linear(merged, b.o_w, b.o_b);
+        const Matrix attn =
+            bert_linear(model::attend_cached_heads(rows, c.heads, c.heads, dk, m, first, past,
+                                                   controls.params, l, hooks, out),
+                        b.o_w, b.o_b);
         hooks.attn_out(l, first, attn);
         return attn;
     };

@@ -1,6 +1,7 @@
 // AttnScope core — a Gemma 2 or Gemma 3 text config.json: its sizes, scale, soft-caps, and which
 // layers are sliding-window ones. GPL-3.0-or-later.
 #include "../config_json.hpp"
+#include "../decoder_sizes.hpp"
 #include "attn/models/gemma/model.hpp"
 #include "attn/util/error.hpp"
 
@@ -68,12 +69,7 @@ Config read_config(const std::string& path) {
     c.head_dim = model::config_integer(j, "head_dim", path, 256);
     c.vocab = model::config_integer(j, "vocab_size", path, g2 ? 256000 : 262208);
     c.max_positions = model::config_integer(j, "max_position_embeddings", path, g2 ? 8192 : 131072);
-    if (c.head_dim % 2 != 0)
-        throw FormatError(path + ": head_dim " + std::to_string(c.head_dim) +
-                          " is odd; rotary positions rotate pairs");
-    if (c.heads % c.kv_heads != 0)
-        throw FormatError(path + ": num_key_value_heads " + std::to_string(c.kv_heads) +
-                          " does not divide num_attention_heads " + std::to_string(c.heads));
+    model::check_rotary_heads(c, path, "head_dim", "num_key_value_heads", "num_attention_heads");
     c.rms_norm_eps = model::config_number(j, "rms_norm_eps", path, 1e-6);
     c.query_pre_attn_scalar = model::config_number(j, "query_pre_attn_scalar", path, 256);
     c.attn_softcap = softcap(j, "attn_logit_softcapping", path, g2 ? 50.0 : 0.0);

@@ -1,9 +1,8 @@
 // AttnScope core — a GGUF file of the gemma2 or gemma3 architecture as a Gemma model: its
 // metadata as the config (llama.cpp's reading of it), its tensors under Hugging Face's names,
 // norms (q/k norms too) stored as 1 + w, its embedded tokenizer. GPL-3.0-or-later.
-#include "../gguf_fields.hpp"
+#include "../decoder_sizes.hpp"
 #include "attn/models/gemma/model.hpp"
-#include "attn/models/gguf_tokenizer.hpp"
 #include "attn/util/error.hpp"
 
 namespace attn::gemma {
@@ -41,26 +40,7 @@ Config gguf_config(const model::GgufFile& f) {
     Config c;
     c.model_type = g3 ? "gemma3_text" : arch;  // a Gemma 3 folder's family name
     const std::string a = arch + ".";
-    c.layers = model::gguf_positive(f, a + "block_count");
-    c.hidden = model::gguf_positive(f, a + "embedding_length");
-    c.intermediate = model::gguf_positive(f, a + "feed_forward_length");
-    c.heads = model::gguf_positive(f, a + "attention.head_count");
-    c.kv_heads = model::gguf_positive(f, a + "attention.head_count_kv", c.heads);
-    c.max_positions = model::gguf_positive(f, a + "context_length");
-    if (c.hidden % c.heads != 0 && !f.metadata().count(a + "attention.key_length"))
-        throw FormatError(f.path() + ": " + a + "attention.head_count " + std::to_string(c.heads) +
-                          " does not divide " + a + "embedding_length " + std::to_string(c.hidden));
-    c.head_dim = model::gguf_positive(f, a + "attention.key_length", c.hidden / c.heads);
-    if (model::gguf_positive(f, a + "attention.value_length", c.head_dim) != c.head_dim)
-        throw FormatError(f.path() + ": " + a + "attention.value_length differs from " + a +
-                          "attention.key_length; AttnScope runs equal ones");
-    if (c.head_dim % 2 != 0)
-        throw FormatError(f.path() + ": " + a + "attention.key_length " +
-                          std::to_string(c.head_dim) + " is odd; rotary positions rotate pairs");
-    if (c.heads % c.kv_heads != 0)
-        throw FormatError(f.path() + ": " + a + "attention.head_count_kv " +
-                          std::to_string(c.kv_heads) + " does not divide " + a +
-                          "attention.head_count " + std::to_string(c.heads));
+    model::read_gguf_sizes(f, arch, c);
     c.rms_norm_eps = model::gguf_positive_number(f, a + "attention.layer_norm_rms_epsilon", -1);
     // llama.cpp scales by 1/√head_dim, except for the 27B models (Gemma 2's 46 layers, Gemma 3's
     // 62): 1/√(d / heads), their query_pre_attn_scalar; the file does not state it.
@@ -80,12 +60,7 @@ Config gguf_config(const model::GgufFile& f) {
     c.rope.theta = model::gguf_positive_number(f, a + "rope.freq_base", g3 ? 1000000.0 : 10000.0);
     c.local_rope = c.rope;
     if (g3) read_gemma3_rope(f, c);
-    const model::GgufTensor* embd = f.find("token_embd.weight");
-    if (!embd) throw FormatError(f.path() + ": tensor \"token_embd.weight\" is missing.");
-    if (embd->dims.size() != 2 || embd->dims[1] > (1u << 24))
-        throw FormatError(f.path() + ": tensor \"token_embd.weight\" is not a matrix of at most " +
-                          std::to_string(1u << 24) + " rows.");
-    c.vocab = int(embd->dims[1]);
+    c.vocab = model::gguf_vocab(f);
     c.attention_bias = f.find("blk.0.attn_q.bias") != nullptr;
     c.qk_norm = g3;
     c.tied = f.find("output.weight") == nullptr;
@@ -103,19 +78,7 @@ std::shared_ptr<Model> Model::open_gguf(std::shared_ptr<const model::GgufFile> f
 }
 
 model::ModelFolder open_gguf(const std::string& path) {
-    const auto file = std::make_shared<const model::GgufFile>(path);
-    model::ModelFolder f;
-    f.dir = path;
-    const auto model = Model::open_gguf(file);
-    f.model = model;
-    f.tokenizer = model::gguf_tokenizer(*file);
-    if (Index(f.tokenizer->vocab_size()) > model->config().vocab)
-        throw FormatError(path + ": the tokenizer has " +
-                          std::to_string(f.tokenizer->vocab_size()) +
-                          " tokens, more than token_embd.weight's " +
-                          std::to_string(model->config().vocab) + " rows");
-    model->set_text_vocab(int(f.tokenizer->vocab_size()));
-    return f;
+    return model::open_gguf_with_tokenizer<Model>(path);
 }
 
 }  // namespace attn::gemma

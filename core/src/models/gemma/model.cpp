@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "../cached_heads.hpp"
 #include "../family_parts.hpp"
 #include "../open_tokenizer.hpp"
 #include "attn/blocks/embeddings.hpp"
@@ -43,20 +44,11 @@ std::shared_ptr<Model> Model::assemble(Config config, std::unique_ptr<model::Wei
     model::ModelInfo& info = m->info_;
     info.family = c.model_type;
     info.display = c.model_type == "gemma2" ? "Gemma 2" : "Gemma 3";
-    info.layers = c.layers;
-    info.heads = c.heads;
-    info.kv_heads = c.kv_heads;
-    info.d_model = c.hidden;
-    info.head_dim = c.head_dim;
-    info.vocab = c.vocab;
-    info.max_positions = c.max_positions;
-    info.rotary = true;
+    model::set_decoder_info(info, c, w);
     info.softcap = c.attn_softcap > 0.f;
     // Each block's output is normalised before it joins the residual stream: the logits do not
     // split into the heads' direct terms.
     info.pre_norm = false;
-    info.dtype = w.dtype();
-    info.file_bytes = w.file_bytes();
     const std::string& p = names.prefix;
     const std::string lm_prefix = p.ends_with("model.") ? p.substr(0, p.size() - 6) : "";
     const std::string head_name = lm_prefix + "lm_head.weight";
@@ -65,35 +57,25 @@ std::shared_ptr<Model> Model::assemble(Config config, std::unique_ptr<model::Wei
             info.parameters += e.info->count();
     info.folder = dir;
     info.layer_prefix = p + "layers.";
-    const Index d = c.hidden, hd = c.head_dim, qd = Index(c.heads) * hd,
-                kvd = Index(c.kv_heads) * hd, ff = c.intermediate;
-    const auto linear = [&](const std::string& name, Index out, Index in, bool bias) {
-        return model::read_linear(w, name, out, in, bias);
-    };
-    m->embed_ = w.get(p + "embed_tokens.weight", c.vocab, d);
-    m->norm_ = w.get(p + "norm.weight", 1, d);
-    for (int l = 0; l < c.layers; ++l) {
-        const std::string b = p + "layers." + std::to_string(l) + ".";
-        Block blk;
-        blk.input_norm = w.get(b + "input_layernorm.weight", 1, d);
-        blk.post_attn_norm = w.get(b + names.post_attention + ".weight", 1, d);
-        blk.pre_ff_norm = w.get(b + names.pre_feedforward + ".weight", 1, d);
-        blk.post_ff_norm = w.get(b + "post_feedforward_layernorm.weight", 1, d);
+    const model::DecoderWidths n = model::decoder_widths(c);
+    const auto read = [&](const std::string& b, Block& blk) {
+        blk.input_norm = w.get(b + "input_layernorm.weight", 1, n.d);
+        blk.post_attn_norm = w.get(b + names.post_attention + ".weight", 1, n.d);
+        blk.pre_ff_norm = w.get(b + names.pre_feedforward + ".weight", 1, n.d);
+        blk.post_ff_norm = w.get(b + "post_feedforward_layernorm.weight", 1, n.d);
         if (c.qk_norm) {
-            blk.q_norm = w.get(b + "self_attn.q_norm.weight", 1, hd);
-            blk.k_norm = w.get(b + "self_attn.k_norm.weight", 1, hd);
+            blk.q_norm = w.get(b + "self_attn.q_norm.weight", 1, n.hd);
+            blk.k_norm = w.get(b + "self_attn.k_norm.weight", 1, n.hd);
         }
-        blk.q = linear(b + "self_attn.q_proj", qd, d, c.attention_bias);
-        blk.k = linear(b + "self_attn.k_proj", kvd, d, c.attention_bias);
-        blk.v = linear(b + "self_attn.v_proj", kvd, d, c.attention_bias);
-        blk.o = linear(b + "self_attn.o_proj", d, qd, c.attention_bias);
-        blk.gate = linear(b + "mlp.gate_proj", ff, d, false);
-        blk.up = linear(b + "mlp.up_proj", ff, d, false);
-        blk.down = linear(b + "mlp.down_proj", d, ff, false);
-        m->blocks_.push_back(std::move(blk));
-    }
+        model::read_qkv(w, b, n, c.attention_bias, blk);
+        blk.o = model::read_linear(w, b + "self_attn.o_proj", n.d, n.qd, c.attention_bias);
+        blk.gate = model::read_linear(w, b + "mlp.gate_proj", n.ff, n.d, false);
+        blk.up = model::read_linear(w, b + "mlp.up_proj", n.ff, n.d, false);
+        blk.down = model::read_linear(w, b + "mlp.down_proj", n.d, n.ff, false);
+    };
+    model::read_decoder_tensors(w, c, p, m->embed_, m->norm_, m->blocks_, read);
     if (!c.tied)
-        m->lm_head_ = model::read_output_head(w, head_name, c.vocab, d,
+        m->lm_head_ = model::read_output_head(w, head_name, c.vocab, n.d,
                                               "a base model without its output head?");
     return m;
 }
@@ -121,41 +103,23 @@ void Model::layer(int l, Matrix& x, Index first, const model::LayerAttention* pa
                   model::Hooks& hooks) const {
     const Config& c = config_;
     const Block& b = blocks_[std::size_t(l)];
-    const Index m = x.rows(), n = first + m, hd = c.head_dim, group = c.heads / c.kv_heads;
+    const Index m = x.rows(), hd = c.head_dim;
     const bool local = c.window_layers[std::size_t(l)];
     const auto attention = [&](const Matrix& h) {
         const Matrix q = b.q(h), k = b.k(h), v = b.v(h);
         const blocks::RopeTable<float> table =
             blocks::rope_table<float>(local ? local_inv_freq_ : inv_freq_, first, m);
         // A head's new rows: Gemma 3's (1 + w) norm over head_dim, then rotary positions.
-        const auto prepare = [&](const Matrix& all, Index head, const FloatTensor& qk_norm) {
-            Matrix t = all.middleCols(head * hd, hd);
-            if (c.qk_norm) t = norm(t, qk_norm);
+        const auto rows = [&](Index head, blocks::Part part) {
+            const bool query = part == blocks::Part::Q;
+            Matrix t = (query ? q : part == blocks::Part::K ? k : v).middleCols(head * hd, hd);
+            if (part == blocks::Part::V) return t;
+            if (c.qk_norm) t = norm(t, query ? b.q_norm : b.k_norm);
             if (controls.rotary) blocks::rotate_half(t, table);
             return t;
         };
-        const auto whole = [&](const std::vector<Matrix>* old, Index head, const Matrix& rows) {
-            Matrix t(n, hd);
-            if (first > 0) t.topRows(first) = (*old)[std::size_t(head)].topRows(first);
-            t.bottomRows(m) = rows;
-            return t;
-        };
-        Matrix merged(m, Index(c.heads) * hd), z;
-        std::vector<Matrix> kg, vg;  // each key/value group's rows, shared by its query heads
-        for (Index g = 0; g < c.kv_heads; ++g) {
-            kg.push_back(prepare(k, g, b.k_norm));
-            vg.push_back(v.middleCols(g * hd, hd));
-        }
-        for (Index hq = 0; hq < c.heads; ++hq) {
-            const std::size_t g = std::size_t(hq / group);
-            out.q.push_back(whole(past ? &past->q : nullptr, hq, prepare(q, hq, b.q_norm)));
-            out.k.push_back(whole(past ? &past->k : nullptr, hq, kg[g]));
-            out.v.push_back(whole(past ? &past->v : nullptr, hq, vg[g]));
-            out.heads.push_back(model::attend_head(out.q.back(), out.k.back(), out.v.back(),
-                                                   controls.params, l, int(hq), first, hooks, z));
-            merged.middleCols(hq * hd, hd) = z;
-        }
-        return Matrix(b.o(merged));
+        return Matrix(b.o(model::attend_cached_heads(rows, c.heads, c.kv_heads, hd, m, first, past,
+                                                     controls.params, l, hooks, out)));
     };
     // The hooks see what each block adds to the residual stream: its output after the post-norm.
     const auto post_attention = [&](const Matrix& t) {
@@ -203,9 +167,7 @@ model::Model::FrozenNorm Model::final_norm(const Matrix& x) const {
 }
 
 Vector Model::unembedding(std::int32_t token, float* bias) const {
-    if (bias) *bias = 0.f;
-    const FloatTensor& head = config_.tied ? embed_ : lm_head_;
-    return head.row(token);
+    return model::tied_head_row(config_.tied, embed_, lm_head_, token, bias);
 }
 
 model::ModelFolder open_folder(const std::string& dir) {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../../files/io_util.hpp"
+#include "../cached_heads.hpp"
 #include "../family_parts.hpp"
 #include "attn/blocks/mlp.hpp"
 #include "attn/blocks/norms.hpp"
@@ -152,21 +153,16 @@ void Model::layer(int l, Matrix& x, Index first, const LayerAttention* past,
                   const model::LayerControls& controls, LayerAttention& out,
                   model::Hooks& hooks) const {
     const Config& c = config_;
-    const Index m = x.rows(), n = first + m, d = c.n_embd, dk = d / c.n_head;
+    const Index m = x.rows(), dk = c.n_embd / c.n_head;
     const Block& b = blocks_[std::size_t(l)];
     const double eps = c.layer_norm_epsilon;
     const auto ln1 = [&](const Matrix& t) { return blocks::layer_norm(t, b.ln1_w, b.ln1_b, eps); };
     const auto attention = [&](const Matrix& h) {
         const Matrix qkv = conv1d(h, b.attn_w, b.attn_b);
-        Matrix merged(m, d);
-        // Head h's q, k or v: the earlier run's rows, then the new ones from
-        // c_attn's blocks.
-        const auto rows = [&](const std::vector<Matrix>* old, int head, blocks::Part part) {
-            Matrix t(n, dk);
-            if (first > 0) t.topRows(first) = (*old)[std::size_t(head)].topRows(first);
-            t.bottomRows(m) = blocks::fused_head<float>(qkv, blocks::FusedQkv::Blocks, part, head,
-                                                        c.n_head, c.n_head, dk);
-            return t;
+        // Head h's new rows of q, k or v: c_attn's blocks.
+        const auto rows = [&](Index head, blocks::Part part) {
+            return Matrix(blocks::fused_head<float>(qkv, blocks::FusedQkv::Blocks, part, head,
+                                                    c.n_head, c.n_head, dk));
         };
         // GPT2Attention's scaling: ÷ √d_k (scale_attn_weights), then ÷ (l + 1)
         // (scale_attn_by_inverse_layer_idx), one factor 1/√scale_dk; the scaling
@@ -177,17 +173,9 @@ void Model::layer(int l, Matrix& x, Index first, const LayerAttention* past,
             params.scale = false;
         else
             params.scale_dk = (c.scale_attn_weights ? float(dk) : 1.f) * by_layer * by_layer;
-        Matrix z;
-        for (int h = 0; h < c.n_head; ++h) {
-            out.q.push_back(rows(past ? &past->q : nullptr, h, blocks::Part::Q));
-            out.k.push_back(rows(past ? &past->k : nullptr, h, blocks::Part::K));
-            out.v.push_back(rows(past ? &past->v : nullptr, h, blocks::Part::V));
-            // Every query's attention, the earlier run's too: the shown stages are
-            // the whole run's.
-            out.heads.push_back(model::attend_head(out.q.back(), out.k.back(), out.v.back(), params,
-                                                   l, h, first, hooks, z));
-            merged.middleCols(h * dk, dk) = z;
-        }
+        // Every query's attention, the earlier run's too: the shown stages are the whole run's.
+        const Matrix merged = model::attend_cached_heads(rows, c.n_head, c.n_head, dk, m, first,
+                                                         past, params, l, hooks, out);
         const Matrix attn = conv1d(merged, b.proj_w, b.proj_b);
         hooks.attn_out(l, first, attn);
         return attn;

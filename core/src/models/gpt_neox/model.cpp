@@ -4,6 +4,7 @@
 // embed_out. GPL-3.0-or-later.
 #include "attn/models/gpt_neox/model.hpp"
 
+#include "../cached_heads.hpp"
 #include "../family_parts.hpp"
 #include "../open_tokenizer.hpp"
 #include "attn/blocks/embeddings.hpp"
@@ -78,31 +79,20 @@ void Model::layer(int l, Matrix& x, Index first, const model::LayerAttention* pa
                   model::Hooks& hooks) const {
     const Config& c = config_;
     const Block& b = blocks_[std::size_t(l)];
-    const Index m = x.rows(), n = first + m, hd = c.head_dim;
+    const Index m = x.rows(), hd = c.head_dim;
     const auto attention = [&](const Matrix& h) {
         const Matrix qkv = b.qkv(h);
         const blocks::RopeTable<float> table = blocks::rope_table<float>(inv_freq_, first, m);
-        // Head h's q, k or v over every position: the earlier run's rows, then the new ones
-        // (query_key_value's columns head by head: [heads, 3, head_dim]).
-        const auto whole = [&](const std::vector<Matrix>* old, Index head, blocks::Part part) {
-            Matrix rows = blocks::fused_head<float>(qkv, blocks::FusedQkv::PerHead, part, head,
-                                                    c.heads, c.heads, hd);
-            if (part != blocks::Part::V && controls.rotary) blocks::rotate_half(rows, table);
-            Matrix t(n, hd);
-            if (first > 0) t.topRows(first) = (*old)[std::size_t(head)].topRows(first);
-            t.bottomRows(m) = rows;
+        // Head h's new rows of q, k or v (query_key_value's columns head by head: [heads, 3,
+        // head_dim]), q and k at their rotary positions.
+        const auto rows = [&](Index head, blocks::Part part) {
+            Matrix t = blocks::fused_head<float>(qkv, blocks::FusedQkv::PerHead, part, head,
+                                                 c.heads, c.heads, hd);
+            if (part != blocks::Part::V && controls.rotary) blocks::rotate_half(t, table);
             return t;
         };
-        Matrix merged(m, Index(c.heads) * hd), z;
-        for (Index h = 0; h < c.heads; ++h) {
-            out.q.push_back(whole(past ? &past->q : nullptr, h, blocks::Part::Q));
-            out.k.push_back(whole(past ? &past->k : nullptr, h, blocks::Part::K));
-            out.v.push_back(whole(past ? &past->v : nullptr, h, blocks::Part::V));
-            out.heads.push_back(model::attend_head(out.q.back(), out.k.back(), out.v.back(),
-                                                   controls.params, l, int(h), first, hooks, z));
-            merged.middleCols(h * hd, hd) = z;
-        }
-        const Matrix attn = b.dense(merged);
+        const Matrix attn = b.dense(model::attend_cached_heads(
+            rows, c.heads, c.heads, hd, m, first, past, controls.params, l, hooks, out));
         hooks.attn_out(l, first, attn);
         return attn;
     };
@@ -146,8 +136,7 @@ model::Model::FrozenNorm Model::final_norm(const Matrix& x) const {
 }
 
 Vector Model::unembedding(std::int32_t token, float* bias) const {
-    if (bias) *bias = 0.f;
-    return (config_.tied ? embed_ : head_).row(token);
+    return model::tied_head_row(config_.tied, embed_, head_, token, bias);
 }
 
 model::ModelFolder open_folder(const std::string& dir) {

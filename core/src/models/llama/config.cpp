@@ -1,19 +1,10 @@
 // AttnScope core — a Llama-family config.json, and its rotary frequencies. GPL-3.0-or-later.
 #include "../config_json.hpp"
+#include "../decoder_sizes.hpp"
 #include "attn/models/llama/model.hpp"
 #include "attn/util/error.hpp"
 
 namespace attn::llama {
-
-void check_heads(const Config& c, const std::string& path, const char* head_dim,
-                 const char* kv_heads, const char* heads) {
-    if (c.head_dim % 2 != 0)
-        throw FormatError(path + ": " + head_dim + " " + std::to_string(c.head_dim) +
-                          " is odd; rotary positions rotate pairs");
-    if (c.heads % c.kv_heads != 0)
-        throw FormatError(path + ": " + kv_heads + " " + std::to_string(c.kv_heads) +
-                          " does not divide " + heads + " " + std::to_string(c.heads));
-}
 
 Config read_config(const std::string& path) {
     const nlohmann::json j = model::read_config_json(path);
@@ -39,7 +30,7 @@ Config read_config(const std::string& path) {
     // Every family's attention (Qwen2's too) reads head_dim when config.json has it:
     // q_proj gives heads · head_dim, o_proj takes heads · head_dim back.
     c.head_dim = model::config_integer(j, "head_dim", path, c.hidden / c.heads);
-    check_heads(c, path, "head_dim", "num_key_value_heads", "num_attention_heads");
+    model::check_rotary_heads(c, path, "head_dim", "num_key_value_heads", "num_attention_heads");
     c.rms_norm_eps = model::config_number(j, "rms_norm_eps", path, 1e-6);
     c.rope.rotary_dim = c.head_dim;
     c.rope.theta = model::config_number(j, "rope_theta", path, 10000.0);

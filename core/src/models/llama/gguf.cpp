@@ -3,8 +3,7 @@
 // GPL-3.0-or-later.
 #include <cmath>
 
-#include "../gguf_fields.hpp"
-#include "attn/models/gguf_tokenizer.hpp"
+#include "../decoder_sizes.hpp"
 #include "attn/models/llama/model.hpp"
 #include "attn/util/error.hpp"
 #include "gguf_phi3.hpp"
@@ -59,21 +58,7 @@ Config gguf_config(const model::GgufFile& f) {
     Config c;
     c.model_type = arch;
     const std::string a = arch + ".";
-    c.layers = gd::gguf_positive(f, a + "block_count");
-    c.hidden = gd::gguf_positive(f, a + "embedding_length");
-    c.intermediate = gd::gguf_positive(f, a + "feed_forward_length");
-    c.heads = gd::gguf_positive(f, a + "attention.head_count");
-    c.kv_heads = gd::gguf_positive(f, a + "attention.head_count_kv", c.heads);
-    c.max_positions = gd::gguf_positive(f, a + "context_length");
-    if (c.hidden % c.heads != 0 && !f.metadata().count(a + "attention.key_length"))
-        throw FormatError(f.path() + ": " + a + "attention.head_count " + std::to_string(c.heads) +
-                          " does not divide " + a + "embedding_length " + std::to_string(c.hidden));
-    c.head_dim = gd::gguf_positive(f, a + "attention.key_length", c.hidden / c.heads);
-    if (gd::gguf_positive(f, a + "attention.value_length", c.head_dim) != c.head_dim)
-        throw FormatError(f.path() + ": " + a + "attention.value_length differs from " + a +
-                          "attention.key_length; AttnScope runs equal ones");
-    check_heads(c, f.path(), (a + "attention.key_length").c_str(),
-                (a + "attention.head_count_kv").c_str(), (a + "attention.head_count").c_str());
+    model::read_gguf_sizes(f, arch, c);
     if (gd::gguf_positive(f, a + "rope.dimension_count", c.head_dim) != c.head_dim)
         throw FormatError(f.path() + ": " + a + "rope.dimension_count is " +
                           std::to_string(f.integer(a + "rope.dimension_count", 0)) +
@@ -83,12 +68,7 @@ Config gguf_config(const model::GgufFile& f) {
     c.rope.rotary_dim = c.head_dim;
     c.rope.theta = gd::gguf_positive_number(f, a + "rope.freq_base", 10000.0);
     if (arch != "phi3") gd::read_rope(f, arch, c);
-    const model::GgufTensor* embd = f.find("token_embd.weight");
-    if (!embd) throw FormatError(f.path() + ": tensor \"token_embd.weight\" is missing.");
-    if (embd->dims.size() != 2 || embd->dims[1] > (1u << 24))
-        throw FormatError(f.path() + ": tensor \"token_embd.weight\" is not a matrix of at most " +
-                          std::to_string(1u << 24) + " rows.");
-    c.vocab = int(embd->dims[1]);
+    c.vocab = model::gguf_vocab(f);
     // Biases and the output head are whatever the file holds (qwen2's q/k/v biases always).
     c.qkv_bias = arch == "qwen2" || f.find("blk.0.attn_q.bias") != nullptr;
     c.o_bias = f.find("blk.0.attn_output.bias") != nullptr;
@@ -112,19 +92,7 @@ std::shared_ptr<Model> Model::open_gguf(std::shared_ptr<const model::GgufFile> f
 }
 
 model::ModelFolder open_gguf(const std::string& path) {
-    const auto file = std::make_shared<const model::GgufFile>(path);
-    model::ModelFolder f;
-    f.dir = path;
-    const auto model = Model::open_gguf(file);
-    f.model = model;
-    f.tokenizer = model::gguf_tokenizer(*file);
-    if (Index(f.tokenizer->vocab_size()) > model->config().vocab)
-        throw FormatError(path + ": the tokenizer has " +
-                          std::to_string(f.tokenizer->vocab_size()) +
-                          " tokens, more than token_embd.weight's " +
-                          std::to_string(model->config().vocab) + " rows");
-    model->set_text_vocab(int(f.tokenizer->vocab_size()));
-    return f;
+    return model::open_gguf_with_tokenizer<Model>(path);
 }
 
 }  // namespace attn::llama

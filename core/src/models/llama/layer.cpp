@@ -3,6 +3,7 @@
 // norms), rotary positions (Phi-3's longrope by the run's length), grouped-query attention,
 // SwiGLU (or Phi-3's fused gate_up_proj, or Mixtral's experts), pre-norm residuals or OLMo-2's
 // norms after each block. GPL-3.0-or-later.
+#include "../cached_heads.hpp"
 #include "attn/blocks/attention.hpp"
 #include "attn/blocks/mlp.hpp"
 #include "attn/blocks/moe.hpp"
@@ -92,7 +93,7 @@ void Model::layer(int l, Matrix& x, Index first, const model::LayerAttention* pa
                   model::Hooks& hooks) const {
     const Config& c = config_;
     const Block& b = blocks_[std::size_t(l)];
-    const Index m = x.rows(), n = first + m, hd = c.head_dim, group = c.heads / c.kv_heads;
+    const Index m = x.rows(), n = first + m, hd = c.head_dim;
     const auto norm = [&](const FloatTensor& gain) {
         return [&](const Matrix& t) { return blocks::rms_norm(t, gain, c.rms_norm_eps); };
     };
@@ -101,40 +102,18 @@ void Model::layer(int l, Matrix& x, Index first, const model::LayerAttention* pa
         project(b, h, q, k, v);
         const blocks::RopeTable<float> table =
             blocks::rope_table<float>(frequencies(n), first, m, c.rope.attention_factor);
-        // A head's new rows: qwen3's norm over head_dim, then rotary positions
-        // unless turned off.
-        const auto prepare = [&](const Matrix& all, Index head, const FloatTensor* norm_w) {
-            Matrix t = all.middleCols(head * hd, hd);
-            if (c.qk_norm) t = blocks::rms_norm(t, *norm_w, c.rms_norm_eps);
+        // A head's new rows: qwen3's norm over head_dim, then rotary positions unless turned
+        // off. Mistral's window is in the params (layer_params).
+        const auto rows = [&](Index head, blocks::Part part) {
+            const bool query = part == blocks::Part::Q;
+            Matrix t = (query ? q : part == blocks::Part::K ? k : v).middleCols(head * hd, hd);
+            if (part == blocks::Part::V) return t;
+            if (c.qk_norm) t = blocks::rms_norm(t, query ? b.q_norm : b.k_norm, c.rms_norm_eps);
             if (controls.rotary) blocks::rotate_half(t, table);
             return t;
         };
-        // Each head's q, k or v over every position: the earlier run's rows, then
-        // the new ones.
-        const auto whole = [&](const std::vector<Matrix>* old, Index head, const Matrix& rows) {
-            Matrix t(n, hd);
-            if (first > 0) t.topRows(first) = (*old)[std::size_t(head)].topRows(first);
-            t.bottomRows(m) = rows;
-            return t;
-        };
-        const AttentionParams& params = controls.params;  // Mistral's window: layer_params
-        Matrix merged(m, Index(c.heads) * hd), z;
-        std::vector<Matrix> kg,
-            vg;  // each key/value group's rows, shared by its query heads
-        for (Index g = 0; g < c.kv_heads; ++g) {
-            kg.push_back(prepare(k, g, &b.k_norm));
-            vg.push_back(v.middleCols(g * hd, hd));
-        }
-        for (Index hq = 0; hq < c.heads; ++hq) {
-            const std::size_t g = std::size_t(hq / group);
-            out.q.push_back(whole(past ? &past->q : nullptr, hq, prepare(q, hq, &b.q_norm)));
-            out.k.push_back(whole(past ? &past->k : nullptr, hq, kg[g]));
-            out.v.push_back(whole(past ? &past->v : nullptr, hq, vg[g]));
-            out.heads.push_back(model::attend_head(out.q.back(), out.k.back(), out.v.back(), params,
-                                                   l, int(hq), first, hooks, z));
-            merged.middleCols(hq * hd, hd) = z;
-        }
-        return Matrix(b.o(merged));
+        return Matrix(b.o(model::attend_cached_heads(rows, c.heads, c.kv_heads, hd, m, first, past,
+                                                     controls.params, l, hooks, out)));
     };
     const auto mlp = [&](const Matrix& h) { return feed_forward(b, h, first, past, out); };
     if (c.post_norms) {

@@ -42,18 +42,9 @@ std::shared_ptr<Model> Model::assemble(Config config, std::unique_ptr<model::Wei
                    : c.model_type == "phi3"    ? "Phi-3"
                    : c.model_type == "olmo2"   ? "OLMo-2"
                                                : "Mixtral";
-    info.layers = c.layers;
-    info.heads = c.heads;
-    info.kv_heads = c.kv_heads;
-    info.d_model = c.hidden;
-    info.head_dim = c.head_dim;
-    info.vocab = c.vocab;
-    info.max_positions = c.max_positions;
-    info.rotary = true;
+    model::set_decoder_info(info, c, w);
     info.sliding_window = c.sliding_window;
     info.pre_norm = !c.post_norms;  // OLMo-2 normalises each block's output
-    info.dtype = w.dtype();
-    info.file_bytes = w.file_bytes();
     for (const auto& [name, e] : w.tensors())
         if (name.find("rotary_emb") == std::string::npos && !(c.tied && name == "lm_head.weight"))
             info.parameters += e.info->count();
@@ -61,31 +52,24 @@ std::shared_ptr<Model> Model::assemble(Config config, std::unique_ptr<model::Wei
     const std::string p = w.find("model.embed_tokens.weight") ? "model." : "";
     info.folder = dir;
     info.layer_prefix = p + "layers.";
-    const Index d = c.hidden, hd = c.head_dim, qd = Index(c.heads) * hd,
-                kvd = Index(c.kv_heads) * hd, ff = c.intermediate;
+    const model::DecoderWidths n = model::decoder_widths(c);
+    const Index d = n.d, ff = n.ff;
     const auto linear = [&](const std::string& name, Index out, Index in, bool bias) {
         return model::read_linear(w, name, out, in, bias);
     };
-    m->embed_ = w.get(p + "embed_tokens.weight", c.vocab, d);
-    m->norm_ = w.get(p + "norm.weight", 1, d);
-    for (int l = 0; l < c.layers; ++l) {
-        const std::string b = p + "layers." + std::to_string(l) + ".";
-        Block blk;
+    const auto read = [&](const std::string& b, Block& blk) {
         if (!c.post_norms) blk.input_norm = w.get(b + "input_layernorm.weight", 1, d);
         blk.post_norm = w.get(b + "post_attention_layernorm.weight", 1, d);
         if (c.post_norms) blk.ff_norm = w.get(b + "post_feedforward_layernorm.weight", 1, d);
         if (c.qk_norm || c.qk_norm_whole) {
-            blk.q_norm = w.get(b + "self_attn.q_norm.weight", 1, c.qk_norm ? hd : qd);
-            blk.k_norm = w.get(b + "self_attn.k_norm.weight", 1, c.qk_norm ? hd : kvd);
+            blk.q_norm = w.get(b + "self_attn.q_norm.weight", 1, c.qk_norm ? n.hd : n.qd);
+            blk.k_norm = w.get(b + "self_attn.k_norm.weight", 1, c.qk_norm ? n.hd : n.kvd);
         }
-        if (c.fused_qkv) {
-            blk.qkv = linear(b + "self_attn.qkv_proj", qd + 2 * kvd, d, c.qkv_bias);
-        } else {
-            blk.q = linear(b + "self_attn.q_proj", qd, d, c.qkv_bias);
-            blk.k = linear(b + "self_attn.k_proj", kvd, d, c.qkv_bias);
-            blk.v = linear(b + "self_attn.v_proj", kvd, d, c.qkv_bias);
-        }
-        blk.o = linear(b + "self_attn.o_proj", d, qd, c.o_bias);
+        if (c.fused_qkv)
+            blk.qkv = linear(b + "self_attn.qkv_proj", n.qd + 2 * n.kvd, d, c.qkv_bias);
+        else
+            model::read_qkv(w, b, n, c.qkv_bias, blk);
+        blk.o = linear(b + "self_attn.o_proj", d, n.qd, c.o_bias);
         if (c.experts > 0) {
             const std::string moe = b + "block_sparse_moe.";
             blk.router = linear(moe + "gate", c.experts, d, false);
@@ -103,8 +87,8 @@ std::shared_ptr<Model> Model::assemble(Config config, std::unique_ptr<model::Wei
             blk.up = linear(b + "mlp.up_proj", ff, d, c.mlp_bias);
             blk.down = linear(b + "mlp.down_proj", d, ff, c.mlp_bias);
         }
-        m->blocks_.push_back(std::move(blk));
-    }
+    };
+    model::read_decoder_tensors(w, c, p, m->embed_, m->norm_, m->blocks_, read);
     if (!c.tied)
         m->lm_head_ = model::read_output_head(w, "lm_head.weight", c.vocab, d,
                                               "a base model without its output head?");
@@ -131,20 +115,12 @@ Vector Model::attention_bias(int l) const {
 }
 
 model::Model::FrozenNorm Model::final_norm(const Matrix& x) const {
-    const blocks::FrozenNorm<float> frozen =
-        blocks::freeze_rms_norm<float>(x.topRows(1), norm_.matrix().row(0), config_.rms_norm_eps);
-    FrozenNorm f;
-    f.centre = false;
-    f.inv_scale = frozen.inv_scale(0);
-    f.gain = frozen.gain.transpose();
-    f.bias = Vector::Zero(config_.hidden);
-    return f;
+    return model::frozen_final_norm(
+        blocks::freeze_rms_norm<float>(x.topRows(1), norm_.matrix().row(0), config_.rms_norm_eps));
 }
 
 Vector Model::unembedding(std::int32_t token, float* bias) const {
-    if (bias) *bias = 0.f;
-    const FloatTensor& head = config_.tied ? embed_ : lm_head_;
-    return head.row(token);
+    return model::tied_head_row(config_.tied, embed_, lm_head_, token, bias);
 }
 
 model::ModelFolder open_folder(const std::string& dir) {

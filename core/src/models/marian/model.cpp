@@ -6,6 +6,7 @@
 
 #include "../family_parts.hpp"
 #include "../seq2seq_attention.hpp"
+#include "../seq2seq_stacks.hpp"
 #include "attn/blocks/embeddings.hpp"
 #include "attn/blocks/mlp.hpp"
 #include "attn/blocks/norms.hpp"
@@ -165,33 +166,19 @@ class MarianModel final : public Seq2SeqModel {
 };
 
 Seq2SeqDescription MarianModel::describe() const {
-    const int h = c_.info.heads, hd = c_.info.head_dim;
-    const auto attention = [&](const AttentionProjections& p) {
-        return grouped_attention(p.q, p.k, p.v, p.o, h, h, hd);
-    };
     const auto norm = [](const MarianNorm& n) {
         return NormOp{NormOp::Kind::Layer, &n.w, &n.b, 1e-5, blocks::Gain::W};
     };
-    const auto layer = [&](const AttentionProjections& self, const MarianNorm& self_norm,
-                           const MarianNorm& ffn_norm, const MarianFeedForward& f) {
-        Seq2SeqLayerDescription d;
-        d.block.residual = blocks::Residual::PostNorm;
-        d.block.norm1 = norm(self_norm);
-        d.block.norm2 = norm(ffn_norm);
-        d.block.attention = attention(self);
-        d.block.mlp.up = linear_op(f.fc1);
-        d.block.mlp.down = linear_op(f.fc2);
-        d.block.mlp.act = c_.act;
-        return d;
+    const auto mlp = [&](const MarianFeedForward& f) {
+        MlpOp m;
+        m.up = linear_op(f.fc1);
+        m.down = linear_op(f.fc2);
+        m.act = c_.act;
+        return m;
     };
     Seq2SeqDescription d;
-    for (const MarianEncoderLayer& L : enc_)
-        d.encoder.push_back(layer(L.att, L.att_norm, L.ffn_norm, L.ffn));
-    for (const MarianDecoderLayer& L : dec_) {
-        d.decoder.push_back(layer(L.self, L.self_norm, L.ffn_norm, L.ffn));
-        d.decoder.back().cross_norm = norm(L.cross_norm);
-        d.decoder.back().cross = attention(L.cross);
-    }
+    describe_stacks(d, enc_, dec_, blocks::Residual::PostNorm, c_.info.heads, c_.info.head_dim,
+                    norm, mlp);
     d.unembedding = &head_;
     if (logits_bias_.rows()) d.bias = &logits_bias_;
     return d;

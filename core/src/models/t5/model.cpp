@@ -9,6 +9,7 @@
 
 #include "../family_parts.hpp"
 #include "../seq2seq_attention.hpp"
+#include "../seq2seq_stacks.hpp"
 #include "attn/blocks/embeddings.hpp"
 #include "attn/blocks/mlp.hpp"
 #include "attn/blocks/norms.hpp"
@@ -191,33 +192,19 @@ class T5Model final : public Seq2SeqModel {
 };
 
 Seq2SeqDescription T5Model::describe() const {
-    const int h = c_.info.heads, hd = c_.info.head_dim;
-    const auto attention = [&](const AttentionProjections& p) {
-        return grouped_attention(p.q, p.k, p.v, p.o, h, h, hd);
-    };
     const auto norm = [&](const FloatTensor& w) { return rms_op(w, c_.eps); };
-    const auto layer = [&](const AttentionProjections& self, const FloatTensor& self_norm,
-                           const FloatTensor& ffn_norm, const T5FeedForward& f) {
-        Seq2SeqLayerDescription d;
-        d.block.residual = blocks::Residual::PreNorm;
-        d.block.norm1 = norm(self_norm);
-        d.block.norm2 = norm(ffn_norm);
-        d.block.attention = attention(self);
-        // Gated: act(wi_0 x) ⊙ wi_1 x, the description's act(gate(x)) ⊙ up(x).
-        d.block.mlp.up = LinearOp{c_.gated ? &f.wi_1 : &f.wi, nullptr, false};
-        if (c_.gated) d.block.mlp.gate = LinearOp{&f.wi, nullptr, false};
-        d.block.mlp.down = LinearOp{&f.wo, nullptr, false};
-        d.block.mlp.act = c_.act;
-        return d;
+    // Gated: act(wi_0 x) ⊙ wi_1 x, the description's act(gate(x)) ⊙ up(x).
+    const auto mlp = [&](const T5FeedForward& f) {
+        MlpOp m;
+        m.up = LinearOp{c_.gated ? &f.wi_1 : &f.wi, nullptr, false};
+        if (c_.gated) m.gate = LinearOp{&f.wi, nullptr, false};
+        m.down = LinearOp{&f.wo, nullptr, false};
+        m.act = c_.act;
+        return m;
     };
     Seq2SeqDescription d;
-    for (const T5EncoderLayer& L : enc_)
-        d.encoder.push_back(layer(L.att, L.att_norm, L.ffn_norm, L.ffn));
-    for (const T5DecoderLayer& L : dec_) {
-        d.decoder.push_back(layer(L.self, L.self_norm, L.ffn_norm, L.ffn));
-        d.decoder.back().cross_norm = norm(L.cross_norm);
-        d.decoder.back().cross = attention(L.cross);
-    }
+    describe_stacks(d, enc_, dec_, blocks::Residual::PreNorm, c_.info.heads, c_.info.head_dim, norm,
+                    mlp);
     d.encoder_final = norm(enc_final_);
     d.decoder_final = norm(dec_final_);
     d.unembedding = &head_;

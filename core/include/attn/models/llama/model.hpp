@@ -52,11 +52,6 @@ void read_mixtral(const nlohmann::json& j, const std::string& path, Config& c);
 /// rope_scaling type is refused by name).
 Config read_config(const std::string& path);
 
-/// Refuses C when its head_dim is odd or KV_HEADS does not divide HEADS, naming PATH and the
-/// fields as the file calls them.
-void check_heads(const Config& c, const std::string& path, const char* head_dim,
-                 const char* kv_heads, const char* heads);
-
 /// The configuration a GGUF file of architecture llama, qwen2 or phi3 states in its metadata
 /// (llama.block_count, llama.embedding_length, …); throws FormatError naming the file and the key.
 Config gguf_config(const model::GgufFile& file);
