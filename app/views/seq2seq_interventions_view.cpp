@@ -165,6 +165,7 @@ Seq2SeqInterventionsView::Seq2SeqInterventionsView(Scene* scene, QWidget* parent
     column->addWidget(pages_, 1);
 
     connect(component_, &QComboBox::currentIndexChanged, this, &Seq2SeqInterventionsView::showMaps);
+    connect(pages_, &QTabWidget::currentChanged, this, &Seq2SeqInterventionsView::showStatus);
     showMaps();
     connect(scan_, &QPushButton::clicked, this, &Seq2SeqInterventionsView::startScan);
     connect(patch_, &QPushButton::clicked, this, &Seq2SeqInterventionsView::startPatch);
@@ -200,9 +201,16 @@ attn::model::Seq2SeqControls Seq2SeqInterventionsView::controls(const Seq2SeqSub
     return c;
 }
 
-void Seq2SeqInterventionsView::setStatus(const QString& text, bool error) {
-    status_->setText(text);
-    status_->setStyleSheet(error ? QStringLiteral("color: #b00020;") : QString());
+void Seq2SeqInterventionsView::setStatus(Page page, const QString& text, bool error) {
+    statuses_[page] = {text, error};
+    if (pages_->currentIndex() == page) showStatus();
+}
+
+void Seq2SeqInterventionsView::showStatus() {
+    const int page = pages_->currentIndex();
+    const Status shown = page >= 0 && page < kPages ? statuses_[page] : Status{};
+    status_->setText(shown.text);
+    status_->setStyleSheet(shown.error ? QStringLiteral("color: #b00020;") : QString());
 }
 
 void Seq2SeqInterventionsView::refreshLens() {
@@ -212,7 +220,7 @@ void Seq2SeqInterventionsView::refreshLens() {
         Scheduler::instance().cancel(this, kLensJob);
         return;
     }
-    setStatus(tr("Computing the logit lens…"));
+    setStatus(kLensPage, tr("Computing the logit lens…"));
     Scheduler::instance().run(
         this, kLensJob,
         [s = *s, controls = controls(*s)](attn::Progress&) {
@@ -233,7 +241,7 @@ void Seq2SeqInterventionsView::refreshLens() {
                 // The run on show has no lens: the previous run's map would pass for its.
                 lens_ = {};
                 lensMap_->clear();
-                setStatus(d.error, true);
+                setStatus(kLensPage, d.error, true);
                 Q_EMIT computed();
                 return;
             }
@@ -245,6 +253,7 @@ void Seq2SeqInterventionsView::refreshLens() {
                     p(r, c) = lens_.at(r, c).probabilities[0];
             lensMap_->setData(p, streamRowLabels(int(lens_.layers) - 1), d.tokens, lensNames_);
             setStatus(
+                kLensPage,
                 tr("Logit lens: each cell the top token and its probability, %1 target positions.")
                     .arg(lens_.positions));
             Q_EMIT computed();
@@ -254,7 +263,7 @@ void Seq2SeqInterventionsView::refreshLens() {
 bool Seq2SeqInterventionsView::startScan() {
     const std::optional<Seq2SeqSubject> s = subject();
     if (!s) return false;
-    setStatus(tr("Ablating each head in turn…"));
+    setStatus(kScanPage, tr("Ablating each head in turn…"));
     scan_->setEnabled(false);
     struct Delivery {
         attn::interv::Seq2SeqAblationScan scan;
@@ -273,12 +282,13 @@ bool Seq2SeqInterventionsView::startScan() {
         [this](Delivery d) {
             scan_->setEnabled(true);
             if (!d.error.isEmpty()) {
-                setStatus(d.error, true);
+                setStatus(kScanPage, d.error, true);
             } else {
                 scanResult_ = std::move(d.scan);
                 scanRun_ = shownRun(*scene_);
                 showMaps();
-                setStatus(tr("Ablation map: the target's log-probability is %1 without it.")
+                setStatus(kScanPage,
+                          tr("Ablation map: the target's log-probability is %1 without it.")
                               .arg(scanResult_.target_logprob, 0, 'f', 3));
             }
             Q_EMIT computed();
@@ -296,11 +306,11 @@ bool Seq2SeqInterventionsView::startPatch() {
     const std::optional<std::int32_t> wrong =
         answer ? pickToken(*f.target, vocab, wrong_->text(), &error) : std::nullopt;
     if (!answer || !wrong) {
-        setStatus(tr("Patching: %1").arg(error), true);
+        setStatus(kPatchPage, tr("Patching: %1").arg(error), true);
         return false;
     }
     if (corrupt_->text().isEmpty() && corruptTarget_->text().isEmpty()) {
-        setStatus(tr("Patching: type a corrupted source or a corrupted target."), true);
+        setStatus(kPatchPage, tr("Patching: type a corrupted source or a corrupted target."), true);
         return false;
     }
     Seq2SeqInput corrupt = s->input;
@@ -309,7 +319,7 @@ bool Seq2SeqInterventionsView::startPatch() {
         corrupt.target = corruptTarget_->text().toStdString();
         corrupt.targetIds.clear();
     }
-    setStatus(tr("Patching each head from the clean run into the corrupted one…"));
+    setStatus(kPatchPage, tr("Patching each head from the clean run into the corrupted one…"));
     patch_->setEnabled(false);
     struct Delivery {
         attn::interv::Seq2SeqPatchResult result;
@@ -335,12 +345,13 @@ bool Seq2SeqInterventionsView::startPatch() {
         [this](Delivery d) {
             patch_->setEnabled(true);
             if (!d.error.isEmpty()) {
-                setStatus(d.error, true);
+                setStatus(kPatchPage, d.error, true);
             } else {
                 patchResult_ = std::move(d.result);
                 patchRun_ = shownRun(*scene_);
                 showMaps();
-                setStatus(tr("Patching: answer − wrong is %1 clean, %2 corrupted.%3")
+                setStatus(kPatchPage,
+                          tr("Patching: answer − wrong is %1 clean, %2 corrupted.%3")
                               .arg(patchResult_.clean_diff, 0, 'f', 3)
                               .arg(patchResult_.corrupt_diff, 0, 'f', 3)
                               .arg(patchResult_.unstable() ? tr(" Too close for stable fractions.")
@@ -390,11 +401,13 @@ void Seq2SeqInterventionsView::dropStaleMaps() {
         scanResult_ = {};
         scanMap_->clear();
         scanRun_ = nullptr;
+        setStatus(kScanPage, {});  // its numbers were the map's
     }
     if (patchRun_ && patchRun_ != run) {
         patchResult_ = {};
         patchMap_->clear();
         patchRun_ = nullptr;
+        setStatus(kPatchPage, {});
     }
     showMaps();  // a map dropped says again how to fill it
 }

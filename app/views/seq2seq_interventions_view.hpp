@@ -74,7 +74,12 @@ class Seq2SeqInterventionsView : public QWidget {
     void showMaps();
     /// Clears the ablation and patching maps when the run on show is no longer theirs.
     void dropStaleMaps();
-    void setStatus(const QString& text, bool error = false);
+    /// The pages, in order: each has its own status line (a page shows its own job's message).
+    enum Page { kLensPage, kScanPage, kPatchPage, kPages };
+    /// Sets PAGE's status line, shown while PAGE is the current page.
+    void setStatus(Page page, const QString& text, bool error = false);
+    /// Shows the current page's status line.
+    void showStatus();
 
     Scene* scene_;
     SubjectOf subject_;
@@ -91,6 +96,11 @@ class Seq2SeqInterventionsView : public QWidget {
     QLineEdit* answer_;
     QLineEdit* wrong_;
     QLabel* status_;
+    struct Status {
+        QString text;
+        bool error = false;
+    };
+    Status statuses_[kPages];
     WhileVisible* visible_;
     attn::interv::LensTable lens_;
     QStringList lensNames_;  ///< each lens cell's top token, row-major
