@@ -15,6 +15,7 @@
 class CellMap;
 class QComboBox;
 class QLabel;
+class PageStatus;
 class QLineEdit;
 class QPushButton;
 class QTabWidget;
@@ -75,11 +76,7 @@ class Seq2SeqInterventionsView : public QWidget {
     /// Clears the ablation and patching maps when the run on show is no longer theirs.
     void dropStaleMaps();
     /// The pages, in order: each has its own status line (a page shows its own job's message).
-    enum Page { kLensPage, kScanPage, kPatchPage, kPages };
-    /// Sets PAGE's status line, shown while PAGE is the current page.
-    void setStatus(Page page, const QString& text, bool error = false);
-    /// Shows the current page's status line.
-    void showStatus();
+    enum Page { kLensPage, kScanPage, kPatchPage };
 
     Scene* scene_;
     SubjectOf subject_;
@@ -96,11 +93,7 @@ class Seq2SeqInterventionsView : public QWidget {
     QLineEdit* answer_;
     QLineEdit* wrong_;
     QLabel* status_;
-    struct Status {
-        QString text;
-        bool error = false;
-    };
-    Status statuses_[kPages];
+    PageStatus* said_;  ///< each page's message in status_
     WhileVisible* visible_;
     attn::interv::LensTable lens_;
     QStringList lensNames_;  ///< each lens cell's top token, row-major

@@ -2,13 +2,12 @@
 // Marian folder (tests/cli/seq2seq_tiny.py) opens from Model ▸ Open Model and runs a typed
 // source and target, at 1280×800 and 1920×1080 (at 192 dpi: app.seq2seq_docks_test_2x):
 // - the Translation dock's status line is in view without scrolling, after a run and after a
-//   translation (a longer message);
+//   translation (a longer message), and never broken inside the token </s>;
 // - tabs clicked on the bar: the Translation and Loaded data docks hide on the Playground (it
 //   has its own controls), the Loaded data dock on the Interventions and Influence tabs (they
 //   pick their own component), and both come back on the Heads tab;
 // - the Influence tab's strips show their method names whole and cells a user can read, with
 //   the Loaded data dock shown there too;
-// - the dock's status line, wrapped, never breaks inside the token </s>;
 // - the Interventions tab's Patching page shows its own status line, not the logit lens's.
 // GPL-3.0-or-later.
 #include <QDockWidget>
@@ -104,6 +103,15 @@ QString outOfView(QLabel* label, QScrollArea* column) {
     return test_support::cutBy(label);
 }
 
+/// Types SOURCE into DOCK's source box and clicks Translate: once the run is shown.
+void translate(MainWindow& w, fileio::Seq2SeqDock* dock, const QString& source) {
+    QSignalSpy finished(dock, &fileio::Seq2SeqDock::finished);
+    test_support::typeOver(dock->sourceEdit(), source);
+    QTest::mouseClick(dock->translateButton(), Qt::LeftButton);
+    QVERIFY(finished.wait(60000));
+    test_support::settleAll(w.computeService());
+}
+
 /// "" when VIEW's strips show every method's name whole and at least CELLS of the run's cells
 /// beside them without scrolling, else what they show.
 QString stripsFault(InfluenceView* view, int cells) {
@@ -147,22 +155,26 @@ class Seq2SeqDocksTest : public QObject {
         QString fault = outOfView(dock->statusLabel(), column);
         QVERIFY2(fault.isEmpty(), qPrintable(fault));
         QVERIFY(dock->statusLabel()->text().startsWith(QStringLiteral("Teacher-forced")));
-        // Translate a sentence the tiny model ends at once: a longer message, naming </s>, in
-        // view as well.
-        QSignalSpy finished(dock, &fileio::Seq2SeqDock::finished);
-        test_support::typeOver(dock->sourceEdit(), QString::fromUtf8(attn::kDefaultSentence));
-        QTest::mouseClick(dock->translateButton(), Qt::LeftButton);
-        QVERIFY(finished.wait(60000));
-        test_support::settleAll(w.computeService());
-        QVERIFY2(
-            dock->statusLabel()->text().startsWith(QStringLiteral("Translated")) &&
-                dock->statusLabel()->text().remove(QChar(0x2060)).contains(QStringLiteral("</s>")),
-            qPrintable(dock->statusLabel()->text()));
+        // A translation: a longer message, in view as well.
+        translate(w, dock, QString::fromUtf8(attn::kDefaultSentence));
+        QVERIFY2(dock->statusLabel()->text().startsWith(QStringLiteral("Translated")),
+                 qPrintable(dock->statusLabel()->text()));
         fault = outOfView(dock->statusLabel(), column);
         QVERIFY2(fault.isEmpty(), qPrintable(fault));
         QCOMPARE(w.size(), size);
-        // The status line wraps, but never inside </s>.
-        fault = brokenToken(dock->statusLabel(), QStringLiteral("</s>"));
+        w.scene()->undoStack()->setClean();
+    }
+
+    // The tiny model ends the default sentence at once: the status line names </s>.
+    void endTokenWholeInTheStatusLine() {
+        MainWindow w;
+        QVERIFY2(test_support::openSeq2SeqRun(w, marian_.path(), {1280, 800}).isEmpty(),
+                 "not opened");
+        fileio::Seq2SeqDock* dock = w.findChild<fileio::ModelController*>()->seq2seqDock();
+        translate(w, dock, QString::fromUtf8(attn::kDefaultSentence));
+        QString shown = dock->statusLabel()->text();
+        QVERIFY2(shown.remove(QChar(0x2060)).contains(QStringLiteral("</s>")), qPrintable(shown));
+        const QString fault = brokenToken(dock->statusLabel(), QStringLiteral("</s>"));
         QVERIFY2(fault.isEmpty(), qPrintable(fault));
         w.scene()->undoStack()->setClean();
     }
@@ -222,8 +234,9 @@ class Seq2SeqDocksTest : public QObject {
 
     void patchingShowsItsOwnStatus() {
         MainWindow w;
-        const QString opened = test_support::openSeq2SeqRun(w, marian_.path(), {1280, 800});
-        QVERIFY2(opened.isEmpty(), qPrintable(opened));
+        QVERIFY2(test_support::openSeq2SeqRun(w, marian_.path(), {1280, 800}).isEmpty(),
+                 "not opened");
+        // The logit lens computes when the tab shows; then the Patching page is clicked.
         Seq2SeqInterventionsView* view = w.findChild<InterventionsTab*>()->seq2seq();
         QSignalSpy computed(view, &Seq2SeqInterventionsView::computed);
         clickTab(w, windowTabBar(w), QStringLiteral("Interventions"));
