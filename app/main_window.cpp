@@ -20,6 +20,7 @@
 #include "attn/scene/model_scene.hpp"
 #include "attn/scene/scene_controls.hpp"
 #include "attn/scene/scope_text.hpp"
+#include "attn/scene/seq2seq_scene.hpp"
 #include "lenses/lens_panel.hpp"
 #include "lenses/lens_registry.hpp"
 #include "model/layer_cache.hpp"
@@ -298,11 +299,21 @@ void MainWindow::onSpecChanged() {
     // A model layer outside the controls' scope: say why the controls seem not to act on it.
     if (s.is_model() && !attn::model::controls_apply_in(s, s.layer))
         note = QString::fromStdString(attn::model::scope_note(s, s.layer));
-    // An encoder–decoder's blocks: say which sentence each axis is.
-    if (s.is_loaded() && attn::lenses::cross_component(s) == s.component)
+    // An encoder–decoder's blocks: say which attention is shown and which sentence each axis is
+    // (the three look alike, and only the Loaded data dock would name them).
+    const attn::Index cross = s.is_loaded() ? attn::lenses::cross_component(s) : -1;
+    if (cross >= 0 && cross == s.component)
         note =
             tr("Cross-attention: rows are the target's tokens (the decoder's queries), "
                "columns the source's (the encoder's keys).");
+    else if (const auto part =
+                 cross >= 0 ? attn::shown_component(*s.data, s.component) : std::nullopt;
+             part == attn::model::Component::Encoder)
+        note = tr("Encoder self-attention: rows and columns are the source's tokens.");
+    else if (part == attn::model::Component::Decoder)
+        note =
+            tr("Decoder self-attention: rows and columns are the target's tokens; causal, "
+               "each attends to itself and the tokens before it.");
     grid_->setNote(note);
     compute_->request(s);
 }

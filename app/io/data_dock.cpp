@@ -17,6 +17,7 @@
 #include "model/numbering.hpp"
 #include "model/scene.hpp"
 #include "model/undo_command.hpp"
+#include "tab_docks.hpp"
 #include "views/token_labels.hpp"
 
 namespace fileio {
@@ -114,7 +115,7 @@ void DataDock::onDk(double dk) {
 void DataDock::sync() {
     const attn::SceneSpec& spec = scene_->spec();
     const bool hasData = spec.is_loaded() && !spec.data->components.empty();
-    setVisible(hasData);
+    TabDocks::setAvailable(this, hasData);
     {
         const QSignalBlocker block(mergeWords_);
         mergeWords_->setChecked(spec.merge_words);

@@ -11,17 +11,21 @@
 #include "io/data_dock.hpp"
 #include "io/file_controller.hpp"
 #include "io/model_controller.hpp"
+#include "io/model_dock.hpp"
+#include "io/seq2seq_dock.hpp"
 #include "io/seq2seq_interventions_wiring.hpp"
 #include "io/seq2seq_session.hpp"
 #include "io/single_instance.hpp"
 #include "main_window.hpp"
 #include "model/view_state.hpp"
+#include "tab_docks.hpp"
 #include "views/batch_view.hpp"
 #include "views/census_table.hpp"
 #include "views/heatmap_grid.hpp"
 #include "views/influence_view.hpp"
 #include "views/interventions_tab.hpp"
 #include "views/model_grid.hpp"
+#include "views/views_tab.hpp"
 #include "widgets/controls_dock.hpp"
 
 namespace fileio {
@@ -71,6 +75,18 @@ FileController* attachDataIo(MainWindow* window, const QStringList& files) {
     window->setTabDocks(influence, {window->sentenceDock()});
     QObject::connect(influence, &InfluenceView::exportRequested, exports,
                      &exporting::ExportController::exportPanel);
+    // The docks of a loaded run or an open model show on the tabs that use them: never on the
+    // Playground (its own controls) or the Batch tab. The Loaded data dock's component, layer
+    // and head are the heads', the views', the thumbnails' and the Alignment lens's; the
+    // Interventions and Influence tabs pick their own component, and are given the width.
+    QWidget* theory = window->findChild<QTabWidget*>(QStringLiteral("theoryTabs"));
+    QWidget* heads = window->heatmapGrid();
+    QWidget* views = window->viewsTab();
+    const QList<QWidget*> runTabs{heads, theory, views, modelTab, interventions, influence};
+    auto* tabDocks = window->findChild<TabDocks*>();
+    tabDocks->setDockTabs(models->seq2seqDock(), runTabs);
+    tabDocks->setDockTabs(models->dock(), runTabs);
+    tabDocks->setDockTabs(data, {heads, theory, views, modelTab});
     // File ▸ Open of a batch result: the Batch tab, each panel exported through File ▸ Export's
     // dialog.
     auto* batch = new BatchRuns(window, files_, models, interventions, modelTab);

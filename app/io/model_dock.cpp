@@ -16,6 +16,7 @@
 #include "attn/scene/scene_layers.hpp"
 #include "model/numbering.hpp"
 #include "model/scene.hpp"
+#include "tab_docks.hpp"
 #include "views/next_tokens_view.hpp"
 #include "views/shown_text.hpp"
 #include "widgets/column_scroll.hpp"
@@ -119,7 +120,7 @@ ModelDock::ModelDock(Scene* scene, QWidget* parent)
 
 void ModelDock::sync() {
     const attn::SceneSpec& spec = scene_->spec();
-    setVisible(spec.is_model());
+    TabDocks::setAvailable(this, spec.is_model());
     if (!spec.is_model()) {
         next_->setTokens({});
         return;

@@ -20,6 +20,8 @@
 #include "model/scene.hpp"
 #include "model/scheduler.hpp"
 #include "model/seq2seq_influence.hpp"
+#include "tab_docks.hpp"
+#include "views/shown_text.hpp"
 #include "widgets/column_scroll.hpp"
 
 namespace fileio {
@@ -91,6 +93,7 @@ Seq2SeqDock::Seq2SeqDock(Scene* scene, QWidget* parent)
         tr("Heads whose output is zeroed, PART.LAYER.HEAD counted from 0 (PART: "
            "encoder, decoder or cross); the run and Translate follow"));
     status_->setWordWrap(true);
+    status_->setTextFormat(Qt::PlainText);  // "</s>" is text
     status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* search = new QHBoxLayout;
     search->addWidget(new QLabel(tr("beam")));
@@ -126,6 +129,7 @@ void Seq2SeqDock::setFolder(std::shared_ptr<const attn::model::Seq2SeqFolder> fo
                             const Seq2SeqInput& input, const Seq2SeqOutcome& outcome) {
     folder_ = std::move(folder);
     about_->setText(seq2seqAbout(*folder_));
+    fitRows();
     const QSignalBlocker b1(source_), b2(target_);
     source_->setText(QString::fromStdString(input.source));
     source_->setCursorPosition(0);
@@ -156,6 +160,20 @@ void Seq2SeqDock::remember(const std::shared_ptr<const attn::AttentionData>& dat
 int Seq2SeqDock::wholeHeight() const {
     const auto* scroll = static_cast<const QScrollArea*>(widget());
     return scroll->widget()->sizeHint().height() + fontMetrics().height() * 2;
+}
+
+void Seq2SeqDock::resizeEvent(QResizeEvent* event) {
+    QDockWidget::resizeEvent(event);
+    fitRows();  // another width wraps the text into another number of lines
+}
+
+void Seq2SeqDock::fitRows() {
+    auto* scroll = static_cast<QScrollArea*>(widget());
+    const QWidget* body = scroll->widget();
+    const int need = body->hasHeightForWidth() ? body->heightForWidth(scroll->width())
+                                               : body->sizeHint().height();
+    const int most = window() != this ? window()->height() * 3 / 5 : need;
+    scroll->setMinimumHeight(std::min(need, most));
 }
 
 bool Seq2SeqDock::input(bool translate, Seq2SeqInput* out) {
@@ -279,14 +297,17 @@ void Seq2SeqDock::showOutcome(const Seq2SeqOutcome& outcome) {
 }
 
 void Seq2SeqDock::setStatus(const QString& text, bool error) {
-    status_->setText(text);
+    // The end token whole: a wrapped line must not break it after its slash.
+    status_->setText(
+        QString(text).replace(QStringLiteral("</s>"), unbrokenText(QStringLiteral("</s>"))));
     status_->setStyleSheet(error ? QStringLiteral("color: #b00020;") : QString());
+    fitRows();  // a longer message must not fall below the dock's edge
 }
 
 void Seq2SeqDock::sync() {
     const attn::SceneSpec& spec = scene_->spec();
     const bool mine = folder_ && spec.is_loaded() && spec.data->source == folder_->dir;
-    setVisible(mine);
+    TabDocks::setAvailable(this, mine);
     // Undo or redo to another run: its sentences come back (typing is never overwritten, since
     // only a change of the run shown restores them).
     if (!mine || spec.data.get() == lastData_) return;

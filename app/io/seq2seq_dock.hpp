@@ -60,7 +60,13 @@ class Seq2SeqDock : public QDockWidget {
     /// A run was shown (or failed: the status line says why).
     void finished();
 
+  protected:
+    void resizeEvent(QResizeEvent* event) override;
+
   private:
+    /// Asks for the height that shows every row at the dock's width, the status line last among
+    /// them (the controls' dock above gives way and scrolls), up to 3/5 of the window's height.
+    void fitRows();
     void sync();
     void deliver(const Seq2SeqInput& input, const Seq2SeqOutcome& outcome);
     /// Records the run the scene is about to show (Seq2SeqShown).

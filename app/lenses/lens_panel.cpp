@@ -27,6 +27,7 @@
 #include "views/scroll_frame.hpp"
 #include "widgets/index_spin_box.hpp"
 #include "widgets/progress_runner.hpp"
+#include "widgets/wheel_guard.hpp"
 
 LensPanel::LensPanel(Scene* scene, const QString& name, LensInputs inputs, QWidget* parent)
     : QWidget(parent), scene_(scene), name_(name), inputs_(inputs) {
@@ -207,6 +208,8 @@ void LensPanel::requestRefresh() {
 
 void LensPanel::showEvent(QShowEvent* event) {
     QWidget::showEvent(event);
+    // The text column scrolls: a wheel turn over a slider on the way must not move it.
+    guardWheel(this);
     if (!dirty_) return;
     if (inputs_ == LensInputs::Scene)
         startJob();

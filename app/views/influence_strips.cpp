@@ -123,7 +123,7 @@ QString InfluenceStrips::tipAt(int row, int column) const {
 
 QSize InfluenceStrips::minimumSizeHint() const {
     const int cells = std::max<int>(1, int(tokens_.size()));
-    return {labelWidth() + cells * 14 + kStripPad,
+    return {labelWidth() + cells * kLeastCell + kStripPad,
             std::max(2 * fontMetrics().height() + kStripPad, titleHeight()) +
                 int(rows_.size()) * pitch() + tokenBand() + kStripPad};
 }

@@ -20,6 +20,8 @@ class InfluenceStrips : public QWidget {
         bool signedValues = false;
     };
     explicit InfluenceStrips(QWidget* parent = nullptr);
+    /// The narrowest a cell is drawn: a longer run scrolls.
+    static constexpr int kLeastCell = 14;
 
     void setData(std::vector<Row> rows, QStringList tokens, int position);
     void clear();

@@ -10,6 +10,7 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSpinBox>
+#include <QStyle>
 #include <QTabWidget>
 #include <QTimer>
 #include <QToolTip>
@@ -127,6 +128,13 @@ InfluenceView::InfluenceView(Scene* scene, QWidget* parent)
     stripsColumn->insertWidget(0, note_);
     auto* stripsFrame = new ScrollFrame(stripsFigure);
     stripsFrame->setObjectName(QStringLiteral("influenceStripsFrame"));
+    // Readable beside both of an encoder–decoder's docks: every method's name and a dozen cells
+    // (the rest scroll). The pages beside the strips give way first, then the docks.
+    int names = fontMetrics().horizontalAdvance(tr("Attention L12 H12"));
+    for (const QString& key : influence::methodKeys())
+        names = std::max(names, fontMetrics().horizontalAdvance(influence_text::name(key)));
+    stripsFrame->setMinimumWidth(names + 12 * InfluenceStrips::kLeastCell + 24 +
+                                 style()->pixelMetric(QStyle::PM_ScrollBarExtent));
     QWidget* left = makePanel(QStringLiteral("strips"), stripsFrame);
 
     // Right: a page per panel.

@@ -19,6 +19,7 @@
 #include "model/scheduler.hpp"
 #include "model/while_visible.hpp"
 #include "views/cell_map.hpp"
+#include "views/page_status.hpp"
 #include "views/token_pick.hpp"
 
 const QString Seq2SeqInterventionsView::kLensJob = QStringLiteral("seq2seq logit lens");
@@ -108,15 +109,14 @@ Seq2SeqInterventionsView::Seq2SeqInterventionsView(Scene* scene, QWidget* parent
            "probability)"));
     lensMap_->setLimit(1.0);
     scanMap_->setObjectName(QStringLiteral("seq2seqScanMap"));
-    scanMap_->setScale(CellMap::Scale::Diverging);
-    scanMap_->setAxisNames(tr("layer"), tr("head"));
     patchMap_->setObjectName(QStringLiteral("seq2seqPatchMap"));
-    patchMap_->setScale(CellMap::Scale::Diverging);
     patchMap_->setRangeFloor(1.0);
     patchMap_->setKeyMarks({-1.0, 0.0, 1.0});
-    patchMap_->setAxisNames(tr("layer"), tr("head"));
-    for (CellMap* m : {scanMap_, patchMap_})
+    for (CellMap* m : {scanMap_, patchMap_}) {
+        m->setScale(CellMap::Scale::Diverging);
+        m->setAxisNames(tr("layer"), tr("head"));
         m->setShowValues(true);
+    }
     scan_->setObjectName(QStringLiteral("seq2seqScan"));
     patch_->setObjectName(QStringLiteral("seq2seqPatch"));
     corrupt_->setObjectName(QStringLiteral("seq2seqCorrupt"));
@@ -155,9 +155,7 @@ Seq2SeqInterventionsView::Seq2SeqInterventionsView(Scene* scene, QWidget* parent
     top->addWidget(mode_);
     top->addStretch(1);
     status_->setObjectName(QStringLiteral("seq2seqInterventionsStatus"));
-    status_->setWordWrap(true);
-    // Two lines always fit: a wrapped message is never squeezed under the pages.
-    status_->setMinimumHeight(status_->fontMetrics().lineSpacing() * 2 + 4);
+    said_ = new PageStatus(status_, pages_);  // the lens's message is not the patching's
     auto* column = new QVBoxLayout(this);
     column->setContentsMargins(6, 4, 6, 4);
     column->addLayout(top);
@@ -200,11 +198,6 @@ attn::model::Seq2SeqControls Seq2SeqInterventionsView::controls(const Seq2SeqSub
     return c;
 }
 
-void Seq2SeqInterventionsView::setStatus(const QString& text, bool error) {
-    status_->setText(text);
-    status_->setStyleSheet(error ? QStringLiteral("color: #b00020;") : QString());
-}
-
 void Seq2SeqInterventionsView::refreshLens() {
     visible_->clear();
     const std::optional<Seq2SeqSubject> s = subject();
@@ -212,7 +205,7 @@ void Seq2SeqInterventionsView::refreshLens() {
         Scheduler::instance().cancel(this, kLensJob);
         return;
     }
-    setStatus(tr("Computing the logit lens…"));
+    said_->set(kLensPage, tr("Computing the logit lens…"));
     Scheduler::instance().run(
         this, kLensJob,
         [s = *s, controls = controls(*s)](attn::Progress&) {
@@ -233,7 +226,7 @@ void Seq2SeqInterventionsView::refreshLens() {
                 // The run on show has no lens: the previous run's map would pass for its.
                 lens_ = {};
                 lensMap_->clear();
-                setStatus(d.error, true);
+                said_->set(kLensPage, d.error, true);
                 Q_EMIT computed();
                 return;
             }
@@ -244,7 +237,8 @@ void Seq2SeqInterventionsView::refreshLens() {
                 for (attn::Index c = 0; c < lens_.positions; ++c)
                     p(r, c) = lens_.at(r, c).probabilities[0];
             lensMap_->setData(p, streamRowLabels(int(lens_.layers) - 1), d.tokens, lensNames_);
-            setStatus(
+            said_->set(
+                kLensPage,
                 tr("Logit lens: each cell the top token and its probability, %1 target positions.")
                     .arg(lens_.positions));
             Q_EMIT computed();
@@ -254,7 +248,7 @@ void Seq2SeqInterventionsView::refreshLens() {
 bool Seq2SeqInterventionsView::startScan() {
     const std::optional<Seq2SeqSubject> s = subject();
     if (!s) return false;
-    setStatus(tr("Ablating each head in turn…"));
+    said_->set(kScanPage, tr("Ablating each head in turn…"));
     scan_->setEnabled(false);
     struct Delivery {
         attn::interv::Seq2SeqAblationScan scan;
@@ -273,13 +267,14 @@ bool Seq2SeqInterventionsView::startScan() {
         [this](Delivery d) {
             scan_->setEnabled(true);
             if (!d.error.isEmpty()) {
-                setStatus(d.error, true);
+                said_->set(kScanPage, d.error, true);
             } else {
                 scanResult_ = std::move(d.scan);
                 scanRun_ = shownRun(*scene_);
                 showMaps();
-                setStatus(tr("Ablation map: the target's log-probability is %1 without it.")
-                              .arg(scanResult_.target_logprob, 0, 'f', 3));
+                said_->set(kScanPage,
+                           tr("Ablation map: the target's log-probability is %1 without it.")
+                               .arg(scanResult_.target_logprob, 0, 'f', 3));
             }
             Q_EMIT computed();
         });
@@ -296,11 +291,12 @@ bool Seq2SeqInterventionsView::startPatch() {
     const std::optional<std::int32_t> wrong =
         answer ? pickToken(*f.target, vocab, wrong_->text(), &error) : std::nullopt;
     if (!answer || !wrong) {
-        setStatus(tr("Patching: %1").arg(error), true);
+        said_->set(kPatchPage, tr("Patching: %1").arg(error), true);
         return false;
     }
     if (corrupt_->text().isEmpty() && corruptTarget_->text().isEmpty()) {
-        setStatus(tr("Patching: type a corrupted source or a corrupted target."), true);
+        said_->set(kPatchPage, tr("Patching: type a corrupted source or a corrupted target."),
+                   true);
         return false;
     }
     Seq2SeqInput corrupt = s->input;
@@ -309,7 +305,7 @@ bool Seq2SeqInterventionsView::startPatch() {
         corrupt.target = corruptTarget_->text().toStdString();
         corrupt.targetIds.clear();
     }
-    setStatus(tr("Patching each head from the clean run into the corrupted one…"));
+    said_->set(kPatchPage, tr("Patching each head from the clean run into the corrupted one…"));
     patch_->setEnabled(false);
     struct Delivery {
         attn::interv::Seq2SeqPatchResult result;
@@ -335,16 +331,17 @@ bool Seq2SeqInterventionsView::startPatch() {
         [this](Delivery d) {
             patch_->setEnabled(true);
             if (!d.error.isEmpty()) {
-                setStatus(d.error, true);
+                said_->set(kPatchPage, d.error, true);
             } else {
                 patchResult_ = std::move(d.result);
                 patchRun_ = shownRun(*scene_);
                 showMaps();
-                setStatus(tr("Patching: answer − wrong is %1 clean, %2 corrupted.%3")
-                              .arg(patchResult_.clean_diff, 0, 'f', 3)
-                              .arg(patchResult_.corrupt_diff, 0, 'f', 3)
-                              .arg(patchResult_.unstable() ? tr(" Too close for stable fractions.")
-                                                           : QString()));
+                said_->set(kPatchPage,
+                           tr("Patching: answer − wrong is %1 clean, %2 corrupted.%3")
+                               .arg(patchResult_.clean_diff, 0, 'f', 3)
+                               .arg(patchResult_.corrupt_diff, 0, 'f', 3)
+                               .arg(patchResult_.unstable() ? tr(" Too close for stable fractions.")
+                                                            : QString()));
             }
             Q_EMIT computed();
         });
@@ -390,11 +387,13 @@ void Seq2SeqInterventionsView::dropStaleMaps() {
         scanResult_ = {};
         scanMap_->clear();
         scanRun_ = nullptr;
+        said_->set(kScanPage, {});  // its numbers were the map's
     }
     if (patchRun_ && patchRun_ != run) {
         patchResult_ = {};
         patchMap_->clear();
         patchRun_ = nullptr;
+        said_->set(kPatchPage, {});
     }
     showMaps();  // a map dropped says again how to fill it
 }

@@ -15,6 +15,7 @@
 class CellMap;
 class QComboBox;
 class QLabel;
+class PageStatus;
 class QLineEdit;
 class QPushButton;
 class QTabWidget;
@@ -74,7 +75,8 @@ class Seq2SeqInterventionsView : public QWidget {
     void showMaps();
     /// Clears the ablation and patching maps when the run on show is no longer theirs.
     void dropStaleMaps();
-    void setStatus(const QString& text, bool error = false);
+    /// The pages, in order: each has its own status line (a page shows its own job's message).
+    enum Page { kLensPage, kScanPage, kPatchPage };
 
     Scene* scene_;
     SubjectOf subject_;
@@ -91,6 +93,7 @@ class Seq2SeqInterventionsView : public QWidget {
     QLineEdit* answer_;
     QLineEdit* wrong_;
     QLabel* status_;
+    PageStatus* said_;  ///< each page's message in status_
     WhileVisible* visible_;
     attn::interv::LensTable lens_;
     QStringList lensNames_;  ///< each lens cell's top token, row-major

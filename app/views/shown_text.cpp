@@ -1,6 +1,7 @@
 // AttnScope — how numbers and tokens read in lists and labels. GPL-3.0-or-later.
 #include "views/shown_text.hpp"
 
+#include <QTextBoundaryFinder>
 #include <algorithm>
 #include <cmath>
 
@@ -18,6 +19,19 @@ QString isolatedText(const QString& text) {
     return QChar(0x2068) + text + QChar(0x2069);
 }
 
+QString unbrokenText(const QString& text) {
+    // Only where a break may fall: never inside a character's surrogates or before its marks.
+    QTextBoundaryFinder lines(QTextBoundaryFinder::Line, text);
+    QString out;
+    qsizetype from = 0;
+    for (qsizetype at = lines.toNextBoundary(); at > 0 && at < text.size();
+         at = lines.toNextBoundary()) {
+        out.append(QStringView(text).mid(from, at - from)).append(QChar(0x2060));
+        from = at;
+    }
+    return out.append(QStringView(text).mid(from));
+}
+
 QString quotedToken(const QString& text) {
-    return QStringLiteral("“") + isolatedText(text) + QStringLiteral("”");
+    return QStringLiteral("“") + isolatedText(unbrokenText(text)) + QStringLiteral("”");
 }

@@ -13,5 +13,10 @@ QString percentText(double probability);
 /// (quotes, percentages, separators) alone.
 QString isolatedText(const QString& text);
 
-/// TEXT as a token is quoted in lists and labels: “text”, isolated (isolatedText).
+/// TEXT with a WORD JOINER (U+2060) at every place a line may break inside it: a wrapped label
+/// keeps a token whole ("</s>" would otherwise break after its slash).
+QString unbrokenText(const QString& text);
+
+/// TEXT as a token is quoted in lists and labels: “text”, isolated (isolatedText) and unbroken
+/// (unbrokenText).
 QString quotedToken(const QString& text);

@@ -27,6 +27,7 @@
 #include "marian_folder.hpp"
 #include "model/influence_model.hpp"
 #include "model/scene.hpp"
+#include "seq2seq_window.hpp"
 #include "tiny_folders.hpp"
 #include "views/influence_view.hpp"
 #include "views/qcp.hpp"
@@ -34,54 +35,16 @@
 
 namespace {
 
+using test_support::cutBy;
 using test_support::writeMarianFolder;
-
-/// A click into EDIT, Ctrl+A, then TEXT's keys: what was there is replaced.
-void typeOver(QLineEdit* edit, const QString& text) {
-    QTest::mouseClick(edit, Qt::LeftButton);
-    QTest::keyClick(edit, Qt::Key_A, Qt::ControlModifier);
-    QTest::keyClicks(edit, text);
-}
-
-/// "" when X's rectangle lies inside every ancestor's up to its window (nothing cuts it: no
-/// scroll area's viewport, no panel), else the first that cuts it.
-QString cutBy(QWidget* x) {
-    for (QWidget* a = x->parentWidget(); a && !a->isWindow(); a = a->parentWidget()) {
-        const QRect r(x->mapTo(a, QPoint(0, 0)), x->size());
-        if (!a->rect().contains(r))
-            return QStringLiteral("%1 at %2,%3 %4×%5 is cut by %6 %7 (%8×%9)")
-                .arg(x->objectName())
-                .arg(r.x())
-                .arg(r.y())
-                .arg(r.width())
-                .arg(r.height())
-                .arg(QString::fromLatin1(a->metaObject()->className()), a->objectName())
-                .arg(a->width())
-                .arg(a->height());
-    }
-    return {};
-}
 
 /// W shown at SIZE with the Marian folder DIR open and a source and target typed, Enter: ""
 /// once the run is shown with both docks, else what went wrong.
 QString openRun(MainWindow& w, const QString& dir, QSize size) {
-    fileio::ModelController* models = test_support::attachQuietModels(w, false);
-    if (!models) return QStringLiteral("no model controller");
-    w.resize(size);
-    w.show();
-    if (!QTest::qWaitForWindowExposed(&w)) return QStringLiteral("the window is not exposed");
-    if (!models->openModel(dir)) return models->lastError();
-    test_support::settleAll(w.computeService());
-    fileio::Seq2SeqDock* dock = models->seq2seqDock();
-    QSignalSpy finished(dock, &fileio::Seq2SeqDock::finished);
-    typeOver(dock->sourceEdit(), QStringLiteral("the cat sat on the mat"));
-    typeOver(dock->targetEdit(), QStringLiteral("die katze sass auf der matte"));
-    QTest::keyClick(dock->targetEdit(), Qt::Key_Return);
-    if (!finished.wait(60000)) return QStringLiteral("the run did not finish");
-    test_support::settleAll(w.computeService());
-    if (w.size() != size)
-        return QStringLiteral("the window is not %1×%2").arg(size.width()).arg(size.height());
-    if (!dock->isVisible() || !w.findChild<fileio::DataDock*>()->isVisible())
+    if (const QString error = test_support::openSeq2SeqRun(w, dir, size); !error.isEmpty())
+        return error;
+    auto* models = w.findChild<fileio::ModelController*>();
+    if (!models->seq2seqDock()->isVisible() || !w.findChild<fileio::DataDock*>()->isVisible())
         return QStringLiteral("a dock is hidden");
     return {};
 }
@@ -122,7 +85,7 @@ class Seq2SeqFitTest : public QObject {
         QCOMPARE(test_support::writeTinyGpt2(gpt2_.path()), QString());
     }
 
-    void alignmentLensFits_data() { sizes(); }
+    void alignmentLensFits_data() { test_support::windowSizes(); }
     void alignmentLensFits() {
         QFETCH(QSize, size);
         MainWindow w;
@@ -187,7 +150,7 @@ class Seq2SeqFitTest : public QObject {
         w.scene()->undoStack()->setClean();
     }
 
-    void influenceExportsInView_data() { sizes(); }
+    void influenceExportsInView_data() { test_support::windowSizes(); }
     void influenceExportsInView() {
         QFETCH(QSize, size);
         MainWindow w;
@@ -204,7 +167,7 @@ class Seq2SeqFitTest : public QObject {
     }
 
     // A decoder-only model's run: the same buttons, with the Model dock beside the tab.
-    void decoderOnlyInfluenceExportsInView_data() { sizes(); }
+    void decoderOnlyInfluenceExportsInView_data() { test_support::windowSizes(); }
     void decoderOnlyInfluenceExportsInView() {
         QFETCH(QSize, size);
         MainWindow w;
@@ -221,12 +184,6 @@ class Seq2SeqFitTest : public QObject {
     }
 
   private:
-    static void sizes() {
-        QTest::addColumn<QSize>("size");
-        QTest::newRow("1280x800") << QSize(1280, 800);
-        QTest::newRow("1920x1080") << QSize(1920, 1080);
-    }
-
     QTemporaryDir marian_, gpt2_;
 };
 

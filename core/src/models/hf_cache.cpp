@@ -12,6 +12,19 @@
 #include "attn/util/error.hpp"
 
 namespace attn::model {
+namespace {
+
+/// The display name of the family that runs MODEL_TYPE, decoder-only or encoder–decoder (Marian,
+/// T5): both open from File ▸ Open Model, so both are offered; "" when none runs it.
+std::string runnable_display(const std::string& model_type) {
+    for (const Family& f : families())
+        if (f.model_type == model_type) return f.display;
+    for (const Seq2SeqFamily& f : seq2seq_families())
+        if (f.model_type == model_type) return f.display;
+    return {};
+}
+
+}  // namespace
 
 std::string hub_cache_dir() {
     if (const char* hf = std::getenv("HF_HOME"); hf && *hf) return std::string(hf) + "/hub";
@@ -47,8 +60,8 @@ FolderSummary summarize_folder(const std::string& dir) {
     std::error_code ec;
     try {
         const std::string type = model_type(dir);
-        for (const Family& f : families())
-            if (f.model_type == type) out.family = f.model_type, out.display = f.display;
+        out.display = runnable_display(type);
+        if (!out.display.empty()) out.family = type;
         const fs::path single = fs::path(dir) / "model.safetensors";
         if (fs::is_regular_file(single, ec)) {
             out.bytes = double(fs::file_size(single, ec));
@@ -103,11 +116,7 @@ std::vector<std::string> find_cached_models(const std::string& hub) {
                 reinterpret_cast<const char*>(bytes.data()) + bytes.size(), nullptr, false);
             const auto type = config.is_object() ? config.find("model_type") : config.end();
             if (type == config.end() || !type->is_string()) continue;
-            for (const Family& f : families())
-                if (f.model_type == type->get<std::string>()) {
-                    out.push_back(dir.string());
-                    break;
-                }
+            if (!runnable_display(type->get<std::string>()).empty()) out.push_back(dir.string());
         }
     }
     std::sort(out.begin(), out.end());

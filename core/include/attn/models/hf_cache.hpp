@@ -12,8 +12,8 @@ namespace attn::model {
 std::string hub_cache_dir();
 
 /// Model folders in a hub cache: HUB/models--*/snapshots/* holding a config.json whose
-/// model_type is a family that runs (families()) and safetensors weights (one file or an
-/// index of shards), sorted by path; never throws.
+/// model_type is a family that runs (families(), or seq2seq_families()'s encoder–decoders) and
+/// safetensors weights (one file or an index of shards), sorted by path; never throws.
 std::vector<std::string> find_cached_models(const std::string& hub);
 
 /// What a model folder is, from its config.json and the sizes of its weight files alone.
