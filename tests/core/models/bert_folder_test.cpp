@@ -189,8 +189,11 @@ TEST(BertHubCache, BertFoldersAreListedBesideGpt2) {
     std::ofstream(d / "model.safetensors.index.json")
         << R"({"weight_map": {"t1": "a.safetensors", "t2": "b.safetensors", "t3": "a.safetensors"}})";
     EXPECT_EQ(attn::model::summarize_folder(d.string()).bytes, 5.0);
-    std::ofstream(d / "config.json") << "{\"model_type\": \"t5\"}";
+    std::ofstream(d / "config.json") << "{\"model_type\": \"t5\"}";  // an encoder–decoder
+    EXPECT_EQ(attn::model::summarize_folder(d.string()).family, "t5");
+    std::ofstream(d / "config.json") << "{\"model_type\": \"mamba\"}";  // no family runs it
     EXPECT_EQ(attn::model::summarize_folder(d.string()).family, "");
+    EXPECT_EQ(attn::model::summarize_folder(d.string()).display, "");
     EXPECT_EQ(attn::model::summarize_folder((hub / "nowhere").string()).bytes, 0.0);
     fs::remove_all(hub);
 }

@@ -290,12 +290,13 @@ TEST(Gpt2HubCache, ListsOnlyGpt2FoldersWithSafetensors) {
     };
     const std::string gpt2 = folder("gpt2", "gpt2", true);
     const std::string distil = folder("distilgpt2", "gpt2", true);
-    folder("t5-small", "t5", true);        // a family that does not run
-    folder("gpt2-medium", "gpt2", false);  // no model.safetensors (e.g. .bin only)
+    const std::string t5 = folder("t5-small", "t5", true);  // an encoder–decoder runs too
+    folder("mamba-130m", "mamba", true);                    // a family that does not run
+    folder("gpt2-medium", "gpt2", false);                   // no model.safetensors (e.g. .bin only)
     fs::create_directories(hub / "datasets--x" / "snapshots" / "s");
     std::ofstream(hub / "models--broken" / "snapshots" / "s" / "config.json");
     EXPECT_EQ(attn::model::find_cached_models(hub.string()),
-              (std::vector<std::string>{distil, gpt2}));
+              (std::vector<std::string>{distil, gpt2, t5}));
     EXPECT_TRUE(attn::model::find_cached_models((hub / "nowhere").string()).empty());
     fs::remove_all(hub);
 }
