@@ -14,6 +14,7 @@
 #include <QSpinBox>
 
 #include "attn/io/json/attention_json.hpp"
+#include "io/model_dock.hpp"
 #include "model/numbering.hpp"
 #include "model/scene.hpp"
 #include "model/undo_command.hpp"
@@ -140,7 +141,7 @@ void DataDock::sync() {
         syncHead();
         dk_->setValue(spec.data_dk ? *spec.data_dk : c.d_k);
         dk_->setEnabled(c.are_scores);
-        const QString file = QFileInfo(QString::fromStdString(spec.data->source)).fileName();
+        const QString file = modelName(QString::fromStdString(spec.data->source));
         QString note = c.are_scores
                            ? tr("%1: raw scores; scaling, mask and temperature apply.").arg(file)
                            : tr("%1: post-softmax weights, shown as they are.").arg(file);

@@ -90,14 +90,18 @@ void FileController::updateTitle() {
     const QString doc = documentPath();
     // What the views show: a model's run or a data file (a model replaces the file it opened
     // over, so the file's name must go from the title with it).
+    // A run of an encoder–decoder's folder is named as the model is (a Hugging Face cache's
+    // snapshot by its repository, not by its hash); a file by its name.
+    const QString source = spec.is_loaded() ? QString::fromStdString(spec.data->source) : QString();
     const QString shown =
         spec.is_model()    ? tr("model %1").arg(modelName(QString::fromStdString(spec.model->dir)))
-        : spec.is_loaded() ? QFileInfo(QString::fromStdString(spec.data->source)).fileName()
+        : spec.is_loaded() ? modelName(source)
                            : QString();
     const QString& session = doc_->session;
     QString name = !session.isEmpty() ? QFileInfo(session).fileName()
                    : spec.is_model()  ? shown
                    : doc.isEmpty()    ? tr("untitled")
+                   : doc == source    ? shown
                                       : QFileInfo(doc).fileName();
     // A session showing a data file or a model names both: what is saved, and what is looked at.
     if (!session.isEmpty() && !shown.isEmpty()) name += tr(" (%1)").arg(shown);

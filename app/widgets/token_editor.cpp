@@ -2,6 +2,7 @@
 // GPL-3.0-or-later.
 #include "widgets/token_editor.hpp"
 
+#include <QFile>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -10,6 +11,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "attn/models/hf_cache.hpp"
 #include "attn/models/model.hpp"
 #include "attn/scene/scene_controls.hpp"
 #include "attn/scene/spec_edit.hpp"
@@ -159,7 +161,9 @@ void TokenEditor::syncFromScene() {
 void TokenEditor::showLoadedTokens(const attn::AttentionComponent& c, const QString& source) {
     // The loaded file's attention ignores the sentence, so the box shows the file's own tokens
     // and cannot be typed in (typing would change nothing on screen).
-    const QString file = QFileInfo(source).fileName();
+    // A snapshot of a Hugging Face cache by its repository's name, a file by its own.
+    const QString file = QFile::decodeName(QByteArray::fromStdString(
+        attn::model::model_name(QFile::encodeName(source).toStdString())));
     const QStringList q = qtTokens(c.q_tokens), k = qtTokens(c.k_tokens);
     QStringList words;
     for (const QString& t : q)

@@ -1,7 +1,8 @@
 // QtTest: encoder–decoders in the Hugging Face cache. A tiny random Marian and a tiny random T5
 // (tests/cli/seq2seq_tiny.py) kept as snapshots of a hub cache are listed in Model ▸ beside the
 // decoder-only families ("tiny/marian — Marian · …"), and each entry opens its folder: the
-// Translation dock shows the model's run. GPL-3.0-or-later.
+// Translation dock shows the model's run, the window's title names the repository.
+// GPL-3.0-or-later.
 #include <QDir>
 #include <QMenu>
 #include <QSignalSpy>
@@ -79,6 +80,11 @@ class Seq2SeqCacheTest : public QObject {
             QVERIFY(dock->folder());
             QCOMPARE(QString::fromStdString(dock->folder()->dir), dir);
             QVERIFY(dock->isVisible());
+            // Named by its repository, not by its snapshot's hash.
+            QVERIFY2(
+                w.windowTitle().startsWith(action == marianEntry ? QStringLiteral("tiny/marian")
+                                                                 : QStringLiteral("tiny/t5")),
+                qPrintable(w.windowTitle()));
             w.scene()->undoStack()->setClean();  // the next opens without asking to save
         }
     }
