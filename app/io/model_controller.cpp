@@ -250,7 +250,9 @@ Seq2SeqInput ModelController::seq2seqInput() const {
     Seq2SeqInput in;
     const QString typed = seq2seq_->sourceEdit()->text();
     in.source = typed.isEmpty() ? window_->scene()->spec().text : typed.toStdString();
-    in.target = seq2seq_->targetEdit()->text().toStdString();
+    // The last model's translation is its output, not a target the user typed: the next model
+    // translates for itself (its own vocabulary, perhaps fewer positions than that output).
+    if (!seq2seq_->targetIsTranslation()) in.target = seq2seq_->targetEdit()->text().toStdString();
     in.translate = in.target.empty();
     in.options.beam = seq2seq_->beamBox()->value();
     in.options.max_tokens = seq2seq_->maxTokensBox()->value();

@@ -43,6 +43,10 @@ class Seq2SeqDock : public QDockWidget {
     QLabel* statusLabel() const { return status_; }
     /// The last translation's ids (no start token), empty when the target was typed.
     const std::vector<std::int32_t>& translation() const { return translation_; }
+    /// True while the target box holds the last translation untouched, not a typed target.
+    bool targetIsTranslation() const {
+        return !translation_.empty() && target_->text() == translatedText_;
+    }
 
     /// The height that shows every row without scrolling (title bar included).
     int wholeHeight() const;

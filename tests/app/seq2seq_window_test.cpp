@@ -208,6 +208,16 @@ class Seq2SeqWindowTest : public QObject {
         QCOMPARE(got, ids(ref[QStringLiteral("greedy")]));
         QCOMPARE(compareDrawn(w.heatmapGrid(), ref[QStringLiteral("greedy_cross")], 0), QString());
 
+        // Opened again, the model translates for itself: the target box held the last model's
+        // output, not a typed target (another model's could exceed this one's positions).
+        QVERIFY(dock->targetIsTranslation());
+        w.scene()->undoStack()->setClean();  // nothing to save: no question before opening
+        QVERIFY2(models->openModel(dir.path()), qPrintable(models->lastError()));
+        test_support::settleAll(w.computeService());
+        got.assign(dock->translation().begin(), dock->translation().end());
+        QCOMPARE(got, ids(ref[QStringLiteral("greedy")]));
+        QVERIFY(dock->targetIsTranslation());
+
         // The typed target, Enter: the teacher-forced run over source and target.
         retype(dock->targetEdit(), target);
         QTest::keyClick(dock->targetEdit(), Qt::Key_Return);
