@@ -152,9 +152,8 @@ void Seq2SeqDock::setFolder(std::shared_ptr<const attn::model::Seq2SeqFolder> fo
 
 void Seq2SeqDock::remember(const std::shared_ptr<const attn::AttentionData>& data) {
     std::erase_if(shown_, [](const Shown& s) { return s.data.expired(); });
-    shown_.push_back(
-        {data, source_->text(), target_->text(),
-         target_->text() == translatedText_ ? translation_ : std::vector<std::int32_t>{}});
+    shown_.push_back({data, source_->text(), target_->text(),
+                      targetIsTranslation() ? translation_ : std::vector<std::int32_t>{}});
 }
 
 int Seq2SeqDock::wholeHeight() const {
@@ -180,8 +179,7 @@ bool Seq2SeqDock::input(bool translate, Seq2SeqInput* out) {
     out->source = source_->text().toStdString();
     out->target = target_->text().toStdString();
     out->translate = translate;
-    if (!translate && !translation_.empty() && target_->text() == translatedText_)
-        out->targetIds = translation_;
+    if (!translate && targetIsTranslation()) out->targetIds = translation_;
     out->options.beam = beam_->value();
     out->options.max_tokens = maxTokens_->value();
     if (scale_->currentIndex() > 0) out->options.controls.scale = scale_->currentIndex() == 1;
