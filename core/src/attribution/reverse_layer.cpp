@@ -290,7 +290,8 @@ Matrix norm_backward(const NormOp& n, const Matrix& x, const Matrix& dy) {
 }
 
 Matrix linear_forward(const model::LinearOp& op, const Matrix& x) {
-    Matrix y = op.conv1d ? Matrix(x * op.w->matrix()) : op.w->mul_t(x);
+    // In place: the reverse reads every page of the weights anyway (see StoredReads).
+    Matrix y = op.conv1d ? Matrix(x * op.w->matrix()) : op.w->mul_t(x, model::StoredReads::InPlace);
     if (op.b) y.rowwise() += row_of(op.b);
     return y;
 }

@@ -186,6 +186,13 @@ DescribedForward described_forward(const model::Model& model, const Matrix& x0,
     return forward_of(model, x0, controls, x0.rows(), -1, progress, keep_bytes);
 }
 
+DescribedForward described_forward_at(const model::Model& model, const Matrix& x0,
+                                      const model::RunControls& controls, Index position,
+                                      Progress* progress) {
+    check_request(model, x0, position, 0);
+    return forward_of(model, x0, controls, x0.rows(), position, progress, kKeptTapeBytes);
+}
+
 LogitGradient logit_gradient_from(const model::Model& model, DescribedForward forward,
                                   const model::RunControls& controls, Index position,
                                   std::int32_t target, bool attention_x_gradient,
@@ -210,7 +217,7 @@ LogitGradient logit_gradient(const model::Model& model, const Matrix& x0,
     check_request(model, x0, position, target);
     (void)model.describe_output();  // a family without one refuses before any work
     PartProgress forward(progress, 0.0, 0.4);
-    DescribedForward f = described_forward(model, x0, controls, &forward);
+    DescribedForward f = described_forward_at(model, x0, controls, position, &forward);
     PartProgress reverse(progress, 0.4, 1.0);
     return logit_gradient_from(model, std::move(f), controls, position, target,
                                attention_x_gradient, &reverse);
@@ -234,7 +241,7 @@ GradientScores gradient_scores(const model::Model& model, const std::vector<std:
         if (!ask.forward) {
             (void)model.describe_output();  // a family without one refuses before any work
             PartProgress forward(&part, 0.0, 0.4);
-            own = described_forward(model, x0, controls, &forward);
+            own = described_forward_at(model, x0, controls, position, &forward);
         }
         DescribedForward& clean = ask.forward ? *ask.forward : own;
         step_bytes = clean.tape_bytes;

@@ -171,8 +171,8 @@ AttributionResult attribute_tokens(const model::Model& model, const std::vector<
         logits = run.logits;
     } else {
         model::check_run(model, ids, request.controls);
-        forward = described_forward(model, model.embed(ids, 0), request.controls, &running);
-        logits = model.logits(forward.inputs.back().row(p));
+        forward = described_forward_at(model, model.embed(ids, 0), request.controls, p, &running);
+        logits = model.logits(forward.inputs.back().row(0));
         if (!logits.allFinite())
             throw NonFiniteError("the logits at position " + std::to_string(p) +
                                  " have a non-finite value: the weights overflow float32");

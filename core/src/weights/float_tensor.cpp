@@ -78,45 +78,16 @@ void refuse_non_finite(const float* v, Index n, Index at, const std::string& wha
                                  ") at element " + std::to_string(at + i) + ".");
 }
 
-/// Rows of a half-precision matrix widened per product: about 2 MB of floats, so a tile stays
-/// in the cache while the product reads it.
-Index tile_rows(Index cols) {
-    return std::max<Index>(16, (Index(1) << 19) / std::max<Index>(1, cols));
-}
-
-/// Products with at most this many rows (one retyped or generated token) are bound by memory:
-/// a BF16 weight is read once, two bytes a value, and never written out widened.
-constexpr Index kFusedRows = 4;
-
 }  // namespace float_tensor_detail
 
-Matrix FloatTensor::mul_t_few(const Matrix& x) const {
-    namespace fd = float_tensor_detail;
-    const Index m = x.rows();
-    Matrix out(m, rows_);
-    // About 1 MB of stored rows at a time, read from the file (stored_rows).
-    const Index chunk = std::max<Index>(1, (Index(1) << 19) / std::max<Index>(1, cols_));
-    detail::parallel_rows(rows_, double(cols_) * double(m), [&](Index begin, Index count) {
-        fd::Pooled<std::byte> staging(fd::staging_pool(), 0);
-        for (Index r0 = begin; r0 < begin + count; r0 += chunk) {
-            const Index nr = std::min(chunk, begin + count - r0);
-            const auto* w = reinterpret_cast<const std::uint16_t*>(stored_rows(r0, nr, staging.v));
-            for (Index r = 0; r < nr; ++r)
-                for (Index i = 0; i < m; ++i)
-                    out(i, r0 + r) = simd::dot_bf16(w + r * cols_, x.row(i).data(), cols_);
-        }
-    });
-    return out;
-}
-
-const std::byte* FloatTensor::stored_rows(Index r0, Index nr,
-                                          std::vector<std::byte>& staging) const {
+const std::byte* FloatTensor::stored_rows(Index r0, Index nr, std::vector<std::byte>& staging,
+                                          StoredReads reads) const {
     const std::size_t per_row = blocks_ ? row_bytes_ : std::size_t(cols_) * 2;
     const std::byte* base = blocks_ ? blocks_ : reinterpret_cast<const std::byte*>(half_);
     const auto stored = [&](Index r) {
         return std::size_t(order_.empty() ? r : order_[std::size_t(r)]);
     };
-    if (!file_) {
+    if (!file_ || reads == StoredReads::InPlace) {
         if (order_.empty()) return base + std::size_t(r0) * per_row;
         if (staging.size() < std::size_t(nr) * per_row) staging.resize(std::size_t(nr) * per_row);
         for (Index r = 0; r < nr; ++r)
@@ -314,44 +285,6 @@ void FloatTensor::widen(Index r0, Index nr, Index c0, Index nc, float* out) cons
     }
     for (Index r = 0; r < nr; ++r)
         float_tensor_detail::widen_run(half_ + (r0 + r) * cols_ + c0, nc, bf16_, out + r * nc);
-}
-
-namespace {
-/// Rows of X below which a product is costed as if it had this many (see mul_t).
-constexpr Index kMemoryBoundRows = 8;
-}  // namespace
-
-Matrix FloatTensor::mul_t(const Matrix& x) const {
-    namespace fd = float_tensor_detail;
-    if (half_ && bf16_ && x.rows() <= fd::kFusedRows) {
-        Matrix out = mul_t_few(x);
-        refuse_non_finite_output(out);
-        return out;
-    }
-    Matrix out(x.rows(), rows_);
-    // The weight's rows split across the threads (BLAS itself runs one thread a call in core):
-    // each computes its block of output columns, widening its own tiles for a half matrix.
-    // A product of a few rows reads the whole matrix for little arithmetic: bound by memory, whose
-    // bandwidth one thread does not fill (here 21 GB/s of 30), it pays for a second thread from
-    // a 512 × 512 matrix on (a decoder step's projections), not only from 2 M multiply-adds.
-    const double cost = double(std::max<Index>(x.rows(), kMemoryBoundRows) * cols_);
-    detail::parallel_rows(rows_, cost, [&](Index begin, Index count) {
-        if (is_float()) {
-            out.middleCols(begin, count).noalias() =
-                x * matrix().middleRows(begin, count).transpose();
-            return;
-        }
-        const Index step = std::min(count, fd::tile_rows(cols_));
-        fd::Pooled<float> tile(fd::tile_pool(), std::size_t(step * cols_));
-        for (Index r0 = begin; r0 < begin + count; r0 += step) {
-            const Index nr = std::min(step, begin + count - r0);
-            widen(r0, nr, 0, cols_, tile.v.data());
-            const Eigen::Map<const Matrix> w(tile.v.data(), nr, cols_);
-            out.middleCols(r0, nr).noalias() = x * w.transpose();
-        }
-    });
-    refuse_non_finite_output(out);
-    return out;
 }
 
 Vector FloatTensor::row(Index r) const {

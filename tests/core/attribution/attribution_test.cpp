@@ -156,6 +156,18 @@ class UndescribedModel : public attn::model::Model {
     attn::model::ModelInfo info_;
 };
 
+/// llama_tiny.py's Qwen2 folder (grouped-query heads, rotary positions, biases) written into
+/// DIR and opened; null (with a failure) when the script fails.
+std::shared_ptr<const attn::model::Model> tiny_qwen2(const io_test::TempDir& dir) {
+    const std::string command =
+        "/usr/bin/python3 " ATTN_LLAMA_TINY " " + dir.path.string() + " 5 qwen2 > /dev/null";
+    if (std::system(command.c_str()) != 0) {
+        ADD_FAILURE() << command;
+        return nullptr;
+    }
+    return attn::model::open_folder(dir.path.string()).model;
+}
+
 TEST(ReversePass, AFamilyWithoutDescriptionIsRefusedByName) {
     const UndescribedModel m;
     try {
@@ -172,11 +184,8 @@ TEST(ReversePass, StackedIntegratedGradientsEqualOneReversePassPerStep) {
     // llama_tiny.py's Qwen2 folder (grouped-query heads, rotary positions, biases); a
     // mean-ablated head (the mean is each step's own) and a knocked-out key.
     io_test::TempDir dir;
-    const std::string command =
-        "/usr/bin/python3 " ATTN_LLAMA_TINY " " + dir.path.string() + " 5 qwen2 > /dev/null";
-    ASSERT_EQ(std::system(command.c_str()), 0) << command;
-    const std::shared_ptr<const attn::model::Model> model =
-        attn::model::open_folder(dir.path.string()).model;
+    const std::shared_ptr<const attn::model::Model> model = tiny_qwen2(dir);
+    ASSERT_TRUE(model);
     const std::vector<std::int32_t> ids{3, 9, 1, 4, 7, 2};
     attn::model::RunControls controls;
     controls.interventions.ablated = {{attn::model::kSingleStack, 0, 1}};
@@ -216,6 +225,44 @@ TEST(ReversePass, StackedIntegratedGradientsEqualOneReversePassPerStep) {
         for (std::size_t i = 0; i < want.size(); ++i)
             EXPECT_NEAR(s.integrated_gradients[i], want[i], 1e-5 * scale)
                 << "budget " << ask.step_budget << ", position " << i;
+    }
+}
+
+TEST(ReversePass, TheForwardAtAPositionLeavesItsRowAndItsGradientAsTheWholeForward) {
+    // The last layer computed at the explained row alone: its row, the logit's gradient and the
+    // earlier layers' inputs are those of the forward of every row.
+    io_test::TempDir dir;
+    const std::shared_ptr<const attn::model::Model> model = tiny_qwen2(dir);
+    ASSERT_TRUE(model);
+    const attn::Matrix x0 = model->embed({3, 9, 1, 4, 7, 2}, 0);
+    const attn::model::RunControls controls;
+    for (const Index p : {Index(5), Index(2)}) {
+        const attn::attrib::DescribedForward whole =
+            attn::attrib::described_forward(*model, x0, controls);
+        const attn::attrib::DescribedForward at =
+            attn::attrib::described_forward_at(*model, x0, controls, p);
+        ASSERT_EQ(at.inputs.size(), whole.inputs.size());
+        for (std::size_t l = 0; l + 1 < at.inputs.size(); ++l)
+            EXPECT_EQ(at.inputs[l], whole.inputs[l]) << "layer " << l;
+        ASSERT_EQ(at.inputs.back().rows(), 1);
+        const attn::Matrix want = whole.inputs.back().row(p);
+        const double scale = want.cwiseAbs().maxCoeff();
+        EXPECT_LT((at.inputs.back() - want).cwiseAbs().maxCoeff(), 1e-5 * scale) << "row " << p;
+        EXPECT_LT(at.tape_bytes, whole.tape_bytes);
+        const attn::attrib::LogitGradient g_whole = attn::attrib::logit_gradient_from(
+            *model, attn::attrib::described_forward(*model, x0, controls), controls, p, 4);
+        const attn::attrib::LogitGradient g_at =
+            attn::attrib::logit_gradient(*model, x0, controls, p, 4);
+        const double g_scale = g_whole.x0_grad.cwiseAbs().maxCoeff();
+        ASSERT_GT(g_scale, 0.0);
+        EXPECT_LT((g_at.x0_grad - g_whole.x0_grad).cwiseAbs().maxCoeff(), 1e-5 * g_scale);
+        EXPECT_NEAR(g_at.logit, g_whole.logit, 1e-5 * std::abs(g_whole.logit) + 1e-6);
+    }
+    try {
+        (void)attn::attrib::described_forward_at(*model, x0, controls, 6);
+        ADD_FAILURE() << "a position past the rows was taken";
+    } catch (const attn::ArgumentError& e) {
+        EXPECT_NE(std::string(e.what()).find("position 6"), std::string::npos) << e.what();
     }
 }
 

@@ -14,6 +14,7 @@
 #include "attn/util/error.hpp"
 #include "attn/weights/safetensors.hpp"
 #include "attn/weights/weights.hpp"
+#include "half_tensor_file.hpp"
 
 namespace {
 
@@ -21,54 +22,13 @@ using attn::Index;
 using attn::Matrix;
 using attn::model::FloatTensor;
 using attn::model::Keep;
+using half_file::random_bits;
+using half_file::Raw;
+using half_file::value_of;
+using half_file::write_file;
 
 // Large enough for several tiles (a tile is about 2¹⁹ floats) and for two threads.
 constexpr Index kRows = 3000, kCols = 700;
-
-struct Raw {
-    std::string dtype;
-    std::vector<std::int64_t> shape;
-    std::vector<std::uint16_t> bits;
-};
-
-/// Random normal half-precision bit patterns: sign, an exponent near 1, a random mantissa.
-std::vector<std::uint16_t> random_bits(std::mt19937& rng, Index n, bool bf16) {
-    std::vector<std::uint16_t> v(static_cast<std::size_t>(n));
-    for (auto& b : v) {
-        const unsigned sign = rng() & 1u;
-        if (bf16)
-            b = std::uint16_t(sign << 15 | (120u + rng() % 10u) << 7 | (rng() & 0x7fu));
-        else
-            b = std::uint16_t(sign << 15 | (10u + rng() % 10u) << 10 | (rng() & 0x3ffu));
-    }
-    return v;
-}
-
-/// The value of a half-precision pattern from its fields (not the library's conversion).
-double value_of(std::uint16_t b, bool bf16) {
-    const double sign = (b >> 15) ? -1.0 : 1.0;
-    if (bf16) return sign * std::ldexp(1.0 + double(b & 0x7f) / 128.0, int((b >> 7) & 0xff) - 127);
-    return sign * std::ldexp(1.0 + double(b & 0x3ff) / 1024.0, int((b >> 10) & 0x1f) - 15);
-}
-
-/// Writes NAME → tensor into DIR/model.safetensors.
-void write_file(const std::string& path, const std::map<std::string, Raw>& tensors) {
-    nlohmann::json header = nlohmann::json::object();
-    std::size_t at = 0;
-    for (const auto& [name, t] : tensors) {
-        header[name] = {
-            {"dtype", t.dtype}, {"shape", t.shape}, {"data_offsets", {at, at + 2 * t.bits.size()}}};
-        at += 2 * t.bits.size();
-    }
-    std::string h = header.dump();
-    h.resize((h.size() + 7) / 8 * 8, ' ');
-    std::ofstream out(path, std::ios::binary);
-    const std::uint64_t n = h.size();
-    out.write(reinterpret_cast<const char*>(&n), 8);
-    out.write(h.data(), std::streamsize(h.size()));
-    for (const auto& [name, t] : tensors)
-        out.write(reinterpret_cast<const char*>(t.bits.data()), std::streamsize(2 * t.bits.size()));
-}
 
 class FloatTensorTest : public ::testing::Test {
   protected:

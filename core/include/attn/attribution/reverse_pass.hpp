@@ -57,6 +57,13 @@ DescribedForward described_forward(const model::Model& model, const Matrix& x0,
                                    const model::RunControls& controls, Progress* progress = nullptr,
                                    std::size_t keep_bytes = kKeptTapeBytes);
 
+/// described_forward for a logit at POSITION alone: the last layer leaves only that row (its
+/// other rows' attention output and feed-forward block feed nothing the logit reads), so
+/// inputs.back() is one row.
+DescribedForward described_forward_at(const model::Model& model, const Matrix& x0,
+                                      const model::RunControls& controls, Index position,
+                                      Progress* progress = nullptr);
+
 /// logit_gradient from FORWARD, described_forward's of x0 = FORWARD.inputs[0] under CONTROLS.
 LogitGradient logit_gradient_from(const model::Model& model, DescribedForward forward,
                                   const model::RunControls& controls, Index position,

@@ -24,9 +24,10 @@ struct InOut {
 inline Matrix times_weight(const Matrix& x, const model::FloatTensor& w) {
     return w.mul_t(x);
 }
-/// DY · W for a FloatTensor [out, in]: the input's gradient (a half matrix widened a band of
-/// rows at a time).
-Matrix times_weight_t(const Matrix& dy, const model::FloatTensor& w);
+/// DY · W for a FloatTensor [out, in]: the input's gradient (its own product, FloatTensor::mul).
+inline Matrix times_weight_t(const Matrix& dy, const model::FloatTensor& w) {
+    return w.mul(dy);
+}
 
 /// X · Wᵀ for a matrix [out, in].
 template <class S, class M>

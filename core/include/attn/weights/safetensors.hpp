@@ -73,6 +73,12 @@ class SafetensorsFile {
 /// widen when the model opens, half the bytes to stream on every step of a long model).
 enum class Keep { Widened, AsStored };
 
+/// How a product reaches a kept matrix's stored rows: copied out of the file with pread, so a
+/// forward alone leaves few of the file's pages mapped (its resident memory stays small), or read
+/// in place through the mapping, for a reverse pass, whose backward maps every page anyway (it
+/// reads column slices of the rows in place) and for which the copy would only be work.
+enum class StoredReads { Copied, InPlace };
+
 /// A tensor's values as a row-major ROWS × COLS float matrix: the mapped bytes themselves for
 /// F32 (no copy); for F16 and BF16 a widened copy, or (Keep::AsStored) the mapped half-precision
 /// values, widened on the fly by the products below.
@@ -95,7 +101,10 @@ class FloatTensor {
     /// kept in half precision.
     Eigen::Map<const Matrix> matrix() const;
     /// X · thisᵀ (X: m × cols, the result m × rows): Hugging Face's Linear.
-    Matrix mul_t(const Matrix& x) const;
+    Matrix mul_t(const Matrix& x, StoredReads reads = StoredReads::Copied) const;
+    /// DY · this (DY: m × rows, the result m × cols): a Linear's input gradient. Throws
+    /// ArgumentError for another width of DY, NonFiniteError as mul_t.
+    Matrix mul(const Matrix& dy) const;
     /// Row R as a column vector.
     Vector row(Index r) const;
     /// The NR × NC block at (R0, C0), widened.
@@ -109,10 +118,13 @@ class FloatTensor {
     /// Widens ROWS rows from R0, columns C0 … C0 + NC, into OUT (row-major, NC a row).
     void widen(Index r0, Index nr, Index c0, Index nc, float* out) const;
     /// The stored bytes of rows R0 … R0 + NR (whole rows, in stored order): read from the file
-    /// into STAGING when it can be (see MappedFile::read), else the mapping itself.
-    const std::byte* stored_rows(Index r0, Index nr, std::vector<std::byte>& staging) const;
+    /// into STAGING when it can be and READS says so (see MappedFile::read), else the mapping.
+    const std::byte* stored_rows(Index r0, Index nr, std::vector<std::byte>& staging,
+                                 StoredReads reads = StoredReads::Copied) const;
     /// mul_t for a BF16 tensor and a few rows of X: each weight read once, never widened out.
-    Matrix mul_t_few(const Matrix& x) const;
+    Matrix mul_t_few(const Matrix& x, StoredReads reads) const;
+    /// True when the products read this BF16 matrix's values directly (simd::bf16_products).
+    bool direct_bf16() const;
 
     /// The quantised case: checks every block's scales and keeps the mapped blocks.
     void keep_blocks(const TensorInfo& tensor, const std::string& what);
