@@ -90,7 +90,8 @@ TEST(Bf16Product, ForwardEqualsTheExactSums) {
                 for (Index j = 0; j < n; ++j)
                     for (Index c = 0; c < k; ++c)
                         w[std::size_t(j * ldw + c)] = random_bf16(rng);
-                std::vector<float> scratch(std::size_t(attn::simd::bf16_mul_t_scratch()));
+                std::vector<float> scratch(
+                    static_cast<std::size_t>(attn::simd::bf16_mul_t_scratch()));
                 attn::simd::bf16_mul_t(x.data(), ldx, m, k, w.data(), ldw, n, out.data(), ldo,
                                        scratch.data());
                 expect_sums(
