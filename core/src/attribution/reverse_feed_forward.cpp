@@ -1,12 +1,22 @@
 // AttnScope core — the feed-forward block of a described layer with its reverse: an MLP (plain,
 // gated, or with Phi-3's fused gate_up projection) or a sparse mixture of experts whose routing
 // is held fixed while the chosen experts' weights carry their gradient. GPL-3.0-or-later.
+#include "../util/parallel.hpp"
 #include "attn/blocks/projections.hpp"
 #include "reverse_layer.hpp"
 
 namespace attn::attrib::detail {
 
 namespace {
+
+/// BODY(first, count) over bands of ROWS rows of COLS values on the threads: the activations
+/// are elementwise, and on stacked steps (integrated gradients: 384 × 4864 values a layer) the
+/// other thread would otherwise wait for them between two products it shares.
+template <class Body>
+void by_bands(Index rows, Index cols, Body&& body) {
+    // An activation costs about ten multiply-adds a value (an exponential, a division).
+    attn::detail::parallel_rows(rows, 10.0 * double(cols), body);
+}
 
 Matrix mlp_forward(const model::MlpOp& m, const Matrix& h, MlpTape& t) {
     if (m.gate_up.w) {
@@ -17,17 +27,38 @@ Matrix mlp_forward(const model::MlpOp& m, const Matrix& h, MlpTape& t) {
         t.up = linear_forward(m.up, h);
         if (m.gate.w) t.gate = linear_forward(m.gate, h);
     }
-    if (t.gate.size()) return linear_forward(m.down, blocks::gated<float>(t.gate, t.up, m.act));
-    Matrix hidden = t.up;
-    blocks::activate(hidden, m.act);
+    Matrix hidden(t.up.rows(), t.up.cols());
+    by_bands(hidden.rows(), hidden.cols(), [&](Index b, Index n) {
+        if (t.gate.size()) {
+            hidden.middleRows(b, n) =
+                blocks::gated<float>(t.gate.middleRows(b, n), t.up.middleRows(b, n), m.act);
+            return;
+        }
+        Matrix band = t.up.middleRows(b, n);
+        blocks::activate(band, m.act);
+        hidden.middleRows(b, n) = band;
+    });
     return linear_forward(m.down, hidden);
 }
 
 Matrix mlp_backward(const model::MlpOp& m, const MlpTape& t, const Matrix& dout) {
     const Matrix dhidden = linear_backward(m.down, dout);
-    if (!t.gate.size())
-        return linear_backward(m.up, blocks::activate_vjp<float>(t.up, m.act, dhidden));
-    const blocks::GatedGrad<float> g = blocks::gated_vjp<float>(t.gate, t.up, m.act, dhidden);
+    const Index rows = dhidden.rows(), cols = dhidden.cols();
+    if (!t.gate.size()) {
+        Matrix dup(rows, cols);
+        by_bands(rows, cols, [&](Index b, Index n) {
+            dup.middleRows(b, n) =
+                blocks::activate_vjp<float>(t.up.middleRows(b, n), m.act, dhidden.middleRows(b, n));
+        });
+        return linear_backward(m.up, dup);
+    }
+    blocks::GatedGrad<float> g{Matrix(rows, cols), Matrix(rows, cols)};
+    by_bands(rows, cols, [&](Index b, Index n) {
+        const blocks::GatedGrad<float> band = blocks::gated_vjp<float>(
+            t.gate.middleRows(b, n), t.up.middleRows(b, n), m.act, dhidden.middleRows(b, n));
+        g.dgate.middleRows(b, n) = band.dgate;
+        g.dup.middleRows(b, n) = band.dup;
+    });
     if (m.gate_up.w)
         return linear_backward(m.gate_up, blocks::split_gate_up_vjp<float>(g.dgate, g.dup));
     return linear_backward(m.gate, g.dgate) + linear_backward(m.up, g.dup);

@@ -65,11 +65,11 @@ Mat<S> activation_derivative(const Mat<S>& x, Activation act) {
                        S(0.5) * v * (S(1) - t * t) * c * (S(1) + S(3) * k * v * v);
             });
         }
-        case Activation::Silu:
-            return x.unaryExpr([](S v) {
-                const S s = S(1) / (S(1) + std::exp(-v));
-                return s * (S(1) + v * (S(1) - s));
-            });
+        case Activation::Silu: {
+            // σ(x) by Eigen's vectorised exponential, as activate's SiLU computes it.
+            const Mat<S> s = (S(1) + (-x.array()).exp()).inverse().matrix();
+            return (s.array() * (S(1) + x.array() * (S(1) - s.array()))).matrix();
+        }
         case Activation::Relu:
             return x.unaryExpr([](S v) { return v > S(0) ? S(1) : S(0); });
     }
