@@ -76,13 +76,14 @@ FileController* attachDataIo(MainWindow* window, const QStringList& files) {
     QObject::connect(influence, &InfluenceView::exportRequested, exports,
                      &exporting::ExportController::exportPanel);
     // The docks of a loaded run or an open model show on the tabs that use them: never on the
-    // Playground (its own controls) or the Batch tab. The Loaded data dock's component, layer
+    // Playground (its own controls), the Batch tab or the Theory tab (its lenses read no model's
+    // run, and need the width beside the sentence). The Loaded data dock's component, layer
     // and head are the heads', the views', the thumbnails' and the Alignment lens's; the
     // Interventions and Influence tabs pick their own component, and are given the width.
     QWidget* theory = window->findChild<QTabWidget*>(QStringLiteral("theoryTabs"));
     QWidget* heads = window->heatmapGrid();
     QWidget* views = window->viewsTab();
-    const QList<QWidget*> runTabs{heads, theory, views, modelTab, interventions, influence};
+    const QList<QWidget*> runTabs{heads, views, modelTab, interventions, influence};
     auto* tabDocks = window->findChild<TabDocks*>();
     tabDocks->setDockTabs(models->seq2seqDock(), runTabs);
     tabDocks->setDockTabs(models->dock(), runTabs);

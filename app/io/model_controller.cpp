@@ -21,6 +21,7 @@
 #include "attn/models/families.hpp"
 #include "attn/models/hf_cache.hpp"
 #include "attn/models/ollama.hpp"
+#include "attn/models/seq2seq_scaling.hpp"
 #include "attn/scene/model_scene.hpp"
 #include "attn/scene/spec_edit.hpp"
 #include "attn/util/error.hpp"
@@ -265,6 +266,8 @@ bool ModelController::openSeq2Seq(std::shared_ptr<const attn::model::Seq2SeqFold
     const QString name = modelName(dir);
     attn::SceneSpec spec = seq2seqSpec(attn::without_run_state(window_->scene()->spec()), outcome);
     spec.text = input.source;
+    // The run's scaling, which the controls show (greyed: its weights cannot be rescaled).
+    spec.scale = attn::model::scales_scores(folder->model->info(), input.options.controls);
     seq2seq_->setFolder(std::move(folder), input, outcome);
     replaceWithModel(spec, dir);
     // Its sentences and buttons in view, the controls above it giving way.

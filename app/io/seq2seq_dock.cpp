@@ -15,6 +15,7 @@
 #include <exception>
 #include <new>
 
+#include "attn/models/seq2seq_scaling.hpp"
 #include "io/model_dock.hpp"
 #include "model/error_text.hpp"
 #include "model/scene.hpp"
@@ -254,6 +255,8 @@ void Seq2SeqDock::deliver(const Seq2SeqInput& input, const Seq2SeqOutcome& outco
     remember(outcome.data);
     attn::SceneSpec spec = seq2seqSpec(scene_->spec(), outcome);
     spec.text = input.source;
+    // The run's scaling, which the controls show (greyed: its weights cannot be rescaled).
+    spec.scale = attn::model::scales_scores(folder_->model->info(), input.options.controls);
     record(input, outcome);
     scene_->setSpec(spec, outcome.translated ? tr("Translate") : tr("Run the translation model"));
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string>
 
+#include "attn/models/seq2seq_scaling.hpp"
 #include "attn/scene/seq2seq_scene.hpp"
 #include "attn/scene/spec_edit.hpp"
 #include "attn/util/error.hpp"
@@ -55,6 +56,8 @@ ReopenedSeq2Seq reopenSeq2Seq(const std::string& sessionPath, const attn::io::Se
     const attn::Index layer = spec.layer;
     spec = seq2seqSpec(attn::without_run_state(spec), out.outcome);
     spec.text = out.input.source;
+    // The run's scaling, which the controls show (greyed: its weights cannot be rescaled).
+    spec.scale = attn::model::scales_scores(out.folder->model->info(), out.input.options.controls);
     const attn::AttentionData& data = *out.outcome.data;
     const attn::Index c = attn::component_index(data, saved.component);
     const attn::Index layers = c < 0 ? 0 : data.components[std::size_t(c)].layers;

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "attn/tokenizers/narrow_token.hpp"
+
 namespace cellmap {
 
 /// Diverging blue – white – red (ColorBrewer RdBu's ends) for T in [−1, 1].
@@ -30,6 +32,14 @@ QColor sequential(double t) {
 
 QColor inkOn(const QColor& c) {
     return c.lightnessF() < 0.55 ? Qt::white : Qt::black;
+}
+
+QString fitted(const QFontMetrics& fm, const QString& text, int room) {
+    const std::vector<std::string> forms = attn::narrow_forms(text.toStdString());
+    for (const std::string& form : forms)
+        if (const QString f = QString::fromStdString(form); fm.horizontalAdvance(f) <= room)
+            return f;
+    return fm.elidedText(QString::fromStdString(forms.back()), Qt::ElideRight, room);
 }
 
 }  // namespace cellmap
@@ -173,7 +183,8 @@ void CellMap::paintEvent(QPaintEvent*) {
                                        : QString::number(double(values_(r, c)), 'f', 2);
             p.setPen(inkOn(fill));
             p.drawText(cell.adjusted(1, 0, -1, 0), Qt::AlignCenter,
-                       fm.elidedText(t, Qt::ElideRight, int(w) - 2));
+                       withText ? fitted(fm, t, int(w) - 2)
+                                : fm.elidedText(t, Qt::ElideRight, int(w) - 2));
         }
     p.setPen(palette().color(QPalette::Mid));
     p.drawRect(a);

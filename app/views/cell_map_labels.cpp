@@ -105,17 +105,25 @@ void CellMap::paintLabels(QPainter& p, const QRectF& a) const {
 
 void CellMap::paintKey(QPainter& p, const QRectF& a, double y) const {
     const QFontMetrics fm(font());
-    // A gradient with its ends numbered and the marks asked for ticked.
-    const QRectF key(a.left() + a.width() * 0.25, y + kPad, a.width() * 0.5, kKey - 4);
+    // A gradient with its ends numbered and the marks asked for ticked: half the cells' width
+    // under their middle, narrower where the numbers at its ends would leave the widget.
     const double lo = scale_ == Scale::Diverging ? -range() : 0.0, hi = range();
+    const QString loText = shortNumber(lo), hiText = shortNumber(hi);
+    const double loRoom = fm.horizontalAdvance(loText) + 2 * kPad,
+                 hiRoom = fm.horizontalAdvance(hiText) + 2 * kPad;
+    double left = a.left() + a.width() * 0.25, right = a.right() - a.width() * 0.25;
+    left = std::max(left, loRoom);
+    right = std::min(right, width() - hiRoom);
+    if (right - left < 2 * kPad) right = left + 2 * kPad;  // too narrow a map: a stub of a key
+    const QRectF key(left, y + kPad, right - left, kKey - 4);
     for (int i = 0; i < int(key.width()); ++i)
         p.fillRect(QRectF(key.left() + i, key.top(), 1.5, key.height()),
                    colorOf(lo + (hi - lo) * i / std::max(1.0, key.width() - 1)));
     p.drawRect(key);
-    p.drawText(QRectF(key.left() - 80 - kPad, key.top() - 3, 80, fm.height()), Qt::AlignRight,
-               shortNumber(lo));
-    p.drawText(QRectF(key.right() + kPad, key.top() - 3, 80, fm.height()), Qt::AlignLeft,
-               shortNumber(hi));
+    p.drawText(QRectF(key.left() - loRoom, key.top() - 3, loRoom - kPad, fm.height()),
+               Qt::AlignRight, loText);
+    p.drawText(QRectF(key.right() + kPad, key.top() - 3, hiRoom - kPad, fm.height()), Qt::AlignLeft,
+               hiText);
     // Each mark ticked; numbered where its number does not run into the one before.
     double freeFrom = -1e9;
     for (double m : marks_) {

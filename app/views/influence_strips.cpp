@@ -4,10 +4,15 @@
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QScrollBar>
 #include <QToolTip>
+#include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
 
+#include "views/cell_map_style.hpp"
+#include "views/screen_only.hpp"
+#include "views/scroll_frame.hpp"
 #include "views/shown_text.hpp"
 
 namespace {
@@ -30,17 +35,30 @@ QColor mix(const QColor& a, const QColor& b, double t) {
 
 }  // namespace
 
-InfluenceStrips::InfluenceStrips(QWidget* parent) : QWidget(parent) {
+InfluenceStrips::InfluenceStrips(QWidget* parent)
+    : QWidget(parent), bar_(new QScrollBar(Qt::Horizontal, this)) {
     setObjectName(QStringLiteral("influenceStrips"));
     setMouseTracking(true);
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+    bar_->setObjectName(QStringLiteral("influenceStripsScroll"));
+    bar_->setProperty(kScreenOnlyProperty, true);  // a figure draws every cell
+    bar_->hide();
+    connect(bar_, &QScrollBar::valueChanged, this, qOverload<>(&QWidget::update));
 }
 
 void InfluenceStrips::setData(std::vector<Row> rows, QStringList tokens, int position) {
     rows_ = std::move(rows);
     tokens_ = std::move(tokens);
     position_ = position;
-    updateGeometry();
+    fit();
+    // The explained position in view, as near the middle as the run allows.
+    if (position_ >= 0) bar_->setValue(int((position_ + 0.5) * cellWidth()) - cellRoom() / 2);
+    update();
+}
+
+void InfluenceStrips::setTitle(const QString& title) {
+    title_ = title;
+    fit();
     update();
 }
 
@@ -70,33 +88,129 @@ int InfluenceStrips::tokenBand() const {
     return fontMetrics().height() + 6;
 }
 
+int InfluenceStrips::cellRoom() const {
+    return std::max(1, width() - labelWidth() - kStripPad);
+}
+
+bool InfluenceStrips::inFigure() const {
+    for (const QWidget* w = parentWidget(); w; w = w->parentWidget())
+        if (auto* frame = qobject_cast<const ScrollFrame*>(w)) return frame->fitting();
+    return false;
+}
+
 double InfluenceStrips::cellWidth() const {
     if (tokens_.isEmpty()) return 0;
-    return double(width() - labelWidth() - kStripPad) / double(tokens_.size());
+    const double fill = double(cellRoom()) / double(tokens_.size());
+    return inFigure() ? fill : std::max(double(kLeastCell), fill);
+}
+
+bool InfluenceStrips::scrolls() const {
+    return cellWidth() * double(tokens_.size()) > cellRoom() + 0.5;
+}
+
+int InfluenceStrips::offset() const {
+    return scrolls() ? bar_->value() : 0;
+}
+
+std::vector<InfluenceStrips::RowBox> InfluenceStrips::rowBoxes() const {
+    std::vector<RowBox> boxes(rows_.size());
+    QFont italic = font();
+    italic.setItalic(true);
+    const QFontMetrics fm(italic);
+    int top = titleHeight();
+    for (int row = 0; row < int(rows_.size());) {
+        const int count = std::max(1, blockRows(row));
+        // A reason wrapped in the block's width, never cut: the block grows to hold it.
+        const int need = count > 0 && !rows_[std::size_t(row)].refusal.isEmpty()
+                             ? fm.boundingRect(QRect(0, 0, std::max(1, cellRoom() - 8), 10000),
+                                               Qt::TextWordWrap, rows_[std::size_t(row)].refusal)
+                                       .height() +
+                                   6
+                             : 0;
+        const int each = std::max(pitch(), (need + count - 1) / count);
+        for (int k = 0; k < count; ++k, ++row)
+            boxes[std::size_t(row)] = {top + k * each, each};
+        top += count * each;
+    }
+    return boxes;
+}
+
+int InfluenceStrips::blockRows(int row) const {
+    const QString& why = rows_[std::size_t(row)].refusal;
+    if (why.isEmpty() || (row > 0 && rows_[std::size_t(row) - 1].refusal == why)) return 0;
+    int count = 1;
+    while (std::size_t(row + count) < rows_.size() &&
+           rows_[std::size_t(row + count)].refusal == why)
+        ++count;
+    return count;
 }
 
 QRect InfluenceStrips::labelRect(int row) const {
-    return QRect(kStripPad, titleHeight() + row * pitch(), labelWidth() - kStripPad, pitch() - 2);
+    const RowBox b = rowBoxes()[std::size_t(row)];
+    return QRect(kStripPad, b.top, labelWidth() - kStripPad, b.height - 2);
 }
 
 QRect InfluenceStrips::cellsRect(int row) const {
-    return QRect(labelWidth(), titleHeight() + row * pitch(),
-                 int(cellWidth() * double(tokens_.size())), pitch() - 2);
+    const RowBox b = rowBoxes()[std::size_t(row)];
+    return QRect(labelWidth(), b.top,
+                 int(std::min(double(cellRoom()), cellWidth() * double(tokens_.size()))),
+                 b.height - 2);
 }
 
 QPoint InfluenceStrips::cellCentre(int row, int column) const {
     const QRect r = cellsRect(row);
-    return QPoint(int(r.left() + (column + 0.5) * cellWidth()), r.center().y());
+    return QPoint(int(r.left() + (column + 0.5) * cellWidth()) - offset(), r.center().y());
 }
 
 QPoint InfluenceStrips::cellAt(const QPoint& pos) const {
     for (int row = 0; row < int(rows_.size()); ++row) {
         const QRect r = cellsRect(row);
         if (!r.contains(pos)) continue;
-        const int column = int((pos.x() - r.left()) / std::max(1e-9, cellWidth()));
+        const int column = int((pos.x() - r.left() + offset()) / std::max(1e-9, cellWidth()));
         if (column >= 0 && column < tokens_.size()) return {row, column};
     }
     return {-1, -1};
+}
+
+void InfluenceStrips::fit() {
+    const bool scrolling = scrolls() && !tokens_.isEmpty();
+    const int total = int(std::ceil(cellWidth() * double(tokens_.size())));
+    bar_->setRange(0, scrolling ? total - cellRoom() : 0);
+    bar_->setPageStep(cellRoom());
+    bar_->setSingleStep(std::max(1, int(cellWidth())));
+    const int h = bar_->sizeHint().height();
+    bar_->setGeometry(labelWidth(), height() - h - 1, cellRoom(), h);
+    bar_->setVisible(scrolling);
+    // The explained position stays in view as the width changes.
+    if (scrolling && position_ >= 0) {
+        const int left = int(position_ * cellWidth()), right = int((position_ + 1) * cellWidth());
+        if (left < bar_->value())
+            bar_->setValue(left);
+        else if (right > bar_->value() + cellRoom())
+            bar_->setValue(right - cellRoom());
+    }
+    // Another width wraps the title and the reasons into other heights.
+    if (const QSize hint = minimumSizeHint(); hint != hinted_) {
+        hinted_ = hint;
+        updateGeometry();
+    }
+}
+
+void InfluenceStrips::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    fit();
+}
+
+void InfluenceStrips::wheelEvent(QWheelEvent* event) {
+    // Sideways (or Shift with the wheel) moves the cells; the rest scrolls the page.
+    const QPoint d = event->angleDelta();
+    const int along = d.x() != 0 ? d.x() : (event->modifiers() & Qt::ShiftModifier) ? d.y() : 0;
+    if (!scrolls() || along == 0) {
+        event->ignore();
+        return;
+    }
+    bar_->setValue(bar_->value() - along * bar_->singleStep() / 40);
+    event->accept();
 }
 
 QColor InfluenceStrips::colorOf(int row, double value) const {
@@ -122,10 +236,12 @@ QString InfluenceStrips::tipAt(int row, int column) const {
 }
 
 QSize InfluenceStrips::minimumSizeHint() const {
-    const int cells = std::max<int>(1, int(tokens_.size()));
+    const int cells = std::clamp<int>(int(tokens_.size()), 1, kLeastCells);
+    const std::vector<RowBox> boxes = rowBoxes();
+    const int rows = boxes.empty() ? titleHeight() : boxes.back().top + boxes.back().height;
     return {labelWidth() + cells * kLeastCell + kStripPad,
-            std::max(2 * fontMetrics().height() + kStripPad, titleHeight()) +
-                int(rows_.size()) * pitch() + tokenBand() + kStripPad};
+            std::max(2 * fontMetrics().height() + kStripPad, rows) + tokenBand() + kStripPad +
+                (scrolls() ? bar_->sizeHint().height() + 2 : 0)};
 }
 
 QSize InfluenceStrips::sizeHint() const {
@@ -143,25 +259,36 @@ void InfluenceStrips::paintEvent(QPaintEvent*) {
                    Qt::TextWordWrap | Qt::AlignLeft | Qt::AlignTop, title_);
     const double cw = cellWidth();
     const QFontMetrics fm = fontMetrics();
+    // The cells in view: the columns under the names are scrolled away.
+    const QRect room(labelWidth(), 0, cellRoom(), height());
+    const int x0 = labelWidth() - offset();
+    const int first = std::max(0, int(offset() / std::max(1e-9, cw)));
+    const int last =
+        std::min(int(tokens_.size()), int((offset() + room.width()) / std::max(1e-9, cw)) + 1);
     for (int row = 0; row < int(rows_.size()); ++row) {
         const Row& r = rows_[std::size_t(row)];
         p.setPen(text);
         p.drawText(labelRect(row), Qt::AlignRight | Qt::AlignVCenter, r.label);
         const QRect cells = cellsRect(row);
         if (!r.refusal.isEmpty()) {
-            p.fillRect(cells, palette().color(QPalette::AlternateBase));
+            // One block for the rows refused for one reason, the reason wrapped in it.
+            const int count = blockRows(row);
+            if (count == 0) continue;
+            const QRect block = cells.united(cellsRect(row + count - 1));
+            p.fillRect(block, palette().color(QPalette::AlternateBase));
             QFont italic = font();
             italic.setItalic(true);
             p.setFont(italic);
             p.setPen(palette().color(QPalette::PlaceholderText));
-            p.drawText(
-                cells.adjusted(4, 0, -4, 0), Qt::AlignLeft | Qt::AlignVCenter,
-                QFontMetrics(italic).elidedText(r.refusal, Qt::ElideRight, cells.width() - 8));
+            p.drawText(block.adjusted(4, 0, -4, 0),
+                       Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, r.refusal);
             p.setFont(font());
             continue;
         }
-        for (int c = 0; c < tokens_.size() && std::size_t(c) < r.values.size(); ++c) {
-            const QRectF cell(cells.left() + c * cw, cells.top(), cw, cells.height());
+        p.save();
+        p.setClipRect(room);
+        for (int c = first; c < last && std::size_t(c) < r.values.size(); ++c) {
+            const QRectF cell(x0 + c * cw, cells.top(), cw, cells.height());
             // No value (a token the row does not read: an encoder–decoder's head row over the
             // other sequence) is an empty cell, not a zero.
             if (!std::isfinite(r.values[std::size_t(c)])) continue;
@@ -173,26 +300,27 @@ void InfluenceStrips::paintEvent(QPaintEvent*) {
                 p.drawText(cell, Qt::AlignCenter, number);
             }
         }
+        p.restore();
     }
     if (rows_.empty() || tokens_.isEmpty()) return;
+    p.setClipRect(room);
     // The explained position, outlined through every strip.
     const int top = cellsRect(0).top(), bottom = cellsRect(int(rows_.size()) - 1).bottom();
     if (position_ >= 0 && position_ < tokens_.size()) {
         p.setPen(QPen(text, 2));
         p.setBrush(Qt::NoBrush);
-        p.drawRect(
-            QRectF(labelWidth() + position_ * cw, top, cw, bottom - top).adjusted(1, 1, -1, 0));
+        p.drawRect(QRectF(x0 + position_ * cw, top, cw, bottom - top).adjusted(1, 1, -1, 0));
     }
     // The tokens under the cells: elided to their column, the explained one in bold.
     const int y = bottom + 3;
-    for (int c = 0; c < tokens_.size(); ++c) {
+    for (int c = first; c < last; ++c) {
         QFont f = font();
         f.setBold(c == position_);
         p.setFont(f);
         p.setPen(text);
-        const QRectF cell(labelWidth() + c * cw, y, cw, tokenBand());
+        const QRectF cell(x0 + c * cw, y, cw, tokenBand());
         p.drawText(cell, Qt::AlignHCenter | Qt::AlignTop,
-                   QFontMetrics(f).elidedText(tokens_[c], Qt::ElideRight, int(cw) - 2));
+                   cellmap::fitted(QFontMetrics(f), tokens_[c], int(cw) - 2));
     }
     p.setFont(font());
 }

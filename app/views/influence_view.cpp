@@ -119,13 +119,15 @@ InfluenceView::InfluenceView(Scene* scene, QWidget* parent)
     stripsColumn->addWidget(strips_);
     // The strips take their rows' height; the top 5 above take what is left.
     strips_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
-    picker_->setMinimumHeight(6 * (fontMetrics().height() + 6) + 40);
-    // Long runs (an encoder–decoder's source and target side by side) scroll, not clip, under
-    // the Export button, in view however far they scroll. The note (the caution, or the clicked
-    // method's definition) scrolls with them: as wide as they are it takes a line or two, not a
-    // narrow column beside the button; a figure leaves it out.
-    note_->setProperty(kScreenOnlyProperty, true);
-    stripsColumn->insertWidget(0, note_);
+    // Five rows of cells a line tall under a title of two lines, above the upright tokens (ten
+    // characters), the axis name and the colour key with its numbers: never squashed by the
+    // strips' wrapped reasons below it (the frame scrolls instead).
+    const QFontMetrics fm = fontMetrics();
+    picker_->setMinimumHeight(5 * (fm.height() + 4) + 4 * fm.height() + 10 * fm.averageCharWidth() +
+                              14 + 6 * 6);
+    // A short window scrolls the figure under the Export button, in view however far it
+    // scrolls; a long run (an encoder–decoder's source and target side by side) scrolls the
+    // strips' cells alone, so the titles wrap in the width in view.
     auto* stripsFrame = new ScrollFrame(stripsFigure);
     stripsFrame->setObjectName(QStringLiteral("influenceStripsFrame"));
     // Readable beside both of an encoder–decoder's docks: every method's name and a dozen cells
@@ -133,9 +135,14 @@ InfluenceView::InfluenceView(Scene* scene, QWidget* parent)
     int names = fontMetrics().horizontalAdvance(tr("Attention L12 H12"));
     for (const QString& key : influence::methodKeys())
         names = std::max(names, fontMetrics().horizontalAdvance(influence_text::name(key)));
-    stripsFrame->setMinimumWidth(names + 12 * InfluenceStrips::kLeastCell + 24 +
+    stripsFrame->setMinimumWidth(names +
+                                 InfluenceStrips::kLeastCells * InfluenceStrips::kLeastCell + 24 +
                                  style()->pixelMetric(QStyle::PM_ScrollBarExtent));
     QWidget* left = makePanel(QStringLiteral("strips"), stripsFrame);
+    // The note (the caution, or the clicked method's definition) under the Export button, as
+    // wide as the panel: wrapped there, not cut by the frame's scrolling; a figure leaves it out.
+    note_->setProperty(kScreenOnlyProperty, true);
+    static_cast<QVBoxLayout*>(left->layout())->insertWidget(1, note_);
 
     // Right: a page per panel.
     auto* heads = new QWidget;

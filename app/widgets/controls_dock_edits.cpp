@@ -66,9 +66,9 @@ void ControlsDock::syncFromScene() {
         b5(temperatureSlider_), b6(mask_), b7(window_), b8(padding_), b9(global_), b10(heads_),
         b11(dModel_), b12(positional_), b13(seed_);
     score_->setCurrentIndex(scoreIndex(s));
-    // Additive and RBF scores are never scaled (factor 1): the greyed box must not say so.
-    // (Whether it is enabled is applyControlStates' business.)
-    scale_->setChecked(s.scale && attn::score_is_scalable(s.score));
+    // The scaling in force: none for additive and RBF scores (factor 1), an encoder–decoder's
+    // run's own for its weights. Whether the box is enabled is applyControlStates' business.
+    scale_->setChecked(attn::scale_in_force(s));
     // Loaded attention has its own d_k and head count (the Loaded data dock sets d_k); showing
     // the computed scene's values beside it would contradict the math panel.
     const attn::AttentionComponent* loaded = attn::shown_component(s);

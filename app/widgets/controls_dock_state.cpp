@@ -17,6 +17,7 @@
 
 void ControlsDock::applyControlStates(const attn::SceneSpec& spec) {
     using C = attn::SceneControl;
+    const attn::AttentionComponent* shown = attn::shown_component(spec);
     const std::pair<C, std::vector<QWidget*>> controls[] = {
         {C::Score, {score_}},
         {C::Scale, {scale_}},
@@ -43,6 +44,9 @@ void ControlsDock::applyControlStates(const attn::SceneSpec& spec) {
             reason = spec.is_model()
                          ? tr("Disabled: the open GPT-2 model fixes this (Model ▸ Close Model "
                               "to leave it).")
+                     : shown && !shown->are_scores
+                         ? tr("Disabled: the encoder–decoder's run fixed this (the Translation "
+                              "dock's Scale 1/√d_k runs it otherwise).")
                          : tr("Disabled: the loaded scores come from the model, which fixed "
                               "this.");
         // A control with nothing in force shows a dash, never the synthetic scene's value: a

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "attn/models/seq2seq_description.hpp"
+#include "attn/models/seq2seq_scaling.hpp"
 #include "attn/util/error.hpp"
 #include "interventions_hooks.hpp"
 
@@ -53,9 +54,12 @@ Seq2SeqDescription Seq2SeqModel::describe() const {
     throw ArgumentError(no_description(info().display));
 }
 
+bool scales_scores(const Seq2SeqInfo& info, const Seq2SeqControls& controls) {
+    return controls.scale.value_or(info.scales_scores);
+}
+
 float score_multiplier(const Seq2SeqInfo& info, const Seq2SeqControls& controls) {
-    return controls.scale.value_or(info.scales_scores) ? 1.f / std::sqrt(float(info.head_dim))
-                                                       : 1.f;
+    return scales_scores(info, controls) ? 1.f / std::sqrt(float(info.head_dim)) : 1.f;
 }
 
 HeadStep head_step(const Seq2SeqInfo& info, const Seq2SeqControls& controls, Component component,

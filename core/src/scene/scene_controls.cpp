@@ -2,6 +2,7 @@
 #include "attn/scene/scene_controls.hpp"
 
 #include "attn/attention/score.hpp"
+#include "attn/scene/seq2seq_scene.hpp"
 
 namespace attn {
 
@@ -12,6 +13,18 @@ const AttentionComponent* shown_component(const SceneSpec& spec) {
     return &spec.data->components[std::size_t(spec.component)];
 }
 
+namespace {
+/// Whether SPEC shows an encoder–decoder's run (its components, as seq2seq_attention names
+/// them): weights whose scaling the run fixed.
+bool shows_seq2seq_run(const SceneSpec& spec) {
+    return spec.is_loaded() && shown_component(*spec.data, spec.component).has_value();
+}
+}  // namespace
+
+bool scale_in_force(const SceneSpec& spec) {
+    return spec.scale && (shows_seq2seq_run(spec) || score_is_scalable(spec.score));
+}
+
 ControlState control_state(const SceneSpec& spec, SceneControl c) {
     // A model run is loaded attention whose scores the controls change inside the run.
     const bool loaded = (spec.is_loaded() && !spec.data->components.empty()) || spec.is_model();
@@ -19,8 +32,11 @@ ControlState control_state(const SceneSpec& spec, SceneControl c) {
     const bool scores = (comp && comp->are_scores) || spec.is_model();
     const MaskKind mask = spec.mask.kind;
     const bool windowed = mask == MaskKind::SlidingWindow || mask == MaskKind::GlobalWindow;
-    // Post-softmax weights are shown as they are: nothing can be re-applied to them.
-    if (loaded && !scores) return ControlState::WeightsLoaded;
+    // Post-softmax weights are shown as they are: nothing can be re-applied to them. An
+    // encoder–decoder's run still says whether it scaled its scores: its model fixed that.
+    if (loaded && !scores)
+        return c == SceneControl::Scale && shows_seq2seq_run(spec) ? ControlState::FixedByModel
+                                                                   : ControlState::WeightsLoaded;
     switch (c) {
         case SceneControl::Score:
         case SceneControl::Heads:

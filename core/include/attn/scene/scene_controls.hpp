@@ -46,4 +46,10 @@ ControlState control_state(const SceneSpec& spec, SceneControl c);
 /// The loaded component spec shows, or null for a computed scene (or an invalid index).
 const AttentionComponent* shown_component(const SceneSpec& spec);
 
+/// Whether the shown scores are scaled by 1/√d_k: spec.scale where the score can be scaled
+/// (additive and RBF scores never are), an encoder–decoder's run's scaling for its weights (the
+/// app sets spec.scale to model::scales_scores of the run). What the Scale control shows,
+/// applying or not.
+bool scale_in_force(const SceneSpec& spec);
+
 }  // namespace attn
