@@ -41,25 +41,33 @@ void InfluenceView::showResult() {
         showState();
         return;
     }
-    const int n = int(r->ids.size());
+    // An encoder–decoder predicts at its target positions alone: its source's columns would be
+    // empty, and squeeze the target's into slivers.
+    const int first = r->sourceTokens, n = int(r->ids.size()) - first;
     attn::Matrix probabilities(influence::kTop, n);
     QStringList texts;
     for (int k = 0; k < influence::kTop; ++k)
-        for (int i = 0; i < n; ++i) {
-            probabilities(k, i) = r->topProbabilities[std::size_t(i)][std::size_t(k)];
+        for (int i = first; i < first + n; ++i) {
+            probabilities(k, i - first) = r->topProbabilities[std::size_t(i)][std::size_t(k)];
             texts << r->topTexts[std::size_t(i)].value(k);
         }
-    picker_->setData(probabilities, numbered(influence::kTop), r->tokens, texts);
-    picker_->setEmphasisedColumns({int(r->position)});
-    picker_->setTitle(r->causal ? tr("The model's 5 likeliest next tokens after each position "
-                                     "(colour: probability): click one to explain it")
-                                : tr("The model's 5 likeliest tokens at each position (colour: "
-                                     "probability): click one to explain it"));
-    picker_->setTip([r = model_->result(), this](int rank, int position) {
+    picker_->setData(probabilities, numbered(influence::kTop), r->tokens.mid(first), texts);
+    picker_->setAxisNames(tr("rank"),
+                          first > 0 ? tr("target position (token)") : tr("position (token)"));
+    picker_->setEmphasisedColumns({int(r->position) - first});
+    picker_->setTitle(first > 0   ? tr("The model's 5 likeliest next target tokens after each "
+                                         "target position (colour: probability): click one to "
+                                         "explain it")
+                      : r->causal ? tr("The model's 5 likeliest next tokens after each position "
+                                       "(colour: probability): click one to explain it")
+                                  : tr("The model's 5 likeliest tokens at each position (colour: "
+                                       "probability): click one to explain it"));
+    picker_->setTip([r = model_->result(), first, this](int rank, int column) {
+        const int position = column + first;
         if (r != model_->result() || position >= int(r->topIds.size())) return QString();
         const auto p = std::size_t(position), k = std::size_t(rank);
         return tr("Position %1 %2, rank %3: %4 (id %5) %6\nclick to explain it")
-            .arg(position + 1)
+            .arg(column + 1)
             .arg(quotedToken(r->tokens.value(position)))
             .arg(rank + 1)
             .arg(quotedToken(r->topTexts[p].value(rank)))

@@ -197,10 +197,11 @@ InfluenceView::InfluenceView(Scene* scene, QWidget* parent)
     column->addLayout(top);
     column->addLayout(row, 1);
 
-    connect(picker_, &CellMap::cellClicked, this, [this](int rank, int position) {
+    connect(picker_, &CellMap::cellClicked, this, [this](int rank, int column) {
         const influence::Result* r = model_->result();
-        // An encoder–decoder's source tokens are read, not predicted.
-        if (!r || position < r->sourceTokens || std::size_t(position) >= r->topIds.size()) return;
+        // An encoder–decoder's columns are its target positions (showResult).
+        const int position = r ? column + r->sourceTokens : column;
+        if (!r || std::size_t(position) >= r->topIds.size()) return;
         model_->setTarget(position, r->topIds[std::size_t(position)][std::size_t(rank)]);
     });
     connect(strips_, &InfluenceStrips::rowClicked, this, [this](int row) {

@@ -210,10 +210,12 @@ class InfluenceSeq2SeqTest : public QObject {
         }
         shot(w, QStringLiteral("influence-marian-cross"));
 
-        // Rank 2 at target position 3 of the top 5: explained, core's again.
+        // The top 5 has the target positions alone (the source's are read, not predicted):
+        // rank 2 at target position 3, explained, core's again.
         CellMap* picker = view->picker();
+        QCOMPARE(picker->values().cols(), attn::Index(n - ns));
         const int column = ns + 3;
-        QTest::mouseClick(picker, Qt::LeftButton, {}, picker->cellCentre(1, column));
+        QTest::mouseClick(picker, Qt::LeftButton, {}, picker->cellCentre(1, 3));
         test_support::settleAll(w.computeService());
         r = view->model()->result();
         QVERIFY2(r, qPrintable(view->status()->text()));
@@ -221,10 +223,12 @@ class InfluenceSeq2SeqTest : public QObject {
         QCOMPARE(r->target, r->topIds[std::size_t(column)][1]);
         core = cores(dir.path(), 3, r->target);
         QCOMPARE(compareHeads(view, array(core, "cross_attention_x_gradient")), QString());
-        // A source column predicts nothing: the target stays.
-        QTest::mouseClick(picker, Qt::LeftButton, {}, picker->cellCentre(0, 1));
+        // The first column is the target's first position: rank 1 there is explained.
+        QTest::mouseClick(picker, Qt::LeftButton, {}, picker->cellCentre(0, 0));
         test_support::settleAll(w.computeService());
-        QCOMPARE(view->model()->result()->position, attn::Index(column));
+        QCOMPARE(view->model()->result()->position, attn::Index(ns));
+        QCOMPARE(view->model()->result()->target,
+                 view->model()->result()->topIds[std::size_t(ns)][0]);
     }
 };
 
