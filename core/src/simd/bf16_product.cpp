@@ -2,7 +2,7 @@
 // half of a float: a 512-bit load of 32 weights gives the 16 even ones as floats by a left shift
 // of each 32-bit lane and the 16 odd ones by masking its low half, two instructions and no
 // widened copy. The forward (X · Wᵀ) runs along K, where X and W are both contiguous: X's rows
-// are reordered once per block into the same evens-then-odds order, and each output is one
+// are reordered once per product into the same evens-then-odds order, and each output is one
 // register of 16 partial sums reduced at the end. The input gradient (DY · W) runs along W's
 // rows, broadcasting DY's entries; its outputs come out evens-then-odds and are interleaved back
 // when stored. Neither packs W, which OpenBLAS does on every call after our own widening: on a
@@ -31,8 +31,8 @@ namespace attn::simd {
 
 namespace {
 
-/// X rows a forward block reorders at once, and the K they span: 64 · 1024 floats (256 KB) stay
-/// in a core's L2 while every W row of the product passes them.
+/// X rows a forward block reads, and the K they span: 64 · 1024 floats (256 KB) stay in a
+/// core's L2 while every W row of the product passes them.
 constexpr Index kRowBlock = 64, kDepthBlock = 1024;
 /// W rows one input-gradient block reads: 512 rows of 64 columns (64 KB) stay in L2 while every
 /// block of DY rows passes them.
@@ -62,7 +62,7 @@ inline float lane_sum(__m512 v) {
 }
 
 /// Rows of X (M × K, LDX apart) into OUT (M × K), each 32 values as their 16 evens then odds.
-void reorder(const float* x, Index ldx, Index m, Index k, float* out) {
+void reorder_rows(const float* x, Index ldx, Index m, Index k, float* out) {
     const __m512i even =
         _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
     const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
@@ -75,10 +75,11 @@ void reorder(const float* x, Index ldx, Index m, Index k, float* out) {
         }
 }
 
-/// OUT (MR × NR, LDO apart) = or += the reordered XR (MR rows of K) times W's NR rows.
+/// OUT (MR × NR, LDO apart) = or += the reordered XR (MR rows of K values, LDR apart) times W's
+/// NR rows.
 template <int MR, int NR>
-void forward_tile(const float* xr, Index k, const std::uint16_t* w, Index ldw, float* out,
-                  Index ldo, bool add) {
+void forward_tile(const float* xr, Index ldr, Index k, const std::uint16_t* w, Index ldw,
+                  float* out, Index ldo, bool add) {
     __m512 acc[MR][NR];
     for (int i = 0; i < MR; ++i)
         for (int j = 0; j < NR; ++j)
@@ -86,8 +87,8 @@ void forward_tile(const float* xr, Index k, const std::uint16_t* w, Index ldw, f
     for (Index c = 0; c < k; c += 32) {
         __m512 xe[MR], xo[MR];
         for (int i = 0; i < MR; ++i) {
-            xe[i] = _mm512_loadu_ps(xr + i * k + c);
-            xo[i] = _mm512_loadu_ps(xr + i * k + c + 16);
+            xe[i] = _mm512_loadu_ps(xr + i * ldr + c);
+            xo[i] = _mm512_loadu_ps(xr + i * ldr + c + 16);
         }
         for (int j = 0; j < NR; ++j) {
             const __m512i wv = _mm512_loadu_si512(w + j * ldw + c);
@@ -105,7 +106,8 @@ void forward_tile(const float* xr, Index k, const std::uint16_t* w, Index ldw, f
         }
 }
 
-using ForwardTile = void (*)(const float*, Index, const std::uint16_t*, Index, float*, Index, bool);
+using ForwardTile = void (*)(const float*, Index, Index, const std::uint16_t*, Index, float*, Index,
+                             bool);
 constexpr int kMr = 4, kNr = 5;  // 20 sums, 8 rows of X and 2 of W: 30 of 32 registers
 
 template <int MR, int... NR>
@@ -171,19 +173,22 @@ const std::array<std::array<GradientTile, 2>, kGradientRows> kGradientTiles{{
 
 }  // namespace
 
-void mul_t(const float* x, Index ldx, Index m, Index k, const std::uint16_t* w, Index ldw, Index n,
-           float* out, Index ldo, float* scratch) {
+void reorder(const float* x, Index ldx, Index m, Index k, float* out) {
+    reorder_rows(x, ldx, m, k, out);
+}
+
+void mul_t(const float* xr, Index m, Index k, const std::uint16_t* w, Index ldw, Index n,
+           float* out, Index ldo) {
     for (Index c0 = 0; c0 < k; c0 += kDepthBlock) {
         const Index kc = std::min(kDepthBlock, k - c0);
         for (Index i0 = 0; i0 < m; i0 += kRowBlock) {
             const Index mc = std::min(kRowBlock, m - i0);
-            reorder(x + i0 * ldx + c0, ldx, mc, kc, scratch);
             for (Index j = 0; j < n; j += kNr) {
                 const Index nr = std::min<Index>(kNr, n - j);
-                for (Index i = 0; i < mc; i += kMr) {
-                    const Index mr = std::min<Index>(kMr, mc - i);
+                for (Index i = i0; i < i0 + mc; i += kMr) {
+                    const Index mr = std::min<Index>(kMr, i0 + mc - i);
                     kForwardTiles[std::size_t(mr - 1)][std::size_t(nr - 1)](
-                        scratch + i * kc, kc, w + j * ldw + c0, ldw, out + (i0 + i) * ldo + j, ldo,
+                        xr + i * k + c0, k, kc, w + j * ldw + c0, ldw, out + i * ldo + j, ldo,
                         c0 > 0);
                 }
             }
@@ -218,26 +223,29 @@ bool bf16_products() {
 #endif
 }
 
-Index bf16_mul_t_scratch() {
-    return kRowBlock * kDepthBlock;
-}
-
-void bf16_mul_t(const float* x, Index ldx, Index m, Index k, const std::uint16_t* w, Index ldw,
-                Index n, float* out, Index ldo, float* scratch) {
+// Without the target regions (not x86-64) bf16_products() is false and these are never called.
+void bf16_reorder([[maybe_unused]] const float* x, [[maybe_unused]] Index ldx,
+                  [[maybe_unused]] Index m, [[maybe_unused]] Index k, [[maybe_unused]] float* out) {
 #ifdef ATTN_BF16_PRODUCTS
-    avx512_bf16::mul_t(x, ldx, m, k, w, ldw, n, out, ldo, scratch);
-#else
-    (void)x, (void)ldx, (void)m, (void)k, (void)w, (void)ldw, (void)n, (void)out, (void)ldo,
-        (void)scratch;
+    avx512_bf16::reorder(x, ldx, m, k, out);
 #endif
 }
 
-void bf16_mul(const float* dy, Index ldy, Index m, Index r, const std::uint16_t* w, Index ldw,
-              Index nc, float* out, Index ldo) {
+void bf16_mul_t([[maybe_unused]] const float* xr, [[maybe_unused]] Index m,
+                [[maybe_unused]] Index k, [[maybe_unused]] const std::uint16_t* w,
+                [[maybe_unused]] Index ldw, [[maybe_unused]] Index n, [[maybe_unused]] float* out,
+                [[maybe_unused]] Index ldo) {
+#ifdef ATTN_BF16_PRODUCTS
+    avx512_bf16::mul_t(xr, m, k, w, ldw, n, out, ldo);
+#endif
+}
+
+void bf16_mul([[maybe_unused]] const float* dy, [[maybe_unused]] Index ldy,
+              [[maybe_unused]] Index m, [[maybe_unused]] Index r,
+              [[maybe_unused]] const std::uint16_t* w, [[maybe_unused]] Index ldw,
+              [[maybe_unused]] Index nc, [[maybe_unused]] float* out, [[maybe_unused]] Index ldo) {
 #ifdef ATTN_BF16_PRODUCTS
     avx512_bf16::mul(dy, ldy, m, r, w, ldw, nc, out, ldo);
-#else
-    (void)dy, (void)ldy, (void)m, (void)r, (void)w, (void)ldw, (void)nc, (void)out, (void)ldo;
 #endif
 }
 

@@ -3,6 +3,7 @@
 // straight from BF16 values (simd::bf16_mul_t / bf16_mul) where the CPU runs those kernels.
 // GPL-3.0-or-later.
 #include <algorithm>
+#include <optional>
 
 #include "../util/parallel.hpp"
 #include "attn/simd/bf16_product.hpp"
@@ -64,6 +65,12 @@ Matrix FloatTensor::mul_t(const Matrix& x, StoredReads reads) const {
     }
     Matrix out(x.rows(), rows_);
     const bool direct = direct_bf16();
+    // X in the order the direct kernel reads it, once for every thread's rows of W.
+    std::optional<fd::Pooled<float>> reordered;
+    if (direct) {
+        reordered.emplace(fd::tile_pool(), std::size_t(x.size()));
+        simd::bf16_reorder(x.data(), x.cols(), x.rows(), cols_, reordered->v.data());
+    }
     // The weight's rows split across the threads (BLAS itself runs one thread a call in core):
     // each computes its block of output columns, widening its own tiles for a half matrix.
     // A product of a few rows reads the whole matrix for little arithmetic: bound by memory, whose
@@ -79,13 +86,12 @@ Matrix FloatTensor::mul_t(const Matrix& x, StoredReads reads) const {
         const Index step = std::min(count, tile_rows(cols_));
         if (direct) {  // the stored rows themselves, about 1 MB at a time
             fd::Pooled<std::byte> staging(fd::staging_pool(), 0);
-            fd::Pooled<float> scratch(fd::tile_pool(), std::size_t(simd::bf16_mul_t_scratch()));
             for (Index r0 = begin; r0 < begin + count; r0 += step) {
                 const Index nr = std::min(step, begin + count - r0);
                 const auto* w =
                     reinterpret_cast<const std::uint16_t*>(stored_rows(r0, nr, staging.v, reads));
-                simd::bf16_mul_t(x.data(), x.cols(), x.rows(), cols_, w, cols_, nr, out.data() + r0,
-                                 rows_, scratch.v.data());
+                simd::bf16_mul_t(reordered->v.data(), x.rows(), cols_, w, cols_, nr,
+                                 out.data() + r0, rows_);
             }
             return;
         }
