@@ -72,12 +72,16 @@ LayerContext context_of(const model::Model& model, const model::LayerDescription
     return c;
 }
 
-void check_request(const model::Model& model, const Matrix& x0, Index position,
-                   std::int32_t target) {
-    const model::ModelInfo& info = model.info();
-    if (x0.cols() != info.d_model || position < 0 || position >= x0.rows())
+void check_position(const model::Model& model, const Matrix& x0, Index position) {
+    if (x0.cols() != model.info().d_model || position < 0 || position >= x0.rows())
         throw ArgumentError("the reverse pass: position " + std::to_string(position) +
                             " or a width of " + std::to_string(x0.cols()) + " is not of this run");
+}
+
+void check_request(const model::Model& model, const Matrix& x0, Index position,
+                   std::int32_t target) {
+    check_position(model, x0, position);
+    const model::ModelInfo& info = model.info();
     if (target < 0 || target >= info.vocab)
         throw ArgumentError("target token id " + std::to_string(target) +
                             " is outside the vocabulary of " + std::to_string(info.vocab));
@@ -189,7 +193,7 @@ DescribedForward described_forward(const model::Model& model, const Matrix& x0,
 DescribedForward described_forward_at(const model::Model& model, const Matrix& x0,
                                       const model::RunControls& controls, Index position,
                                       Progress* progress) {
-    check_request(model, x0, position, 0);
+    check_position(model, x0, position);
     return forward_of(model, x0, controls, x0.rows(), position, progress, kKeptTapeBytes);
 }
 
